@@ -1,0 +1,263 @@
+"""The three operations behind the tools: search, log (upsert) and compact (read-only).
+
+Each takes the memory file's path and plain arguments, and returns the text for the caller.
+Expected failures raise MemoryToolError subclasses whose message is the whole story.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from . import render, store
+from .compaction import group_by_topic, similar_groups
+from .errors import InvalidInput
+from .records import NOTHING_SAVED, Entry, normalize, prepare, utc_now
+from .relevance import score, terms
+
+DEFAULT_THRESHOLD = 50
+
+
+def _threshold(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidInput(f"compact_threshold must be a whole number of at least 1, not {value!r}. {NOTHING_SAVED}")
+    return value
+
+
+def _read_notes(snap: store.Snapshot) -> list[str]:
+    notes = []
+    if snap.unreadable:
+        notes.append(
+            f"Note: {render.plural(len(snap.unreadable), 'unreadable line')} in the file "
+            f"{'was' if len(snap.unreadable) == 1 else 'were'} skipped; the next write moves "
+            f"{'it' if len(snap.unreadable) == 1 else 'them'} to .context/{store.QUARANTINE_FILE} (nothing is lost)."
+        )
+    if snap.conflict_regions:
+        how = "exactly, using the base section" if snap.conflict_base else "keeping every record of both sides"
+        notes.append(
+            f"Note: the file has {render.plural(snap.conflict_regions, 'git conflict region')}; they were merged {how}. "
+            "The next write stores the merged file and keeps a copy of the conflicted one."
+        )
+    return notes
+
+
+def search(path: Path, query: str = "", topic: str | None = None) -> str:
+    """Every record (or those whose topic equals `topic` exactly), most relevant to `query` first."""
+    snap = store.read(path)
+    everything = [e.record for e in snap.records.values()]
+    wanted = normalize(topic) if isinstance(topic, str) and topic.strip() else None
+    records = [r for r in everything if r.get("topic") == wanted] if wanted else everything
+    notes = _read_notes(snap)
+
+    if not records:
+        if wanted and everything:
+            topics = sorted({str(r.get("topic")) for r in everything})
+            shown = ", ".join(topics[:30]) + (" ..." if len(topics) > 30 else "")
+            head = (f'No records with topic exactly "{wanted}" in {path} '
+                    f"({render.plural(len(everything), 'record')} under other topics: {shown}). "
+                    "Call search_memory without topic to see them all.")
+        else:
+            head = f"No records yet in {path}."
+        return "\n\n".join([head, *notes, render.gap_questions()])
+
+    wanted_terms = terms(query or "")
+    ranked = sorted(
+        records,
+        key=lambda r: (score(wanted_terms, r), r.get("type") == "principle", _recency(r), r["id"]),
+        reverse=True,
+    )
+    logs, principles = render.counts(records)
+    order = f', most relevant to "{query.strip()}" first' if wanted_terms else ", principles first, newest first"
+    scope = f' with topic "{wanted}"' if wanted else ""
+    head = (f"[memory_log - {render.plural(len(records), 'record')}{scope}: "
+            f"{render.plural(logs, 'log')}, {render.plural(principles, 'principle')}{order}]\n"
+            f"File: {path}\n{render.DATA_NOT_INSTRUCTIONS}")
+    blocks = [render.record_block(i, r) for i, r in enumerate(ranked, 1)]
+    tail = list(notes)
+    all_logs, _ = render.counts(everything)
+    if all_logs > DEFAULT_THRESHOLD:
+        tail.append(render.compact_notice(all_logs, DEFAULT_THRESHOLD))
+    return "\n\n".join([head, *blocks, *tail])
+
+
+def _recency(record: dict) -> str:
+    meta = record.get("meta") if isinstance(record.get("meta"), dict) else {}
+    return str(meta.get("updated") or meta.get("created") or "")
+
+
+def _source_ids(value: object, type_: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise InvalidInput(f'source_ids must be a list of record ids such as ["1a2b3c4d5e6f7a8b"]. {NOTHING_SAVED}')
+    if value and type_ != "principle":
+        raise InvalidInput(
+            'source_ids is only valid with type="principle" (the ids a principle summarises are deleted '
+            f"when it is saved). Drop source_ids or set type=\"principle\". {NOTHING_SAVED}"
+        )
+    ids = []
+    for item in value:
+        if not isinstance(item, str):
+            raise InvalidInput(f"source_ids must hold record ids as strings, not {type(item).__name__}. {NOTHING_SAVED}")
+        if item.strip():
+            ids.append(item.strip())
+    return list(dict.fromkeys(ids))
+
+
+def log(
+    path: Path,
+    topic: object,
+    missing_context: object,
+    lesson: object,
+    ask_next_time: object = "",
+    type: object = "log",
+    compact_threshold: object = DEFAULT_THRESHOLD,
+    source_ids: object = None,
+) -> str:
+    """Upsert one record by id; a principle's source_ids are deleted in the same locked write."""
+    threshold = _threshold(compact_threshold)
+    draft = prepare(topic, missing_context, lesson, ask_next_time, type)
+    sources = _source_ids(source_ids, draft.type)
+    outcome: dict = {}
+
+    def change(snap: store.Snapshot):
+        records = dict(snap.records)
+        old = records.get(draft.id)
+        deleted = [records.pop(i) for i in sources if i != draft.id and i in records]
+        outcome["missing"] = [i for i in sources if i != draft.id and i not in snap.records]
+        outcome["deleted"] = [e.id for e in deleted]
+        new = _build(draft, old.record if old else None, deleted)
+        outcome["status"] = "saved" if old is None else ("unchanged" if new is None else "updated")
+        if new is not None:
+            records[draft.id] = Entry.of(new)
+        outcome["records"] = [e.record for e in records.values()]
+        changed = new is not None or deleted or snap.duplicates
+        return records if changed else None
+
+    report = store.update(path, change)
+    return _log_result(path, draft, outcome, report, threshold)
+
+
+def _build(draft, old: dict | None, deleted: list[Entry]) -> dict | None:
+    """The record to store, or None when the stored one already says exactly this."""
+    body = {"id": draft.id, **draft.fields()}
+    folded = sum(_stands_for(e.record) for e in deleted)
+    if old is not None and not folded and all(old.get(k) == v for k, v in body.items()):
+        return None
+    now = utc_now()
+    meta = dict(old["meta"]) if old and isinstance(old.get("meta"), dict) else {}
+    meta.setdefault("created", now)
+    if old is not None:
+        meta["updated"] = now
+    if draft.type == "principle":
+        prior = meta.get("source_count") if old and old.get("type") == "principle" else 0
+        meta["compacted_at"] = now
+        meta["source_count"] = (prior if isinstance(prior, int) else 0) + folded
+    else:
+        meta.pop("compacted_at", None)
+        meta.pop("source_count", None)
+    return {**(old or {}), **body, "meta": meta}
+
+
+def _stands_for(record: dict) -> int:
+    """How many original logs a record stands for: 1 for a log, source_count for a principle."""
+    if record.get("type") == "principle":
+        count = (record.get("meta") or {}).get("source_count")
+        return count if isinstance(count, int) and count > 0 else 1
+    return 1
+
+
+def _log_result(path: Path, draft, outcome: dict, report: store.WriteReport, threshold: int) -> str:
+    status, rid = outcome["status"], draft.id
+    lines = {
+        "saved": f'saved: new {draft.type} record {rid} (topic "{draft.topic}") in {path}.',
+        "updated": f'updated: {draft.type} record {rid} (topic "{draft.topic}") in {path}; created date kept.',
+        "unchanged": f"unchanged: record {rid} in {path} already holds exactly this; the file was not rewritten.",
+    }
+    out = [lines[status]]
+    if outcome["deleted"]:
+        out.append(f"Deleted the {render.plural(len(outcome['deleted']), 'source record')} this principle "
+                   f"summarises: {', '.join(outcome['deleted'])}.")
+    if outcome["missing"]:
+        out.append(f"Not in the file (already deleted or never existed), so nothing to delete: "
+                   f"{', '.join(outcome['missing'])}.")
+    if draft.redactions:
+        out.append(f"Redacted {render.plural(draft.redactions, 'value')} that looked like a credential "
+                   "(replaced with [REDACTED] before saving).")
+    records = outcome["records"]
+    logs, principles = render.counts(records)
+    out.append(f"The memory now holds {render.plural(len(records), 'record')}: "
+               f"{render.plural(logs, 'log')}, {render.plural(principles, 'principle')}.")
+    if report.quarantined:
+        out.append(f"Moved {render.plural(report.quarantined, 'unreadable line')} to .context/{store.QUARANTINE_FILE} "
+                   "(kept for review; nothing lost).")
+    if report.conflict_regions:
+        out.append(f"Resolved {render.plural(report.conflict_regions, 'git conflict region')} in the file; "
+                   f"the conflicted original was kept as {report.conflict_copy.name} (git-ignored).")
+    if report.duplicates:
+        out.append(f"Collapsed {render.plural(report.duplicates, 'duplicate id')} (the newer record kept).")
+    if logs > threshold:
+        out.append(render.compact_notice(logs, threshold))
+    return "\n".join(out)
+
+
+def compact(path: Path, target_topic: str | None = None, compact_threshold: object = DEFAULT_THRESHOLD) -> str:
+    """Read-only: the records grouped by topic, similar topics, and the exact calls that finish it."""
+    threshold = _threshold(compact_threshold)
+    snap = store.read(path)
+    everything = [e.record for e in snap.records.values()]
+    all_logs, _ = render.counts(everything)
+    wanted = normalize(target_topic) if isinstance(target_topic, str) and target_topic.strip() else None
+    records = [r for r in everything if r.get("topic") == wanted] if wanted else everything
+    required = all_logs > threshold
+    state = (f"Compaction is REQUIRED: {render.plural(all_logs, 'log record')} exceed the threshold of {threshold}."
+             if required else
+             f"Compaction is not required yet: {render.plural(all_logs, 'log record')}, threshold {threshold}.")
+    out = [state, f"File: {path}. This call changed nothing; the summarising is yours."]
+    out += _read_notes(snap)
+    if not records:
+        out.append(f'No records with topic exactly "{wanted}".' if wanted else "The memory is empty; nothing to compact.")
+        return "\n\n".join(out)
+
+    groups = group_by_topic(records)
+    clusters = similar_groups(list(groups)) if not wanted else []
+    if clusters:
+        out.append("Similar topics you may merge into one principle (merge only what is truly one subject; "
+                   "pass the ids of every merged group in source_ids):\n"
+                   + "\n".join(f"- {', '.join(c)}" for c in clusters))
+    for topic, members in groups.items():
+        out.append(_group_block(topic, members))
+    out.append(
+        "How to finish: for each topic above (or merged group), summarise its lessons into one sentence that keeps "
+        "every rule, merge its ask_next_time questions (at most 512 bytes), and make the call shown. Saving the "
+        "principle deletes exactly the ids in source_ids in the same write; records logged after this call are "
+        "untouched unless you pass their ids."
+    )
+    return "\n\n".join(out)
+
+
+def _group_block(topic: str, members: list[dict]) -> str:
+    logs, principles = render.counts(members)
+    lines = [f'Topic "{topic}" - {render.plural(logs, "log")}, {render.plural(principles, "principle")}']
+    for r in members:
+        meta = r.get("meta") if isinstance(r.get("meta"), dict) else {}
+        extra = f" (from {meta.get('source_count', 0)} records)" if r.get("type") == "principle" else ""
+        lines.append(f"  - {r.get('type')} {r['id']}{extra}")
+        lines.append("    " + render.field_line("lesson", r.get("lesson")).replace("\n", "\n    "))
+        if r.get("ask_next_time"):
+            lines.append("    " + render.field_line("ask_next_time", r.get("ask_next_time")).replace("\n", "\n    "))
+    if logs or principles > 1:
+        ids = ", ".join(f'"{r["id"]}"' for r in members)
+        lines.append(
+            f'  Next: log_memory(type="principle", topic={_quote(topic)}, missing_context="", '
+            'lesson="<one sentence that keeps every rule above>", '
+            'ask_next_time="<the questions above, merged, at most 512 bytes>", '
+            f"source_ids=[{ids}])"
+        )
+    else:
+        lines.append("  Nothing to compact here: a single principle.")
+    return "\n".join(lines)
+
+
+def _quote(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)

@@ -1,0 +1,190 @@
+"""The record: normalisation, limits, ids and the exact line format of memory_log.jsonl."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from .errors import InvalidInput
+from .sanitizer import redact
+
+TYPES = ("log", "principle")
+LIMITS = {"topic": 64, "missing_context": 1024, "lesson": 1024, "ask_next_time": 512}
+FIELD_ORDER = ("id", "type", "topic", "missing_context", "lesson", "ask_next_time", "meta")
+META_ORDER = ("created", "updated", "compacted_at", "source_count")
+CONTENT_FIELDS = ("type", "topic", "missing_context", "lesson", "ask_next_time")
+
+# Some line readers split on these even inside JSON strings; json.dumps leaves them raw.
+_LINE_BREAKERS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\u0085": "\\u0085"}
+NOTHING_SAVED = "Nothing was saved."
+
+
+def utc_now() -> str:
+    """The current time as ISO 8601 UTC with seconds, e.g. 2026-02-27T10:30:00+00:00."""
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def normalize(value: str) -> str:
+    """Strip surrounding whitespace and NFC-normalise, so every OS computes the same id."""
+    return unicodedata.normalize("NFC", value.strip())
+
+
+def utf8_len(value: str) -> int:
+    return len(value.encode("utf-8"))
+
+
+def truncate_utf8(value: str, limit: int) -> str:
+    """Cut value to at most limit UTF-8 bytes without splitting a character."""
+    return value.encode("utf-8")[:limit].decode("utf-8", "ignore").rstrip()
+
+
+def record_id(type_: str, topic: str, missing_context: str, lesson: str) -> str:
+    """First 16 hex chars of SHA-256 over topic+missing_context (log) or topic+lesson (principle)."""
+    key = topic + (lesson if type_ == "principle" else missing_context)
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A validated record body, ready to be upserted. redactions counts replaced secrets."""
+
+    id: str
+    type: str
+    topic: str
+    missing_context: str
+    lesson: str
+    ask_next_time: str
+    redactions: int
+
+    def fields(self) -> dict[str, str]:
+        return {name: getattr(self, name) for name in CONTENT_FIELDS}
+
+
+def _text(name: str, value: object) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{name} must be a string, not {type(value).__name__}. {NOTHING_SAVED}")
+    return normalize(value)
+
+
+def _too_long(name: str, value: str) -> InvalidInput:
+    size, limit = utf8_len(value), LIMITS[name]
+    return InvalidInput(
+        f"{name} is {size:,} bytes in UTF-8; the limit is {limit:,}. "
+        f"Shorten it and call again. {NOTHING_SAVED}"
+    )
+
+
+def prepare(
+    topic: object,
+    missing_context: object,
+    lesson: object,
+    ask_next_time: object = "",
+    type: object = "log",
+) -> Draft:
+    """Validate, normalise, redact and limit-check one record; raise InvalidInput on any fault.
+
+    Order (SPEC §3): trim + NFC, then the sanitizer, then the byte limits on the values that
+    will be stored, then the id. Only a principle's ask_next_time is ever truncated.
+    """
+    if type not in TYPES:
+        raise InvalidInput(f'type must be "log" or "principle", not {str(type)[:40]!r}. {NOTHING_SAVED}')
+    values = {
+        "topic": _text("topic", topic),
+        "missing_context": _text("missing_context", missing_context),
+        "lesson": _text("lesson", lesson),
+        "ask_next_time": _text("ask_next_time", ask_next_time),
+    }
+    if not values["topic"]:
+        raise InvalidInput(f"topic is empty; give a short module-level tag such as auth or payment. {NOTHING_SAVED}")
+    if not values["lesson"]:
+        raise InvalidInput(f"lesson is empty; state the rule to apply next time. {NOTHING_SAVED}")
+    if type == "log" and not values["missing_context"]:
+        raise InvalidInput(
+            "missing_context is empty; say what the instructions lacked "
+            f'(only a type="principle" record may leave it empty). {NOTHING_SAVED}'
+        )
+
+    redactions = 0
+    for name, value in values.items():
+        # topic and ask_next_time get only the unambiguous provider-format rules (SPEC §6).
+        values[name], count = redact(value, strict_only=name in ("topic", "ask_next_time"))
+        redactions += count
+
+    for name, value in values.items():
+        if utf8_len(value) <= LIMITS[name]:
+            continue
+        if name == "ask_next_time" and type == "principle":
+            values[name] = truncate_utf8(value, LIMITS[name])
+        else:
+            raise _too_long(name, value)
+
+    rid = record_id(type, values["topic"], values["missing_context"], values["lesson"])
+    return Draft(id=rid, type=type, redactions=redactions, **values)
+
+
+def _ordered(mapping: dict, order: tuple[str, ...]) -> dict:
+    out = {key: mapping[key] for key in order if key in mapping}
+    out.update((key, value) for key, value in mapping.items() if key not in out)
+    return out
+
+
+def canonical(record: dict) -> dict:
+    """The record with keys in the contract's order; unknown keys kept, after the known ones."""
+    out = _ordered(record, FIELD_ORDER)
+    if isinstance(out.get("meta"), dict):
+        out["meta"] = _ordered(out["meta"], META_ORDER)
+    return out
+
+
+def to_line(record: dict) -> str:
+    """One JSONL line (no newline): UTF-8 text as itself, U+2028/U+2029/U+0085 escaped."""
+    line = json.dumps(canonical(record), ensure_ascii=False)
+    for raw, escaped in _LINE_BREAKERS.items():
+        if raw in line:
+            line = line.replace(raw, escaped)
+    return line
+
+
+def parse_line(line: str) -> dict | None:
+    """The record on one line, or None when the line is not a JSON object with a string id."""
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    if isinstance(value, dict) and isinstance(value.get("id"), str) and value["id"]:
+        return value
+    return None
+
+
+def recency(record: dict) -> str:
+    """The record's newest timestamp (updated, else created), for newer-wins decisions."""
+    meta = record.get("meta") if isinstance(record.get("meta"), dict) else {}
+    stamp = meta.get("updated") or meta.get("created") or ""
+    return stamp if isinstance(stamp, str) else ""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A record and the exact line it was read from (so unchanged lines are copied byte for byte)."""
+
+    record: dict
+    line: str
+
+    @property
+    def id(self) -> str:
+        return self.record["id"]
+
+    @classmethod
+    def of(cls, record: dict) -> "Entry":
+        record = canonical(record)
+        return cls(record, to_line(record))
+
+
+def newer(a: Entry, b: Entry) -> Entry:
+    """The newer of two versions of one record; ties broken on content so the choice is symmetric."""
+    return max(a, b, key=lambda e: (recency(e.record), e.line))

@@ -1,0 +1,274 @@
+"""The memory file on disk: reading, the lock, atomic replace, quarantine and conflict recovery.
+
+Every line that touches the lock, a temporary file, fsync or os.replace lives in this module.
+Reads take no lock (a replace is atomic, so a reader sees the old file or the new one) and
+create nothing; writes hold one FileLock("<file>.lock") around read-modify-write only.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import sys
+import time
+from contextlib import suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from filelock import FileLock, Timeout
+
+from .errors import LockTimeout, StorageError
+from .merge import Records, keep_newest, merge_three_way, merge_two_way
+from .records import Entry, parse_line
+
+log = logging.getLogger("sentinel_memory")
+
+MEMORY_FILE = "memory_log.jsonl"
+QUARANTINE_FILE = "memory_log.quarantine.jsonl"
+LOCK_TIMEOUT = 10.0
+_BOM = b"\xef\xbb\xbf"
+_MARKERS = (b"<<<<<<<", b"|||||||", b"=======", b">>>>>>>")
+
+GITIGNORE = """\
+# Sentinel-Memory: the lock, temporary files and copies of conflicted files stay local.
+*.lock
+*.tmp
+*.conflicted
+"""
+GITATTRIBUTES = """\
+# Sentinel-Memory: LF endings, and the id-aware merge and readable diff where configured.
+memory_log.jsonl text eol=lf merge=sentinel-memory diff=sentinel-memory
+memory_log.quarantine.jsonl text eol=lf
+"""
+
+
+def memory_path(root: Path) -> Path:
+    return Path(root) / ".context" / MEMORY_FILE
+
+
+@dataclass
+class Snapshot:
+    """What a read found: the records, and what had to be set aside or resolved to get them."""
+
+    records: Records = field(default_factory=dict)
+    unreadable: list[bytes] = field(default_factory=list)
+    conflict_regions: int = 0
+    conflict_base: bool = False
+    duplicates: int = 0
+    raw: bytes = b""
+
+    def text(self) -> bytes:
+        """The file as it should be: one line per record, sorted by id, LF, final newline."""
+        return "".join(self.records[rid].line + "\n" for rid in sorted(self.records)).encode("utf-8")
+
+
+def read(path: Path) -> Snapshot:
+    """Read the memory file without locking or creating anything; a missing file is empty."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        return Snapshot()
+    except OSError as exc:
+        raise StorageError(f"Could not read {path}: {exc.strerror or exc}. Check its permissions.") from exc
+    return parse(data)
+
+
+def parse(data: bytes) -> Snapshot:
+    """Parse file bytes: tolerate BOM, CRLF and blank lines; set aside unreadable lines; resolve
+    git conflict markers (exactly with a diff3 base section, else keeping both sides) and
+    duplicate ids (the newer wins)."""
+    lines = _lines(data)
+    snap = Snapshot(raw=data)
+    if not any(line.startswith(_MARKERS) for line in lines):
+        entries = _entries(lines, snap.unreadable)
+        snap.records, snap.duplicates = keep_newest(entries)
+        return snap
+
+    common, ours, base, theirs = [], [], [], []
+    state, regions, every_region_has_base, region_has_base = None, 0, True, False
+    for line in lines:
+        if state is None and line.startswith(b"<<<<<<<"):
+            state, region_has_base, regions = "ours", False, regions + 1
+        elif state == "ours" and line.startswith(b"|||||||"):
+            state, region_has_base = "base", True
+        elif state in ("ours", "base") and line.startswith(b"======="):
+            state = "theirs"
+        elif state == "theirs" and line.startswith(b">>>>>>>"):
+            state, every_region_has_base = None, every_region_has_base and region_has_base
+        else:
+            {None: common, "ours": ours, "base": base, "theirs": theirs}[state].append(line)
+    if state is not None:  # a region never closed: keep everything from every side
+        every_region_has_base = False
+
+    sides = {}
+    seen_bad: list[bytes] = []
+    for name, own in (("base", base), ("ours", ours), ("theirs", theirs)):
+        found, dropped = keep_newest(_entries(common + own, seen_bad))
+        sides[name] = found
+        snap.duplicates += dropped
+    snap.unreadable = list(dict.fromkeys(seen_bad))
+    if every_region_has_base:
+        snap.records = merge_three_way(sides["base"], sides["ours"], sides["theirs"])
+    else:
+        snap.records = merge_two_way(sides["ours"], sides["theirs"])
+    snap.conflict_regions, snap.conflict_base = regions, every_region_has_base
+    return snap
+
+
+def _lines(data: bytes) -> list[bytes]:
+    if data.startswith(_BOM):
+        data = data[len(_BOM):]
+    out = []
+    for line in data.split(b"\n"):
+        line = line.rstrip(b"\r")
+        if line.strip():
+            out.append(line)
+    return out
+
+
+def _entries(lines: list[bytes], unreadable: list[bytes]) -> list[Entry]:
+    entries = []
+    for raw in lines:
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            record = None
+        else:
+            record = parse_line(line)
+        if record is None:
+            unreadable.append(raw)
+        else:
+            entries.append(Entry(record, line))
+    if unreadable:
+        log.warning("skipped %d unreadable line(s) in the memory file", len(unreadable))
+    return entries
+
+
+@dataclass
+class WriteReport:
+    """What a locked update did besides its own change."""
+
+    written: bool = False
+    quarantined: int = 0
+    conflict_regions: int = 0
+    conflict_copy: Path | None = None
+    duplicates: int = 0
+
+
+def update(
+    path: Path,
+    change: Callable[[Snapshot], Records | None],
+    timeout: float = LOCK_TIMEOUT,
+) -> WriteReport:
+    """Locked read-modify-write. change() gets the current snapshot and returns the new records,
+    or None to leave the file untouched. Before the file is replaced, unreadable lines go to the
+    quarantine file and a conflicted file is copied aside, so nothing is ever lost."""
+    path = Path(path)
+    _make_context_dir(path.parent)
+    try:
+        with FileLock(str(path) + ".lock", timeout=timeout):
+            snap = read(path)
+            records = change(snap)
+            if records is None:
+                return WriteReport()
+            report = WriteReport(written=True, duplicates=snap.duplicates)
+            if snap.unreadable:
+                report.quarantined = _quarantine(path.parent / QUARANTINE_FILE, snap.unreadable)
+            if snap.conflict_regions:
+                report.conflict_regions = snap.conflict_regions
+                report.conflict_copy = path.with_name(f"{path.name}.{time.strftime('%Y%m%dT%H%M%S')}.conflicted")
+                atomic_write(report.conflict_copy, snap.raw)
+            new = Snapshot(records=records)
+            atomic_write(path, new.text())
+            return report
+    except Timeout:
+        raise LockTimeout(
+            f"The memory file is locked by another process (waited {timeout:g} s for {path}.lock). "
+            "Nothing was saved; try again in a moment."
+        ) from None
+
+
+def _make_context_dir(context: Path) -> None:
+    """Create .context/ with its .gitignore and .gitattributes on the first write."""
+    try:
+        context.mkdir(parents=True, exist_ok=True)
+        for name, text in ((".gitignore", GITIGNORE), (".gitattributes", GITATTRIBUTES)):
+            target = context / name
+            if not target.exists():
+                atomic_write(target, text.encode("utf-8"))
+    except OSError as exc:
+        raise StorageError(
+            f"Could not create {context}: {exc.strerror or exc}. Nothing was saved; "
+            "check that the project directory is writable."
+        ) from exc
+
+
+def _quarantine(target: Path, lines: list[bytes]) -> int:
+    """Append lines not already kept to the quarantine file (atomically); returns how many."""
+    try:
+        existing = target.read_bytes()
+    except FileNotFoundError:
+        existing = b""
+    known = set(_lines(existing))
+    fresh = [line for line in dict.fromkeys(lines) if line not in known]
+    if fresh:
+        if existing and not existing.endswith(b"\n"):
+            existing += b"\n"
+        atomic_write(target, existing + b"".join(line + b"\n" for line in fresh))
+    return len(lines)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write data to path so that readers see the old bytes or the new ones, never a mix.
+
+    A temporary file in the same directory is written, flushed and fsynced, then renamed over
+    the target with os.replace, then the directory is fsynced so the rename survives a crash.
+    On failure the temporary file is removed and the target is left as it was.
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+        with open(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        _replace(tmp, path)
+    except BaseException as exc:
+        with suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise StorageError(
+                f"Could not write {path}: {exc.strerror or exc}. The file is unchanged and nothing "
+                "was saved; free disk space or fix permissions, then try again."
+            ) from exc
+        raise
+    _fsync_dir(path.parent)
+
+
+def _replace(src: Path, dst: Path) -> None:
+    # On Windows os.replace fails while another process (an editor, an indexer, a reader)
+    # has the target open; that passes quickly, so retry for up to about a second.
+    delay, deadline = 0.01, time.monotonic() + 1.0
+    while True:
+        try:
+            os.replace(src, dst)
+            return
+        except PermissionError:
+            if sys.platform != "win32" or time.monotonic() > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)
+
+
+def _fsync_dir(directory: Path) -> None:
+    if sys.platform == "win32":
+        return  # directories cannot be opened for fsync on Windows; NTFS journals the rename
+    with suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
