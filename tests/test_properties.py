@@ -1,0 +1,102 @@
+"""Hypothesis properties of the store and the merge: what goes in comes out, within the limits."""
+
+import json
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core import memory_path
+from core.errors import InvalidInput
+from core.memory import log
+from core.merge import merge_three_way
+from core.records import LIMITS, Entry, prepare
+from core.store import Snapshot, read
+
+text = st.text(
+    alphabet=st.one_of(st.characters(codec="utf-8", exclude_categories=("Cs",)), st.sampled_from("가나다 \n\u2028")),
+    max_size=80,
+)
+record_args = st.fixed_dictionaries({
+    "topic": st.text(min_size=1, max_size=20).filter(lambda s: s.strip()),
+    "missing_context": text.filter(lambda s: s.strip()),
+    "lesson": text.filter(lambda s: s.strip()),
+    "ask_next_time": text,
+})
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def fresh_path() -> Path:
+    return memory_path(Path(tempfile.mkdtemp()))
+
+
+@SETTINGS
+@given(st.lists(record_args, min_size=1, max_size=8))
+def test_round_trip_order_and_limits(batch):
+    """Whatever is logged reads back with the same stored values; lines stay sorted by id, within limits."""
+    path = fresh_path()
+    expected = {}
+    for args in batch:
+        try:
+            draft = prepare(**args)
+        except InvalidInput:
+            continue
+        log(path, **args)
+        expected[draft.id] = draft
+    if not expected:
+        return
+    lines = path.read_text(encoding="utf-8").split("\n")
+    assert lines[-1] == "" and len(lines) - 1 == len(expected)
+    ids = [json.loads(x)["id"] for x in lines[:-1]]
+    assert ids == sorted(ids)
+    for rid, entry in read(path).records.items():
+        assert {k: entry.record[k] for k in expected[rid].fields()} == expected[rid].fields()
+        for name, limit in LIMITS.items():
+            assert len(entry.record[name].encode("utf-8")) <= limit
+
+
+@SETTINGS
+@given(record_args)
+def test_upsert_is_idempotent(args):
+    """Logging the same thing twice leaves the file byte for byte as after the first time."""
+    path = fresh_path()
+    try:
+        log(path, **args)
+    except InvalidInput:
+        return
+    first = path.read_bytes()
+    assert log(path, **args).startswith("unchanged:")
+    assert path.read_bytes() == first
+
+
+def entries(draw_ids, lessons):
+    return {rid: Entry.of({"id": rid, "type": "log", "topic": "t", "missing_context": rid, "lesson": lesson,
+                           "ask_next_time": "", "meta": {"created": "2026-01-01T00:00:00+00:00"}})
+            for rid, lesson in zip(draw_ids, lessons)}
+
+
+side = st.dictionaries(st.sampled_from("abcdef"), st.sampled_from(["x", "y", "z"]), max_size=6)
+
+
+@SETTINGS
+@given(side, side, side)
+def test_three_way_merge_is_symmetric(base, ours, theirs):
+    """Merging ours into theirs or theirs into ours gives the same bytes."""
+    b, o, t = (entries(list(s), list(s.values())) for s in (base, ours, theirs))
+    one = Snapshot(records=merge_three_way(b, o, t)).text()
+    two = Snapshot(records=merge_three_way(b, t, o)).text()
+    assert one == two
+
+
+@SETTINGS
+@given(side, side)
+def test_a_deletion_never_beats_a_change(base, theirs):
+    """If ours deleted everything but theirs changed a record, the changed record is kept."""
+    b, t = entries(list(base), list(base.values())), entries(list(theirs), list(theirs.values()))
+    merged = merge_three_way(b, {}, t)
+    for rid, entry in t.items():
+        if rid not in b or b[rid].record != entry.record:
+            assert merged[rid].record == entry.record
+        else:
+            assert rid not in merged

@@ -1,0 +1,190 @@
+"""The file on disk (SPEC §5): tolerant reads, atomic locked writes, nothing ever lost."""
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from filelock import FileLock
+
+from core import memory_path
+from core.errors import LockTimeout, StorageError
+from core.memory import log, search
+from core.records import Entry
+from core.store import atomic_write, parse, read, update
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def line(rid: str, lesson: str = "l", updated: str = "", topic: str = "t") -> str:
+    meta = {"created": "2026-01-01T00:00:00+00:00", **({"updated": updated} if updated else {})}
+    return Entry.of({"id": rid, "type": "log", "topic": topic, "missing_context": rid, "lesson": lesson,
+                     "ask_next_time": "", "meta": meta}).line
+
+
+def test_reading_a_missing_file_creates_nothing(tmp_path):
+    """A read of a project with no memory returns nothing and creates no .context directory."""
+    path = memory_path(tmp_path)
+    assert read(path).records == {}
+    search(path, "anything")
+    assert not (tmp_path / ".context").exists()
+
+
+def test_bom_crlf_and_blank_lines_are_tolerated():
+    """A file saved by a Windows editor (BOM, CRLF, blank lines) reads as the same records."""
+    data = ("\ufeff" + line("a") + "\r\n\r\n" + line("b") + "\r\n").encode("utf-8")
+    snap = parse(data)
+    assert sorted(snap.records) == ["a", "b"] and snap.unreadable == []
+
+
+def test_write_normalises_to_sorted_lf_lines_without_bom(tmp_path):
+    """The next write stores UTF-8 without BOM, LF endings, a final newline and lines sorted by id."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    path.write_bytes(("\ufeff" + line("b") + "\r\n" + line("a") + "\r\n").encode())
+    log(path, "t", "m", "l")
+    data = path.read_bytes()
+    assert not data.startswith(b"\xef\xbb\xbf") and b"\r" not in data and data.endswith(b"\n")
+    ids = [json.loads(x)["id"] for x in data.decode().splitlines()]
+    assert ids == sorted(ids) and {"a", "b"} <= set(ids)
+
+
+def test_unreadable_lines_are_quarantined_on_the_next_write_never_lost(tmp_path):
+    """Garbage and invalid UTF-8 lines are skipped on read and moved, byte for byte, to the quarantine file."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    bad = [b"{not json", b"[1, 2]", b'{"no_id": true}', b"\xff\xfe broken"]
+    path.write_bytes(line("a").encode() + b"\n" + b"\n".join(bad) + b"\n")
+    assert len(read(path).unreadable) == 4
+    out = log(path, "t", "m", "l")
+    assert "Moved 4 unreadable lines" in out
+    kept = (path.parent / "memory_log.quarantine.jsonl").read_bytes().split(b"\n")
+    assert all(b in kept for b in bad)
+    assert all(b not in path.read_bytes() for b in bad)
+    log(path, "t", "m2", "l")  # a second write does not duplicate quarantined lines
+    assert (path.parent / "memory_log.quarantine.jsonl").read_bytes().count(b"{not json") == 1
+
+
+def test_duplicate_ids_keep_the_newer_record_and_the_next_write_keeps_one():
+    """After a union merge the same id may appear twice: the newer version wins."""
+    old = line("a", "old lesson", updated="2026-01-02T00:00:00+00:00")
+    new = line("a", "new lesson", updated="2026-03-01T00:00:00+00:00")
+    snap = parse(f"{new}\n{old}\n".encode())
+    assert snap.records["a"].record["lesson"] == "new lesson" and snap.duplicates == 1
+
+
+def test_three_way_conflict_markers_merge_exactly():
+    """diff3 markers with a base section: a deletion on one side stands, additions on both survive."""
+    text = "\n".join([
+        line("a"),
+        "<<<<<<< ours",
+        line("b", "ours changed"),
+        line("c"),
+        "||||||| base",
+        line("b"),
+        line("c"),
+        "=======",
+        line("b"),
+        line("d", "theirs added"),
+        ">>>>>>> theirs",
+        line("e"),
+    ]) + "\n"
+    snap = parse(text.encode())
+    assert sorted(snap.records) == ["a", "b", "d", "e"]  # c deleted by theirs, untouched by ours
+    assert snap.records["b"].record["lesson"] == "ours changed"
+    assert snap.conflict_regions == 1 and snap.conflict_base
+
+
+def test_two_way_conflict_markers_keep_every_record_newer_per_id():
+    """Plain markers: nothing can be known deleted, so every record of both sides is kept."""
+    text = "\n".join([
+        "<<<<<<< HEAD",
+        line("b", "ours", updated="2026-05-01T00:00:00+00:00"),
+        line("c"),
+        "=======",
+        line("b", "theirs", updated="2026-04-01T00:00:00+00:00"),
+        line("d"),
+        ">>>>>>> branch",
+    ]) + "\n"
+    snap = parse(text.encode())
+    assert sorted(snap.records) == ["b", "c", "d"]
+    assert snap.records["b"].record["lesson"] == "ours" and not snap.conflict_base
+
+
+def test_conflicted_file_is_stored_merged_with_a_copy_kept_aside(tmp_path):
+    """The next write removes the markers, reports it, and keeps the conflicted file as a git-ignored copy."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    conflicted = f"<<<<<<< HEAD\n{line('b')}\n=======\n{line('c')}\n>>>>>>> x\n".encode()
+    path.write_bytes(conflicted)
+    out = log(path, "t", "m", "l")
+    assert "Resolved 1 git conflict region" in out
+    assert b"<<<<<<<" not in path.read_bytes()
+    copies = list(path.parent.glob("*.conflicted"))
+    assert len(copies) == 1 and copies[0].read_bytes() == conflicted
+    assert "*.conflicted" in (path.parent / ".gitignore").read_text()
+
+
+def test_first_write_creates_gitignore_for_lock_and_temp_files(tmp_path):
+    """.context/.gitignore keeps the lock and temporary files out of git; the memory file is tracked."""
+    path = memory_path(tmp_path)
+    log(path, "t", "m", "l")
+    ignore = (path.parent / ".gitignore").read_text()
+    assert "*.lock" in ignore and "*.tmp" in ignore and "memory_log.jsonl\n" not in ignore
+    assert "merge=sentinel-memory" in (path.parent / ".gitattributes").read_text()
+
+
+def test_lock_timeout_is_a_clear_error_and_changes_nothing(tmp_path):
+    """While another holder keeps the lock, a write gives up with a plain message and no change."""
+    path = memory_path(tmp_path)
+    log(path, "t", "m", "l")
+    before = path.read_bytes()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(f"""
+            import sys, time
+            from filelock import FileLock
+            with FileLock({str(path) + '.lock'!r}):
+                print("locked", flush=True)
+                time.sleep(30)
+        """)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(LockTimeout, match="locked by another process.*Nothing was saved"):
+            update(path, lambda snap: {}, timeout=0.2)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert path.read_bytes() == before
+
+
+def test_a_failed_write_leaves_the_original_byte_for_byte_and_no_debris(tmp_path):
+    """When the disk refuses the write (file size limit here), the error is clear and the file is intact."""
+    path = memory_path(tmp_path)
+    log(path, "t", "m", "l")
+    before = path.read_bytes()
+    script = textwrap.dedent(f"""
+        import resource, signal, sys
+        sys.path.insert(0, {str(ROOT)!r})
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        from core.memory import log
+        from core.errors import StorageError
+        resource.setrlimit(resource.RLIMIT_FSIZE, ({len(before) + 50}, {len(before) + 50}))
+        try:
+            log({str(path)!r}, "t", "another missing context", "x" * 1000)
+        except StorageError as exc:
+            print(exc)
+    """)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert "Could not write" in result.stdout and "nothing was saved" in result.stdout, result.stderr
+    assert path.read_bytes() == before
+    assert not list(path.parent.glob("*.tmp")) and not list(path.parent.glob(".*.tmp"))
+
+
+def test_atomic_write_reports_an_unwritable_target_as_storage_error(tmp_path):
+    """A target whose directory is missing raises StorageError, not a bare OSError."""
+    with pytest.raises(StorageError, match="Could not write"):
+        atomic_write(tmp_path / "missing" / "f", b"x")
