@@ -18,6 +18,13 @@ from pathlib import Path
 from typing import Annotated
 from urllib.parse import unquote, urlparse
 
+if __name__ == "__main__":
+    from core.cli import main as cli_main, names_a_command
+
+    if names_a_command(sys.argv[1:]):
+        # A command for people or git: answer without importing FastMCP (git drivers must start fast).
+        sys.exit(cli_main(sys.argv[1:]))
+
 # The banner path makes a blocking version check against the package index on every start.
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
@@ -30,6 +37,7 @@ from mcp_types import ToolAnnotations  # noqa: E402
 from pydantic import Field  # noqa: E402
 
 import core  # noqa: E402
+from core.gitdriver import ensure_configured  # noqa: E402
 
 log = logging.getLogger("sentinel_memory")
 
@@ -48,6 +56,7 @@ WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempoten
 
 _project_arg: str | None = None
 _client_root: Path | None = None
+_git_checked: set[Path] = set()
 
 
 class PlainArgumentErrors(Middleware):
@@ -77,13 +86,19 @@ async def _memory_file(ctx: Context | None) -> Path:
     the server was started in the home directory or a filesystem root."""
     global _client_root
     root = core.resolve(_project_arg)
-    if not root.guarded:
-        return root.memory_file
-    if _client_root is None:
-        _client_root = await _workspace_root(ctx)
-    if _client_root is None:
-        raise core.ProjectRootError(core.refusal(root))
-    return core.memory_path(_client_root)
+    project = root.path
+    if root.guarded:
+        if _client_root is None:
+            _client_root = await _workspace_root(ctx)
+        if _client_root is None:
+            raise core.ProjectRootError(core.refusal(root))
+        project = _client_root
+    if project not in _git_checked:
+        # A teammate who only pulled gets the merge and diff drivers the first time the agent
+        # uses the memory. Cheap (one git call per process and project) and never fatal.
+        _git_checked.add(project)
+        await anyio.to_thread.run_sync(ensure_configured, project, sys.executable, str(Path(__file__).resolve()))
+    return core.memory_path(project)
 
 
 async def _workspace_root(ctx: Context | None) -> Path | None:

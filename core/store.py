@@ -166,7 +166,7 @@ def update(
     or None to leave the file untouched. Before the file is replaced, unreadable lines go to the
     quarantine file and a conflicted file is copied aside, so nothing is ever lost."""
     path = Path(path)
-    _make_context_dir(path.parent)
+    prepare_context_dir(path.parent)
     try:
         with FileLock(str(path) + ".lock", timeout=timeout):
             snap = read(path)
@@ -190,7 +190,7 @@ def update(
         ) from None
 
 
-def _make_context_dir(context: Path) -> None:
+def prepare_context_dir(context: Path) -> None:
     """Create .context/ with its .gitignore and .gitattributes on the first write."""
     try:
         context.mkdir(parents=True, exist_ok=True)

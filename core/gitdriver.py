@@ -1,0 +1,135 @@
+"""Git integration: the id-aware merge driver, the readable diff textconv, and their wiring in a
+repository's local config. Starts fast: no FastMCP, only the stdlib and core's own modules."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from .merge import merge_three_way
+from .store import Snapshot, atomic_write, parse
+
+DRIVER = "sentinel-memory"
+
+
+def merge_driver(base: str, ours: str, theirs: str, name: str = "") -> int:
+    """git's merge driver (%O %A %B %P): merge by id into `ours`; 0 when merged cleanly.
+
+    When an input cannot be parsed (unreadable lines, conflict markers), fall back to git's own
+    three-way text merge, which writes conflict markers (with the base section) into `ours` —
+    never leaving only one side in the file."""
+    sides = [parse(Path(p).read_bytes()) for p in (base, ours, theirs)]
+    if any(s.unreadable or s.conflict_regions for s in sides):
+        print(f"sentinel-memory: {name or ours} has lines that are not records; using git's text merge",
+              file=sys.stderr)
+        labels = ["-L", "ours", "-L", "base", "-L", "theirs"]
+        result = subprocess.run(["git", "merge-file", "--diff3", *labels, ours, base, theirs])
+        return 1 if result.returncode != 0 else 0
+    merged = merge_three_way(sides[0].records, sides[1].records, sides[2].records)
+    atomic_write(Path(ours), Snapshot(records=merged).text())
+    return 0
+
+
+def textconv(path: str, out=None) -> int:
+    """Print the memory file as one readable block per record, for `git diff`."""
+    out = out or sys.stdout.buffer
+    snap = parse(Path(path).read_bytes())
+    blocks = [_block(snap.records[rid].record) for rid in sorted(snap.records)]
+    blocks += [f"UNREADABLE LINE: {raw.decode('utf-8', 'replace')}\n" for raw in snap.unreadable]
+    out.write("\n".join(blocks).encode("utf-8"))
+    out.flush()
+    return 0
+
+
+def _block(record: dict) -> str:
+    lines = [f"[{record.get('topic', '')}] {record.get('type', 'log')} {record['id']}"]
+    for key, value in record.items():
+        if key in ("id", "topic", "type"):
+            continue
+        if key == "meta" and isinstance(value, dict):
+            lines += [f"  {k}: {v}" for k, v in value.items()]
+            continue
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        lines.append(f"  {key}: " + str(shown).replace("\n", "\n    "))
+    return "\n".join(lines) + "\n"
+
+
+def _quote(arg: str) -> str:
+    """Quote one word for the shell git runs drivers with (sh, also on Git for Windows)."""
+    arg = arg.replace("\\", "/") if os.name == "nt" else arg
+    return "'" + arg.replace("'", "'\\''") + "'"
+
+
+def driver_commands(python: str, script: str) -> dict[str, str]:
+    """The local git config entries that wire the drivers to this install."""
+    run = f"{_quote(python)} {_quote(script)}"
+    return {
+        f"merge.{DRIVER}.name": "Sentinel-Memory id-aware merge of .context/memory_log.jsonl",
+        f"merge.{DRIVER}.driver": f"{run} merge-driver %O %A %B %P",
+        f"diff.{DRIVER}.textconv": f"{run} textconv",
+    }
+
+
+def git_dir(root: Path) -> Path | None:
+    """The repository's git directory for a work tree at or above root, or None outside git."""
+    try:
+        result = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--absolute-git-dir"],
+            capture_output=True, text=True, timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return Path(result.stdout.strip()) if result.returncode == 0 and result.stdout.strip() else None
+
+
+def current_config(root: Path) -> dict[str, str]:
+    try:
+        result = subprocess.run(
+            ["git", "-C", str(root), "config", "--local", "--get-regexp", rf"^(merge|diff)\.{DRIVER}\."],
+            capture_output=True, text=True, timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    pairs = (line.split(" ", 1) for line in result.stdout.splitlines() if " " in line)
+    return {key: value for key, value in pairs}
+
+
+def configure(root: Path, python: str, script: str) -> list[str]:
+    """Write the driver entries into the repository's local config where they differ.
+    Returns the keys that were changed (empty when already right or not in a git work tree)."""
+    if git_dir(root) is None:
+        return []
+    wanted, have = driver_commands(python, script), current_config(root)
+    changed = []
+    for key, value in wanted.items():
+        if have.get(key) != value:
+            subprocess.run(["git", "-C", str(root), "config", "--local", key, value], check=True,
+                           capture_output=True, timeout=10)
+            changed.append(key)
+    return changed
+
+
+def ensure_configured(root: Path, python: str, script: str) -> None:
+    """Cheap refresh for the server: configure when the repository's config lacks this install.
+    Failures are logged, never raised: the memory works without the drivers."""
+    config = None
+    directory = git_dir(root)
+    if directory is None:
+        return
+    try:
+        config = (directory / "config").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        config = ""
+    if all(value in config or _escaped(value) in config for value in driver_commands(python, script).values()):
+        return
+    try:
+        configure(root, python, script)
+    except (OSError, subprocess.SubprocessError) as exc:
+        print(f"sentinel-memory: could not configure git drivers in {root}: {exc}", file=sys.stderr)
+
+
+def _escaped(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')

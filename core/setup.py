@@ -1,0 +1,109 @@
+"""`init`: prepare a project for Sentinel-Memory in one idempotent step, and say what was done."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from . import gitdriver
+from .store import atomic_write, prepare_context_dir
+
+SERVER_NAME = "sentinel-memory"
+RULES_BEGIN = "<!-- sentinel-memory:begin -->"
+RULES_END = "<!-- sentinel-memory:end -->"
+INSTALL_DIR = Path(__file__).resolve().parents[1]
+SERVER_SCRIPT = INSTALL_DIR / "server.py"
+
+AGENTS_SECTION = """\
+## Project memory (Sentinel-Memory)
+
+This project keeps what earlier agent sessions learned in `.context/memory_log.jsonl`, through the
+`sentinel-memory` MCP server. Before a task call `search_memory` and ask the user the relevant
+`ask_next_time` questions; after a task call `log_memory` (topic, missing_context, lesson,
+ask_next_time). When a result says compaction is required, call `compact_memory` and save one
+principle per topic with `log_memory(type="principle", source_ids=[...])`.
+"""
+
+
+def server_entry(root: Path) -> dict:
+    return {
+        "command": sys.executable,
+        "args": [str(SERVER_SCRIPT), "--project", "${workspaceFolder}"],
+        "cwd": str(root),
+    }
+
+
+def _write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, text.encode("utf-8"))
+
+
+def cursor_config(root: Path) -> str:
+    """Add or refresh our server in .cursor/mcp.json, leaving every other server as it was."""
+    path = root / ".cursor" / "mcp.json"
+    config: dict = {}
+    if path.exists():
+        try:
+            config = json.loads(path.read_text(encoding="utf-8-sig") or "{}")
+        except ValueError as exc:
+            return f"left alone {path}: it is not valid JSON ({exc}); fix it and run init again"
+        if not isinstance(config, dict):
+            return f"left alone {path}: it is not a JSON object"
+    servers = config.setdefault("mcpServers", {})
+    wanted = server_entry(root)
+    if servers.get(SERVER_NAME) == wanted:
+        return f"unchanged {path}"
+    verb = "updated" if SERVER_NAME in servers else ("added to" if path.exists() else "created")
+    servers[SERVER_NAME] = wanted
+    _write_text(path, json.dumps(config, indent=2, ensure_ascii=False) + "\n")
+    others = [name for name in servers if name != SERVER_NAME]
+    kept = f" (kept {', '.join(others)})" if others else ""
+    return f"{verb} {path}: server {SERVER_NAME!r}{kept}"
+
+
+def _section(text: str) -> str:
+    return f"{RULES_BEGIN}\n{text.rstrip()}\n{RULES_END}\n"
+
+
+def merge_section(path: Path, text: str) -> str:
+    """Put our section in a shared text file: create it, append it, or refresh it between markers."""
+    section = _section(text)
+    if not path.exists():
+        _write_text(path, section)
+        return f"created {path}"
+    current = path.read_text(encoding="utf-8")
+    if RULES_BEGIN in current and RULES_END in current:
+        start = current.index(RULES_BEGIN)
+        end = current.index(RULES_END, start) + len(RULES_END)
+        updated = current[:start] + section.rstrip("\n") + current[end:]
+        if updated == current:
+            return f"unchanged {path}"
+        _write_text(path, updated)
+        return f"updated our section of {path}"
+    _write_text(path, current.rstrip("\n") + "\n\n" + section)
+    return f"appended our section to {path} (your text kept)"
+
+
+def init(root: Path, agents_md: bool = False) -> list[str]:
+    """Prepare the project; returns one line per thing done or left alone."""
+    root = Path(root).resolve()
+    report = [cursor_config(root)]
+    rules = (INSTALL_DIR / ".cursorrules").read_text(encoding="utf-8")
+    report.append(merge_section(root / ".cursorrules", rules))
+    if agents_md:
+        report.append(merge_section(root / "AGENTS.md", AGENTS_SECTION))
+    context = root / ".context"
+    had = {name: (context / name).exists() for name in (".gitignore", ".gitattributes")}
+    prepare_context_dir(context)
+    for name, existed in had.items():
+        report.append(f"{'unchanged' if existed else 'created'} {context / name}")
+    if gitdriver.git_dir(root) is None:
+        report.append("skipped git drivers: not a git work tree (run init again after git init)")
+    else:
+        changed = gitdriver.configure(root, sys.executable, str(SERVER_SCRIPT))
+        report.append(
+            f"configured git merge and diff drivers in the local git config ({', '.join(changed)})"
+            if changed else "unchanged git merge and diff drivers (already point at this install)"
+        )
+    return report
