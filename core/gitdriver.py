@@ -37,14 +37,14 @@ def textconv(path: str, out=None) -> int:
     """Print the memory file as one readable block per record, for `git diff`."""
     out = out or sys.stdout.buffer
     snap = parse(Path(path).read_bytes())
-    blocks = [_block(snap.records[rid].record) for rid in sorted(snap.records)]
+    blocks = [readable_block(snap.records[rid].record) for rid in sorted(snap.records)]
     blocks += [f"UNREADABLE LINE: {raw.decode('utf-8', 'replace')}\n" for raw in snap.unreadable]
     out.write("\n".join(blocks).encode("utf-8"))
     out.flush()
     return 0
 
 
-def _block(record: dict) -> str:
+def readable_block(record: dict) -> str:
     lines = [f"[{record.get('topic', '')}] {record.get('type', 'log')} {record['id']}"]
     for key, value in record.items():
         if key in ("id", "topic", "type"):

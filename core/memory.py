@@ -41,15 +41,32 @@ def _read_notes(snap: store.Snapshot) -> list[str]:
     return notes
 
 
+def _topic(value: object) -> str | None:
+    return normalize(value) if isinstance(value, str) and value.strip() else None
+
+
+def find(snap: store.Snapshot, query: str = "", topic: str | None = None) -> list[dict]:
+    """The records with exactly this topic (all when None), most relevant to query first, then
+    principles, then newest. Nothing is dropped for a low score."""
+    wanted = _topic(topic)
+    records = [e.record for e in snap.records.values() if wanted is None or e.record.get("topic") == wanted]
+    wanted_terms = terms(query or "")
+    return sorted(
+        records,
+        key=lambda r: (score(wanted_terms, r), r.get("type") == "principle", _recency(r), r["id"]),
+        reverse=True,
+    )
+
+
 def search(path: Path, query: str = "", topic: str | None = None) -> str:
     """Every record (or those whose topic equals `topic` exactly), most relevant to `query` first."""
     snap = store.read(path)
     everything = [e.record for e in snap.records.values()]
-    wanted = normalize(topic) if isinstance(topic, str) and topic.strip() else None
-    records = [r for r in everything if r.get("topic") == wanted] if wanted else everything
+    wanted = _topic(topic)
+    ranked = find(snap, query, wanted)
     notes = _read_notes(snap)
 
-    if not records:
+    if not ranked:
         if wanted and everything:
             topics = sorted({str(r.get("topic")) for r in everything})
             shown = ", ".join(topics[:30]) + (" ..." if len(topics) > 30 else "")
@@ -60,16 +77,10 @@ def search(path: Path, query: str = "", topic: str | None = None) -> str:
             head = f"No records yet in {path}."
         return "\n\n".join([head, *notes, render.gap_questions()])
 
-    wanted_terms = terms(query or "")
-    ranked = sorted(
-        records,
-        key=lambda r: (score(wanted_terms, r), r.get("type") == "principle", _recency(r), r["id"]),
-        reverse=True,
-    )
-    logs, principles = render.counts(records)
-    order = f', most relevant to "{query.strip()}" first' if wanted_terms else ", principles first, newest first"
+    logs, principles = render.counts(ranked)
+    order = f', most relevant to "{query.strip()}" first' if terms(query or "") else ", principles first, newest first"
     scope = f' with topic "{wanted}"' if wanted else ""
-    head = (f"[memory_log - {render.plural(len(records), 'record')}{scope}: "
+    head = (f"[memory_log - {render.plural(len(ranked), 'record')}{scope}: "
             f"{render.plural(logs, 'log')}, {render.plural(principles, 'principle')}{order}]\n"
             f"File: {path}\n{render.DATA_NOT_INSTRUCTIONS}")
     blocks = [render.record_block(i, r) for i, r in enumerate(ranked, 1)]
@@ -207,7 +218,7 @@ def compact(path: Path, target_topic: str | None = None, compact_threshold: obje
     snap = store.read(path)
     everything = [e.record for e in snap.records.values()]
     all_logs, _ = render.counts(everything)
-    wanted = normalize(target_topic) if isinstance(target_topic, str) and target_topic.strip() else None
+    wanted = _topic(target_topic)
     records = [r for r in everything if r.get("topic") == wanted] if wanted else everything
     required = all_logs > threshold
     state = (f"Compaction is REQUIRED: {render.plural(all_logs, 'log record')} exceed the threshold of {threshold}."
@@ -261,3 +272,18 @@ def _group_block(topic: str, members: list[dict]) -> str:
 
 def _quote(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
+
+
+def forget(path: Path, ids: list[str]) -> tuple[list[dict], list[str]]:
+    """Delete records by id in one locked atomic write. Returns (deleted records, ids not found)."""
+    wanted = list(dict.fromkeys(i.strip() for i in ids if i.strip()))
+    result: dict = {}
+
+    def change(snap: store.Snapshot):
+        records = dict(snap.records)
+        result["deleted"] = [records.pop(i).record for i in wanted if i in records]
+        return records if result["deleted"] else None
+
+    store.update(path, change)
+    deleted = result["deleted"]
+    return deleted, [i for i in wanted if i not in {r["id"] for r in deleted}]

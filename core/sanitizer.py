@@ -113,7 +113,7 @@ RULES: tuple[Rule, ...] = (
 
 # Values that stand for a secret without being one. Matched against the whole value.
 _PLACEHOLDER = re.compile(
-    r"""\[REDACTED\]"""
+    r"""(?:\[REDACTED\])+"""
     r"""|<[A-Za-z_].*"""                                # <YOUR_API_KEY>, <your password>
     r"""|\$\{.*|\$\(.*|\$[A-Z_][A-Z0-9_]*"""            # ${DB_PASSWORD}, $(pass show x), $TOKEN
     r"""|%[A-Za-z_(].*|\{.*"""                          # %DB_PASS%, %(pw)s, {{ secret }}
@@ -123,6 +123,9 @@ _PLACEHOLDER = re.compile(
     r"""|(?:[A-Za-z0-9]{1,10}[_\-]){0,2}[xX*.#•_\-]*""",  # "", xxxx, ****, ..., sk-xxxx, ghp_XXXX
     re.DOTALL,
 )
+
+
+_MAX_PASSES = 8  # a bound that is never reached, so that no input can keep the loop going
 
 
 def redact(text: str, *, strict_only: bool = False) -> tuple[str, int]:
@@ -140,7 +143,13 @@ def redact(text: str, *, strict_only: bool = False) -> tuple[str, int]:
         offset = match.start()
         return whole[: start - offset] + REDACTED + whole[end - offset :]
 
-    for rule in RULES:
-        if rule.strict or not strict_only:
-            text = rule.pattern.sub(replace, text)
+    # A key glued to the end of another ("...AIza...AKIA...") only shows its start once the first
+    # one is gone, so passes repeat until one replaces nothing; in practice the second pass does.
+    for _ in range(_MAX_PASSES):
+        before = count
+        for rule in RULES:
+            if rule.strict or not strict_only:
+                text = rule.pattern.sub(replace, text)
+        if count == before:
+            break
     return text, count
