@@ -164,12 +164,6 @@ def cmd_show(root, args) -> int:
     return 0
 
 
-def estimate_tokens(text: str) -> int:
-    """A rough token count without a tokenizer: ~4 ASCII characters per token, ~1 token per other character."""
-    ascii_chars = sum(1 for c in text if ord(c) < 128)
-    return ascii_chars // 4 + (len(text) - ascii_chars)
-
-
 def cmd_stats(root, args) -> int:
     snap = _records(root)
     records = [e.record for e in snap.records.values()]
@@ -177,7 +171,7 @@ def cmd_stats(root, args) -> int:
     size = root.memory_file.stat().st_size if root.memory_file.exists() else 0
     stats = {
         "file": str(root.memory_file), "records": len(records), "logs": logs, "principles": principles,
-        "bytes": size, "estimated_tokens": estimate_tokens(snap.text().decode("utf-8")),
+        "bytes": size, "estimated_tokens": render.estimate_tokens(snap.text().decode("utf-8")),
         "threshold": args.threshold, "over_threshold": max(0, logs - args.threshold),
         "compaction_required": logs > args.threshold, "unreadable_lines": len(snap.unreadable),
         "topics": list(_topics(records).values()),

@@ -7,6 +7,7 @@ Expected failures raise MemoryToolError subclasses whose message is the whole st
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from . import render, store
@@ -16,6 +17,8 @@ from .records import NOTHING_SAVED, Entry, normalize, prepare, utc_now
 from .relevance import score, terms
 
 DEFAULT_THRESHOLD = 50
+DEFAULT_BUDGET = 20_000
+BUDGET_ENV = "SENTINEL_MEMORY_SEARCH_TOKENS"
 
 
 def _threshold(value: object) -> int:
@@ -85,10 +88,38 @@ def search(path: Path, query: str = "", topic: str | None = None) -> str:
             f"File: {path}\n{render.DATA_NOT_INSTRUCTIONS}")
     blocks = [render.record_block(i, r) for i, r in enumerate(ranked, 1)]
     tail = list(notes)
+    budget = search_budget()
+    if budget and sum(render.estimate_tokens(b) for b in blocks) > budget:
+        blocks, left_out = _within_budget(ranked, budget)
+        tail.insert(0, render.left_out_notice(left_out, budget, bool(wanted)))
     all_logs, _ = render.counts(everything)
     if all_logs > DEFAULT_THRESHOLD:
         tail.append(render.compact_notice(all_logs, DEFAULT_THRESHOLD))
     return "\n\n".join([head, *blocks, *tail])
+
+
+def search_budget() -> int:
+    """The most tokens (estimated) search_memory returns; 0 means no limit. Default 20,000: well
+    under the 25,000-token tool-result limit of common clients."""
+    raw = os.environ.get(BUDGET_ENV, "").strip()
+    try:
+        return max(0, int(raw)) if raw else DEFAULT_BUDGET
+    except ValueError:
+        return DEFAULT_BUDGET
+
+
+def _within_budget(ranked: list[dict], budget: int) -> tuple[list[str], list[dict]]:
+    """Principles first, then the most relevant records, while they fit; returns (blocks, left out)."""
+    ordered = [r for r in ranked if r.get("type") == "principle"] + [r for r in ranked if r.get("type") != "principle"]
+    blocks, used = [], 0
+    for i, record in enumerate(ordered):
+        block = render.record_block(len(blocks) + 1, record)
+        cost = render.estimate_tokens(block)
+        if used + cost > budget:
+            return blocks, ordered[i:]
+        blocks.append(block)
+        used += cost
+    return blocks, []
 
 
 def _recency(record: dict) -> str:

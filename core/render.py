@@ -72,3 +72,24 @@ def counts(records: list[dict]) -> tuple[int, int]:
 
 def plural(n: int, word: str) -> str:
     return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def estimate_tokens(text: str) -> int:
+    """A tokenizer-free estimate: about 4 ASCII characters per token and one token per other
+    character (Korean syllables take one or more tokens in common tokenizers)."""
+    ascii_chars = sum(1 for c in text if c < "\x80")
+    return ascii_chars // 4 + (len(text) - ascii_chars) + 1
+
+
+def left_out_notice(left_out: list[dict], budget: int, filtered: bool) -> str:
+    topics: dict[str, int] = {}
+    for r in left_out:
+        topics[str(r.get("topic"))] = topics.get(str(r.get("topic")), 0) + 1
+    busiest = ", ".join(f"{t} ({n})" for t, n in sorted(topics.items(), key=lambda kv: -kv[1])[:10])
+    see = "" if filtered else f"search_memory with topic=<one of: {busiest}>, "
+    return (
+        f"LEFT OUT: {plural(len(left_out), 'less relevant record')} to keep this answer within about "
+        f"{budget:,} tokens (setting SENTINEL_MEMORY_SEARCH_TOKENS). Principles and the records most relevant "
+        f"to the query are shown. To see the rest: {see}or `python server.py search` in a terminal; "
+        "compact_memory shrinks the memory for good."
+    )
