@@ -18,7 +18,7 @@ from .project import resolve
 from .store import read
 from .terminal import colour, table
 
-COMMANDS = ("search", "list", "show", "stats", "log", "forget", "export", "init", "doctor", "merge-driver", "textconv")
+COMMANDS = ("search", "list", "show", "stats", "log", "forget", "export", "scan", "init", "doctor", "merge-driver", "textconv")
 
 
 def names_a_command(argv: list[str]) -> bool:
@@ -64,6 +64,10 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("export", help="the whole memory as a readable document")
     p.add_argument("--format", choices=["markdown"], default="markdown")
 
+    p = sub.add_parser("scan", help="look for credentials already in the memory file; --redact replaces them")
+    p.add_argument("--redact", action="store_true", help="replace them in place (atomic, under the lock)")
+    p.add_argument("--json", action="store_true")
+
     p = sub.add_parser("init", help="prepare a project: client config, rules, .context/, git drivers")
     p.add_argument("--agents-md", action="store_true", help="also add a section to AGENTS.md")
     sub.add_parser("doctor", help="check the install, the project, the memory file and the git wiring")
@@ -87,19 +91,21 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "textconv":
             return gitdriver.textconv(args.file)
         root = resolve(args.project)
-        if args.command in ("log", "forget", "init") and root.guarded:
-            raise ProjectRootError(f"{root.path} is the home directory or a filesystem root; run this in the project "
-                                   "or pass --project DIR.")
+        if args.command in ("log", "forget", "init") or getattr(args, "redact", False):
+            _refuse_guarded(root)
         return HANDLERS[args.command](root, args)
-    except InvalidInput as exc:
-        print(f"sentinel-memory: {exc}", file=sys.stderr)
-        return 2
-    except ProjectRootError as exc:
+    except (InvalidInput, ProjectRootError) as exc:
         print(f"sentinel-memory: {exc}", file=sys.stderr)
         return 2
     except MemoryToolError as exc:
         print(f"sentinel-memory: {exc}", file=sys.stderr)
         return 3
+
+
+def _refuse_guarded(root) -> None:
+    if root.guarded:
+        raise ProjectRootError(f"{root.path} is the home directory or a filesystem root; run this in the project "
+                               "or pass --project DIR.")
 
 
 def _records(root):
@@ -230,6 +236,25 @@ def cmd_export(root, args) -> int:
     return 0
 
 
+def cmd_scan(root, args) -> int:
+    from .secretscan import redact_file, scan
+
+    findings = scan(root.memory_file)
+    if args.json:
+        _dump([f._asdict() for f in findings])
+    for f in findings if not args.json else []:
+        print(f"{f.record_id}  {f.field}: looks like {f.rule}")
+    if findings and args.redact:
+        records, values = redact_file(root.memory_file)
+        print(f"Redacted {values} values in {records} records of {root.memory_file}; review with git diff "
+              "(a redacted log gets a new id), and rotate the keys: git history still has them.")
+        return 0
+    if not args.json:
+        print(f"{len(findings)} possible credentials in {root.memory_file}"
+              + (". Run scan --redact to replace them." if findings else "."))
+    return 1 if findings else 0
+
+
 def cmd_init(root, args) -> int:
     from .setup import init
 
@@ -250,5 +275,5 @@ def cmd_doctor(root, args) -> int:
 
 HANDLERS = {
     "search": cmd_search, "list": cmd_list, "show": cmd_show, "stats": cmd_stats, "log": cmd_log,
-    "forget": cmd_forget, "export": cmd_export, "init": cmd_init, "doctor": cmd_doctor,
+    "forget": cmd_forget, "export": cmd_export, "scan": cmd_scan, "init": cmd_init, "doctor": cmd_doctor,
 }

@@ -168,12 +168,21 @@ def recency(record: dict) -> str:
     return stamp if isinstance(stamp, str) else ""
 
 
-@dataclass(frozen=True)
 class Entry:
-    """A record and the exact line it was read from (so unchanged lines are copied byte for byte)."""
+    """A record and the exact line it was read from (so unchanged lines are copied byte for byte).
 
-    record: dict
-    line: str
+    Treat it as immutable: snapshots are cached and shared. `data` is the line's bytes with its
+    newline, ready to write; `terms` and `tokens` are computed once, when search first needs them.
+    """
+
+    __slots__ = ("record", "line", "data", "_terms", "_tokens")
+
+    def __init__(self, record: dict, line: str, data: bytes | None = None):
+        self.record = record
+        self.line = line
+        self.data = data if data is not None else (line + "\n").encode("utf-8")
+        self._terms = None
+        self._tokens = None
 
     @property
     def id(self) -> str:
@@ -183,6 +192,9 @@ class Entry:
     def of(cls, record: dict) -> "Entry":
         record = canonical(record)
         return cls(record, to_line(record))
+
+    def __repr__(self) -> str:
+        return f"Entry({self.line!r})"
 
 
 def newer(a: Entry, b: Entry) -> Entry:

@@ -1,22 +1,26 @@
 """Credential redaction: every secret in a text becomes "[REDACTED]" before the text is stored.
 
-The memory file is tracked by git, and a key pushed to git cannot be recalled, so each rule below
-errs towards redacting. `redact` runs the rules of `RULES` in order over the text; a rule either
-replaces its whole match or only the part of it that holds the value (the keyword, the URL's user
-and host are kept). A value that is plainly a placeholder (`<YOUR_KEY>`, `${VAR}`, `null`, `xxxx`,
-an earlier `[REDACTED]`) is left alone, so redacting twice changes nothing.
+The memory file is tracked by git, and a key pushed to git cannot be recalled, so the provider
+rules err towards redacting; the keyword rules, which judge a value by its looks, err towards
+keeping prose ("the token: expires soon" stays). `redact` runs the rules of `RULES` in order; a
+rule replaces either its whole match or only the part that holds the value (the keyword, the
+URL's user and host are kept). A placeholder (`<YOUR_KEY>`, `${VAR}`, `sk-...`, `xxxx`, an
+earlier `[REDACTED]`) and the documentation example keys of AWS are left alone, so redacting
+twice changes nothing. docs/security.md lists the decisions and the measured figures.
 
 `strict_only=True` applies only the rules marked strict: provider formats with a fixed prefix and
-shape, JWTs and PEM private-key blocks, which have essentially no false positives. It is meant for
-short fields such as a topic, where a keyword rule could mangle ordinary words.
+shape, JWTs and PEM private-key blocks, which have essentially no false positives. It is meant
+for short fields such as a topic, where a keyword rule could mangle ordinary words.
 
 No pattern can backtrack catastrophically: each starts at a fixed literal or a bounded prefix,
 and no two quantified parts can share the same characters, so a hostile 1 KiB input is redacted
 in about a millisecond (tests/test_sanitizer.py keeps a list of such inputs).
 """
 
+from __future__ import annotations
+
 import re
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 REDACTED = "[REDACTED]"
 
@@ -26,132 +30,303 @@ class Rule(NamedTuple):
     pattern: re.Pattern
     strict: bool  # applied even with strict_only=True
     groups: tuple[str, ...] = ()  # the first of these that matched is replaced; () = whole match
+    accept: Callable[[re.Match, str], bool] | None = None  # (match, value) -> is it a secret?
 
 
-# A token must not start in the middle of a longer word ("task-..." is not an "sk-..." key).
+# A token must not start in the middle of a longer word ("task-..." is not an "sk-..." key) nor
+# run on into one.
 _START = r"(?<![A-Za-z0-9])"
+_END = r"(?![A-Za-z0-9])"
 
-# `key = value`, `key: value`, `"key": "value"`, `key => value`, `key := value`.
-_SEPARATOR = r"""["']?[ \t]*(?::=|=>|[:=])[ \t]*"""
+
+def _provider(name: str, body: str, end: str = _END) -> Rule:
+    """A strict rule for a key with a fixed prefix and shape; the whole match goes."""
+    return Rule(name, re.compile(_START + body + end), True)
+
+
+_HANGUL = "\uac00-\ud7a3\u3131-\u318e"
 
 # A value: double-quoted, single-quoted, or bare up to whitespace or a delimiter. Hangul is not
-# part of a bare value, so Korean prose after a colon is never taken for a secret.
-_VALUE = r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`,;&\uac00-\ud7a3]+))"""
+# part of a bare value, so Korean prose after a colon is never taken for a secret, and a bare
+# value never starts with "=" (so "token == expected" is a comparison, not an assignment).
+_BARE = rf"""[^\s"'`,;&<>()\[\]{_HANGUL}=][^\s"'`,;&<>()\[\]{_HANGUL}]*"""
+_VALUE = rf"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>{_BARE}))"""
 _VALUE_GROUPS = ("dq", "sq", "bare")
 
 # The end of a key name that means its value is a secret (DB_PASSWORD, apiKey, client_secret...).
 _SECRET_KEYWORD = (
-    r"(?i:pass(?:word|wd|phrase)|pwd|secret|token|api[_\-]?key"
-    r"|(?:private|secret|access|signing|encryption|master)[_\-]?key)"
-    r"|비밀번호|패스워드|토큰"
+    r"(?i:pass(?:word|wd|phrase)|pwd|secret|token|api[_\-]?key|x-api-key"
+    r"|(?:private|secret|access|signing|encryption|master|account|storage|auth|app)[_\-]?key"
+    r"|credentials?)"
+    r"|비밀번호|패스워드|토큰|시크릿|암호"
 )
+# The same words as they appear in a sentence ("the staging password is ...").
+_PROSE_KEYWORD = (
+    r"(?i:pass(?:word|wd|phrase)|secret|token|api[ _\-]?key)"
+    r"|비밀번호|패스워드|토큰|시크릿|암호"
+)
+
+# --- how a value must look ----------------------------------------------------------------------
+
+# Values that stand for a secret without being one. Matched against the whole value.
+_PLACEHOLDER = re.compile(
+    r"""(?:\[REDACTED\])+"""
+    r"""|<[A-Za-z_].*"""                                # <YOUR_API_KEY>, <your password>
+    r"""|\$\{.*|\$\(.*|\$[A-Za-z_][A-Za-z0-9_]*"""      # ${DB_PASSWORD}, $(pass show x), $TOKEN
+    r"""|%[A-Za-z_(].*|\{.*"""                          # %DB_PASS%, %(pw)s, {{ secret }}
+    r"""|(?i:null|none|nil|undefined|true|false|yes|no|on|off|~|required|optional|empty|unset"""
+    r"""|hidden|masked|redacted|changeme|change[_\-]me|changeit|placeholder|dummy|example"""
+    r"""|sample|todo|tbd|fixme|str|string|bytes|int|bool|secret|password|token)"""
+    r"""|(?i:your|my)[_\- ].*"""                        # your-api-key, YOUR_TOKEN_HERE
+    r"""|(?:os\.environ|os\.getenv|process\.env|getenv)\b.*|env[\[(.].*"""  # os.environ["PW"]
+    r"""|[xX*.#•_\-]*"""                                # "", xxxx, ****, ...
+    r"""|(?:[A-Za-z0-9]{1,10}[_\-.]){1,2}[xX*.#•]{3,}"""  # sk-xxxx, ghp_XXXX, sk-proj-****
+    # The documentation examples of AWS (AKIAIOSFODNN7EXAMPLE and its secret): public, never valid.
+    r"""|(?:AKIA|ASIA)[A-Z0-9]{9}EXAMPLE|[A-Za-z0-9/+]{30}EXAMPLEKEY""",
+    re.DOTALL,
+)
+
+# Code, not a value: a dotted name (settings.SECRET_KEY, getpass.getpass) or a bare identifier
+# without digits (await, load_token) after "token = ".
+_CODE_REF = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|[A-Za-z_$][A-Za-z_$]*")
+# Lowercase words, maybe hyphenated ("expires", "short-lived"): prose after "token:".
+_WORDS = re.compile(r"[A-Za-z]+(?:[\-_][A-Za-z]+)*")
+_SYMBOL = re.compile(r"[!@#$%^&*+/=~?|\\]")
+_NOT_SECRET_SHAPE = re.compile(
+    r"[0-9a-fA-F]+"                                         # hashes, SHAs, ids
+    r"|(?i:sha\d*|md5|blake2[bs]?)[:\-][A-Za-z0-9+/=]+"       # digests, integrity hashes
+    r"|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+    r"|v?\d+(?:\.\d+)+.*"                                   # versions
+    r"|\d+(?:ms|s|m|h|d|px|kb|mb|gb|%)?"                    # numbers and durations
+    r"|[a-z]+(?:_[a-z0-9]+)+(?:\.[a-z]+)?"                  # snake_case names, file names
+    r"|(?:\.{0,2}/|~/|[A-Za-z]:\\).*|[\w.\-]+/[\w.\-/]+\.\w+"   # paths
+    r"|\w+://.*",                                           # URLs
+)
+
+
+def _has_digit(v: str) -> bool:
+    return any(c.isdigit() for c in v)
+
+
+def _inner_upper(v: str) -> bool:
+    return any(c.islower() for c in v) and any(c.isupper() for c in v[1:])
+
+
+def _looks_like_secret(v: str) -> bool:
+    """A bare value that is not plainly words: a digit, a symbol, or mixed case in 10+ chars."""
+    if len(v) < 6 or _WORDS.fullmatch(v):
+        return False
+    return _has_digit(v) or bool(_SYMBOL.search(v)) or (len(v) >= 10 and _inner_upper(v))
+
+
+def _strongly_secret(v: str) -> bool:
+    """A value named in a sentence ("the password is ..."): 8+ chars mixing letters with digits
+    or symbols, and no shape of an id, hash, version, number, path or URL."""
+    if len(v) < 8 or _NOT_SECRET_SHAPE.fullmatch(v) or _CODE_REF.fullmatch(v):
+        return False
+    letters = any(c.isalpha() for c in v)
+    return letters and (_has_digit(v) or (bool(_SYMBOL.search(v)) and _inner_upper(v)))
+
+
+def _on_its_own_line(match: re.Match) -> bool:
+    """`  password: value` alone on its line, as in YAML, INI or a .env file."""
+    text = match.string
+    head = text[text.rfind("\n", 0, match.start()) + 1: match.start()]
+    end = text.find("\n", match.end())
+    tail = text[match.end(): len(text) if end == -1 else end]
+    return bool(re.fullmatch(r"""[ \t]*(?:-[ \t]+)?["']?[\w.\-]*""", head)) and (
+        not tail.strip() or tail.lstrip().startswith("#"))
+
+
+def _assignment(match: re.Match, value: str) -> bool:
+    """Whether the value of `key = value`, `key: value`, `"key": "value"` is a secret."""
+    if match.group("bare") is None:  # quoted: a value was meant
+        return not _CODE_REF.fullmatch(value) or _has_digit(value) or len(value) >= 8
+    sep, spaced = match.group("sep"), bool(match.group("pre") or match.group("post"))
+    if sep != ":" and not spaced:  # PASSWORD=..., --password=...: env and flag style
+        return True
+    if _CODE_REF.fullmatch(value) or _WORDS.fullmatch(value):
+        # `token = await`, `password: str`, `token: expires` - code or prose, unless a YAML line
+        return sep == ":" and _on_its_own_line(match) and len(value) >= 6
+    return _looks_like_secret(value) or _on_its_own_line(match)
+
+
+def _flag_value(match: re.Match, value: str) -> bool:
+    return match.group("bare") is None or _looks_like_secret(value)
+
+
+def _prose_value(match: re.Match, value: str) -> bool:
+    return _strongly_secret(value)
+
+
+# --- the rules ----------------------------------------------------------------------------------
 
 RULES: tuple[Rule, ...] = (
     # PEM blocks first: their base64 body must be gone before the token rules look at it.
-    # An unterminated block is redacted to the end of the text.
+    # An unterminated block is redacted to the end of the text. Inside JSON the newlines are
+    # "\n" escapes, which the block swallows just the same.
     Rule("pem_private_key", re.compile(
         r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
         r"(?:.*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|.*)", re.DOTALL), True),
-    Rule("aws_access_key_id", re.compile(
-        _START + r"(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"), True),
+    # A GCP service-account file: its private_key is a PEM block (above); its key id goes too.
+    Rule("gcp_private_key_id", re.compile(
+        r""""private_key_id"[ \t]*:[ \t]*"(?P<value>[0-9a-f]{40})\""""), True, ("value",)),
+    _provider("aws_access_key_id", r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}"),
+    _provider("aws_session_token", r"(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdzE)[A-Za-z0-9/+=]{40,}", ""),
     # 40 base64 characters right after an "aws secret" keyword. Forty lowercase hex digits
     # (a git SHA) are never taken for one.
     Rule("aws_secret_access_key", re.compile(
-        r"(?i:aws[_\-. ]?secret(?:[_\-. ]?access)?(?:[_\-. ]?key)?|secret[_\-. ]?access[_\-. ]?key)"
-        + _SEPARATOR + r"""["']?"""
-        r"(?P<value>(?![0-9a-f]{40}(?![A-Za-z0-9/+]))[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"),
+        r"(?i:aws[_\-. ]?secret(?:[_\-. ]?access)?(?:[_\-. ]?key)?|secret[_\-. ]?(?:access[_\-. ]?)?key)"
+        r"""["']?[ \t]*(?::=|=>|[:=])[ \t]*["']?"""
+        r"(?P<value>(?![0-9a-f]{40}(?![A-Za-z0-9/+]))[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
         True, ("value",)),
-    Rule("github_token", re.compile(
-        _START + r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"), True),
-    Rule("gitlab_token", re.compile(
-        _START + r"gl(?:pat|dt|rt|ptt|soat)-[A-Za-z0-9_\-]{20,}"), True),
-    Rule("slack_token", re.compile(
-        _START + r"(?:xox[abprs]|xapp)-[A-Za-z0-9\-]{10,}"), True),
+    _provider("github_token", r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+    _provider("gitlab_token",
+              r"(?:gl(?:pat|dt|rt|ptt|soat|cbt|imt|agent|oas|ffct|ft|suat)-[A-Za-z0-9_\-]{20,}"
+              r"|GR1348941[A-Za-z0-9_\-]{20,})", ""),
+    _provider("slack_token", r"(?:xox[abposre]|xoxe\.xox[bp]|xapp)-[A-Za-z0-9\-]{10,}", ""),
     Rule("slack_webhook", re.compile(
         r"https://hooks\.slack\.com/(?:services|workflows|triggers)/"
         r"(?P<value>[A-Za-z0-9_\-]+/[A-Za-z0-9_/\-]{8,})"), True, ("value",)),
-    Rule("stripe_key", re.compile(
-        _START + r"(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})"), True),
+    _provider("stripe_key", r"(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})"),
     # Anthropic before OpenAI: both start with "sk-".
-    Rule("anthropic_key", re.compile(_START + r"sk-ant-[A-Za-z0-9_\-]{20,}"), True),
-    Rule("openai_key", re.compile(
-        _START + r"sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}|[A-Za-z0-9]{20,})"), True),
-    Rule("google_api_key", re.compile(_START + r"AIza[A-Za-z0-9_\-]{35}"), True),
-    Rule("google_oauth_client_secret", re.compile(_START + r"GOCSPX-[A-Za-z0-9_\-]{20,}"), True),
-    Rule("npm_token", re.compile(_START + r"npm_[A-Za-z0-9]{36,}"), True),
-    Rule("pypi_token", re.compile(_START + r"pypi-AgE[A-Za-z0-9_\-]{50,}"), True),
-    Rule("huggingface_token", re.compile(_START + r"hf_[A-Za-z0-9]{34,}"), True),
-    Rule("sendgrid_key", re.compile(
-        _START + r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}"), True),
+    _provider("anthropic_key", r"sk-ant-[A-Za-z0-9_\-]{20,}", ""),
+    _provider("openai_key",
+              r"sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{20,}|[A-Za-z0-9]{20,})", ""),
+    _provider("google_api_key", r"AIza[A-Za-z0-9_\-]{35}", ""),
+    _provider("google_oauth_client_secret", r"GOCSPX-[A-Za-z0-9_\-]{20,}", ""),
+    _provider("google_oauth_token", r"ya29\.[A-Za-z0-9_\-]{20,}", ""),
+    _provider("npm_token", r"npm_[A-Za-z0-9]{36,}"),
+    _provider("pypi_token", r"pypi-AgE[A-Za-z0-9_\-]{50,}", ""),
+    _provider("huggingface_token", r"(?:hf_[A-Za-z0-9]{34,}|api_org_[A-Za-z0-9]{34,})"),
+    _provider("sendgrid_key", r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}", r"(?![A-Za-z0-9_\-])"),
+    _provider("twilio_key", r"(?:SK|AC)[0-9a-f]{32}"),
+    _provider("mailgun_key", r"(?:key-[0-9a-f]{32}|[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8})"),
+    _provider("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}"),
+    _provider("heroku_key", r"HRKU-[A-Za-z0-9_\-]{58,}", ""),
+    _provider("databricks_token", r"dapi[a-f0-9]{32}(?:-\d+)?"),
+    _provider("shopify_token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
+    _provider("atlassian_token", r"AT(?:ATT|CTT)[A-Za-z0-9_\-=]{60,}", ""),
+    _provider("linear_key", r"lin_(?:api|oauth)_[A-Za-z0-9]{40}"),
+    _provider("notion_token", r"(?:secret_[A-Za-z0-9]{43}|ntn_[0-9]{11}[A-Za-z0-9]{35})"),
+    _provider("doppler_token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}"),
+    _provider("vault_token", r"hv[sbr]\.[A-Za-z0-9_\-]{24,}", ""),
+    _provider("postman_key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
+    _provider("grafana_token", r"(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2})"),
+    _provider("sentry_token", r"sntry[su]_[A-Za-z0-9+/=_\-]{40,}", ""),
+    _provider("supabase_token", r"sbp_[a-f0-9]{40}"),
+    _provider("planetscale_token", r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_\-=.]{32,}", ""),
+    _provider("replicate_token", r"r8_[A-Za-z0-9]{37}"),
+    _provider("groq_key", r"gsk_[A-Za-z0-9]{48,}"),
+    _provider("xai_key", r"xai-[A-Za-z0-9]{60,}"),
+    _provider("perplexity_key", r"pplx-[A-Za-z0-9]{40,}"),
+    _provider("newrelic_key", r"NRAK-[A-Z0-9]{27}"),
+    _provider("square_token", r"(?:sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}|EAAA[A-Za-z0-9_\-+=]{60})", ""),
+    _provider("mapbox_secret_token", r"sk\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}", ""),
+    _provider("pulumi_token", r"pul-[a-f0-9]{40}"),
+    _provider("terraform_cloud_token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}", ""),
+    _provider("age_secret_key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
+    # Discord bot token: base64 of the bot's numeric id, a timestamp, an HMAC.
+    _provider("discord_bot_token",
+              r"[MNO][A-Za-z0-9]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}", r"(?![A-Za-z0-9_\-])"),
+    Rule("discord_webhook", re.compile(
+        r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{5,25}/"
+        r"(?P<value>[A-Za-z0-9_\-]{30,})"), True, ("value",)),
+    # Telegram bot token: the bot id, a colon, 35 characters ("bot123:AA..." in API URLs).
+    Rule("telegram_bot_token", re.compile(
+        r"(?<![0-9])[0-9]{5,16}:A[A-Za-z0-9_\-]{34}(?![A-Za-z0-9_\-])"), True),
+    # Azure: storage-account keys in connection strings, and the signature of a SAS URL.
+    Rule("azure_storage_key", re.compile(
+        r"(?i:AccountKey|SharedAccessKey)=(?P<value>[A-Za-z0-9+/]{20,}={0,2})"), True, ("value",)),
+    Rule("azure_sas_signature", re.compile(
+        r"(?<![A-Za-z0-9_])sig=(?P<value>[A-Za-z0-9%+/]{20,}={0,2})"), True, ("value",)),
     # header.payload.signature, base64url; the header is JSON, so it starts with "eyJ".
     Rule("jwt", re.compile(
         r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"), True),
+
+    # --- the rules below judge by context, so strict_only=True skips them ---
     # scheme://user:password@host -> only the password goes. The password runs to the last "@"
-    # before the path, so an unescaped "@" inside it is covered too.
+    # before the path, so an unescaped "@", "#" or "?" inside it is covered too.
     Rule("url_password", re.compile(
         r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s:/@?#]*:"
-        r"(?P<value>[^\s/?#]+)@"), False, ("value",)),
+        r"(?P<value>[^\s/]+)@"), False, ("value",)),
     Rule("authorization_header", re.compile(
-        r"(?i:\bauthorization)" + _SEPARATOR + r"""["']?"""
-        r"(?i:bearer|basic|token|digest|bot)[ \t]+(?P<value>[A-Za-z0-9._~+/\-]+=*)"),
+        r"(?i:\b(?:proxy-)?authorization)" + r"""["']?[ \t]*(?::=|=>|[:=])[ \t]*["']?"""
+        r"(?i:bearer|basic|token|digest|bot|apikey|sso-key)[ \t]+(?P<value>[A-Za-z0-9._~+/:\-]+=*)"),
         False, ("value",)),
     # "Bearer <token>" without the header name: the token must be long and contain a digit,
     # so that "bearer authentication" stays.
     Rule("bearer_token", re.compile(
         r"(?i:\bbearer)[ \t]+(?=[A-Za-z._~+/\-]*[0-9])(?P<value>[A-Za-z0-9._~+/\-]{16,}=*)"),
         False, ("value",)),
+    # curl -u user:password, --user user:password
+    Rule("basic_auth_flag", re.compile(
+        r"(?<![\w\-])(?:-u|--user)[ \t]+[\"']?[^\s:\"'@]+:(?P<value>[^\s\"']+)"), False, ("value",)),
     # --password hunter2, --api-key abc (the "--password=..." form is a keyword assignment).
     Rule("cli_flag", re.compile(
-        r"(?<![\w\-])--(?i:(?:[a-z0-9]+-){0,3}(?:password|passwd|token|secret|api-key|apikey))"
+        r"(?<![\w\-])--?(?i:(?:[a-z0-9]+-){0,3}(?:password|passwd|token|secret|api-key|apikey))"
         r"""[ \t]+(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*))"""),
-        False, _VALUE_GROUPS),
+        False, _VALUE_GROUPS, _flag_value),
+    Rule("xml_secret_element", re.compile(
+        r"<(?i:(?:[a-z]+[_\-]?)?(?:password|secret|token|api[_\-]?key))>(?P<value>[^<\s]{1,512})</"),
+        False, ("value",)),
     # password=..., DB_PASSWORD: ..., "apiKey": "...", client_secret = '...': the key name must
     # end in a secret keyword right before the separator ("tokens: 5" and "secretary:" stay).
     # Whatever precedes the keyword (DB_, db, client_) is not part of the match.
     Rule("keyword_assignment", re.compile(
-        r"(?:" + _SECRET_KEYWORD + r")" + _SEPARATOR + _VALUE), False, _VALUE_GROUPS),
+        r"(?:" + _SECRET_KEYWORD + r""")["']?(?P<pre>[ \t]*)(?P<sep>:=|=>|:(?!//)|=(?!=))"""
+        r"(?P<post>[ \t]*)" + _VALUE), False, _VALUE_GROUPS, _assignment),
+    # "the staging password is Tr0ub4dor&3", "비밀번호는 ...": a value named in a sentence must
+    # look strongly like a secret (letters with digits or symbols, 8+ chars, not an id or hash).
+    Rule("keyword_in_prose", re.compile(
+        r"(?<![A-Za-z])(?:" + _PROSE_KEYWORD + r")"
+        r"(?:[ \t]+(?i:is|was|are|were|becomes|now|=)|는|은|이|가|을|를|:)?[ \t]+"
+        r"""(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,})"""),
+        False, ("bare",), _prose_value),
 )
 
-# Values that stand for a secret without being one. Matched against the whole value.
-_PLACEHOLDER = re.compile(
-    r"""(?:\[REDACTED\])+"""
-    r"""|<[A-Za-z_].*"""                                # <YOUR_API_KEY>, <your password>
-    r"""|\$\{.*|\$\(.*|\$[A-Z_][A-Z0-9_]*"""            # ${DB_PASSWORD}, $(pass show x), $TOKEN
-    r"""|%[A-Za-z_(].*|\{.*"""                          # %DB_PASS%, %(pw)s, {{ secret }}
-    r"""|(?i:null|none|nil|undefined|true|false|~)"""
-    r"""|(?i:your|my)[_\- ].*"""                        # your-api-key, YOUR_TOKEN_HERE
-    r"""|(?:os\.environ|os\.getenv|process\.env|getenv)\b.*|env[\[(.].*"""  # os.environ["PW"]
-    r"""|[xX*.#•_\-]*"""                                # "", xxxx, ****, ...
-    r"""|(?:[A-Za-z0-9]{1,10}[_\-]){1,2}[xX*.#•]{3,}""",  # sk-xxxx, ghp_XXXX, sk-proj-****
-    re.DOTALL,
-)
-
+# Sentence punctuation that ends a bare value ("the password is Xy7#kq9z.") stays in the text.
+_TRAILING = ".)"
 
 _MAX_PASSES = 8  # a bound that is never reached, so that no input can keep the loop going
 
 
 def redact(text: str, *, strict_only: bool = False) -> tuple[str, int]:
     """Return (text with each credential replaced by [REDACTED], number of values replaced)."""
-    count = 0
+    text, names = _apply(text, strict_only)
+    return text, len(names)
+
+
+def rules_hit(text: str, *, strict_only: bool = False) -> list[str]:
+    """The names of the rules that would replace a value in text, one per value (never a value)."""
+    return _apply(text, strict_only)[1]
+
+
+def _apply(text: str, strict_only: bool) -> tuple[str, list[str]]:
+    names: list[str] = []
 
     def replace(match: re.Match) -> str:  # `rule` is the rule being applied in the loop below
-        nonlocal count
         group = next((g for g in rule.groups if match.group(g) is not None), 0)
-        if _PLACEHOLDER.fullmatch(match.group(group)):
-            return match.group(0)
-        count += 1
         start, end = match.span(group)
-        whole = match.group(0)
+        if group == "bare":
+            while end > start + 1 and match.string[end - 1] in _TRAILING and (
+                    end == len(match.string) or match.string[end].isspace()):
+                end -= 1
+        value = match.string[start:end]
+        if _PLACEHOLDER.fullmatch(value) or (rule.accept and not rule.accept(match, value)):
+            return match.group(0)
+        names.append(rule.name)
         offset = match.start()
-        return whole[: start - offset] + REDACTED + whole[end - offset :]
+        whole = match.group(0)
+        return whole[: start - offset] + REDACTED + whole[end - offset:]
 
     # A key glued to the end of another ("...AIza...AKIA...") only shows its start once the first
     # one is gone, so passes repeat until one replaces nothing; in practice the second pass does.
     for _ in range(_MAX_PASSES):
-        before = count
+        before = len(names)
         for rule in RULES:
             if rule.strict or not strict_only:
                 text = rule.pattern.sub(replace, text)
-        if count == before:
+        if len(names) == before:
             break
-    return text, count
+    return text, names

@@ -61,18 +61,32 @@ class Snapshot:
 
     def text(self) -> bytes:
         """The file as it should be: one line per record, sorted by id, LF, final newline."""
-        return "".join(self.records[rid].line + "\n" for rid in sorted(self.records)).encode("utf-8")
+        records = self.records
+        return b"".join([records[rid].data for rid in sorted(records)])
+
+
+# The last snapshot read or written per file, with the exact bytes it came from. A read whose bytes
+# are identical reuses it instead of parsing again (a long-running server re-reads the file on
+# every call; parsing 50,000 records takes far longer than comparing their bytes).
+_last: dict[str, tuple[bytes, Snapshot]] = {}
 
 
 def read(path: Path) -> Snapshot:
-    """Read the memory file without locking or creating anything; a missing file is empty."""
+    """Read the memory file without locking or creating anything; a missing file is empty.
+    The returned snapshot may be shared: never mutate it, copy its records instead."""
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
         return Snapshot()
     except OSError as exc:
         raise StorageError(f"Could not read {path}: {exc.strerror or exc}. Check its permissions.") from exc
-    return parse(data)
+    key = str(path)
+    cached = _last.get(key)
+    if cached is not None and cached[0] == data:
+        return cached[1]
+    snap = parse(data)
+    _last[key] = (data, snap)
+    return snap
 
 
 def parse(data: bytes) -> Snapshot:
@@ -140,7 +154,7 @@ def _entries(lines: list[bytes], unreadable: list[bytes]) -> list[Entry]:
         if record is None:
             unreadable.append(raw)
         else:
-            entries.append(Entry(record, line))
+            entries.append(Entry(record, line, raw + b"\n"))
     if unreadable:
         log.warning("skipped %d unreadable line(s) in the memory file", len(unreadable))
     return entries
@@ -181,7 +195,10 @@ def update(
                 report.conflict_copy = path.with_name(f"{path.name}.{time.strftime('%Y%m%dT%H%M%S')}.conflicted")
                 atomic_write(report.conflict_copy, snap.raw)
             new = Snapshot(records=records)
-            atomic_write(path, new.text())
+            data = new.text()
+            new.raw = data
+            atomic_write(path, data)
+            _last[str(path)] = (data, new)
             return report
     except Timeout:
         raise LockTimeout(

@@ -40,7 +40,7 @@ def test_compaction_on_one_side_does_not_swallow_a_correction_on_the_other():
 
 def test_unchanged_records_keep_their_exact_bytes():
     """A record nobody changed is copied byte for byte, even if it was written with other spacing."""
-    odd = Entry(rec("a").record, rec("a").line.replace(": ", ":"))
+    odd = Entry(rec("a").record, rec("a").line.replace(": ", ":"))  # bytes follow the line
     merged = merge_three_way({"a": odd}, {"a": odd}, {"a": odd, "b": rec("b")})
     assert merged["a"].line == odd.line
 

@@ -1,0 +1,155 @@
+"""Recall, false positives and throughput of core.sanitizer.redact, beside detect-secrets.
+
+    /tmp/venv/bin/python bench/secrets_bench.py [--kinds]
+
+Recall: a positive counts as caught when every labelled secret substring is gone from the output.
+False positive: a negative whose text changed at all. detect-secrets (dev-only, see
+requirements-bench.txt) runs in-process with its default plugins and filters over
+the same texts (one temporary file each); a secret counts as found when any value it reports overlaps it, and any report on
+a negative is a false positive. Run it with detect-secrets missing and only our column is shown.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from secrets_corpus import Example, corpus  # noqa: E402
+
+from core.sanitizer import redact  # noqa: E402
+
+
+def _spans(text: str, needle: str) -> list[tuple[int, int]]:
+    out, start = [], text.find(needle)
+    while start != -1 and needle:
+        out.append((start, start + len(needle)))
+        start = text.find(needle, start + 1)
+    return out
+
+
+def ours(example: Example) -> tuple[bool, bool]:
+    """(every secret gone, text changed)."""
+    out, _ = redact(example.text)
+    return all(s not in out for s in example.secrets), out != example.text
+
+
+def detect_secrets_runner(examples: list[Example]):
+    """A function Example -> (every secret found, anything reported), or None if not installed.
+
+    detect-secrets scans files, so each text is written to its own temporary .txt file and the
+    whole set is scanned once, in-process, with the default plugins and filters (what
+    `detect-secrets scan` does); the time of that scan is what the throughput row shows."""
+    try:
+        from detect_secrets import SecretsCollection
+        from detect_secrets.settings import default_settings
+    except ImportError:
+        return None
+    import tempfile
+
+    found: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for i, example in enumerate(examples):
+            path = Path(tmp) / f"example_{i:04d}.txt"
+            path.write_text(example.text, encoding="utf-8")
+            paths.append(str(path))
+        start = time.perf_counter()
+        with default_settings():
+            collection = SecretsCollection(root=tmp)
+            collection.scan_files(*paths)
+        elapsed = time.perf_counter() - start
+        for filename, secret in collection:
+            i = int(Path(filename).stem.split("_")[1])
+            lines = examples[i].text.split("\n")
+            offset = sum(len(line) + 1 for line in lines[: secret.line_number - 1])
+            line = lines[secret.line_number - 1]
+            value = secret.secret_value or ""
+            spans = [(offset + a, offset + b) for a, b in _spans(line, value)]
+            found[i] += spans or [(offset, offset + len(line))]  # no value: the whole line
+    index = {id(e): i for i, e in enumerate(examples)}
+
+    def run(example: Example) -> tuple[bool, bool]:
+        hits = found.get(index[id(example)], [])
+        caught = all(
+            any(a < fb and fa < b for a, b in _spans(example.text, s) for fa, fb in hits)
+            for s in example.secrets)
+        return caught, bool(hits)
+
+    run.elapsed = elapsed  # type: ignore[attr-defined]
+    return run
+
+
+def evaluate(run, examples: list[Example]) -> dict:
+    per_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    caught = fps = 0
+    missed: list[Example] = []
+    flagged: list[Example] = []
+    start = time.perf_counter()
+    results = [run(e) for e in examples]
+    elapsed = getattr(run, "elapsed", None) or time.perf_counter() - start
+    for example, (all_gone, changed) in zip(examples, results):
+        if example.positive:
+            per_kind[example.kind][1] += 1
+            if all_gone:
+                caught += 1
+                per_kind[example.kind][0] += 1
+            else:
+                missed.append(example)
+        elif changed:
+            fps += 1
+            flagged.append(example)
+    pos = sum(e.positive for e in examples)
+    neg = len(examples) - pos
+    size = sum(len(e.text.encode()) for e in examples)
+    return {"recall": caught / pos, "fpr": fps / neg, "per_kind": per_kind, "missed": missed,
+            "flagged": flagged, "per_sec": len(examples) / elapsed, "mb_s": size / elapsed / 1e6,
+            "caught": caught, "fps": fps, "pos": pos, "neg": neg}
+
+
+def main(argv: list[str]) -> int:
+    examples = corpus()
+    columns = {"sentinel-memory": evaluate(ours, examples)}
+    ds = detect_secrets_runner(examples)
+    if ds is not None:
+        columns["detect-secrets 1.5"] = evaluate(ds, examples)
+    first = next(iter(columns.values()))
+    ko = sum(e.lang == "ko" for e in examples)
+    print(f"corpus: {first['pos']} positives ({len(first['per_kind'])} kinds), {first['neg']} negatives, "
+          f"{ko} of them Korean; seed fixed\n")
+    names = list(columns)
+    print(f"| {'metric':<24} | " + " | ".join(f"{n:>18}" for n in names) + " |")
+    print(f"|{'-' * 26}|" + "|".join("-" * 20 for _ in names) + "|")
+    rows = [
+        ("recall", lambda c: f"{c['recall']:.3f} ({c['caught']}/{c['pos']})"),
+        ("false-positive rate", lambda c: f"{c['fpr']:.3f} ({c['fps']}/{c['neg']})"),
+        ("texts per second", lambda c: f"{c['per_sec']:,.0f}"),
+        ("throughput", lambda c: f"{c['mb_s']:.2f} MB/s"),
+    ]
+    for label, cell in rows:
+        print(f"| {label:<24} | " + " | ".join(f"{cell(columns[n]):>18}" for n in names) + " |")
+
+    if "--kinds" in argv:
+        print(f"\n| {'kind':<24} | " + " | ".join(f"{n:>18}" for n in names) + " |")
+        print(f"|{'-' * 26}|" + "|".join("-" * 20 for _ in names) + "|")
+        for kind in first["per_kind"]:
+            cells = []
+            for n in names:
+                got, total = columns[n]["per_kind"][kind]
+                cells.append(f"{got}/{total}")
+            print(f"| {kind:<24} | " + " | ".join(f"{c:>18}" for c in cells) + " |")
+    for label, key in (("missed by sentinel-memory", "missed"), ("changed negatives", "flagged")):
+        items = first[key]
+        if items:
+            print(f"\n{label}:")
+            for e in items:
+                print(f"  [{e.kind}] {redact(e.text)[0][:200]!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,93 @@
+"""Credentials already in a memory file: find them (`scan`) and redact them in place (`redact_file`).
+
+The sanitizer runs on every write, but a file can hold values from before a rule existed, from a
+hand edit or from a teammate's older install. `scan` reads without the lock and reports where a
+credential sits (record id, field, rule name), never the value. `redact_file` applies the same
+policy as log_memory (SPEC §6: every rule on missing_context and lesson, the strict provider rules
+on topic and ask_next_time) in one locked read-modify-write, atomically.
+
+A record whose text changes gets a new id, because ids are computed on the stored values (SPEC §3):
+the redacted record keeps its meta, gains meta.updated, and replaces the old line. When the new id
+is already taken by another record, the newer of the two is kept, as for duplicate ids.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from .merge import Records
+from .records import TYPES, Entry, newer, record_id, utc_now
+from .sanitizer import redact, rules_hit
+from .store import Snapshot, read, update
+
+# Field -> whether only the strict (provider-format) rules apply; the same split as records.prepare.
+FIELDS = {"topic": True, "missing_context": False, "lesson": False, "ask_next_time": True}
+
+
+class Finding(NamedTuple):
+    """A credential found in the memory file: where it is and which rule saw it, never its value."""
+
+    record_id: str
+    field: str
+    rule: str
+
+
+def scan(path: Path) -> list[Finding]:
+    """Every credential in the memory file at path, in file order (by id); reads without the lock."""
+    found = []
+    snap = read(Path(path))
+    for rid in sorted(snap.records):
+        record = snap.records[rid].record
+        for field, strict in FIELDS.items():
+            value = record.get(field)
+            if isinstance(value, str):
+                found += [Finding(rid, field, name) for name in rules_hit(value, strict_only=strict)]
+    return found
+
+
+def redact_file(path: Path) -> tuple[int, int]:
+    """Redact every credential in the memory file in place, under the lock, atomically.
+
+    Returns (records changed, values redacted). A file with nothing to redact is not rewritten.
+    """
+    totals = [0, 0]
+
+    def change(snap: Snapshot) -> Records | None:
+        kept: Records = {}
+        changed = []
+        for rid, entry in snap.records.items():
+            record, values = _redacted(entry.record)
+            if values:
+                changed.append(record)
+                totals[0] += 1
+                totals[1] += values
+            else:
+                kept[rid] = entry
+        if not changed:
+            return None
+        for record in changed:
+            entry = Entry.of(record)
+            kept[entry.id] = newer(kept[entry.id], entry) if entry.id in kept else entry
+        return kept
+
+    update(Path(path), change)
+    return totals[0], totals[1]
+
+
+def _redacted(record: dict) -> tuple[dict, int]:
+    """The record with its fields redacted, re-identified and stamped; and how many values went."""
+    out, count = dict(record), 0
+    for field, strict in FIELDS.items():
+        if isinstance(out.get(field), str):
+            out[field], n = redact(out[field], strict_only=strict)
+            count += n
+    if not count:
+        return record, 0
+    type_ = out.get("type", "log")
+    if type_ in TYPES and all(isinstance(out.get(f), str) for f in ("topic", "missing_context", "lesson")):
+        out["id"] = record_id(type_, out["topic"], out["missing_context"], out["lesson"])
+    meta = dict(out["meta"]) if isinstance(out.get("meta"), dict) else {}
+    meta["updated"] = utc_now()
+    out["meta"] = meta
+    return out, count

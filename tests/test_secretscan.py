@@ -1,0 +1,136 @@
+"""Behaviour of core.secretscan: find credentials already in a memory file, and redact them in place.
+
+The files are real files in tmp_path, written line by line so that they hold credentials the
+sanitizer would have refused (as a hand edit or an older install would leave them). Fakes are
+built in code.
+"""
+
+import hashlib
+import json
+
+from core.records import record_id, to_line
+from core.secretscan import Finding, redact_file, scan
+from core.store import read
+
+GITHUB = "gh" + "p_" + "A1b2" * 9
+CREATED = "2026-01-05T09:00:00+00:00"
+
+
+def record(topic, missing_context, lesson, ask="", type_="log", **meta):
+    rec = {"id": record_id(type_, topic, missing_context, lesson), "type": type_, "topic": topic,
+           "missing_context": missing_context, "lesson": lesson, "ask_next_time": ask,
+           "meta": {"created": CREATED, **meta}}
+    return rec
+
+
+def write(path, *records):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = sorted(to_line(r) for r in records)
+    path.write_text("".join(line + "\n" for line in sorted(lines, key=lambda l: json.loads(l)["id"])),
+                    encoding="utf-8")
+
+
+def test_scan_reports_where_and_which_rule_but_never_the_value(tmp_path):
+    """scan names the record id, field and rule of each credential; the value appears nowhere."""
+    path = tmp_path / ".context" / "memory_log.jsonl"
+    leaky = record("deploy", f"the release script had {GITHUB}", "use secrets.GITHUB_TOKEN",
+                   ask="which token?")
+    clean = record("auth", "the token: expires soon", "refresh before the batch starts")
+    write(path, leaky, clean)
+    findings = scan(path)
+    assert findings == [Finding(leaky["id"], "missing_context", "github_token")]
+    assert GITHUB not in repr(findings)
+
+
+def test_scan_uses_the_strict_rules_on_topic_and_ask_next_time(tmp_path):
+    """topic and ask_next_time get only provider formats: a keyword assignment there is not reported."""
+    path = tmp_path / "memory_log.jsonl"
+    rec = record("password=hunter2", "x", "y", ask=f"is {GITHUB} still valid?")
+    write(path, rec)
+    assert scan(path) == [Finding(rec["id"], "ask_next_time", "github_token")]
+
+
+def test_scan_of_a_missing_file_finds_nothing_and_creates_nothing(tmp_path):
+    """Scanning is read-only: no file, no .context directory, no lock appears."""
+    path = tmp_path / ".context" / "memory_log.jsonl"
+    assert scan(path) == []
+    assert not (tmp_path / ".context").exists()
+
+
+def test_redact_file_rewrites_only_the_records_that_held_credentials(tmp_path):
+    """Credentials become [REDACTED]; other lines are copied byte for byte; counts are returned."""
+    path = tmp_path / ".context" / "memory_log.jsonl"
+    leaky = record("db", "connect with postgres://app:s3cr3t-Pw!@db:5432/x", f"and {GITHUB} too")
+    clean = record("auth", "the token: expires soon", "refresh it")
+    write(path, leaky, clean)
+    clean_line = to_line(clean)
+
+    assert redact_file(path) == (1, 2)
+
+    text = path.read_text(encoding="utf-8")
+    assert "s3cr3t-Pw!" not in text and GITHUB not in text
+    assert clean_line + "\n" in text
+    assert scan(path) == []
+
+
+def test_a_redacted_log_gets_the_id_of_its_stored_values_and_keeps_its_meta(tmp_path):
+    """Ids are computed on stored values (SPEC §3): the redacted record is re-identified, keeps
+    meta.created and gains meta.updated; the old id is gone."""
+    path = tmp_path / ".context" / "memory_log.jsonl"
+    leaky = record("db", "password=hunter2 was in .env", "use the vault", custom="kept")
+    write(path, leaky)
+
+    redact_file(path)
+
+    records = {rid: e.record for rid, e in read(path).records.items()}
+    (new_id, new), = records.items()
+    assert new["missing_context"] == "password=[REDACTED] was in .env"
+    assert new_id == hashlib.sha256(("db" + new["missing_context"]).encode()).hexdigest()[:16]
+    assert new_id != leaky["id"]
+    assert new["meta"]["created"] == CREATED and new["meta"]["updated"] and new["meta"]["custom"] == "kept"
+
+
+def test_a_principle_is_re_identified_on_its_lesson(tmp_path):
+    """A principle's id hangs on topic + lesson, so a redacted lesson changes it; a redacted
+    ask_next_time alone does not."""
+    path = tmp_path / "memory_log.jsonl"
+    lesson_leak = record("ci", "", f"never inline {GITHUB}", type_="principle", source_count=3)
+    ask_leak = record("ops", "", "rotate quarterly", ask=f"is {GITHUB} revoked?", type_="principle")
+    write(path, lesson_leak, ask_leak)
+
+    assert redact_file(path) == (2, 2)
+
+    records = read(path).records
+    assert ask_leak["id"] in records and lesson_leak["id"] not in records
+    assert record_id("principle", "ci", "", "never inline [REDACTED]") in records
+    assert all(e.record["meta"].get("source_count") in (3, None) for e in records.values())
+
+
+def test_redact_file_with_nothing_to_redact_does_not_rewrite_the_file(tmp_path):
+    """A clean file keeps its bytes and its mtime: no diff noise."""
+    path = tmp_path / "memory_log.jsonl"
+    write(path, record("auth", "the token: expires soon", "refresh it"))
+    before = path.read_bytes(), path.stat().st_mtime_ns
+    assert redact_file(path) == (0, 0)
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+
+
+def test_unreadable_lines_survive_a_redaction(tmp_path):
+    """A line that is not a record is moved to the quarantine file, never lost."""
+    path = tmp_path / "memory_log.jsonl"
+    write(path, record("db", "password=hunter2", "use the vault"))
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("not json\n")
+    redact_file(path)
+    assert "not json" in (tmp_path / "memory_log.quarantine.jsonl").read_text(encoding="utf-8")
+    assert "hunter2" not in path.read_text(encoding="utf-8")
+
+
+def test_redacting_twice_changes_nothing_more(tmp_path):
+    """After one redaction the file is a fixed point."""
+    path = tmp_path / "memory_log.jsonl"
+    write(path, record("db", f"{GITHUB} and password=hunter2", "x"))
+    redact_file(path)
+    once = path.read_bytes()
+    assert redact_file(path) == (0, 0)
+    assert path.read_bytes() == once
