@@ -52,47 +52,53 @@ def find(snap: store.Snapshot, query: str = "", topic: str | None = None) -> lis
     """The records with exactly this topic (all when None), most relevant to query first, then
     principles, then newest. Nothing is dropped for a low score."""
     wanted = _topic(topic)
-    records = [e.record for e in snap.records.values() if wanted is None or e.record.get("topic") == wanted]
+    entries = [e for e in snap.records.values() if wanted is None or e.record.get("topic") == wanted]
     wanted_terms = terms(query or "")
-    return sorted(
-        records,
-        key=lambda r: (score(wanted_terms, r), r.get("type") == "principle", _recency(r), r["id"]),
+    ranked = sorted(
+        entries,
+        key=lambda e: (score(wanted_terms, e.terms) if wanted_terms else 0.0,
+                       e.record.get("type") == "principle", _recency(e.record), e.id),
         reverse=True,
     )
+    return [e.record for e in ranked]
 
 
 def search(path: Path, query: str = "", topic: str | None = None) -> str:
     """Every record (or those whose topic equals `topic` exactly), most relevant to `query` first."""
     snap = store.read(path)
-    everything = [e.record for e in snap.records.values()]
     wanted = _topic(topic)
     ranked = find(snap, query, wanted)
     notes = _read_notes(snap)
 
     if not ranked:
-        if wanted and everything:
-            topics = sorted({str(r.get("topic")) for r in everything})
+        if wanted and snap.records:
+            topics = sorted({str(e.record.get("topic")) for e in snap.records.values()})
             shown = ", ".join(topics[:30]) + (" ..." if len(topics) > 30 else "")
             head = (f'No records with topic exactly "{wanted}" in {path} '
-                    f"({render.plural(len(everything), 'record')} under other topics: {shown}). "
+                    f"({render.plural(len(snap.records), 'record')} under other topics: {shown}). "
                     "Call search_memory without topic to see them all.")
         else:
             head = f"No records yet in {path}."
         return "\n\n".join([head, *notes, render.gap_questions()])
 
-    logs, principles = render.counts(ranked)
+    logs, principles = snap.counts() if wanted is None else render.counts(ranked)
     order = f', most relevant to "{query.strip()}" first' if terms(query or "") else ", principles first, newest first"
     scope = f' with topic "{wanted}"' if wanted else ""
     head = (f"[memory_log - {render.plural(len(ranked), 'record')}{scope}: "
             f"{render.plural(logs, 'log')}, {render.plural(principles, 'principle')}{order}]\n"
             f"File: {path}\n{render.DATA_NOT_INSTRUCTIONS}")
-    blocks = [render.record_block(i, r) for i, r in enumerate(ranked, 1)]
     tail = list(notes)
     budget = search_budget()
-    if budget and sum(render.estimate_tokens(b) for b in blocks) > budget:
-        blocks, left_out = _within_budget(ranked, budget)
-        tail.insert(0, render.left_out_notice(left_out, budget, bool(wanted)))
-    all_logs, _ = render.counts(everything)
+    blocks, used = [], 0
+    for number, record in enumerate(ranked, 1):
+        block = render.record_block(number, record)
+        used += render.estimate_tokens(block)
+        if budget and used > budget:
+            blocks, left_out = _within_budget(ranked, budget)
+            tail.insert(0, render.left_out_notice(left_out, budget, bool(wanted)))
+            break
+        blocks.append(block)
+    all_logs, _ = snap.counts()
     if all_logs > DEFAULT_THRESHOLD:
         tail.append(render.compact_notice(all_logs, DEFAULT_THRESHOLD))
     return "\n\n".join([head, *blocks, *tail])
@@ -172,11 +178,21 @@ def log(
         outcome["status"] = "saved" if old is None else ("unchanged" if new is None else "updated")
         if new is not None:
             records[draft.id] = Entry.of(new)
-        outcome["records"] = [e.record for e in records.values()]
+        # Count by difference from the (cached) snapshot's counts instead of recounting every record.
+        logs, principles = snap.counts()
+        gone = [e.record for e in deleted] + ([old.record] if old else [])
+        for record, sign in [(r, -1) for r in gone] + [(records[draft.id].record, 1)]:
+            if record.get("type") == "principle":
+                principles += sign
+            else:
+                logs += sign
+        outcome["counts"] = (logs, principles)
         changed = new is not None or deleted or snap.duplicates
         return records if changed else None
 
     report = store.update(path, change)
+    if report.snapshot is not None and not report.duplicates:
+        report.snapshot._counts = outcome["counts"]
     return _log_result(path, draft, outcome, report, threshold)
 
 
@@ -226,9 +242,8 @@ def _log_result(path: Path, draft, outcome: dict, report: store.WriteReport, thr
     if draft.redactions:
         out.append(f"Redacted {render.plural(draft.redactions, 'value')} that looked like a credential "
                    "(replaced with [REDACTED] before saving).")
-    records = outcome["records"]
-    logs, principles = render.counts(records)
-    out.append(f"The memory now holds {render.plural(len(records), 'record')}: "
+    logs, principles = outcome["counts"]
+    out.append(f"The memory now holds {render.plural(logs + principles, 'record')}: "
                f"{render.plural(logs, 'log')}, {render.plural(principles, 'principle')}.")
     if report.quarantined:
         out.append(f"Moved {render.plural(report.quarantined, 'unreadable line')} to .context/{store.QUARANTINE_FILE} "
@@ -248,7 +263,7 @@ def compact(path: Path, target_topic: str | None = None, compact_threshold: obje
     threshold = _threshold(compact_threshold)
     snap = store.read(path)
     everything = [e.record for e in snap.records.values()]
-    all_logs, _ = render.counts(everything)
+    all_logs, _ = snap.counts()
     wanted = _topic(target_topic)
     records = [r for r in everything if r.get("topic") == wanted] if wanted else everything
     required = all_logs > threshold

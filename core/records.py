@@ -196,6 +196,15 @@ class Entry:
     def __repr__(self) -> str:
         return f"Entry({self.line!r})"
 
+    @property
+    def terms(self) -> tuple[set[str], set[str]]:
+        """The record's search terms (topic, text), computed once per entry."""
+        if self._terms is None:
+            from .relevance import record_terms
+
+            self._terms = record_terms(self.record)
+        return self._terms
+
 
 def newer(a: Entry, b: Entry) -> Entry:
     """The newer of two versions of one record; ties broken on content so the choice is symmetric."""

@@ -24,10 +24,16 @@ def terms(text: str) -> set[str]:
     return found
 
 
-def score(query_terms: set[str], record: dict) -> float:
+def record_terms(record: dict) -> tuple[set[str], set[str]]:
+    """(terms of the topic, terms of the text fields) of one record."""
+    topic = terms(str(record.get("topic", "")))
+    body = terms(" ".join(str(record.get(k, "")) for k in ("missing_context", "lesson", "ask_next_time")))
+    return topic, body
+
+
+def score(query_terms: set[str], record_terms: tuple[set[str], set[str]]) -> float:
     """How many query terms the record contains; a match in the topic counts three times."""
     if not query_terms:
         return 0.0
-    topic = terms(str(record.get("topic", "")))
-    body = terms(" ".join(str(record.get(k, "")) for k in ("missing_context", "lesson", "ask_next_time")))
+    topic, body = record_terms
     return sum(3.0 if term in topic else 1.0 for term in query_terms if term in topic or term in body)

@@ -77,7 +77,7 @@ def plural(n: int, word: str) -> str:
 def estimate_tokens(text: str) -> int:
     """A tokenizer-free estimate: about 4 ASCII characters per token and one token per other
     character (Korean syllables take one or more tokens in common tokenizers)."""
-    ascii_chars = sum(1 for c in text if c < "\x80")
+    ascii_chars = len(text.encode("ascii", "ignore"))
     return ascii_chars // 4 + (len(text) - ascii_chars) + 1
 
 

@@ -58,6 +58,14 @@ class Snapshot:
     conflict_base: bool = False
     duplicates: int = 0
     raw: bytes = b""
+    _counts: tuple[int, int] | None = field(default=None, repr=False)
+
+    def counts(self) -> tuple[int, int]:
+        """(logs, principles), counted once per snapshot (snapshots are cached between calls)."""
+        if self._counts is None:
+            principles = sum(1 for e in self.records.values() if e.record.get("type") == "principle")
+            self._counts = (len(self.records) - principles, principles)
+        return self._counts
 
     def text(self) -> bytes:
         """The file as it should be: one line per record, sorted by id, LF, final newline."""
@@ -169,6 +177,7 @@ class WriteReport:
     conflict_regions: int = 0
     conflict_copy: Path | None = None
     duplicates: int = 0
+    snapshot: Snapshot | None = None  # the file as written, when written
 
 
 def update(
@@ -199,6 +208,7 @@ def update(
             new.raw = data
             atomic_write(path, data)
             _last[str(path)] = (data, new)
+            report.snapshot = new
             return report
     except Timeout:
         raise LockTimeout(
