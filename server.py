@@ -15,7 +15,7 @@ import os
 import sys
 from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 from urllib.parse import unquote, urlparse
 
 if __name__ == "__main__":
@@ -154,7 +154,7 @@ async def log_memory(
     missing_context: Annotated[str, Field(description="What the initial instructions lacked but the task needed. At most 1,024 UTF-8 bytes. Required for type=log; may be empty for a principle.")],
     lesson: Annotated[str, Field(description="The rule or constraint to apply next time. For a principle: one sentence that keeps every rule of the records it summarises. At most 1,024 UTF-8 bytes.")],
     ask_next_time: Annotated[str, Field(description="A question to ask the user before the next task here. At most 512 UTF-8 bytes (a principle's is cut to fit).")] = "",
-    type: Annotated[str, Field(description='"log" (default) after a task, or "principle" to save a compaction summary.')] = "log",
+    type: Annotated[Literal["log", "principle"], Field(description='"log" (default) after a task, or "principle" to save a compaction summary.')] = "log",
     compact_threshold: Annotated[int, Field(description="Log records above this count make compaction required.", ge=1)] = 50,
     source_ids: Annotated[list[str] | None, Field(description='With type="principle": the ids of the records it summarises (from compact_memory). They are deleted in the same write.')] = None,
     ctx: Context = None,
