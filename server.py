@@ -13,6 +13,7 @@ import argparse
 import logging
 import os
 import sys
+import warnings
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Literal
@@ -108,7 +109,8 @@ async def _workspace_root(ctx: Context | None) -> Path | None:
         caps = session.client_capabilities
         if caps is None or caps.roots is None or not session.can_send_request:
             return None
-        with anyio.fail_after(5):
+        with anyio.fail_after(5), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # roots are deprecated in the newest protocol era only
             result = await session.list_roots()
     except Exception as exc:  # roots are optional: any failure means "no root offered"
         log.info("client offered no workspace root: %s", exc)

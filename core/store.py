@@ -192,6 +192,7 @@ def update(
     prepare_context_dir(path.parent)
     try:
         with FileLock(str(path) + ".lock", timeout=timeout):
+            _remove_debris(path)
             snap = read(path)
             records = change(snap)
             if records is None:
@@ -215,6 +216,15 @@ def update(
             f"The memory file is locked by another process (waited {timeout:g} s for {path}.lock). "
             "Nothing was saved; try again in a moment."
         ) from None
+
+
+def _remove_debris(path: Path) -> None:
+    """Delete temporary files a killed writer left behind. Safe: under the lock no other writer
+    of this file can have one open (they are only ever created while the lock is held)."""
+    stem = path.name.split(".")[0]
+    for debris in path.parent.glob(f".{stem}.*.tmp"):
+        with suppress(OSError):
+            debris.unlink()
 
 
 def prepare_context_dir(context: Path) -> None:

@@ -1,0 +1,123 @@
+"""Shared fixtures: the anyio backend, real temp projects and a real `python server.py` over stdio.
+
+The stdio fixture spawns the server the way Cursor does (the interpreter and the absolute path
+of server.py, cwd = the project, a separate HOME) and talks to it with the official `mcp` SDK
+client. Nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVER = ROOT / "server.py"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+# One call or one spawn must never take this long, even on a busy two-core machine.
+CALL_TIMEOUT = 60
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture
+def home(tmp_path) -> Path:
+    """A home directory of its own, so no test sees or touches the real one."""
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    """An empty project directory (not a git work tree)."""
+    path = tmp_path / "project"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def memory_file(project) -> Path:
+    return project / ".context" / "memory_log.jsonl"
+
+
+class Server:
+    """A connected MCP session with a one-line way to call a tool."""
+
+    def __init__(self, session, init):
+        self.session = session
+        self.init = init
+
+    async def call(self, tool: str, **arguments):
+        """Call a tool; returns the CallToolResult (`.is_error`, `.content[0].text`)."""
+        with anyio.fail_after(CALL_TIMEOUT):
+            return await self.session.call_tool(tool, arguments)
+
+    async def ok(self, tool: str, **arguments) -> str:
+        """Call a tool that must succeed; returns its text."""
+        result = await self.call(tool, **arguments)
+        text = result.content[0].text if result.content else ""
+        assert not result.is_error, f"{tool} failed: {text}"
+        return text
+
+    async def error(self, tool: str, **arguments) -> str:
+        """Call a tool that must fail; returns its error text."""
+        result = await self.call(tool, **arguments)
+        text = result.content[0].text if result.content else ""
+        assert result.is_error, f"{tool} unexpectedly succeeded: {text}"
+        return text
+
+
+@pytest.fixture
+def connect(tmp_path, home):
+    """connect(cwd, *args, env=..., **ClientSession options) -> async context manager yielding a
+    Server: `python server.py *args` spawned over real stdio with cwd and a private HOME."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    spawned = [0]
+
+    @asynccontextmanager
+    async def _connect(cwd: Path, *args: str, env: dict | None = None, **session_options):
+        spawned[0] += 1
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=[str(SERVER), *args],
+            cwd=str(cwd),
+            env={"HOME": str(home), "USERPROFILE": str(home), **(env or {})},
+        )
+        with open(tmp_path / f"server-{spawned[0]}.stderr", "w", encoding="utf-8") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with ClientSession(read, write, **session_options) as session:
+                    with anyio.fail_after(CALL_TIMEOUT):
+                        init = await session.initialize()
+                    yield Server(session, init)
+
+    return _connect
+
+
+def read_lines(path: Path) -> list[dict]:
+    """Every line of a memory file as a JSON object; fails if any line is not one."""
+    data = path.read_bytes()
+    assert data == b"" or data.endswith(b"\n"), "the file must end with a newline"
+    records = []
+    for number, line in enumerate(data.decode("utf-8").split("\n")[:-1], 1):
+        value = json.loads(line)
+        assert isinstance(value, dict) and isinstance(value.get("id"), str), f"line {number} is not a record"
+        records.append(value)
+    return records
+
+
+@pytest.fixture
+def records():
+    """records(path) -> the parsed lines of a memory file (every line must be a JSON record)."""
+    return read_lines

@@ -1,0 +1,226 @@
+"""Many writers on one memory file, and writers killed in the middle: no write is lost, the file
+always parses, and an acknowledged record is always there. Real processes, no mocks."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# A writer process: prints "ready", waits for the start file, then logs its records with core.log
+# directly (the same function the server's log_memory calls) and prints each id once it returned.
+WRITER = textwrap.dedent(
+    """
+    import os, re, sys, time
+    sys.path.insert(0, sys.argv[1])
+    from core import log, memory_path
+
+    project, start, name, count = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+    path = memory_path(project)
+    print("ready", flush=True)
+    while not os.path.exists(start):
+        time.sleep(0.005)
+    i = 0
+    while count < 0 or i < count:
+        out = log(path, name, f"{name} gap {i}", f"{name} lesson {i}: " + "x" * 200)
+        if not out.startswith(("saved", "unchanged")):
+            sys.exit("unexpected output: " + out)
+        print(re.search(r"record ([0-9a-f]{16})", out).group(1), flush=True)
+        i += 1
+    """
+)
+
+
+def rid(topic: str, text: str) -> str:
+    return hashlib.sha256((topic + text).encode("utf-8")).hexdigest()[:16]
+
+
+def expected_ids(name: str, count: int) -> set[str]:
+    return {rid(name, f"{name} gap {i}") for i in range(count)}
+
+
+def check_file(records, path) -> list[str]:
+    """Every line is a record, ids are unique and sorted; returns the ids."""
+    ids = [r["id"] for r in records(path)]
+    assert ids == sorted(ids), "lines must be sorted by id"
+    assert len(ids) == len(set(ids)), "an id appears twice"
+    return ids
+
+
+def start_writer(project, start, name: str, count: int) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(ROOT), str(project), str(start), name, str(count)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
+def wait_ready(proc: subprocess.Popen, timeout: float = 60) -> None:
+    """Block until the writer printed "ready" (it has imported core), failing after timeout."""
+    line: list[str] = []
+    reader = threading.Thread(target=lambda: line.append(proc.stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(timeout)
+    if not line or line[0].strip() != "ready":
+        proc.kill()
+        raise AssertionError(f"writer did not start: {line} {proc.stderr.read()}")
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_concurrent_servers_lose_no_write(connect, project, memory_file, records):
+    """Four MCP servers on one project, each logging 25 records at once (some calls in parallel): every record is stored exactly once."""
+    servers, per_server, lanes = 4, 25, 5
+    connected, go = [0], anyio.Event()
+    outputs: dict[str, list[str]] = {}
+
+    async def agent(n: int) -> None:
+        name = f"agent{n}"
+        outputs[name] = []
+
+        async def lane(first: int) -> None:
+            for i in range(first, per_server, lanes):
+                outputs[name].append(await server.ok(
+                    "log_memory", topic=name, missing_context=f"{name} gap {i}", lesson=f"{name} lesson {i}"))
+
+        async with connect(project) as server:
+            connected[0] += 1
+            if connected[0] == servers:
+                go.set()
+            await go.wait()
+            async with anyio.create_task_group() as group:
+                for first in range(lanes):
+                    group.start_soon(lane, first)
+
+    with anyio.fail_after(180):
+        async with anyio.create_task_group() as group:
+            for n in range(servers):
+                group.start_soon(agent, n)
+
+    want = set().union(*(expected_ids(f"agent{n}", per_server) for n in range(servers)))
+    for name, outs in outputs.items():
+        assert len(outs) == per_server
+        assert all(o.startswith("saved") for o in outs), f"{name}: {[o for o in outs if not o.startswith('saved')]}"
+    ids = check_file(records, memory_file)
+    assert set(ids) == want and len(ids) == servers * per_server
+
+
+def test_eight_processes_writing_through_core_lose_no_write(tmp_path, project, memory_file, records):
+    """Eight processes calling core.log at the same moment, 25 records each: all 200 records are stored exactly once."""
+    writers, per_writer = 8, 25
+    start = tmp_path / "start"
+    procs = [start_writer(project, start, f"proc{n}", per_writer) for n in range(writers)]
+    try:
+        for proc in procs:
+            wait_ready(proc)
+        start.touch()
+        results = [proc.communicate(timeout=180) for proc in procs]
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    for proc, (out, err) in zip(procs, results):
+        assert proc.returncode == 0, err
+        assert len(out.split()) == per_writer
+    want = set().union(*(expected_ids(f"proc{n}", per_writer) for n in range(writers)))
+    ids = check_file(records, memory_file)
+    assert set(ids) == want and len(ids) == writers * per_writer
+    assert not list(memory_file.parent.glob("*.tmp")), "completed writes leave no temporary files"
+
+
+def test_writers_killed_mid_write_never_corrupt_or_lose_acknowledged_records(tmp_path, project, memory_file, records):
+    """A writer killed with SIGKILL at a random moment, ten times over, leaves a file that parses and holds every acknowledged record."""
+    if not hasattr(signal, "SIGKILL"):
+        pytest.skip("SIGKILL is POSIX-only")
+    rng = random.Random(20261122)
+    start = tmp_path / "start"
+    start.touch()  # the writers start as soon as they are ready
+    acknowledged: set[str] = set()
+    debris_per_round: list[int] = []
+    seen_tmp: set[str] = set()
+    for round_ in range(10):
+        proc = start_writer(project, start, f"round{round_}", -1)
+        try:
+            wait_ready(proc)
+            time.sleep(rng.uniform(0.05, 0.6))
+            os.kill(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        assert proc.returncode == -signal.SIGKILL, err
+        # Only whole lines count: a line cut by the kill was not (fully) acknowledged.
+        acked = [line for line in out.split("\n")[:-1] if re.fullmatch(r"[0-9a-f]{16}", line)]
+        acknowledged.update(acked)
+
+        ids = check_file(records, memory_file)
+        assert acknowledged <= set(ids), f"round {round_}: acknowledged records are missing"
+        tmp = {p.name for p in memory_file.parent.glob("*.tmp")}
+        debris_per_round.append(len(tmp - seen_tmp))
+        assert len(tmp - seen_tmp) <= 1, f"round {round_}: more than the killed write's temporary file: {tmp - seen_tmp}"
+        assert all(re.fullmatch(r"\..+\.[0-9a-f]{8}\.tmp", name) for name in tmp), tmp
+        seen_tmp |= tmp
+
+    # After the kills a new writer is not blocked by a stale lock and stores its record.
+    proc = start_writer(project, start, "after", 1)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert set(out.split()) == {"ready"} | expected_ids("after", 1)
+    ids = check_file(records, memory_file)
+    assert acknowledged | expected_ids("after", 1) <= set(ids)
+    assert not list(memory_file.parent.glob("*.tmp")), "the next write removes what killed writers left"
+    assert len(acknowledged) >= 10, "the writers should have completed some writes before being killed"
+    ignored = (memory_file.parent / ".gitignore").read_text(encoding="utf-8")
+    assert "*.tmp" in ignored.splitlines(), "leftover temporary files must never be committed"
+    print(f"\nkilled 10 writers; acknowledged {len(acknowledged)} records, all present; "
+          f"temporary files left per kill: {debris_per_round}")
+
+
+HOLDER = textwrap.dedent(
+    """
+    import sys
+    from filelock import FileLock
+
+    lock = FileLock(sys.argv[1])
+    lock.acquire()
+    print("locked", flush=True)
+    sys.stdin.read()  # hold the lock until the test closes our stdin
+    lock.release()
+    """
+)
+
+
+@pytest.mark.anyio
+async def test_a_lock_held_too_long_is_a_clear_error_that_changes_nothing(connect, project, memory_file, records):
+    """While another process holds the memory file's lock past the timeout, log_memory fails plainly, saves nothing, and works once it is released."""
+    async with connect(project) as server:
+        await server.ok("log_memory", topic="t", missing_context="before", lesson="l")
+        before = memory_file.read_bytes(), memory_file.stat().st_mtime_ns
+        holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(memory_file) + ".lock"],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            assert holder.stdout.readline().strip() == "locked"
+            text = await server.error("log_memory", topic="t", missing_context="while locked", lesson="l")
+            assert (memory_file.read_bytes(), memory_file.stat().st_mtime_ns) == before
+        finally:
+            holder.communicate(input="", timeout=60)
+        after = await server.ok("log_memory", topic="t", missing_context="while locked", lesson="l")
+    assert "lock" in text and "nothing was saved" in text.lower() and "Traceback" not in text
+    assert after.startswith("saved")
+    assert {r["id"] for r in records(memory_file)} == {rid("t", "before"), rid("t", "while locked")}
