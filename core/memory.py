@@ -13,7 +13,7 @@ from pathlib import Path
 from . import render, store
 from .compaction import group_by_topic, similar_groups
 from .errors import InvalidInput
-from .records import NOTHING_SAVED, Entry, normalize, prepare, utc_now
+from .records import NOTHING_SAVED, Entry, normalize, prepare, recency, utc_now
 from .relevance import score, terms
 
 DEFAULT_THRESHOLD = 50
@@ -57,7 +57,7 @@ def find(snap: store.Snapshot, query: str = "", topic: str | None = None) -> lis
     ranked = sorted(
         entries,
         key=lambda e: (score(wanted_terms, e.terms) if wanted_terms else 0.0,
-                       e.record.get("type") == "principle", _recency(e.record), e.id),
+                       e.record.get("type") == "principle", recency(e.record), e.id),
         reverse=True,
     )
     return [e.record for e in ranked]
@@ -128,11 +128,6 @@ def _within_budget(ranked: list[dict], budget: int) -> tuple[list[str], list[dic
     return blocks, []
 
 
-def _recency(record: dict) -> str:
-    meta = record.get("meta") if isinstance(record.get("meta"), dict) else {}
-    return str(meta.get("updated") or meta.get("created") or "")
-
-
 def _source_ids(value: object, type_: str) -> list[str]:
     if value is None:
         return []
@@ -191,7 +186,7 @@ def log(
         return records if changed else None
 
     report = store.update(path, change)
-    if report.snapshot is not None and not report.duplicates:
+    if report.snapshot is not None:
         report.snapshot._counts = outcome["counts"]
     return _log_result(path, draft, outcome, report, threshold)
 
