@@ -29,6 +29,8 @@ if __name__ == "__main__":
 # The banner path makes a blocking version check against the package index on every start.
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
+# Keep the client's log pane for what matters: our own messages and warnings.
+os.environ.setdefault("FASTMCP_LOG_LEVEL", "WARNING")
 
 import anyio  # noqa: E402  (installed with fastmcp)
 from fastmcp import Context, FastMCP  # noqa: E402
@@ -206,7 +208,10 @@ def main(argv: list[str] | None = None) -> None:
             f'["{Path(__file__).resolve()}", "--project", "${{workspaceFolder}}"]}}. Ctrl+C to stop.',
             file=sys.stderr,
         )
-    mcp.run(show_banner=False)
+    try:
+        mcp.run(show_banner=False)
+    except KeyboardInterrupt:  # Ctrl+C in a terminal: stop quietly, no traceback
+        sys.exit(130)
 
 
 if __name__ == "__main__":

@@ -185,7 +185,8 @@ def cmd_stats(root, args) -> int:
     if args.json:
         _dump(stats)
         return 0
-    print(f"{stats['file']}: {len(records)} records ({logs} logs, {principles} principles), "
+    print(f"{stats['file']}: {render.plural(len(records), 'record')} ({render.plural(logs, 'log')}, "
+          f"{render.plural(principles, 'principle')}), "
           f"{size:,} bytes, ~{stats['estimated_tokens']:,} tokens")
     if stats["compaction_required"]:
         print(colour(f"compaction required: {logs} logs, {stats['over_threshold']} past the threshold of "

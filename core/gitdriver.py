@@ -53,7 +53,7 @@ def readable_block(record: dict) -> str:
             lines += [f"  {k}: {v}" for k, v in value.items()]
             continue
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        lines.append(f"  {key}: " + str(shown).replace("\n", "\n    "))
+        lines.append(f"  {key}: {shown}".rstrip().replace("\n", "\n    "))
     return "\n".join(lines) + "\n"
 
 
