@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -100,6 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     except MemoryToolError as exc:
         print(f"sentinel-memory: {exc}", file=sys.stderr)
         return 3
+    except BrokenPipeError:  # output piped into `head` and the like: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _refuse_guarded(root) -> None:
