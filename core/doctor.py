@@ -66,20 +66,28 @@ def _memory_file(path: Path) -> list[tuple[str, str]]:
 def _git(root: Path) -> list[tuple[str, str]]:
     if gitdriver.git_dir(root) is None:
         return [(WARN, "not a git work tree: the memory is not shared until the project is in git")]
+    out = []
+    attributes = root / ".context" / ".gitattributes"
+    text = attributes.read_text(encoding="utf-8", errors="replace") if attributes.exists() else ""
+    if f"merge={gitdriver.DRIVER}" not in text or f"diff={gitdriver.DRIVER}" not in text:
+        out.append((WARN, f"{attributes} does not route the memory file to the drivers: run server.py init"))
     config = gitdriver.current_config(root)
-    driver = config.get(f"merge.{gitdriver.DRIVER}.driver")
-    if not driver:
-        return [(WARN, "git merge and diff drivers are not configured here: run server.py init (or let the server "
-                       "run once)")]
-    try:
-        words = shlex.split(driver)
-    except ValueError:
-        words = []
-    missing = [w for w in words[:2] if not Path(w).exists()]
-    if len(words) < 2 or missing:
-        return [(FAIL, f"the git merge driver points at {' '.join(missing) or driver!r}, which does not exist: "
-                       "run server.py init from the current install")]
-    return [(OK, f"git merge and diff drivers call {words[1]}")]
+    for key, what in ((f"merge.{gitdriver.DRIVER}.driver", "merge driver"), (f"diff.{gitdriver.DRIVER}.textconv", "diff textconv")):
+        command = config.get(key)
+        if not command:
+            out.append((WARN, f"the git {what} is not configured here: run server.py init (or let the server run once)"))
+            continue
+        try:
+            words = shlex.split(command)
+        except ValueError:
+            words = []
+        missing = [w for w in words[:2] if not Path(w).exists()]
+        if len(words) < 2 or missing:
+            out.append((FAIL, f"the git {what} points at {' '.join(missing) or command!r}, which does not exist: "
+                              "run server.py init from the current install"))
+        else:
+            out.append((OK, f"the git {what} calls {words[1]}"))
+    return out
 
 
 def _client(root: Path) -> list[tuple[str, str]]:

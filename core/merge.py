@@ -60,7 +60,8 @@ def _merge_one(b: Entry | None, o: Entry | None, t: Entry | None) -> Entry | Non
 def _merge_fields(b: dict, o: dict, t: dict, ours_newer: bool) -> dict:
     """Field by field: one-sided changes are taken; where both changed a field the newer side wins."""
     out = {}
-    for key in list(o) + [k for k in t if k not in o]:
+    # Keys in the base's order, then keys new on either side sorted: the same order either way round.
+    for key in [k for k in b if k in o or k in t] + sorted((o.keys() | t.keys()) - b.keys()):
         if key not in o or key not in t:
             bval, side = b.get(key), (o if key in o else t)
             if key in b and side[key] == bval:
