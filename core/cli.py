@@ -71,6 +71,8 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("init", help="prepare a project: client config, rules, .context/, git drivers")
     p.add_argument("--agents-md", action="store_true", help="also add a section to AGENTS.md")
+    p.add_argument("--client", action="append", choices=["cursor", "vscode", "claude", "codex", "windsurf"],
+                   help="client to configure (repeat for several; default: cursor)")
     sub.add_parser("doctor", help="check the install, the project, the memory file and the git wiring")
     p = sub.add_parser("merge-driver", help="git merge driver (git runs it with %%O %%A %%B %%P)")
     for name in ("base", "ours", "theirs"):
@@ -263,7 +265,7 @@ def cmd_scan(root, args) -> int:
 def cmd_init(root, args) -> int:
     from .setup import init
 
-    for line in init(root.path, agents_md=args.agents_md):
+    for line in init(root.path, agents_md=args.agents_md, clients=tuple(args.client or ["cursor"])):
         print(line)
     return 0
 

@@ -39,19 +39,17 @@ def _write_text(path: Path, text: str) -> None:
     atomic_write(path, text.encode("utf-8"))
 
 
-def cursor_config(root: Path) -> str:
-    """Add or refresh our server in .cursor/mcp.json, leaving every other server as it was."""
-    path = root / ".cursor" / "mcp.json"
+def _merge_json_server(path: Path, key: str, wanted: dict) -> str:
+    """Add or refresh our server under `key` in a client's JSON config, keeping every other server."""
     config: dict = {}
     if path.exists():
         try:
             config = json.loads(path.read_text(encoding="utf-8-sig") or "{}")
         except ValueError as exc:
             return f"left alone {path}: it is not valid JSON ({exc}); fix it and run init again"
-        if not isinstance(config, dict):
-            return f"left alone {path}: it is not a JSON object"
-    servers = config.setdefault("mcpServers", {})
-    wanted = server_entry(root)
+        if not isinstance(config, dict) or not isinstance(config.get(key, {}), dict):
+            return f"left alone {path}: it is not a JSON object with a {key!r} object"
+    servers = config.setdefault(key, {})
     if servers.get(SERVER_NAME) == wanted:
         return f"unchanged {path}"
     verb = "updated" if SERVER_NAME in servers else ("added to" if path.exists() else "created")
@@ -60,6 +58,46 @@ def cursor_config(root: Path) -> str:
     others = [name for name in servers if name != SERVER_NAME]
     kept = f" (kept {', '.join(others)})" if others else ""
     return f"{verb} {path}: server {SERVER_NAME!r}{kept}"
+
+
+def cursor_config(root: Path) -> str:
+    """.cursor/mcp.json: Cursor expands ${workspaceFolder} in args; cwd for clients that honour it."""
+    return _merge_json_server(root / ".cursor" / "mcp.json", "mcpServers", server_entry(root))
+
+
+def vscode_config(root: Path) -> str:
+    """.vscode/mcp.json: VS Code's format ("servers", "type": "stdio"), ${workspaceFolder} expanded."""
+    entry = {"type": "stdio", "command": sys.executable, "args": [str(SERVER_SCRIPT), "--project", "${workspaceFolder}"]}
+    return _merge_json_server(root / ".vscode" / "mcp.json", "servers", entry)
+
+
+def claude_config(root: Path) -> str:
+    """.mcp.json (Claude Code, project scope): it starts servers in the project, so no --project."""
+    entry = {"command": sys.executable, "args": [str(SERVER_SCRIPT)]}
+    return _merge_json_server(root / ".mcp.json", "mcpServers", entry)
+
+
+def codex_config(root: Path) -> str:
+    """.codex/config.toml (a trusted project): our table appended once, the rest left as it is."""
+    path = root / ".codex" / "config.toml"
+    current = path.read_text(encoding="utf-8") if path.exists() else ""
+    if f"[mcp_servers.{SERVER_NAME}]" in current:
+        return f"left alone {path}: it already has [mcp_servers.{SERVER_NAME}] (edit it by hand if it is stale)"
+    table = (f"[mcp_servers.{SERVER_NAME}]\ncommand = {json.dumps(sys.executable)}\n"
+             f"args = [{json.dumps(str(SERVER_SCRIPT))}, \"--project\", {json.dumps(str(root))}]\n")
+    _write_text(path, (current.rstrip("\n") + "\n\n" if current.strip() else "") + table)
+    return f"{'added to' if current else 'created'} {path}: [mcp_servers.{SERVER_NAME}]"
+
+
+def windsurf_config(root: Path) -> str:
+    """Windsurf's MCP config is global: print the entry instead of editing a file outside the project."""
+    entry = {"command": sys.executable, "args": [str(SERVER_SCRIPT), "--project", str(root)]}
+    return ("left alone ~/.codeium/windsurf/mcp_config.json (global): add under \"mcpServers\": "
+            f"{json.dumps({SERVER_NAME: entry}, ensure_ascii=False)}")
+
+
+CLIENTS = {"cursor": cursor_config, "vscode": vscode_config, "claude": claude_config,
+           "codex": codex_config, "windsurf": windsurf_config}
 
 
 def _section(text: str) -> str:
@@ -85,10 +123,10 @@ def merge_section(path: Path, text: str) -> str:
     return f"appended our section to {path} (your text kept)"
 
 
-def init(root: Path, agents_md: bool = False) -> list[str]:
-    """Prepare the project; returns one line per thing done or left alone."""
+def init(root: Path, agents_md: bool = False, clients: tuple[str, ...] = ("cursor",)) -> list[str]:
+    """Prepare the project for the given clients; returns one line per thing done or left alone."""
     root = Path(root).resolve()
-    report = [cursor_config(root)]
+    report = [CLIENTS[name](root) for name in dict.fromkeys(clients)]
     rules = (INSTALL_DIR / ".cursorrules").read_text(encoding="utf-8")
     report.append(merge_section(root / ".cursorrules", rules))
     if agents_md:
