@@ -55,7 +55,8 @@ _VALUE_GROUPS = ("dq", "sq", "bare")
 
 # The end of a key name that means its value is a secret (DB_PASSWORD, apiKey, client_secret...).
 _SECRET_KEYWORD = (
-    r"(?i:pass(?:word|wd|phrase)|pwd|secret|token|api[_\-]?key|x-api-key"
+    r"(?i:pass(?:word|wd|phrase)|(?:(?<=[_\-])|(?<![A-Za-z]))pass(?![A-Za-z])|pwd|secret|token"
+    r"|api[_\-]?key|x-api-key"
     r"|(?:private|secret|access|signing|encryption|master|account|storage|auth|app)[_\-]?key"
     r"|credentials?)"
     r"|비밀번호|패스워드|토큰|시크릿|암호"
@@ -262,6 +263,10 @@ RULES: tuple[Rule, ...] = (
     # curl -u user:password, --user user:password
     Rule("basic_auth_flag", re.compile(
         r"(?<![\w\-])(?:-u|--user)[ \t]+[\"']?[^\s:\"'@]+:(?P<value>[^\s\"']+)"), False, ("value",)),
+    # mysql -u root -pS3cret (the password glued to -p; a bare -p prompts and stays).
+    Rule("mysql_password_flag", re.compile(
+        r"(?<![\w\-])(?:mysql|mysqldump|mysqladmin|mariadb)(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p(?P<value>[^\s\"']+)"),
+        False, ("value",)),
     # --password hunter2, --api-key abc (the "--password=..." form is a keyword assignment).
     Rule("cli_flag", re.compile(
         r"(?<![\w\-])--?(?i:(?:[a-z0-9]+-){0,3}(?:password|passwd|token|secret|api-key|apikey))"

@@ -493,3 +493,19 @@ def test_rules_hit_names_the_rules_and_never_the_values():
 def test_only_the_sentence_punctuation_after_a_value_stays():
     """A full stop that ends the sentence is not part of the value."""
     assert redact("The password is Tr0ub4dor&3.") == (f"The password is {REDACTED}.", 1)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("DB_PASS=" + "Gw5Hq" + "XDgLVXZ", "DB_PASS=[REDACTED]"),
+        ("SMTP_PASS: '" + "x8Yq" + "2kLm'", "SMTP_PASS: '[REDACTED]'"),
+        ("mysql -u root -p" + "ZFv1ni" + "UK8iO5 shop", "mysql -u root -p[REDACTED] shop"),
+        ("mysql -u root -p shop", "mysql -u root -p shop"),
+        ("bypass=cache_only", "bypass=cache_only"),
+        ("compass: north", "compass: north"),
+    ],
+)
+def test_short_pass_keys_and_glued_mysql_passwords(text, expected):
+    """*_PASS keys and mysql's -pPASSWORD are secrets; words that merely end in "pass" are not."""
+    assert redact(text)[0] == expected
