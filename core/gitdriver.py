@@ -57,6 +57,32 @@ def readable_block(record: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def index_stages(path: Path) -> tuple[bytes, bytes, bytes] | None:
+    """(base, ours, theirs) of a file git is merging right now (`git ls-files -u` stages 1-3),
+    or None when no merge of it is in progress. A missing base (both sides added) is empty."""
+    path = Path(path)
+    try:
+        listing = subprocess.run(["git", "-C", str(path.parent), "ls-files", "-u", "-z", "--", path.name],
+                                 capture_output=True, timeout=10)
+        if listing.returncode != 0 or not listing.stdout:
+            return None
+        blobs = {}
+        for item in listing.stdout.split(b"\0"):
+            if item:
+                _mode, sha, stage = item.split(b"\t", 1)[0].split()
+                blobs[int(stage)] = sha.decode()
+        if 2 not in blobs or 3 not in blobs:
+            return None
+        def blob(stage: int) -> bytes:
+            if stage not in blobs:
+                return b""
+            return subprocess.run(["git", "-C", str(path.parent), "cat-file", "blob", blobs[stage]],
+                                  capture_output=True, check=True, timeout=10).stdout
+        return blob(1), blob(2), blob(3)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None
+
+
 def _quote(arg: str) -> str:
     """Quote one word for the shell git runs drivers with (sh, also on Git for Windows)."""
     arg = arg.replace("\\", "/") if os.name == "nt" else arg

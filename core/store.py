@@ -93,8 +93,25 @@ def read(path: Path) -> Snapshot:
     if cached is not None and cached[0] == data:
         return cached[1]
     snap = parse(data)
+    if snap.conflict_regions and not snap.conflict_base:
+        _merge_from_index(Path(path), snap)
     _last[key] = (data, snap)
     return snap
+
+
+def _merge_from_index(path: Path, snap: Snapshot) -> None:
+    """Two-way markers cannot tell a deletion from an addition, but while git is still merging
+    the file its index holds the base, ours and theirs: merge those exactly instead."""
+    from .gitdriver import index_stages  # only here: reads of clean files never run git
+
+    stages = index_stages(path)
+    if stages is None:
+        return
+    base, ours, theirs = (parse(blob) for blob in stages)
+    if any(side.unreadable or side.conflict_regions for side in (base, ours, theirs)):
+        return
+    snap.records = merge_three_way(base.records, ours.records, theirs.records)
+    snap.conflict_base = True
 
 
 def parse(data: bytes) -> Snapshot:
