@@ -277,8 +277,31 @@ def compact(path: Path, target_topic: str | None = None, compact_threshold: obje
         out.append("Similar topics you may merge into one principle (merge only what is truly one subject; "
                    "pass the ids of every merged group in source_ids):\n"
                    + "\n".join(f"- {', '.join(c)}" for c in clusters))
+    budget, used = search_budget(), sum(render.estimate_tokens(x) for x in out)
+    not_shown: list[tuple[str, int]] = []
+    shown = 0
     for topic, members in groups.items():
-        out.append(_group_block(topic, members))
+        block = _group_block(topic, members)
+        cost = render.estimate_tokens(block)
+        if not_shown or (budget and used + cost > budget):
+            if not shown:
+                # The very first topic alone is over the budget: offer as many of its records as fit.
+                shown = 1
+                kept = _fitting(topic, members, budget - used)
+                out.append(_group_block(topic, members[:kept]))
+                members = members[kept:]
+            not_shown.append((topic, len(members)))
+            continue
+        out.append(block)
+        used += cost
+        shown += 1
+    if not_shown:
+        listed = ", ".join(f"{t} ({n})" for t, n in not_shown[:20]) + (" ..." if len(not_shown) > 20 else "")
+        out.append(
+            f"NOT SHOWN, to stay within about {budget:,} tokens (setting {BUDGET_ENV}): "
+            f"{render.plural(sum(n for _, n in not_shown), 'record')} of {render.plural(len(not_shown), 'topic')}: "
+            f"{listed}. Save the principles above first, then call compact_memory again (or with target_topic=...)."
+        )
     out.append(
         "How to finish: for each topic above (or merged group), summarise its lessons into one sentence that keeps "
         "every rule, merge its ask_next_time questions (at most 512 bytes), and make the call shown. Saving the "
@@ -309,6 +332,16 @@ def _group_block(topic: str, members: list[dict]) -> str:
     else:
         lines.append("  Nothing to compact here: a single principle.")
     return "\n".join(lines)
+
+
+def _fitting(topic: str, members: list[dict], room: int) -> int:
+    """How many of a topic's first records fit in `room` estimated tokens (at least one)."""
+    kept = 1
+    while kept < len(members) and render.estimate_tokens(_group_block(topic, members[: kept * 2])) <= room:
+        kept *= 2
+    while kept < len(members) and render.estimate_tokens(_group_block(topic, members[: kept + 1])) <= room:
+        kept += 1
+    return kept
 
 
 def _quote(text: str) -> str:

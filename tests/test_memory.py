@@ -156,3 +156,17 @@ def test_over_the_budget_search_keeps_principles_and_the_most_relevant_and_count
     assert f"LEFT OUT: {42 - shown} less relevant records" in out and "topic=<one of:" in out
     monkeypatch.setenv("SENTINEL_MEMORY_SEARCH_TOKENS", "0")
     assert "LEFT OUT" not in search(path, "세율") and search(path, "").count("\n#") == 42
+
+
+def test_compact_over_the_budget_offers_what_fits_and_names_the_rest(path, monkeypatch):
+    """A memory too big for one answer: compact shows whole topics that fit and lists the others."""
+    for i in range(30):
+        log(path, f"topic{i % 3}", f"missing context {i}", f"a lesson long enough to cost some tokens {i}")
+    monkeypatch.setenv("SENTINEL_MEMORY_SEARCH_TOKENS", "400")
+    out = compact(path)
+    assert "NOT SHOWN" in out and 'Topic "topic0"' in out and "topic2 (10)" in out
+    monkeypatch.setenv("SENTINEL_MEMORY_SEARCH_TOKENS", "150")
+    out = compact(path)
+    first = out.split('Topic "topic0"', 1)[1].split("Next:", 1)
+    shown_ids = first[1].split("source_ids=[", 1)[1].split("]", 1)[0].count('"') // 2
+    assert 1 <= shown_ids < 10 and f"topic0 ({10 - shown_ids})" in out
