@@ -13,8 +13,8 @@ from pathlib import Path
 from . import render, store
 from .compaction import group_by_topic, similar_groups
 from .errors import InvalidInput
-from .records import NOTHING_SAVED, Entry, normalize, prepare, recency, utc_now
-from .relevance import score, terms
+from .records import NOTHING_SAVED, Entry, normalize, prepare, utc_now
+from .relevance import Ranking, terms
 
 DEFAULT_THRESHOLD = 50
 DEFAULT_BUDGET = 20_000
@@ -52,15 +52,19 @@ def find(snap: store.Snapshot, query: str = "", topic: str | None = None) -> lis
     """The records with exactly this topic (all when None), most relevant to query first, then
     principles, then newest. Nothing is dropped for a low score."""
     wanted = _topic(topic)
-    entries = [e for e in snap.records.values() if wanted is None or e.record.get("topic") == wanted]
-    wanted_terms = terms(query or "")
-    ranked = sorted(
-        entries,
-        key=lambda e: (score(wanted_terms, e.terms) if wanted_terms else 0.0,
-                       e.record.get("type") == "principle", recency(e.record), e.id),
-        reverse=True,
-    )
-    return [e.record for e in ranked]
+    ranked = _ranking(snap).rank(terms(query or ""))
+    return [e.record for e in ranked if wanted is None or e.record.get("topic") == wanted]
+
+
+_last_ranking: tuple[store.Snapshot, Ranking] | None = None
+
+
+def _ranking(snap: store.Snapshot) -> Ranking:
+    """The search index of this snapshot, rebuilt only when the snapshot changed."""
+    global _last_ranking
+    if _last_ranking is None or _last_ranking[0] is not snap:
+        _last_ranking = (snap, Ranking(snap.records.values()))
+    return _last_ranking[1]
 
 
 def search(path: Path, query: str = "", topic: str | None = None) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 GAP_QUESTIONS = (
     "What are the key constraints of this module (business rules, invariants, things that must not change)?",
     "Which external libraries, services or versions does it depend on, and are there version requirements?",
@@ -82,10 +84,8 @@ def estimate_tokens(text: str) -> int:
 
 
 def left_out_notice(left_out: list[dict], budget: int, filtered: bool) -> str:
-    topics: dict[str, int] = {}
-    for r in left_out:
-        topics[str(r.get("topic"))] = topics.get(str(r.get("topic")), 0) + 1
-    busiest = ", ".join(f"{t} ({n})" for t, n in sorted(topics.items(), key=lambda kv: -kv[1])[:10])
+    topics = Counter(r.get("topic") for r in left_out)
+    busiest = ", ".join(f"{t} ({n})" for t, n in topics.most_common(10))
     see = "" if filtered else f"search_memory with topic=<one of: {busiest}>, "
     return (
         f"LEFT OUT: {plural(len(left_out), 'less relevant record')} to keep this answer within about "

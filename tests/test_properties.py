@@ -100,3 +100,29 @@ def test_a_deletion_never_beats_a_change(base, theirs):
             assert merged[rid].record == entry.record
         else:
             assert rid not in merged
+
+
+@SETTINGS
+@given(st.lists(record_args, min_size=1, max_size=12), st.text(max_size=20))
+def test_search_order_is_a_permutation_with_scores_not_increasing(batch, query):
+    """find() returns every record exactly once, the ones sharing more query terms first."""
+    from core.memory import find
+    from core.relevance import record_terms, terms
+
+    path = fresh_path()
+    for args in batch:
+        try:
+            log(path, **args)
+        except InvalidInput:
+            pass
+    snap = read(path)
+    ranked = find(snap, query)
+    assert sorted(r["id"] for r in ranked) == sorted(snap.records)
+    wanted = terms(query)
+
+    def score(record):
+        topic, body = record_terms(record)
+        return sum(3 if t in topic else 1 for t in wanted if t in topic or t in body)
+
+    scores = [score(r) for r in ranked]
+    assert scores == sorted(scores, reverse=True)
