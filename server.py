@@ -22,8 +22,9 @@ from urllib.parse import unquote, urlparse
 if __name__ == "__main__":
     from core.cli import main as cli_main, names_a_command
 
-    if names_a_command(sys.argv[1:]):
-        # A command for people or git: answer without importing FastMCP (git drivers must start fast).
+    if names_a_command(sys.argv[1:]) or sys.argv[1:] in (["-h"], ["--help"]):
+        # A command for people or git, or the help that lists them: answer without importing
+        # FastMCP (git drivers must start fast).
         sys.exit(cli_main(sys.argv[1:]))
 
 # The banner path makes a blocking version check against the package index on every start.

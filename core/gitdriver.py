@@ -91,7 +91,8 @@ def _quote(arg: str) -> str:
 
 def driver_commands(python: str, script: str) -> dict[str, str]:
     """The local git config entries that wire the drivers to this install."""
-    run = f"{_quote(python)} {_quote(script)}"
+    # abspath, not resolve: a venv's python is a symlink that must not be followed out of the venv.
+    run = f"{_quote(os.path.abspath(python))} {_quote(os.path.abspath(script))}"
     return {
         f"merge.{DRIVER}.name": "Sentinel-Memory id-aware merge of .context/memory_log.jsonl",
         f"merge.{DRIVER}.driver": f"{run} merge-driver %O %A %B %P",

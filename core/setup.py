@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -14,6 +15,8 @@ RULES_BEGIN = "<!-- sentinel-memory:begin -->"
 RULES_END = "<!-- sentinel-memory:end -->"
 INSTALL_DIR = Path(__file__).resolve().parents[1]
 SERVER_SCRIPT = INSTALL_DIR / "server.py"
+# abspath, not resolve: a venv's python is a symlink that must not be followed out of the venv.
+PYTHON = os.path.abspath(sys.executable)
 
 AGENTS_SECTION = """\
 ## Project memory (Sentinel-Memory)
@@ -28,7 +31,7 @@ principle per topic with `log_memory(type="principle", source_ids=[...])`.
 
 def server_entry(root: Path) -> dict:
     return {
-        "command": sys.executable,
+        "command": PYTHON,
         "args": [str(SERVER_SCRIPT), "--project", "${workspaceFolder}"],
         "cwd": str(root),
     }
@@ -67,13 +70,13 @@ def cursor_config(root: Path) -> str:
 
 def vscode_config(root: Path) -> str:
     """.vscode/mcp.json: VS Code's format ("servers", "type": "stdio"), ${workspaceFolder} expanded."""
-    entry = {"type": "stdio", "command": sys.executable, "args": [str(SERVER_SCRIPT), "--project", "${workspaceFolder}"]}
+    entry = {"type": "stdio", "command": PYTHON, "args": [str(SERVER_SCRIPT), "--project", "${workspaceFolder}"]}
     return _merge_json_server(root / ".vscode" / "mcp.json", "servers", entry)
 
 
 def claude_config(root: Path) -> str:
     """.mcp.json (Claude Code, project scope): it starts servers in the project, so no --project."""
-    entry = {"command": sys.executable, "args": [str(SERVER_SCRIPT)]}
+    entry = {"command": PYTHON, "args": [str(SERVER_SCRIPT)]}
     return _merge_json_server(root / ".mcp.json", "mcpServers", entry)
 
 
@@ -83,7 +86,7 @@ def codex_config(root: Path) -> str:
     current = path.read_text(encoding="utf-8") if path.exists() else ""
     if f"[mcp_servers.{SERVER_NAME}]" in current:
         return f"left alone {path}: it already has [mcp_servers.{SERVER_NAME}] (edit it by hand if it is stale)"
-    table = (f"[mcp_servers.{SERVER_NAME}]\ncommand = {json.dumps(sys.executable)}\n"
+    table = (f"[mcp_servers.{SERVER_NAME}]\ncommand = {json.dumps(PYTHON)}\n"
              f"args = [{json.dumps(str(SERVER_SCRIPT))}, \"--project\", {json.dumps(str(root))}]\n")
     _write_text(path, (current.rstrip("\n") + "\n\n" if current.strip() else "") + table)
     return f"{'added to' if current else 'created'} {path}: [mcp_servers.{SERVER_NAME}]"
@@ -91,7 +94,7 @@ def codex_config(root: Path) -> str:
 
 def windsurf_config(root: Path) -> str:
     """Windsurf's MCP config is global: print the entry instead of editing a file outside the project."""
-    entry = {"command": sys.executable, "args": [str(SERVER_SCRIPT), "--project", str(root)]}
+    entry = {"command": PYTHON, "args": [str(SERVER_SCRIPT), "--project", str(root)]}
     return ("left alone ~/.codeium/windsurf/mcp_config.json (global): add under \"mcpServers\": "
             f"{json.dumps({SERVER_NAME: entry}, ensure_ascii=False)}")
 
@@ -139,7 +142,7 @@ def init(root: Path, agents_md: bool = False, clients: tuple[str, ...] = ("curso
     if gitdriver.git_dir(root) is None:
         report.append("skipped git drivers: not a git work tree (run init again after git init)")
     else:
-        changed = gitdriver.configure(root, sys.executable, str(SERVER_SCRIPT))
+        changed = gitdriver.configure(root, PYTHON, str(SERVER_SCRIPT))
         report.append(
             f"configured git merge and diff drivers in the local git config ({', '.join(changed)})"
             if changed else "unchanged git merge and diff drivers (already point at this install)"
