@@ -10,7 +10,6 @@ import argparse
 import json
 import os
 import sys
-from pathlib import Path
 
 from . import gitdriver, render
 from .errors import InvalidInput, MemoryToolError, ProjectRootError

@@ -7,7 +7,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from filelock import FileLock
 
 from core import memory_path
 from core.errors import LockTimeout, StorageError
