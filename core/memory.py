@@ -36,7 +36,7 @@ def _read_notes(snap: store.Snapshot) -> list[str]:
             f"{'it' if len(snap.unreadable) == 1 else 'them'} to .context/{store.QUARANTINE_FILE} (nothing is lost)."
         )
     if snap.conflict_regions:
-        how = "exactly, using the base section" if snap.conflict_base else "keeping every record of both sides"
+        how = "exactly, three-way from the common base" if snap.conflict_base else "keeping every record of both sides"
         notes.append(
             f"Note: the file has {render.plural(snap.conflict_regions, 'git conflict region')}; they were merged {how}. "
             "The next write stores the merged file and keeps a copy of the conflicted one."
