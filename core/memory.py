@@ -17,7 +17,10 @@ from .records import NOTHING_SAVED, Entry, normalize, prepare, utc_now
 from .relevance import Ranking, terms
 
 DEFAULT_THRESHOLD = 50
-DEFAULT_BUDGET = 20_000
+# About 15,000 estimated tokens: on mixed Korean/English text the estimate runs ~20-30% under
+# cl100k's count, so real answers stay near 20,000 tokens, under the 25,000 that clients cap.
+DEFAULT_BUDGET = 15_000
+NOTICE_ALLOWANCE = 200  # the left-out and compact-required notices
 BUDGET_ENV = "SENTINEL_MEMORY_SEARCH_TOKENS"
 
 
@@ -93,12 +96,14 @@ def search(path: Path, query: str = "", topic: str | None = None) -> str:
             f"File: {path}\n{render.DATA_NOT_INSTRUCTIONS}")
     tail = list(notes)
     budget = search_budget()
-    blocks, used = [], 0
+    # The header, the notes and the notices that may follow count against the budget too.
+    overhead = render.estimate_tokens(head + "".join(notes)) + NOTICE_ALLOWANCE
+    blocks, used = [], overhead
     for number, record in enumerate(ranked, 1):
         block = render.record_block(number, record)
         used += render.estimate_tokens(block)
         if budget and used > budget:
-            blocks, left_out = _within_budget(ranked, budget)
+            blocks, left_out = _within_budget(ranked, budget - overhead)
             tail.insert(0, render.left_out_notice(left_out, budget, bool(wanted)))
             break
         blocks.append(block)
@@ -109,8 +114,7 @@ def search(path: Path, query: str = "", topic: str | None = None) -> str:
 
 
 def search_budget() -> int:
-    """The most tokens (estimated) search_memory returns; 0 means no limit. Default 20,000: well
-    under the 25,000-token tool-result limit of common clients."""
+    """The most tokens (estimated) search_memory and compact_memory return; 0 means no limit."""
     raw = os.environ.get(BUDGET_ENV, "").strip()
     try:
         return max(0, int(raw)) if raw else DEFAULT_BUDGET

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from .gcpause import paused
 from .records import recency
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -44,26 +45,30 @@ class Ranking:
     newest, then id; every entry is returned."""
 
     def __init__(self, entries) -> None:
-        self.static = sorted(
-            entries, key=lambda e: (e.record.get("type") == "principle", recency(e.record), e.id), reverse=True
-        )
-        self.position = {e: i for i, e in enumerate(self.static)}
-        self.postings: dict[str, list] = {}
-        for entry in self.static:
-            topic, body = entry.terms
-            for term in topic:
-                self.postings.setdefault(term, []).append((entry, TOPIC_WEIGHT))
-            for term in body - topic:
-                self.postings.setdefault(term, []).append((entry, 1.0))
+        with paused():  # see gcpause: the collector tripled this at 10,000 records
+            self.static = sorted(
+                entries, key=lambda e: (e.record.get("type") == "principle", recency(e.record), e.id), reverse=True
+            )
+            # term -> positions in self.static (plain ints: cheap to store, nothing for the GC to track)
+            self.topic_postings: dict[str, list[int]] = {}
+            self.body_postings: dict[str, list[int]] = {}
+            for position, entry in enumerate(self.static):
+                topic, body = entry.terms
+                for term in topic:
+                    self.topic_postings.setdefault(term, []).append(position)
+                for term in body - topic:
+                    self.body_postings.setdefault(term, []).append(position)
 
     def rank(self, query_terms: set[str]) -> list:
-        scores: dict = {}
+        scores: dict[int, float] = {}
         for term in query_terms:
-            for entry, weight in self.postings.get(term, ()):
-                scores[entry] = scores.get(entry, 0.0) + weight
+            for postings, weight in ((self.topic_postings, TOPIC_WEIGHT), (self.body_postings, 1.0)):
+                for position in postings.get(term, ()):
+                    scores[position] = scores.get(position, 0.0) + weight
         if not scores:
             return list(self.static)
-        # One number per entry: a higher score first, then the static order (position < len).
-        size, position = len(self.static), self.position
-        scored = sorted(scores, key=lambda e: position[e] - scores[e] * size)
-        return scored + [e for e in self.static if e not in scores]
+        # One number per entry: a higher score first, then the static order (position < size).
+        size = len(self.static)
+        scored = sorted(scores, key=lambda p: p - scores[p] * size)
+        static = self.static
+        return [static[p] for p in scored] + [e for p, e in enumerate(static) if p not in scores]

@@ -20,6 +20,7 @@ from typing import Callable
 from filelock import FileLock, Timeout
 
 from .errors import LockTimeout, StorageError
+from .gcpause import paused
 from .merge import Records, keep_newest, merge_three_way, merge_two_way
 from .records import Entry, parse_line
 
@@ -92,7 +93,8 @@ def read(path: Path) -> Snapshot:
     cached = _last.get(key)
     if cached is not None and cached[0] == data:
         return cached[1]
-    snap = parse(data)
+    with paused():
+        snap = parse(data)
     if snap.conflict_regions and not snap.conflict_base:
         _merge_from_index(Path(path), snap)
     _last[key] = (data, snap)

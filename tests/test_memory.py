@@ -149,7 +149,7 @@ def test_over_the_budget_search_keeps_principles_and_the_most_relevant_and_count
         log(path, f"topic{i % 4}", f"missing context {i}", f"an ordinary lesson about module {i}")
     target = saved_id(log(path, "payment", "VAT differs by country", "check the 세율 table"))
     principle = saved_id(log(path, "style", "", "prefer small modules", type="principle"))
-    monkeypatch.setenv("SENTINEL_MEMORY_SEARCH_TOKENS", "300")
+    monkeypatch.setenv("SENTINEL_MEMORY_SEARCH_TOKENS", "700")
     out = search(path, "세율 VAT")
     assert out.index(principle) < out.index(target)
     shown = out.count("\n#")
