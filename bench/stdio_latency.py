@@ -1,12 +1,14 @@
 """Start-up and per-call latency of `python server.py` over real stdio, driven by the official `mcp`
 SDK client (as Cursor would drive it). Prints one table of figures; asserts nothing.
+The full benchmark (stdio and in-process, concurrency, git drivers, the reference server, tokens,
+targets) is bench/benchmark.py, which imports its helpers (fill, params, time_calls, ...) from here.
 
     /tmp/venv/bin/python bench/stdio_latency.py [--sizes 50,1000] [--calls 30] [--spawns 7]
 
 (a) spawn -> first tools/list answer (process start, initialize, tools/list), beside `python -c pass`,
     `python -c "import fastmcp"` (lazy) and `from fastmcp import FastMCP, Context` for scale. Each spawn gets a fresh empty project.
 (b) per tool call, at each memory size N (records pre-filled straight into the temp project's
-    .context/memory_log.jsonl through core.records, exactly as log_memory would store them):
+    .context/memory_log.jsonl through core.records and core.store, exactly as log_memory would store them):
       search_memory      a query against N records
       compact_memory     all topics (read-only)
       log_memory new     a new record each call (the file grows N, N+1, ...)
@@ -37,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from core.records import Entry, prepare, utc_now  # noqa: E402
-from core.store import memory_path, prepare_context_dir  # noqa: E402
+from core.store import Snapshot, atomic_write, memory_path, prepare_context_dir  # noqa: E402
 
 SERVER = ROOT / "server.py"
 # The servers' stderr (fastmcp's start-up INFO line, any logged failure) goes here, not to the table.
@@ -60,11 +62,15 @@ def pct(values: list[float], q: float) -> float:
     return ordered[int(rank) - 1]
 
 
-def fill(project: Path, count: int) -> None:
-    """Write `count` valid log records (Korean and English text mixed) as the server would store them."""
+_GENERATED: list[Entry] = []
+
+
+def generate(count: int) -> list[Entry]:
+    """The first `count` bench records (Korean and English text mixed), as the server would store
+    them: prepare() (normalise, redact, limits, id) and Entry.of(). Generated once and cached, so
+    every size shares a prefix of one list."""
     created = utc_now()
-    entries = {}
-    for i in range(count):
+    for i in range(len(_GENERATED), count):
         topic = TOPICS[i % len(TOPICS)]
         if i % 3 == 0:
             missing = f"결제 모듈 {i}번 작업: 환불 API는 멱등 키가 필요하다는 점이 지시에 없었음"
@@ -75,11 +81,18 @@ def fill(project: Path, count: int) -> None:
             lesson = f"For {topic} change {i}, stream long responses and keep each request under 25 s; test against staging"
             ask = f"Which environment should {topic} change {i} be verified in?"
         draft = prepare(topic, missing, lesson, ask, "log")
-        record = {"id": draft.id, **draft.fields(), "meta": {"created": created}}
-        entries[draft.id] = Entry.of(record)
+        _GENERATED.append(Entry.of({"id": draft.id, **draft.fields(), "meta": {"created": created}}))
+    return _GENERATED[:count]
+
+
+def fill(project: Path, count: int) -> Path:
+    """Write `count` valid log records straight into the project's memory file (no tool calls):
+    Snapshot(records=...).text() through atomic_write, byte for byte what log_memory would write."""
+    records = {e.id: e for e in generate(count)}
     path = memory_path(project)
     prepare_context_dir(path.parent)
-    path.write_bytes(b"".join(entries[rid].data for rid in sorted(entries)))
+    atomic_write(path, Snapshot(records=records).text())
+    return path
 
 
 def new_project() -> Path:

@@ -1,0 +1,672 @@
+"""Sentinel-Memory benchmark: one command, one table, the targets checked as ratios of one run.
+
+    /tmp/venv/bin/python bench/benchmark.py            # full run (about 5-8 minutes on 2 cores)
+    /tmp/venv/bin/python bench/benchmark.py --quick    # fast subset (about a minute)
+    options: --sizes 50,1000,10000,50000 --calls 30 --big-calls 10 --spawns 7 --procs 2,4,8
+             --per-proc 50 --driver-size 10000 --driver-runs 5 --node-dir /tmp/sm-bench-node
+             --no-reference --profile
+
+Sections of the table (times in ms; "n" is how many samples the median and p95 come from):
+  A  spawn -> first tools/list answer: `python -c pass`, a bare server on the `mcp` SDK's low-level
+     API (bench/bare_lowlevel_server.py, one tool), `python server.py`, the Node reference server.
+  B  per call over stdio (official `mcp` client) at each size: log_memory new / upsert,
+     search_memory, compact_memory; the reference server's create_entities / add_observations /
+     read_graph / search_nodes at the same sizes (its file pre-filled in its own JSONL format).
+  C  the same operations in-process on core, beside the raw floor: the same bytes written to a temp
+     file with fsync and os.replace; "x floor" is the ratio that matters.
+  D  K concurrent real stdio server processes on one file, each logging N distinct records:
+     throughput and records lost (counted in the file afterwards), ours and the reference's.
+  E  `server.py merge-driver` and `server.py textconv` on a 10,000-record file, process start to exit.
+  F  cl100k_base tokens of search_memory's output for 50 records beside the raw JSONL of the same
+     records (tiktoken, with the cl100k_base ranks that the npm package js-tiktoken ships: offline).
+  T  the targets, each as a ratio measured in this run, MET or MISSED.
+
+Files are pre-filled by writing lines directly (bench/stdio_latency.py: prepare + Entry.of +
+Snapshot(records=...).text() + atomic_write), never through tool calls. The Node packages are
+installed with npm into --node-dir (default /tmp/sm-bench-node, outside the repo) when missing.
+Everything temporary lives under the system temp directory and is deleted afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+from stdio_latency import (  # noqa: E402  (also puts the repo root on sys.path)
+    ROOT, SERVER, SERVER_LOG, child_env, fill, generate, new_project, params, pct, time_calls,
+)
+
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+
+import core  # noqa: E402
+from core import render, store  # noqa: E402
+from core.memory import search_budget  # noqa: E402
+from core.records import Entry, utc_now  # noqa: E402
+
+BARE = BENCH / "bare_lowlevel_server.py"
+NODE_PACKAGES = {"@modelcontextprotocol/server-memory": "2026.8.31", "js-tiktoken": "1.0.21"}
+REF_ENTRY = Path("node_modules/@modelcontextprotocol/server-memory/dist/index.js")
+RANKS = Path("node_modules/js-tiktoken/dist/ranks/cl100k_base.js")
+QUERY = "결제 환불 멱등 payment retry"
+
+
+# ---------------------------------------------------------------------------------------- table
+
+class Table:
+    """One table: section lines, timing rows (median / p95 in ms) and figure rows."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def section(self, title: str) -> None:
+        self.lines.append(f"{title}")
+
+    def timing(self, label: str, values: list[float], note: str = "") -> None:
+        if not values:
+            self.lines.append(f"  {label:<62}{'-':>5}{'-':>11}{'-':>10}  {note}")
+            return
+        self.lines.append(f"  {label:<62}{len(values):>5}{statistics.median(values) * 1000:>11.1f}"
+                          f"{pct(values, 95) * 1000:>10.1f}  {note}")
+
+    def figure(self, label: str, value: str, note: str = "") -> None:
+        self.lines.append(f"  {label:<62}{'':>5}{value:>21}  {note}")
+
+    def text(self, title: str) -> str:
+        head = f"  {'measure':<62}{'n':>5}{'median ms':>11}{'p95 ms':>10}  notes"
+        rule = "-" * 122
+        return "\n".join([title, rule, head, rule, *self.lines, rule])
+
+
+def med(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}x" if b and b == b and a == a else "n/a"
+
+
+# ------------------------------------------------------------------------------- node and tokens
+
+def ensure_node(node_dir: Path) -> bool:
+    """Install the reference server and js-tiktoken into node_dir (outside the repo) if missing."""
+    if (node_dir / REF_ENTRY).exists() and (node_dir / RANKS).exists():
+        return True
+    if shutil.which("npm") is None:
+        return False
+    node_dir.mkdir(parents=True, exist_ok=True)
+    if not (node_dir / "package.json").exists():
+        (node_dir / "package.json").write_text('{"private": true}\n')
+    specs = [f"{name}@{version}" for name, version in NODE_PACKAGES.items()]
+    result = subprocess.run(["npm", "install", "--no-audit", "--no-fund", *specs], cwd=node_dir,
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        print(f"npm install failed:\n{result.stderr[-2000:]}", file=sys.stderr)
+    return (node_dir / REF_ENTRY).exists()
+
+
+class Tokens:
+    """cl100k_base token counts offline: tiktoken's BPE core with the mergeable ranks that the npm
+    package js-tiktoken ships (tiktoken itself would download them from the internet). Falls back
+    to js-tiktoken under node when the Python package is missing."""
+
+    def __init__(self, node_dir: Path) -> None:
+        self.node_dir = node_dir
+        self.how = "unavailable"
+        self.encoding = None
+        ranks_file = node_dir / RANKS
+        if not ranks_file.exists():
+            return
+        try:
+            import tiktoken
+        except ImportError:
+            if shutil.which("node"):
+                self.how = f"js-tiktoken {NODE_PACKAGES['js-tiktoken']} under node (cl100k_base)"
+            return
+        src = ranks_file.read_text(encoding="utf-8")
+        data = json.loads(src[src.index("{"):src.rindex("}") + 1])
+        ranks: dict[bytes, int] = {}
+        for line in data["bpe_ranks"].split("\n"):
+            if line:
+                _, offset, *tokens = line.split(" ")
+                for i, token in enumerate(tokens):
+                    ranks[base64.b64decode(token)] = int(offset) + i
+        try:  # tiktoken's own pattern and special tokens; only the ranks come from the npm package
+            from tiktoken_ext.openai_public import CL100K_PATTERN as pattern
+        except ImportError:
+            pattern = data["pat_str"]
+        self.encoding = tiktoken.Encoding(name="cl100k_base", pat_str=pattern, mergeable_ranks=ranks,
+                                          special_tokens=data["special_tokens"])
+        assert self.encoding.encode("hello world") == [15339, 1917], "cl100k_base ranks look wrong"
+        self.how = (f"tiktoken {tiktoken.__version__} + cl100k_base ranks from npm js-tiktoken "
+                    f"{NODE_PACKAGES['js-tiktoken']}")
+
+    def count(self, text: str) -> int | None:
+        if self.encoding is not None:
+            return len(self.encoding.encode(text, disallowed_special=()))
+        if self.how.startswith("js-tiktoken"):
+            script = ("const {getEncoding}=require('js-tiktoken');let s='';process.stdin.on('data',d=>s+=d);"
+                      "process.stdin.on('end',()=>console.log(getEncoding('cl100k_base').encode(s).length))")
+            out = subprocess.run(["node", "-e", script], input=text, capture_output=True, text=True,
+                                 cwd=self.node_dir, check=True)
+            return int(out.stdout.strip())
+        return None
+
+
+# --------------------------------------------------------------------------------- reference server
+
+def ref_params(node_dir: Path, memory_file: Path) -> StdioServerParameters:
+    env = dict(os.environ, MEMORY_FILE_PATH=str(memory_file))
+    return StdioServerParameters(command="node", args=[str(node_dir / REF_ENTRY)], env=env,
+                                 cwd=str(memory_file.parent))
+
+
+def ref_entity(entry: Entry) -> dict:
+    """One of our records as the reference server's entity: name, type, observations."""
+    r = entry.record
+    return {"name": f"{r['topic']}-{r['id']}", "entityType": r["topic"],
+            "observations": [r["missing_context"], r["lesson"], r["ask_next_time"]]}
+
+
+def ref_fill(memory_file: Path, count: int) -> list[str]:
+    """Write count entities in the reference server's own format (its saveGraph: one
+    JSON.stringify'd {"type":"entity",name,entityType,observations} per line, joined by \\n)."""
+    entities = [ref_entity(e) for e in generate(count)]
+    lines = [json.dumps({"type": "entity", **e}, ensure_ascii=False, separators=(",", ":")) for e in entities]
+    memory_file.write_text("\n".join(lines), encoding="utf-8")
+    return [e["name"] for e in entities]
+
+
+def ref_count(memory_file: Path) -> int:
+    try:
+        text = memory_file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return 0
+    return sum(1 for line in text.split("\n") if line.strip() and json.loads(line).get("type") == "entity")
+
+
+# ----------------------------------------------------------------------------------------- timing
+
+def spawn_plain(code: str) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True, env=child_env())
+    return time.perf_counter() - start
+
+
+async def spawn_to_tools_list(server: StdioServerParameters) -> float:
+    start = time.perf_counter()
+    async with stdio_client(server, errlog=SERVER_LOG) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            tools = await session.list_tools()
+            elapsed = time.perf_counter() - start
+    assert tools.tools, "no tools listed"
+    return elapsed
+
+
+async def startup(table: Table, args, node_dir: Path | None) -> dict[str, list[float]]:
+    kinds = {"pass": [], "bare": [], "ours": [], "ref": []}
+    for _ in range(args.spawns):  # interleaved, so drift in machine load hits every kind alike
+        kinds["pass"].append(spawn_plain("pass"))
+        kinds["bare"].append(await spawn_to_tools_list(
+            StdioServerParameters(command=sys.executable, args=[str(BARE)], env=child_env())))
+        project = new_project()
+        try:
+            kinds["ours"].append(await spawn_to_tools_list(params(project)))
+            if node_dir:
+                kinds["ref"].append(await spawn_to_tools_list(ref_params(node_dir, project / "ref.jsonl")))
+        finally:
+            shutil.rmtree(project, ignore_errors=True)
+    bare = med(kinds["bare"])
+    table.section("A. spawn -> first tools/list answer (process start, initialize, tools/list)")
+    table.timing("python -c pass", kinds["pass"])
+    table.timing("bare mcp low-level server, 1 tool (bench/bare_lowlevel_server)", kinds["bare"], "1.00x bare")
+    table.timing("python server.py (fastmcp)", kinds["ours"], f"{ratio(med(kinds['ours']), bare)} bare")
+    if node_dir:
+        table.timing("reference @modelcontextprotocol/server-memory (node)", kinds["ref"],
+                     f"{ratio(med(kinds['ref']), bare)} bare")
+    return kinds
+
+
+def calls_for(size: int, args) -> int:
+    return args.big_calls if size >= 50_000 else args.calls
+
+
+async def stdio_ours(size: int, calls: int) -> dict[str, list[float]]:
+    project = new_project()
+    try:
+        fill(project, size)
+        out = {}
+        async with stdio_client(params(project), errlog=SERVER_LOG) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                await session.list_tools()
+                out["log new"], e1 = await time_calls(session, "log_memory", lambda i: {
+                    "topic": "bench", "missing_context": f"new record {i + 1}: the bench needed a fresh id",
+                    "lesson": "Measure before guessing.", "ask_next_time": "Which sizes matter?"}, calls)
+                out["log upsert"], e2 = await time_calls(session, "log_memory", lambda i: {
+                    "topic": "upsert", "missing_context": "one record rewritten on every call",
+                    "lesson": f"Lesson revision {i + 1}: the latest text wins."}, calls)
+                out["search"], e3 = await time_calls(session, "search_memory", lambda i: {"query": QUERY}, calls)
+                out["compact"], e4 = await time_calls(session, "compact_memory", lambda i: {}, calls)
+        out["errors"] = e1 + e2 + e3 + e4
+        out["final"] = store.memory_path(project).read_bytes().count(b"\n")
+        return out
+    finally:
+        shutil.rmtree(project, ignore_errors=True)
+
+
+async def stdio_ref(node_dir: Path, size: int, calls: int) -> dict:
+    project = new_project()
+    try:
+        memory_file = project / "memory.jsonl"
+        names = ref_fill(memory_file, size)
+        out = {}
+        async with stdio_client(ref_params(node_dir, memory_file), errlog=SERVER_LOG) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                await session.list_tools()
+                out["create"], e1 = await time_calls(session, "create_entities", lambda i: {"entities": [{
+                    "name": f"bench-new-{i + 1}", "entityType": "bench",
+                    "observations": [f"new record {i + 1}: the bench needed a fresh id", "Measure before guessing.",
+                                     "Which sizes matter?"]}]}, calls)
+                target = names[len(names) // 2]
+                out["add"], e2 = await time_calls(session, "add_observations", lambda i: {"observations": [{
+                    "entityName": target, "contents": [f"Lesson revision {i + 1}: the latest text wins."]}]}, calls)
+                out["read_graph"], e3 = await time_calls(session, "read_graph", lambda i: {}, calls)
+                out["search_nodes"], e4 = await time_calls(session, "search_nodes", lambda i: {"query": "payment"}, calls)
+        out["errors"] = e1 + e2 + e3 + e4
+        out["final"] = ref_count(memory_file)
+        return out
+    finally:
+        shutil.rmtree(project, ignore_errors=True)
+
+
+def timed(fn, calls: int, before=None) -> list[float]:
+    out = []
+    for i in range(calls):
+        if before:
+            before()
+        start = time.perf_counter()
+        fn(i)
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def raw_floor(path: Path, data: bytes) -> None:
+    """The least a durable whole-file rewrite costs: temp file, write, fsync, os.replace."""
+    tmp = path.with_name(f".floor.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def raw_floor_dir(path: Path, data: bytes) -> None:
+    """The floor plus the directory fsync that makes the rename itself durable (atomic_write does it)."""
+    raw_floor(path, data)
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def inprocess(size: int, calls: int) -> dict:
+    project = new_project()
+    try:
+        path = fill(project, size)
+        os.environ.pop(core.memory.BUDGET_ENV, None)
+        out = {}
+        core.log(path, "bench", "warm-up record", "Warm the cache.")  # parses the file once
+        out["log new"] = timed(lambda i: core.log(path, "bench", f"new record {i + 1}: the bench needed a fresh id",
+                                                  "Measure before guessing.", "Which sizes matter?"), calls)
+        out["log upsert"] = timed(lambda i: core.log(path, "upsert", "one record rewritten on every call",
+                                                     f"Lesson revision {i + 1}: the latest text wins."), calls)
+        data = path.read_bytes()
+        floor_target = path.with_name("floor.jsonl")
+        out["floor"] = timed(lambda i: raw_floor(floor_target, data), calls)
+        out["floor dir"] = timed(lambda i: raw_floor_dir(floor_target, data), calls)
+        out["bytes"] = len(data)
+        core.search(path, QUERY)
+        out["search"] = timed(lambda i: core.search(path, QUERY), calls)
+        out["search cold"] = timed(lambda i: core.search(path, QUERY), min(calls, 5), before=store._last.clear)
+        out["compact"] = timed(lambda i: core.compact(path), calls)
+        text = core.search(path, QUERY)
+        out["search text"] = text
+        out["compact chars"] = len(core.compact(path))
+        return out
+    finally:
+        shutil.rmtree(project, ignore_errors=True)
+
+
+async def concurrent(make_server, tool: str, make_args, warm_tool: str, warm_args: dict,
+                     procs: int, per_proc: int) -> tuple[list[float], float, int]:
+    """procs real stdio servers on one file, all started first, then each makes per_proc calls at once.
+    Returns (call latencies, wall seconds for all calls, error results)."""
+    latencies: list[float] = []
+    errors = 0
+    async with AsyncExitStack() as stack:
+        sessions = []
+        for k in range(procs):
+            read, write = await stack.enter_async_context(stdio_client(make_server(k), errlog=SERVER_LOG))
+            session = await stack.enter_async_context(ClientSession(read, write))
+            await session.initialize()
+            await session.call_tool(warm_tool, warm_args)  # imports, first-call set-up, git check
+            sessions.append(session)
+
+        async def worker(k: int, session: ClientSession) -> None:
+            nonlocal errors
+            for i in range(per_proc):
+                start = time.perf_counter()
+                result = await session.call_tool(tool, make_args(k, i))
+                latencies.append(time.perf_counter() - start)
+                errors += bool(result.is_error)
+
+        start = time.perf_counter()
+        await asyncio.gather(*(worker(k, s) for k, s in enumerate(sessions)))
+        wall = time.perf_counter() - start
+    return latencies, wall, errors
+
+
+async def concurrency(table: Table, args, node_dir: Path | None) -> dict:
+    results = {}
+    table.section(f"D. concurrent writers on one file: K real stdio server processes x {args.per_proc} distinct "
+                  "records each (latency = one call)")
+    for procs in args.procs:
+        project = new_project()
+        try:
+            lat, wall, errors = await concurrent(
+                lambda k: params(project), "log_memory",
+                lambda k, i: {"topic": f"proc{k}", "missing_context": f"process {k} record {i}: distinct",
+                              "lesson": "Concurrent writers must not lose records."},
+                "search_memory", {"query": "warm"}, procs, args.per_proc)
+            want = procs * args.per_proc
+            have = store.memory_path(project).read_bytes().count(b"\n")
+            results[("ours", procs)] = want - have
+            table.timing(f"sentinel log_memory, {procs} processes", lat,
+                         f"{want / wall:7.1f} rec/s; in file {have}/{want}; LOST {want - have}; errors {errors}")
+        finally:
+            shutil.rmtree(project, ignore_errors=True)
+        if node_dir:
+            project = new_project()
+            try:
+                memory_file = project / "memory.jsonl"
+                lat, wall, errors = await concurrent(
+                    lambda k: ref_params(node_dir, memory_file), "create_entities",
+                    lambda k, i: {"entities": [{"name": f"proc{k}-record{i}", "entityType": f"proc{k}",
+                                                "observations": ["Concurrent writers must not lose records."]}]},
+                    "read_graph", {}, procs, args.per_proc)
+                want = procs * args.per_proc
+                have = ref_count(memory_file)
+                results[("ref", procs)] = want - have
+                table.timing(f"reference create_entities, {procs} processes", lat,
+                             f"{want / wall:7.1f} rec/s; in file {have}/{want}; LOST {want - have}; errors {errors}")
+            finally:
+                shutil.rmtree(project, ignore_errors=True)
+    return results
+
+
+def git_drivers(table: Table, args) -> dict[str, list[float]]:
+    """merge-driver on base/ours/theirs of driver_size records (each side adds and changes some),
+    and textconv on the base; process start to exit."""
+    size = args.driver_size
+    work = Path(tempfile.mkdtemp(prefix="sm-bench-git-"))
+    try:
+        everything = generate(size + 200)
+        base_entries = everything[:size]
+        later = utc_now()
+
+        def changed(entry: Entry, side: str) -> Entry:
+            r = entry.record
+            return Entry.of({**r, "lesson": f"{r['lesson']} ({side})", "meta": {**r["meta"], "updated": later}})
+
+        def side(extra: list[Entry], change: range, name: str) -> bytes:
+            records = {e.id: e for e in base_entries}
+            for i in change:
+                records[base_entries[i].id] = changed(base_entries[i], name)
+            records.update({e.id: e for e in extra})
+            return store.Snapshot(records=records).text()
+
+        (work / "base").write_bytes(store.Snapshot(records={e.id: e for e in base_entries}).text())
+        ours = side(everything[size:size + 100], range(0, 100, 2), "ours")
+        (work / "theirs").write_bytes(side(everything[size + 100:], range(1, 100, 2), "theirs"))
+        merge, conv = [], []
+        for _ in range(args.driver_runs):
+            (work / "ours").write_bytes(ours)
+            start = time.perf_counter()
+            result = subprocess.run([sys.executable, str(SERVER), "merge-driver", "base", "ours", "theirs",
+                                     ".context/memory_log.jsonl"], cwd=work, env=child_env())
+            merge.append(time.perf_counter() - start)
+            assert result.returncode == 0, "merge-driver failed"
+            start = time.perf_counter()
+            subprocess.run([sys.executable, str(SERVER), "textconv", "base"], cwd=work, env=child_env(),
+                           stdout=subprocess.DEVNULL, check=True)
+            conv.append(time.perf_counter() - start)
+        merged = (work / "ours").read_bytes().count(b"\n")
+        table.section(f"E. git drivers on {size:,} records (process start to exit)")
+        table.timing("python server.py merge-driver base ours theirs", merge,
+                     f"each side +100 new, 50 changed; merged file {merged:,} records (want {size + 200:,})")
+        table.timing("python server.py textconv base", conv)
+        return {"merge": merge, "textconv": conv}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def profile(size: int) -> None:
+    """cProfile of in-process log_memory (new) and search_memory at one size, to stderr."""
+    import cProfile
+    import pstats
+
+    project = new_project()
+    try:
+        path = fill(project, size)
+        core.log(path, "bench", "warm-up record", "Warm the cache.")
+        core.search(path, QUERY)
+        for name, fn in (("log_memory new", lambda i: core.log(path, "bench", f"profiled record {i}", "Profile.")),
+                         ("search_memory", lambda i: core.search(path, QUERY))):
+            prof = cProfile.Profile()
+            prof.enable()
+            for i in range(10):
+                fn(i)
+            prof.disable()
+            print(f"\n== cProfile: 10 x {name} at {size:,} records (in-process) ==", file=sys.stderr)
+            pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(18)
+    finally:
+        shutil.rmtree(project, ignore_errors=True)
+
+
+# ------------------------------------------------------------------------------------------- main
+
+def code_version() -> str:
+    """The commit the product code is at, and whether core/ or server.py differ from it (read-only git)."""
+    try:
+        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "core", "server.py"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return f"{head or 'unknown'}{' + uncommitted core/server.py changes' if dirty else ''}"
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fast subset: sizes 50,1000, fewer calls and spawns")
+    parser.add_argument("--sizes", help="memory sizes, comma-separated (default 50,1000,10000,50000)")
+    parser.add_argument("--calls", type=int, help="timed calls per operation and size (default 30)")
+    parser.add_argument("--big-calls", type=int, help="timed calls at sizes >= 50,000 (default 10)")
+    parser.add_argument("--spawns", type=int, help="spawns per start-up row (default 7)")
+    parser.add_argument("--procs", help="concurrent process counts, comma-separated (default 2,4,8)")
+    parser.add_argument("--per-proc", type=int, help="distinct records each concurrent process logs (default 50)")
+    parser.add_argument("--driver-size", type=int, help="records in the git driver files (default 10000)")
+    parser.add_argument("--driver-runs", type=int, help="runs of each git driver (default 5)")
+    parser.add_argument("--node-dir", type=Path, default=Path(tempfile.gettempdir()) / "sm-bench-node",
+                        help="where the Node reference server and js-tiktoken are (npm-installed when missing)")
+    parser.add_argument("--no-reference", action="store_true", help="skip the Node reference server")
+    parser.add_argument("--profile", action="store_true", help="also print cProfile of in-process log/search to stderr")
+    args = parser.parse_args()
+    quick = args.quick
+    defaults = dict(sizes="50,1000" if quick else "50,1000,10000,50000", calls=10 if quick else 30,
+                    big_calls=5 if quick else 10, spawns=3 if quick else 7, procs="2,4" if quick else "2,4,8",
+                    per_proc=10 if quick else 50, driver_size=2000 if quick else 10_000,
+                    driver_runs=3 if quick else 5)
+    for key, value in defaults.items():
+        if getattr(args, key) is None:
+            setattr(args, key, value)
+    args.sizes = [int(s) for s in str(args.sizes).split(",") if s.strip()]
+    args.procs = [int(s) for s in str(args.procs).split(",") if s.strip()]
+    return args
+
+
+async def main() -> None:
+    args = parse_args()
+    began = time.perf_counter()
+    version = code_version()
+    node_dir = None if args.no_reference or not ensure_node(args.node_dir) else args.node_dir
+    if node_dir is None and not args.no_reference:
+        print("reference server unavailable (npm install failed); its rows are skipped", file=sys.stderr)
+    tokens = Tokens(args.node_dir)
+    table = Table()
+    generate(max([*args.sizes, args.driver_size + 200]))  # the records every section shares, made once
+
+    spawn = await startup(table, args, node_dir)
+
+    ours_stdio, ref_stdio, inproc = {}, {}, {}
+    table.section("B. per call over stdio (official mcp client; one server process per size; 1 warm-up call each)")
+    for size in args.sizes:
+        calls = calls_for(size, args)
+        r = ours_stdio[size] = await stdio_ours(size, calls)
+        table.section(f"   {size:,} records")
+        table.timing("sentinel log_memory (new record)", r["log new"])
+        table.timing("sentinel log_memory (upsert, lesson changed)", r["log upsert"])
+        table.timing("sentinel search_memory", r["search"])
+        table.timing("sentinel compact_memory", r["compact"],
+                     f"errors {r['errors']}; records in file afterwards {r['final']:,}")
+        if node_dir:
+            f = ref_stdio[size] = await stdio_ref(node_dir, size, calls)
+            table.timing("reference create_entities (new entity)  ~ log new", f["create"],
+                         f"{ratio(med(r['log new']), med(f['create']))} ours/ref")
+            table.timing("reference add_observations (existing)  ~ upsert", f["add"],
+                         f"{ratio(med(r['log upsert']), med(f['add']))} ours/ref")
+            table.timing("reference read_graph  ~ search_memory", f["read_graph"],
+                         f"{ratio(med(r['search']), med(f['read_graph']))} ours/ref")
+            table.timing("reference search_nodes 'payment'", f["search_nodes"],
+                         f"errors {f['errors']}; entities in file afterwards {f['final']:,}")
+
+    table.section("C. in-process on core (no MCP), beside the raw floor: same bytes -> temp file, fsync, os.replace")
+    for size in args.sizes:
+        calls = calls_for(size, args) if size >= 50_000 else args.calls
+        r = inproc[size] = inprocess(size, calls)
+        floor = med(r["floor"])
+        table.section(f"   {size:,} records ({r['bytes'] / 1e6:.2f} MB file)")
+        table.timing("raw floor (write + fsync + os.replace)", r["floor"], "1.00x floor")
+        table.timing("raw floor + directory fsync (as atomic_write does)", r["floor dir"],
+                     f"{ratio(med(r['floor dir']), floor)} floor")
+        table.timing("core.log (new record)", r["log new"],
+                     f"{ratio(med(r['log new']), floor)} floor; {ratio(med(r['log new']), med(r['floor dir']))} floor+dir")
+        table.timing("core.log (upsert)", r["log upsert"], f"{ratio(med(r['log upsert']), floor)} floor")
+        table.timing("core.search (cached snapshot)", r["search"],
+                     f"~{render.estimate_tokens(r['search text']):,} est. tokens out")
+        table.timing("core.search (cold: parse the file first)", r["search cold"])
+        table.timing("core.compact", r["compact"], f"{r['compact chars']:,} chars out")
+
+    conc = await concurrency(table, args, node_dir)
+    drivers = git_drivers(table, args)
+
+    # F. tokens
+    table.section(f"F. tokens, cl100k_base ({tokens.how})")
+    project = new_project()
+    try:
+        path = fill(project, 50)
+        raw = path.read_text(encoding="utf-8")
+        search50 = core.search(path, "")
+        search50_q = core.search(path, QUERY)
+    finally:
+        shutil.rmtree(project, ignore_errors=True)
+    t_raw, t_search, t_search_q = tokens.count(raw), tokens.count(search50), tokens.count(search50_q)
+    table.figure("raw JSONL of the 50 records", f"{t_raw} tok", f"{len(raw):,} chars")
+    table.figure("search_memory output, 50 records, empty query", f"{t_search} tok",
+                 f"{ratio(t_search or 0, t_raw or 0)} raw; estimate_tokens says {render.estimate_tokens(search50):,}")
+    table.figure("search_memory output, 50 records, with a query", f"{t_search_q} tok",
+                 f"{ratio(t_search_q or 0, t_raw or 0)} raw")
+    big = max((s for s in args.sizes if s <= 10_000), default=None)
+    if big is not None:
+        text = inproc[big]["search text"]
+        table.figure(f"search_memory output, {big:,} records", f"{tokens.count(text)} tok",
+                     f"estimate_tokens says {render.estimate_tokens(text):,}; budget {search_budget():,} (estimated)")
+    if node_dir:
+        graph = {"entities": [ref_entity(e) for e in generate(50)], "relations": []}
+        t_graph = tokens.count(json.dumps(graph, ensure_ascii=False, indent=2))
+        table.figure("reference read_graph text, same 50 records", f"{t_graph} tok",
+                     f"{ratio(t_graph or 0, t_raw or 0)} raw (its text content; structuredContent repeats it)")
+
+    # T. targets
+    table.section("T. targets (ratios from this run)")
+
+    def verdict(ok: bool | None) -> str:
+        return "n/a" if ok is None else ("MET" if ok else "MISSED")
+
+    def target(label: str, value: str, ok: bool | None, note: str = "") -> None:
+        table.figure(label, value, f"{verdict(ok):<7}{note}")
+
+    for size, limit in ((1000, 2.0), (50_000, 3.0)):
+        if size in inproc:
+            x = med(inproc[size]["log new"]) / med(inproc[size]["floor"])
+            target(f"in-process log_memory @ {size:,} <= {limit:g}x raw floor", f"{x:.2f}x", x <= limit,
+                   f"upsert {ratio(med(inproc[size]['log upsert']), med(inproc[size]['floor']))}")
+    if 10_000 in inproc:
+        est = render.estimate_tokens(inproc[10_000]["search text"])
+        target("search_memory @ 10,000 within its token budget", f"{est:,} est.", est <= search_budget(),
+               f"budget {search_budget():,}")
+        if 50 in ours_stdio:
+            x = med(ours_stdio[10_000]["search"]) / med(ours_stdio[50]["search"])
+            y = med(inproc[10_000]["search"]) / med(inproc[50]["search"])
+            target("search_memory @ 10,000 < 10x the 50-record time (stdio)", f"{x:.2f}x", x < 10,
+                   f"in-process {y:.2f}x ({verdict(y < 10)})")
+    top = max(args.procs)
+    if ("ours", top) in conc:
+        lost = conc[("ours", top)]
+        ref = ", ".join(f"{p} procs: {conc[('ref', p)]}" for p in args.procs if ("ref", p) in conc)
+        target(f"zero lost records at {top} processes", f"{lost} lost", lost == 0,
+               f"reference lost {ref or 'n/a'}")
+    for name in ("merge", "textconv"):
+        m = med(drivers[name])
+        target(f"{'merge-driver' if name == 'merge' else 'textconv'} on {args.driver_size:,} records < 1 s",
+               f"{m * 1000:.0f} ms", m < 1.0)
+    x = med(spawn["ours"]) / med(spawn["bare"])
+    target("spawn -> tools/list <= 1.5x bare low-level server", f"{x:.2f}x", x <= 1.5,
+           f"{med(spawn['ours']) * 1000:.0f} ms vs {med(spawn['bare']) * 1000:.0f} ms")
+    if t_search and t_raw:
+        x = t_search / t_raw
+        target("search output tokens <= 0.85x raw JSONL (50 records)", f"{x:.2f}x", x <= 0.85,
+               f"{t_search} vs {t_raw} tokens")
+
+    title = (f"Sentinel-Memory benchmark at {version} - Python {sys.version.split()[0]}, {os.cpu_count()} cores, "
+             f"{'--quick, ' if args.quick else ''}sizes {','.join(map(str, args.sizes))}, "
+             f"{args.calls} calls ({args.big_calls} at >=50,000), {args.spawns} spawns, "
+             f"run took {time.perf_counter() - began:.0f} s")
+    print(table.text(title))
+    if args.profile:
+        profile(max(args.sizes))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
