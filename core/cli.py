@@ -1,28 +1,108 @@
 """Commands beside the server, for people and for git: `python server.py <command> ...`.
 
 Stdlib argparse only and no FastMCP import, so git's drivers start fast. Exit codes that scripts
-can rely on: 0 success, 1 nothing found or a check failed, 2 bad usage or input, 3 lock or disk.
+can rely on are in EXIT_CODES; `--project DIR` is accepted before or after the command name.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
+import re
 import sys
+from pathlib import Path
 
-from . import gitdriver, render
+from . import gitdriver, people, render
 from .errors import InvalidInput, MemoryToolError, ProjectRootError
 from .memory import DEFAULT_THRESHOLD, find, forget, log
-from .project import resolve
-from .store import read
-from .terminal import colour, table
+from .project import ENV_VAR, resolve
+from .records import LIMITS, prepare
+from .relevance import terms
+from .store import atomic_write, read
+from .terminal import colour
 
-COMMANDS = ("search", "list", "show", "stats", "log", "forget", "export", "scan", "init", "doctor", "merge-driver", "textconv")
+EXIT_CODES = (
+    "exit codes: 0 success; 1 nothing found, or a check failed; 2 bad usage or input (nothing "
+    "changed); 3 the memory file is locked, or could not be read or written; 130 interrupted"
+)
+PROJECT_HELP = f"the project (default: ${ENV_VAR}, else the current directory); before or after the command"
+JSON_HELP = "print UTF-8 JSON for scripts instead of text"
+MIN_PREFIX = 4  # an id may be shortened to a unique prefix of at least this many characters, as in git
 
 
-def names_a_command(argv: list[str]) -> bool:
-    """True when argv holds a word that is not an option (or --project's value): a command."""
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The parser and its commands by name (the single list of what the CLI accepts)."""
+    # SUPPRESS: a --project after the command must not reset one given before it.
+    project = argparse.ArgumentParser(add_help=False)
+    project.add_argument("--project", metavar="DIR", default=argparse.SUPPRESS, help=PROJECT_HELP)
+    parser = argparse.ArgumentParser(
+        prog="server.py", epilog=EXIT_CODES,
+        description="Sentinel-Memory. With no command: the MCP server on stdio (what a client starts). "
+                    "With a command: a tool for people and for git.",
+    )
+    parser.add_argument("--project", metavar="DIR", help=PROJECT_HELP)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="command")
+
+    def command(name: str, summary: str, for_people: bool = True) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".",
+                              parents=[project] if for_people else [], epilog=EXIT_CODES if for_people else None)
+
+    p = command("search", "records that mention QUERY, most relevant first; without QUERY every record")
+    p.add_argument("query", nargs="*", metavar="QUERY", help="words to look for (quotes not needed); Korean "
+                   "matches inside words too")
+    p.add_argument("--topic", metavar="T", help="only records whose topic is exactly T")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    p = command("list", "topics with their log and principle counts and newest date")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    p = command("show", "one record, whole")
+    p.add_argument("id", metavar="ID", help=f"the record's id, or a unique prefix of at least {MIN_PREFIX} characters")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    p = command("stats", "records by type and topic, file size, estimated tokens, compaction status")
+    p.add_argument("--threshold", metavar="N", type=_at_least_one, default=DEFAULT_THRESHOLD,
+                   help=f"log records above N make compaction required (default {DEFAULT_THRESHOLD})")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    p = command("log", "add a lesson by hand, with the same validation, limits and redaction as log_memory")
+    for name, required, what in (("topic", True, "a module-level tag such as auth or payment"),
+                                 ("missing_context", True, "what the instructions lacked"),
+                                 ("lesson", True, "the rule to apply next time"),
+                                 ("ask_next_time", False, "a question to ask first next time")):
+        p.add_argument("--" + name.replace("_", "-"), metavar="TEXT", required=required, default="",
+                       help=f"{what}; at most {LIMITS[name]:,} bytes in UTF-8")
+    p.add_argument("--json", action="store_true", help=JSON_HELP + " (the outcome and the stored record)")
+    p = command("forget", "delete records in one atomic write under the lock; says what git diff will show")
+    p.add_argument("ids", nargs="+", metavar="ID", help=f"ids or unique prefixes (at least {MIN_PREFIX} characters); "
+                   "if one is not found, nothing is deleted")
+    p = command("export", "the whole memory as a Markdown document, for a wiki or a review")
+    p.add_argument("--format", choices=["markdown"], default="markdown", help="the document's format")
+    p.add_argument("--output", "-o", metavar="FILE", help="write UTF-8 to FILE instead of printing (safe on any "
+                   "console, e.g. PowerShell, whose > re-encodes)")
+    p = command("scan", "look for credentials already in the memory file")
+    p.add_argument("--redact", action="store_true", help="replace them with [REDACTED] in place (atomic, under the lock)")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    p = command("init", "prepare a project: client config, rules, .context/, git merge and diff drivers")
+    p.add_argument("--client", action="append", choices=["cursor", "vscode", "claude", "codex", "windsurf"],
+                   help="client to configure (repeat for several; default: cursor)")
+    p.add_argument("--agents-md", action="store_true", help="also add the workflow to AGENTS.md")
+    command("doctor", "check the install, the project, the memory file, the git wiring and the client config")
+    p = command("merge-driver", "git's merge driver (git runs it with %%O %%A %%B %%P)", for_people=False)
+    for name in ("base", "ours", "theirs"):
+        p.add_argument(name)
+    p.add_argument("name", nargs="?", default="")
+    p = command("textconv", "git's diff textconv: one readable block per record", for_people=False)
+    p.add_argument("file")
+    return parser, sub.choices
+
+
+def _at_least_one(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
+    return int(text)
+
+
+def _command_word(argv: list[str]) -> str | None:
+    """The first word that is not an option (nor --project's value): the command, if any."""
     skip = False
     for arg in argv:
         if skip:
@@ -30,63 +110,39 @@ def names_a_command(argv: list[str]) -> bool:
         elif arg == "--project":
             skip = True
         elif not arg.startswith("-"):
-            return True
-    return False
+            return arg
+    return None
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="server.py",
-        description="Sentinel-Memory. With no command: the MCP server on stdio. With a command: see below.",
-    )
-    parser.add_argument("--project", metavar="DIR", help="project root (default: $SENTINEL_MEMORY_PROJECT, else cwd)")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="command")
+def names_a_command(argv: list[str]) -> bool:
+    """True when argv names a command (anything else starts the MCP server)."""
+    return _command_word(argv) is not None
 
-    p = sub.add_parser("search", help="records most relevant to QUERY (all of them, best first)")
-    p.add_argument("query", nargs="?", default="")
-    p.add_argument("--topic", help="only this exact topic")
-    p.add_argument("--json", action="store_true", help="one JSON array of records")
-    p = sub.add_parser("list", help="topics with record counts and newest dates")
-    p.add_argument("--json", action="store_true")
-    p = sub.add_parser("show", help="one record, whole")
-    p.add_argument("id")
-    p.add_argument("--json", action="store_true")
-    p = sub.add_parser("stats", help="records by type and topic, size, tokens, compaction status")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--threshold", type=int, default=DEFAULT_THRESHOLD)
-    p = sub.add_parser("log", help="add a lesson by hand (same validation and redaction as the tool)")
-    p.add_argument("--topic", required=True)
-    p.add_argument("--missing-context", required=True)
-    p.add_argument("--lesson", required=True)
-    p.add_argument("--ask-next-time", default="")
-    p = sub.add_parser("forget", help="delete records by id (atomic, under the lock)")
-    p.add_argument("ids", nargs="+", metavar="ID")
-    p = sub.add_parser("export", help="the whole memory as a readable document")
-    p.add_argument("--format", choices=["markdown"], default="markdown")
 
-    p = sub.add_parser("scan", help="look for credentials already in the memory file; --redact replaces them")
-    p.add_argument("--redact", action="store_true", help="replace them in place (atomic, under the lock)")
-    p.add_argument("--json", action="store_true")
+def _suggest(word: str, choices) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
-    p = sub.add_parser("init", help="prepare a project: client config, rules, .context/, git drivers")
-    p.add_argument("--agents-md", action="store_true", help="also add a section to AGENTS.md")
-    p.add_argument("--client", action="append", choices=["cursor", "vscode", "claude", "codex", "windsurf"],
-                   help="client to configure (repeat for several; default: cursor)")
-    sub.add_parser("doctor", help="check the install, the project, the memory file and the git wiring")
-    p = sub.add_parser("merge-driver", help="git merge driver (git runs it with %%O %%A %%B %%P)")
-    for name in ("base", "ours", "theirs"):
-        p.add_argument(name)
-    p.add_argument("name", nargs="?", default="")
-    p = sub.add_parser("textconv", help="git diff textconv: one readable block per record")
-    p.add_argument("file")
-    return parser
+
+def _parse(argv: list[str]) -> argparse.Namespace:
+    """Parse argv; a typo'd command or option gets a suggestion, and usage errors exit 2."""
+    parser, commands = build_parser()
+    word = _command_word(argv)
+    if word is not None and word not in commands:
+        parser.error(f"unknown command {word!r}{_suggest(word, commands)} (`server.py --help` lists them)")
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        sub = commands[args.command]
+        options = re.findall(r"--[\w-]+", sub.format_usage())
+        sub.error(f"unrecognized arguments: {' '.join(extra)}{_suggest(extra[0], options)}")
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(encoding="utf-8")
-    args = _parser().parse_args(argv)
+    args = _parse(sys.argv[1:] if argv is None else argv)
     try:
         if args.command == "merge-driver":
             return gitdriver.merge_driver(args.base, args.ours, args.theirs, args.name)
@@ -97,14 +153,19 @@ def main(argv: list[str] | None = None) -> int:
             _refuse_guarded(root)
         return HANDLERS[args.command](root, args)
     except (InvalidInput, ProjectRootError) as exc:
-        print(f"sentinel-memory: {exc}", file=sys.stderr)
-        return 2
+        return _fail(exc, 2)
     except MemoryToolError as exc:
-        print(f"sentinel-memory: {exc}", file=sys.stderr)
-        return 3
+        return _fail(exc, 3)
+    except KeyboardInterrupt:  # Ctrl+C: writes are atomic, so the file is the old one or the new one
+        return _fail("interrupted", 130)
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def _fail(message: object, code: int) -> int:
+    print(f"sentinel-memory: {message}", file=sys.stderr)
+    return code
 
 
 def _refuse_guarded(root) -> None:
@@ -113,70 +174,75 @@ def _refuse_guarded(root) -> None:
                                "or pass --project DIR.")
 
 
-def _records(root):
-    return read(root.memory_file)
-
-
 def _dump(value) -> None:
     print(json.dumps(value, ensure_ascii=False, indent=2))
 
 
+def _full_id(snap, given: str) -> str | None:
+    """The id that `given` names exactly or as a unique prefix; None when none does."""
+    given = given.strip()
+    if given in snap.records:
+        return given
+    prefix = given.lower()
+    matches = sorted(rid for rid in snap.records if rid.startswith(prefix)) if len(prefix) >= MIN_PREFIX else []
+    if len(matches) > 1:
+        shown = ", ".join(matches[:5]) + (" ..." if len(matches) > 5 else "")
+        raise InvalidInput(f"id {given!r} is the start of {len(matches)} records ({shown}); give more of it. "
+                           "Nothing was changed.")
+    return matches[0] if matches else None
+
+
+def _not_found(root, given: str) -> str:
+    return (f"no record with id {given!r} in {root.memory_file} (`server.py search` shows the ids; "
+            f"a prefix needs at least {MIN_PREFIX} characters)")
+
+
 def cmd_search(root, args) -> int:
-    found = find(_records(root), args.query, args.topic)
+    snap = read(root.memory_file)
+    query = " ".join(args.query)
+    wanted = terms(query)
+    ranked = find(snap, query, args.topic)
+    found = [r for r in ranked if not wanted or wanted & set().union(*snap.records[r["id"]].terms)]
     if args.json:
         _dump(found)
     elif not found:
-        print(f"No records{' with topic ' + repr(args.topic) if args.topic else ''} in {root.memory_file}.")
+        scope = f" with topic {args.topic!r}" if args.topic else ""
+        what = f" mention {query!r}" if ranked else ""
+        print(f"No records{scope}{what} in {root.memory_file}." + (" `server.py list` shows the topics." if snap.records else ""))
     else:
-        print("\n\n".join(_block(r) for r in found))
+        print("\n\n".join(people.block(r) for r in found))
+        if len(found) < len(ranked):
+            print(f"\n({render.plural(len(ranked) - len(found), 'other record')} "
+                  f"{'does' if len(ranked) - len(found) == 1 else 'do'} not mention {query!r}; "
+                  "`server.py search` without words shows every record.)")
     return 0 if found else 1
 
 
-def _block(record: dict) -> str:
-    head = render.header(0, record).split(" | ", 1)[1]
-    lines = [colour(record["id"], "1;36") + "  " + head]
-    for name in ("missing_context", "lesson", "ask_next_time"):
-        if record.get(name):
-            lines.append(f"  {colour(name, '2')}: " + str(record[name]).replace("\n", "\n    "))
-    return "\n".join(lines)
-
-
-def _topics(records: list[dict]) -> dict[str, dict]:
-    out: dict[str, dict] = {}
-    for r in records:
-        t = out.setdefault(str(r.get("topic", "")), {"topic": str(r.get("topic", "")), "logs": 0, "principles": 0, "newest": ""})
-        t["principles" if r.get("type") == "principle" else "logs"] += 1
-        meta = r.get("meta") if isinstance(r.get("meta"), dict) else {}
-        t["newest"] = max(t["newest"], str(meta.get("updated") or meta.get("created") or ""))
-    return dict(sorted(out.items()))
-
-
 def cmd_list(root, args) -> int:
-    topics = _topics([e.record for e in _records(root).records.values()])
+    topics = people.topics([e.record for e in read(root.memory_file).records.values()])
     if args.json:
         _dump(list(topics.values()))
     elif topics:
-        rows = [[t["topic"], str(t["logs"]), str(t["principles"]), t["newest"][:10]] for t in topics.values()]
-        print(table(rows, ["topic", "logs", "principles", "newest"]))
+        print(people.topic_table(topics))
     else:
         print(f"No records in {root.memory_file}.")
     return 0
 
 
 def cmd_show(root, args) -> int:
-    entry = _records(root).records.get(args.id.strip())
-    if entry is None:
-        print(f"sentinel-memory: no record with id {args.id!r} in {root.memory_file}.", file=sys.stderr)
-        return 1
+    snap = read(root.memory_file)
+    rid = _full_id(snap, args.id)
+    if rid is None:
+        return _fail(_not_found(root, args.id), 1)
     if args.json:
-        _dump(entry.record)
+        _dump(snap.records[rid].record)
     else:
-        print(gitdriver.readable_block(entry.record).rstrip())
+        print(gitdriver.readable_block(snap.records[rid].record).rstrip())
     return 0
 
 
 def cmd_stats(root, args) -> int:
-    snap = _records(root)
+    snap = read(root.memory_file)
     records = [e.record for e in snap.records.values()]
     logs, principles = render.counts(records)
     size = root.memory_file.stat().st_size if root.memory_file.exists() else 0
@@ -185,60 +251,65 @@ def cmd_stats(root, args) -> int:
         "bytes": size, "estimated_tokens": render.estimate_tokens(snap.text().decode("utf-8")),
         "threshold": args.threshold, "over_threshold": max(0, logs - args.threshold),
         "compaction_required": logs > args.threshold, "unreadable_lines": len(snap.unreadable),
-        "topics": list(_topics(records).values()),
+        "topics": list(people.topics(records).values()),
     }
     if args.json:
         _dump(stats)
         return 0
     print(f"{stats['file']}: {render.plural(len(records), 'record')} ({render.plural(logs, 'log')}, "
-          f"{render.plural(principles, 'principle')}), "
-          f"{size:,} bytes, ~{stats['estimated_tokens']:,} tokens")
+          f"{render.plural(principles, 'principle')}), {size:,} bytes, ~{stats['estimated_tokens']:,} tokens")
     if stats["compaction_required"]:
         print(colour(f"compaction required: {logs} logs, {stats['over_threshold']} past the threshold of "
-                     f"{args.threshold}", "33"))
+                     f"{args.threshold} (the agent's compact_memory folds each topic into a principle)", "33"))
     else:
         print(f"compaction not required: {logs} of {args.threshold} logs")
     if stats["unreadable_lines"]:
         print(f"{stats['unreadable_lines']} unreadable lines (moved to the quarantine file on the next write)")
     if records:
-        print()
-        print(table([[t["topic"], str(t["logs"]), str(t["principles"]), t["newest"][:10]] for t in stats["topics"]],
-                    ["topic", "logs", "principles", "newest"]))
+        print("\n" + people.topic_table(people.topics(records)))
     return 0
 
 
 def cmd_log(root, args) -> int:
-    print(log(root.memory_file, args.topic, args.missing_context, args.lesson, args.ask_next_time))
+    message = log(root.memory_file, args.topic, args.missing_context, args.lesson, args.ask_next_time)
+    if not args.json:
+        print(message)
+        return 0
+    rid = prepare(args.topic, args.missing_context, args.lesson, args.ask_next_time).id
+    entry = read(root.memory_file).records.get(rid)
+    _dump({"status": message.split(":", 1)[0], "id": rid, "record": entry.record if entry else None,
+           "message": message})
     return 0
 
 
 def cmd_forget(root, args) -> int:
-    deleted, missing = forget(root.memory_file, args.ids)
+    snap = read(root.memory_file)
+    ids = {given: _full_id(snap, given) for given in args.ids}
+    unknown = [given for given, rid in ids.items() if rid is None]
+    if unknown:
+        for given in unknown:
+            _fail(_not_found(root, given), 1)
+        return _fail("nothing was deleted", 1)
+    deleted, gone = forget(root.memory_file, list(dict.fromkeys(ids.values())))
     for r in deleted:
-        print(f"deleted {r['id']} ({r.get('type')}, topic {r.get('topic')!r}): git diff will show this line removed "
-              f"from {root.memory_file.name}")
-    for rid in missing:
-        print(f"not found: {rid}", file=sys.stderr)
+        print(f"deleted {r['id']} ({r.get('type', 'log')}, topic {people.topic_of(r)!r})")
+    for rid in gone:  # deleted by another process between our read and the locked write
+        _fail(f"{rid} was already gone", 1)
     if deleted:
-        print(f"Review with: git diff -- {root.memory_file}")
-    return 0 if deleted and not missing else 1
+        name, them = root.memory_file, "it" if len(deleted) == 1 else "them"
+        print(f"`git diff -- {name}` now shows {render.plural(len(deleted), 'removed record')}; commit it to share "
+              f"the change, or, if the file was committed, bring {them} back with `git restore -- {name}`.")
+    return 1 if gone else 0
 
 
 def cmd_export(root, args) -> int:
-    records = [e.record for e in _records(root).records.values()]
-    print(f"# Project memory\n\n{len(records)} records from `{root.memory_file}`.\n")
-    for topic, _ in _topics(records).items():
-        print(f"## {topic}\n")
-        for r in sorted((r for r in records if r.get("topic") == topic),
-                        key=lambda r: (r.get("type") != "principle", r["id"])):
-            meta = r.get("meta") if isinstance(r.get("meta"), dict) else {}
-            when = f"compacted {render.day(meta.get('compacted_at'))} from {meta.get('source_count', 0)} records" \
-                if r.get("type") == "principle" else render.day(meta.get("created"))
-            print(f"### {r.get('type', 'log')} `{r['id']}` ({when})\n")
-            for name in ("missing_context", "lesson", "ask_next_time"):
-                if r.get(name):
-                    print(f"- **{name}**: {r[name]}")
-            print()
+    records = [e.record for e in read(root.memory_file).records.values()]
+    text = people.markdown(records, root.memory_file)
+    if args.output:
+        atomic_write(Path(args.output), text.encode("utf-8"))
+        print(f"wrote {render.plural(len(records), 'record')} to {args.output}")
+    else:
+        sys.stdout.write(text)
     return 0
 
 
@@ -283,3 +354,4 @@ HANDLERS = {
     "search": cmd_search, "list": cmd_list, "show": cmd_show, "stats": cmd_stats, "log": cmd_log,
     "forget": cmd_forget, "export": cmd_export, "scan": cmd_scan, "init": cmd_init, "doctor": cmd_doctor,
 }
+COMMANDS = tuple(build_parser()[1])

@@ -12,14 +12,17 @@ def width(text: str) -> int:
     return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
-def pad(text: str, columns: int) -> str:
-    return text + " " * max(0, columns - width(text))
+def pad(text: str, columns: int, right: bool = False) -> str:
+    fill = " " * max(0, columns - width(text))
+    return fill + text if right else text + fill
 
 
 def table(rows: list[list[str]], header: list[str]) -> str:
-    """A plain aligned table; columns sized by display width."""
+    """A plain aligned table; columns sized by display width, numbers aligned on the right."""
     cols = [max(width(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(pad(str(cell), cols[i]) for i, cell in enumerate(r)).rstrip() for r in [header, *rows]]
+    numeric = [bool(rows) and all(str(r[i]).isdigit() for r in rows) for i in range(len(header))]
+    lines = ["  ".join(pad(str(cell), cols[i], numeric[i]) for i, cell in enumerate(r)).rstrip()
+             for r in [header, *rows]]
     lines.insert(1, "  ".join("-" * c for c in cols))
     return "\n".join(lines)
 

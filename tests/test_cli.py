@@ -1,22 +1,35 @@
 """The commands for people (`python server.py <command>`), run as real processes."""
 
 import json
+import os
+import pty
+import re
+import signal
 import subprocess
 import sys
+import time
 import tomllib
+import unicodedata
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
+
+from core.cli import COMMANDS
+from core.records import prepare
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = str(ROOT / "server.py")
 
 
-def run(project: Path, *args: str, check_rc: int | None = 0) -> subprocess.CompletedProcess:
-    result = subprocess.run([sys.executable, SERVER, "--project", str(project), *args],
-                            capture_output=True, text=True, encoding="utf-8", timeout=60)
+def run(project: Path | None, *args: str, check_rc: int | None = 0, env: dict | None = None,
+        cwd: Path | None = None) -> subprocess.CompletedProcess:
+    before = ["--project", str(project)] if project is not None else []
+    result = subprocess.run([sys.executable, SERVER, *before, *args], capture_output=True, text=True,
+                            encoding="utf-8", timeout=60, env=env, cwd=cwd)
     if check_rc is not None:
         assert result.returncode == check_rc, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
     return result
 
 
@@ -27,17 +40,24 @@ def project(tmp_path):
     return path
 
 
-def logged_id(project: Path, topic: str, missing: str, lesson: str) -> str:
-    out = run(project, "log", "--topic", topic, "--missing-context", missing, "--lesson", lesson).stdout
-    return out.split(" record ", 1)[1].split()[0]
+def logged_id(project: Path, topic: str, missing: str, lesson: str, *more: str) -> str:
+    out = run(project, "log", "--topic", topic, "--missing-context", missing, "--lesson", lesson, *more, "--json")
+    return json.loads(out.stdout)["id"]
+
+
+def memory(project: Path) -> Path:
+    return project / ".context" / "memory_log.jsonl"
+
+
+def ids_in_file(project: Path) -> list[str]:
+    return [json.loads(line)["id"] for line in memory(project).read_text(encoding="utf-8").splitlines()]
 
 
 def test_log_search_show_list_stats_and_export_round_trip(project):
     """A lesson added by hand is found, shown, counted and exported, Korean intact."""
     rid = logged_id(project, "결제", "VAT 국가별", "세율 파일 확인")
     other = logged_id(project, "auth", "token refresh", "use the refresh endpoint")
-    found = json.loads(run(project, "search", "세율", "--json").stdout)
-    assert [r["id"] for r in found][0] == rid and len(found) == 2
+    assert sorted(r["id"] for r in json.loads(run(project, "search", "--json").stdout)) == sorted([rid, other])
     assert json.loads(run(project, "show", rid, "--json").stdout)["lesson"] == "세율 파일 확인"
     topics = json.loads(run(project, "list", "--json").stdout)
     assert {t["topic"]: t["logs"] for t in topics} == {"auth": 1, "결제": 1}
@@ -47,41 +67,242 @@ def test_log_search_show_list_stats_and_export_round_trip(project):
     assert "## 결제" in markdown and f"`{other}`" in markdown
 
 
-def test_list_aligns_korean_topics_by_display_width(project):
-    """Korean topics take two columns each, so the table's columns still line up."""
-    logged_id(project, "결제모듈", "m", "l")
-    logged_id(project, "auth", "m", "l")
-    lines = run(project, "list").stdout.splitlines()
-    from core.terminal import width
+def test_search_shows_the_records_that_mention_the_words_and_counts_the_rest(project):
+    """search 세율 표 finds the Korean lesson (even inside a longer word), says how many other
+    records it left out, and exits 1 when nothing mentions the words."""
+    rid = logged_id(project, "결제", "부가세가 국가마다 다름", "세율표를 먼저 확인")
+    logged_id(project, "auth", "token refresh", "use the refresh endpoint")
+    found = run(project, "search", "세율", "확인")  # two words without quotes
+    assert rid in found.stdout and "refresh" not in found.stdout
+    assert "1 other record does not mention '세율 확인'" in found.stdout
+    assert [r["id"] for r in json.loads(run(project, "search", "세율", "--json").stdout)] == [rid]
+    assert len(json.loads(run(project, "search", "--json").stdout)) == 2
+    none = run(project, "search", "kubernetes", check_rc=1)
+    assert "No records mention 'kubernetes'" in none.stdout
+    assert "with topic 'billing'" in run(project, "search", "--topic", "billing", check_rc=1).stdout
 
-    starts = {width(line[: line.index(c)]) for line in lines[2:] for c in line.split()[1:2]}
-    assert len(starts) == 1, lines
+
+def _spans(line: str) -> list[tuple[int, int]]:
+    """(first, last + 1) display columns of each run of non-spaces in a table line."""
+    spans, column, start = [], 0, None
+    for ch in line + " ":
+        if ch == " " and start is not None:
+            spans.append((start, column))
+            start = None
+        elif ch != " " and start is None:
+            start = column
+        column += 2 if unicodedata.east_asian_width(ch) in "WF" else 1  # as a terminal draws it
+    return spans
+
+
+@pytest.mark.parametrize("command", ["list", "stats"])
+def test_tables_line_up_with_korean_topics(project, command):
+    """Korean topics take two columns each, so every column of list and stats lines up: text
+    starts under the dashes, numbers end under them."""
+    logged_id(project, "결제모듈", "m", "l")
+    logged_id(project, "인증", "m", "l")
+    logged_id(project, "api-gateway", "m2", "l")
+    lines = run(project, command).stdout.splitlines()
+    dashes = next(i for i, line in enumerate(lines) if line.startswith("---"))
+    columns = _spans(lines[dashes])
+    rows = lines[dashes + 1:]
+    assert len(rows) == 3
+    for row in rows:
+        cells = _spans(row)
+        assert len(cells) == 4, row
+        assert cells[0][0] == columns[0][0] and cells[3] == columns[3], row  # topic and date start in place
+        assert cells[1][1] == columns[1][1] and cells[2][1] == columns[2][1], row  # counts end in place
+
+
+def _on_a_terminal(args: list[str], env: dict) -> str:
+    """Run a command with its stdout on a real pseudo-terminal; returns what it wrote there."""
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, SERVER, *args], stdout=follower, stderr=subprocess.PIPE, env=env)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal closes when the process exits
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    return b"".join(chunks).decode("utf-8")
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(project):
+    """On a terminal the ids are coloured; in a pipe, or with NO_COLOR set, there is no escape code."""
+    rid = logged_id(project, "결제", "m", "l")
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    args = ["--project", str(project), "search"]
+    assert f"\x1b[1;36m{rid}" in _on_a_terminal(args, env)
+    assert "\x1b[" not in _on_a_terminal(args, {**env, "NO_COLOR": "1"})
+    piped = run(project, "search", env=env).stdout
+    assert rid in piped and "\x1b[" not in piped
+
+
+def test_project_may_come_after_the_command_name(project, tmp_path):
+    """--project works before or after the command; after it wins, as the nearer word."""
+    rid = logged_id(project, "a", "m", "l")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert rid in run(None, "show", rid, "--project", str(project)).stdout
+    assert rid in run(None, "--project", str(project), "show", rid).stdout
+    run(None, "--project", str(project), "show", rid, "--project", str(elsewhere), check_rc=1)
+
+
+def test_a_typo_gets_a_suggestion_and_exit_2(project):
+    """A misspelt command or option names the likely one, exits 2 and shows no traceback."""
+    command = run(project, "serach", "VAT", check_rc=2)
+    assert "unknown command 'serach'; did you mean 'search'?" in command.stderr
+    option = run(project, "search", "--topics", "x", check_rc=2)
+    assert "did you mean '--topic'?" in option.stderr and "usage: server.py search" in option.stderr
+    assert "at least 1" in run(project, "stats", "--threshold", "0", check_rc=2).stderr
+
+
+@pytest.mark.parametrize("command", [c for c in COMMANDS if c not in ("merge-driver", "textconv")])
+def test_every_command_explains_itself_and_the_exit_codes(command):
+    """`<command> --help` describes the command, every option, --project and the exit codes."""
+    text = run(None, command, "--help").stdout
+    assert "--project DIR" in text and "exit codes: 0 success" in text
+    assert text.split("\n\n")[1].strip()  # the description
+    options = re.split(r"\n  (?=-)", text.split("options:", 1)[1])[1:]
+    assert len(options) >= 2
+    for option in options:  # "--json  what it does", or the text wrapped onto the next line
+        assert re.search(r"\S {2,}\S", option.strip()) or "\n" in option.strip(), option
 
 
 def test_exit_codes_scripts_can_rely_on(project):
-    """0 found, 1 nothing found, 2 invalid input (and nothing saved)."""
+    """0 found, 1 nothing found, 2 invalid input (and nothing saved), 3 the file cannot be read."""
     assert run(project, "search", "x", check_rc=1).returncode == 1
     assert run(project, "show", "0123456789abcdef", check_rc=1).returncode == 1
     bad = run(project, "log", "--topic", " ", "--missing-context", "m", "--lesson", "l", check_rc=2)
-    assert "topic is empty" in bad.stderr and "Traceback" not in bad.stderr
+    assert "topic is empty" in bad.stderr
     assert not (project / ".context").exists()
+    memory(project).mkdir(parents=True)  # a directory where the file should be
+    assert "Could not read" in run(project, "list", check_rc=3).stderr
 
 
-def test_forget_deletes_atomically_and_reports_missing_ids(project):
-    """forget removes exactly the given records; an unknown id is reported and exits 1."""
+def test_show_and_forget_take_a_unique_prefix_and_refuse_an_ambiguous_one(project):
+    """An id may be shortened as in git; a prefix that fits two records is refused (exit 2) and
+    nothing is deleted."""
+    first, second = _two_ids_with_a_common_prefix()
+    logged_id(project, "t", first, "l")
+    logged_id(project, "t", second, "l")
+    a, b = ids_in_file(project)
+    assert json.loads(run(project, "show", a[:8], "--json").stdout)["id"] == a
+    common = os.path.commonprefix([a, b])
+    before = memory(project).read_bytes()
+    assert "give more of it" in run(project, "show", common, check_rc=2).stderr
+    assert "Nothing was changed" in run(project, "forget", common, check_rc=2).stderr
+    assert memory(project).read_bytes() == before
+    assert "prefix needs at least 4" in run(project, "show", a[:3], check_rc=1).stderr
+
+
+def _two_ids_with_a_common_prefix() -> tuple[str, str]:
+    """Two missing_context values whose records' ids share their first four characters."""
+    seen: dict[str, str] = {}
+    for i in range(100_000):
+        text = f"m{i}"
+        prefix = prepare("t", text, "l").id[:4]
+        if prefix in seen:
+            return seen[prefix], text
+        seen[prefix] = text
+    raise AssertionError("no two ids share a prefix")
+
+
+def _git(project: Path, *args: str) -> str:
+    result = subprocess.run(["git", "-C", str(project), *args], capture_output=True, text=True, encoding="utf-8",
+                            timeout=60, check=True)
+    return result.stdout
+
+
+def test_forget_is_all_or_nothing_and_says_what_git_shows(project):
+    """An unknown id deletes nothing (exit 1); otherwise the records go in one write, git diff shows
+    them removed as readable blocks, and the git restore the message suggests brings them back."""
+    _git(project, "init", "-q")
+    _git(project, "config", "user.email", "t@example.com")
+    _git(project, "config", "user.name", "T")
+    run(project, "init")
     keep = logged_id(project, "a", "m1", "l")
-    drop = logged_id(project, "a", "m2", "l")
-    result = run(project, "forget", drop, "ffffffffffffffff", check_rc=1)
-    assert f"deleted {drop}" in result.stdout and "not found: ffffffffffffffff" in result.stderr
-    ids = [json.loads(x)["id"] for x in (project / ".context" / "memory_log.jsonl").read_text().splitlines()]
-    assert ids == [keep]
+    drop = logged_id(project, "결제", "m2", "l")
+    _git(project, "add", ".")
+    _git(project, "commit", "-qm", "memory")
+    before = memory(project).read_bytes()
+    refused = run(project, "forget", drop[:6], "ffffffffffffffff", check_rc=1)
+    assert "no record with id 'ffffffffffffffff'" in refused.stderr and "nothing was deleted" in refused.stderr
+    assert memory(project).read_bytes() == before
+    done = run(project, "forget", drop[:6])
+    assert f"deleted {drop} (log, topic '결제')" in done.stdout and "1 removed record" in done.stdout
+    assert ids_in_file(project) == [keep]
+    assert f"-[결제] log {drop}" in _git(project, "diff", "--", ".context/memory_log.jsonl")
+    restore = done.stdout.split("`git restore -- ", 1)[1].split("`", 1)[0]
+    _git(project, "restore", "--", restore)
+    assert sorted(ids_in_file(project)) == sorted([keep, drop])
+
+
+def test_log_json_gives_the_outcome_and_the_stored_record(project):
+    """log --json tells a script saved/updated/unchanged and the record as stored (redacted)."""
+    fake = "ghp_" + "Z9y8" * 9
+    first = json.loads(run(project, "log", "--topic", "a", "--missing-context", "m", "--lesson", f"use {fake}",
+                           "--json").stdout)
+    assert first["status"] == "saved" and first["record"]["id"] == first["id"]
+    assert fake not in json.dumps(first) and "[REDACTED]" in first["record"]["lesson"]
+    again = json.loads(run(project, "log", "--topic", "a", "--missing-context", "m", "--lesson", f"use {fake}",
+                           "--json").stdout)
+    assert again["status"] == "unchanged" and again["id"] == first["id"]
+
+
+def test_export_keeps_every_record_and_writes_utf8_to_a_file(project, tmp_path):
+    """The Markdown export has every record (even a hand-written one without a topic), keeps a
+    multi-line value inside its list item, and --output writes exactly the printed document."""
+    logged_id(project, "결제", "첫 줄\n둘째 줄", "l")
+    with memory(project).open("a", encoding="utf-8") as handle:
+        handle.write('{"id": "ffff000000000000", "lesson": "hand-written"}\n')
+    printed = run(project, "export").stdout
+    assert "2 records from" in printed and "## (no topic)" in printed and "hand-written" in printed
+    assert "- **missing_context**: 첫 줄\n  둘째 줄" in printed
+    out = tmp_path / "memory.md"
+    assert "wrote 2 records" in run(project, "export", "--output", str(out)).stdout
+    assert out.read_bytes() == printed.encode("utf-8")
+
+
+def test_interrupting_a_command_exits_130_without_a_traceback(project):
+    """Ctrl+C while forget waits for the lock exits 130 quietly and leaves the file as it was."""
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("needs /proc to see the process wait")
+    rid = logged_id(project, "a", "m", "l")
+    before = memory(project).read_bytes()
+    with FileLock(str(memory(project)) + ".lock"):
+        proc = subprocess.Popen([sys.executable, SERVER, "--project", str(project), "forget", rid],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        _wait_until_idle(proc)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
+    assert memory(project).read_bytes() == before
+
+
+def _wait_until_idle(proc: subprocess.Popen) -> None:
+    """Return once the process sleeps without using CPU for 0.3 s: started, now polling the lock."""
+    last, calm = None, 0
+    while calm < 3:
+        assert proc.poll() is None, "the command ended before it waited for the lock"
+        fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        state, cpu = fields[0], int(fields[11]) + int(fields[12])  # state, utime + stime
+        calm = calm + 1 if state == "S" and cpu == last else 0
+        last = cpu
+        time.sleep(0.1)
 
 
 def test_scan_finds_and_redacts_a_pasted_credential(project):
     """A key pasted into the file by hand is found (never printed) and redacted in place."""
     logged_id(project, "a", "m", "l")
     fake = "ghp_" + "Z9y8" * 9
-    path = project / ".context" / "memory_log.jsonl"
+    path = memory(project)
     record = json.loads(path.read_text())
     record["lesson"] = f"use {fake}"
     path.write_text(json.dumps(record, ensure_ascii=False) + "\n")
