@@ -1,42 +1,131 @@
-"""The docs keep up with the product: every tool and every command is documented."""
+"""The docs keep up with the product: every tool, command, option and client is documented, and
+the README's walkthrough runs as written."""
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
-from core.cli import COMMANDS
+import pytest
+
+from core.cli import build_parser
+from core.setup import AGENTS_SECTION
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ("search_memory", "log_memory", "compact_memory")
+READMES = [ROOT / "README.md", ROOT / "docs" / "README.ko.md"]
 
 
-def test_every_command_is_in_the_command_reference():
-    """docs/commands.md has a row for every command the CLI accepts."""
-    text = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
-    missing = [c for c in COMMANDS if f"| `{c}" not in text]
-    assert not missing, f"undocumented commands: {missing}"
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def _options(usage: str) -> list[str]:
+    """The long options a command's usage line shows, but the --project every command shares."""
+    return [o for o in dict.fromkeys(re.findall(r"--[\w-]+", usage)) if o != "--project"]
+
+
+def test_every_command_and_option_is_in_the_command_reference():
+    """docs/commands.md has a row for every command the CLI accepts, naming each of its options."""
+    text = _read(ROOT / "docs" / "commands.md")
+    rows = {m.group(1): m.group(0) for m in re.finditer(r"^\| `([\w-]+)[^\n]*", text, re.M)}
+    _, commands = build_parser()
+    assert set(commands) <= set(rows), f"undocumented commands: {sorted(set(commands) - set(rows))}"
+    missing = {name: [o for o in _options(p.format_usage()) if o not in rows[name]] for name, p in commands.items()}
+    assert not any(missing.values()), f"undocumented options: { {k: v for k, v in missing.items() if v} }"
+
+
+def test_every_client_that_init_offers_is_in_the_client_guide():
+    """docs/clients.md explains `init --client X` for every client init can configure."""
+    _, commands = build_parser()
+    offered = re.search(r"--client \{([^}]*)\}", commands["init"].format_usage()).group(1).split(",")
+    text = _read(ROOT / "docs" / "clients.md")
+    assert not [c for c in offered if f"--client {c}" not in text]
+
+
+def test_the_agents_md_snippet_in_the_client_guide_is_what_init_writes():
+    """The CLAUDE.md/AGENTS.md section shown in docs/clients.md is word for word what init writes."""
+    assert AGENTS_SECTION.strip() in _read(ROOT / "docs" / "clients.md")
 
 
 def test_every_tool_is_documented_and_registered():
-    """Each MCP tool the server defines is described in docs/tools.md and the README."""
-    server = (ROOT / "server.py").read_text(encoding="utf-8")
+    """Each MCP tool the server defines is described in docs/tools.md, both READMEs and the rules."""
+    server = _read(ROOT / "server.py")
     defined = set(re.findall(r"^async def (\w+_memory)\(", server, re.M))
     assert defined == set(TOOLS)
     for doc in ("docs/tools.md", "README.md", "docs/README.ko.md", ".cursorrules"):
-        text = (ROOT / doc).read_text(encoding="utf-8")
+        text = _read(ROOT / doc)
         assert all(t in text for t in TOOLS), doc
 
 
 def test_readme_opens_with_the_serve_and_test_commands_that_ci_runs():
     """README's first two code blocks install+serve and install+test; .ci/run runs the test block."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```\n(.*?)\n```", readme, re.S)
+    blocks = re.findall(r"```\n(.*?)\n```", _read(ROOT / "README.md"), re.S)
     assert "server.py" in blocks[0] and "requirements.txt" in blocks[0]
     assert "pytest" in blocks[1] and "requirements-dev.txt" in blocks[1]
     assert "<!-- test -->" in (ROOT / ".ci" / "run").read_text()
 
 
+def test_the_korean_readme_gives_the_same_commands_and_links():
+    """docs/README.ko.md has the English README's install commands, walkthrough commands and links."""
+    english, korean = (_read(p) for p in READMES)
+    blocks = [re.findall(r"```\n(.*?)\n```", text, re.S) for text in (english, korean)]
+    assert blocks[0][:2] == blocks[1][:2]
+    commands = [re.findall(r"^(\$S \w+|git \w+|cd .*|S=.*)", _walkthrough(t), re.M) for t in (english, korean)]
+    assert commands[0] == commands[1]
+    links = [{(p.parent / t).resolve() for t in re.findall(r"\]\(([^)#:]+)\)", _read(p))} for p in READMES]
+    assert links[0] - {READMES[1]} == links[1] - {READMES[0]}
+
+
 def test_doc_links_resolve():
     """Every relative link in README and docs points at a file that exists."""
     for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
-        for target in re.findall(r"\]\(([^)#:]+)\)", doc.read_text(encoding="utf-8")):
+        for target in re.findall(r"\]\(([^)#:]+)\)", _read(doc)):
             assert (doc.parent / target).exists(), f"{doc.name} links to missing {target}"
+
+
+def _walkthrough(text: str) -> str:
+    return next(b for b in re.findall(r"```\n(.*?)\n```", text, re.S) if "$S init" in b)
+
+
+def _git(cwd: Path, *args: str, env: dict) -> None:
+    subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, timeout=60)
+
+
+@pytest.mark.parametrize("readme", READMES, ids=lambda p: p.name)
+def test_the_walkthrough_runs_as_written(readme, tmp_path):
+    """The minute with it, pasted into bash in a project with a remote, saves the lesson, finds it,
+    shows it in git diff as a readable block and pushes it. Only the install is stood in for: a
+    home whose ~/tools/sentinel-memory runs this checkout with the test's Python."""
+    home = tmp_path / "home"
+    install = home / "tools" / "sentinel-memory"
+    (install / ".venv" / "bin").mkdir(parents=True)
+    (install / "server.py").symlink_to(ROOT / "server.py")
+    python = install / ".venv" / "bin" / "python"
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+    env = {**os.environ, "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1", "NO_COLOR": "1",
+           "GIT_AUTHOR_NAME": "N", "GIT_AUTHOR_EMAIL": "n@example.com",
+           "GIT_COMMITTER_NAME": "N", "GIT_COMMITTER_EMAIL": "n@example.com"}
+    env.pop("SENTINEL_MEMORY_PROJECT", None)
+    remote = tmp_path / "remote.git"
+    _git(tmp_path, "init", "-q", "--bare", str(remote), env=env)
+    _git(tmp_path, "clone", "-q", str(remote), str(home / "projects" / "my-app"), env=env)
+    app = home / "projects" / "my-app"
+    (app / "app.py").write_text("print(1)\n")
+    _git(app, "add", ".", env=env)
+    _git(app, "commit", "-qm", "first", env=env)
+    _git(app, "push", "-q", "origin", "HEAD", env=env)
+
+    script = _walkthrough(_read(readme))
+    result = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=home, env=env,
+                            capture_output=True, text=True, encoding="utf-8", timeout=120)
+    out = result.stdout
+    assert result.returncode == 0, out + result.stderr
+    assert "saved: new log record" in out and "[FAIL]" not in out
+    assert re.search(r"^\+\[payment\] log [0-9a-f]{16}$", out, re.M), out  # the readable diff
+    assert re.search(r"^payment +1 +0 ", out, re.M), out  # list
+    pushed = subprocess.run(["git", "--git-dir", str(remote), "show", "HEAD:.context/memory_log.jsonl"],
+                            capture_output=True, text=True, encoding="utf-8", env=env, check=True).stdout
+    assert '"topic": "payment"' in pushed
