@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from .errors import InvalidInput
-from .sanitizer import redact
 
 TYPES = ("log", "principle")
 LIMITS = {"topic": 64, "missing_context": 1024, "lesson": 1024, "ask_next_time": 512}
@@ -108,6 +107,10 @@ def prepare(
             "missing_context is empty; say what the instructions lacked "
             f'(only a type="principle" record may leave it empty). {NOTHING_SAVED}'
         )
+
+    # Imported here, not at the top: compiling the sanitizer's patterns takes ~45 ms, which the
+    # server's start-up, the read-only commands and git's drivers need not pay.
+    from .sanitizer import redact
 
     redactions = 0
     for name, value in values.items():

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import os
-import secrets
 import sys
 import time
 from contextlib import suppress
@@ -210,7 +209,7 @@ def update(
     path = Path(path)
     prepare_context_dir(path.parent)
     try:
-        with FileLock(str(path) + ".lock", timeout=timeout):
+        with _lock(path, timeout):
             _remove_debris(path)
             snap = read(path)
             records = change(snap)
@@ -237,22 +236,39 @@ def update(
         ) from None
 
 
+# One FileLock per lock file for the life of the process: building one costs more than taking it.
+# Safe across threads: filelock keeps each thread's hold apart (thread_local), and each thread's
+# flock is on its own descriptor, so threads exclude each other as processes do.
+_locks: dict[str, FileLock] = {}
+
+
+def _lock(path: Path, timeout: float) -> FileLock:
+    key = str(path) + ".lock"
+    lock = _locks.get(key)
+    if lock is None or lock.timeout != timeout:
+        lock = _locks[key] = FileLock(key, timeout=timeout)
+    return lock
+
+
 def _remove_debris(path: Path) -> None:
     """Delete temporary files a killed writer left behind. Safe: under the lock no other writer
     of this file can have one open (they are only ever created while the lock is held)."""
-    stem = path.name.split(".")[0]
-    for debris in path.parent.glob(f".{stem}.*.tmp"):
+    prefix = f".{path.name.split('.')[0]}."
+    with suppress(OSError), os.scandir(path.parent) as entries:
+        debris = [e.path for e in entries if e.name.startswith(prefix) and e.name.endswith(".tmp")]
+    for name in debris:
         with suppress(OSError):
-            debris.unlink()
+            os.unlink(name)
 
 
 def prepare_context_dir(context: Path) -> None:
     """Create .context/ with its .gitignore and .gitattributes on the first write."""
     try:
-        context.mkdir(parents=True, exist_ok=True)
+        if not os.path.isdir(context):
+            context.mkdir(parents=True, exist_ok=True)
         for name, text in ((".gitignore", GITIGNORE), (".gitattributes", GITATTRIBUTES)):
             target = context / name
-            if not target.exists():
+            if not os.path.exists(target):
                 atomic_write(target, text.encode("utf-8"))
     except OSError as exc:
         raise StorageError(
@@ -284,13 +300,16 @@ def atomic_write(path: Path, data: bytes) -> None:
     On failure the temporary file is removed and the target is left as it was.
     """
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-        with open(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            view = memoryview(data)
+            while view:  # os.write may write less than asked (a signal, a full pipe): go on
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         _replace(tmp, path)
     except BaseException as exc:
         with suppress(OSError):
