@@ -99,7 +99,34 @@ class PlainArgumentErrors(Middleware):
             raise ToolError(f"Invalid arguments for {context.message.name}: {summary}. Nothing was saved.") from None
 
 
-mcp = FastMCP("sentinel-memory", instructions=INSTRUCTIONS, mask_error_details=True, middleware=[PlainArgumentErrors()])
+class _SessionState:
+    """fastmcp's session-state store, kept in a dict. The server keeps no state of its own, but
+    fastmcp looks up per-session visibility rules in this store on every tools/list and tools/call;
+    its default store (py-key-value, loaded through beartype's import hooks) costs ~170 ms on the
+    first request of every start. Same interface (async get/put/delete of StateValue by key)."""
+
+    def __init__(self) -> None:
+        self._values: dict[str, object] = {}
+
+    async def get(self, key: str, collection: str | None = None):
+        return self._values.get(key)
+
+    async def put(self, key: str, value, collection: str | None = None, ttl: float | None = None) -> None:
+        self._values[key] = value  # a stdio server serves one client for the life of the process
+
+    async def delete(self, key: str, collection: str | None = None) -> bool:
+        return self._values.pop(key, None) is not None
+
+
+class SentinelMCP(FastMCP):
+    _session_state = _SessionState()
+
+    @property
+    def _state_store(self) -> _SessionState:
+        return self._session_state
+
+
+mcp = SentinelMCP("sentinel-memory", instructions=INSTRUCTIONS, mask_error_details=True, middleware=[PlainArgumentErrors()])
 
 
 async def _memory_file(ctx: Context | None) -> Path:
