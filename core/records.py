@@ -175,17 +175,16 @@ class Entry:
     """A record and the exact line it was read from (so unchanged lines are copied byte for byte).
 
     Treat it as immutable: snapshots are cached and shared. `data` is the line's bytes with its
-    newline, ready to write; `terms` and `tokens` are computed once, when search first needs them.
+    newline, ready to write; `terms` is computed once, when search first needs it.
     """
 
-    __slots__ = ("record", "line", "data", "_terms", "_tokens")
+    __slots__ = ("record", "line", "data", "_terms")
 
     def __init__(self, record: dict, line: str, data: bytes | None = None):
         self.record = record
         self.line = line
         self.data = data if data is not None else (line + "\n").encode("utf-8")
         self._terms = None
-        self._tokens = None
 
     @property
     def id(self) -> str:

@@ -11,6 +11,7 @@ import logging
 import os
 import sys
 import time
+from collections import Counter
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +60,7 @@ class Snapshot:
     duplicates: int = 0
     raw: bytes = b""
     _counts: tuple[int, int] | None = field(default=None, repr=False)
+    _topics: Counter | None = field(default=None, repr=False)
 
     def counts(self) -> tuple[int, int]:
         """(logs, principles), counted once per snapshot (snapshots are cached between calls)."""
@@ -66,6 +68,12 @@ class Snapshot:
             principles = sum(1 for e in self.records.values() if e.record.get("type") == "principle")
             self._counts = (len(self.records) - principles, principles)
         return self._counts
+
+    def topic_counts(self) -> Counter:
+        """Records per topic, counted once per snapshot. Do not mutate: copy it."""
+        if self._topics is None:
+            self._topics = Counter(e.record.get("topic") for e in self.records.values())
+        return self._topics
 
     def text(self) -> bytes:
         """The file as it should be: one line per record, sorted by id, LF, final newline."""
