@@ -42,6 +42,11 @@ def textconv(path: str, out=None) -> int:
     snap = parse(Path(path).read_bytes())
     blocks = [readable_block(snap.records[rid].record) for rid in sorted(snap.records)]
     blocks += [f"UNREADABLE LINE: {raw.decode('utf-8', 'replace')}\n" for raw in snap.unreadable]
+    # A review must see what the blocks alone would hide: markers or duplicates in the file itself.
+    if snap.duplicates:
+        blocks.insert(0, f"DUPLICATE IDS IN THE FILE: {snap.duplicates} extra lines, the newer of each shown\n")
+    if snap.conflict_regions:
+        blocks.insert(0, f"GIT CONFLICT MARKERS IN THE FILE: {snap.conflict_regions} regions, shown merged by id\n")
     out.write("\n".join(blocks).encode("utf-8"))
     out.flush()
     return 0

@@ -307,6 +307,9 @@ def test_two_way_markers_committed_without_the_driver_keep_every_record_the_newe
     conflicted = repo.data().decode("utf-8")
     assert "<<<<<<<" in conflicted and "|||||||" not in conflicted
     assert repo.git("ls-files", "-u").stdout == ""
+    gitdriver.configure(repo.path, sys.executable, str(SERVER))  # the teammate wires the drivers later
+    review = repo.git("diff", "HEAD~1", "HEAD", "--", MEMORY).stdout
+    assert "+GIT CONFLICT MARKERS IN THE FILE: 1 regions, shown merged by id" in review
 
     found = memory.search(repo.memory)
 
