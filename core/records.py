@@ -157,7 +157,7 @@ def parse_line(line: str) -> dict | None:
     """The record on one line, or None when the line is not a JSON object with a string id."""
     try:
         value = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: thousands of nested brackets
         return None
     if isinstance(value, dict) and isinstance(value.get("id"), str) and value["id"]:
         return value

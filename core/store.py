@@ -228,7 +228,7 @@ def update(
                 report.quarantined = _quarantine(path.parent / QUARANTINE_FILE, snap.unreadable)
             if snap.conflict_regions:
                 report.conflict_regions = snap.conflict_regions
-                report.conflict_copy = path.with_name(f"{path.name}.{time.strftime('%Y%m%dT%H%M%S')}.conflicted")
+                report.conflict_copy = _free_name(path, time.strftime("%Y%m%dT%H%M%S"), "conflicted")
                 atomic_write(report.conflict_copy, snap.raw)
             new = Snapshot(records=records)
             data = new.text()
@@ -256,6 +256,15 @@ def _lock(path: Path, timeout: float) -> FileLock:
     if lock is None or lock.timeout != timeout:
         lock = _locks[key] = FileLock(key, timeout=timeout)
     return lock
+
+
+def _free_name(path: Path, stamp: str, suffix: str) -> Path:
+    """<name>.<stamp>.<suffix>, or <name>.<stamp>-2.<suffix> and so on when that is taken."""
+    candidate, n = path.with_name(f"{path.name}.{stamp}.{suffix}"), 1
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.name}.{stamp}-{n}.{suffix}")
+    return candidate
 
 
 def _remove_debris(path: Path) -> None:
