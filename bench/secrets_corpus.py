@@ -640,6 +640,74 @@ def _negatives(f: Fakes):
     return N
 
 
+# --- hostile inputs ------------------------------------------------------------------------------
+# Texts of the maximum field size (1,024 UTF-8 bytes) built to make a regular expression backtrack:
+# a rule's prefix repeated without the rest, unclosed quotes, long runs of one character class.
+
+FIELD_BYTES = 1024
+
+
+def _fill(unit: str, prefix: str = "") -> str:
+    """prefix + unit repeated, cut at a character boundary to exactly FIELD_BYTES bytes or less."""
+    text = prefix + unit * (FIELD_BYTES // max(1, len(unit.encode())) + 1)
+    while len(text.encode()) > FIELD_BYTES:
+        text = text[:-1]
+    return text
+
+
+def hostile() -> dict[str, str]:
+    """Name -> a 1 KiB input built to make the redaction rules backtrack."""
+    glued = ("AI" + "za" + "Sy" + "A1b2" * 8 + "C") + ("AK" + "IA" + "Q7RT2WXZ4N6P8L3M")
+    return {
+        "a*": _fill("a"),
+        "underscores": _fill("_"),
+        "hex": _fill("0123456789abcdef"),
+        "base64": _fill("A1b2+/"),
+        "hangul": _fill("토큰"),
+        "password=": _fill("password="),
+        "token: ": _fill("token: "),
+        "token: expires ": _fill("token: expires "),
+        "yaml lines": _fill("  password: a\n"),
+        "password is ": _fill("password is "),
+        "password is '": _fill("password is '"),
+        "unclosed quote": _fill("a", 'password="'),
+        "비밀번호는 ": _fill("비밀번호는 "),
+        "API 키 값: ": _fill("API 키 값: "),
+        "jwt dots": _fill("a.", "eyJ"),
+        "jwt segments": _fill("eyJaaaaa."),
+        "pem without end": _fill("A", "-----BEGIN PRIVATE KEY-----"),
+        "pem false ends": _fill("-----END ", "-----BEGIN PRIVATE KEY-----"),
+        "url colons": _fill("a:", "a://a:"),
+        "url ats": _fill("@", "s://u:"),
+        "url hashes": _fill("#", "a://u:"),
+        "schemes": _fill("a://"),
+        "sk-": _fill("sk-"),
+        "bearer": _fill("a", "Bearer "),
+        "authorization headers": _fill("authorization: bearer "),
+        "flags": _fill("--a-"),
+        "--password ": _fill("--password "),
+        "curl -u": _fill("-u a:"),
+        "mysql -u": _fill(" -u", "mysql"),
+        "redis-cli": _fill("redis-cli x "),
+        "netrc": _fill("machine a login b "),
+        "aws secret": _fill("aws_secret="),
+        "aws secret spaces": _fill(" ", "aws_secret_access_key"),
+        "sig=": _fill("%2B", "sig="),
+        "AccountKey=": _fill("AccountKey="),
+        "discord dots": _fill("M" + "a" * 24 + "."),
+        "telegram digits": _fill("1234567:A"),
+        "azure ad": _fill("abc1Q~"),
+        "fcm": _fill("AAAAaaaaaaa:APA91b"),
+        "xml": _fill("a", "<password>"),
+        "glued keys": _fill(glued),
+        # the slowest units a random search over rule fragments found
+        "search 1": _fill("AccountKey=AKIA\t://"),
+        "search 2": _fill("비밀번호\t://-p-AAAA"),
+        "search 3": _fill("-p` .\nmysql "),
+        "search 4": _fill(":토큰="),
+    }
+
+
 def corpus(seed: int = SEED, per_kind: int = 7, per_negative_category: int = 40) -> list[Example]:
     """The labelled corpus: every positive kind `per_kind` times, every negative category
     `per_negative_category` times, cycling through each kind's sentences with fresh fakes."""
