@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from secrets_corpus import Example, corpus, hostile  # noqa: E402
+from secrets_corpus import Example, corpus, further_kinds, hostile  # noqa: E402
 
 from core.sanitizer import redact  # noqa: E402
 
@@ -161,8 +161,16 @@ def main(argv: list[str]) -> int:
           f"Korean: {sum(e.positive for e in ko)} positives, {sum(not e.positive for e in ko)} negatives; "
           f"seed fixed\n")
     names = list(columns)
+    further = set(further_kinds())
+
+    def part_recall(c: dict, in_further: bool) -> str:
+        got, total = (sum(v[i] for k, v in c["per_kind"].items() if (k in further) == in_further) for i in (0, 1))
+        return f"{got / total:.3f} ({got}/{total})"
+
     cells = [
         ("recall", lambda c: f"{c['recall']:.3f} ({c['caught']}/{c['pos']})"),
+        (f"  {len(first['per_kind']) - len(further)} main kinds", lambda c: part_recall(c, False)),
+        (f"  {len(further)} further providers", lambda c: part_recall(c, True)),
         ("false-positive rate", lambda c: f"{c['fpr']:.3f} ({c['fps']}/{c['neg']})"),
         ("texts per second", lambda c: f"{c['per_sec']:,.0f}"),
         ("throughput", lambda c: f"{c['mb_s']:.2f} MB/s"),

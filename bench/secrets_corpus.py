@@ -189,6 +189,39 @@ class Fakes:
     def hexs(self, n):
         return self.s(HEX, n)
 
+    # -- further providers (the strict rules beyond the ones the issue of record names)
+    def further(self) -> dict[str, str]:
+        """One fresh fake per further provider format, by kind."""
+        s, m = self.s, self.mixed
+        return {
+            "aws_session_token": "IQoJb3JpZ2luX2Vj" + s(B64, 300),
+            "google_oauth_token": "ya" + "29." + s(B64URL, 150),
+            "stripe_webhook_secret": "wh" + "sec_" + m(32),
+            "slack_app_token": "xa" + "pp-1-A" + s(UPPER + DIGITS, 10) + "-" + s(DIGITS, 13) + "-" + s(HEX, 64),
+            "postman": "PM" + "AK-" + s(HEX, 24) + "-" + s(HEX, 34),
+            "grafana": "gl" + "sa_" + m(32) + "_" + s(HEX, 8),
+            "sentry": "sn" + "trys_" + "eyJ" + s(B64, 60) + "_" + m(43),
+            "supabase": "sb" + "p_" + s(HEX, 40),
+            "planetscale": "pscale" + "_tkn_" + s(B64URL, 43),
+            "replicate": "r8" + "_" + m(37),
+            "groq": "gs" + "k_" + m(52),
+            "xai": "xa" + "i-" + m(80),
+            "perplexity": "pp" + "lx-" + m(48),
+            "newrelic": "NR" + "AK-" + s(UPPER + DIGITS, 27),
+            "square": "sq0" + "atp-" + s(B64URL, 22),
+            "mapbox": "sk" + ".eyJ1Ijoi" + s(B64URL, 40) + "." + s(B64URL, 22),
+            "pulumi": "pu" + "l-" + s(HEX, 40),
+            "terraform_cloud": m(14) + ".atlas" + "v1." + s(B64URL, 67),
+            "age": "AGE-SECRET" + "-KEY-1" + s(UPPER + DIGITS, 58),
+            "firebase_fcm": "AAAA" + s(B64URL, 7) + ":APA91b" + s(B64URL, 134),
+            "azure_ad_client_secret": m(3) + s(DIGITS, 1) + "Q~" + s(ALNUM + "_~.", 33) + s(ALNUM, 1),
+        }
+
+
+def further_kinds() -> tuple[str, ...]:
+    """The kinds of Fakes.further: provider formats beyond the ones the product promises by name."""
+    return tuple(Fakes(random.Random(0)).further())
+
 
 # --- positive sentences -----------------------------------------------------------------------
 # Each generator returns (text, [secret substrings], lang). {x} marks where a fake goes.
@@ -425,6 +458,41 @@ def _positives(f: Fakes):  # noqa: C901 - a table, not logic
         lambda: (lambda t: (f"VAULT_TOKEN was {t}, a root token; create a scoped policy instead.", [t], "en"))(f.vault()),
         lambda: (lambda t: (f"볼트 토큰 {t} 이 스크립트 주석에 남아 있었다.", [t], "ko"))(f.vault()),
     )
+    add("client_password_flag",
+        lambda: (lambda p: (f"The health check ran redis-cli -h cache-1 -a {p} --no-auth-warning ping every minute.", [p], "en"))(f.password()),
+        lambda: (lambda p: (f"sshpass -p '{p}' rsync -e ssh build/ deploy@web-1:/srv/app was the whole deploy.", [p], "en"))(f.password()),
+        lambda: (lambda p: (f"The nightly backup runs mysqldump -u backup -p{p} --single-transaction shop > shop.sql.", [p], "en"))(f.password()),
+        lambda: (lambda p: (f"docker-compose.yml의 command: redis-server --requirepass {p} 를 secret 파일로 옮길 것.", [p], "ko"))(f.password()),
+    )
+    add("netrc",
+        lambda: (lambda p: (f"~/.netrc had machine api.github.com login ci-bot password {p}; use a credential helper.", [p], "en"))(f.password()),
+        lambda: (lambda p: (f"CI 이미지의 .netrc 에 machine registry.example.com login deploy password {p} 가 남아 있었다.", [p], "ko"))(f.mixed(20)),
+    )
+    add("connection_string",
+        lambda: (lambda p: (f"appsettings.json: Server=tcp:acme.database.windows.net,1433;Initial Catalog=orders;User ID=app;Password={p}; must move to Key Vault.", [p], "en"))(f.password()),
+        lambda: (lambda p: (f"application-dev.properties used jdbc:postgresql://db:5432/app?user=app&password={p}&ssl=false.", [p], "en"))(f.password()),
+        lambda: (lambda p: (f"spring.datasource.password={p} 가 application-local.properties 에 커밋됨.", [p], "ko"))(f.password()),
+    )
+    add("keyword_prose_ko",
+        lambda: (lambda p: (f"관리자 비번은 {p} 였다. 다음부터는 1Password에서 가져올 것.", [p], "ko"))(f.password()),
+        lambda: (lambda p: (f"파트너 샌드박스 API 키는 {p} 이고 운영에서는 쓰면 안 된다.", [p], "ko"))(f.hexs(32)),
+        lambda: (lambda p: (f"지갑 개인키 0x{p} 를 테스트 코드에 넣었다가 지웠다.", [p], "ko"))(f.hexs(64)),
+        lambda: (lambda p: (f"액세스 키 {p} 는 지난주에 만료됐다.", [p], "ko"))(f.mixed(24)),
+        lambda: (lambda p: (f"Redis 암호는 '{p}' 였고 compose 파일에 그대로 있었다.", [p], "ko"))(f.password()),
+        lambda: (lambda p: (f"The partner said the API key is {p}; it only works in their sandbox.", [p], "en"))(f.hexs(32)),
+    )
+    add("aws_cli",
+        lambda: (lambda k: (f"The bootstrap script ran aws configure set aws_secret_access_key {k} for the ci profile.", [k], "en"))(f.aws_secret()),
+        lambda: (lambda k: (f"부트스트랩 스크립트가 aws configure set aws_secret_access_key {k} 를 실행하고 있었다.", [k], "ko"))(f.aws_secret()),
+    )
+    further_sentences = (
+        ("The bot's config still held {k}; it was rotated after the audit.", "en"),
+        ("설정 파일에 {k} 가 그대로 남아 있어서 감사 후 폐기했다.", "ko"),
+        ("A teammate pasted {k} into the PR description while debugging.", "en"),
+    )
+    for kind in f.further():
+        add(kind, *[lambda kind=kind, sentence=sentence, lang=lang: (lambda k: (sentence.format(k=k), [k], lang))(f.further()[kind])
+                    for sentence, lang in further_sentences])
     return P
 
 
@@ -442,6 +510,10 @@ def _negatives(f: Fakes):
         N[cat] = makers
 
     add("prose",
+        lambda: ("The token value comes from the OIDC exchange, never from a file on disk.", "en"),
+        lambda: ("redis requirepass is configured through the Helm chart's existingSecret.", "en"),
+        lambda: ("The login form's password field must not allow browser autofill.", "en"),
+        lambda: ("The secret is 32 random bytes from secrets.token_bytes, base64-encoded.", "en"),
         lambda: ("The password must be rotated every 90 days and never reused.", "en"),
         lambda: ("the token: expires soon, so refresh it before the batch starts.", "en"),
         lambda: ("Access tokens expire after an hour; the refresh token lasts thirty days.", "en"),
@@ -462,6 +534,12 @@ def _negatives(f: Fakes):
         lambda: ("tokenizer: the model uses tiktoken cl100k_base, so count tokens before sending.", "en"),
     )
     add("prose_ko",
+        lambda: ("API 키는 Secrets Manager에 두고 코드에는 이름만 적는다.", "ko"),
+        lambda: ("개인 키 파일은 ~/.ssh 아래에만 두고 권한은 600으로 한다.", "ko"),
+        lambda: ("비번 정책은 12자 이상, 유출 목록 대조다.", "ko"),
+        lambda: ("토큰 값은 로그에 남기지 않고 마지막 네 글자만 보여준다.", "ko"),
+        lambda: ("토큰이 3f9a2c1 커밋 이후로 쿠키에 저장된다.", "ko"),
+        lambda: ("액세스 키 로테이션은 90일마다 자동으로 한다.", "ko"),
         lambda: ("비밀번호는 반드시 주기적으로 변경해야 한다.", "ko"),
         lambda: ("토큰이 만료되면 리프레시 토큰으로 재발급받을 것.", "ko"),
         lambda: ("API 키를 .env 파일에 넣지 말 것. 토큰: 만료되면 재발급.", "ko"),
@@ -549,6 +627,10 @@ def _negatives(f: Fakes):
         lambda: ("AWS 문서의 예시 키 " + "AKIA" + "IOSFODNN7" + "EXAMPLE 를 테스트 픽스처에 썼다.", "ko"),
     )
     add("code",
+        lambda: ("redis-cli -h cache -p 6379 info memory shows the eviction policy.", "en"),
+        lambda: ("mysql -u app -p orders prompts for the password interactively, which CI cannot answer.", "en"),
+        lambda: ("sshpass is banned in CI scripts; use ssh-agent forwarding instead.", "en"),
+        lambda: ("redis-cli -a \"$REDIS_PASSWORD\" ping is how the health check reads the password.", "en"),
         lambda: ("def login(user: str, password: str) -> Token: should raise on an empty password.", "en"),
         lambda: ("password = getpass.getpass() prompts without echo.", "en"),
         lambda: ("token = request.headers.get('Authorization') returns None when the header is missing.", "en"),
@@ -587,6 +669,7 @@ def _negatives(f: Fakes):
     )
     add("base64_data",
         lambda: (f"The fixture image is data:image/png;base64,{f.s(B64, 60)}== and renders a 1x1 pixel.", "en"),
+        lambda: (f"테스트 픽스처 이미지 data:image/png;base64,{f.s(B64, 60)}== 는 1x1 픽셀이다.", "ko"),
         lambda: (f"The kubeconfig certificate-authority-data is public; cluster name gke_acme_{r.choice(['asia', 'us'])}-east1_prod.", "en"),
     )
     add("lessons",
@@ -710,18 +793,19 @@ def hostile() -> dict[str, str]:
 
 def corpus(seed: int = SEED, per_kind: int = 7, per_negative_category: int = 40) -> list[Example]:
     """The labelled corpus: every positive kind `per_kind` times, every negative category
-    `per_negative_category` times, cycling through each kind's sentences with fresh fakes."""
+    `per_negative_category` times (or once per sentence if it has more), cycling through each
+    kind's sentences with fresh fakes."""
     rng = random.Random(seed)
     f = Fakes(rng)
     out: list[Example] = []
     seen: set[str] = set()
     for kind, makers in _positives(f).items():
-        for i in range(per_kind):
+        for i in range(max(per_kind, len(makers))):
             text, secrets, lang = makers[i % len(makers)]()
             assert all(s in text for s in secrets), (kind, text)
             out.append(Example(text, kind, tuple(secrets), lang))
     for cat, makers in _negatives(f).items():
-        for i in range(per_negative_category):
+        for i in range(max(per_negative_category, len(makers))):
             text, lang = makers[i % len(makers)]()
             if text not in seen:  # a fixed sentence counts once
                 seen.add(text)

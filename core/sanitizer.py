@@ -14,7 +14,8 @@ for short fields such as a topic, where a keyword rule could mangle ordinary wor
 
 No pattern can backtrack catastrophically: each starts at a fixed literal or a bounded prefix,
 and no two quantified parts can share the same characters, so a hostile 1 KiB input is redacted
-in about a millisecond (tests/test_sanitizer.py keeps a list of such inputs).
+in a few milliseconds at most (bench/secrets_corpus.py:hostile holds such inputs;
+bench/secrets_bench.py prints their times).
 """
 
 from __future__ import annotations
@@ -79,13 +80,13 @@ _PLACEHOLDER = re.compile(
     r"""(?:\[REDACTED\])+"""
     r"""|<[A-Za-z_].*"""                                # <YOUR_API_KEY>, <your password>
     r"""|\$\{.*|\$\(.*|\$[A-Za-z_][A-Za-z0-9_]*"""      # ${DB_PASSWORD}, $(pass show x), $TOKEN
-    r"""|%[A-Za-z_(].*|\{.*"""                          # %DB_PASS%, %(pw)s, {{ secret }}
+    r"""|%[A-Za-z_][A-Za-z0-9_]*%|%\(.*|\{.*"""         # %DB_PASS%, %(pw)s, {{ secret }}
     r"""|(?i:null|none|nil|undefined|true|false|yes|no|on|off|~|required|optional|empty|unset"""
     r"""|hidden|masked|redacted|changeme|change[_\-]me|changeit|placeholder|dummy|example"""
     r"""|sample|todo|tbd|fixme|str|string|bytes|int|bool|secret|password|token)"""
     r"""|(?i:your|my)[_\- ].*"""                        # your-api-key, YOUR_TOKEN_HERE
     r"""|(?:os\.environ|os\.getenv|process\.env|getenv)\b.*|env[\[(.].*"""  # os.environ["PW"]
-    r"""|[xX*.#•_\-]*"""                                # "", xxxx, ****, ...
+    r"""|[xX*.#•_\-%]*"""                               # "", xxxx, ****, ..., "%" of %(pw)s
     r"""|(?:[A-Za-z0-9]{1,10}[_\-.]){1,2}[xX*.#•]{3,}"""  # sk-xxxx, ghp_XXXX, sk-proj-****
     # The documentation examples of AWS (AKIAIOSFODNN7EXAMPLE and its secret): public, never valid.
     r"""|(?:AKIA|ASIA)[A-Z0-9]{9}EXAMPLE|[A-Za-z0-9/+]{30}EXAMPLEKEY""",
@@ -166,7 +167,7 @@ def _flag_value(match: re.Match, value: str) -> bool:
 
 
 def _prose_value(match: re.Match, value: str) -> bool:
-    """A value named in a sentence. After "is", "was", ":" or "=" a long hex string or a UUID is
+    """A value named in a sentence. After "is", "was", "는", ":" or "=" a long hex string or a UUID is
     stated as the credential ("the API key is 8f14e45f..."); without such a verb it stays, as a
     commit, a trace id or a request id would be written ("the token 550e8400-... expired")."""
     return _strongly_secret(value) or bool(match.group("verb") and _KEY_LIKE_ID.fullmatch(value))
@@ -309,7 +310,7 @@ RULES: tuple[Rule, ...] = (
     # look strongly like a secret (letters with digits or symbols, 8+ chars, not an id or hash).
     Rule("keyword_in_prose", re.compile(
         r"(?:" + _PROSE_KEYWORD + r")(?:[ \t]+(?i:value)|[ ]?값)?"
-        r"(?:(?P<verb>[ \t]+(?i:is|was|are|were|becomes|now)|[ \t]*[:=])|는|은|이|가|을|를)?[ \t]+"
+        r"(?:(?P<verb>[ \t]+(?i:is|was|are|were|becomes|now)|[ \t]*[:=]|는|은)|이|가|을|를)?[ \t]+"
         r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
         r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""),
         False, ("pq", "bare"), _prose_value),

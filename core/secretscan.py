@@ -8,7 +8,8 @@ on topic and ask_next_time) in one locked read-modify-write, atomically.
 
 A record whose text changes gets a new id, because ids are computed on the stored values (SPEC §3):
 the redacted record keeps its meta, gains meta.updated, and replaces the old line. When the new id
-is already taken by another record, the newer of the two is kept, as for duplicate ids.
+is already taken by another record, the one logged or updated last is kept, as for duplicate ids
+(the stamp of the redaction itself does not count, so it cannot hide a teammate's later update).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import NamedTuple
 from .merge import Records
 from .records import TYPES, Entry, newer, record_id, utc_now
 from .sanitizer import redact, rules_hit
-from .store import Snapshot, read, update
+from .store import LOCK_TIMEOUT, Snapshot, read, update
 
 # Field -> whether only the strict (provider-format) rules apply; the same split as records.prepare.
 FIELDS = {"topic": True, "missing_context": False, "lesson": False, "ask_next_time": True}
@@ -46,7 +47,7 @@ def scan(path: Path) -> list[Finding]:
     return found
 
 
-def redact_file(path: Path) -> tuple[int, int]:
+def redact_file(path: Path, timeout: float = LOCK_TIMEOUT) -> tuple[int, int]:
     """Redact every credential in the memory file in place, under the lock, atomically.
 
     Returns (records changed, values redacted). A file with nothing to redact is not rewritten.
@@ -66,17 +67,22 @@ def redact_file(path: Path) -> tuple[int, int]:
                 kept[rid] = entry
         if not changed:
             return None
+        redacted: Records = {}  # by new id, the version logged or updated last, before stamping
         for record in changed:
             entry = Entry.of(record)
-            kept[entry.id] = newer(kept[entry.id], entry) if entry.id in kept else entry
+            rival = redacted.get(entry.id) or kept.get(entry.id)
+            if rival is None or newer(rival, entry) is entry:
+                redacted[entry.id] = entry
+        for rid, entry in redacted.items():
+            kept[rid] = Entry.of(_stamped(entry.record))
         return kept
 
-    update(Path(path), change)
+    update(Path(path), change, timeout=timeout)
     return totals[0], totals[1]
 
 
 def _redacted(record: dict) -> tuple[dict, int]:
-    """The record with its fields redacted, re-identified and stamped; and how many values went."""
+    """The record with its fields redacted and re-identified; and how many values went."""
     out, count = dict(record), 0
     for field, strict in FIELDS.items():
         if isinstance(out.get(field), str):
@@ -87,7 +93,11 @@ def _redacted(record: dict) -> tuple[dict, int]:
     type_ = out.get("type", "log")
     if type_ in TYPES and all(isinstance(out.get(f), str) for f in ("topic", "missing_context", "lesson")):
         out["id"] = record_id(type_, out["topic"], out["missing_context"], out["lesson"])
-    meta = dict(out["meta"]) if isinstance(out.get("meta"), dict) else {}
-    meta["updated"] = utc_now()
-    out["meta"] = meta
     return out, count
+
+
+def _stamped(record: dict) -> dict:
+    """The record with meta.updated set to now (its other meta kept)."""
+    meta = dict(record["meta"]) if isinstance(record.get("meta"), dict) else {}
+    meta["updated"] = utc_now()
+    return {**record, "meta": meta}
