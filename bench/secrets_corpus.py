@@ -579,6 +579,8 @@ def _negatives(f: Fakes):
         lambda: (f"Docker image acme/api:{ver()}-alpine has the fix.", "en"),
     )
     add("path",
+        lambda: ("토큰 캐시는 ~/.cache/acme/token.json 에 있고, 지우면 다시 로그인한다.", "ko"),
+        lambda: ("비밀번호 검증은 src/auth/password_policy.py 의 validate() 에서 한다.", "ko"),
         lambda: ("Credentials live in ~/.aws/credentials and ~/.config/gcloud/application_default_credentials.json.", "en"),
         lambda: ("See src/auth/password_reset.py:42 and tests/test_token_refresh.py.", "en"),
         lambda: ("C:\\Users\\dev\\AppData\\Roaming\\npm\\.npmrc holds the registry token on Windows.", "en"),
@@ -587,6 +589,8 @@ def _negatives(f: Fakes):
         lambda: ("설정 파일은 config/secrets.example.yaml 을 복사해서 만든다.", "ko"),
     )
     add("url",
+        lambda: ("토큰 발급 엔드포인트는 https://auth.example.com/oauth2/token 이다.", "ko"),
+        lambda: ("스테이징 DB 주소는 postgres://db.staging.internal:5432/orders 이고 비밀번호는 Vault에 있다.", "ko"),
         lambda: ("Docs: https://docs.github.com/en/authentication/keeping-your-account-and-data-secure/managing-your-personal-access-tokens", "en"),
         lambda: ("The API base URL is https://api.example.com:8443/v2/ and the health check is /healthz.", "en"),
         lambda: ("Clone with git@github.com:acme/infra.git or ssh://git@github.com:22/acme/infra.git.", "en"),
@@ -597,6 +601,7 @@ def _negatives(f: Fakes):
         lambda: ("mongodb+srv://cluster0.ab12c.mongodb.net/?retryWrites=true 는 Atlas 기본 URL이다.", "ko"),
     )
     add("env_name",
+        lambda: ("로컬에서는 DATABASE_PASSWORD 와 JWT_SECRET 을 .env.local 에 설정한다.", "ko"),
         lambda: ("Set OPENAI_API_KEY in .env, never in code.", "en"),
         lambda: ("export GITHUB_TOKEN before running gh release create.", "en"),
         lambda: ("The app reads DATABASE_URL, REDIS_PASSWORD and STRIPE_SECRET_KEY from the environment.", "en"),
@@ -605,6 +610,8 @@ def _negatives(f: Fakes):
         lambda: ("HF_TOKEN 환경변수가 없으면 gated 모델 다운로드가 실패한다.", "ko"),
     )
     add("placeholder",
+        lambda: ("예시 설정의 api_key: <YOUR_API_KEY> 부분은 각자 채운다.", "ko"),
+        lambda: ("docker-compose 에서는 POSTGRES_PASSWORD=${POSTGRES_PASSWORD} 로 호스트 값을 넘긴다.", "ko"),
         lambda: ("Use api_key = <YOUR_API_KEY> in the example config.", "en"),
         lambda: ("API_KEY=${API_KEY} in docker-compose.yml passes it through from the host.", "en"),
         lambda: ("The docs show sk-... as the key format; never paste the real one.", "en"),
@@ -627,6 +634,7 @@ def _negatives(f: Fakes):
         lambda: ("AWS 문서의 예시 키 " + "AKIA" + "IOSFODNN7" + "EXAMPLE 를 테스트 픽스처에 썼다.", "ko"),
     )
     add("code",
+        lambda: ("테스트에서는 password = getpass.getpass() 대신 monkeypatch 로 값을 넣는다.", "ko"),
         lambda: ("redis-cli -h cache -p 6379 info memory shows the eviction policy.", "en"),
         lambda: ("mysql -u app -p orders prompts for the password interactively, which CI cannot answer.", "en"),
         lambda: ("sshpass is banned in CI scripts; use ssh-agent forwarding instead.", "en"),

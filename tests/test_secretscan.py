@@ -248,3 +248,43 @@ def test_redacting_while_others_write_loses_no_record(tmp_path):
     assert {(r["topic"], r["missing_context"]) for r in records} == {
         (f"w{w}", f"note {i} with [REDACTED]") for w in range(writers) for i in range(per_writer)}
     assert GITHUB not in path.read_text(encoding="utf-8")
+
+
+def test_a_credential_in_a_line_that_is_not_a_record_is_found_and_redacted_in_quarantine(tmp_path):
+    """A hand edit that broke the JSON is not a record, but its key is still found (by line
+    number, never by value); redaction moves the line to the tracked quarantine file, as every
+    write does, with the key replaced and the rest of the line kept."""
+    path = tmp_path / ".context" / "memory_log.jsonl"
+    good = record("auth", "the token: expires soon", "refresh it")
+    write(path, good)
+    broken = '{"topic": "ci", "lesson": "use ' + GITHUB + '"'  # no closing brace
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(broken + "\n")
+
+    findings = scan(path)
+    assert findings == [Finding("memory_log.jsonl:2", "line", "github_token")]
+    assert GITHUB not in repr(findings)
+
+    assert redact_file(path) == (0, 1)
+
+    quarantine = tmp_path / ".context" / "memory_log.quarantine.jsonl"
+    assert quarantine.read_text(encoding="utf-8") == broken.replace(GITHUB, "[REDACTED]") + "\n"
+    assert path.read_text(encoding="utf-8") == to_line(good) + "\n"
+    assert scan(path) == []
+
+
+def test_a_credential_already_in_the_quarantine_file_is_found_and_redacted(tmp_path):
+    """The quarantine file is tracked too: a key in it is reported by line and redacted in place;
+    a quarantine file with nothing to redact keeps its bytes."""
+    path = tmp_path / "memory_log.jsonl"
+    write(path, record("auth", "the token: expires soon", "refresh it"))
+    quarantine = tmp_path / "memory_log.quarantine.jsonl"
+    quarantine.write_text("not json\npassword=hunter2 and more\n", encoding="utf-8")
+
+    assert scan(path) == [Finding("memory_log.quarantine.jsonl:2", "line", "keyword_assignment")]
+    assert redact_file(path) == (0, 1)
+    assert quarantine.read_text(encoding="utf-8") == "not json\npassword=[REDACTED] and more\n"
+
+    before = quarantine.read_bytes(), quarantine.stat().st_mtime_ns
+    assert redact_file(path) == (0, 0)
+    assert (quarantine.read_bytes(), quarantine.stat().st_mtime_ns) == before
