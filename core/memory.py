@@ -256,8 +256,10 @@ def _log_result(path: Path, draft, outcome: dict, report: store.WriteReport, thr
     out.append(f"The memory now holds {render.plural(logs + principles, 'record')}: "
                f"{render.plural(logs, 'log')}, {render.plural(principles, 'principle')}.")
     if report.quarantined:
+        redacted = (f"; {render.plural(report.quarantine_redactions, 'value')} that looked like a credential "
+                    "redacted there" if report.quarantine_redactions else "")
         out.append(f"Moved {render.plural(report.quarantined, 'unreadable line')} to .context/{store.QUARANTINE_FILE} "
-                   "(kept for review; nothing lost).")
+                   f"(kept for review; nothing lost{redacted}).")
     if report.conflict_regions:
         out.append(f"Resolved {render.plural(report.conflict_regions, 'git conflict region')} in the file; "
                    f"the conflicted original was kept as {report.conflict_copy.name} (git-ignored).")

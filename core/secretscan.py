@@ -81,7 +81,7 @@ def redact_file(path: Path, timeout: float = LOCK_TIMEOUT) -> tuple[int, int]:
             else:
                 kept[rid] = entry
         if not changed:
-            # Rewriting moves leaky unreadable lines to the quarantine file, redacted below.
+            # Rewriting moves leaky unreadable lines to the quarantine file, redacting them on the way.
             return dict(snap.records) if any(rules_hit(_text(line)) for line in snap.unreadable) else None
         redacted: Records = {}  # by new id, the version logged or updated last, before stamping
         for record in changed:
@@ -105,7 +105,9 @@ def redact_file(path: Path, timeout: float = LOCK_TIMEOUT) -> tuple[int, int]:
             atomic_write(quarantine, b"\n".join(out))
         return None  # the memory file itself is left as it is
 
-    update(path, change, timeout=timeout)
+    # The write redacts unreadable lines on their way to the quarantine file; count those too.
+    report = update(path, change, timeout=timeout)
+    totals[1] += report.quarantine_redactions
     if (path.parent / QUARANTINE_FILE).exists():
         update(path, change_quarantine, timeout=timeout)
     return totals[0], totals[1]

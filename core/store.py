@@ -200,6 +200,7 @@ class WriteReport:
 
     written: bool = False
     quarantined: int = 0
+    quarantine_redactions: int = 0
     conflict_regions: int = 0
     conflict_copy: Path | None = None
     duplicates: int = 0
@@ -225,7 +226,8 @@ def update(
                 return WriteReport()
             report = WriteReport(written=True, duplicates=snap.duplicates)
             if snap.unreadable:
-                report.quarantined = _quarantine(path.parent / QUARANTINE_FILE, snap.unreadable)
+                report.quarantined, report.quarantine_redactions = _quarantine(path.parent / QUARANTINE_FILE,
+                                                                               snap.unreadable)
             if snap.conflict_regions:
                 report.conflict_regions = snap.conflict_regions
                 report.conflict_copy = _free_name(path, time.strftime("%Y%m%dT%H%M%S"), "conflicted")
@@ -294,19 +296,31 @@ def prepare_context_dir(context: Path) -> None:
         ) from exc
 
 
-def _quarantine(target: Path, lines: list[bytes]) -> int:
-    """Append lines not already kept to the quarantine file (atomically); returns how many."""
+def _quarantine(target: Path, lines: list[bytes]) -> tuple[int, int]:
+    """Append lines not already kept to the quarantine file (atomically), each with its credentials
+    redacted: the file is tracked, and a broken line may hold a key. Returns (lines, values redacted)."""
+    from .sanitizer import redact  # only when there is something to quarantine
+
     try:
         existing = target.read_bytes()
     except FileNotFoundError:
         existing = b""
     known = set(_lines(existing))
-    fresh = [line for line in dict.fromkeys(lines) if line not in known]
+    redacted = 0
+    fresh = []
+    for line in dict.fromkeys(lines):
+        # surrogateescape: bytes that are not UTF-8 go back out exactly as they came in.
+        text, count = redact(line.decode("utf-8", "surrogateescape"))
+        clean = text.encode("utf-8", "surrogateescape")
+        if clean not in known:
+            fresh.append(clean)
+            known.add(clean)
+            redacted += count
     if fresh:
         if existing and not existing.endswith(b"\n"):
             existing += b"\n"
         atomic_write(target, existing + b"".join(line + b"\n" for line in fresh))
-    return len(lines)
+    return len(lines), redacted
 
 
 def atomic_write(path: Path, data: bytes) -> None:

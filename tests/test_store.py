@@ -67,6 +67,20 @@ def test_unreadable_lines_are_quarantined_on_the_next_write_never_lost(tmp_path)
     assert (path.parent / "memory_log.quarantine.jsonl").read_bytes().count(b"{not json") == 1
 
 
+def test_a_credential_in_an_unreadable_line_is_redacted_on_its_way_to_the_quarantine(tmp_path):
+    """The quarantine file is tracked: a broken line's key is redacted there, the rest of it kept as it was."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    key = "ghp_" + "Q7x" * 12  # a fake with the shape of a GitHub token
+    broken = f'{{"topic": "ci", "lesson": "deploy with {key}", "cut off here'.encode() + b" \xff"
+    path.write_bytes(line("a").encode() + b"\n" + broken + b"\n")
+    out = log(path, "t", "m", "l")
+    kept = (path.parent / "memory_log.quarantine.jsonl").read_bytes()
+    assert key.encode() not in kept and key.encode() not in path.read_bytes()
+    assert broken.replace(key.encode(), b"[REDACTED]") + b"\n" == kept
+    assert "1 value that looked like a credential redacted there" in out
+
+
 def test_duplicate_ids_keep_the_newer_record_and_the_next_write_keeps_one():
     """After a union merge the same id may appear twice: the newer version wins."""
     old = line("a", "old lesson", updated="2026-01-02T00:00:00+00:00")
