@@ -1,25 +1,33 @@
-"""Recall, false positives and throughput of core.sanitizer.redact, beside detect-secrets.
+"""Recall, false positives and throughput of core.sanitizer.redact, beside detect-secrets; and the
+time of hostile inputs of the maximum field size.
 
-    /tmp/venv/bin/python bench/secrets_bench.py [--kinds]
+    python bench/secrets_bench.py [--kinds] [--repeat N]
 
 Recall: a positive counts as caught when every labelled secret substring is gone from the output.
 False positive: a negative whose text changed at all. detect-secrets (dev-only, see
-requirements-bench.txt) runs in-process with its default plugins and filters over
-the same texts (one temporary file each); a secret counts as found when any value it reports overlaps it, and any report on
-a negative is a false positive. Run it with detect-secrets missing and only our column is shown.
+requirements-bench.txt) runs in-process with its default plugins and filters over the same texts
+(one temporary file each); a secret counts as found when any value it reports overlaps it, and any
+report on a negative is a false positive. With detect-secrets missing only our column is shown.
+
+Hostile inputs (bench/secrets_corpus.py:hostile) are 1,024-byte texts built to make the patterns
+backtrack; each is redacted --repeat times with all rules and with strict_only, and the median of
+each is printed, slowest first.
 """
 
 from __future__ import annotations
 
+import argparse
+import statistics
 import sys
 import time
 from collections import defaultdict
+from importlib.metadata import version
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from secrets_corpus import Example, corpus  # noqa: E402
+from secrets_corpus import Example, corpus, further_kinds, hostile  # noqa: E402
 
 from core.sanitizer import redact  # noqa: E402
 
@@ -111,37 +119,80 @@ def evaluate(run, examples: list[Example]) -> dict:
             "caught": caught, "fps": fps, "pos": pos, "neg": neg}
 
 
+def hostile_timings(repeat: int) -> list[tuple[str, int, float, float]]:
+    """(name, bytes, median ms with all rules, median ms with strict_only), slowest first."""
+    rows = []
+    for name, text in hostile().items():
+        medians = []
+        for strict_only in (False, True):
+            times = []
+            for _ in range(repeat):
+                start = time.perf_counter()
+                redact(text, strict_only=strict_only)
+                times.append(time.perf_counter() - start)
+            medians.append(statistics.median(times) * 1000)
+        rows.append((name, len(text.encode()), medians[0], medians[1]))
+    return sorted(rows, key=lambda row: -row[2])
+
+
+def _table(names: list[str], rows: list[tuple[str, list[str]]], first: str = "metric") -> None:
+    widths = [max(18, len(n)) for n in names]
+    print(f"| {first:<24} | " + " | ".join(f"{n:>{w}}" for n, w in zip(names, widths)) + " |")
+    print(f"|{'-' * 26}|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for label, cells in rows:
+        print(f"| {label:<24} | " + " | ".join(f"{c:>{w}}" for c, w in zip(cells, widths)) + " |")
+
+
 def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kinds", action="store_true", help="also print recall per credential kind")
+    parser.add_argument("--repeat", type=int, default=21, metavar="N",
+                        help="runs per hostile input; the median is printed (default 21)")
+    args = parser.parse_args(argv)
+
     examples = corpus()
     columns = {"sentinel-memory": evaluate(ours, examples)}
     ds = detect_secrets_runner(examples)
     if ds is not None:
-        columns["detect-secrets 1.5"] = evaluate(ds, examples)
+        columns[f"detect-secrets {version('detect-secrets')}"] = evaluate(ds, examples)
     first = next(iter(columns.values()))
-    ko = sum(e.lang == "ko" for e in examples)
-    print(f"corpus: {first['pos']} positives ({len(first['per_kind'])} kinds), {first['neg']} negatives, "
-          f"{ko} of them Korean; seed fixed\n")
+    ko = [e for e in examples if e.lang == "ko"]
+    print(f"corpus: {first['pos']} positives ({len(first['per_kind'])} kinds), {first['neg']} negatives; "
+          f"Korean: {sum(e.positive for e in ko)} positives, {sum(not e.positive for e in ko)} negatives; "
+          f"seed fixed\n")
     names = list(columns)
-    print(f"| {'metric':<24} | " + " | ".join(f"{n:>18}" for n in names) + " |")
-    print(f"|{'-' * 26}|" + "|".join("-" * 20 for _ in names) + "|")
-    rows = [
+    further = set(further_kinds())
+
+    def part_recall(c: dict, in_further: bool) -> str:
+        got, total = (sum(v[i] for k, v in c["per_kind"].items() if (k in further) == in_further) for i in (0, 1))
+        return f"{got / total:.3f} ({got}/{total})"
+
+    cells = [
         ("recall", lambda c: f"{c['recall']:.3f} ({c['caught']}/{c['pos']})"),
+        (f"  {len(first['per_kind']) - len(further)} main kinds", lambda c: part_recall(c, False)),
+        (f"  {len(further)} further providers", lambda c: part_recall(c, True)),
         ("false-positive rate", lambda c: f"{c['fpr']:.3f} ({c['fps']}/{c['neg']})"),
         ("texts per second", lambda c: f"{c['per_sec']:,.0f}"),
         ("throughput", lambda c: f"{c['mb_s']:.2f} MB/s"),
     ]
-    for label, cell in rows:
-        print(f"| {label:<24} | " + " | ".join(f"{cell(columns[n]):>18}" for n in names) + " |")
+    _table(names, [(label, [cell(columns[n]) for n in names]) for label, cell in cells])
 
-    if "--kinds" in argv:
-        print(f"\n| {'kind':<24} | " + " | ".join(f"{n:>18}" for n in names) + " |")
-        print(f"|{'-' * 26}|" + "|".join("-" * 20 for _ in names) + "|")
-        for kind in first["per_kind"]:
-            cells = []
-            for n in names:
-                got, total = columns[n]["per_kind"][kind]
-                cells.append(f"{got}/{total}")
-            print(f"| {kind:<24} | " + " | ".join(f"{c:>18}" for c in cells) + " |")
+    if args.kinds:
+        print()
+        _table(names, [(kind, ["{}/{}".format(*columns[n]["per_kind"][kind]) for n in names])
+                       for kind in first["per_kind"]], first="kind")
+
+    timings = hostile_timings(args.repeat)
+    print(f"\nhostile inputs: {len(timings)} texts of {min(t[1] for t in timings)}-{max(t[1] for t in timings)} "
+          f"bytes, median of {args.repeat} runs each; slowest first")
+    print(f"  all rules:   worst {timings[0][2]:.2f} ms ({timings[0][0]!r}), "
+          f"median of the medians {statistics.median(t[2] for t in timings):.2f} ms")
+    strict = max(timings, key=lambda t: t[3])
+    print(f"  strict_only: worst {strict[3]:.2f} ms ({strict[0]!r}), "
+          f"median of the medians {statistics.median(t[3] for t in timings):.2f} ms")
+    for name, size, full, strict_ms in timings[:5]:
+        print(f"    {name!r:<28} {size:>5} B  {full:6.2f} ms  (strict_only {strict_ms:.2f} ms)")
+
     for label, key in (("missed by sentinel-memory", "missed"), ("changed negatives", "flagged")):
         items = first[key]
         if items:

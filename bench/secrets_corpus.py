@@ -189,6 +189,39 @@ class Fakes:
     def hexs(self, n):
         return self.s(HEX, n)
 
+    # -- further providers (the strict rules beyond the ones the issue of record names)
+    def further(self) -> dict[str, str]:
+        """One fresh fake per further provider format, by kind."""
+        s, m = self.s, self.mixed
+        return {
+            "aws_session_token": "IQoJb3JpZ2luX2Vj" + s(B64, 300),
+            "google_oauth_token": "ya" + "29." + s(B64URL, 150),
+            "stripe_webhook_secret": "wh" + "sec_" + m(32),
+            "slack_app_token": "xa" + "pp-1-A" + s(UPPER + DIGITS, 10) + "-" + s(DIGITS, 13) + "-" + s(HEX, 64),
+            "postman": "PM" + "AK-" + s(HEX, 24) + "-" + s(HEX, 34),
+            "grafana": "gl" + "sa_" + m(32) + "_" + s(HEX, 8),
+            "sentry": "sn" + "trys_" + "eyJ" + s(B64, 60) + "_" + m(43),
+            "supabase": "sb" + "p_" + s(HEX, 40),
+            "planetscale": "pscale" + "_tkn_" + s(B64URL, 43),
+            "replicate": "r8" + "_" + m(37),
+            "groq": "gs" + "k_" + m(52),
+            "xai": "xa" + "i-" + m(80),
+            "perplexity": "pp" + "lx-" + m(48),
+            "newrelic": "NR" + "AK-" + s(UPPER + DIGITS, 27),
+            "square": "sq0" + "atp-" + s(B64URL, 22),
+            "mapbox": "sk" + ".eyJ1Ijoi" + s(B64URL, 40) + "." + s(B64URL, 22),
+            "pulumi": "pu" + "l-" + s(HEX, 40),
+            "terraform_cloud": m(14) + ".atlas" + "v1." + s(B64URL, 67),
+            "age": "AGE-SECRET" + "-KEY-1" + s(UPPER + DIGITS, 58),
+            "firebase_fcm": "AAAA" + s(B64URL, 7) + ":APA91b" + s(B64URL, 134),
+            "azure_ad_client_secret": m(3) + s(DIGITS, 1) + "Q~" + s(ALNUM + "_~.", 33) + s(ALNUM, 1),
+        }
+
+
+def further_kinds() -> tuple[str, ...]:
+    """The kinds of Fakes.further: provider formats beyond the ones the product promises by name."""
+    return tuple(Fakes(random.Random(0)).further())
+
 
 # --- positive sentences -----------------------------------------------------------------------
 # Each generator returns (text, [secret substrings], lang). {x} marks where a fake goes.
@@ -425,6 +458,41 @@ def _positives(f: Fakes):  # noqa: C901 - a table, not logic
         lambda: (lambda t: (f"VAULT_TOKEN was {t}, a root token; create a scoped policy instead.", [t], "en"))(f.vault()),
         lambda: (lambda t: (f"볼트 토큰 {t} 이 스크립트 주석에 남아 있었다.", [t], "ko"))(f.vault()),
     )
+    add("client_password_flag",
+        lambda: (lambda p: (f"The health check ran redis-cli -h cache-1 -a {p} --no-auth-warning ping every minute.", [p], "en"))(f.password()),
+        lambda: (lambda p: (f"sshpass -p '{p}' rsync -e ssh build/ deploy@web-1:/srv/app was the whole deploy.", [p], "en"))(f.password()),
+        lambda: (lambda p: (f"The nightly backup runs mysqldump -u backup -p{p} --single-transaction shop > shop.sql.", [p], "en"))(f.password()),
+        lambda: (lambda p: (f"docker-compose.yml의 command: redis-server --requirepass {p} 를 secret 파일로 옮길 것.", [p], "ko"))(f.password()),
+    )
+    add("netrc",
+        lambda: (lambda p: (f"~/.netrc had machine api.github.com login ci-bot password {p}; use a credential helper.", [p], "en"))(f.password()),
+        lambda: (lambda p: (f"CI 이미지의 .netrc 에 machine registry.example.com login deploy password {p} 가 남아 있었다.", [p], "ko"))(f.mixed(20)),
+    )
+    add("connection_string",
+        lambda: (lambda p: (f"appsettings.json: Server=tcp:acme.database.windows.net,1433;Initial Catalog=orders;User ID=app;Password={p}; must move to Key Vault.", [p], "en"))(f.password()),
+        lambda: (lambda p: (f"application-dev.properties used jdbc:postgresql://db:5432/app?user=app&password={p}&ssl=false.", [p], "en"))(f.password()),
+        lambda: (lambda p: (f"spring.datasource.password={p} 가 application-local.properties 에 커밋됨.", [p], "ko"))(f.password()),
+    )
+    add("keyword_prose_ko",
+        lambda: (lambda p: (f"관리자 비번은 {p} 였다. 다음부터는 1Password에서 가져올 것.", [p], "ko"))(f.password()),
+        lambda: (lambda p: (f"파트너 샌드박스 API 키는 {p} 이고 운영에서는 쓰면 안 된다.", [p], "ko"))(f.hexs(32)),
+        lambda: (lambda p: (f"지갑 개인키 0x{p} 를 테스트 코드에 넣었다가 지웠다.", [p], "ko"))(f.hexs(64)),
+        lambda: (lambda p: (f"액세스 키 {p} 는 지난주에 만료됐다.", [p], "ko"))(f.mixed(24)),
+        lambda: (lambda p: (f"Redis 암호는 '{p}' 였고 compose 파일에 그대로 있었다.", [p], "ko"))(f.password()),
+        lambda: (lambda p: (f"The partner said the API key is {p}; it only works in their sandbox.", [p], "en"))(f.hexs(32)),
+    )
+    add("aws_cli",
+        lambda: (lambda k: (f"The bootstrap script ran aws configure set aws_secret_access_key {k} for the ci profile.", [k], "en"))(f.aws_secret()),
+        lambda: (lambda k: (f"부트스트랩 스크립트가 aws configure set aws_secret_access_key {k} 를 실행하고 있었다.", [k], "ko"))(f.aws_secret()),
+    )
+    further_sentences = (
+        ("The bot's config still held {k}; it was rotated after the audit.", "en"),
+        ("설정 파일에 {k} 가 그대로 남아 있어서 감사 후 폐기했다.", "ko"),
+        ("A teammate pasted {k} into the PR description while debugging.", "en"),
+    )
+    for kind in f.further():
+        add(kind, *[lambda kind=kind, sentence=sentence, lang=lang: (lambda k: (sentence.format(k=k), [k], lang))(f.further()[kind])
+                    for sentence, lang in further_sentences])
     return P
 
 
@@ -442,6 +510,10 @@ def _negatives(f: Fakes):
         N[cat] = makers
 
     add("prose",
+        lambda: ("The token value comes from the OIDC exchange, never from a file on disk.", "en"),
+        lambda: ("redis requirepass is configured through the Helm chart's existingSecret.", "en"),
+        lambda: ("The login form's password field must not allow browser autofill.", "en"),
+        lambda: ("The secret is 32 random bytes from secrets.token_bytes, base64-encoded.", "en"),
         lambda: ("The password must be rotated every 90 days and never reused.", "en"),
         lambda: ("the token: expires soon, so refresh it before the batch starts.", "en"),
         lambda: ("Access tokens expire after an hour; the refresh token lasts thirty days.", "en"),
@@ -462,6 +534,12 @@ def _negatives(f: Fakes):
         lambda: ("tokenizer: the model uses tiktoken cl100k_base, so count tokens before sending.", "en"),
     )
     add("prose_ko",
+        lambda: ("API 키는 Secrets Manager에 두고 코드에는 이름만 적는다.", "ko"),
+        lambda: ("개인 키 파일은 ~/.ssh 아래에만 두고 권한은 600으로 한다.", "ko"),
+        lambda: ("비번 정책은 12자 이상, 유출 목록 대조다.", "ko"),
+        lambda: ("토큰 값은 로그에 남기지 않고 마지막 네 글자만 보여준다.", "ko"),
+        lambda: ("토큰이 3f9a2c1 커밋 이후로 쿠키에 저장된다.", "ko"),
+        lambda: ("액세스 키 로테이션은 90일마다 자동으로 한다.", "ko"),
         lambda: ("비밀번호는 반드시 주기적으로 변경해야 한다.", "ko"),
         lambda: ("토큰이 만료되면 리프레시 토큰으로 재발급받을 것.", "ko"),
         lambda: ("API 키를 .env 파일에 넣지 말 것. 토큰: 만료되면 재발급.", "ko"),
@@ -501,6 +579,8 @@ def _negatives(f: Fakes):
         lambda: (f"Docker image acme/api:{ver()}-alpine has the fix.", "en"),
     )
     add("path",
+        lambda: ("토큰 캐시는 ~/.cache/acme/token.json 에 있고, 지우면 다시 로그인한다.", "ko"),
+        lambda: ("비밀번호 검증은 src/auth/password_policy.py 의 validate() 에서 한다.", "ko"),
         lambda: ("Credentials live in ~/.aws/credentials and ~/.config/gcloud/application_default_credentials.json.", "en"),
         lambda: ("See src/auth/password_reset.py:42 and tests/test_token_refresh.py.", "en"),
         lambda: ("C:\\Users\\dev\\AppData\\Roaming\\npm\\.npmrc holds the registry token on Windows.", "en"),
@@ -509,6 +589,8 @@ def _negatives(f: Fakes):
         lambda: ("설정 파일은 config/secrets.example.yaml 을 복사해서 만든다.", "ko"),
     )
     add("url",
+        lambda: ("토큰 발급 엔드포인트는 https://auth.example.com/oauth2/token 이다.", "ko"),
+        lambda: ("스테이징 DB 주소는 postgres://db.staging.internal:5432/orders 이고 비밀번호는 Vault에 있다.", "ko"),
         lambda: ("Docs: https://docs.github.com/en/authentication/keeping-your-account-and-data-secure/managing-your-personal-access-tokens", "en"),
         lambda: ("The API base URL is https://api.example.com:8443/v2/ and the health check is /healthz.", "en"),
         lambda: ("Clone with git@github.com:acme/infra.git or ssh://git@github.com:22/acme/infra.git.", "en"),
@@ -519,6 +601,7 @@ def _negatives(f: Fakes):
         lambda: ("mongodb+srv://cluster0.ab12c.mongodb.net/?retryWrites=true 는 Atlas 기본 URL이다.", "ko"),
     )
     add("env_name",
+        lambda: ("로컬에서는 DATABASE_PASSWORD 와 JWT_SECRET 을 .env.local 에 설정한다.", "ko"),
         lambda: ("Set OPENAI_API_KEY in .env, never in code.", "en"),
         lambda: ("export GITHUB_TOKEN before running gh release create.", "en"),
         lambda: ("The app reads DATABASE_URL, REDIS_PASSWORD and STRIPE_SECRET_KEY from the environment.", "en"),
@@ -527,6 +610,8 @@ def _negatives(f: Fakes):
         lambda: ("HF_TOKEN 환경변수가 없으면 gated 모델 다운로드가 실패한다.", "ko"),
     )
     add("placeholder",
+        lambda: ("예시 설정의 api_key: <YOUR_API_KEY> 부분은 각자 채운다.", "ko"),
+        lambda: ("docker-compose 에서는 POSTGRES_PASSWORD=${POSTGRES_PASSWORD} 로 호스트 값을 넘긴다.", "ko"),
         lambda: ("Use api_key = <YOUR_API_KEY> in the example config.", "en"),
         lambda: ("API_KEY=${API_KEY} in docker-compose.yml passes it through from the host.", "en"),
         lambda: ("The docs show sk-... as the key format; never paste the real one.", "en"),
@@ -549,6 +634,11 @@ def _negatives(f: Fakes):
         lambda: ("AWS 문서의 예시 키 " + "AKIA" + "IOSFODNN7" + "EXAMPLE 를 테스트 픽스처에 썼다.", "ko"),
     )
     add("code",
+        lambda: ("테스트에서는 password = getpass.getpass() 대신 monkeypatch 로 값을 넣는다.", "ko"),
+        lambda: ("redis-cli -h cache -p 6379 info memory shows the eviction policy.", "en"),
+        lambda: ("mysql -u app -p orders prompts for the password interactively, which CI cannot answer.", "en"),
+        lambda: ("sshpass is banned in CI scripts; use ssh-agent forwarding instead.", "en"),
+        lambda: ("redis-cli -a \"$REDIS_PASSWORD\" ping is how the health check reads the password.", "en"),
         lambda: ("def login(user: str, password: str) -> Token: should raise on an empty password.", "en"),
         lambda: ("password = getpass.getpass() prompts without echo.", "en"),
         lambda: ("token = request.headers.get('Authorization') returns None when the header is missing.", "en"),
@@ -587,6 +677,7 @@ def _negatives(f: Fakes):
     )
     add("base64_data",
         lambda: (f"The fixture image is data:image/png;base64,{f.s(B64, 60)}== and renders a 1x1 pixel.", "en"),
+        lambda: (f"테스트 픽스처 이미지 data:image/png;base64,{f.s(B64, 60)}== 는 1x1 픽셀이다.", "ko"),
         lambda: (f"The kubeconfig certificate-authority-data is public; cluster name gke_acme_{r.choice(['asia', 'us'])}-east1_prod.", "en"),
     )
     add("lessons",
@@ -640,20 +731,89 @@ def _negatives(f: Fakes):
     return N
 
 
+# --- hostile inputs ------------------------------------------------------------------------------
+# Texts of the maximum field size (1,024 UTF-8 bytes) built to make a regular expression backtrack:
+# a rule's prefix repeated without the rest, unclosed quotes, long runs of one character class.
+
+FIELD_BYTES = 1024
+
+
+def _fill(unit: str, prefix: str = "") -> str:
+    """prefix + unit repeated, cut at a character boundary to exactly FIELD_BYTES bytes or less."""
+    text = prefix + unit * (FIELD_BYTES // max(1, len(unit.encode())) + 1)
+    while len(text.encode()) > FIELD_BYTES:
+        text = text[:-1]
+    return text
+
+
+def hostile() -> dict[str, str]:
+    """Name -> a 1 KiB input built to make the redaction rules backtrack."""
+    glued = ("AI" + "za" + "Sy" + "A1b2" * 8 + "C") + ("AK" + "IA" + "Q7RT2WXZ4N6P8L3M")
+    return {
+        "a*": _fill("a"),
+        "underscores": _fill("_"),
+        "hex": _fill("0123456789abcdef"),
+        "base64": _fill("A1b2+/"),
+        "hangul": _fill("토큰"),
+        "password=": _fill("password="),
+        "token: ": _fill("token: "),
+        "token: expires ": _fill("token: expires "),
+        "yaml lines": _fill("  password: a\n"),
+        "password is ": _fill("password is "),
+        "password is '": _fill("password is '"),
+        "unclosed quote": _fill("a", 'password="'),
+        "비밀번호는 ": _fill("비밀번호는 "),
+        "API 키 값: ": _fill("API 키 값: "),
+        "jwt dots": _fill("a.", "eyJ"),
+        "jwt segments": _fill("eyJaaaaa."),
+        "pem without end": _fill("A", "-----BEGIN PRIVATE KEY-----"),
+        "pem false ends": _fill("-----END ", "-----BEGIN PRIVATE KEY-----"),
+        "url colons": _fill("a:", "a://a:"),
+        "url ats": _fill("@", "s://u:"),
+        "url hashes": _fill("#", "a://u:"),
+        "schemes": _fill("a://"),
+        "sk-": _fill("sk-"),
+        "bearer": _fill("a", "Bearer "),
+        "authorization headers": _fill("authorization: bearer "),
+        "flags": _fill("--a-"),
+        "--password ": _fill("--password "),
+        "curl -u": _fill("-u a:"),
+        "mysql -u": _fill(" -u", "mysql"),
+        "redis-cli": _fill("redis-cli x "),
+        "netrc": _fill("machine a login b "),
+        "aws secret": _fill("aws_secret="),
+        "aws secret spaces": _fill(" ", "aws_secret_access_key"),
+        "sig=": _fill("%2B", "sig="),
+        "AccountKey=": _fill("AccountKey="),
+        "discord dots": _fill("M" + "a" * 24 + "."),
+        "telegram digits": _fill("1234567:A"),
+        "azure ad": _fill("abc1Q~"),
+        "fcm": _fill("AAAAaaaaaaa:APA91b"),
+        "xml": _fill("a", "<password>"),
+        "glued keys": _fill(glued),
+        # the slowest units a random search over rule fragments found
+        "search 1": _fill("AccountKey=AKIA\t://"),
+        "search 2": _fill("비밀번호\t://-p-AAAA"),
+        "search 3": _fill("-p` .\nmysql "),
+        "search 4": _fill(":토큰="),
+    }
+
+
 def corpus(seed: int = SEED, per_kind: int = 7, per_negative_category: int = 40) -> list[Example]:
     """The labelled corpus: every positive kind `per_kind` times, every negative category
-    `per_negative_category` times, cycling through each kind's sentences with fresh fakes."""
+    `per_negative_category` times (or once per sentence if it has more), cycling through each
+    kind's sentences with fresh fakes."""
     rng = random.Random(seed)
     f = Fakes(rng)
     out: list[Example] = []
     seen: set[str] = set()
     for kind, makers in _positives(f).items():
-        for i in range(per_kind):
+        for i in range(max(per_kind, len(makers))):
             text, secrets, lang = makers[i % len(makers)]()
             assert all(s in text for s in secrets), (kind, text)
             out.append(Example(text, kind, tuple(secrets), lang))
     for cat, makers in _negatives(f).items():
-        for i in range(per_negative_category):
+        for i in range(max(per_negative_category, len(makers))):
             text, lang = makers[i % len(makers)]()
             if text not in seen:  # a fixed sentence counts once
                 seen.add(text)

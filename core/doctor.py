@@ -6,17 +6,24 @@ from __future__ import annotations
 import importlib.util
 import json
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
 from . import gitdriver
+from .merge import merge_three_way
 from .project import ProjectRoot
 from .records import LIMITS
-from .sanitizer import redact
-from .setup import SERVER_NAME
-from .store import read
+from .render import plural
+from .secretscan import scan
+from .setup import PYTHON, SERVER_NAME, SERVER_SCRIPT
+from .store import parse, read
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
+# Project-level client configs that init writes: path -> the JSON key holding the servers.
+JSON_CLIENTS = {Path(".cursor") / "mcp.json": "mcpServers", Path(".vscode") / "mcp.json": "servers",
+                Path(".mcp.json"): "mcpServers"}
+CODEX = Path(".codex") / "config.toml"
 
 
 def check(root: ProjectRoot) -> list[tuple[str, str]]:
@@ -31,7 +38,7 @@ def check(root: ProjectRoot) -> list[tuple[str, str]]:
     else:
         out.append((OK, f"project root {root.path} (from {root.source})"))
     out += _memory_file(root.memory_file)
-    out += _git(root.path)
+    out += _git(root.path, root.memory_file)
     out += _client(root.path)
     return out
 
@@ -50,28 +57,44 @@ def _memory_file(path: Path) -> list[tuple[str, str]]:
         out.append((WARN, f"{snap.duplicates} duplicate ids: the next write keeps the newer of each"))
     if not snap.unreadable and not snap.conflict_regions and snap.text() != snap.raw:
         out.append((WARN, "the file is not in canonical form (order, BOM, CRLF or spacing): the next write normalises it"))
-    over, secrets = 0, 0
-    for entry in snap.records.values():
-        rec = entry.record
-        over += any(isinstance(rec.get(k), str) and len(rec[k].encode()) > n for k, n in LIMITS.items())
-        secrets += sum(redact(rec[k])[1] for k in ("missing_context", "lesson", "topic", "ask_next_time")
-                       if isinstance(rec.get(k), str))
+    over = sum(any(isinstance(e.record.get(k), str) and len(e.record[k].encode()) > n for k, n in LIMITS.items())
+               for e in snap.records.values())
     if over:
         out.append((WARN, f"{over} records exceed a byte limit (edited by hand?): shorten them"))
+    secrets = scan(path)
     if secrets:
-        out.append((FAIL, f"{secrets} values look like credentials: remove them and rotate the keys"))
+        out.append((FAIL, f"{plural(len(secrets), 'value')} with the shape of a credential: run server.py scan --redact, and rotate the keys"))
+    out += _merge_in_progress(path, snap)
     return out
 
 
-def _git(root: Path) -> list[tuple[str, str]]:
+def _merge_in_progress(path: Path, snap) -> list[tuple[str, str]]:
+    """While git is merging the file its index holds base, ours and theirs: compare with the file."""
+    stages = gitdriver.index_stages(path)
+    if stages is None:
+        return []
+    base, ours, theirs = (parse(blob) for blob in stages)
+    merged = merge_three_way(base.records, ours.records, theirs.records)
+    lost = len(merged.keys() - snap.records.keys())
+    redo = (f"run server.py init, then `git checkout -m -- {path.name}` in {path.parent} to redo the merge by id, "
+            "then git add it")
+    if lost:
+        return [(FAIL, f"git is merging {path.name} and the file lacks {plural(lost, 'record')} that merging both sides keeps "
+                       f"(a merge driver that did not run leaves one side): {redo}")]
+    return [(WARN, f"git is merging {path.name} (unmerged in the index): when it reads right, git add it; or {redo}")]
+
+
+def _git(root: Path, memory: Path) -> list[tuple[str, str]]:
     if gitdriver.git_dir(root) is None:
         return [(WARN, "not a git work tree: the memory is not shared until the project is in git")]
     out = []
-    attributes = root / ".context" / ".gitattributes"
-    text = attributes.read_text(encoding="utf-8", errors="replace") if attributes.exists() else ""
-    if f"merge={gitdriver.DRIVER}" not in text or f"diff={gitdriver.DRIVER}" not in text:
-        out.append((WARN, f"{attributes} does not route the memory file to the drivers: run server.py init"))
+    routed = _attributes(root, memory)
+    if routed != {"merge": gitdriver.DRIVER, "diff": gitdriver.DRIVER}:
+        shown = ", ".join(f"{k}={v}" for k, v in routed.items())
+        out.append((WARN, f"git does not route {memory.name} to the drivers ({shown}): run server.py init and "
+                          "commit .context/.gitattributes"))
     config = gitdriver.current_config(root)
+    wanted = gitdriver.driver_commands(PYTHON, str(SERVER_SCRIPT))
     for key, what in ((f"merge.{gitdriver.DRIVER}.driver", "merge driver"), (f"diff.{gitdriver.DRIVER}.textconv", "diff textconv")):
         command = config.get(key)
         if not command:
@@ -85,23 +108,65 @@ def _git(root: Path) -> list[tuple[str, str]]:
         if len(words) < 2 or missing:
             out.append((FAIL, f"the git {what} points at {' '.join(missing) or command!r}, which does not exist: "
                               "run server.py init from the current install"))
+        elif command != wanted[key]:
+            out.append((WARN, f"the git {what} runs {command!r}, not this install's command: run server.py init "
+                              "(the MCP server also refreshes it when it starts here)"))
         else:
             out.append((OK, f"the git {what} calls {words[1]}"))
     return out
 
 
-def _client(root: Path) -> list[tuple[str, str]]:
-    path = root / ".cursor" / "mcp.json"
-    if not path.exists():
-        return [(WARN, f"no {path}: run server.py init, or configure your client (docs/clients.md)")]
+def _attributes(root: Path, memory: Path) -> dict[str, str]:
+    """The merge and diff attributes git applies to the memory file (`git check-attr`)."""
     try:
-        entry = json.loads(path.read_text(encoding="utf-8-sig")).get("mcpServers", {}).get(SERVER_NAME)
-    except (ValueError, AttributeError):
-        return [(FAIL, f"{path} is not valid JSON: fix it")]
-    if not entry:
-        return [(WARN, f"{path} has no {SERVER_NAME!r} server: run server.py init")]
-    paths = [entry.get("command", "")] + [a for a in entry.get("args", []) if a.endswith(".py")]
+        result = subprocess.run(["git", "-C", str(root), "check-attr", "merge", "diff", "--",
+                                 str(memory.relative_to(root))], capture_output=True, text=True, timeout=10)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return {}
+    pairs = (line.rsplit(": ", 2)[1:] for line in result.stdout.splitlines() if line.count(": ") >= 2)
+    return {attr: value for attr, value in pairs}
+
+
+def _client(root: Path) -> list[tuple[str, str]]:
+    """Every project-level client config init writes; a warning only when none has our server."""
+    out = []
+    for relative, key in JSON_CLIENTS.items():
+        path = root / relative
+        if not path.exists():
+            continue
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8-sig")).get(key, {}).get(SERVER_NAME)
+        except (ValueError, AttributeError):
+            out.append((FAIL, f"{path} is not valid JSON (or not a {key!r} object): fix it"))
+            continue
+        if entry:
+            out.append(_entry(path, entry.get("command", ""), entry.get("args", [])))
+    if (root / CODEX).exists():
+        out += _codex(root / CODEX)
+    if not out:
+        out.append((WARN, f"no client config in {root} names the {SERVER_NAME!r} server: run server.py init "
+                          "(--client cursor|vscode|claude|codex), or configure your client (docs/clients.md)"))
+    return out
+
+
+def _entry(path: Path, command: str, args: list) -> tuple[str, str]:
+    paths = [command] + [a for a in args if isinstance(a, str) and a.endswith(".py")]
     missing = [p for p in paths if not Path(p).exists()]
     if missing:
-        return [(FAIL, f"{path} points at {', '.join(missing)}, which does not exist: run server.py init")]
-    return [(OK, f"{path} starts {entry.get('command')} {' '.join(entry.get('args', []))}")]
+        return (FAIL, f"{path} points at {', '.join(missing)}, which does not exist: run server.py init")
+    return (OK, f"{path} starts {command} {' '.join(map(str, args))}")
+
+
+def _codex(path: Path) -> list[tuple[str, str]]:
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11: the TOML check is skipped
+        return []
+    try:
+        servers = tomllib.loads(path.read_text(encoding="utf-8-sig")).get("mcp_servers", {})
+    except ValueError as exc:
+        return [(FAIL, f"{path} is not valid TOML ({exc}): fix it")]
+    table = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+    if not isinstance(table, dict):
+        return []
+    return [_entry(path, table.get("command", ""), table.get("args", []))]

@@ -13,24 +13,27 @@ from .merge import merge_three_way
 from .store import Snapshot, atomic_write, parse
 
 DRIVER = "sentinel-memory"
+TEXT_MERGE_LABELS = ("-L", "ours", "-L", "base", "-L", "theirs")
 
 
 def merge_driver(base: str, ours: str, theirs: str, name: str = "") -> int:
     """git's merge driver (%O %A %B %P): merge by id into `ours`; 0 when merged cleanly.
 
-    When an input cannot be parsed (unreadable lines, conflict markers), fall back to git's own
-    three-way text merge, which writes conflict markers (with the base section) into `ours` —
-    never leaving only one side in the file."""
-    sides = [parse(Path(p).read_bytes()) for p in (base, ours, theirs)]
-    if any(s.unreadable or s.conflict_regions for s in sides):
-        print(f"sentinel-memory: {name or ours} has lines that are not records; using git's text merge",
-              file=sys.stderr)
-        labels = ["-L", "ours", "-L", "base", "-L", "theirs"]
-        result = subprocess.run(["git", "merge-file", "--diff3", *labels, ours, base, theirs])
-        return 1 if result.returncode != 0 else 0
-    merged = merge_three_way(sides[0].records, sides[1].records, sides[2].records)
-    atomic_write(Path(ours), Snapshot(records=merged).text())
-    return 0
+    When an input cannot be parsed (unreadable lines, conflict markers) or the merge itself
+    fails, fall back to git's own three-way text merge, which writes conflict markers (with the
+    base section) into `ours` — never leaving only one side in the file."""
+    try:
+        sides = [parse(Path(p).read_bytes()) for p in (base, ours, theirs)]
+        if not any(s.unreadable or s.conflict_regions for s in sides):
+            merged = merge_three_way(sides[0].records, sides[1].records, sides[2].records)
+            atomic_write(Path(ours), Snapshot(records=merged).text())
+            return 0
+        why = "has lines that are not records"
+    except Exception as exc:  # any failure: git's text merge still keeps both sides
+        why = f"could not be merged by id ({type(exc).__name__}: {exc})"
+    print(f"sentinel-memory: {name or ours} {why}; using git's text merge", file=sys.stderr)
+    result = subprocess.run(["git", "merge-file", "--diff3", *TEXT_MERGE_LABELS, ours, base, theirs])
+    return 1 if result.returncode != 0 else 0
 
 
 def textconv(path: str, out=None) -> int:
@@ -39,6 +42,11 @@ def textconv(path: str, out=None) -> int:
     snap = parse(Path(path).read_bytes())
     blocks = [readable_block(snap.records[rid].record) for rid in sorted(snap.records)]
     blocks += [f"UNREADABLE LINE: {raw.decode('utf-8', 'replace')}\n" for raw in snap.unreadable]
+    # A review must see what the blocks alone would hide: markers or duplicates in the file itself.
+    if snap.duplicates:
+        blocks.insert(0, f"DUPLICATE IDS IN THE FILE: {snap.duplicates} extra lines, the newer of each shown\n")
+    if snap.conflict_regions:
+        blocks.insert(0, f"GIT CONFLICT MARKERS IN THE FILE: {snap.conflict_regions} regions, shown merged by id\n")
     out.write("\n".join(blocks).encode("utf-8"))
     out.flush()
     return 0
@@ -90,18 +98,33 @@ def _quote(arg: str) -> str:
 
 
 def driver_commands(python: str, script: str) -> dict[str, str]:
-    """The local git config entries that wire the drivers to this install."""
+    """The local git config entries that wire the drivers to this install.
+
+    git runs both through sh. Each command carries its own fallback for the day the install
+    moves or its interpreter disappears, because git on its own would then keep only our side of
+    a merge (a failed driver's %A is taken as the result) and stop every `git diff`, `git log -p`
+    and `git show` ("unable to read files to diff"). So the merge falls back to git's text merge
+    with diff3 markers, which the loader resolves exactly, and the diff to the raw lines.
+    Our merge driver itself exits 0 (merged) or 1 (conflict, markers written): anything else
+    means it did not run."""
     # abspath, not resolve: a venv's python is a symlink that must not be followed out of the venv.
     run = f"{_quote(os.path.abspath(python))} {_quote(os.path.abspath(script))}"
+    text_merge = " ".join(["git merge-file --diff3", *TEXT_MERGE_LABELS, "%A %O %B"])
     return {
         f"merge.{DRIVER}.name": "Sentinel-Memory id-aware merge of .context/memory_log.jsonl",
-        f"merge.{DRIVER}.driver": f"{run} merge-driver %O %A %B %P",
-        f"diff.{DRIVER}.textconv": f"{run} textconv",
+        f"merge.{DRIVER}.driver": (
+            f"{run} merge-driver %O %A %B %P; s=$?; [ $s -le 1 ] && exit $s; "
+            f"echo \"sentinel-memory: the merge driver did not run (exit $s); using git's text merge. "
+            f"Run server.py doctor\" >&2; {text_merge}"
+        ),
+        # git appends the file as "$@": our textconv gets it as $1, the fallback `cat` as "$@".
+        f"diff.{DRIVER}.textconv": f"{run} textconv \"$1\" || cat",
     }
 
 
 def git_dir(root: Path) -> Path | None:
-    """The repository's git directory for a work tree at or above root, or None outside git."""
+    """The repository's git directory for a work tree at or above root, or None outside git.
+    For a linked work tree (`git worktree add`) it is the main one's, where the config lives."""
     try:
         result = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "--absolute-git-dir"],
@@ -109,7 +132,13 @@ def git_dir(root: Path) -> Path | None:
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    return Path(result.stdout.strip()) if result.returncode == 0 and result.stdout.strip() else None
+    if result.returncode != 0 or not result.stdout.strip():
+        return None
+    directory = Path(result.stdout.strip())
+    try:  # a linked work tree's git directory names the common one in its `commondir` file
+        return (directory / (directory / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    except OSError:
+        return directory
 
 
 def current_config(root: Path) -> dict[str, str]:
@@ -142,7 +171,6 @@ def configure(root: Path, python: str, script: str) -> list[str]:
 def ensure_configured(root: Path, python: str, script: str) -> None:
     """Cheap refresh for the server: configure when the repository's config lacks this install.
     Failures are logged, never raised: the memory works without the drivers."""
-    config = None
     directory = git_dir(root)
     if directory is None:
         return

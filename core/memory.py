@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
+from itertools import chain
 from pathlib import Path
 
 from . import render, store
@@ -56,7 +58,7 @@ def find(snap: store.Snapshot, query: str = "", topic: str | None = None) -> lis
     principles, then newest. Nothing is dropped for a low score."""
     wanted = _topic(topic)
     ranked = _ranking(snap).rank(terms(query or ""))
-    return [e.record for e in ranked if wanted is None or e.record.get("topic") == wanted]
+    return ranked if wanted is None else [r for r in ranked if r.get("topic") == wanted]
 
 
 _last_ranking: tuple[store.Snapshot, Ranking] | None = None
@@ -103,8 +105,11 @@ def search(path: Path, query: str = "", topic: str | None = None) -> str:
         block = render.record_block(number, record)
         used += render.estimate_tokens(block)
         if budget and used > budget:
-            blocks, left_out = _within_budget(ranked, budget - overhead)
-            tail.insert(0, render.left_out_notice(left_out, budget, bool(wanted)))
+            blocks, shown = _within_budget(ranked, budget - overhead)
+            # Topics of what was left out: every topic in scope less those shown.
+            left_topics = Counter({wanted: len(ranked)}) if wanted else Counter(snap.topic_counts())
+            left_topics.subtract(r.get("topic") for r in shown)
+            tail.insert(0, render.left_out_notice(len(ranked) - len(shown), +left_topics, budget, bool(wanted)))
             break
         blocks.append(block)
     all_logs, _ = snap.counts()
@@ -123,17 +128,19 @@ def search_budget() -> int:
 
 
 def _within_budget(ranked: list[dict], budget: int) -> tuple[list[str], list[dict]]:
-    """Principles first, then the most relevant records, while they fit; returns (blocks, left out)."""
-    ordered = [r for r in ranked if r.get("type") == "principle"] + [r for r in ranked if r.get("type") != "principle"]
-    blocks, used = [], 0
-    for i, record in enumerate(ordered):
+    """Principles first, then the most relevant records, while they fit; returns (blocks, shown).
+    Stops at the first record that does not fit, so only what is shown is ever rendered."""
+    principles = [r for r in ranked if r.get("type") == "principle"]
+    rest = (r for r in ranked if r.get("type") != "principle")
+    blocks, shown, used = [], [], 0
+    for record in chain(principles, rest):
         block = render.record_block(len(blocks) + 1, record)
-        cost = render.estimate_tokens(block)
-        if used + cost > budget:
-            return blocks, ordered[i:]
+        used += render.estimate_tokens(block)
+        if used > budget:
+            break
         blocks.append(block)
-        used += cost
-    return blocks, []
+        shown.append(record)
+    return blocks, shown
 
 
 def _source_ids(value: object, type_: str) -> list[str]:
@@ -249,8 +256,10 @@ def _log_result(path: Path, draft, outcome: dict, report: store.WriteReport, thr
     out.append(f"The memory now holds {render.plural(logs + principles, 'record')}: "
                f"{render.plural(logs, 'log')}, {render.plural(principles, 'principle')}.")
     if report.quarantined:
+        redacted = (f"; {render.plural(report.quarantine_redactions, 'value')} that looked like a credential "
+                    "redacted there" if report.quarantine_redactions else "")
         out.append(f"Moved {render.plural(report.quarantined, 'unreadable line')} to .context/{store.QUARANTINE_FILE} "
-                   "(kept for review; nothing lost).")
+                   f"(kept for review; nothing lost{redacted}).")
     if report.conflict_regions:
         out.append(f"Resolved {render.plural(report.conflict_regions, 'git conflict region')} in the file; "
                    f"the conflicted original was kept as {report.conflict_copy.name} (git-ignored).")

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from .errors import InvalidInput
-from .sanitizer import redact
 
 TYPES = ("log", "principle")
 LIMITS = {"topic": 64, "missing_context": 1024, "lesson": 1024, "ask_next_time": 512}
@@ -109,6 +108,10 @@ def prepare(
             f'(only a type="principle" record may leave it empty). {NOTHING_SAVED}'
         )
 
+    # Imported here, not at the top: compiling the sanitizer's patterns takes ~45 ms, which the
+    # server's start-up, the read-only commands and git's drivers need not pay.
+    from .sanitizer import redact
+
     redactions = 0
     for name, value in values.items():
         # topic and ask_next_time get only the unambiguous provider-format rules (SPEC §6).
@@ -154,7 +157,7 @@ def parse_line(line: str) -> dict | None:
     """The record on one line, or None when the line is not a JSON object with a string id."""
     try:
         value = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: thousands of nested brackets
         return None
     if isinstance(value, dict) and isinstance(value.get("id"), str) and value["id"]:
         return value
@@ -172,17 +175,16 @@ class Entry:
     """A record and the exact line it was read from (so unchanged lines are copied byte for byte).
 
     Treat it as immutable: snapshots are cached and shared. `data` is the line's bytes with its
-    newline, ready to write; `terms` and `tokens` are computed once, when search first needs them.
+    newline, ready to write; `terms` is computed once, when search first needs it.
     """
 
-    __slots__ = ("record", "line", "data", "_terms", "_tokens")
+    __slots__ = ("record", "line", "data", "_terms")
 
     def __init__(self, record: dict, line: str, data: bytes | None = None):
         self.record = record
         self.line = line
         self.data = data if data is not None else (line + "\n").encode("utf-8")
         self._terms = None
-        self._tokens = None
 
     @property
     def id(self) -> str:

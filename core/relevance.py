@@ -49,6 +49,7 @@ class Ranking:
             self.static = sorted(
                 entries, key=lambda e: (e.record.get("type") == "principle", recency(e.record), e.id), reverse=True
             )
+            self.records = [e.record for e in self.static]
             # term -> positions in self.static (plain ints: cheap to store, nothing for the GC to track)
             self.topic_postings: dict[str, list[int]] = {}
             self.body_postings: dict[str, list[int]] = {}
@@ -59,16 +60,17 @@ class Ranking:
                 for term in body - topic:
                     self.body_postings.setdefault(term, []).append(position)
 
-    def rank(self, query_terms: set[str]) -> list:
+    def rank(self, query_terms: set[str]) -> list[dict]:
+        """Every record, the best match for query_terms first."""
         scores: dict[int, float] = {}
         for term in query_terms:
             for postings, weight in ((self.topic_postings, TOPIC_WEIGHT), (self.body_postings, 1.0)):
                 for position in postings.get(term, ()):
                     scores[position] = scores.get(position, 0.0) + weight
+        records = self.records
         if not scores:
-            return list(self.static)
+            return list(records)
         # One number per entry: a higher score first, then the static order (position < size).
-        size = len(self.static)
+        size = len(records)
         scored = sorted(scores, key=lambda p: p - scores[p] * size)
-        static = self.static
-        return [static[p] for p in scored] + [e for p, e in enumerate(static) if p not in scores]
+        return [records[p] for p in scored] + [r for p, r in enumerate(records) if p not in scores]

@@ -83,12 +83,12 @@ def estimate_tokens(text: str) -> int:
     return ascii_chars // 4 + (len(text) - ascii_chars) + 1
 
 
-def left_out_notice(left_out: list[dict], budget: int, filtered: bool) -> str:
-    topics = Counter(r.get("topic") for r in left_out)
+def left_out_notice(count: int, topics: Counter, budget: int, filtered: bool) -> str:
+    """The notice for `count` records left out of an answer; `topics` counts them by topic."""
     busiest = ", ".join(f"{t} ({n})" for t, n in topics.most_common(10))
     see = "" if filtered else f"search_memory with topic=<one of: {busiest}>, "
     return (
-        f"LEFT OUT: {plural(len(left_out), 'less relevant record')} to keep this answer within about "
+        f"LEFT OUT: {plural(count, 'less relevant record')} to keep this answer within about "
         f"{budget:,} tokens (setting SENTINEL_MEMORY_SEARCH_TOKENS). Principles and the records most relevant "
         f"to the query are shown. To see the rest: {see}or `python server.py search` in a terminal; "
         "compact_memory shrinks the memory for good."

@@ -14,7 +14,8 @@ for short fields such as a topic, where a keyword rule could mangle ordinary wor
 
 No pattern can backtrack catastrophically: each starts at a fixed literal or a bounded prefix,
 and no two quantified parts can share the same characters, so a hostile 1 KiB input is redacted
-in about a millisecond (tests/test_sanitizer.py keeps a list of such inputs).
+in a few milliseconds at most (bench/secrets_corpus.py:hostile holds such inputs;
+bench/secrets_bench.py prints their times).
 """
 
 from __future__ import annotations
@@ -53,18 +54,23 @@ _BARE = rf"""[^\s"'`,;&<>()\[\]{_HANGUL}=][^\s"'`,;&<>()\[\]{_HANGUL}]*"""
 _VALUE = rf"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>{_BARE}))"""
 _VALUE_GROUPS = ("dq", "sq", "bare")
 
+# Korean names of a credential: password (also the everyday 비번), token, secret, and the compound
+# "<kind> 키" forms (API 키, 액세스 키, 비밀 키, 개인 키, 인증 키); "키" alone (key, height) is not one.
+_KO_KEYWORD = r"비밀번호|패스워드|비번|토큰|시크릿|암호|(?i:api|액세스|비밀|개인|인증)[ ]?키"
+# Server settings whose value is a password without saying so (redis: requirepass, masterauth).
+_SETTING_KEYWORD = r"requirepass|masterauth"
 # The end of a key name that means its value is a secret (DB_PASSWORD, apiKey, client_secret...).
 _SECRET_KEYWORD = (
     r"(?i:pass(?:word|wd|phrase)|(?:(?<=[_\-])|(?<![A-Za-z]))pass(?![A-Za-z])|pwd|secret|token"
     r"|api[_\-]?key|x-api-key"
     r"|(?:private|secret|access|signing|encryption|master|account|storage|auth|app)[_\-]?key"
-    r"|credentials?)"
-    r"|비밀번호|패스워드|토큰|시크릿|암호"
+    r"|credentials?|" + _SETTING_KEYWORD + r")|" + _KO_KEYWORD
 )
 # The same words as they appear in a sentence ("the staging password is ...").
+# The English words must start a word; the Korean ones may follow Latin letters ("DB비밀번호").
 _PROSE_KEYWORD = (
-    r"(?i:pass(?:word|wd|phrase)|secret|token|api[ _\-]?key)"
-    r"|비밀번호|패스워드|토큰|시크릿|암호"
+    r"(?<![A-Za-z])(?i:pass(?:word|wd|phrase)|secret|token|(?:api|access|secret|private)[ _\-]?key|"
+    + _SETTING_KEYWORD + r")|" + _KO_KEYWORD
 )
 
 # --- how a value must look ----------------------------------------------------------------------
@@ -74,13 +80,13 @@ _PLACEHOLDER = re.compile(
     r"""(?:\[REDACTED\])+"""
     r"""|<[A-Za-z_].*"""                                # <YOUR_API_KEY>, <your password>
     r"""|\$\{.*|\$\(.*|\$[A-Za-z_][A-Za-z0-9_]*"""      # ${DB_PASSWORD}, $(pass show x), $TOKEN
-    r"""|%[A-Za-z_(].*|\{.*"""                          # %DB_PASS%, %(pw)s, {{ secret }}
+    r"""|%[A-Za-z_][A-Za-z0-9_]*%|%\(.*|\{.*"""         # %DB_PASS%, %(pw)s, {{ secret }}
     r"""|(?i:null|none|nil|undefined|true|false|yes|no|on|off|~|required|optional|empty|unset"""
     r"""|hidden|masked|redacted|changeme|change[_\-]me|changeit|placeholder|dummy|example"""
     r"""|sample|todo|tbd|fixme|str|string|bytes|int|bool|secret|password|token)"""
     r"""|(?i:your|my)[_\- ].*"""                        # your-api-key, YOUR_TOKEN_HERE
     r"""|(?:os\.environ|os\.getenv|process\.env|getenv)\b.*|env[\[(.].*"""  # os.environ["PW"]
-    r"""|[xX*.#•_\-]*"""                                # "", xxxx, ****, ...
+    r"""|[xX*.#•_\-%]*"""                               # "", xxxx, ****, ..., "%" of %(pw)s
     r"""|(?:[A-Za-z0-9]{1,10}[_\-.]){1,2}[xX*.#•]{3,}"""  # sk-xxxx, ghp_XXXX, sk-proj-****
     # The documentation examples of AWS (AKIAIOSFODNN7EXAMPLE and its secret): public, never valid.
     r"""|(?:AKIA|ASIA)[A-Z0-9]{9}EXAMPLE|[A-Za-z0-9/+]{30}EXAMPLEKEY""",
@@ -92,6 +98,10 @@ _PLACEHOLDER = re.compile(
 _CODE_REF = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|[A-Za-z_$][A-Za-z_$]*")
 # Lowercase words, maybe hyphenated ("expires", "short-lived"): prose after "token:".
 _WORDS = re.compile(r"[A-Za-z]+(?:[\-_][A-Za-z]+)*")
+# Ids that some providers use as keys (Heroku's UUIDs, 32-hex API keys): kept unless stated as
+# the value of a credential.
+_KEY_LIKE_ID = re.compile(
+    r"[0-9a-fA-F]{32,}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _SYMBOL = re.compile(r"[!@#$%^&*+/=~?|\\]")
 _NOT_SECRET_SHAPE = re.compile(
     r"[0-9a-fA-F]+"                                         # hashes, SHAs, ids
@@ -157,7 +167,10 @@ def _flag_value(match: re.Match, value: str) -> bool:
 
 
 def _prose_value(match: re.Match, value: str) -> bool:
-    return _strongly_secret(value)
+    """A value named in a sentence. After "is", "was", "는", ":" or "=" a long hex string or a UUID is
+    stated as the credential ("the API key is 8f14e45f..."); without such a verb it stays, as a
+    commit, a trace id or a request id would be written ("the token 550e8400-... expired")."""
+    return _strongly_secret(value) or bool(match.group("verb") and _KEY_LIKE_ID.fullmatch(value))
 
 
 # --- the rules ----------------------------------------------------------------------------------
@@ -178,7 +191,7 @@ RULES: tuple[Rule, ...] = (
     # (a git SHA) are never taken for one.
     Rule("aws_secret_access_key", re.compile(
         r"(?i:aws[_\-. ]?secret(?:[_\-. ]?access)?(?:[_\-. ]?key)?|secret[_\-. ]?(?:access[_\-. ]?)?key)"
-        r"""["']?[ \t]*(?::=|=>|[:=])[ \t]*["']?"""
+        r"""(?:["']?[ \t]*(?::=|=>|[:=])[ \t]*["']?|[ \t]+)"""
         r"(?P<value>(?![0-9a-f]{40}(?![A-Za-z0-9/+]))[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
         True, ("value",)),
     _provider("github_token", r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
@@ -226,6 +239,10 @@ RULES: tuple[Rule, ...] = (
     _provider("mapbox_secret_token", r"sk\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}", ""),
     _provider("pulumi_token", r"pul-[a-f0-9]{40}"),
     _provider("terraform_cloud_token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}", ""),
+    _provider("firebase_fcm_server_key", r"AAAA[A-Za-z0-9_\-]{7}:APA91b[A-Za-z0-9_\-]{100,}", ""),
+    # Entra ID (Azure AD) client secrets: three characters, a digit, "Q~", then 31-34 more.
+    Rule("azure_ad_client_secret", re.compile(
+        r"(?<![A-Za-z0-9_~.\-])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])"), True),
     _provider("age_secret_key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
     # Discord bot token: base64 of the bot's numeric id, a timestamp, an HMAC.
     _provider("discord_bot_token",
@@ -263,15 +280,23 @@ RULES: tuple[Rule, ...] = (
     # curl -u user:password, --user user:password
     Rule("basic_auth_flag", re.compile(
         r"(?<![\w\-])(?:-u|--user)[ \t]+[\"']?[^\s:\"'@]+:(?P<value>[^\s\"']+)"), False, ("value",)),
-    # mysql -u root -pS3cret (the password glued to -p; a bare -p prompts and stays).
-    Rule("mysql_password_flag", re.compile(
-        r"(?<![\w\-])(?:mysql|mysqldump|mysqladmin|mariadb)(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p(?P<value>[^\s\"']+)"),
-        False, ("value",)),
+    # Clients whose password flag is not named "password": mysql -u root -pS3cret (glued to -p;
+    # a bare -p prompts and stays), redis-cli -a S3cret, sshpass -p S3cret.
+    Rule("client_password_flag", re.compile(
+        r"(?<![\w\-])(?:(?:mysql|mysqldump|mysqladmin|mariadb)(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p(?P<glued>[^\s\"']+)"
+        r"|(?:redis-cli(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-a|sshpass[ \t]+-p)[ \t]+"
+        r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*)))"""),
+        False, ("glued",) + _VALUE_GROUPS),
     # --password hunter2, --api-key abc (the "--password=..." form is a keyword assignment).
     Rule("cli_flag", re.compile(
-        r"(?<![\w\-])--?(?i:(?:[a-z0-9]+-){0,3}(?:password|passwd|token|secret|api-key|apikey))"
+        r"(?<![\w\-])--?(?i:(?:[a-z0-9]+-){0,3}(?:password|passwd|token|secret|api-key|apikey|" + _SETTING_KEYWORD + r"))"
         r"""[ \t]+(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*))"""),
         False, _VALUE_GROUPS, _flag_value),
+    # .netrc: "machine api.example.com login me password VALUE" - any value after such a login.
+    Rule("netrc_password", re.compile(
+        r"(?<![\w\-])(?:machine[ \t]+[^\s]{1,253}|default)[ \t]+login[ \t]+[^\s]{1,100}[ \t]+"
+        r"password[ \t]+(?P<bare>[^\s\"'`]+)"),
+        False, ("bare",)),
     Rule("xml_secret_element", re.compile(
         r"<(?i:(?:[a-z]+[_\-]?)?(?:password|secret|token|api[_\-]?key))>(?P<value>[^<\s]{1,512})</"),
         False, ("value",)),
@@ -284,10 +309,11 @@ RULES: tuple[Rule, ...] = (
     # "the staging password is Tr0ub4dor&3", "비밀번호는 ...": a value named in a sentence must
     # look strongly like a secret (letters with digits or symbols, 8+ chars, not an id or hash).
     Rule("keyword_in_prose", re.compile(
-        r"(?<![A-Za-z])(?:" + _PROSE_KEYWORD + r")"
-        r"(?:[ \t]+(?i:is|was|are|were|becomes|now|=)|는|은|이|가|을|를|:)?[ \t]+"
-        r"""(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,})"""),
-        False, ("bare",), _prose_value),
+        r"(?:" + _PROSE_KEYWORD + r")(?:[ \t]+(?i:value)|[ ]?값)?"
+        r"(?:(?P<verb>[ \t]+(?i:is|was|are|were|becomes|now)|[ \t]*[:=]|는|은)|이|가|을|를)?[ \t]+"
+        r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
+        r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""),
+        False, ("pq", "bare"), _prose_value),
 )
 
 # Sentence punctuation that ends a bare value ("the password is Xy7#kq9z.") stays in the text.

@@ -6,9 +6,15 @@ credential sits (record id, field, rule name), never the value. `redact_file` ap
 policy as log_memory (SPEC §6: every rule on missing_context and lesson, the strict provider rules
 on topic and ask_next_time) in one locked read-modify-write, atomically.
 
+A line that is not a record (a hand edit that broke the JSON) has no fields, so every rule applies
+to it: in the memory file, and in the quarantine file, which is tracked too and is where every
+write moves such lines. `redact_file` moves them there, then redacts that file in place under the
+memory file's lock (the lock that guards both files).
+
 A record whose text changes gets a new id, because ids are computed on the stored values (SPEC §3):
 the redacted record keeps its meta, gains meta.updated, and replaces the old line. When the new id
-is already taken by another record, the newer of the two is kept, as for duplicate ids.
+is already taken by another record, the one logged or updated last is kept, as for duplicate ids
+(the stamp of the redaction itself does not count, so it cannot hide a teammate's later update).
 """
 
 from __future__ import annotations
@@ -19,14 +25,15 @@ from typing import NamedTuple
 from .merge import Records
 from .records import TYPES, Entry, newer, record_id, utc_now
 from .sanitizer import redact, rules_hit
-from .store import Snapshot, read, update
+from .store import LOCK_TIMEOUT, QUARANTINE_FILE, Snapshot, atomic_write, read, update
 
 # Field -> whether only the strict (provider-format) rules apply; the same split as records.prepare.
 FIELDS = {"topic": True, "missing_context": False, "lesson": False, "ask_next_time": True}
 
 
 class Finding(NamedTuple):
-    """A credential found in the memory file: where it is and which rule saw it, never its value."""
+    """A credential found in the memory file: where it is and which rule saw it, never its value.
+    In a line that is not a record, record_id is "<file name>:<line number>" and field is "line"."""
 
     record_id: str
     field: str
@@ -34,23 +41,32 @@ class Finding(NamedTuple):
 
 
 def scan(path: Path) -> list[Finding]:
-    """Every credential in the memory file at path, in file order (by id); reads without the lock."""
+    """Every credential in the memory file at path (records by id, then lines that are not
+    records) and in its quarantine file; reads without the lock and creates nothing."""
+    path = Path(path)
+    snap = read(path)
     found = []
-    snap = read(Path(path))
     for rid in sorted(snap.records):
         record = snap.records[rid].record
         for field, strict in FIELDS.items():
             value = record.get(field)
             if isinstance(value, str):
                 found += [Finding(rid, field, name) for name in rules_hit(value, strict_only=strict)]
+    unreadable = set(snap.unreadable)
+    for name, only_unreadable in ((path.name, True), (QUARANTINE_FILE, False)):
+        for number, line in enumerate(_lines(path.parent / name), 1):
+            if not only_unreadable or line.removeprefix(b"\xef\xbb\xbf").rstrip(b"\r") in unreadable:
+                found += [Finding(f"{name}:{number}", "line", rule) for rule in rules_hit(_text(line))]
     return found
 
 
-def redact_file(path: Path) -> tuple[int, int]:
-    """Redact every credential in the memory file in place, under the lock, atomically.
+def redact_file(path: Path, timeout: float = LOCK_TIMEOUT) -> tuple[int, int]:
+    """Redact every credential in the memory file and its quarantine file in place, under the
+    lock, atomically.
 
     Returns (records changed, values redacted). A file with nothing to redact is not rewritten.
     """
+    path = Path(path)
     totals = [0, 0]
 
     def change(snap: Snapshot) -> Records | None:
@@ -65,18 +81,54 @@ def redact_file(path: Path) -> tuple[int, int]:
             else:
                 kept[rid] = entry
         if not changed:
-            return None
+            # Rewriting moves leaky unreadable lines to the quarantine file, redacting them on the way.
+            return dict(snap.records) if any(rules_hit(_text(line)) for line in snap.unreadable) else None
+        redacted: Records = {}  # by new id, the version logged or updated last, before stamping
         for record in changed:
             entry = Entry.of(record)
-            kept[entry.id] = newer(kept[entry.id], entry) if entry.id in kept else entry
+            rival = redacted.get(entry.id) or kept.get(entry.id)
+            if rival is None or newer(rival, entry) is entry:
+                redacted[entry.id] = entry
+        for rid, entry in redacted.items():
+            kept[rid] = Entry.of(_stamped(entry.record))
         return kept
 
-    update(Path(path), change)
+    def change_quarantine(_snap: Snapshot) -> None:
+        quarantine = path.parent / QUARANTINE_FILE
+        lines = quarantine.read_bytes().split(b"\n") if quarantine.exists() else []
+        out = []
+        for line in lines:
+            text, count = redact(_text(line))
+            out.append(text.encode("utf-8", "surrogateescape"))
+            totals[1] += count
+        if out != lines:
+            atomic_write(quarantine, b"\n".join(out))
+        return None  # the memory file itself is left as it is
+
+    # The write redacts unreadable lines on their way to the quarantine file; count those too.
+    report = update(path, change, timeout=timeout)
+    totals[1] += report.quarantine_redactions
+    if (path.parent / QUARANTINE_FILE).exists():
+        update(path, change_quarantine, timeout=timeout)
     return totals[0], totals[1]
 
 
+def _lines(path: Path) -> list[bytes]:
+    """The lines of a file as bytes (no newline); none if it does not exist."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    return data.removesuffix(b"\n").split(b"\n") if data else []
+
+
+def _text(line: bytes) -> str:
+    """A line as text; bytes that are not UTF-8 survive a round trip (surrogateescape)."""
+    return line.decode("utf-8", "surrogateescape")
+
+
 def _redacted(record: dict) -> tuple[dict, int]:
-    """The record with its fields redacted, re-identified and stamped; and how many values went."""
+    """The record with its fields redacted and re-identified; and how many values went."""
     out, count = dict(record), 0
     for field, strict in FIELDS.items():
         if isinstance(out.get(field), str):
@@ -87,7 +139,11 @@ def _redacted(record: dict) -> tuple[dict, int]:
     type_ = out.get("type", "log")
     if type_ in TYPES and all(isinstance(out.get(f), str) for f in ("topic", "missing_context", "lesson")):
         out["id"] = record_id(type_, out["topic"], out["missing_context"], out["lesson"])
-    meta = dict(out["meta"]) if isinstance(out.get("meta"), dict) else {}
-    meta["updated"] = utc_now()
-    out["meta"] = meta
     return out, count
+
+
+def _stamped(record: dict) -> dict:
+    """The record with meta.updated set to now (its other meta kept)."""
+    meta = dict(record["meta"]) if isinstance(record.get("meta"), dict) else {}
+    meta["updated"] = utc_now()
+    return {**record, "meta": meta}

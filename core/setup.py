@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from . import gitdriver
-from .store import atomic_write, prepare_context_dir
+from .store import GITATTRIBUTES, GITIGNORE, atomic_write, prepare_context_dir
 
 SERVER_NAME = "sentinel-memory"
 RULES_BEGIN = "<!-- sentinel-memory:begin -->"
@@ -81,15 +81,39 @@ def claude_config(root: Path) -> str:
 
 
 def codex_config(root: Path) -> str:
-    """.codex/config.toml (a trusted project): our table appended once, the rest left as it is."""
+    """.codex/config.toml (a trusted project): our table added once, its command and args kept
+    current; every other line (other servers, keys added to our table by hand) left as it is."""
     path = root / ".codex" / "config.toml"
-    current = path.read_text(encoding="utf-8") if path.exists() else ""
-    if f"[mcp_servers.{SERVER_NAME}]" in current:
-        return f"left alone {path}: it already has [mcp_servers.{SERVER_NAME}] (edit it by hand if it is stale)"
-    table = (f"[mcp_servers.{SERVER_NAME}]\ncommand = {json.dumps(PYTHON)}\n"
-             f"args = [{json.dumps(str(SERVER_SCRIPT))}, \"--project\", {json.dumps(str(root))}]\n")
-    _write_text(path, (current.rstrip("\n") + "\n\n" if current.strip() else "") + table)
-    return f"{'added to' if current else 'created'} {path}: [mcp_servers.{SERVER_NAME}]"
+    header = f"[mcp_servers.{SERVER_NAME}]"
+    wanted = {"command": json.dumps(PYTHON),
+              "args": f"[{json.dumps(str(SERVER_SCRIPT))}, \"--project\", {json.dumps(str(root))}]"}
+    current = path.read_text(encoding="utf-8-sig") if path.exists() else ""
+    lines = current.splitlines()
+    if header not in (line.strip() for line in lines):
+        table = "\n".join([header, *(f"{key} = {value}" for key, value in wanted.items())]) + "\n"
+        _write_text(path, (current.rstrip("\n") + "\n\n" if current.strip() else "") + table)
+        return f"{'added to' if current else 'created'} {path}: {header}"
+    start = [line.strip() for line in lines].index(header) + 1
+    end = next((i for i in range(start, len(lines)) if lines[i].lstrip().startswith("[")), len(lines))
+    updated, absent = list(lines), []
+    for key, value in wanted.items():
+        found = [i for i in range(start, end) if lines[i].split("=", 1)[0].strip() == key]
+        if found and _spans_lines(lines[found[0]].split("=", 1)[-1].strip()):
+            return f"left alone {path}: {header} spreads {key} over several lines; set it by hand to {value}"
+        if found:
+            updated[found[0]] = f"{key} = {value}"
+        else:
+            absent.append(f"{key} = {value}")
+    updated[start:start] = absent
+    if updated == lines:
+        return f"unchanged {path}"
+    _write_text(path, "\n".join(updated) + "\n")
+    return f"updated {path}: {header} command and args (other keys kept)"
+
+
+def _spans_lines(value: str) -> bool:
+    """Whether a TOML value starts here and goes on past this line (an array, a multi-line string)."""
+    return (value.startswith("[") and "]" not in value) or value.startswith(('"""', "'''"))
 
 
 def windsurf_config(root: Path) -> str:
@@ -103,15 +127,37 @@ CLIENTS = {"cursor": cursor_config, "vscode": vscode_config, "claude": claude_co
            "codex": codex_config, "windsurf": windsurf_config}
 
 
+RULES_FILES = {"cursorrules": Path(".cursorrules"), "mdc": Path(".cursor") / "rules" / f"{SERVER_NAME}.mdc"}
+# Cursor's project rules: Markdown with front matter; alwaysApply puts the workflow in every request.
+MDC_FRONT_MATTER = (
+    "---\ndescription: Sentinel-Memory workflow - search the project memory before a task, log what "
+    "was missing after it\nglobs:\nalwaysApply: true\n---\n"
+)
+
+
+def rules_choice(root: Path, rules: str | None = None) -> str:
+    """Where the workflow goes: the form asked for; else our .mdc if it exists, else an existing
+    .cursorrules, else an .mdc when the project keeps its rules in .cursor/rules/, else .cursorrules
+    (the form this install ships; Cursor also reads .cursor/rules/*.mdc and calls .cursorrules legacy)."""
+    if rules:
+        return rules
+    if (root / RULES_FILES["mdc"]).exists():
+        return "mdc"
+    if (root / RULES_FILES["cursorrules"]).exists() or not (root / ".cursor" / "rules").is_dir():
+        return "cursorrules"
+    return "mdc"
+
+
 def _section(text: str) -> str:
     return f"{RULES_BEGIN}\n{text.rstrip()}\n{RULES_END}\n"
 
 
-def merge_section(path: Path, text: str) -> str:
-    """Put our section in a shared text file: create it, append it, or refresh it between markers."""
+def merge_section(path: Path, text: str, head: str = "") -> str:
+    """Put our section in a shared text file: create it (after `head`), append it, or refresh it
+    between the markers."""
     section = _section(text)
     if not path.exists():
-        _write_text(path, section)
+        _write_text(path, head + section)
         return f"created {path}"
     current = path.read_text(encoding="utf-8")
     if RULES_BEGIN in current and RULES_END in current:
@@ -126,19 +172,47 @@ def merge_section(path: Path, text: str) -> str:
     return f"appended our section to {path} (your text kept)"
 
 
-def init(root: Path, agents_md: bool = False, clients: tuple[str, ...] = ("cursor",)) -> list[str]:
-    """Prepare the project for the given clients; returns one line per thing done or left alone."""
+def _merge_lines(path: Path, template: str) -> str:
+    """Append the template's rule lines that a user's own file lacks (ours route the memory file
+    to the drivers and keep locks and copies out of git); the user's lines stay as they are."""
+    current = path.read_text(encoding="utf-8-sig")
+    have = {line.strip() for line in current.splitlines()}
+    missing = [line for line in template.splitlines() if line.strip() and not line.startswith("#")
+               and line.strip() not in have]
+    if not missing:
+        return f"unchanged {path}"
+    kept = current.rstrip("\n") + "\n" if current.strip() else ""
+    _write_text(path, kept + "\n".join([template.splitlines()[0], *missing]) + "\n")
+    return f"added {len(missing)} lines to {path} (your lines kept)"
+
+
+def rules_files(root: Path, rules: str | None = None) -> list[str]:
+    """The workflow in .cursorrules or .cursor/rules/sentinel-memory.mdc, never in both."""
+    chosen = rules_choice(root, rules)
+    text = (INSTALL_DIR / ".cursorrules").read_text(encoding="utf-8")
+    report = [merge_section(root / RULES_FILES[chosen], text, MDC_FRONT_MATTER if chosen == "mdc" else "")]
+    for form, other in RULES_FILES.items():
+        other = root / other
+        if form != chosen and other.exists() and RULES_BEGIN in other.read_text(encoding="utf-8", errors="replace"):
+            report.append(f"left alone {other}: it also holds the workflow; remove it from one of the two so "
+                          "Cursor does not read it twice")
+    return report
+
+
+def init(root: Path, agents_md: bool = False, clients: tuple[str, ...] = ("cursor",),
+         rules: str | None = None) -> list[str]:
+    """Prepare the project for the given clients; returns one line per thing done or left alone.
+    rules: "cursorrules" or "mdc" (Cursor's .cursor/rules/*.mdc); None picks what the project uses."""
     root = Path(root).resolve()
     report = [CLIENTS[name](root) for name in dict.fromkeys(clients)]
-    rules = (INSTALL_DIR / ".cursorrules").read_text(encoding="utf-8")
-    report.append(merge_section(root / ".cursorrules", rules))
+    report += rules_files(root, rules)
     if agents_md:
         report.append(merge_section(root / "AGENTS.md", AGENTS_SECTION))
     context = root / ".context"
     had = {name: (context / name).exists() for name in (".gitignore", ".gitattributes")}
     prepare_context_dir(context)
-    for name, existed in had.items():
-        report.append(f"{'unchanged' if existed else 'created'} {context / name}")
+    for (name, existed), template in zip(had.items(), (GITIGNORE, GITATTRIBUTES)):
+        report.append(_merge_lines(context / name, template) if existed else f"created {context / name}")
     if gitdriver.git_dir(root) is None:
         report.append("skipped git drivers: not a git work tree (run init again after git init)")
     else:

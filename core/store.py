@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import logging
 import os
-import secrets
 import sys
 import time
+from collections import Counter
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +60,7 @@ class Snapshot:
     duplicates: int = 0
     raw: bytes = b""
     _counts: tuple[int, int] | None = field(default=None, repr=False)
+    _topics: Counter | None = field(default=None, repr=False)
 
     def counts(self) -> tuple[int, int]:
         """(logs, principles), counted once per snapshot (snapshots are cached between calls)."""
@@ -67,6 +68,12 @@ class Snapshot:
             principles = sum(1 for e in self.records.values() if e.record.get("type") == "principle")
             self._counts = (len(self.records) - principles, principles)
         return self._counts
+
+    def topic_counts(self) -> Counter:
+        """Records per topic, counted once per snapshot. Do not mutate: copy it."""
+        if self._topics is None:
+            self._topics = Counter(e.record.get("topic") for e in self.records.values())
+        return self._topics
 
     def text(self) -> bytes:
         """The file as it should be: one line per record, sorted by id, LF, final newline."""
@@ -193,6 +200,7 @@ class WriteReport:
 
     written: bool = False
     quarantined: int = 0
+    quarantine_redactions: int = 0
     conflict_regions: int = 0
     conflict_copy: Path | None = None
     duplicates: int = 0
@@ -210,7 +218,7 @@ def update(
     path = Path(path)
     prepare_context_dir(path.parent)
     try:
-        with FileLock(str(path) + ".lock", timeout=timeout):
+        with _lock(path, timeout):
             _remove_debris(path)
             snap = read(path)
             records = change(snap)
@@ -218,10 +226,11 @@ def update(
                 return WriteReport()
             report = WriteReport(written=True, duplicates=snap.duplicates)
             if snap.unreadable:
-                report.quarantined = _quarantine(path.parent / QUARANTINE_FILE, snap.unreadable)
+                report.quarantined, report.quarantine_redactions = _quarantine(path.parent / QUARANTINE_FILE,
+                                                                               snap.unreadable)
             if snap.conflict_regions:
                 report.conflict_regions = snap.conflict_regions
-                report.conflict_copy = path.with_name(f"{path.name}.{time.strftime('%Y%m%dT%H%M%S')}.conflicted")
+                report.conflict_copy = _free_name(path, time.strftime("%Y%m%dT%H%M%S"), "conflicted")
                 atomic_write(report.conflict_copy, snap.raw)
             new = Snapshot(records=records)
             data = new.text()
@@ -237,22 +246,48 @@ def update(
         ) from None
 
 
+# One FileLock per lock file for the life of the process: building one costs more than taking it.
+# Safe across threads: filelock keeps each thread's hold apart (thread_local), and each thread's
+# flock is on its own descriptor, so threads exclude each other as processes do.
+_locks: dict[str, FileLock] = {}
+
+
+def _lock(path: Path, timeout: float) -> FileLock:
+    key = str(path) + ".lock"
+    lock = _locks.get(key)
+    if lock is None or lock.timeout != timeout:
+        lock = _locks[key] = FileLock(key, timeout=timeout)
+    return lock
+
+
+def _free_name(path: Path, stamp: str, suffix: str) -> Path:
+    """<name>.<stamp>.<suffix>, or <name>.<stamp>-2.<suffix> and so on when that is taken."""
+    candidate, n = path.with_name(f"{path.name}.{stamp}.{suffix}"), 1
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.name}.{stamp}-{n}.{suffix}")
+    return candidate
+
+
 def _remove_debris(path: Path) -> None:
     """Delete temporary files a killed writer left behind. Safe: under the lock no other writer
     of this file can have one open (they are only ever created while the lock is held)."""
-    stem = path.name.split(".")[0]
-    for debris in path.parent.glob(f".{stem}.*.tmp"):
+    prefix = f".{path.name.split('.')[0]}."
+    with suppress(OSError), os.scandir(path.parent) as entries:
+        debris = [e.path for e in entries if e.name.startswith(prefix) and e.name.endswith(".tmp")]
+    for name in debris:
         with suppress(OSError):
-            debris.unlink()
+            os.unlink(name)
 
 
 def prepare_context_dir(context: Path) -> None:
     """Create .context/ with its .gitignore and .gitattributes on the first write."""
     try:
-        context.mkdir(parents=True, exist_ok=True)
+        if not os.path.isdir(context):
+            context.mkdir(parents=True, exist_ok=True)
         for name, text in ((".gitignore", GITIGNORE), (".gitattributes", GITATTRIBUTES)):
             target = context / name
-            if not target.exists():
+            if not os.path.exists(target):
                 atomic_write(target, text.encode("utf-8"))
     except OSError as exc:
         raise StorageError(
@@ -261,19 +296,31 @@ def prepare_context_dir(context: Path) -> None:
         ) from exc
 
 
-def _quarantine(target: Path, lines: list[bytes]) -> int:
-    """Append lines not already kept to the quarantine file (atomically); returns how many."""
+def _quarantine(target: Path, lines: list[bytes]) -> tuple[int, int]:
+    """Append lines not already kept to the quarantine file (atomically), each with its credentials
+    redacted: the file is tracked, and a broken line may hold a key. Returns (lines, values redacted)."""
+    from .sanitizer import redact  # only when there is something to quarantine
+
     try:
         existing = target.read_bytes()
     except FileNotFoundError:
         existing = b""
     known = set(_lines(existing))
-    fresh = [line for line in dict.fromkeys(lines) if line not in known]
+    redacted = 0
+    fresh = []
+    for line in dict.fromkeys(lines):
+        # surrogateescape: bytes that are not UTF-8 go back out exactly as they came in.
+        text, count = redact(line.decode("utf-8", "surrogateescape"))
+        clean = text.encode("utf-8", "surrogateescape")
+        if clean not in known:
+            fresh.append(clean)
+            known.add(clean)
+            redacted += count
     if fresh:
         if existing and not existing.endswith(b"\n"):
             existing += b"\n"
         atomic_write(target, existing + b"".join(line + b"\n" for line in fresh))
-    return len(lines)
+    return len(lines), redacted
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -284,13 +331,16 @@ def atomic_write(path: Path, data: bytes) -> None:
     On failure the temporary file is removed and the target is left as it was.
     """
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-        with open(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            view = memoryview(data)
+            while view:  # os.write may write less than asked (a signal, a full pipe): go on
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         _replace(tmp, path)
     except BaseException as exc:
         with suppress(OSError):

@@ -1,181 +1,25 @@
 """Team sharing through git (SPEC §5 conflict markers, §8 git), with REAL repositories.
 
-Every test builds git repositories in tmp_path and drives them with the real `git` binary. The
-merge driver and the diff textconv are wired the way a user wires them: `python server.py
---project REPO init`. Records are written in-process with core.memory.log, or line by line with
-explicit timestamps where "the newer wins" matters. git runs with GIT_CONFIG_NOSYSTEM=1 and a
-private HOME, so no system or global git config takes part.
+Every test builds git repositories in tmp_path and drives them with the real `git` binary
+(tests/gitrepos.py). The merge driver and the diff textconv are wired the way a user wires them:
+`python server.py --project REPO init`. Records are written in-process with core.memory.log, or
+line by line with explicit timestamps where "the newer wins" matters.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-SERVER = ROOT / "server.py"
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from core import memory, store  # noqa: E402
+from gitrepos import (  # noqa: F401  (env is a fixture)
+    MARKERS, MEMORY, SERVER, T0, T1, T2, T3, Repo, by_id, clone, drop, env, last_id, lines_of, logged,
+    make_repo, mc_after, put, rec, server, text_merge_conflicts,
+)
+from core import gitdriver, memory  # noqa: E402
 from core.records import Entry, record_id  # noqa: E402
-
-MARKERS = ("<<<<<<<", "|||||||", "=======", ">>>>>>>")
-T0, T1, T2, T3 = (f"2026-0{m}-01T00:00:00+00:00" for m in (1, 2, 3, 4))
-MEMORY = ".context/memory_log.jsonl"
-
-
-# ---------------------------------------------------------------------------------------------
-# Helpers: an isolated git environment, repositories, records
-
-
-@pytest.fixture
-def env(tmp_path) -> dict:
-    """The environment for git and server.py: no system config, a private HOME, no inherited GIT_*."""
-    home = tmp_path / "git-home"
-    home.mkdir()
-    out = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    out.update(
-        HOME=str(home), USERPROFILE=str(home), XDG_CONFIG_HOME=str(home / ".config"),
-        GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", GIT_EDITOR="true", GIT_PAGER="cat",
-        PYTHONUTF8="1", LC_ALL="C.UTF-8", LANG="C.UTF-8",
-    )
-    return out
-
-
-def server(env: dict, *args: str) -> subprocess.CompletedProcess:
-    """`python server.py ARGS` as a separate process; returns the completed process (text)."""
-    return subprocess.run([sys.executable, str(SERVER), *args], env=env, capture_output=True, text=True,
-                          encoding="utf-8", timeout=120)
-
-
-class Repo:
-    def __init__(self, path: Path, env: dict):
-        self.path, self.env = path, env
-
-    @property
-    def memory(self) -> Path:
-        return self.path / ".context" / "memory_log.jsonl"
-
-    def git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-        result = subprocess.run(["git", "-C", str(self.path), *args], env=self.env, capture_output=True,
-                                text=True, encoding="utf-8", errors="replace", timeout=120)
-        if check and result.returncode != 0:
-            raise AssertionError(f"git {' '.join(args)} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
-        return result
-
-    def identity(self, name: str = "Tester") -> None:
-        self.git("config", "user.name", name)
-        self.git("config", "user.email", f"{name.lower()}@example.com")
-        self.git("config", "commit.gpgsign", "false")
-
-    def init_driver(self) -> subprocess.CompletedProcess:
-        result = server(self.env, "--project", str(self.path), "init")
-        assert result.returncode == 0, result.stderr
-        return result
-
-    def commit(self, message: str) -> None:
-        self.git("add", "-A")
-        self.git("commit", "-q", "--no-verify", "-m", message)
-
-    def data(self) -> bytes:
-        return self.memory.read_bytes()
-
-    def show(self, rev: str) -> bytes:
-        return subprocess.run(["git", "-C", str(self.path), "show", f"{rev}:{MEMORY}"], env=self.env,
-                              capture_output=True, check=True).stdout
-
-
-def make_repo(tmp_path: Path, env: dict, name: str = "repo", wired: bool = True) -> Repo:
-    """A new repository on branch main with .context/ committed; `wired` runs server.py init."""
-    path = tmp_path / name
-    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], env=env, check=True, capture_output=True)
-    repo = Repo(path.resolve(), env)
-    repo.identity()
-    if wired:
-        repo.init_driver()
-    else:
-        store.prepare_context_dir(repo.path / ".context")
-    return repo
-
-
-def clone(origin: Repo, tmp_path: Path, name: str, wired: bool) -> Repo:
-    path = tmp_path / name
-    subprocess.run(["git", "clone", "-q", str(origin.path), str(path)], env=origin.env, check=True, capture_output=True)
-    repo = Repo(path.resolve(), origin.env)
-    repo.identity(name.capitalize())
-    if wired:
-        repo.init_driver()
-    return repo
-
-
-def logged(path: Path, topic: str, missing_context: str, lesson: str, **kwargs) -> str:
-    """core.memory.log, returning the record's id."""
-    text = memory.log(path, topic, missing_context, lesson, **kwargs)
-    return re.search(r"record ([0-9a-f]{16})", text).group(1)
-
-
-def rec(topic: str, missing_context: str, lesson: str, created: str = T0, updated: str | None = None,
-        ask: str = "", **extra) -> dict:
-    """A log record with explicit timestamps (its id computed as core computes it)."""
-    meta = {"created": created, **({"updated": updated} if updated else {})}
-    return {"id": record_id("log", topic, missing_context, lesson), "type": "log", "topic": topic,
-            "missing_context": missing_context, "lesson": lesson, "ask_next_time": ask, "meta": meta, **extra}
-
-
-def put(path: Path, *records: dict) -> None:
-    """Upsert whole records (explicit meta) through the store's locked atomic write."""
-    store.update(path, lambda snap: {**snap.records, **{r["id"]: Entry.of(r) for r in records}})
-
-
-def drop(path: Path, *ids: str) -> None:
-    store.update(path, lambda snap: {k: v for k, v in snap.records.items() if k not in ids})
-
-
-def mc_after(topic: str, stem: str, floor: str) -> str:
-    """A missing_context whose log id sorts after `floor`: such records all land at the end of the
-    sorted file, the one spot where two plain-text insertions are sure to conflict."""
-    for i in range(10_000):
-        candidate = f"{stem} #{i}"
-        if record_id("log", topic, candidate, "") > floor:
-            return candidate
-    raise AssertionError("no id found")
-
-
-def last_id(path: Path) -> str:
-    return max(store.parse(path.read_bytes()).records)
-
-
-def lines_of(data: bytes) -> list[dict]:
-    """The file's records, asserting it is clean: no markers, every line a record, sorted, unique ids."""
-    text = data.decode("utf-8")
-    assert not any(line.startswith(MARKERS) for line in text.splitlines()), text
-    assert text == "" or text.endswith("\n")
-    records = [json.loads(line) for line in text.splitlines()]
-    ids = [r["id"] for r in records]
-    assert ids == sorted(ids) and len(set(ids)) == len(ids)
-    return records
-
-
-def by_id(data: bytes) -> dict[str, dict]:
-    return {r["id"]: r for r in lines_of(data)}
-
-
-def text_merge_conflicts(repo: Repo, base: bytes, ours: bytes, theirs: bytes) -> bool:
-    """Whether git's plain line-based merge of these three versions would conflict."""
-    files = []
-    for name, data in (("o", ours), ("b", base), ("t", theirs)):
-        p = repo.path.parent / f"textmerge-{name}"
-        p.write_bytes(data)
-        files.append(str(p))
-    result = subprocess.run(["git", "merge-file", "-p", *files], env=repo.env, capture_output=True)
-    return result.returncode != 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -438,46 +282,95 @@ def test_teammate_without_the_driver_gets_markers_that_the_loader_merges(tmp_pat
     assert repo.git("status", "--porcelain").stdout == ""
 
 
-# ---------------------------------------------------------------------------------------------
-# 7: doctor
+def test_two_way_markers_committed_without_the_driver_keep_every_record_the_newer_per_id(tmp_path, env):
+    """Plain two-way markers committed by a teammate without the driver: every record of both sides is read, the newer version per id; the next write stores a clean file and keeps a git-ignored copy."""
+    origin = make_repo(tmp_path, env, "origin")
+    keep = logged(origin.memory, "ui", "dark mode", "use the theme tokens")
+    put(origin.memory, rec("ui", "font", "use Inter"))
+    floor = last_id(origin.memory)
+    gone = logged(origin.memory, "ui", mc_after("ui", "last", floor), "deleted on feature")
+    origin.commit("base")
+    repo = clone(origin, tmp_path, "teammate", wired=False)
+    floor = last_id(repo.memory)
+    repo.git("checkout", "-q", "-b", "feature")
+    drop(repo.memory, gone)
+    theirs = logged(repo.memory, "ui", mc_after("ui", "theirs", floor), "added on feature")
+    put(repo.memory, rec("ui", "font", "use Inter 16px", updated=T2))
+    repo.commit("feature")
+    repo.git("checkout", "-q", "main")
+    ours = logged(repo.memory, "ui", mc_after("ui", "ours", floor), "added on main")
+    put(repo.memory, rec("ui", "font", "use Inter 14px", updated=T1))
+    repo.commit("main")
+    assert repo.git("merge", "--no-edit", "feature", check=False).returncode != 0
+    repo.git("add", MEMORY)
+    repo.git("commit", "-q", "--no-edit")  # the markers are now history: git's index holds no stages
+    conflicted = repo.data().decode("utf-8")
+    assert "<<<<<<<" in conflicted and "|||||||" not in conflicted
+    assert repo.git("ls-files", "-u").stdout == ""
+    gitdriver.configure(repo.path, sys.executable, str(SERVER))  # the teammate wires the drivers later
+    review = repo.git("diff", "HEAD~1", "HEAD", "--", MEMORY).stdout
+    assert "+GIT CONFLICT MARKERS IN THE FILE: 1 regions, shown merged by id" in review
+
+    found = memory.search(repo.memory)
+
+    for lesson in ("use the theme tokens", "added on main", "added on feature", "use Inter 16px"):
+        assert lesson in found
+    assert "use Inter 14px" not in found
+    # Two-way markers cannot tell a deletion from an addition: the record deleted on feature is
+    # read again (documented; the next compaction folds it in) rather than risk losing one.
+    assert "deleted on feature" in found
+
+    out = memory.log(repo.memory, "ui", "after the merge", "one more")
+
+    assert ".conflicted" in out
+    records = by_id(repo.data())
+    assert set(records) == {keep, gone, ours, theirs, rec("ui", "font", "")["id"],
+                            record_id("log", "ui", "after the merge", "")}
+    assert records[rec("ui", "font", "")["id"]]["lesson"] == "use Inter 16px"
+    copies = list(repo.memory.parent.glob("*.conflicted"))
+    assert [c.read_text(encoding="utf-8") for c in copies] == [conflicted]
+    assert repo.git("check-ignore", "-q", str(copies[0]), check=False).returncode == 0
+    assert repo.git("status", "--porcelain").stdout.strip() == f"M {MEMORY}"
 
 
-def test_doctor_passes_on_a_freshly_initialised_repository(tmp_path, env):
-    """After init, doctor reports every check ok and exits 0."""
+def test_a_moved_install_still_merges_with_both_sides_kept_and_git_diff_still_works(tmp_path, env):
+    """The driver's interpreter no longer exists (the install moved): git still writes both sides with diff3 markers, which the loader merges exactly; `git diff` shows the raw lines instead of failing; init plus `git checkout -m` redoes the merge by id."""
     repo = make_repo(tmp_path, env)
-    logged(repo.memory, "t", "m", "l")
+    put(repo.memory, rec("api", "timeout", "30 s"))
+    floor = last_id(repo.memory)
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "feature")
+    theirs = logged(repo.memory, "api", mc_after("api", "theirs", floor), "added on feature")
+    put(repo.memory, rec("api", "timeout", "60 s", updated=T2))
+    repo.commit("feature")
+    repo.git("checkout", "-q", "main")
+    ours = logged(repo.memory, "api", mc_after("api", "ours", floor), "added on main")
+    repo.commit("main")
+    moved = str(tmp_path / "moved-away" / "python3")
+    for key, value in gitdriver.driver_commands(moved, str(SERVER)).items():
+        repo.git("config", key, value)
 
-    result = server(env, "--project", str(repo.path), "doctor")
+    merge = repo.git("merge", "--no-edit", "feature", check=False)
 
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "FAIL" not in result.stdout
-    assert "git merge driver calls" in result.stdout and "git diff textconv calls" in result.stdout
+    assert merge.returncode != 0 and "the merge driver did not run" in merge.stderr
+    text = repo.data().decode("utf-8")
+    assert all(any(line.startswith(m) for line in text.splitlines()) for m in MARKERS), text
+    assert ours in text and theirs in text
+    found = memory.search(repo.memory)
+    assert "added on main" in found and "added on feature" in found and "60 s" in found
 
+    diff = repo.git("diff", "HEAD~1", "HEAD", "--", MEMORY)
+    assert f'"id": "{ours}"' in diff.stdout and "not found" in diff.stderr
 
-@pytest.mark.parametrize("broken", ["script", "interpreter"])
-def test_doctor_fails_and_names_a_missing_driver_path(tmp_path, env, broken):
-    """The merge driver config pointing at a missing path: doctor exits 1 and names that path."""
-    repo = make_repo(tmp_path, env)
-    missing = str(tmp_path / "moved-away" / ("server.py" if broken == "script" else "python3"))
-    python, script = (sys.executable, missing) if broken == "script" else (missing, str(SERVER))
-    repo.git("config", "merge.sentinel-memory.driver", f"'{python}' '{script}' merge-driver %O %A %B %P")
+    repo.init_driver()
+    repo.git("checkout", "-m", "--", MEMORY)
 
-    result = server(env, "--project", str(repo.path), "doctor")
-
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert missing in result.stdout and "FAIL" in result.stdout
-
-
-def test_doctor_fails_and_names_a_missing_textconv_path(tmp_path, env):
-    """The diff textconv pointing at a missing server.py (merge driver fine): doctor exits 1 and names it."""
-    repo = make_repo(tmp_path, env)
-    missing = str(tmp_path / "moved-away" / "server.py")
-    repo.git("config", "diff.sentinel-memory.textconv", f"'{sys.executable}' '{missing}' textconv")
-
-    result = server(env, "--project", str(repo.path), "doctor")
-
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert missing in result.stdout
+    records = by_id(repo.data())
+    assert {ours, theirs} <= set(records) and records[rec("api", "timeout", "")["id"]]["lesson"] == "60 s"
+    repo.git("add", MEMORY)
+    repo.git("commit", "-q", "--no-edit")
+    diff = repo.git("diff", "HEAD^2", "HEAD", "--", MEMORY)
+    assert "+  lesson: added on main" in diff.stdout and diff.stderr == ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -524,6 +417,22 @@ def test_ten_thousand_record_merge_through_the_driver_is_correct(tmp_path, env):
     assert repo.data() == b"".join(Entry.of(expected[rid]).data for rid in sorted(expected))
 
 
+def test_git_diff_of_one_upsert_in_a_ten_thousand_record_file_shows_only_that_change(tmp_path, env):
+    """In a 10,000-record file, `git diff` of one upsert through textconv shows the old and new lesson and the new date, nothing else."""
+    repo = make_repo(tmp_path, env)
+    records = [rec(f"topic-{i % 50}", f"context number {i}", f"lesson number {i} — 교훈 {i}") for i in range(10_000)]
+    repo.memory.write_bytes(b"".join(Entry.of(r).data for r in sorted(records, key=lambda r: r["id"])))
+    repo.commit("10k")
+    assert logged(repo.memory, "topic-7", "context number 7", "lesson seven, corrected — 고침") == records[7]["id"]
+
+    diff = subprocess.run(["git", "-C", str(repo.path), "diff", "--", MEMORY], env=env, capture_output=True,
+                          check=True).stdout.decode("utf-8")
+
+    changed = [line for line in diff.splitlines() if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    assert changed[:2] == ["-  lesson: lesson number 7 — 교훈 7", "+  lesson: lesson seven, corrected — 고침"]
+    assert len(changed) == 3 and changed[2].startswith("+  updated: ")
+
+
 # ---------------------------------------------------------------------------------------------
 # 9: readable diff
 
@@ -545,98 +454,6 @@ def test_git_diff_of_an_upsert_shows_the_changed_lesson_readably(tmp_path, env):
     assert "\\u" not in diff and '{"id"' not in diff
     changed = [line for line in diff.splitlines() if line[:1] in "+-" and not line.startswith(("+++", "---"))]
     assert all("lesson" in line or "updated" in line for line in changed), changed
-
-
-# ---------------------------------------------------------------------------------------------
-# 10: init
-
-
-def test_init_merges_existing_config_and_is_idempotent(tmp_path, env):
-    """init keeps other MCP servers and the user's rules, adds our sections once, and a second run changes nothing."""
-    repo = make_repo(tmp_path, env, wired=False)
-    (repo.path / ".cursor").mkdir()
-    other = {"command": "node", "args": ["other-server.js"], "env": {"X": "1"}}
-    (repo.path / ".cursor" / "mcp.json").write_text(json.dumps({"mcpServers": {"other": other}, "extra": True}),
-                                                    encoding="utf-8")
-    (repo.path / ".cursorrules").write_text("Always answer in Korean.\n", encoding="utf-8")
-    (repo.path / "AGENTS.md").write_text("# Agents\n\nRun the tests.\n", encoding="utf-8")
-
-    first = server(env, "--project", str(repo.path), "init", "--agents-md")
-
-    assert first.returncode == 0, first.stderr
-    config = json.loads((repo.path / ".cursor" / "mcp.json").read_text(encoding="utf-8"))
-    assert config["extra"] is True and config["mcpServers"]["other"] == other
-    ours = config["mcpServers"]["sentinel-memory"]
-    assert ours["command"] == sys.executable
-    assert ours["args"] == [str(SERVER), "--project", "${workspaceFolder}"]
-    assert Path(ours["cwd"]) == repo.path
-    assert "kept other" in first.stdout
-    rules = (repo.path / ".cursorrules").read_text(encoding="utf-8")
-    assert rules.startswith("Always answer in Korean.\n")
-    assert rules.count("<!-- sentinel-memory:begin -->") == 1 and rules.count("<!-- sentinel-memory:end -->") == 1
-    agents = (repo.path / "AGENTS.md").read_text(encoding="utf-8")
-    assert agents.startswith("# Agents\n\nRun the tests.\n") and agents.count("<!-- sentinel-memory:begin -->") == 1
-    attributes = (repo.path / ".context" / ".gitattributes").read_text(encoding="utf-8")
-    assert "memory_log.jsonl" in attributes and "merge=sentinel-memory" in attributes and "diff=sentinel-memory" in attributes
-    assert repo.git("check-attr", "merge", "diff", "--", MEMORY).stdout.count("sentinel-memory") == 2
-    driver = repo.git("config", "--local", "merge.sentinel-memory.driver").stdout
-    textconv = repo.git("config", "--local", "diff.sentinel-memory.textconv").stdout
-    assert str(SERVER) in driver and "merge-driver %O %A %B %P" in driver and str(SERVER) in textconv
-    assert "configured git merge and diff drivers" in first.stdout
-    snapshot = {p: p.read_bytes() for p in (repo.path / ".cursor" / "mcp.json", repo.path / ".cursorrules",
-                                            repo.path / "AGENTS.md", repo.path / ".git" / "config")}
-
-    second = server(env, "--project", str(repo.path), "init", "--agents-md")
-
-    assert second.returncode == 0, second.stderr
-    reported = [line for line in second.stdout.splitlines() if line.strip()]
-    assert reported and all(line.startswith("unchanged") for line in reported), second.stdout
-    assert {p: p.read_bytes() for p in snapshot} == snapshot
-
-
-def test_init_refreshes_an_edited_section_and_keeps_the_users_text(tmp_path, env):
-    """A hand-edited copy of our .cursorrules section is refreshed between the markers; the user's text around it stays."""
-    repo = make_repo(tmp_path, env)
-    rules = repo.path / ".cursorrules"
-    fresh = rules.read_text(encoding="utf-8")
-    begin, end = "<!-- sentinel-memory:begin -->", "<!-- sentinel-memory:end -->"
-    edited = "Mine, before.\n" + begin + "\nstale text\n" + end + "\nMine, after.\n"
-    rules.write_text(edited, encoding="utf-8")
-
-    result = server(env, "--project", str(repo.path), "init")
-
-    assert "updated our section" in result.stdout
-    text = rules.read_text(encoding="utf-8")
-    assert text.startswith("Mine, before.\n") and text.endswith("Mine, after.\n") and "stale text" not in text
-    assert fresh.strip() in text and text.count(begin) == 1
-
-
-def test_init_repoints_a_stale_driver_and_leaves_invalid_json_alone(tmp_path, env):
-    """init rewrites driver config that points at another install, and leaves an unparseable mcp.json untouched, saying so."""
-    repo = make_repo(tmp_path, env, wired=False)
-    repo.git("config", "merge.sentinel-memory.driver", "'/old/python' '/old/server.py' merge-driver %O %A %B %P")
-    (repo.path / ".cursor").mkdir()
-    broken = '{"mcpServers": {"other": '
-    (repo.path / ".cursor" / "mcp.json").write_text(broken, encoding="utf-8")
-
-    result = server(env, "--project", str(repo.path), "init")
-
-    assert result.returncode == 0, result.stderr
-    assert "left alone" in result.stdout
-    assert (repo.path / ".cursor" / "mcp.json").read_text(encoding="utf-8") == broken
-    assert str(SERVER) in repo.git("config", "merge.sentinel-memory.driver").stdout
-
-
-@pytest.mark.anyio
-async def test_the_server_wires_the_drivers_when_it_runs_in_a_work_tree(connect, tmp_path, env):
-    """A teammate who never ran init gets the driver config the first time the MCP server uses the memory."""
-    repo = make_repo(tmp_path, env, wired=False)
-    async with connect(repo.path, env={k: env[k] for k in ("GIT_CONFIG_NOSYSTEM", "XDG_CONFIG_HOME")}) as mcp:
-        await mcp.ok("search_memory", query="anything")
-
-    driver = repo.git("config", "--local", "merge.sentinel-memory.driver").stdout
-    assert str(SERVER) in driver and "merge-driver" in driver
-    assert str(SERVER) in repo.git("config", "--local", "diff.sentinel-memory.textconv").stdout
 
 
 # ---------------------------------------------------------------------------------------------
@@ -684,3 +501,23 @@ def test_merge_driver_command_exits_non_zero_and_keeps_both_sides_on_garbage(tmp
     assert "ours lesson" in text and "{broken json" in text and "base lesson" in text
     assert all(any(line.startswith(m) for line in text.splitlines()) for m in MARKERS), text
     assert MEMORY in result.stderr
+
+
+def test_merge_driver_falls_back_to_markers_when_a_side_breaks_the_parser(tmp_path, env):
+    """A side holding a line nested too deeply for the JSON parser: the driver does not crash with only our side in the file; it writes git's markers with both sides and exits non-zero."""
+    base = Entry.of(rec("x", "base", "base lesson")).data
+    ours = base + Entry.of(rec("x", "ours", "ours lesson")).data
+    theirs = base + b"[" * 100_000 + b"\n"
+    paths = []
+    for name, data in (("base", base), ("ours", ours), ("theirs", theirs)):
+        (tmp_path / name).write_bytes(data)
+        paths.append(str(tmp_path / name))
+
+    result = server(env, "merge-driver", *paths, MEMORY)
+
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "not records" in result.stderr or "could not be merged by id" in result.stderr
+    text = (tmp_path / "ours").read_text(encoding="utf-8")
+    assert "ours lesson" in text and "[" * 100_000 in text and "base lesson" in text
+    assert all(any(line.startswith(m) for line in text.splitlines()) for m in MARKERS)
+

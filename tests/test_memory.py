@@ -1,6 +1,7 @@
 """The three operations in-process (SPEC §4): upsert, compaction protocol, search and compact output."""
 
 import json
+import re
 
 import pytest
 
@@ -154,6 +155,11 @@ def test_over_the_budget_search_keeps_principles_and_the_most_relevant_and_count
     assert out.index(principle) < out.index(target)
     shown = out.count("\n#")
     assert f"LEFT OUT: {42 - shown} less relevant records" in out and "topic=<one of:" in out
+    named = re.findall(r"(\w+) \((\d+)\)", out.split("topic=<one of:", 1)[1].split(">", 1)[0])
+    shown_topics = re.findall(r"\| topic=(\w+)", out)
+    for topic, count in named:  # each topic's left-out count is its records less those shown
+        assert int(count) == (10 if topic.startswith("topic") else 1) - shown_topics.count(topic), topic
+    assert sum(int(n) for _, n in named) == 42 - shown
     monkeypatch.setenv("SENTINEL_MEMORY_SEARCH_TOKENS", "0")
     assert "LEFT OUT" not in search(path, "세율") and search(path, "").count("\n#") == 42
 

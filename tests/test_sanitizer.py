@@ -7,13 +7,13 @@ prefixes are split from the bodies so that secret scanners on the repository sta
 import base64
 import hashlib
 import json
-import time
 import uuid
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.secrets_corpus import hostile
 from core.sanitizer import REDACTED, RULES, redact, rules_hit
 
 # --- fakes with the right shape -----------------------------------------------------------------
@@ -89,6 +89,10 @@ MORE_PROVIDER_KEYS = {
     "discord-bot": "MTA" + "yMzQ1Njc4OTAxMjM0NTY3" + ".GhIjKl." + "A1b2_C3d4-" * 3,
     "telegram": "1234567890" + ":AA" + "A1b2_C3d4-" * 3 + "A1b",
     "aws-session-token": "IQoJb3JpZ2luX2Vj" + "A1b2/C3d4+" * 6,
+    "firebase-fcm-server-key": "AAAA" + "Xk9mPq2" + ":APA91b" + "A1b2_C3d4-" * 14,
+    "azure-ad-client-secret": "Ab1" + "8Q~" + "k2l3m4n5o6p7q8r9s0t1u2v3w4x5y6z7A",
+    "mapbox-secret": "sk" + ".eyJ" + "1IjoiYWNtZSIsImEiOiJjbHgifQ" + "." + "A1b2_C3d4-" * 2 + "A1",
+    "terraform-cloud": "A1b2C3d4E5f6G7" + ".atlas" + "v1." + "A1b2_C3d4-" * 7,
 }
 
 
@@ -153,7 +157,8 @@ def test_aws_secret_key_next_to_its_keyword_is_replaced():
     """An AWS secret key after an aws/secret keyword is replaced; the keyword stays."""
     for line in (f"aws_secret_access_key = {AWS_SECRET}",
                  f"AWS_SECRET_ACCESS_KEY={AWS_SECRET}",
-                 f'"SecretAccessKey": "{AWS_SECRET}"'):
+                 f'"SecretAccessKey": "{AWS_SECRET}"',
+                 f"aws configure set aws_secret_access_key {AWS_SECRET}"):
         redacted, count = redact(line, strict_only=True)
         assert AWS_SECRET not in redacted and count == 1
         assert redacted == line.replace(AWS_SECRET, REDACTED)
@@ -240,6 +245,31 @@ POSITIVES = [
      f"https://discord.com/api/webhooks/123456789012345678/{REDACTED}"),
     ("HEROKU_API_KEY=" + str(uuid.UUID(int=0xABCDEF)), f"HEROKU_API_KEY={REDACTED}"),
     ("DB 접속 시 password=hunter2 를 썼다", f"DB 접속 시 password={REDACTED} 를 썼다"),
+    # Sentences written by hand, the way an agent logs what went wrong (not from the corpus).
+    ("redis-server --requirepass Rq7vLm2Xz9 was in docker-compose.yml",
+     f"redis-server --requirepass {REDACTED} was in docker-compose.yml"),
+    ("redis-cli -h cache -p 6379 -a Rq7vLm2Xz9 ping returned PONG",
+     f"redis-cli -h cache -p 6379 -a {REDACTED} ping returned PONG"),
+    ("sshpass -p 'Xk9mPq2vL' ssh deploy@10.0.0.5 was in the Makefile",
+     f"sshpass -p '{REDACTED}' ssh deploy@10.0.0.5 was in the Makefile"),
+    ("The .netrc line was: machine api.heroku.com login me@example.com password "
+     + str(uuid.UUID(int=0xFEED)), f"The .netrc line was: machine api.heroku.com login me@example.com password {REDACTED}"),
+    ("비번은 Qw3rty!2024 이고 다음 주에 바뀐다.", f"비번은 {REDACTED} 이고 다음 주에 바뀐다."),
+    ("스테이징 API 키는 a8Kd92LmQz0aXv7Yp3Wc 이다.", f"스테이징 API 키는 {REDACTED} 이다."),
+    ("액세스 키 a8Kd92LmQz0aXv7Yp3Wc 는 만료됨", f"액세스 키 {REDACTED} 는 만료됨"),
+    ("지갑 개인키 0x" + "4c0883a6" * 8 + " 를 커밋함", f"지갑 개인키 {REDACTED} 를 커밋함"),
+    ("DB비밀번호 Xk9mPq2vL! 를 README에 적지 말 것", f"DB비밀번호 {REDACTED} 를 README에 적지 말 것"),
+    ("암호는 'hunter2pass99' 였다", f"암호는 '{REDACTED}' 였다"),
+    ("토큰 값: abcdef123456ghijkl", f"토큰 값: {REDACTED}"),
+    ("API 키는 " + HEX32 + " 이고 샌드박스 전용이다.", f"API 키는 {REDACTED} 이고 샌드박스 전용이다."),
+    ("mysqldump -u backup -p%BPro!2#ayx%Am shop > shop.sql", f"mysqldump -u backup -p{REDACTED} shop > shop.sql"),
+    ("DB_PASSWORD=%Xk9mPq2vL", f"DB_PASSWORD={REDACTED}"),
+    ("the api key is " + HEX32 + " for the partner sandbox",
+     f"the api key is {REDACTED} for the partner sandbox"),
+    ("Jenkins credential: username deploy, password: Summer2025!",
+     f"Jenkins credential: username deploy, password: {REDACTED}"),
+    ("git remote set-url origin https://oauth2:" + "gl" + "pat-" + "Ab12Cd34Ef56Gh78Ij90" + "@gitlab.com/acme/app.git",
+     f"git remote set-url origin https://oauth2:{REDACTED}@gitlab.com/acme/app.git"),
 ]
 
 
@@ -249,7 +279,7 @@ def test_only_the_value_is_replaced_and_the_keyword_kept(text, expected):
     assert redact(text) == (expected, 1)
 
 
-STRICT_CONTEXT = ("AccountKey=", "sig=", "private_key_id", "discord.com")
+STRICT_CONTEXT = ("AccountKey=", "sig=", "private_key_id", "discord.com", "gitlab.com")
 
 
 @pytest.mark.parametrize("text, _expected", [p for p in POSITIVES if not any(k in p[0] for k in STRICT_CONTEXT)])
@@ -288,6 +318,8 @@ NEGATIVES = [
     "password=<your password>",
     "password=${DB_PASSWORD}",
     "password={{ db_password }}",
+    "password=%DB_PASSWORD%",
+    "password=%(db_password)s",
     "password=os.environ",
     'password=os.environ["DB_PASSWORD"]',
     "api_key=process.env.API_KEY",
@@ -337,6 +369,38 @@ NEGATIVES = [
     "AK" + "IA" + "IOSFODNN7" + "EXAMPLE",
     "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY",
     "integrity sha512-" + base64.b64encode(hashlib.sha512(b"x").digest()).decode(),
+    # Sentences written by hand, the way an agent logs a lesson (not from the corpus).
+    "Rotated the leaked token; the new one lives in 1Password under 'CI deploy'.",
+    "The password reset endpoint returned 500 because SMTP_PASSWORD was unset in staging.",
+    "Use `gh auth token | docker login ghcr.io -u USERNAME --password-stdin` in CI.",
+    "The JWT is validated with PyJWT 2.8.0; algorithm RS256; leeway 30s.",
+    "비밀번호 해시는 argon2id(m=65536, t=3, p=4)로 바꾸기로 했다.",
+    "토큰 만료 시간을 3600초에서 900초로 줄였다. refresh_token_ttl=30d 는 그대로.",
+    "The error was 'invalid_grant: token expired' from https://oauth2.googleapis.com/token.",
+    "passwordless login via magic links replaced the password form in v3.2.0.",
+    "The secret name in AWS Secrets Manager is prod/orders/db; read it with boto3.",
+    "Run with --token-file ~/.config/acme/token instead of --token on the command line.",
+    "password_min_length: 12 and password_require_symbol: true in the auth config.",
+    "secret_ref: db-credentials (a Kubernetes Secret in namespace orders)",
+    "API 키는 환경변수 OPENAI_API_KEY로 넘긴다.",
+    "개인 키 파일 경로는 ~/.ssh/id_ed25519 이다.",
+    "the secret is 32 bytes long and generated by secrets.token_bytes(32)",
+    "private key: ~/.ssh/id_ed25519 (never commit it)",
+    "비번: 12자 이상, 90일마다 변경",
+    "액세스 키 로테이션은 90일 주기다.",
+    "토큰 값은 매 요청마다 헤더에 넣는다.",
+    "The token value is read from the TOKEN_FILE path at startup.",
+    "redis requirepass is set in redis.conf, not in the compose file.",
+    "the login page password field has autocomplete=off",
+    "redis-cli -h cache -p 6379 ping returned PONG",
+    "redis-cli -a $REDIS_PASSWORD ping",
+    "mysql -u root -p shop < dump.sql prompts for the password",
+    "The token is valid for 3600 seconds.",
+    "the password is hashed with bcrypt(cost=12) before storage",
+    "토큰은 3f9a2c1 커밋에서 쿠키로 옮겼다.",
+    "토큰이 " + HEX32 + " 커밋에서 바뀌었다.",
+    "the token " + hashlib.sha1(b"c").hexdigest() + " row was deleted by the cleanup job",
+    "The FCM sender id is 123456789012; the server key lives in Secret Manager.",
     "",
 ]
 
@@ -420,54 +484,23 @@ def test_redaction_is_idempotent_on_arbitrary_text(text):
 
 # --- hostile input ------------------------------------------------------------------------------
 
-ADVERSARIAL = {
-    "a*1024": "a" * 1024,
-    "underscores": "_" * 1024,
-    "password=*": ("password=" * 114)[:1024],
-    "token: *": ("token: " * 147)[:1024],
-    "jwt-dots": "eyJ" + "a." * 500,
-    "jwt-segments": ("eyJaaaaa." * 114)[:1024],
-    "pem-no-end": "-----BEGIN PRIVATE KEY-----" + "A" * 1000,
-    "pem-false-ends": "-----BEGIN PRIVATE KEY-----" + "-----END " * 110,
-    "url-colons": "a://a:" + "a:" * 509,
-    "url-ats": "s://u:" + "@" * 1018,
-    "schemes": "a://" * 256,
-    "sk-repeat": "sk-" * 341,
-    "bearer": "Bearer " + "a" * 1017,
-    "auth-headers": ("authorization: bearer " * 47)[:1024],
-    "flags": "--a-" * 256,
-    "aws": ("aws_secret=" * 94)[:1024],
-    "quote-unclosed": 'password="' + "a" * 1014,
-    "hangul": "토큰" * 170,
-}
+HOSTILE = hostile()
 
 
-ADVERSARIAL.update({
-    "password-is": ("password is " * 86)[:1024],
-    "keyword-colon-words": ("token: expires " * 69)[:1024],
-    "yaml-lines": ("  password: a\n" * 74)[:1024],
-    "url-hashes": "a://u:" + "#" * 1018,
-    "sig": "sig=" + "%2B" * 340,
-    "account-key": ("AccountKey=" * 93)[:1024],
-    "discord-dots": ("M" + "a" * 24 + ".") * 39,
-    "telegram-digits": ("1234567:A" * 113)[:1024],
-    "curl-u": ("-u a:" * 204)[:1024],
-    "xml": "<password>" + "a" * 1014,
-    "cli-flags": ("--password " * 93)[:1024],
-    "hex": "0123456789abcdef" * 64,
-    "b64": "A1b2+/" * 170,
-    "korean-keywords": ("비밀번호는 " * 170)[:1024],
-})
+def test_hostile_inputs_fill_the_largest_field():
+    """The hostile inputs are as large as a field may be (1,024 bytes), so they test the worst case."""
+    sizes = [len(text.encode()) for text in HOSTILE.values()]
+    assert len(HOSTILE) >= 30 and max(sizes) == 1024 and min(sizes) >= 1020
 
 
-@pytest.mark.parametrize("text", ADVERSARIAL.values(), ids=ADVERSARIAL.keys())
-def test_hostile_input_terminates(text):
-    """Inputs built to make regexes backtrack still return, each in a few milliseconds at most."""
+@pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
+def test_hostile_input_is_redacted_to_a_fixed_point(text):
+    """Inputs built to make regexes backtrack still come back redacted, and a second pass changes
+    nothing (bench/secrets_bench.py prints how long each takes)."""
     for strict_only in (False, True):
-        start = time.perf_counter()
-        redacted, count = redact(text, strict_only=strict_only)
-        assert isinstance(redacted, str) and count >= 0
-        assert time.perf_counter() - start < 0.25  # generous for slow CI; about 1 ms by hand
+        once, count = redact(text, strict_only=strict_only)
+        assert count == once.count(REDACTED) - text.count(REDACTED)
+        assert redact(once, strict_only=strict_only) == (once, 0)
 
 
 def test_every_rule_is_named_and_compiled_once():

@@ -7,10 +7,19 @@ built in code.
 
 import hashlib
 import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
+import pytest
+
+from core.errors import LockTimeout
 from core.records import record_id, to_line
 from core.secretscan import Finding, redact_file, scan
 from core.store import read
+
+ROOT = Path(__file__).resolve().parents[1]
 
 GITHUB = "gh" + "p_" + "A1b2" * 9
 CREATED = "2026-01-05T09:00:00+00:00"
@@ -134,3 +143,148 @@ def test_redacting_twice_changes_nothing_more(tmp_path):
     once = path.read_bytes()
     assert redact_file(path) == (0, 0)
     assert path.read_bytes() == once
+
+
+def test_a_redacted_record_that_lands_on_an_existing_id_yields_to_a_later_update(tmp_path):
+    """When redaction gives a record the id of another one, the one logged or updated last stays
+    (the redaction's own stamp does not count); the other's text is not duplicated."""
+    path = tmp_path / "memory_log.jsonl"
+    leaky = record("db", "password=hunter2 was in .env", "old lesson")
+    clean = record("db", "password=[REDACTED] was in .env", "newer lesson")
+    clean["meta"]["created"] = "2026-02-01T09:00:00+00:00"  # logged after the leaky one
+    write(path, leaky, clean)
+
+    assert redact_file(path) == (1, 1)
+
+    (kept,) = [e.record for e in read(path).records.values()]
+    assert kept["lesson"] == "newer lesson" and kept["id"] == clean["id"]
+    assert "hunter2" not in path.read_text(encoding="utf-8")
+
+
+def test_a_redacted_record_that_lands_on_an_older_id_replaces_it(tmp_path):
+    """When the leaky record is the later one, its redacted version replaces the older record."""
+    path = tmp_path / "memory_log.jsonl"
+    leaky = record("db", "password=hunter2 was in .env", "newer lesson")
+    leaky["meta"]["created"] = "2026-02-01T09:00:00+00:00"
+    clean = record("db", "password=[REDACTED] was in .env", "old lesson")
+    write(path, leaky, clean)
+
+    assert redact_file(path) == (1, 1)
+
+    (kept,) = [e.record for e in read(path).records.values()]
+    assert kept["lesson"] == "newer lesson" and kept["id"] == clean["id"] and kept["meta"]["updated"]
+
+
+def test_redact_file_waits_for_the_lock_and_gives_up_changing_nothing(tmp_path):
+    """While another process holds the memory file's lock, redaction fails with a clear message
+    and the file keeps its bytes."""
+    path = tmp_path / "memory_log.jsonl"
+    write(path, record("db", f"{GITHUB} in the script", "use the vault"))
+    before = path.read_bytes()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(f"""
+            import time
+            from filelock import FileLock
+            with FileLock({str(path) + '.lock'!r}):
+                print("locked", flush=True)
+                time.sleep(30)
+        """)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(LockTimeout, match="locked by another process.*Nothing was saved"):
+            redact_file(path, timeout=0.2)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert path.read_bytes() == before
+
+
+WRITER = """
+import sys
+sys.path.insert(0, {root!r})
+from pathlib import Path
+from core.records import record_id
+from core.store import update
+from core.records import Entry
+
+path, who = Path({path!r}), sys.argv[1]
+for i in range({n}):
+    # an older install that did not redact: the key goes into the file as written
+    topic, missing = f"w{{who}}", f"note {{i}} with {key}"
+    rec = {{"id": record_id("log", topic, missing, "l"), "type": "log", "topic": topic,
+           "missing_context": missing, "lesson": "l", "ask_next_time": "",
+           "meta": {{"created": "2026-01-05T09:00:00+00:00"}}}}
+    update(path, lambda snap: {{**snap.records, rec["id"]: Entry.of(rec)}})
+"""
+
+REDACTOR = """
+import sys
+sys.path.insert(0, {root!r})
+from pathlib import Path
+from core.secretscan import redact_file
+for _ in range({n}):
+    redact_file(Path({path!r}))
+"""
+
+
+def test_redacting_while_others_write_loses_no_record(tmp_path):
+    """Redaction is one locked read-modify-write: records written by other processes while it
+    runs are all kept, and once everyone is done a last pass leaves no credential behind."""
+    path = tmp_path / "memory_log.jsonl"
+    root = str(ROOT)
+    writers, per_writer = 3, 15
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER.format(root=root, path=str(path), n=per_writer,
+                                                                   key=GITHUB), str(w)])
+             for w in range(writers)]
+    procs.append(subprocess.Popen([sys.executable, "-c", REDACTOR.format(root=root, path=str(path), n=30)]))
+    for proc in procs:
+        assert proc.wait(timeout=120) == 0
+
+    redact_file(path)
+    records = [e.record for e in read(path).records.values()]
+    assert len(records) == writers * per_writer
+    assert {(r["topic"], r["missing_context"]) for r in records} == {
+        (f"w{w}", f"note {i} with [REDACTED]") for w in range(writers) for i in range(per_writer)}
+    assert GITHUB not in path.read_text(encoding="utf-8")
+
+
+def test_a_credential_in_a_line_that_is_not_a_record_is_found_and_redacted_in_quarantine(tmp_path):
+    """A hand edit that broke the JSON is not a record, but its key is still found (by line
+    number, never by value); redaction moves the line to the tracked quarantine file, as every
+    write does, with the key replaced and the rest of the line kept."""
+    path = tmp_path / ".context" / "memory_log.jsonl"
+    good = record("auth", "the token: expires soon", "refresh it")
+    write(path, good)
+    broken = '{"topic": "ci", "lesson": "use ' + GITHUB + '"'  # no closing brace
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(broken + "\n")
+
+    findings = scan(path)
+    assert findings == [Finding("memory_log.jsonl:2", "line", "github_token")]
+    assert GITHUB not in repr(findings)
+
+    assert redact_file(path) == (0, 1)
+
+    quarantine = tmp_path / ".context" / "memory_log.quarantine.jsonl"
+    assert quarantine.read_text(encoding="utf-8") == broken.replace(GITHUB, "[REDACTED]") + "\n"
+    assert path.read_text(encoding="utf-8") == to_line(good) + "\n"
+    assert scan(path) == []
+
+
+def test_a_credential_already_in_the_quarantine_file_is_found_and_redacted(tmp_path):
+    """The quarantine file is tracked too: a key in it is reported by line and redacted in place;
+    a quarantine file with nothing to redact keeps its bytes."""
+    path = tmp_path / "memory_log.jsonl"
+    write(path, record("auth", "the token: expires soon", "refresh it"))
+    quarantine = tmp_path / "memory_log.quarantine.jsonl"
+    quarantine.write_text("not json\npassword=hunter2 and more\n", encoding="utf-8")
+
+    assert scan(path) == [Finding("memory_log.quarantine.jsonl:2", "line", "keyword_assignment")]
+    assert redact_file(path) == (0, 1)
+    assert quarantine.read_text(encoding="utf-8") == "not json\npassword=[REDACTED] and more\n"
+
+    before = quarantine.read_bytes(), quarantine.stat().st_mtime_ns
+    assert redact_file(path) == (0, 0)
+    assert (quarantine.read_bytes(), quarantine.stat().st_mtime_ns) == before

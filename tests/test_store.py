@@ -54,16 +54,31 @@ def test_unreadable_lines_are_quarantined_on_the_next_write_never_lost(tmp_path)
     """Garbage and invalid UTF-8 lines are skipped on read and moved, byte for byte, to the quarantine file."""
     path = memory_path(tmp_path)
     path.parent.mkdir()
-    bad = [b"{not json", b"[1, 2]", b'{"no_id": true}', b"\xff\xfe broken"]
+    too_deep = b"[" * 100_000  # nested past the JSON parser's recursion limit
+    bad = [b"{not json", b"[1, 2]", b'{"no_id": true}', b"\xff\xfe broken", too_deep]
     path.write_bytes(line("a").encode() + b"\n" + b"\n".join(bad) + b"\n")
-    assert len(read(path).unreadable) == 4
+    assert len(read(path).unreadable) == 5
     out = log(path, "t", "m", "l")
-    assert "Moved 4 unreadable lines" in out
+    assert "Moved 5 unreadable lines" in out
     kept = (path.parent / "memory_log.quarantine.jsonl").read_bytes().split(b"\n")
     assert all(b in kept for b in bad)
     assert all(b not in path.read_bytes() for b in bad)
     log(path, "t", "m2", "l")  # a second write does not duplicate quarantined lines
     assert (path.parent / "memory_log.quarantine.jsonl").read_bytes().count(b"{not json") == 1
+
+
+def test_a_credential_in_an_unreadable_line_is_redacted_on_its_way_to_the_quarantine(tmp_path):
+    """The quarantine file is tracked: a broken line's key is redacted there, the rest of it kept as it was."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    key = "ghp_" + "Q7x" * 12  # a fake with the shape of a GitHub token
+    broken = f'{{"topic": "ci", "lesson": "deploy with {key}", "cut off here'.encode() + b" \xff"
+    path.write_bytes(line("a").encode() + b"\n" + broken + b"\n")
+    out = log(path, "t", "m", "l")
+    kept = (path.parent / "memory_log.quarantine.jsonl").read_bytes()
+    assert key.encode() not in kept and key.encode() not in path.read_bytes()
+    assert broken.replace(key.encode(), b"[REDACTED]") + b"\n" == kept
+    assert "1 value that looked like a credential redacted there" in out
 
 
 def test_duplicate_ids_keep_the_newer_record_and_the_next_write_keeps_one():
@@ -124,6 +139,11 @@ def test_conflicted_file_is_stored_merged_with_a_copy_kept_aside(tmp_path):
     copies = list(path.parent.glob("*.conflicted"))
     assert len(copies) == 1 and copies[0].read_bytes() == conflicted
     assert "*.conflicted" in (path.parent / ".gitignore").read_text()
+    again = conflicted.replace(b"x\n", b"y\n")  # a second conflict, stored within the same second
+    path.write_bytes(again)
+    log(path, "t", "m3", "l")
+    kept = sorted(p.read_bytes() for p in path.parent.glob("*.conflicted"))
+    assert kept == sorted([conflicted, again]), "each conflicted original keeps its own copy"
 
 
 def test_first_write_creates_gitignore_for_lock_and_temp_files(tmp_path):

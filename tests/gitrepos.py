@@ -1,0 +1,172 @@
+"""Real git repositories for the tests of team sharing: an isolated git environment (the `env`
+fixture), repositories and clones wired the way a user wires them (`python server.py --project
+REPO init`), and records written with explicit timestamps where "the newer wins" matters.
+
+git runs with GIT_CONFIG_NOSYSTEM=1 and a private HOME, so no system or global git config takes part.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVER = ROOT / "server.py"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from core import memory, store  # noqa: E402
+from core.records import Entry, record_id  # noqa: E402
+
+MARKERS = ("<<<<<<<", "|||||||", "=======", ">>>>>>>")
+T0, T1, T2, T3 = (f"2026-0{m}-01T00:00:00+00:00" for m in (1, 2, 3, 4))
+MEMORY = ".context/memory_log.jsonl"
+
+
+@pytest.fixture
+def env(tmp_path) -> dict:
+    """The environment for git and server.py: no system config, a private HOME, no inherited GIT_*."""
+    home = tmp_path / "git-home"
+    home.mkdir()
+    out = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    out.update(
+        HOME=str(home), USERPROFILE=str(home), XDG_CONFIG_HOME=str(home / ".config"),
+        GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", GIT_EDITOR="true", GIT_PAGER="cat",
+        PYTHONUTF8="1", LC_ALL="C.UTF-8", LANG="C.UTF-8",
+    )
+    return out
+
+
+def server(env: dict, *args: str) -> subprocess.CompletedProcess:
+    """`python server.py ARGS` as a separate process; returns the completed process (text)."""
+    return subprocess.run([sys.executable, str(SERVER), *args], env=env, capture_output=True, text=True,
+                          encoding="utf-8", timeout=120)
+
+
+class Repo:
+    def __init__(self, path: Path, env: dict):
+        self.path, self.env = path, env
+
+    @property
+    def memory(self) -> Path:
+        return self.path / ".context" / "memory_log.jsonl"
+
+    def git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+        result = subprocess.run(["git", "-C", str(self.path), *args], env=self.env, capture_output=True,
+                                text=True, encoding="utf-8", errors="replace", timeout=120)
+        if check and result.returncode != 0:
+            raise AssertionError(f"git {' '.join(args)} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
+        return result
+
+    def identity(self, name: str = "Tester") -> None:
+        self.git("config", "user.name", name)
+        self.git("config", "user.email", f"{name.lower()}@example.com")
+        self.git("config", "commit.gpgsign", "false")
+
+    def init_driver(self) -> subprocess.CompletedProcess:
+        result = server(self.env, "--project", str(self.path), "init")
+        assert result.returncode == 0, result.stderr
+        return result
+
+    def commit(self, message: str) -> None:
+        self.git("add", "-A")
+        self.git("commit", "-q", "--no-verify", "-m", message)
+
+    def data(self) -> bytes:
+        return self.memory.read_bytes()
+
+    def show(self, rev: str) -> bytes:
+        return subprocess.run(["git", "-C", str(self.path), "show", f"{rev}:{MEMORY}"], env=self.env,
+                              capture_output=True, check=True).stdout
+
+
+def make_repo(tmp_path: Path, env: dict, name: str = "repo", wired: bool = True) -> Repo:
+    """A new repository on branch main with .context/ committed; `wired` runs server.py init."""
+    path = tmp_path / name
+    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], env=env, check=True, capture_output=True)
+    repo = Repo(path.resolve(), env)
+    repo.identity()
+    if wired:
+        repo.init_driver()
+    else:
+        store.prepare_context_dir(repo.path / ".context")
+    return repo
+
+
+def clone(origin: Repo, tmp_path: Path, name: str, wired: bool) -> Repo:
+    path = tmp_path / name
+    subprocess.run(["git", "clone", "-q", str(origin.path), str(path)], env=origin.env, check=True, capture_output=True)
+    repo = Repo(path.resolve(), origin.env)
+    repo.identity(name.capitalize())
+    if wired:
+        repo.init_driver()
+    return repo
+
+
+def logged(path: Path, topic: str, missing_context: str, lesson: str, **kwargs) -> str:
+    """core.memory.log, returning the record's id."""
+    text = memory.log(path, topic, missing_context, lesson, **kwargs)
+    return re.search(r"record ([0-9a-f]{16})", text).group(1)
+
+
+def rec(topic: str, missing_context: str, lesson: str, created: str = T0, updated: str | None = None,
+        ask: str = "", **extra) -> dict:
+    """A log record with explicit timestamps (its id computed as core computes it)."""
+    meta = {"created": created, **({"updated": updated} if updated else {})}
+    return {"id": record_id("log", topic, missing_context, lesson), "type": "log", "topic": topic,
+            "missing_context": missing_context, "lesson": lesson, "ask_next_time": ask, "meta": meta, **extra}
+
+
+def put(path: Path, *records: dict) -> None:
+    """Upsert whole records (explicit meta) through the store's locked atomic write."""
+    store.update(path, lambda snap: {**snap.records, **{r["id"]: Entry.of(r) for r in records}})
+
+
+def drop(path: Path, *ids: str) -> None:
+    store.update(path, lambda snap: {k: v for k, v in snap.records.items() if k not in ids})
+
+
+def mc_after(topic: str, stem: str, floor: str) -> str:
+    """A missing_context whose log id sorts after `floor`: such records all land at the end of the
+    sorted file, the one spot where two plain-text insertions are sure to conflict."""
+    for i in range(10_000):
+        candidate = f"{stem} #{i}"
+        if record_id("log", topic, candidate, "") > floor:
+            return candidate
+    raise AssertionError("no id found")
+
+
+def last_id(path: Path) -> str:
+    return max(store.parse(path.read_bytes()).records)
+
+
+def lines_of(data: bytes) -> list[dict]:
+    """The file's records, asserting it is clean: no markers, every line a record, sorted, unique ids."""
+    text = data.decode("utf-8")
+    assert not any(line.startswith(MARKERS) for line in text.splitlines()), text
+    assert text == "" or text.endswith("\n")
+    records = [json.loads(line) for line in text.splitlines()]
+    ids = [r["id"] for r in records]
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+    return records
+
+
+def by_id(data: bytes) -> dict[str, dict]:
+    return {r["id"]: r for r in lines_of(data)}
+
+
+def text_merge_conflicts(repo: Repo, base: bytes, ours: bytes, theirs: bytes) -> bool:
+    """Whether git's plain line-based merge of these three versions would conflict."""
+    files = []
+    for name, data in (("o", ours), ("b", base), ("t", theirs)):
+        p = repo.path.parent / f"textmerge-{name}"
+        p.write_bytes(data)
+        files.append(str(p))
+    result = subprocess.run(["git", "merge-file", "-p", *files], env=repo.env, capture_output=True)
+    return result.returncode != 0

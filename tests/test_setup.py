@@ -1,0 +1,321 @@
+"""`init` and `doctor` (SPEC §8 wiring), with REAL git repositories in tmp_path (tests/gitrepos.py):
+the commands run as separate processes (`python server.py --project REPO init|doctor`), and git
+itself reports what it applies (`git check-attr`, `git config`, real merges).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from gitrepos import (  # noqa: F401  (env is a fixture)
+    MEMORY, SERVER, T2, by_id, env, last_id, logged, make_repo, mc_after, put, rec, server,
+)
+from core import gitdriver
+from core.setup import init
+
+
+# ---------------------------------------------------------------------------------------------
+# doctor
+
+
+def test_doctor_passes_on_a_freshly_initialised_repository(tmp_path, env):
+    """After init, doctor reports every check ok and exits 0."""
+    repo = make_repo(tmp_path, env)
+    logged(repo.memory, "t", "m", "l")
+
+    result = server(env, "--project", str(repo.path), "doctor")
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "FAIL" not in result.stdout
+    assert "git merge driver calls" in result.stdout and "git diff textconv calls" in result.stdout
+
+
+@pytest.mark.parametrize("broken", ["script", "interpreter"])
+def test_doctor_fails_and_names_a_missing_driver_path(tmp_path, env, broken):
+    """The merge driver config pointing at a missing path: doctor exits 1 and names that path."""
+    repo = make_repo(tmp_path, env)
+    missing = str(tmp_path / "moved-away" / ("server.py" if broken == "script" else "python3"))
+    python, script = (sys.executable, missing) if broken == "script" else (missing, str(SERVER))
+    repo.git("config", "merge.sentinel-memory.driver", f"'{python}' '{script}' merge-driver %O %A %B %P")
+
+    result = server(env, "--project", str(repo.path), "doctor")
+
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert missing in result.stdout and "FAIL" in result.stdout
+
+
+def test_doctor_fails_and_names_a_missing_textconv_path(tmp_path, env):
+    """The diff textconv pointing at a missing server.py (merge driver fine): doctor exits 1 and names it."""
+    repo = make_repo(tmp_path, env)
+    missing = str(tmp_path / "moved-away" / "server.py")
+    repo.git("config", "diff.sentinel-memory.textconv", f"'{sys.executable}' '{missing}' textconv")
+
+    result = server(env, "--project", str(repo.path), "doctor")
+
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert missing in result.stdout
+
+
+def test_doctor_finds_a_merge_that_kept_one_side_and_its_advice_restores_both(tmp_path, env):
+    """A clone wired by an older init (no fallback) whose interpreter moved: git keeps only our side without markers; doctor exits 1 saying records are missing and how to redo the merge, and following it keeps both sides."""
+    repo = make_repo(tmp_path, env)
+    put(repo.memory, rec("db", "pool", "10 connections"))
+    floor = last_id(repo.memory)
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "feature")
+    theirs = logged(repo.memory, "db", mc_after("db", "theirs", floor), "added on feature")
+    repo.commit("feature")
+    repo.git("checkout", "-q", "main")
+    ours = logged(repo.memory, "db", mc_after("db", "ours", floor), "added on main")
+    repo.commit("main")
+    moved = str(tmp_path / "moved-away" / "python3")
+    repo.git("config", "merge.sentinel-memory.driver", f"'{moved}' '{SERVER}' merge-driver %O %A %B %P")
+    assert repo.git("merge", "--no-edit", "feature", check=False).returncode != 0
+    assert set(by_id(repo.data())) == {rec("db", "pool", "")["id"], ours}  # git kept our side only
+
+    before = server(env, "--project", str(repo.path), "doctor")
+
+    assert before.returncode == 1, before.stdout
+    assert "lacks 1 record that merging both sides keeps" in before.stdout and moved in before.stdout
+    assert "git checkout -m -- memory_log.jsonl" in before.stdout
+
+    repo.init_driver()
+    repo.git("-C", str(repo.memory.parent), "checkout", "-m", "--", "memory_log.jsonl")
+    during = server(env, "--project", str(repo.path), "doctor")
+
+    assert during.returncode == 0, during.stdout
+    assert "git is merging memory_log.jsonl" in during.stdout and "git add it" in during.stdout
+    assert {ours, theirs} <= set(by_id(repo.data()))
+
+
+def test_doctor_says_when_git_does_not_route_the_memory_file_to_the_drivers(tmp_path, env):
+    """Without .context/.gitattributes git applies no driver to the memory file: doctor warns (exit 0) and says to run init and commit the file; init puts it back."""
+    repo = make_repo(tmp_path, env)
+    logged(repo.memory, "t", "m", "l")
+    (repo.path / ".context" / ".gitattributes").unlink()
+
+    result = server(env, "--project", str(repo.path), "doctor")
+
+    assert result.returncode == 0, result.stdout
+    assert "git does not route memory_log.jsonl to the drivers (merge=unspecified, diff=unspecified)" in result.stdout
+    repo.init_driver()
+    assert "does not route" not in server(env, "--project", str(repo.path), "doctor").stdout
+
+
+def test_doctor_checks_each_clients_config_and_names_a_stale_path(tmp_path, env):
+    """A project configured only for VS Code and Codex gets no complaint about Cursor; a config naming a missing server.py, or TOML that does not parse, fails with the file named."""
+    repo = make_repo(tmp_path, env, wired=False)
+    init(repo.path, clients=("vscode", "codex"))
+
+    good = server(env, "--project", str(repo.path), "doctor")
+
+    assert good.returncode == 0, good.stdout
+    assert ".vscode/mcp.json starts" in good.stdout and ".codex/config.toml starts" in good.stdout
+    assert ".cursor" not in good.stdout
+    vscode = repo.path / ".vscode" / "mcp.json"
+    config = json.loads(vscode.read_text(encoding="utf-8"))
+    config["servers"]["sentinel-memory"]["args"][0] = str(tmp_path / "old-install" / "server.py")
+    vscode.write_text(json.dumps(config), encoding="utf-8")
+    (repo.path / ".codex" / "config.toml").write_text("[mcp_servers.sentinel-memory\n", encoding="utf-8")
+
+    bad = server(env, "--project", str(repo.path), "doctor")
+
+    assert bad.returncode == 1
+    assert str(tmp_path / "old-install" / "server.py") in bad.stdout and "config.toml is not valid TOML" in bad.stdout
+
+
+def test_doctor_fails_on_a_credential_in_the_memory_file(tmp_path, env):
+    """A credential written into the file by hand: doctor exits 1 and points at scan --redact, without printing the value."""
+    repo = make_repo(tmp_path, env)
+    logged(repo.memory, "ci", "deploy token", "ask the lead")
+    fake = "ghp_" + "Q7w2" * 9
+    repo.memory.write_text(repo.memory.read_text(encoding="utf-8").replace("ask the lead", f"use {fake}"),
+                           encoding="utf-8")
+
+    result = server(env, "--project", str(repo.path), "doctor")
+
+    assert result.returncode == 1
+    assert "1 value with the shape of a credential: run server.py scan --redact" in result.stdout
+    assert fake not in result.stdout + result.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# init
+
+
+def test_init_merges_existing_config_and_is_idempotent(tmp_path, env):
+    """init keeps other MCP servers and the user's rules, adds our sections once, and a second run changes nothing."""
+    repo = make_repo(tmp_path, env, wired=False)
+    (repo.path / ".cursor").mkdir()
+    other = {"command": "node", "args": ["other-server.js"], "env": {"X": "1"}}
+    (repo.path / ".cursor" / "mcp.json").write_text(json.dumps({"mcpServers": {"other": other}, "extra": True}),
+                                                    encoding="utf-8")
+    (repo.path / ".cursorrules").write_text("Always answer in Korean.\n", encoding="utf-8")
+    (repo.path / "AGENTS.md").write_text("# Agents\n\nRun the tests.\n", encoding="utf-8")
+
+    first = server(env, "--project", str(repo.path), "init", "--agents-md")
+
+    assert first.returncode == 0, first.stderr
+    config = json.loads((repo.path / ".cursor" / "mcp.json").read_text(encoding="utf-8"))
+    assert config["extra"] is True and config["mcpServers"]["other"] == other
+    ours = config["mcpServers"]["sentinel-memory"]
+    assert ours["command"] == sys.executable
+    assert ours["args"] == [str(SERVER), "--project", "${workspaceFolder}"]
+    assert Path(ours["cwd"]) == repo.path
+    assert "kept other" in first.stdout
+    rules = (repo.path / ".cursorrules").read_text(encoding="utf-8")
+    assert rules.startswith("Always answer in Korean.\n")
+    assert rules.count("<!-- sentinel-memory:begin -->") == 1 and rules.count("<!-- sentinel-memory:end -->") == 1
+    agents = (repo.path / "AGENTS.md").read_text(encoding="utf-8")
+    assert agents.startswith("# Agents\n\nRun the tests.\n") and agents.count("<!-- sentinel-memory:begin -->") == 1
+    attributes = (repo.path / ".context" / ".gitattributes").read_text(encoding="utf-8")
+    assert "memory_log.jsonl" in attributes and "merge=sentinel-memory" in attributes and "diff=sentinel-memory" in attributes
+    assert repo.git("check-attr", "merge", "diff", "--", MEMORY).stdout.count("sentinel-memory") == 2
+    driver = repo.git("config", "--local", "merge.sentinel-memory.driver").stdout
+    textconv = repo.git("config", "--local", "diff.sentinel-memory.textconv").stdout
+    assert str(SERVER) in driver and "merge-driver %O %A %B %P" in driver and str(SERVER) in textconv
+    assert "configured git merge and diff drivers" in first.stdout
+    snapshot = {p: p.read_bytes() for p in (repo.path / ".cursor" / "mcp.json", repo.path / ".cursorrules",
+                                            repo.path / "AGENTS.md", repo.path / ".git" / "config")}
+
+    second = server(env, "--project", str(repo.path), "init", "--agents-md")
+
+    assert second.returncode == 0, second.stderr
+    reported = [line for line in second.stdout.splitlines() if line.strip()]
+    assert reported and all(line.startswith("unchanged") for line in reported), second.stdout
+    assert {p: p.read_bytes() for p in snapshot} == snapshot
+
+
+def test_init_refreshes_an_edited_section_and_keeps_the_users_text(tmp_path, env):
+    """A hand-edited copy of our .cursorrules section is refreshed between the markers; the user's text around it stays."""
+    repo = make_repo(tmp_path, env)
+    rules = repo.path / ".cursorrules"
+    fresh = rules.read_text(encoding="utf-8")
+    begin, end = "<!-- sentinel-memory:begin -->", "<!-- sentinel-memory:end -->"
+    edited = "Mine, before.\n" + begin + "\nstale text\n" + end + "\nMine, after.\n"
+    rules.write_text(edited, encoding="utf-8")
+
+    result = server(env, "--project", str(repo.path), "init")
+
+    assert "updated our section" in result.stdout
+    text = rules.read_text(encoding="utf-8")
+    assert text.startswith("Mine, before.\n") and text.endswith("Mine, after.\n") and "stale text" not in text
+    assert fresh.strip() in text and text.count(begin) == 1
+
+
+def test_init_repoints_a_stale_driver_and_leaves_invalid_json_alone(tmp_path, env):
+    """init rewrites driver config that points at another install, and leaves an unparseable mcp.json untouched, saying so."""
+    repo = make_repo(tmp_path, env, wired=False)
+    repo.git("config", "merge.sentinel-memory.driver", "'/old/python' '/old/server.py' merge-driver %O %A %B %P")
+    (repo.path / ".cursor").mkdir()
+    broken = '{"mcpServers": {"other": '
+    (repo.path / ".cursor" / "mcp.json").write_text(broken, encoding="utf-8")
+
+    result = server(env, "--project", str(repo.path), "init")
+
+    assert result.returncode == 0, result.stderr
+    assert "left alone" in result.stdout
+    assert (repo.path / ".cursor" / "mcp.json").read_text(encoding="utf-8") == broken
+    assert str(SERVER) in repo.git("config", "merge.sentinel-memory.driver").stdout
+
+
+@pytest.mark.anyio
+async def test_the_server_wires_the_drivers_when_it_runs_in_a_work_tree(connect, tmp_path, env):
+    """A teammate who never ran init gets the driver config the first time the MCP server uses the memory."""
+    repo = make_repo(tmp_path, env, wired=False)
+    async with connect(repo.path, env={k: env[k] for k in ("GIT_CONFIG_NOSYSTEM", "XDG_CONFIG_HOME")}) as mcp:
+        await mcp.ok("search_memory", query="anything")
+
+    driver = repo.git("config", "--local", "merge.sentinel-memory.driver").stdout
+    assert str(SERVER) in driver and "merge-driver" in driver
+    assert str(SERVER) in repo.git("config", "--local", "diff.sentinel-memory.textconv").stdout
+
+
+def test_init_writes_the_workflow_as_a_cursor_project_rule_when_asked_or_when_the_project_uses_them(tmp_path, env):
+    """With .cursor/rules/ in the project, init writes .cursor/rules/sentinel-memory.mdc with front matter (alwaysApply) instead of .cursorrules; a rerun changes nothing; asked for .mdc while .cursorrules holds the workflow, it says so."""
+    repo = make_repo(tmp_path, env, wired=False)
+    (repo.path / ".cursor" / "rules").mkdir(parents=True)
+
+    first = server(env, "--project", str(repo.path), "init")
+
+    mdc = repo.path / ".cursor" / "rules" / "sentinel-memory.mdc"
+    text = mdc.read_text(encoding="utf-8")
+    assert f"created {mdc}" in first.stdout and not (repo.path / ".cursorrules").exists()
+    front, body = text.split("---\n")[1], text.split("---\n", 2)[2]
+    assert "alwaysApply: true" in front.splitlines() and front.startswith("description: ")
+    assert body.startswith("<!-- sentinel-memory:begin -->") and "search_memory" in body
+    second = server(env, "--project", str(repo.path), "init")
+    assert f"unchanged {mdc}" in second.stdout and mdc.read_text(encoding="utf-8") == text
+
+    other = make_repo(tmp_path, env, name="other")  # wired: .cursorrules holds the workflow
+    report = init(other.path, rules="mdc")
+
+    assert (other.path / ".cursor" / "rules" / "sentinel-memory.mdc").exists()
+    assert any(line.startswith(f"left alone {other.path / '.cursorrules'}: it also holds the workflow")
+               for line in report)
+
+
+def test_init_refreshes_a_stale_codex_table_and_keeps_the_rest(tmp_path, env):
+    """A Codex config whose sentinel-memory table points at an old install: init updates its command and args, keeps other servers and keys, and a rerun changes nothing."""
+    repo = make_repo(tmp_path, env, wired=False)
+    path = repo.path / ".codex" / "config.toml"
+    path.parent.mkdir()
+    path.write_text('model = "o3"\n\n[mcp_servers.other]\ncommand = "node"\n\n[mcp_servers.sentinel-memory]\n'
+                    'command = "/old/python"  # old install\nstartup_timeout_sec = 20\n\n'
+                    '[mcp_servers.sentinel-memory.env]\nX = "1"\n', encoding="utf-8")
+
+    first = server(env, "--project", str(repo.path), "init", "--client", "codex")
+
+    config = tomllib.loads(path.read_text(encoding="utf-8"))
+    ours = config["mcp_servers"]["sentinel-memory"]
+    assert ours["command"] == sys.executable and ours["args"] == [str(SERVER), "--project", str(repo.path)]
+    assert (ours["startup_timeout_sec"], ours["env"], config["mcp_servers"]["other"], config["model"]) == \
+        (20, {"X": "1"}, {"command": "node"}, "o3")
+    assert f"updated {path}" in first.stdout
+    before = path.read_bytes()
+    assert f"unchanged {path}" in server(env, "--project", str(repo.path), "init", "--client", "codex").stdout
+    assert path.read_bytes() == before
+
+
+def test_init_adds_our_lines_to_the_users_own_context_gitattributes(tmp_path, env):
+    """A .context/.gitattributes written by the user without our line: init appends it (the user's lines stay) and git then applies both drivers to the memory file."""
+    repo = make_repo(tmp_path, env, wired=False)
+    (repo.path / ".context" / ".gitattributes").write_text("*.md text\n", encoding="utf-8")
+
+    result = server(env, "--project", str(repo.path), "init")
+
+    attributes = (repo.path / ".context" / ".gitattributes").read_text(encoding="utf-8")
+    assert attributes.startswith("*.md text\n") and "added 2 lines" in result.stdout
+    assert repo.git("check-attr", "merge", "diff", "--", MEMORY).stdout.count(": sentinel-memory") == 2
+
+
+def test_a_linked_worktree_shares_the_driver_config_and_merges_by_id(tmp_path, env):
+    """In a `git worktree add` checkout the drivers configured in the main clone apply, and the server's refresh finds them there instead of rewriting the config."""
+    repo = make_repo(tmp_path, env)
+    logged(repo.memory, "w", "base", "base lesson")
+    repo.commit("base")
+    floor = last_id(repo.memory)
+    repo.git("branch", "feature")
+    worktree = tmp_path / "feature-tree"
+    repo.git("worktree", "add", "-q", str(worktree), "feature")
+    theirs = logged(worktree / MEMORY, "w", mc_after("w", "theirs", floor), "from the worktree")
+    subprocess.run(["git", "-C", str(worktree), "commit", "-qam", "feature"], env=env, check=True)
+    ours = logged(repo.memory, "w", mc_after("w", "ours", floor), "from main")
+    repo.commit("main")
+    config = (repo.path / ".git" / "config").read_bytes()
+
+    assert gitdriver.git_dir(worktree) == repo.path / ".git"
+    gitdriver.ensure_configured(worktree, sys.executable, str(SERVER))
+    merge = subprocess.run(["git", "-C", str(worktree), "merge", "--no-edit", "main"], env=env,
+                           capture_output=True, text=True)
+
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    assert {ours, theirs} <= set(by_id((worktree / MEMORY).read_bytes()))
+    assert (repo.path / ".git" / "config").read_bytes() == config
+
