@@ -84,6 +84,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     p = command("init", "prepare a project: client config, rules, .context/, git merge and diff drivers")
     p.add_argument("--client", action="append", choices=["cursor", "vscode", "claude", "codex", "windsurf"],
                    help="client to configure (repeat for several; default: cursor)")
+    p.add_argument("--rules", choices=["cursorrules", "mdc"], help="where Cursor's workflow rules go: .cursorrules, or "
+                   ".cursor/rules/sentinel-memory.mdc (default: the form the project already uses)")
     p.add_argument("--agents-md", action="store_true", help="also add the workflow to AGENTS.md")
     command("doctor", "check the install, the project, the memory file, the git wiring and the client config")
     p = command("merge-driver", "git's merge driver (git runs it with %%O %%A %%B %%P)", for_people=False)
@@ -335,7 +337,7 @@ def cmd_scan(root, args) -> int:
 def cmd_init(root, args) -> int:
     from .setup import init
 
-    for line in init(root.path, agents_md=args.agents_md, clients=tuple(args.client or ["cursor"])):
+    for line in init(root.path, agents_md=args.agents_md, clients=tuple(args.client or ["cursor"]), rules=args.rules):
         print(line)
     return 0
 

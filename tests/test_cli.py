@@ -330,6 +330,14 @@ def test_init_configures_each_client_and_is_idempotent(project):
     assert before == {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
 
 
+def test_init_rules_mdc_puts_the_workflow_in_cursor_project_rules(project):
+    """init --rules mdc writes .cursor/rules/sentinel-memory.mdc (always applied), not .cursorrules."""
+    assert "created" in run(project, "init", "--rules", "mdc").stdout
+    mdc = (project / ".cursor" / "rules" / "sentinel-memory.mdc").read_text(encoding="utf-8")
+    assert mdc.startswith("---\n") and "alwaysApply: true" in mdc and "search_memory" in mdc
+    assert not (project / ".cursorrules").exists()
+
+
 def test_commands_do_not_import_fastmcp(project):
     """The commands start without FastMCP, so git's drivers and scripts stay fast."""
     probe = "\n".join([

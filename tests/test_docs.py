@@ -93,9 +93,11 @@ def _git(cwd: Path, *args: str, env: dict) -> None:
     subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, timeout=60)
 
 
-@pytest.mark.parametrize("readme", READMES, ids=lambda p: p.name)
-def test_the_walkthrough_runs_as_written(readme, tmp_path):
-    """The minute with it, pasted into bash in a project with a remote, saves the lesson, finds it,
+@pytest.mark.parametrize("readme, rules_dir", [(READMES[0], False), (READMES[0], True), (READMES[1], False)],
+                         ids=["README", "README-project-with-cursor-rules-dir", "README.ko"])
+def test_the_walkthrough_runs_as_written(readme, rules_dir, tmp_path):
+    """The minute with it, pasted into bash in a project with a remote (with or without Cursor's
+    .cursor/rules/, where init puts an .mdc instead of .cursorrules), saves the lesson, finds it,
     shows it in git diff as a readable block and pushes it. Only the install is stood in for: a
     home whose ~/tools/sentinel-memory runs this checkout with the test's Python."""
     home = tmp_path / "home"
@@ -114,6 +116,9 @@ def test_the_walkthrough_runs_as_written(readme, tmp_path):
     _git(tmp_path, "clone", "-q", str(remote), str(home / "projects" / "my-app"), env=env)
     app = home / "projects" / "my-app"
     (app / "app.py").write_text("print(1)\n")
+    if rules_dir:
+        (app / ".cursor" / "rules").mkdir(parents=True)
+        (app / ".cursor" / "rules" / "style.mdc").write_text("---\nalwaysApply: true\n---\nUse tabs.\n")
     _git(app, "add", ".", env=env)
     _git(app, "commit", "-qm", "first", env=env)
     _git(app, "push", "-q", "origin", "HEAD", env=env)
@@ -129,3 +134,5 @@ def test_the_walkthrough_runs_as_written(readme, tmp_path):
     pushed = subprocess.run(["git", "--git-dir", str(remote), "show", "HEAD:.context/memory_log.jsonl"],
                             capture_output=True, text=True, encoding="utf-8", env=env, check=True).stdout
     assert '"topic": "payment"' in pushed
+    rules = ".cursor/rules/sentinel-memory.mdc" if rules_dir else ".cursorrules"
+    subprocess.run(["git", "--git-dir", str(remote), "cat-file", "-e", f"HEAD:{rules}"], env=env, check=True)
