@@ -19,10 +19,23 @@ from pathlib import Path
 from typing import Annotated, Literal
 from urllib.parse import unquote, urlparse
 
-if __name__ == "__main__":
-    from core.cli import main as cli_main, names_a_command
 
-    if names_a_command(sys.argv[1:]) or sys.argv[1:] in (["-h"], ["--help"]):
+def _not_installed(exc: ModuleNotFoundError) -> str:
+    """What to do when this interpreter lacks the requirements (e.g. the system python, not the venv's)."""
+    requirements = Path(__file__).resolve().parent / "requirements.txt"
+    return (f"sentinel-memory: {exc.name} is not installed for {sys.executable}. Start server.py with the "
+            f"python of the environment you installed it into (e.g. .venv/bin/python), or install it here: "
+            f"{sys.executable} -m pip install -r {requirements}")
+
+
+if __name__ == "__main__":
+    try:
+        from core.cli import main as cli_main, names_a_command
+    except ModuleNotFoundError as exc:
+        print(_not_installed(exc), file=sys.stderr)
+        sys.exit(2)
+
+    if names_a_command(sys.argv[1:]) or "-h" in sys.argv[1:] or "--help" in sys.argv[1:]:
         # A command for people or git, or the help that lists them: answer without importing
         # FastMCP (git drivers must start fast).
         sys.exit(cli_main(sys.argv[1:]))
@@ -33,12 +46,18 @@ os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
 # Keep the client's log pane for what matters: our own messages and warnings.
 os.environ.setdefault("FASTMCP_LOG_LEVEL", "WARNING")
 
-import anyio  # noqa: E402  (installed with fastmcp)
-from fastmcp import Context, FastMCP  # noqa: E402
-from fastmcp.exceptions import ToolError, ValidationError  # noqa: E402
-from fastmcp.server.middleware import Middleware  # noqa: E402
-from mcp_types import ToolAnnotations  # noqa: E402
-from pydantic import Field  # noqa: E402
+try:
+    import anyio  # (installed with fastmcp)
+    from fastmcp import Context, FastMCP
+    from fastmcp.exceptions import ToolError, ValidationError
+    from fastmcp.server.middleware import Middleware
+    from mcp_types import ToolAnnotations
+    from pydantic import Field
+except ModuleNotFoundError as exc:
+    if __name__ != "__main__":
+        raise
+    print(_not_installed(exc), file=sys.stderr)
+    sys.exit(2)
 
 import core  # noqa: E402
 from core.gitdriver import ensure_configured  # noqa: E402

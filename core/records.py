@@ -74,7 +74,7 @@ def _too_long(name: str, value: str) -> InvalidInput:
     size, limit = utf8_len(value), LIMITS[name]
     return InvalidInput(
         f"{name} is {size:,} bytes in UTF-8; the limit is {limit:,}. "
-        f"Shorten it and call again. {NOTHING_SAVED}"
+        f"Shorten it and try again. {NOTHING_SAVED}"
     )
 
 

@@ -163,6 +163,22 @@ def test_a_typo_gets_a_suggestion_and_exit_2(project):
     assert "at least 1" in run(project, "stats", "--threshold", "0", check_rc=2).stderr
 
 
+def test_an_interpreter_without_the_requirements_says_which_python_to_use(project):
+    """Started with a python that lacks the requirements (here: without its site-packages), both the
+    commands and the server say what is missing and how to fix it, exit 2, and show no traceback."""
+    for args in (["--project", str(project), "list"], ["--project", str(project)]):
+        result = subprocess.run([sys.executable, "-S", SERVER, *args], capture_output=True, text=True,
+                                stdin=subprocess.DEVNULL, timeout=60)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert "is not installed for" in result.stderr and "pip install -r" in result.stderr
+
+
+def test_help_anywhere_on_the_line_lists_the_commands(project):
+    """`server.py --project DIR --help` is the command list, not the bare server's usage."""
+    text = run(project, "--help").stdout
+    assert all(command in text for command in ("search", "forget", "doctor"))
+
+
 @pytest.mark.parametrize("command", [c for c in COMMANDS if c not in ("merge-driver", "textconv")])
 def test_every_command_explains_itself_and_the_exit_codes(command):
     """`<command> --help` describes the command, every option, --project and the exit codes."""
