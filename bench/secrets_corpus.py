@@ -227,7 +227,6 @@ def further_kinds() -> tuple[str, ...]:
 # Each generator returns (text, [secret substrings], lang). {x} marks where a fake goes.
 
 def _positives(f: Fakes):  # noqa: C901 - a table, not logic
-    r = f.r
     P = {}
 
     def add(kind, *makers):

@@ -8,8 +8,10 @@ client. Nothing is mocked.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
-from contextlib import asynccontextmanager
+import textwrap
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
 import anyio
@@ -121,3 +123,29 @@ def read_lines(path: Path) -> list[dict]:
 def records():
     """records(path) -> the parsed lines of a memory file (every line must be a JSON record)."""
     return read_lines
+
+
+_HOLDER = textwrap.dedent(
+    """
+    import sys
+    from filelock import FileLock
+
+    lock = FileLock(sys.argv[1])
+    lock.acquire()
+    print("locked", flush=True)
+    sys.stdin.read()  # hold the lock until the test closes our stdin
+    lock.release()
+    """
+)
+
+
+@contextmanager
+def lock_held_elsewhere(memory_file: Path):
+    """Another process holds the memory file's lock (the real filelock) until the block ends."""
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(memory_file) + ".lock"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        yield
+    finally:
+        holder.communicate(input="", timeout=60)

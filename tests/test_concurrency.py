@@ -17,6 +17,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from conftest import lock_held_elsewhere
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -192,34 +193,15 @@ def test_writers_killed_mid_write_never_corrupt_or_lose_acknowledged_records(tmp
           f"temporary files left per kill: {debris_per_round}")
 
 
-HOLDER = textwrap.dedent(
-    """
-    import sys
-    from filelock import FileLock
-
-    lock = FileLock(sys.argv[1])
-    lock.acquire()
-    print("locked", flush=True)
-    sys.stdin.read()  # hold the lock until the test closes our stdin
-    lock.release()
-    """
-)
-
-
 @pytest.mark.anyio
 async def test_a_lock_held_too_long_is_a_clear_error_that_changes_nothing(connect, project, memory_file, records):
     """While another process holds the memory file's lock past the timeout, log_memory fails plainly, saves nothing, and works once it is released."""
     async with connect(project) as server:
         await server.ok("log_memory", topic="t", missing_context="before", lesson="l")
         before = memory_file.read_bytes(), memory_file.stat().st_mtime_ns
-        holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(memory_file) + ".lock"],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        try:
-            assert holder.stdout.readline().strip() == "locked"
+        with lock_held_elsewhere(memory_file):
             text = await server.error("log_memory", topic="t", missing_context="while locked", lesson="l")
             assert (memory_file.read_bytes(), memory_file.stat().st_mtime_ns) == before
-        finally:
-            holder.communicate(input="", timeout=60)
         after = await server.ok("log_memory", topic="t", missing_context="while locked", lesson="l")
     assert "lock" in text and "nothing was saved" in text.lower() and "Traceback" not in text
     assert after.startswith("saved")

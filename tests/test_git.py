@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from gitrepos import (  # noqa: F401  (env is a fixture)
-    MARKERS, MEMORY, SERVER, T0, T1, T2, T3, Repo, by_id, clone, drop, env, last_id, lines_of, logged,
+    MARKERS, MEMORY, SERVER, T0, T1, T2, T3, Repo, by_id, clone, drop, env, last_id, logged,
     make_repo, mc_after, put, rec, server, text_merge_conflicts,
 )
 from core import gitdriver, memory  # noqa: E402
@@ -226,6 +226,22 @@ def test_cherry_pick_and_stash_pop_use_the_driver(tmp_path, env):
 # 6: a teammate without the driver
 
 
+def diverge(repo: Repo, gone: str) -> tuple[str, str]:
+    """Branch "feature" deletes `gone`, adds a record and sets the font lesson (newer); "main" adds a
+    record and sets the font lesson (older). Returns the ids (ours, theirs) added on main and feature."""
+    floor = last_id(repo.memory)
+    repo.git("checkout", "-q", "-b", "feature")
+    drop(repo.memory, gone)
+    theirs = logged(repo.memory, "ui", mc_after("ui", "theirs", floor), "added on feature")
+    put(repo.memory, rec("ui", "font", "use Inter 16px", updated=T2))
+    repo.commit("feature")
+    repo.git("checkout", "-q", "main")
+    ours = logged(repo.memory, "ui", mc_after("ui", "ours", floor), "added on main")
+    put(repo.memory, rec("ui", "font", "use Inter 14px", updated=T1))
+    repo.commit("main")
+    return ours, theirs
+
+
 @pytest.mark.parametrize("style", [None, "diff3", "zdiff3"])
 def test_teammate_without_the_driver_gets_markers_that_the_loader_merges(tmp_path, env, style):
     """Without the driver git writes conflict markers; search reads the merged view and the next log stores a marker-free file."""
@@ -240,16 +256,7 @@ def test_teammate_without_the_driver_gets_markers_that_the_loader_merges(tmp_pat
     assert repo.git("config", "--get", "merge.sentinel-memory.driver", check=False).stdout == ""
     if style:
         repo.git("config", "merge.conflictStyle", style)
-    floor = last_id(repo.memory)
-    repo.git("checkout", "-q", "-b", "feature")
-    drop(repo.memory, gone)
-    theirs = logged(repo.memory, "ui", mc_after("ui", "theirs", floor), "added on feature")
-    put(repo.memory, rec("ui", "font", "use Inter 16px", updated=T2))
-    repo.commit("feature")
-    repo.git("checkout", "-q", "main")
-    ours = logged(repo.memory, "ui", mc_after("ui", "ours", floor), "added on main")
-    put(repo.memory, rec("ui", "font", "use Inter 14px", updated=T1))
-    repo.commit("main")
+    ours, theirs = diverge(repo, gone)
 
     merge = repo.git("merge", "--no-edit", "feature", check=False)
 
@@ -291,16 +298,7 @@ def test_two_way_markers_committed_without_the_driver_keep_every_record_the_newe
     gone = logged(origin.memory, "ui", mc_after("ui", "last", floor), "deleted on feature")
     origin.commit("base")
     repo = clone(origin, tmp_path, "teammate", wired=False)
-    floor = last_id(repo.memory)
-    repo.git("checkout", "-q", "-b", "feature")
-    drop(repo.memory, gone)
-    theirs = logged(repo.memory, "ui", mc_after("ui", "theirs", floor), "added on feature")
-    put(repo.memory, rec("ui", "font", "use Inter 16px", updated=T2))
-    repo.commit("feature")
-    repo.git("checkout", "-q", "main")
-    ours = logged(repo.memory, "ui", mc_after("ui", "ours", floor), "added on main")
-    put(repo.memory, rec("ui", "font", "use Inter 14px", updated=T1))
-    repo.commit("main")
+    ours, theirs = diverge(repo, gone)
     assert repo.git("merge", "--no-edit", "feature", check=False).returncode != 0
     repo.git("add", MEMORY)
     repo.git("commit", "-q", "--no-edit")  # the markers are now history: git's index holds no stages

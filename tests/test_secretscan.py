@@ -9,7 +9,6 @@ import hashlib
 import json
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from core.errors import LockTimeout
 from core.records import record_id, to_line
 from core.secretscan import Finding, redact_file, scan
 from core.store import read
+from conftest import lock_held_elsewhere
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -181,23 +181,9 @@ def test_redact_file_waits_for_the_lock_and_gives_up_changing_nothing(tmp_path):
     path = tmp_path / "memory_log.jsonl"
     write(path, record("db", f"{GITHUB} in the script", "use the vault"))
     before = path.read_bytes()
-    holder = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(f"""
-            import time
-            from filelock import FileLock
-            with FileLock({str(path) + '.lock'!r}):
-                print("locked", flush=True)
-                time.sleep(30)
-        """)],
-        stdout=subprocess.PIPE, text=True,
-    )
-    try:
-        assert holder.stdout.readline().strip() == "locked"
+    with lock_held_elsewhere(path):
         with pytest.raises(LockTimeout, match="locked by another process.*Nothing was saved"):
             redact_file(path, timeout=0.2)
-    finally:
-        holder.kill()
-        holder.wait()
     assert path.read_bytes() == before
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gitrepos import (  # noqa: F401  (env is a fixture)
-    MEMORY, SERVER, T2, by_id, env, last_id, logged, make_repo, mc_after, put, rec, server,
+    MEMORY, SERVER, by_id, env, last_id, logged, make_repo, mc_after, put, rec, server,
 )
 from core import gitdriver
 from core.setup import init

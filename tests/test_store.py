@@ -13,6 +13,7 @@ from core.errors import LockTimeout, StorageError
 from core.memory import log, search
 from core.records import Entry
 from core.store import atomic_write, parse, read, update
+from conftest import lock_held_elsewhere
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -160,23 +161,9 @@ def test_lock_timeout_is_a_clear_error_and_changes_nothing(tmp_path):
     path = memory_path(tmp_path)
     log(path, "t", "m", "l")
     before = path.read_bytes()
-    holder = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(f"""
-            import sys, time
-            from filelock import FileLock
-            with FileLock({str(path) + '.lock'!r}):
-                print("locked", flush=True)
-                time.sleep(30)
-        """)],
-        stdout=subprocess.PIPE, text=True,
-    )
-    try:
-        assert holder.stdout.readline().strip() == "locked"
+    with lock_held_elsewhere(path):
         with pytest.raises(LockTimeout, match="locked by another process.*Nothing was saved"):
             update(path, lambda snap: {}, timeout=0.2)
-    finally:
-        holder.kill()
-        holder.wait()
     assert path.read_bytes() == before
 
 
