@@ -120,6 +120,33 @@ async def test_concurrent_servers_lose_no_write(connect, project, memory_file, r
     assert set(ids) == want and len(ids) == servers * per_server
 
 
+def test_threads_of_one_process_writing_at_once_lose_no_write(project, memory_file, records):
+    """Eight threads of one process (as a server runs parallel tool calls) logging 25 records each at once: all 200 are stored exactly once."""
+    from core import log, memory_path
+
+    writers, per_writer = 8, 25
+    start = threading.Barrier(writers)
+    failures: list[BaseException] = []
+
+    def write(name: str) -> None:
+        try:
+            start.wait()
+            for i in range(per_writer):
+                log(memory_path(project), name, f"{name} gap {i}", "a lesson")
+        except BaseException as exc:  # reported below: a thread's exception would otherwise vanish
+            failures.append(exc)
+
+    threads = [threading.Thread(target=write, args=(f"thread{n}",)) for n in range(writers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=180)
+    assert not failures, failures
+    want = set().union(*(expected_ids(f"thread{n}", per_writer) for n in range(writers)))
+    ids = check_file(records, memory_file)
+    assert set(ids) == want and len(ids) == writers * per_writer
+
+
 def test_eight_processes_writing_through_core_lose_no_write(tmp_path, project, memory_file, records):
     """Eight processes calling core.log at the same moment, 25 records each: all 200 records are stored exactly once."""
     writers, per_writer = 8, 25
