@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import functools
 import json
 import os
 import re
@@ -16,9 +17,9 @@ from pathlib import Path
 
 from . import gitdriver, people, render
 from .errors import InvalidInput, MemoryToolError, ProjectRootError
-from .memory import DEFAULT_THRESHOLD, find, forget, log
+from .memory import DEFAULT_THRESHOLD, find, forget, upsert
 from .project import ENV_VAR, resolve
-from .records import LIMITS, prepare
+from .records import LIMITS
 from .relevance import terms
 from .store import atomic_write, read
 from .terminal import colour
@@ -32,8 +33,9 @@ JSON_HELP = "print UTF-8 JSON for scripts instead of text"
 MIN_PREFIX = 4  # an id may be shortened to a unique prefix of at least this many characters, as in git
 
 
+@functools.cache
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
-    """The parser and its commands by name (the single list of what the CLI accepts)."""
+    """The parser and its commands by name (the single list of what the CLI accepts); built once."""
     # SUPPRESS: a --project after the command must not reset one given before it.
     project = argparse.ArgumentParser(add_help=False)
     project.add_argument("--project", metavar="DIR", default=argparse.SUPPRESS, help=PROJECT_HELP)
@@ -247,13 +249,14 @@ def cmd_stats(root, args) -> int:
     snap = read(root.memory_file)
     records = [e.record for e in snap.records.values()]
     logs, principles = render.counts(records)
+    topics = people.topics(records)
     size = root.memory_file.stat().st_size if root.memory_file.exists() else 0
     stats = {
         "file": str(root.memory_file), "records": len(records), "logs": logs, "principles": principles,
         "bytes": size, "estimated_tokens": render.estimate_tokens(snap.text().decode("utf-8")),
         "threshold": args.threshold, "over_threshold": max(0, logs - args.threshold),
         "compaction_required": logs > args.threshold, "unreadable_lines": len(snap.unreadable),
-        "topics": list(people.topics(records).values()),
+        "topics": list(topics.values()),
     }
     if args.json:
         _dump(stats)
@@ -268,19 +271,16 @@ def cmd_stats(root, args) -> int:
     if stats["unreadable_lines"]:
         print(f"{stats['unreadable_lines']} unreadable lines (moved to the quarantine file on the next write)")
     if records:
-        print("\n" + people.topic_table(people.topics(records)))
+        print("\n" + people.topic_table(topics))
     return 0
 
 
 def cmd_log(root, args) -> int:
-    message = log(root.memory_file, args.topic, args.missing_context, args.lesson, args.ask_next_time)
-    if not args.json:
-        print(message)
-        return 0
-    rid = prepare(args.topic, args.missing_context, args.lesson, args.ask_next_time).id
-    entry = read(root.memory_file).records.get(rid)
-    _dump({"status": message.split(":", 1)[0], "id": rid, "record": entry.record if entry else None,
-           "message": message})
+    logged = upsert(root.memory_file, args.topic, args.missing_context, args.lesson, args.ask_next_time)
+    if args.json:
+        _dump({"status": logged.status, "id": logged.record["id"], "record": logged.record, "message": logged.text})
+    else:
+        print(logged.text)
     return 0
 
 
@@ -325,11 +325,12 @@ def cmd_scan(root, args) -> int:
         print(f"{f.record_id}  {f.field}: looks like {f.rule}")
     if findings and args.redact:
         records, values = redact_file(root.memory_file)
-        print(f"Redacted {values} values in {records} records of {root.memory_file}; review with git diff "
+        print(f"Redacted {render.plural(values, 'value')} ({render.plural(records, 'record')} changed; values in "
+              f"lines that are not records are redacted in the quarantine file) in {root.memory_file}; review with git diff "
               "(a redacted log gets a new id), and rotate the keys: git history still has them.")
         return 0
     if not args.json:
-        print(f"{len(findings)} possible credentials in {root.memory_file}"
+        print(f"{render.plural(len(findings), 'possible credential')} in {root.memory_file}"
               + (". Run scan --redact to replace them." if findings else "."))
     return 1 if findings else 0
 

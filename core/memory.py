@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
 
@@ -162,7 +163,22 @@ def _source_ids(value: object, type_: str) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def log(
+def log(path: Path, *args, **kwargs) -> str:
+    """Upsert one record by id and say what happened (the log_memory tool's answer); see upsert."""
+    return upsert(path, *args, **kwargs).text
+
+
+@dataclass(frozen=True)
+class Logged:
+    """What one upsert did: its status (saved / updated / unchanged), the record as stored, and
+    the text the tool answers with."""
+
+    status: str
+    record: dict
+    text: str
+
+
+def upsert(
     path: Path,
     topic: object,
     missing_context: object,
@@ -171,7 +187,7 @@ def log(
     type: object = "log",
     compact_threshold: object = DEFAULT_THRESHOLD,
     source_ids: object = None,
-) -> str:
+) -> Logged:
     """Upsert one record by id; a principle's source_ids are deleted in the same locked write."""
     threshold = _threshold(compact_threshold)
     draft = prepare(topic, missing_context, lesson, ask_next_time, type)
@@ -188,6 +204,7 @@ def log(
         outcome["status"] = "saved" if old is None else ("unchanged" if new is None else "updated")
         if new is not None:
             records[draft.id] = Entry.of(new)
+        outcome["record"] = records[draft.id].record
         # Count by difference from the (cached) snapshot's counts instead of recounting every record.
         logs, principles = snap.counts()
         gone = [e.record for e in deleted] + ([old.record] if old else [])
@@ -203,7 +220,8 @@ def log(
     report = store.update(path, change)
     if report.snapshot is not None:
         report.snapshot._counts = outcome["counts"]
-    return _log_result(path, draft, outcome, report, threshold)
+    text = _log_result(path, draft, outcome, report, threshold)
+    return Logged(status=outcome["status"], record=outcome["record"], text=text)
 
 
 def _build(draft, old: dict | None, deleted: list[Entry]) -> dict | None:
