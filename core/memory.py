@@ -195,27 +195,26 @@ def upsert(
     outcome: dict = {}
 
     def change(snap: store.Snapshot):
-        records = dict(snap.records)
-        old = records.get(draft.id)
-        deleted = [records.pop(i) for i in sources if i != draft.id and i in records]
+        old = snap.records.get(draft.id)
+        deleted = [snap.records[i] for i in sources if i != draft.id and i in snap.records]
         outcome["missing"] = [i for i in sources if i != draft.id and i not in snap.records]
         outcome["deleted"] = [e.id for e in deleted]
         new = _build(draft, old.record if old else None, deleted)
         outcome["status"] = "saved" if old is None else ("unchanged" if new is None else "updated")
-        if new is not None:
-            records[draft.id] = Entry.of(new)
-        outcome["record"] = records[draft.id].record
+        stored = old if new is None else Entry.of(new)
+        outcome["record"] = stored.record
         # Count by difference from the (cached) snapshot's counts instead of recounting every record.
         logs, principles = snap.counts()
         gone = [e.record for e in deleted] + ([old.record] if old else [])
-        for record, sign in [(r, -1) for r in gone] + [(records[draft.id].record, 1)]:
+        for record, sign in [(r, -1) for r in gone] + [(stored.record, 1)]:
             if record.get("type") == "principle":
                 principles += sign
             else:
                 logs += sign
         outcome["counts"] = (logs, principles)
-        changed = new is not None or deleted or snap.duplicates
-        return records if changed else None
+        if new is None and not deleted and not snap.duplicates:
+            return None
+        return snap.edited(put=[stored] if new is not None else [], drop=outcome["deleted"])
 
     report = store.update(path, change)
     if report.snapshot is not None:
@@ -389,9 +388,9 @@ def forget(path: Path, ids: list[str]) -> tuple[list[dict], list[str]]:
     result: dict = {}
 
     def change(snap: store.Snapshot):
-        records = dict(snap.records)
-        result["deleted"] = [records.pop(i).record for i in wanted if i in records]
-        return records if result["deleted"] else None
+        gone = [i for i in wanted if i in snap.records]
+        result["deleted"] = [snap.records[i].record for i in gone]
+        return snap.edited(drop=gone) if gone else None
 
     store.update(path, change)
     deleted = result["deleted"]

@@ -69,7 +69,7 @@ def redact_file(path: Path, timeout: float = LOCK_TIMEOUT) -> tuple[int, int]:
     path = Path(path)
     totals = [0, 0]
 
-    def change(snap: Snapshot) -> Records | None:
+    def change(snap: Snapshot) -> Snapshot | None:
         kept: Records = {}
         changed = []
         for rid, entry in snap.records.items():
@@ -82,7 +82,7 @@ def redact_file(path: Path, timeout: float = LOCK_TIMEOUT) -> tuple[int, int]:
                 kept[rid] = entry
         if not changed:
             # Rewriting moves leaky unreadable lines to the quarantine file, redacting them on the way.
-            return dict(snap.records) if any(rules_hit(_text(line)) for line in snap.unreadable) else None
+            return snap.edited() if any(rules_hit(_text(line)) for line in snap.unreadable) else None
         redacted: Records = {}  # by new id, the version logged or updated last, before stamping
         for record in changed:
             entry = Entry.of(record)
@@ -91,7 +91,7 @@ def redact_file(path: Path, timeout: float = LOCK_TIMEOUT) -> tuple[int, int]:
                 redacted[entry.id] = entry
         for rid, entry in redacted.items():
             kept[rid] = Entry.of(_stamped(entry.record))
-        return kept
+        return Snapshot(records=kept)
 
     def change_quarantine(_snap: Snapshot) -> None:
         quarantine = path.parent / QUARANTINE_FILE

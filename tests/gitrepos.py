@@ -125,11 +125,11 @@ def rec(topic: str, missing_context: str, lesson: str, created: str = T0, update
 
 def put(path: Path, *records: dict) -> None:
     """Upsert whole records (explicit meta) through the store's locked atomic write."""
-    store.update(path, lambda snap: {**snap.records, **{r["id"]: Entry.of(r) for r in records}})
+    store.update(path, lambda snap: snap.edited(put=[Entry.of(r) for r in records]))
 
 
 def drop(path: Path, *ids: str) -> None:
-    store.update(path, lambda snap: {k: v for k, v in snap.records.items() if k not in ids})
+    store.update(path, lambda snap: snap.edited(drop=ids))
 
 
 def mc_after(topic: str, stem: str, floor: str) -> str:

@@ -12,7 +12,7 @@ from core.errors import InvalidInput
 from core.memory import log
 from core.merge import merge_three_way
 from core.records import LIMITS, Entry, prepare
-from core.store import Snapshot, read
+from core.store import Snapshot, parse, read
 
 text = st.text(
     alphabet=st.one_of(st.characters(codec="utf-8", exclude_categories=("Cs",)), st.sampled_from("가나다 \n\u2028")),
@@ -126,3 +126,22 @@ def test_search_order_is_a_permutation_with_scores_not_increasing(batch, query):
 
     scores = [score(r) for r in ranked]
     assert scores == sorted(scores, reverse=True)
+
+
+ids16 = st.text(alphabet="0123456789abcdef", min_size=2, max_size=2)
+
+
+@SETTINGS
+@given(st.dictionaries(ids16, st.sampled_from(["x", "y"]), max_size=12), st.booleans(),
+       st.lists(st.tuples(ids16, st.sampled_from(["x", "y", "z", None])), max_size=8))
+def test_a_spliced_write_equals_a_full_rewrite(start, in_order, edits):
+    """Edits spliced into the file's lines give the same bytes as sorting every record afresh,
+    whether the file on disk was already in id order or not."""
+    file_order = sorted(start) if in_order else sorted(start, reverse=True)
+    snap = parse(b"".join(entries(file_order, [start[r] for r in file_order])[r].data for r in file_order))
+    for rid, lesson in edits:
+        put = [] if lesson is None else list(entries([rid], [lesson]).values())
+        snap = snap.edited(put=put, drop=[rid] if lesson is None else [])
+        assert snap.text() == Snapshot(records=dict(snap.records)).text()
+    ids = [json.loads(line)["id"] for line in snap.text().splitlines()]
+    assert ids == sorted(ids) and set(ids) == set(snap.records)

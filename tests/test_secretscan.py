@@ -202,7 +202,7 @@ for i in range({n}):
     rec = {{"id": record_id("log", topic, missing, "l"), "type": "log", "topic": topic,
            "missing_context": missing, "lesson": "l", "ask_next_time": "",
            "meta": {{"created": "2026-01-05T09:00:00+00:00"}}}}
-    update(path, lambda snap: {{**snap.records, rec["id"]: Entry.of(rec)}})
+    update(path, lambda snap: snap.edited(put=[Entry.of(rec)]))
 """
 
 REDACTOR = """

@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -163,8 +164,45 @@ def test_lock_timeout_is_a_clear_error_and_changes_nothing(tmp_path):
     before = path.read_bytes()
     with lock_held_elsewhere(path):
         with pytest.raises(LockTimeout, match="locked by another process.*Nothing was saved"):
-            update(path, lambda snap: {}, timeout=0.2)
+            update(path, lambda snap: snap.edited(drop=list(snap.records)), timeout=0.2)
     assert path.read_bytes() == before
+
+
+_TRY_FILELOCK = """
+import sys
+from filelock import FileLock, Timeout
+try:
+    FileLock(sys.argv[1]).acquire(timeout=0.3)
+    print("acquired")
+except Timeout:
+    print("timeout")
+"""
+
+
+def test_a_write_holds_the_same_lock_as_filelock(tmp_path):
+    """While a write is under way, another process's FileLock on "<file>.lock" has to wait, and
+    gets it once the write is done (the other direction: lock_held_elsewhere)."""
+    path = memory_path(tmp_path)
+    log(path, "t", "m", "l")
+    inside, leave = threading.Event(), threading.Event()
+
+    def change(snap):
+        inside.set()
+        leave.wait(30)
+
+    def try_filelock() -> str:
+        probe = [sys.executable, "-c", _TRY_FILELOCK, f"{path}.lock"]
+        return subprocess.run(probe, capture_output=True, text=True, timeout=60).stdout.strip()
+
+    writer = threading.Thread(target=update, args=(path, change))
+    writer.start()
+    try:
+        assert inside.wait(30)
+        assert try_filelock() == "timeout"
+    finally:
+        leave.set()
+        writer.join()
+    assert try_filelock() == "acquired"
 
 
 def test_a_failed_write_leaves_the_original_byte_for_byte_and_no_debris(tmp_path):
