@@ -2,7 +2,7 @@
 
     /tmp/venv/bin/python bench/benchmark.py            # full run (about 5-8 minutes on 2 cores)
     /tmp/venv/bin/python bench/benchmark.py --quick    # fast subset (about a minute)
-    options: --sizes 50,1000,10000,50000 --calls 30 --big-calls 10 --spawns 7 --procs 2,4,8
+    options: --sizes 50,1000,10000,50000 --calls 30 --rounds 100 --big-calls 10 --spawns 7 --procs 2,4,8
              --per-proc 50 --driver-size 10000 --driver-runs 5 --node-dir /tmp/sm-bench-node
              --no-reference --profile
 
@@ -13,7 +13,8 @@ Sections of the table (times in ms; "n" is how many samples the median and p95 c
      search_memory, compact_memory; the reference server's create_entities / add_observations /
      read_graph / search_nodes at the same sizes (its file pre-filled in its own JSONL format).
   C  the same operations in-process on core, beside the raw floor: the same bytes written to a temp
-     file with fsync and os.replace; "x floor" is the ratio that matters.
+     file with fsync and os.replace; "x floor" is the ratio that matters. Writes and floors are
+     timed in interleaved rounds (one of each per round), so the disk's slow spells hit all alike.
   D  K concurrent real stdio server processes on one file, each logging N distinct records:
      throughput and records lost (counted in the file afterwards), ours and the reference's.
   E  `server.py merge-driver` and `server.py textconv` on a 10,000-record file, process start to exit.
@@ -50,7 +51,7 @@ from stdio_latency import (  # noqa: E402  (also puts the repo root on sys.path)
     ROOT, SERVER, SERVER_LOG, child_env, fill, generate, new_project, params, pct, time_calls,
 )
 
-from filelock import FileLock  # noqa: E402
+from filelock import lock_descriptor  # noqa: E402
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
@@ -331,33 +332,49 @@ def raw_floor_dir(path: Path, data: bytes) -> None:
 
 
 def locked_floor(path: Path, data: bytes) -> None:
-    """The least a locked durable rewrite costs: filelock around the floor and the directory fsync,
-    both of which SPEC §5 requires of every write."""
-    with FileLock(str(path) + ".lock", timeout=10):
+    """The least a locked durable rewrite costs: the floor and the directory fsync, both under the
+    native lock on "<file>.lock" (the one filelock's FileLock takes), as SPEC §5 requires."""
+    fd = os.open(str(path) + ".lock", os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        lock_descriptor(fd)
         raw_floor_dir(path, data)
+    finally:
+        os.close(fd)
 
 
-def inprocess(size: int, calls: int) -> dict:
+def inprocess(size: int, rounds: int) -> dict:
+    """In-process core calls and the floors, interleaved: each round times one of each, so a slow
+    spell of the disk or the machine weighs on all of them alike and their ratios stay put."""
     project = new_project()
     try:
         path = fill(project, size)
         os.environ.pop(core.memory.BUDGET_ENV, None)
-        out = {}
         core.log(path, "bench", "warm-up record", "Warm the cache.")  # parses the file once
-        out["log new"] = timed(lambda i: core.log(path, "bench", f"new record {i + 1}: the bench needed a fresh id",
-                                                  "Measure before guessing.", "Which sizes matter?"), calls)
-        out["log upsert"] = timed(lambda i: core.log(path, "upsert", "one record rewritten on every call",
-                                                     f"Lesson revision {i + 1}: the latest text wins."), calls)
-        data = path.read_bytes()
         floor_target = path.with_name("floor.jsonl")
-        out["floor"] = timed(lambda i: raw_floor(floor_target, data), calls)
-        out["floor dir"] = timed(lambda i: raw_floor_dir(floor_target, data), calls)
-        out["floor locked"] = timed(lambda i: locked_floor(floor_target, data), calls)
-        out["bytes"] = len(data)
+        writes = {
+            "floor": lambda i, data: raw_floor(floor_target, data),
+            "floor dir": lambda i, data: raw_floor_dir(floor_target, data),
+            "floor locked": lambda i, data: locked_floor(floor_target, data),
+            "log new": lambda i, data: core.log(path, "bench", f"new record {i + 1}: the bench needed a fresh id",
+                                                "Measure before guessing.", "Which sizes matter?"),
+            "log upsert": lambda i, data: core.log(path, "upsert", "one record rewritten on every call",
+                                                   f"Lesson revision {i + 1}: the latest text wins."),
+        }
+        out = {name: [] for name in writes}
+        new_id = core.records.record_id
+        for i in range(rounds):
+            data = path.read_bytes()  # the floors write exactly the bytes of the memory file as it is
+            for name, write in writes.items():
+                start = time.perf_counter()
+                write(i, data)
+                out[name].append(time.perf_counter() - start)
+            # Untimed: take the new record out again, so every round sees a file of the same size.
+            core.memory.forget(path, [new_id("log", "bench", f"new record {i + 1}: the bench needed a fresh id", "")])
+        out["bytes"] = len(path.read_bytes())
         core.search(path, QUERY)
-        out["search"] = timed(lambda i: core.search(path, QUERY), calls)
-        out["search cold"] = timed(lambda i: core.search(path, QUERY), min(calls, 5), before=store._last.clear)
-        out["compact"] = timed(lambda i: core.compact(path), calls)
+        out["search"] = timed(lambda i: core.search(path, QUERY), rounds)
+        out["search cold"] = timed(lambda i: core.search(path, QUERY), min(rounds, 5), before=store._last.clear)
+        out["compact"] = timed(lambda i: core.compact(path), min(rounds, 30))
         text = core.search(path, QUERY)
         out["search text"] = text
         out["compact chars"] = len(core.compact(path))
@@ -521,7 +538,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="fast subset: sizes 50,1000, fewer calls and spawns")
     parser.add_argument("--sizes", help="memory sizes, comma-separated (default 50,1000,10000,50000)")
     parser.add_argument("--calls", type=int, help="timed calls per operation and size (default 30)")
-    parser.add_argument("--big-calls", type=int, help="timed calls at sizes >= 50,000 (default 10)")
+    parser.add_argument("--big-calls", type=int, help="timed calls (and in-process rounds) at sizes >= 50,000 (default 10)")
+    parser.add_argument("--rounds", type=int, help="in-process rounds per size below 50,000 (default 100)")
     parser.add_argument("--spawns", type=int, help="spawns per start-up row (default 7)")
     parser.add_argument("--procs", help="concurrent process counts, comma-separated (default 2,4,8)")
     parser.add_argument("--per-proc", type=int, help="distinct records each concurrent process logs (default 50)")
@@ -534,6 +552,7 @@ def parse_args() -> argparse.Namespace:
     args = parser.parse_args()
     quick = args.quick
     defaults = dict(sizes="50,1000" if quick else "50,1000,10000,50000", calls=10 if quick else 30,
+                    rounds=30 if quick else 100,
                     big_calls=5 if quick else 10, spawns=3 if quick else 7, procs="2,4" if quick else "2,4,8",
                     per_proc=10 if quick else 50, driver_size=2000 if quick else 10_000,
                     driver_runs=3 if quick else 5)
@@ -580,16 +599,16 @@ async def main() -> None:
             table.timing("reference search_nodes 'payment'", f["search_nodes"],
                          f"errors {f['errors']}; entities in file afterwards {f['final']:,}")
 
-    table.section("C. in-process on core (no MCP), beside the raw floor: same bytes -> temp file, fsync, os.replace")
+    table.section("C. in-process on core (no MCP), beside the raw floor: same bytes -> temp file, fsync, os.replace;"
+                  " interleaved rounds")
     for size in args.sizes:
-        calls = calls_for(size, args) if size >= 50_000 else args.calls
-        r = inproc[size] = inprocess(size, calls)
+        r = inproc[size] = inprocess(size, args.big_calls if size >= 50_000 else args.rounds)
         floor = med(r["floor"])
         table.section(f"   {size:,} records ({r['bytes'] / 1e6:.2f} MB file)")
         table.timing("raw floor (write + fsync + os.replace)", r["floor"], "1.00x floor")
         table.timing("raw floor + directory fsync (as atomic_write does)", r["floor dir"],
                      f"{ratio(med(r['floor dir']), floor)} floor")
-        table.timing("raw floor + directory fsync + FileLock (what SPEC §5 requires)", r["floor locked"],
+        table.timing("raw floor + directory fsync + the lock (what SPEC §5 requires)", r["floor locked"],
                      f"{ratio(med(r['floor locked']), floor)} floor")
         table.timing("core.log (new record)", r["log new"],
                      f"{ratio(med(r['log new']), floor)} floor; {ratio(med(r['log new']), med(r['floor locked']))} locked floor")
@@ -673,7 +692,8 @@ async def main() -> None:
 
     title = (f"Sentinel-Memory benchmark at {version} - Python {sys.version.split()[0]}, {os.cpu_count()} cores, "
              f"{'--quick, ' if args.quick else ''}sizes {','.join(map(str, args.sizes))}, "
-             f"{args.calls} calls ({args.big_calls} at >=50,000), {args.spawns} spawns, "
+             f"{args.calls} calls and {args.rounds} in-process rounds ({args.big_calls} at >=50,000), "
+             f"{args.spawns} spawns, "
              f"run took {time.perf_counter() - began:.0f} s")
     print(table.text(title))
     if args.profile:

@@ -203,22 +203,14 @@ def upsert(
         outcome["status"] = "saved" if old is None else ("unchanged" if new is None else "updated")
         stored = old if new is None else Entry.of(new)
         outcome["record"] = stored.record
-        # Count by difference from the (cached) snapshot's counts instead of recounting every record.
-        logs, principles = snap.counts()
-        gone = [e.record for e in deleted] + ([old.record] if old else [])
-        for record, sign in [(r, -1) for r in gone] + [(stored.record, 1)]:
-            if record.get("type") == "principle":
-                principles += sign
-            else:
-                logs += sign
-        outcome["counts"] = (logs, principles)
         if new is None and not deleted and not snap.duplicates:
+            outcome["counts"] = snap.counts()
             return None
-        return snap.edited(put=[stored] if new is not None else [], drop=outcome["deleted"])
+        edited = snap.edited(put=[stored] if new is not None else [], drop=outcome["deleted"])
+        outcome["counts"] = edited.counts()
+        return edited
 
     report = store.update(path, change)
-    if report.snapshot is not None:
-        report.snapshot._counts = outcome["counts"]
     text = _log_result(path, draft, outcome, report, threshold)
     return Logged(status=outcome["status"], record=outcome["record"], text=text)
 

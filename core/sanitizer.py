@@ -335,6 +335,8 @@ def rules_hit(text: str, *, strict_only: bool = False) -> list[str]:
 
 def _apply(text: str, strict_only: bool) -> tuple[str, list[str]]:
     names: list[str] = []
+    if not text:
+        return text, names
 
     def replace(match: re.Match) -> str:  # `rule` is the rule being applied in the loop below
         group = next((g for g in rule.groups if match.group(g) is not None), 0)

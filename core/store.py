@@ -64,10 +64,11 @@ class Snapshot:
     raw: bytes = b""
     _counts: tuple[int, int] | None = field(default=None, repr=False)
     _topics: Counter | None = field(default=None, repr=False)
-    # text()'s lines: (ids in order, each one's line with its newline), parallel lists. Set by
-    # parse() when the file was already in id order, or by the first text(); edited() splices its
-    # few changes into a copy instead of sorting every id again on each write.
-    _layout: tuple[list[str], list[bytes]] | None = field(default=None, repr=False)
+    # text() and its ids in order, once known: set by parse() when the file is exactly that
+    # already (sorted, LF, nothing else on any line), by text(), and by edited(), which splices its
+    # few changed lines into these bytes instead of sorting and joining every record again.
+    _text: bytes | None = field(default=None, repr=False)
+    _ids: list[str] | None = field(default=None, repr=False)
 
     def counts(self) -> tuple[int, int]:
         """(logs, principles), counted once per snapshot (snapshots are cached between calls)."""
@@ -84,62 +85,129 @@ class Snapshot:
 
     def text(self) -> bytes:
         """The file as it should be: one line per record, sorted by id, LF, final newline."""
-        if self._layout is None:
+        if self._text is None:
             ids = sorted(self.records)
-            self._layout = (ids, [self.records[rid].data for rid in ids])
-        return b"".join(self._layout[1])
+            self._text, self._ids = b"".join([self.records[rid].data for rid in ids]), ids
+        return self._text
 
     def edited(self, put: Iterable[Entry] = (), drop: Iterable[str] = ()) -> Snapshot:
         """A new snapshot without the records `drop` names and with `put` added or replacing the
-        record of the same id. This one is left as it was (snapshots are shared)."""
+        record of the same id. This one keeps its records and text; its list of ids moves to the
+        new snapshot (writes run one at a time, under the lock, each on the newest snapshot)."""
+        put = list(put)
+        drop = [rid for rid in drop if rid in self.records and rid not in {e.id for e in put}]
         records = dict(self.records)
-        for rid in drop:
-            records.pop(rid, None)
+        gone = [records.pop(rid) for rid in drop]
         for entry in put:
+            previous = records.get(entry.id)
+            if previous is not None:
+                gone.append(previous)
             records[entry.id] = entry
-        new = Snapshot(records=records)
-        if self._layout is not None:  # splice: a few list operations instead of a sort of every id
-            ids, lines = list(self._layout[0]), list(self._layout[1])
-            for rid in drop:
-                at = bisect_left(ids, rid)
-                if at < len(ids) and ids[at] == rid:
-                    del ids[at], lines[at]
-            for entry in put:
-                at = bisect_left(ids, entry.id)
-                if at < len(ids) and ids[at] == entry.id:
-                    lines[at] = entry.data
-                else:
-                    ids.insert(at, entry.id)
-                    lines.insert(at, entry.data)
-            new._layout = (ids, lines)
+        logs, principles = self.counts()  # kept by difference: counting every record costs more
+        for entry, sign in [(e, -1) for e in gone] + [(e, 1) for e in put]:
+            if entry.record.get("type") == "principle":
+                principles += sign
+            else:
+                logs += sign
+        new = Snapshot(records=records, _counts=(logs, principles))
+        if self._text is not None and self._ids is not None:
+            new._text, new._ids = self._splice(put, drop)
         return new
 
+    def _splice(self, put: list[Entry], drop: list[str]) -> tuple[bytes | None, list[str] | None]:
+        """text() and its ids after the edit, made with one copy of the bytes around the changed
+        lines; (None, None) if a line is not where it should be (text() then sorts afresh)."""
+        text, ids = self._text, self._ids
+        cuts = []  # (start, end, new bytes, id): what replaces text[start:end]
+        for rid in drop:
+            start = _line_start(text, ids, self.records, bisect_left(ids, rid))
+            cuts.append((start, start + len(self.records[rid].data), b"", rid))
+        for entry in put:
+            old = self.records.get(entry.id)
+            start = _line_start(text, ids, self.records, bisect_left(ids, entry.id))
+            cuts.append((start, start + (len(old.data) if old else 0), entry.data, entry.id))
+        if any(start < 0 for start, *_ in cuts):
+            return None, None
+        self._ids = None
+        view, parts, pos = memoryview(text), [], 0
+        # New lines that go before the same line are put in id order: (start, end, id).
+        for start, end, data, _ in sorted(cuts, key=lambda cut: (cut[0], cut[1], cut[3])):
+            parts += [view[pos:start], data]
+            pos = end
+        parts.append(view[pos:])
+        for rid in drop:
+            del ids[bisect_left(ids, rid)]
+        for entry in put:
+            at = bisect_left(ids, entry.id)
+            if at == len(ids) or ids[at] != entry.id:
+                ids.insert(at, entry.id)
+        return b"".join(parts), ids
 
-# The last snapshot read or written per file, with the exact bytes it came from. A read whose bytes
-# are identical reuses it instead of parsing again (a long-running server re-reads the file on
-# every call; parsing 50,000 records takes far longer than comparing their bytes).
-_last: dict[str, tuple[bytes, Snapshot]] = {}
+
+def _line_start(text: bytes, ids: list[str], records: Records, at: int) -> int:
+    """Where the line of ids[at] starts in text (its end when at is past the last line; -1 if it
+    is not there). It is searched for from a little before where its position suggests, so that
+    a write does not scan the whole file; it is unique in text, and it must start a line."""
+    if at >= len(ids):
+        return len(text)
+    line = records[ids[at]].data
+    start = text.rfind(b"\n", 0, max(0, len(text) * at // len(ids) - 8192)) + 1
+    found = text.find(line, start)
+    if found < 0:
+        found = text.find(line)
+    return found if found <= 0 or text[found - 1] == 10 else -1
+
+
+# The last snapshot read or written per file: (the bytes it came from, the snapshot, and the
+# file's fingerprint when this process wrote those bytes, else None). A read whose fingerprint or
+# bytes match reuses the snapshot instead of parsing again (a long-running server reads the file
+# on every call; parsing 50,000 records takes far longer than comparing their bytes).
+_last: dict[str, tuple[bytes, Snapshot, tuple[int, int, int, int] | None]] = {}
 
 
 def read(path: Path) -> Snapshot:
     """Read the memory file without locking or creating anything; a missing file is empty.
     The returned snapshot may be shared: never mutate it, copy its records instead."""
+    key = str(path)
+    cached = _last.get(key)
+    if cached is not None and cached[2] is not None and _fingerprint(key) == cached[2]:
+        return cached[1]  # still exactly the file this process wrote: no need to read it back
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
         return Snapshot()
     except OSError as exc:
         raise StorageError(f"Could not read {path}: {exc.strerror or exc}. Check its permissions.") from exc
-    key = str(path)
-    cached = _last.get(key)
     if cached is not None and cached[0] == data:
         return cached[1]
     with paused():
         snap = parse(data)
     if snap.conflict_regions and not snap.conflict_base:
         _merge_from_index(Path(path), snap)
-    _last[key] = (data, snap)
+    _last[key] = (data, snap, None)
     return snap
+
+
+# How a read knows, from one stat, that the file is still the one this process wrote. A write sets
+# the new file's modification time to a stamp of its own: now, with the digits below the
+# microsecond drawn at random (never 000). Any later change to the file (in place, or a new file
+# renamed over it, by git, an editor, another process) gets the kernel's clock instead, which
+# would have to hit that very nanosecond, with the same size and inode, to go unnoticed. Where
+# the stamp cannot be set or does not stick (Windows, a filesystem with coarse times), there is no
+# fingerprint and every read compares the file's bytes.
+_STAMPS = os.utime in os.supports_fd
+
+
+def _stamp() -> int:
+    return time.time_ns() // 1000 * 1000 + 1 + int.from_bytes(os.urandom(2), "big") % 999
+
+
+def _fingerprint(path: str) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
 
 def _merge_from_index(path: Path, snap: Snapshot) -> None:
@@ -167,8 +235,10 @@ def parse(data: bytes) -> Snapshot:
         entries = _entries(lines, snap.unreadable)
         snap.records, snap.duplicates = keep_newest(entries)
         ids = [e.id for e in entries]
-        if not snap.duplicates and ids == sorted(ids):  # already in id order: that is text()'s layout
-            snap._layout = (ids, [e.data for e in entries])
+        # Already exactly what text() would write: keep these bytes as the text to splice into.
+        if not snap.duplicates and not snap.unreadable and ids == sorted(ids) and \
+                b"".join([e.data for e in entries]) == data:
+            snap._text, snap._ids = data, ids
         return snap
 
     common, ours, base, theirs = [], [], [], []
@@ -254,9 +324,10 @@ def update(
     the file is replaced, unreadable lines go to the quarantine file and a conflicted file is
     copied aside, so nothing is ever lost."""
     path = Path(path)
-    prepare_context_dir(path.parent)
+    if not os.path.isdir(path.parent):
+        prepare_context_dir(path.parent)
     with _locked(path, timeout):
-        _remove_debris(path)
+        _tidy(path)
         snap = read(path)
         new = change(snap)
         if new is None:
@@ -271,8 +342,10 @@ def update(
             atomic_write(report.conflict_copy, snap.raw)
         data = new.text()
         new.raw = data
-        atomic_write(path, data)
-        _last[str(path)] = (data, new)
+        stamp = _stamp()
+        st = atomic_write(path, data, mtime_ns=stamp)
+        stamped = st.st_mtime_ns == stamp
+        _last[str(path)] = (data, new, (st.st_dev, st.st_ino, st.st_size, stamp) if stamped else None)
         report.snapshot = new
         return report
 
@@ -330,15 +403,20 @@ def _free_name(path: Path, stamp: str, suffix: str) -> Path:
     return candidate
 
 
-def _remove_debris(path: Path) -> None:
-    """Delete temporary files a killed writer left behind. Safe: under the lock no other writer
-    of this file can have one open (they are only ever created while the lock is held)."""
+def _tidy(path: Path) -> None:
+    """With one listing of .context/: delete the temporary files a killed writer left behind, and
+    put back a .gitignore or .gitattributes that went missing. Call it under the lock: only then
+    can no other writer of this file have a temporary file open (they exist only under the lock)."""
     prefix = f".{path.name.split('.')[0]}."
+    names = []
     with suppress(OSError), os.scandir(path.parent) as entries:
-        debris = [e.path for e in entries if e.name.startswith(prefix) and e.name.endswith(".tmp")]
-    for name in debris:
-        with suppress(OSError):
-            os.unlink(name)
+        names = [e.name for e in entries]
+    for name in names:
+        if name.startswith(prefix) and name.endswith(".tmp"):
+            with suppress(OSError):
+                os.unlink(path.parent / name)
+    if not {".gitignore", ".gitattributes"} <= set(names):
+        prepare_context_dir(path.parent)
 
 
 def prepare_context_dir(context: Path) -> None:
@@ -384,12 +462,13 @@ def _quarantine(target: Path, lines: list[bytes]) -> tuple[int, int]:
     return len(lines), redacted
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, mtime_ns: int | None = None) -> os.stat_result:
     """Write data to path so that readers see the old bytes or the new ones, never a mix.
 
     A temporary file in the same directory is written, flushed and fsynced, then renamed over
     the target with os.replace, then the directory is fsynced so the rename survives a crash.
-    On failure the temporary file is removed and the target is left as it was.
+    On failure the temporary file is removed and the target is left as it was. With mtime_ns the
+    file's modification time is set to it (where the platform allows). Returns the new file's stat.
     """
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}.tmp")
@@ -399,7 +478,11 @@ def atomic_write(path: Path, data: bytes) -> None:
             view = memoryview(data)
             while view:  # os.write may write less than asked (a signal, a full pipe): go on
                 view = view[os.write(fd, view):]
+            if mtime_ns is not None and _STAMPS:
+                with suppress(OSError):  # only an optimisation: never a reason to fail the write
+                    os.utime(fd, ns=(mtime_ns, mtime_ns))
             os.fsync(fd)
+            stat = os.fstat(fd)
         finally:
             os.close(fd)
         _replace(tmp, path)
@@ -413,6 +496,7 @@ def atomic_write(path: Path, data: bytes) -> None:
             ) from exc
         raise
     _fsync_dir(path.parent)
+    return stat
 
 
 def _replace(src: Path, dst: Path) -> None:

@@ -131,17 +131,27 @@ def test_search_order_is_a_permutation_with_scores_not_increasing(batch, query):
 ids16 = st.text(alphabet="0123456789abcdef", min_size=2, max_size=2)
 
 
+def entry(rid: str, lesson: str, type_: str = "log") -> Entry:
+    return Entry.of({"id": rid, "type": type_, "topic": "t", "missing_context": rid, "lesson": lesson,
+                     "ask_next_time": "", "meta": {"created": "2026-01-01T00:00:00+00:00"}})
+
+
 @SETTINGS
 @given(st.dictionaries(ids16, st.sampled_from(["x", "y"]), max_size=12), st.booleans(),
-       st.lists(st.tuples(ids16, st.sampled_from(["x", "y", "z", None])), max_size=8))
+       st.lists(st.tuples(st.dictionaries(ids16, st.tuples(st.sampled_from(["x", "y", "z"]),
+                                                            st.sampled_from(["log", "principle"])), max_size=4),
+                          st.lists(ids16, max_size=3)), max_size=6))
 def test_a_spliced_write_equals_a_full_rewrite(start, in_order, edits):
-    """Edits spliced into the file's lines give the same bytes as sorting every record afresh,
-    whether the file on disk was already in id order or not."""
+    """Edits spliced into the file's text give the same bytes and the same counts as sorting and
+    counting every record afresh, whether the file on disk was already in id order or not."""
     file_order = sorted(start) if in_order else sorted(start, reverse=True)
-    snap = parse(b"".join(entries(file_order, [start[r] for r in file_order])[r].data for r in file_order))
-    for rid, lesson in edits:
-        put = [] if lesson is None else list(entries([rid], [lesson]).values())
-        snap = snap.edited(put=put, drop=[rid] if lesson is None else [])
-        assert snap.text() == Snapshot(records=dict(snap.records)).text()
+    snap = parse(b"".join(entry(rid, start[rid]).data for rid in file_order))
+    for put, drop in edits:
+        before, before_text = snap, snap.text()
+        snap = snap.edited(put=[entry(rid, lesson, type_) for rid, (lesson, type_) in put.items()], drop=drop)
+        afresh = Snapshot(records=dict(snap.records))
+        assert snap.text() == afresh.text() and snap.counts() == afresh.counts()
+        assert set(snap.records) == (set(before.records) - set(drop)) | set(put)
+        assert before.text() == before_text, "the older snapshot still gives its own text"
     ids = [json.loads(line)["id"] for line in snap.text().splitlines()]
     assert ids == sorted(ids) and set(ids) == set(snap.records)
