@@ -8,11 +8,11 @@ read-modify-write only.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import sys
 import time
-from bisect import bisect_left
 from collections import Counter
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -22,6 +22,7 @@ from typing import Callable, Iterable
 from filelock import FileLock, Timeout, lock_descriptor
 
 from .errors import LockTimeout, StorageError
+from .filetext import FileText
 from .gcpause import paused
 from .merge import Records, keep_newest, merge_three_way, merge_two_way
 from .records import Entry, parse_line
@@ -61,14 +62,18 @@ class Snapshot:
     conflict_regions: int = 0
     conflict_base: bool = False
     duplicates: int = 0
-    raw: bytes = b""
+    _raw: bytes | None = field(default=None, repr=False)
     _counts: tuple[int, int] | None = field(default=None, repr=False)
     _topics: Counter | None = field(default=None, repr=False)
-    # text() and its ids in order, once known: set by parse() when the file is exactly that
-    # already (sorted, LF, nothing else on any line), by text(), and by edited(), which splices its
-    # few changed lines into these bytes instead of sorting and joining every record again.
-    _text: bytes | None = field(default=None, repr=False)
-    _ids: list[str] | None = field(default=None, repr=False)
+    # The file as text() gives it, once known: set by parse() when the file is exactly that
+    # already (sorted, LF, nothing else on any line), by text(), and by edited(), which splits in
+    # its few changed lines instead of sorting and joining every record again.
+    _text: FileText | None = field(default=None, repr=False)
+
+    @property
+    def raw(self) -> bytes:
+        """The bytes this snapshot was read from, or written as."""
+        return self._raw if self._raw is not None else self.text()
 
     def counts(self) -> tuple[int, int]:
         """(logs, principles), counted once per snapshot (snapshots are cached between calls)."""
@@ -85,15 +90,19 @@ class Snapshot:
 
     def text(self) -> bytes:
         """The file as it should be: one line per record, sorted by id, LF, final newline."""
+        return self.file_text().bytes()
+
+    def file_text(self) -> FileText:
+        """text() as pieces, for a write to hand to os.writev without joining them first."""
         if self._text is None:
             ids = sorted(self.records)
-            self._text, self._ids = b"".join([self.records[rid].data for rid in ids]), ids
+            self._text = FileText(b"".join([self.records[rid].data for rid in ids]), ids)
         return self._text
 
     def edited(self, put: Iterable[Entry] = (), drop: Iterable[str] = ()) -> Snapshot:
         """A new snapshot without the records `drop` names and with `put` added or replacing the
-        record of the same id. This one keeps its records and text; its list of ids moves to the
-        new snapshot (writes run one at a time, under the lock, each on the newest snapshot)."""
+        record of the same id. This one keeps its records and its text (written, it would give
+        the same bytes as before)."""
         put = list(put)
         drop = [rid for rid in drop if rid in self.records and rid not in {e.id for e in put}]
         records = dict(self.records)
@@ -110,59 +119,17 @@ class Snapshot:
             else:
                 logs += sign
         new = Snapshot(records=records, _counts=(logs, principles))
-        if self._text is not None and self._ids is not None:
-            new._text, new._ids = self._splice(put, drop)
+        if self._text is not None:
+            cuts = {rid: None for rid in drop} | {e.id: e.data for e in put}
+            new._text = self._text.edited(cuts, lambda rid: self.records[rid].data)
         return new
 
-    def _splice(self, put: list[Entry], drop: list[str]) -> tuple[bytes | None, list[str] | None]:
-        """text() and its ids after the edit, made with one copy of the bytes around the changed
-        lines; (None, None) if a line is not where it should be (text() then sorts afresh)."""
-        text, ids = self._text, self._ids
-        cuts = []  # (start, end, new bytes, id): what replaces text[start:end]
-        for rid in drop:
-            start = _line_start(text, ids, self.records, bisect_left(ids, rid))
-            cuts.append((start, start + len(self.records[rid].data), b"", rid))
-        for entry in put:
-            old = self.records.get(entry.id)
-            start = _line_start(text, ids, self.records, bisect_left(ids, entry.id))
-            cuts.append((start, start + (len(old.data) if old else 0), entry.data, entry.id))
-        if any(start < 0 for start, *_ in cuts):
-            return None, None
-        self._ids = None
-        view, parts, pos = memoryview(text), [], 0
-        # New lines that go before the same line are put in id order: (start, end, id).
-        for start, end, data, _ in sorted(cuts, key=lambda cut: (cut[0], cut[1], cut[3])):
-            parts += [view[pos:start], data]
-            pos = end
-        parts.append(view[pos:])
-        for rid in drop:
-            del ids[bisect_left(ids, rid)]
-        for entry in put:
-            at = bisect_left(ids, entry.id)
-            if at == len(ids) or ids[at] != entry.id:
-                ids.insert(at, entry.id)
-        return b"".join(parts), ids
 
-
-def _line_start(text: bytes, ids: list[str], records: Records, at: int) -> int:
-    """Where the line of ids[at] starts in text (its end when at is past the last line; -1 if it
-    is not there). It is searched for from a little before where its position suggests, so that
-    a write does not scan the whole file; it is unique in text, and it must start a line."""
-    if at >= len(ids):
-        return len(text)
-    line = records[ids[at]].data
-    start = text.rfind(b"\n", 0, max(0, len(text) * at // len(ids) - 8192)) + 1
-    found = text.find(line, start)
-    if found < 0:
-        found = text.find(line)
-    return found if found <= 0 or text[found - 1] == 10 else -1
-
-
-# The last snapshot read or written per file: (the bytes it came from, the snapshot, and the
-# file's fingerprint when this process wrote those bytes, else None). A read whose fingerprint or
-# bytes match reuses the snapshot instead of parsing again (a long-running server reads the file
-# on every call; parsing 50,000 records takes far longer than comparing their bytes).
-_last: dict[str, tuple[bytes, Snapshot, tuple[int, int, int, int] | None]] = {}
+# The last snapshot read or written per file, and the file's fingerprint when this process wrote
+# it (else None). A read whose fingerprint or bytes match reuses the snapshot instead of parsing
+# again (a long-running server reads the file on every call; parsing 50,000 records takes far
+# longer than comparing their bytes).
+_last: dict[str, tuple[Snapshot, tuple[int, int, int, int] | None]] = {}
 
 
 def read(path: Path) -> Snapshot:
@@ -170,21 +137,23 @@ def read(path: Path) -> Snapshot:
     The returned snapshot may be shared: never mutate it, copy its records instead."""
     key = str(path)
     cached = _last.get(key)
-    if cached is not None and cached[2] is not None and _fingerprint(key) == cached[2]:
-        return cached[1]  # still exactly the file this process wrote: no need to read it back
+    if cached is not None and cached[1] is not None and _fingerprint(key) == cached[1]:
+        return cached[0]  # still exactly the file this process wrote: no need to read it back
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
         return Snapshot()
     except OSError as exc:
         raise StorageError(f"Could not read {path}: {exc.strerror or exc}. Check its permissions.") from exc
-    if cached is not None and cached[0] == data:
-        return cached[1]
+    if cached is not None and cached[0].raw == data:
+        if cached[0]._raw is None:
+            cached[0]._raw = data  # joined once: later comparisons need not join the pieces again
+        return cached[0]
     with paused():
         snap = parse(data)
     if snap.conflict_regions and not snap.conflict_base:
         _merge_from_index(Path(path), snap)
-    _last[key] = (data, snap, None)
+    _last[key] = (snap, None)
     return snap
 
 
@@ -230,7 +199,7 @@ def parse(data: bytes) -> Snapshot:
     git conflict markers (exactly with a diff3 base section, else keeping both sides) and
     duplicate ids (the newer wins)."""
     lines = _lines(data)
-    snap = Snapshot(raw=data)
+    snap = Snapshot(_raw=data)
     if not any(line.startswith(_MARKERS) for line in lines):
         entries = _entries(lines, snap.unreadable)
         snap.records, snap.duplicates = keep_newest(entries)
@@ -238,7 +207,7 @@ def parse(data: bytes) -> Snapshot:
         # Already exactly what text() would write: keep these bytes as the text to splice into.
         if not snap.duplicates and not snap.unreadable and ids == sorted(ids) and \
                 b"".join([e.data for e in entries]) == data:
-            snap._text, snap._ids = data, ids
+            snap._text = FileText(data, ids)
         return snap
 
     common, ours, base, theirs = [], [], [], []
@@ -340,12 +309,10 @@ def update(
             report.conflict_regions = snap.conflict_regions
             report.conflict_copy = _free_name(path, time.strftime("%Y%m%dT%H%M%S"), "conflicted")
             atomic_write(report.conflict_copy, snap.raw)
-        data = new.text()
-        new.raw = data
         stamp = _stamp()
-        st = atomic_write(path, data, mtime_ns=stamp)
+        st = atomic_write(path, new.file_text().buffers(), mtime_ns=stamp)
         stamped = st.st_mtime_ns == stamp
-        _last[str(path)] = (data, new, (st.st_dev, st.st_ino, st.st_size, stamp) if stamped else None)
+        _last[str(path)] = (new, (st.st_dev, st.st_ino, st.st_size, stamp) if stamped else None)
         report.snapshot = new
         return report
 
@@ -462,8 +429,9 @@ def _quarantine(target: Path, lines: list[bytes]) -> tuple[int, int]:
     return len(lines), redacted
 
 
-def atomic_write(path: Path, data: bytes, mtime_ns: int | None = None) -> os.stat_result:
-    """Write data to path so that readers see the old bytes or the new ones, never a mix.
+def atomic_write(path: Path, data: bytes | list[memoryview], mtime_ns: int | None = None) -> os.stat_result:
+    """Write data (bytes, or buffers to write one after another) to path so that readers see the
+    old bytes or the new ones, never a mix.
 
     A temporary file in the same directory is written, flushed and fsynced, then renamed over
     the target with os.replace, then the directory is fsynced so the rename survives a crash.
@@ -475,9 +443,7 @@ def atomic_write(path: Path, data: bytes, mtime_ns: int | None = None) -> os.sta
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
         try:
-            view = memoryview(data)
-            while view:  # os.write may write less than asked (a signal, a full pipe): go on
-                view = view[os.write(fd, view):]
+            _write_all(fd, [data] if isinstance(data, bytes) else data)
             if mtime_ns is not None and _STAMPS:
                 with suppress(OSError):  # only an optimisation: never a reason to fail the write
                     os.utime(fd, ns=(mtime_ns, mtime_ns))
@@ -497,6 +463,25 @@ def atomic_write(path: Path, data: bytes, mtime_ns: int | None = None) -> os.sta
         raise
     _fsync_dir(path.parent)
     return stat
+
+
+def _write_all(fd: int, buffers: list) -> None:
+    """Write the buffers in order. os.write and os.writev may write less than asked (a signal, a
+    full pipe): go on from where they stopped."""
+    views = [view for view in map(memoryview, buffers) if view.nbytes]
+    while views:
+        done = os.writev(fd, views[:_IOV_MAX]) if _WRITEV else os.write(fd, views[0])
+        if done <= 0:
+            raise OSError(errno.EIO, "the disk accepted no bytes")
+        while done:
+            if done >= views[0].nbytes:
+                done -= views.pop(0).nbytes
+            else:
+                views[0], done = views[0][done:], 0
+
+
+_WRITEV = hasattr(os, "writev")
+_IOV_MAX = 1024  # POSIX's smallest allowed limit on buffers per writev is 16; Linux and macOS allow 1024
 
 
 def _replace(src: Path, dst: Path) -> None:
