@@ -34,6 +34,7 @@ class FileText:
         return sum(end - start for _, start, end in self.pieces)
 
     def bytes(self) -> bytes:
+        """The text in one bytes object (joined, unless it is one piece already)."""
         if len(self.pieces) == 1 and self.pieces[0][1] == 0 and self.pieces[0][2] == len(self.pieces[0][0]):
             return self.pieces[0][0]
         return b"".join(self.buffers())
@@ -47,9 +48,11 @@ class FileText:
         when the id is new, or removed when they are None. line_of(id) gives the line an id has
         in this text. None if a line is not where it should be (the caller then builds the text
         afresh). This text keeps its bytes, but its ids move to the new one."""
-        ids = self.ids
-        if ids is None:
+        if self.ids is None:
             return None
+        # One cut checks everything before it changes anything; with more, a later one may fail
+        # after an earlier one changed the list, so they work on a copy.
+        ids = self.ids if len(cuts) == 1 else list(self.ids)
         new = FileText(b"", ids)
         new.pieces, new.firsts = list(self.pieces), list(self.firsts)
         done: dict[str, bytes | None] = {}
@@ -72,22 +75,20 @@ class FileText:
         present = at < len(ids) and ids[at] == rid
         if not present and line is None:
             return True  # nothing to remove
+        spans, starts = [], []  # what replaces the piece the line is in (or follows the last one)
         if at < len(ids):
-            where = self._find(at, current(ids[at]))
+            where = self._find(at, current(ids[at]))  # the changed line, or the one a new line precedes
             if where is None:
                 return False
             piece, offset = where
             buf, start, end = pieces[piece]
-            skip = len(current(rid)) if present else 0
-            head, tail, first = (buf, start, offset), (buf, offset + skip, end), firsts[piece]
+            if start < offset:
+                spans.append((buf, start, offset))
+                starts.append(firsts[piece])
+            tail = (buf, offset + (len(current(rid)) if present else 0), end)
             span = slice(piece, piece + 1)
         else:  # a new last line
-            head = tail = None
-            first, span = len(ids), slice(len(pieces), len(pieces))
-        spans, starts = [], []
-        if head is not None and head[1] < head[2]:
-            spans.append(head)
-            starts.append(first)
+            tail, span = None, slice(len(pieces), len(pieces))
         if line is not None:
             spans.append((line, 0, len(line)))
             starts.append(at)

@@ -74,6 +74,27 @@ def test_a_change_made_right_after_a_write_is_seen_even_at_the_same_size(tmp_pat
     assert b"lesson B" in path.read_bytes() and b"lesson D" in path.read_bytes()
 
 
+def test_a_long_run_of_edits_writes_exactly_what_a_full_rewrite_would(tmp_path):
+    """Hundreds of writes in one process (each splits the file's text around its change instead
+    of copying it) leave byte for byte the file a fresh sort of the same records gives."""
+    import random
+
+    from core.memory import forget
+    from core.store import Snapshot
+
+    path = memory_path(tmp_path)
+    rng = random.Random(5)
+    for i in range(300):
+        n = rng.randrange(40)
+        if rng.random() < 0.2:
+            forget(path, [rid for rid in read(path).records if rng.random() < 0.1])
+        else:
+            log(path, f"t{n % 7}", f"context {n}", f"lesson {i}", "" if i % 3 else f"ask {i}")
+    on_disk = path.read_bytes()
+    assert on_disk == parse(on_disk).text() == Snapshot(records=dict(read(path).records)).text()
+    assert len(read(path).records) == len(on_disk.splitlines())
+
+
 def test_unreadable_lines_are_quarantined_on_the_next_write_never_lost(tmp_path):
     """Garbage and invalid UTF-8 lines are skipped on read and moved, byte for byte, to the quarantine file."""
     path = memory_path(tmp_path)
