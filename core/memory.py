@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 import os
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
-from itertools import chain
 from pathlib import Path
 
 from . import render, store
@@ -57,9 +57,8 @@ def _topic(value: object) -> str | None:
 def find(snap: store.Snapshot, query: str = "", topic: str | None = None) -> list[dict]:
     """The records with exactly this topic (all when None), most relevant to query first, then
     principles, then newest. Nothing is dropped for a low score."""
-    wanted = _topic(topic)
-    ranked = _ranking(snap).rank(terms(query or ""))
-    return ranked if wanted is None else [r for r in ranked if r.get("topic") == wanted]
+    ranking = _ranking(snap)
+    return [ranking.records[p] for p in ranking.order(terms(query or ""), _topic(topic))]
 
 
 _last_ranking: tuple[store.Snapshot, Ranking] | None = None
@@ -77,10 +76,10 @@ def search(path: Path, query: str = "", topic: str | None = None) -> str:
     """Every record (or those whose topic equals `topic` exactly), most relevant to `query` first."""
     snap = store.read(path)
     wanted = _topic(topic)
-    ranked = find(snap, query, wanted)
+    total = len(snap.records) if wanted is None else snap.topic_counts().get(wanted, 0)
     notes = _read_notes(snap)
 
-    if not ranked:
+    if not total:
         if wanted and snap.records:
             topics = sorted({str(e.record.get("topic")) for e in snap.records.values()})
             shown = ", ".join(topics[:30]) + (" ..." if len(topics) > 30 else "")
@@ -91,28 +90,30 @@ def search(path: Path, query: str = "", topic: str | None = None) -> str:
             head = f"No records yet in {path}."
         return "\n\n".join([head, *notes, render.gap_questions()])
 
-    logs, principles = snap.counts() if wanted is None else render.counts(ranked)
-    order = f', most relevant to "{query.strip()}" first' if terms(query or "") else ", principles first, newest first"
+    ranking, query_terms = _ranking(snap), terms(query or "")
+    if wanted is None:
+        logs, principles = snap.counts()
+    else:
+        principles = bisect_left(ranking.by_topic[wanted], ranking.principles)  # principles come first
+        logs = total - principles
+    order = f', most relevant to "{query.strip()}" first' if query_terms else ", principles first, newest first"
     scope = f' with topic "{wanted}"' if wanted else ""
-    head = (f"[memory_log - {render.plural(len(ranked), 'record')}{scope}: "
+    head = (f"[memory_log - {render.plural(total, 'record')}{scope}: "
             f"{render.plural(logs, 'log')}, {render.plural(principles, 'principle')}{order}]\n"
             f"File: {path}\n{render.DATA_NOT_INSTRUCTIONS}")
     tail = list(notes)
     budget = search_budget()
     # The header, the notes and the notices that may follow count against the budget too.
     overhead = render.estimate_tokens(head + "".join(notes)) + NOTICE_ALLOWANCE
-    blocks, used = [], overhead
-    for number, record in enumerate(ranked, 1):
-        block = render.record_block(number, record)
-        used += render.estimate_tokens(block)
-        if budget and used > budget:
-            blocks, shown = _within_budget(ranked, budget - overhead)
-            # Topics of what was left out: every topic in scope less those shown.
-            left_topics = Counter({wanted: len(ranked)}) if wanted else Counter(snap.topic_counts())
-            left_topics.subtract(r.get("topic") for r in shown)
-            tail.insert(0, render.left_out_notice(len(ranked) - len(shown), +left_topics, budget, bool(wanted)))
-            break
-        blocks.append(block)
+    blocks = _fitting_blocks(ranking, ranking.order(query_terms, wanted), budget - overhead if budget else 0)
+    if blocks is None:  # not everything fits: principles first, then the most relevant
+        principles_first = ranking.order(query_terms, wanted, principles_first=True)
+        shown = []
+        blocks = _fitting_blocks(ranking, principles_first, budget - overhead, shown)
+        # Topics of what was left out: every topic in scope less those shown.
+        left_topics = Counter({wanted: total}) if wanted else Counter(snap.topic_counts())
+        left_topics.subtract(ranking.records[p].get("topic") for p in shown)
+        tail.insert(0, render.left_out_notice(total - len(shown), +left_topics, budget, bool(wanted)))
     all_logs, _ = snap.counts()
     if all_logs > DEFAULT_THRESHOLD:
         tail.append(render.compact_notice(all_logs, DEFAULT_THRESHOLD))
@@ -128,20 +129,21 @@ def search_budget() -> int:
         return DEFAULT_BUDGET
 
 
-def _within_budget(ranked: list[dict], budget: int) -> tuple[list[str], list[dict]]:
-    """Principles first, then the most relevant records, while they fit; returns (blocks, shown).
-    Stops at the first record that does not fit, so only what is shown is ever rendered."""
-    principles = [r for r in ranked if r.get("type") == "principle"]
-    rest = (r for r in ranked if r.get("type") != "principle")
-    blocks, shown, used = [], [], 0
-    for record in chain(principles, rest):
-        block = render.record_block(len(blocks) + 1, record)
-        used += render.estimate_tokens(block)
-        if used > budget:
-            break
+def _fitting_blocks(ranking: Ranking, positions, room: int, shown: list[int] | None = None) -> list[str] | None:
+    """The numbered blocks of the records at `positions`, in that order. With `shown` (a list to
+    fill with the positions listed), as many as fit in `room` estimated tokens; without, all of
+    them, or None as soon as they would not fit (room 0: no limit). Only what is listed is
+    rendered, from each record's block made once (Entry.shown)."""
+    blocks, used = [], 0
+    for position in positions:
+        block, cost = render.numbered(len(blocks) + 1, ranking.entries[position].shown)
+        used += cost
+        if room and used > room:
+            return blocks if shown is not None else None
         blocks.append(block)
-        shown.append(record)
-    return blocks, shown
+        if shown is not None:
+            shown.append(position)
+    return blocks
 
 
 def _source_ids(value: object, type_: str) -> list[str]:

@@ -175,16 +175,17 @@ class Entry:
     """A record and the exact line it was read from (so unchanged lines are copied byte for byte).
 
     Treat it as immutable: snapshots are cached and shared. `data` is the line's bytes with its
-    newline, ready to write; `terms` is computed once, when search first needs it.
+    newline, ready to write; `terms` and `shown` are computed once, when search first needs them.
     """
 
-    __slots__ = ("record", "line", "data", "_terms")
+    __slots__ = ("record", "line", "data", "_terms", "_shown")
 
     def __init__(self, record: dict, line: str, data: bytes | None = None):
         self.record = record
         self.line = line
         self.data = data if data is not None else (line + "\n").encode("utf-8")
         self._terms = None
+        self._shown = None
 
     @property
     def id(self) -> str:
@@ -206,6 +207,18 @@ class Entry:
 
             self._terms = record_terms(self.record)
         return self._terms
+
+    @property
+    def shown(self) -> tuple[str, int, int]:
+        """The record as search lists it (render.record_body) and that text's count of ASCII and
+        of other characters, computed once per entry."""
+        if self._shown is None:
+            from .render import record_body
+
+            body = record_body(self.record)
+            ascii_chars = len(body.encode("ascii", "ignore"))
+            self._shown = (body, ascii_chars, len(body) - ascii_chars)
+        return self._shown
 
 
 def newer(a: Entry, b: Entry) -> Entry:

@@ -28,9 +28,13 @@ def field_line(name: str, value: object) -> str:
 
 
 def header(number: int, record: dict) -> str:
+    return f"#{number} " + _header(record)
+
+
+def _header(record: dict) -> str:
     meta = record.get("meta") if isinstance(record.get("meta"), dict) else {}
     kind = record.get("type", "log")
-    parts = [f"#{number} id={record['id']} | type={kind} | topic={record.get('topic', '')}"]
+    parts = [f"id={record['id']} | type={kind} | topic={record.get('topic', '')}"]
     if kind == "principle":
         parts.append(f"compacted: {day(meta.get('compacted_at') or meta.get('created'))} "
                      f"(from {meta.get('source_count', 0)} records)")
@@ -42,12 +46,25 @@ def header(number: int, record: dict) -> str:
 
 
 def record_block(number: int, record: dict) -> str:
-    lines = [header(number, record)]
+    return f"#{number} " + record_body(record)
+
+
+def record_body(record: dict) -> str:
+    """A record's block without its number: the same for a record wherever it is listed, so it
+    is made once per record (records.Entry.shown) however often it is searched."""
+    lines = [_header(record)]
     if record.get("type") != "principle" or record.get("missing_context"):
         lines.append(field_line("missing_context", record.get("missing_context")))
     lines.append(field_line("lesson", record.get("lesson")))
     lines.append(field_line("ask_next_time", record.get("ask_next_time")))
     return "\n".join(lines)
+
+
+def numbered(number: int, shown: tuple[str, int, int]) -> tuple[str, int]:
+    """record_block(number, ...) from a record's (body, ASCII characters, other characters), and
+    its estimate_tokens, counted without scanning the text again."""
+    prefix = f"#{number} "
+    return prefix + shown[0], (shown[1] + len(prefix)) // 4 + shown[2] + 1
 
 
 def gap_questions() -> str:
