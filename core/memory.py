@@ -58,7 +58,7 @@ def find(snap: store.Snapshot, query: str = "", topic: str | None = None) -> lis
     """The records with exactly this topic (all when None), most relevant to query first, then
     principles, then newest. Nothing is dropped for a low score."""
     ranking = _ranking(snap)
-    return [ranking.records[p] for p in ranking.order(terms(query or ""), _topic(topic))]
+    return [ranking.records[p] for p in ranking.ranked(terms(query or ""), _topic(topic)).best_first()]
 
 
 _last_ranking: tuple[store.Snapshot, Ranking] | None = None
@@ -105,11 +105,11 @@ def search(path: Path, query: str = "", topic: str | None = None) -> str:
     budget = search_budget()
     # The header, the notes and the notices that may follow count against the budget too.
     overhead = render.estimate_tokens(head + "".join(notes)) + NOTICE_ALLOWANCE
-    blocks = _fitting_blocks(ranking, ranking.order(query_terms, wanted), budget - overhead if budget else 0)
+    ranked = ranking.ranked(query_terms, wanted)
+    blocks = _fitting_blocks(ranking, ranked.best_first(), budget - overhead if budget else 0)
     if blocks is None:  # not everything fits: principles first, then the most relevant
-        principles_first = ranking.order(query_terms, wanted, principles_first=True)
         shown = []
-        blocks = _fitting_blocks(ranking, principles_first, budget - overhead, shown)
+        blocks = _fitting_blocks(ranking, ranked.principles_first(), budget - overhead, shown)
         # Topics of what was left out: every topic in scope less those shown.
         left_topics = Counter({wanted: total}) if wanted else Counter(snap.topic_counts())
         left_topics.subtract(ranking.records[p].get("topic") for p in shown)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from itertools import chain, dropwhile, takewhile
+from itertools import chain, dropwhile, repeat, takewhile
+from operator import mul, sub
 from typing import Iterator
 
 from .gcpause import paused
@@ -69,29 +70,22 @@ class Ranking:
 
     def rank(self, query_terms: set[str]) -> list[dict]:
         """Every record, the best match for query_terms first."""
-        return [self.records[p] for p in self.order(query_terms)]
+        return [self.records[p] for p in self.ranked(query_terms).best_first()]
 
-    def order(self, query_terms: set[str], topic: object = None, principles_first: bool = False) -> Iterator[int]:
-        """Positions, the best match first; only `topic`'s when given; principles before the rest
-        (each part in the same order) with principles_first. Lazy past the matching entries, so
-        taking the first few costs little however many entries there are."""
+    def ranked(self, query_terms: set[str], topic: object = None) -> Ranked:
+        """The positions of `topic`'s entries (all when None) ranked for query_terms."""
         scores = self._scores(query_terms)
         size = len(self.entries)
-        # One int per matching entry: a higher score first, then the static order (position < size).
-        keys = [p - score * size for p, score in scores.items()]
+        # One int per matching entry, a higher score first, then the static order (position < size);
+        # made and sorted in C (map), as there may be thousands.
+        keys = list(map(sub, scores.keys(), map(mul, scores.values(), repeat(size))))
         keys.sort()
-        scored = [key % size for key in keys]
+        scored = list(map(size.__rmod__, keys))
         scope = range(size) if topic is None else self.by_topic.get(topic, [])
         if topic is not None:
             inside = set(scope)
             scored = [p for p in scored if p in inside]
-        if not principles_first:
-            return chain(scored, (p for p in scope if p not in scores))
-        first = self.principles
-        return chain((p for p in scored if p < first),
-                     (p for p in takewhile(lambda p: p < first, scope) if p not in scores),
-                     (p for p in scored if p >= first),
-                     (p for p in dropwhile(lambda p: p < first, scope) if p not in scores))
+        return Ranked(scored, scores, scope, self.principles)
 
     def _scores(self, query_terms: set[str]) -> Counter:
         scores: Counter = Counter()
@@ -104,3 +98,23 @@ class Ranking:
             if body:
                 scores.update(body)
         return scores
+
+
+class Ranked:
+    """Positions in one ranking's order: those that match the query (best first), then the rest
+    of the scope in static order. Lazy past the matching ones, so taking the first few costs
+    little however many entries there are."""
+
+    def __init__(self, scored: list[int], scores: Counter, scope, principles: int) -> None:
+        self.scored, self.scores, self.scope, self.principles = scored, scores, scope, principles
+
+    def best_first(self) -> Iterator[int]:
+        return chain(self.scored, (p for p in self.scope if p not in self.scores))
+
+    def principles_first(self) -> Iterator[int]:
+        """The same order, principles before the rest (they hold the static order's first positions)."""
+        first, scores, scope = self.principles, self.scores, self.scope
+        return chain((p for p in self.scored if p < first),
+                     (p for p in takewhile(lambda p: p < first, scope) if p not in scores),
+                     (p for p in self.scored if p >= first),
+                     (p for p in dropwhile(lambda p: p < first, scope) if p not in scores))
