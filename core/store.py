@@ -135,12 +135,13 @@ _last: dict[str, tuple[Snapshot, tuple[int, int, int, int] | None]] = {}
 def read(path: Path) -> Snapshot:
     """Read the memory file without locking or creating anything; a missing file is empty.
     The returned snapshot may be shared: never mutate it, copy its records instead."""
-    key = str(path)
+    key = os.fspath(path)
     cached = _last.get(key)
     if cached is not None and cached[1] is not None and _fingerprint(key) == cached[1]:
         return cached[0]  # still exactly the file this process wrote: no need to read it back
     try:
-        data = Path(path).read_bytes()
+        with open(key, "rb") as file:
+            data = file.read()
     except FileNotFoundError:
         return Snapshot()
     except OSError as exc:
@@ -293,10 +294,11 @@ def update(
     the file is replaced, unreadable lines go to the quarantine file and a conflicted file is
     copied aside, so nothing is ever lost."""
     path = Path(path)
-    if not os.path.isdir(path.parent):
+    key, context = os.fspath(path), os.path.dirname(path)
+    if not os.path.isdir(context):
         prepare_context_dir(path.parent)
-    with _locked(path, timeout):
-        _tidy(path)
+    with _locked(key, timeout):
+        _tidy(key)
         snap = read(path)
         new = change(snap)
         if new is None:
@@ -310,15 +312,15 @@ def update(
             report.conflict_copy = _free_name(path, time.strftime("%Y%m%dT%H%M%S"), "conflicted")
             atomic_write(report.conflict_copy, snap.raw)
         stamp = _stamp()
-        st = atomic_write(path, new.file_text().buffers(), mtime_ns=stamp)
+        st = atomic_write(key, new.file_text().buffers(), mtime_ns=stamp)
         stamped = st.st_mtime_ns == stamp
-        _last[str(path)] = (new, (st.st_dev, st.st_ino, st.st_size, stamp) if stamped else None)
+        _last[key] = (new, (st.st_dev, st.st_ino, st.st_size, stamp) if stamped else None)
         report.snapshot = new
         return report
 
 
 @contextmanager
-def _locked(path: Path, timeout: float):
+def _locked(path: str, timeout: float):
     """Hold "<file>.lock" for the block, or raise LockTimeout after `timeout` seconds.
 
     It is the lock filelock's FileLock takes on that file, so the two exclude each other. On POSIX
@@ -354,7 +356,7 @@ def _locked(path: Path, timeout: float):
             os.close(fd)  # closing the descriptor releases its flock
 
 
-def _lock_timeout(path: Path, timeout: float) -> LockTimeout:
+def _lock_timeout(path: str, timeout: float) -> LockTimeout:
     return LockTimeout(
         f"The memory file is locked by another process (waited {timeout:g} s for {path}.lock). "
         "Nothing was saved; try again in a moment."
@@ -370,20 +372,21 @@ def _free_name(path: Path, stamp: str, suffix: str) -> Path:
     return candidate
 
 
-def _tidy(path: Path) -> None:
+def _tidy(path: str) -> None:
     """With one listing of .context/: delete the temporary files a killed writer left behind, and
     put back a .gitignore or .gitattributes that went missing. Call it under the lock: only then
     can no other writer of this file have a temporary file open (they exist only under the lock)."""
-    prefix = f".{path.name.split('.')[0]}."
+    context, name = os.path.split(path)
+    prefix = f".{name.split('.')[0]}."
     names = []
-    with suppress(OSError), os.scandir(path.parent) as entries:
+    with suppress(OSError), os.scandir(context) as entries:
         names = [e.name for e in entries]
     for name in names:
         if name.startswith(prefix) and name.endswith(".tmp"):
             with suppress(OSError):
-                os.unlink(path.parent / name)
-    if not {".gitignore", ".gitattributes"} <= set(names):
-        prepare_context_dir(path.parent)
+                os.unlink(os.path.join(context, name))
+    if ".gitignore" not in names or ".gitattributes" not in names:
+        prepare_context_dir(Path(context))
 
 
 def prepare_context_dir(context: Path) -> None:
@@ -429,7 +432,7 @@ def _quarantine(target: Path, lines: list[bytes]) -> tuple[int, int]:
     return len(lines), redacted
 
 
-def atomic_write(path: Path, data: bytes | list[memoryview], mtime_ns: int | None = None) -> os.stat_result:
+def atomic_write(path: str | os.PathLike, data: bytes | list[memoryview], mtime_ns: int | None = None) -> os.stat_result:
     """Write data (bytes, or buffers to write one after another) to path so that readers see the
     old bytes or the new ones, never a mix.
 
@@ -438,8 +441,8 @@ def atomic_write(path: Path, data: bytes | list[memoryview], mtime_ns: int | Non
     On failure the temporary file is removed and the target is left as it was. With mtime_ns the
     file's modification time is set to it (where the platform allows). Returns the new file's stat.
     """
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}.tmp")
+    directory, name = os.path.split(os.fspath(path))
+    tmp = os.path.join(directory, f".{name}.{os.urandom(4).hex()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
         try:
@@ -461,7 +464,7 @@ def atomic_write(path: Path, data: bytes | list[memoryview], mtime_ns: int | Non
                 "was saved; free disk space or fix permissions, then try again."
             ) from exc
         raise
-    _fsync_dir(path.parent)
+    _fsync_dir(directory or ".")
     return stat
 
 
@@ -484,7 +487,7 @@ _WRITEV = hasattr(os, "writev")
 _IOV_MAX = 1024  # POSIX's smallest allowed limit on buffers per writev is 16; Linux and macOS allow 1024
 
 
-def _replace(src: Path, dst: Path) -> None:
+def _replace(src: str, dst: str) -> None:
     # On Windows os.replace fails while another process (an editor, an indexer, a reader)
     # has the target open; that passes quickly, so retry for up to about a second.
     delay, deadline = 0.01, time.monotonic() + 1.0
@@ -499,7 +502,7 @@ def _replace(src: Path, dst: Path) -> None:
             delay = min(delay * 2, 0.1)
 
 
-def _fsync_dir(directory: Path) -> None:
+def _fsync_dir(directory: str) -> None:
     if _WINDOWS:
         return  # directories cannot be opened for fsync on Windows; NTFS journals the rename
     with suppress(OSError):
