@@ -321,6 +321,10 @@ _TRAILING = ".)"
 
 _MAX_PASSES = 8  # a bound that is never reached, so that no input can keep the loop going
 
+# The rules each mode runs, in order, each with its pattern's bound sub (looked up once, not per text).
+_RUNS = {strict_only: tuple((rule, rule.pattern.sub) for rule in RULES if rule.strict or not strict_only)
+         for strict_only in (False, True)}
+
 
 def redact(text: str, *, strict_only: bool = False) -> tuple[str, int]:
     """Return (text with each credential replaced by [REDACTED], number of values replaced)."""
@@ -357,9 +361,8 @@ def _apply(text: str, strict_only: bool) -> tuple[str, list[str]]:
     # one is gone, so passes repeat until one replaces nothing; in practice the second pass does.
     for _ in range(_MAX_PASSES):
         before = len(names)
-        for rule in RULES:
-            if rule.strict or not strict_only:
-                text = rule.pattern.sub(replace, text)
+        for rule, sub in _RUNS[strict_only]:
+            text = sub(replace, text)
         if len(names) == before:
             break
     return text, names
