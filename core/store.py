@@ -293,23 +293,23 @@ def update(
     with snap.edited(...) or Snapshot(records=...)), or None to leave the file untouched. Before
     the file is replaced, unreadable lines go to the quarantine file and a conflicted file is
     copied aside, so nothing is ever lost."""
-    path = Path(path)
-    key, context = os.fspath(path), os.path.dirname(path)
+    key = os.fspath(path)
+    context = os.path.dirname(key)
     if not os.path.isdir(context):
-        prepare_context_dir(path.parent)
+        prepare_context_dir(Path(context))
     with _locked(key, timeout):
         _tidy(key)
-        snap = read(path)
+        snap = read(key)
         new = change(snap)
         if new is None:
             return WriteReport()
         report = WriteReport(written=True, duplicates=snap.duplicates)
         if snap.unreadable:
-            report.quarantined, report.quarantine_redactions = _quarantine(path.parent / QUARANTINE_FILE,
+            report.quarantined, report.quarantine_redactions = _quarantine(Path(context) / QUARANTINE_FILE,
                                                                            snap.unreadable)
         if snap.conflict_regions:
             report.conflict_regions = snap.conflict_regions
-            report.conflict_copy = _free_name(path, time.strftime("%Y%m%dT%H%M%S"), "conflicted")
+            report.conflict_copy = _free_name(Path(key), time.strftime("%Y%m%dT%H%M%S"), "conflicted")
             atomic_write(report.conflict_copy, snap.raw)
         stamp = _stamp()
         st = atomic_write(key, new.file_text().buffers(), mtime_ns=stamp)
@@ -378,9 +378,10 @@ def _tidy(path: str) -> None:
     can no other writer of this file have a temporary file open (they exist only under the lock)."""
     context, name = os.path.split(path)
     prefix = f".{name.split('.')[0]}."
-    names = []
-    with suppress(OSError), os.scandir(context) as entries:
-        names = [e.name for e in entries]
+    try:
+        names = os.listdir(context)
+    except OSError:
+        names = []
     for name in names:
         if name.startswith(prefix) and name.endswith(".tmp"):
             with suppress(OSError):
