@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,17 +57,23 @@ def find(snap: store.Snapshot, query: str = "", topic: str | None = None) -> lis
     """The records with exactly this topic (all when None), most relevant to query first, then
     principles, then newest. Nothing is dropped for a low score."""
     ranking = _ranking(snap)
-    return [ranking.records[p] for p in ranking.ranked(terms(query or ""), _topic(topic)).best_first()]
+    return [ranking.entries[p].record for p in ranking.ranked(terms(query or ""), _topic(topic)).best_first()]
 
 
 _last_ranking: tuple[store.Snapshot, Ranking] | None = None
 
 
 def _ranking(snap: store.Snapshot) -> Ranking:
-    """The search index of this snapshot, rebuilt only when the snapshot changed."""
+    """The search index of this snapshot: made when the snapshot changed, from the previous one
+    when the snapshot is that one edited (a write of this process), else from its records."""
     global _last_ranking
     if _last_ranking is None or _last_ranking[0] is not snap:
-        _last_ranking = (snap, Ranking(snap.records.values()))
+        base = snap.edited_from()
+        ranking = None
+        if base is not None and _last_ranking is not None and base[0] is _last_ranking[0]:
+            ranking = _last_ranking[1].derive(base[1], base[2])
+        _last_ranking = (snap, ranking or Ranking(snap.records.values()))
+        snap.settle()
     return _last_ranking[1]
 
 
@@ -91,10 +96,11 @@ def search(path: Path, query: str = "", topic: str | None = None) -> str:
         return "\n\n".join([head, *notes, render.gap_questions()])
 
     ranking, query_terms = _ranking(snap), terms(query or "")
+    ranked = ranking.ranked(query_terms, wanted)
     if wanted is None:
         logs, principles = snap.counts()
     else:
-        principles = bisect_left(ranking.by_topic[wanted], ranking.principles)  # principles come first
+        principles = ranked.principles_in_scope()
         logs = total - principles
     order = f', most relevant to "{query.strip()}" first' if query_terms else ", principles first, newest first"
     scope = f' with topic "{wanted}"' if wanted else ""
@@ -105,14 +111,13 @@ def search(path: Path, query: str = "", topic: str | None = None) -> str:
     budget = search_budget()
     # The header, the notes and the notices that may follow count against the budget too.
     overhead = render.estimate_tokens(head + "".join(notes)) + NOTICE_ALLOWANCE
-    ranked = ranking.ranked(query_terms, wanted)
     blocks = _fitting_blocks(ranking, ranked.best_first(), budget - overhead if budget else 0)
     if blocks is None:  # not everything fits: principles first, then the most relevant
         shown = []
         blocks = _fitting_blocks(ranking, ranked.principles_first(), budget - overhead, shown)
         # Topics of what was left out: every topic in scope less those shown.
         left_topics = Counter({wanted: total}) if wanted else Counter(snap.topic_counts())
-        left_topics.subtract(ranking.records[p].get("topic") for p in shown)
+        left_topics.subtract(ranking.entries[p].record.get("topic") for p in shown)
         tail.insert(0, render.left_out_notice(total - len(shown), +left_topics, budget, bool(wanted)))
     all_logs, _ = snap.counts()
     if all_logs > DEFAULT_THRESHOLD:

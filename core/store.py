@@ -34,6 +34,7 @@ QUARANTINE_FILE = "memory_log.quarantine.jsonl"
 LOCK_TIMEOUT = 10.0
 _BOM = b"\xef\xbb\xbf"
 _WINDOWS = sys.platform == "win32"
+_MAX_ORIGIN = 512  # entries an edited snapshot keeps as its difference from its origin
 _MARKERS = (b"<<<<<<<", b"|||||||", b"=======", b">>>>>>>")
 
 GITIGNORE = """\
@@ -69,6 +70,10 @@ class Snapshot:
     # already (sorted, LF, nothing else on any line), by text(), and by edited(), which splits in
     # its few changed lines instead of sorting and joining every record again.
     _text: FileText | None = field(default=None, repr=False)
+    # (a snapshot, the entries it had that this one has not, the entries this one has that it had
+    # not) when this one was made from it by edits: a search index can then be derived instead of
+    # built from every record. See edited_from and settle.
+    _origin: tuple[Snapshot, tuple[Entry, ...], tuple[Entry, ...]] | None = field(default=None, repr=False)
 
     @property
     def raw(self) -> bytes:
@@ -104,7 +109,7 @@ class Snapshot:
         record of the same id. This one keeps its records and its text (written, it would give
         the same bytes as before)."""
         put = list(put)
-        drop = [rid for rid in drop if rid in self.records and rid not in {e.id for e in put}]
+        drop = [rid for rid in dict.fromkeys(drop) if rid in self.records and rid not in {e.id for e in put}]
         records = dict(self.records)
         gone = [records.pop(rid) for rid in drop]
         for entry in put:
@@ -122,7 +127,26 @@ class Snapshot:
         if self._text is not None:
             cuts = {rid: None for rid in drop} | {e.id: e.data for e in put}
             new._text = self._text.edited(cuts, lambda rid: self.records[rid].data)
+        base, removed, added = self._origin or (self, (), ())
+        added, removed = dict.fromkeys(added), list(removed)  # (a dict: in order, O(1) to remove)
+        for entry in gone:
+            if entry in added:
+                del added[entry]  # added since the origin, gone again
+            else:
+                removed.append(entry)
+        added.update(dict.fromkeys(put))
+        if len(removed) + len(added) <= _MAX_ORIGIN:
+            new._origin = (base, tuple(removed), tuple(added))
         return new
+
+    def edited_from(self) -> tuple[Snapshot, tuple[Entry, ...], tuple[Entry, ...]] | None:
+        """(an earlier snapshot, the entries it has and this one not, and the other way round)
+        when this one came from it through edited(); None when it was read from the file."""
+        return self._origin
+
+    def settle(self) -> None:
+        """Make this snapshot the one later edits are told apart from (its search index exists)."""
+        self._origin = None
 
 
 # The last snapshot read or written per file, and the file's fingerprint when this process wrote

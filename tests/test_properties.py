@@ -155,3 +155,44 @@ def test_a_spliced_write_equals_a_full_rewrite(start, in_order, edits):
         assert before.text() == before_text, "the older snapshot still gives its own text"
     ids = [json.loads(line)["id"] for line in snap.text().splitlines()]
     assert ids == sorted(ids) and set(ids) == set(snap.records)
+
+
+queries = st.sampled_from(["", "x", "yy zzz", "t", "u", "결제 환불", "w"])
+days = st.sampled_from(["2026-01-01T00:00:00+00:00", "2026-03-01T00:00:00+00:00", "2025-12-31T00:00:00+00:00"])
+
+
+@SETTINGS
+@given(st.dictionaries(ids16, st.sampled_from(["x", "y"]), max_size=12),
+       st.lists(st.tuples(st.dictionaries(ids16, st.tuples(st.sampled_from(["x", "yy", "zzz w"]),
+                                                            st.sampled_from(["log", "principle"]),
+                                                            st.sampled_from(["t", "u"]), days), max_size=3),
+                          st.lists(ids16, max_size=2), st.booleans(), queries), max_size=10))
+def test_a_search_index_derived_after_writes_ranks_as_one_built_afresh(start, edits):
+    """After writes in this process, search derives the new snapshot's index from the previous one;
+    it orders every query (and topic) exactly as an index built from all the records would."""
+    from core.relevance import Ranking, terms
+
+    def made(rid, lesson, type_, topic, created):
+        return Entry.of({"id": rid, "type": type_, "topic": topic, "missing_context": rid, "lesson": lesson,
+                         "ask_next_time": "", "meta": {"created": created}})
+
+    snap = parse(b"".join(entry(rid, start[rid]).data for rid in sorted(start)))
+    base, ranking = snap, Ranking(snap.records.values())
+    for put, drop, search, query in edits:
+        snap = snap.edited(put=[made(rid, *fields) for rid, fields in put.items()], drop=drop)
+        if not search:
+            continue
+        origin, removed, added = snap.edited_from()
+        assert origin is base
+        derived, fresh = ranking.derive(removed, added), Ranking(snap.records.values())
+        assert derived is not None, "a difference made by edits always fits"
+        assert derived.entries == fresh.entries and derived.principles == fresh.principles
+        earlier = Ranking(base.records.values())
+        for topic in (None, "t", "u", "none"):
+            one, two = derived.ranked(terms(query), topic), fresh.ranked(terms(query), topic)
+            assert list(one.best_first()) == list(two.best_first())
+            assert list(one.principles_first()) == list(two.principles_first())
+            assert list(ranking.ranked(terms(query), topic).best_first()) == \
+                list(earlier.ranked(terms(query), topic).best_first()), "the earlier index is left as it was"
+        base, ranking = snap, derived
+        snap.settle()
