@@ -57,7 +57,8 @@ def find(snap: store.Snapshot, query: str = "", topic: str | None = None) -> lis
     """The records with exactly this topic (all when None), most relevant to query first, then
     principles, then newest. Nothing is dropped for a low score."""
     ranking = _ranking(snap)
-    return [ranking.entries[p].record for p in ranking.ranked(terms(query or ""), _topic(topic)).best_first()]
+    by_rank = ranking.by_rank
+    return [by_rank[r].record for r in ranking.ranked(terms(query or ""), _topic(topic)).best_first()]
 
 
 _last_ranking: tuple[store.Snapshot, Ranking] | None = None
@@ -117,7 +118,7 @@ def search(path: Path, query: str = "", topic: str | None = None) -> str:
         blocks = _fitting_blocks(ranking, ranked.principles_first(), budget - overhead, shown)
         # Topics of what was left out: every topic in scope less those shown.
         left_topics = Counter({wanted: total}) if wanted else Counter(snap.topic_counts())
-        left_topics.subtract(ranking.entries[p].record.get("topic") for p in shown)
+        left_topics.subtract(ranking.by_rank[r].record.get("topic") for r in shown)
         tail.insert(0, render.left_out_notice(total - len(shown), +left_topics, budget, bool(wanted)))
     all_logs, _ = snap.counts()
     if all_logs > DEFAULT_THRESHOLD:
@@ -134,20 +135,20 @@ def search_budget() -> int:
         return DEFAULT_BUDGET
 
 
-def _fitting_blocks(ranking: Ranking, positions, room: int, shown: list[int] | None = None) -> list[str] | None:
-    """The numbered blocks of the records at `positions`, in that order. With `shown` (a list to
-    fill with the positions listed), as many as fit in `room` estimated tokens; without, all of
+def _fitting_blocks(ranking: Ranking, ranks, room: int, shown: list[int] | None = None) -> list[str] | None:
+    """The numbered blocks of the records with these ranks, in that order. With `shown` (a list
+    to fill with the ranks listed), as many as fit in `room` estimated tokens; without, all of
     them, or None as soon as they would not fit (room 0: no limit). Only what is listed is
     rendered, from each record's block made once (Entry.shown)."""
-    blocks, used = [], 0
-    for position in positions:
-        block, cost = render.numbered(len(blocks) + 1, ranking.entries[position].shown)
+    blocks, used, by_rank = [], 0, ranking.by_rank
+    for rank in ranks:
+        block, cost = render.numbered(len(blocks) + 1, by_rank[rank].shown)
         used += cost
         if room and used > room:
             return blocks if shown is not None else None
         blocks.append(block)
         if shown is not None:
-            shown.append(position)
+            shown.append(rank)
     return blocks
 
 

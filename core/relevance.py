@@ -42,81 +42,103 @@ def record_terms(record: dict) -> tuple[set[str], set[str]]:
 TOPIC_WEIGHT = 3  # a query term in the topic counts three times one in the text
 
 
+# Every entry of a ranking has a rank: an int in static order (principles, newest, id), with
+# room between neighbours, so that a derived ranking gives a new entry one without renumbering
+# the others. Ranks stay below 2**30, where ints are one machine word (cheap to hash and compare):
+# a fresh ranking spreads them over the upper half, leaving the lower half for newer entries.
+_LIMIT = 1 << 30  # every rank is below it: a query's sort key is rank - score * _LIMIT
+
+
 class Ranking:
     """An inverted index over one snapshot's entries, built once and reused while the file is
     unchanged: a query then touches only the entries that contain its terms. After a write, the
     next snapshot's index is derived from this one (derive) at the cost of the changed entries.
 
     Order: score (query terms contained; topic matches weigh three), then the static order:
-    principles, then the newest, then id. Every entry is in it; positions are into `entries`,
-    which is in static order, so its first `principles` positions are the principles."""
+    principles, then the newest, then id. `entries` are in static order and `ranks` (ascending)
+    go with them; postings and topics list ranks."""
 
     def __init__(self, entries) -> None:
         with paused():  # see gcpause: the collector tripled this at 10,000 records
             self.entries = sorted(entries, key=_static_key, reverse=True)
-            self.positions = dict(zip(self.entries, range(len(self.entries))))
+            self.space = min((_LIMIT // 2) // (len(self.entries) + 1), 1 << 16)
+            self.ranks = list(range(_LIMIT // 2, _LIMIT // 2 + len(self.entries) * self.space, self.space))
+            self._by_rank: dict[int, object] | None = None
             self.principles = sum(1 for e in self.entries if e.record.get("type") == "principle")
-            # term -> the entries that hold it, in no particular order (scoring only counts them)
-            self.topic_postings: dict[str, list] = {}
-            self.body_postings: dict[str, list] = {}
-            self.by_topic: dict[object, list] = {}  # exact topic -> its entries
-            for entry in self.entries:
-                topic, body = entry.terms
-                for term in topic:
-                    self.topic_postings.setdefault(term, []).append(entry)
-                for term in body - topic:
-                    self.body_postings.setdefault(term, []).append(entry)
-                self.by_topic.setdefault(entry.record.get("topic"), []).append(entry)
+            self.topic_postings: dict[str, list[int]] = {}  # term -> the ranks of the entries that hold it
+            self.body_postings: dict[str, list[int]] = {}
+            self.by_topic: dict[object, list[int]] = {}  # exact topic -> its entries' ranks
+            for rank, entry in zip(self.ranks, self.entries):
+                self._index(entry, rank, _add)
+
+    def _index(self, entry, rank: int, change) -> None:
+        topic, body = entry.terms
+        for term in topic:
+            change(self.topic_postings, term, rank)
+        for term in body - topic:
+            change(self.body_postings, term, rank)
+        change(self.by_topic, entry.record.get("topic"), rank)
 
     def derive(self, removed, added) -> Ranking | None:
         """The ranking of these entries less `removed`, plus `added`, made from this one (left as it
         is: another thread may be reading it) by changing only what those entries touch. None if
         the difference does not fit this ranking (the caller then builds one afresh)."""
-        positions = self.positions
-        if any(e not in positions for e in removed) or any(e in positions for e in added):
-            return None
         new = Ranking.__new__(Ranking)
+        new.entries, new.ranks = list(self.entries), list(self.ranks)
+        new.topic_postings, new.body_postings = dict(self.topic_postings), dict(self.body_postings)
+        new.by_topic = dict(self.by_topic)
+        new.principles, new.space, new._by_rank = self.principles, self.space, None
         with paused():
-            entries = list(self.entries)
-            for position in sorted((positions[e] for e in removed), reverse=True):
-                del entries[position]
+            for entry in removed:
+                try:
+                    at = new.entries.index(entry)  # identity: entries define no equality
+                except ValueError:
+                    return None
+                new._index(entry, new.ranks[at], _remove)
+                del new.entries[at], new.ranks[at]
+                new.principles -= entry.record.get("type") == "principle"
             for entry in added:
-                entries.insert(_static_position(entries, entry), entry)
-            new.entries = entries
-            new.positions = dict(zip(entries, range(len(entries))))
-            new.principles = (self.principles - sum(e.record.get("type") == "principle" for e in removed)
-                              + sum(e.record.get("type") == "principle" for e in added))
-            new.topic_postings, new.body_postings = dict(self.topic_postings), dict(self.body_postings)
-            new.by_topic = dict(self.by_topic)
-            for entry, change in [(e, _without) for e in removed] + [(e, _with) for e in added]:
-                topic, body = entry.terms
-                for term in topic:
-                    change(new.topic_postings, term, entry)
-                for term in body - topic:
-                    change(new.body_postings, term, entry)
-                change(new.by_topic, entry.record.get("topic"), entry)
+                at = _static_position(new.entries, entry)
+                if at < len(new.entries) and new.entries[at] is entry:
+                    return None
+                rank = _rank_between(new.ranks[at - 1] if at else None, new.ranks[at] if at < len(new.ranks) else None,
+                                     new.space)
+                if rank is None:
+                    return None
+                new.entries.insert(at, entry)
+                new.ranks.insert(at, rank)
+                new._index(entry, rank, _with_new_list)
+                new.principles += entry.record.get("type") == "principle"
         return new
+
+    @property
+    def by_rank(self) -> dict:
+        """rank -> entry, made once per ranking (in C) when a query first needs it."""
+        if self._by_rank is None:
+            self._by_rank = dict(zip(self.ranks, self.entries))
+        return self._by_rank
 
     def rank(self, query_terms: set[str]) -> list[dict]:
         """Every record, the best match for query_terms first."""
-        return [self.entries[p].record for p in self.ranked(query_terms).best_first()]
+        by_rank = self.by_rank
+        return [by_rank[r].record for r in self.ranked(query_terms).best_first()]
 
     def ranked(self, query_terms: set[str], topic: object = None) -> Ranked:
-        """The positions of `topic`'s entries (all when None) ranked for query_terms."""
+        """The ranks of `topic`'s entries (all when None) ranked for query_terms."""
         scores = self._scores(query_terms)
-        size = len(self.entries)
-        # One int per matching entry, a higher score first, then the static order (position < size);
+        # One int per matching entry, a higher score first, then the static order (rank < _LIMIT);
         # made and sorted in C (map), as there may be thousands.
-        keys = list(map(sub, map(self.positions.__getitem__, scores.keys()), map(mul, scores.values(), repeat(size))))
+        keys = list(map(sub, scores.keys(), map(mul, scores.values(), repeat(_LIMIT))))
         keys.sort()
-        scored = list(map(size.__rmod__, keys))
+        scored = list(map(_LIMIT.__rmod__, keys))
         if topic is None:
-            scope = range(size)
+            scope = self.ranks
         else:
-            scope = sorted(map(self.positions.__getitem__, self.by_topic.get(topic, ())))
+            scope = sorted(self.by_topic.get(topic, ()))
             inside = set(scope)
-            scored = [p for p in scored if p in inside]
-        return Ranked(scored, scope, self.principles)
+            scored = [r for r in scored if r in inside]
+        first_log = self.ranks[self.principles] if self.principles < len(self.ranks) else _LIMIT
+        return Ranked(scored, scope, first_log)
 
     def _scores(self, query_terms: set[str]) -> Counter:
         scores: Counter = Counter()
@@ -147,12 +169,27 @@ def _static_position(entries: list, entry) -> int:
     return low
 
 
-def _with(index: dict, key, entry) -> None:
-    index[key] = index.get(key, []) + [entry]  # a new list: the old one may be another ranking's
+def _rank_between(before: int | None, after: int | None, space: int) -> int | None:
+    """A rank between two neighbours' (None: no neighbour there), or None if there is no room."""
+    if before is None and after is None:
+        return _LIMIT // 2
+    if before is None:
+        return after - space if after - space >= 0 else None
+    if after is None:
+        return before + space if before + space < _LIMIT else None
+    return (before + after) // 2 if after - before > 1 else None
 
 
-def _without(index: dict, key, entry) -> None:
-    left = [e for e in index[key] if e is not entry]
+def _add(index: dict, key, rank: int) -> None:
+    index.setdefault(key, []).append(rank)
+
+
+def _with_new_list(index: dict, key, rank: int) -> None:
+    index[key] = index.get(key, []) + [rank]  # a new list: the old one may be another ranking's
+
+
+def _remove(index: dict, key, rank: int) -> None:
+    left = [r for r in index[key] if r != rank]
     if left:
         index[key] = left
     else:
@@ -160,24 +197,24 @@ def _without(index: dict, key, entry) -> None:
 
 
 class Ranked:
-    """Positions in one ranking's order: those that match the query (best first), then the rest
-    of the scope in static order. Lazy past the matching ones, so taking the first few costs
-    little however many entries there are."""
+    """Ranks in one ranking's order: those that match the query (best first), then the rest of
+    the scope in static order. Lazy past the matching ones, so taking the first few costs little
+    however many entries there are. Ranks below `first_log` are principles'."""
 
-    def __init__(self, scored: list[int], scope, principles: int) -> None:
-        self.scored, self.scope, self.principles = scored, scope, principles
+    def __init__(self, scored: list[int], scope: list[int], first_log: int) -> None:
+        self.scored, self.scope, self.first_log = scored, scope, first_log
         self.matched = set(scored)
 
     def principles_in_scope(self) -> int:
-        return bisect_left(self.scope, self.principles)
+        return bisect_left(self.scope, self.first_log)
 
     def best_first(self) -> Iterator[int]:
-        return chain(self.scored, (p for p in self.scope if p not in self.matched))
+        return chain(self.scored, (r for r in self.scope if r not in self.matched))
 
     def principles_first(self) -> Iterator[int]:
-        """The same order, principles before the rest (they hold the static order's first positions)."""
-        first, matched, scope = self.principles, self.matched, self.scope
-        return chain((p for p in self.scored if p < first),
-                     (p for p in takewhile(lambda p: p < first, scope) if p not in matched),
-                     (p for p in self.scored if p >= first),
-                     (p for p in dropwhile(lambda p: p < first, scope) if p not in matched))
+        """The same order, principles before the rest."""
+        first_log, matched, scope = self.first_log, self.matched, self.scope
+        return chain((r for r in self.scored if r < first_log),
+                     (r for r in takewhile(lambda r: r < first_log, scope) if r not in matched),
+                     (r for r in self.scored if r >= first_log),
+                     (r for r in dropwhile(lambda r: r < first_log, scope) if r not in matched))

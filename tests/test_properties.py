@@ -187,12 +187,16 @@ def test_a_search_index_derived_after_writes_ranks_as_one_built_afresh(start, ed
         derived, fresh = ranking.derive(removed, added), Ranking(snap.records.values())
         assert derived is not None, "a difference made by edits always fits"
         assert derived.entries == fresh.entries and derived.principles == fresh.principles
+        assert sorted(derived.ranks) == derived.ranks and len(set(derived.ranks)) == len(derived.ranks)
         earlier = Ranking(base.records.values())
         for topic in (None, "t", "u", "none"):
             one, two = derived.ranked(terms(query), topic), fresh.ranked(terms(query), topic)
-            assert list(one.best_first()) == list(two.best_first())
-            assert list(one.principles_first()) == list(two.principles_first())
-            assert list(ranking.ranked(terms(query), topic).best_first()) == \
-                list(earlier.ranked(terms(query), topic).best_first()), "the earlier index is left as it was"
+            assert [derived.by_rank[r] for r in one.best_first()] == [fresh.by_rank[r] for r in two.best_first()]
+            assert [derived.by_rank[r] for r in one.principles_first()] == \
+                [fresh.by_rank[r] for r in two.principles_first()]
+            assert one.principles_in_scope() == two.principles_in_scope()
+            assert [ranking.by_rank[r] for r in ranking.ranked(terms(query), topic).best_first()] == \
+                [earlier.by_rank[r] for r in earlier.ranked(terms(query), topic).best_first()], \
+                "the earlier index is left as it was"
         base, ranking = snap, derived
         snap.settle()
