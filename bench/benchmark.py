@@ -375,6 +375,11 @@ def inprocess(size: int, rounds: int) -> dict:
                 start = time.perf_counter()
                 write(i, data)
                 out[name].append(time.perf_counter() - start)
+        # A search right after a write of this process: its index is derived from the previous one.
+        core.search(path, QUERY)
+        out["search after write"] = timed(lambda i: core.search(path, QUERY), min(rounds, 30),
+                                          before=lambda: core.log(path, "bench", f"then search {time.perf_counter_ns()}",
+                                                                  "A write, then a search."))
         return out
     finally:
         shutil.rmtree(project, ignore_errors=True)
@@ -614,6 +619,7 @@ async def main() -> None:
         table.timing("core.search (cached snapshot)", r["search"],
                      f"~{render.estimate_tokens(r['search text']):,} est. tokens out")
         table.timing("core.search (cold: parse the file first)", r["search cold"])
+        table.timing("core.search right after a core.log (index derived)", r["search after write"])
         table.timing("core.compact", r["compact"], f"{r['compact chars']:,} chars out")
 
     conc = await concurrency(table, args, node_dir)
