@@ -351,15 +351,28 @@ def _locked(path: str, timeout: float):
     it is taken straight on the file's descriptor (filelock's lock_descriptor: one flock call;
     a FileLock object costs ~0.17 ms of bookkeeping per write, a fifth of a whole rewrite at 1,000
     records). Each hold opens its own descriptor, so threads exclude each other as processes do.
-    Windows keeps FileLock, which handles lock files that a peer is deleting as it releases."""
+    Windows, and a filesystem without flock, keep FileLock: it handles lock files that a peer is
+    deleting as it releases, and falls back to a lock file of its own where flock is missing."""
     name = f"{path}.lock"
-    if _WINDOWS:
+    fd = None if _WINDOWS or name in _NO_FLOCK else _flocked(name, path, timeout)
+    if fd is None:
         try:
             with FileLock(name, timeout=timeout):
                 yield
             return
         except Timeout:
             raise _lock_timeout(path, timeout) from None
+    try:
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases its flock
+
+
+_NO_FLOCK: set[str] = set()  # lock files on filesystems that refused flock
+
+
+def _flocked(name: str, path: str, timeout: float) -> int | None:
+    """A descriptor of the lock file that holds its flock; None if the filesystem has no flock."""
     deadline, delay = time.monotonic() + timeout, 0.001
     while True:
         try:
@@ -374,10 +387,17 @@ def _locked(path: str, timeout: float):
                 time.sleep(delay)
                 delay = min(delay * 2, 0.025)
             if os.fstat(fd).st_nlink:  # else the file was deleted before we locked it: lock the new one
-                yield
-                return
-        finally:
-            os.close(fd)  # closing the descriptor releases its flock
+                return fd
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOLCK):
+                _NO_FLOCK.add(name)
+                return None
+            raise
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
 
 
 def _lock_timeout(path: str, timeout: float) -> LockTimeout:
