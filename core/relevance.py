@@ -45,7 +45,8 @@ TOPIC_WEIGHT = 3  # a query term in the topic counts three times one in the text
 # Every entry of a ranking has a rank: an int in static order (principles, newest, id), with
 # room between neighbours, so that a derived ranking gives a new entry one without renumbering
 # the others. Ranks stay below 2**30, where ints are one machine word (cheap to hash and compare):
-# a fresh ranking spreads them over the upper half, leaving the lower half for newer entries.
+# a fresh ranking starts them at the middle, up to 65,536 apart, leaving the lower half for newer
+# entries (the newest come first).
 _LIMIT = 1 << 30  # every rank is below it: a query's sort key is rank - score * _LIMIT
 
 
@@ -117,11 +118,6 @@ class Ranking:
         if self._by_rank is None:
             self._by_rank = dict(zip(self.ranks, self.entries))
         return self._by_rank
-
-    def rank(self, query_terms: set[str]) -> list[dict]:
-        """Every record, the best match for query_terms first."""
-        by_rank = self.by_rank
-        return [by_rank[r].record for r in self.ranked(query_terms).best_first()]
 
     def ranked(self, query_terms: set[str], topic: object = None) -> Ranked:
         """The ranks of `topic`'s entries (all when None) ranked for query_terms."""
