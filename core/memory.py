@@ -142,7 +142,7 @@ def _fitting_blocks(ranking: Ranking, ranks, room: int, shown: list[int] | None 
     rendered, from each record's block made once (Entry.shown)."""
     blocks, used, by_rank = [], 0, ranking.by_rank
     for rank in ranks:
-        block, cost = render.numbered(len(blocks) + 1, by_rank[rank].shown)
+        block, cost = render.numbered_block(len(blocks) + 1, by_rank[rank].shown)
         used += cost
         if room and used > room:
             return blocks if shown is not None else None

@@ -60,7 +60,7 @@ def record_body(record: dict) -> str:
     return "\n".join(lines)
 
 
-def numbered(number: int, shown: tuple[str, int, int]) -> tuple[str, int]:
+def numbered_block(number: int, shown: tuple[str, int, int]) -> tuple[str, int]:
     """record_block(number, ...) from a record's (body, ASCII characters, other characters), and
     its estimate_tokens, counted without scanning the text again."""
     prefix = f"#{number} "
