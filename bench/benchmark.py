@@ -57,8 +57,9 @@ from mcp.client.stdio import stdio_client  # noqa: E402
 
 import core  # noqa: E402
 from core import render, store  # noqa: E402
-from core.memory import search_budget  # noqa: E402
+from core.memory import BUDGET_ENV, search_budget  # noqa: E402
 from core.records import Entry, utc_now  # noqa: E402
+from core.snapshot import Snapshot  # noqa: E402
 
 BARE = BENCH / "bare_lowlevel_server.py"
 NODE_PACKAGES = {"@modelcontextprotocol/server-memory": "2026.8.31", "js-tiktoken": "1.0.21"}
@@ -356,9 +357,9 @@ def inprocess(size: int, rounds: int) -> dict:
     project = new_project()
     try:
         path = fill(project, size)
-        os.environ.pop(core.memory.BUDGET_ENV, None)
+        os.environ.pop(BUDGET_ENV, None)
         out = {"bytes": len(path.read_bytes())}
-        out["search cold"] = timed(lambda i: core.search(path, QUERY), min(rounds, 5), before=store._last.clear)
+        out["search cold"] = timed(lambda i: core.search(path, QUERY), min(rounds, 5), before=store.drop_cache)
         out["search"] = timed(lambda i: core.search(path, QUERY), rounds)
         out["compact"] = timed(lambda i: core.compact(path), min(rounds, 30))
         out["search text"] = core.search(path, QUERY)
@@ -477,9 +478,9 @@ def git_drivers(table: Table, args) -> dict[str, list[float]]:
             for i in change:
                 records[base_entries[i].id] = changed(base_entries[i], name)
             records.update({e.id: e for e in extra})
-            return store.Snapshot(records=records).text()
+            return Snapshot(records=records).text()
 
-        (work / "base").write_bytes(store.Snapshot(records={e.id: e for e in base_entries}).text())
+        (work / "base").write_bytes(Snapshot(records={e.id: e for e in base_entries}).text())
         ours = side(everything[size:size + 100], range(0, 100, 2), "ours")
         (work / "theirs").write_bytes(side(everything[size + 100:], range(1, 100, 2), "theirs"))
         merge, conv = [], []

@@ -1,10 +1,12 @@
 """Sentinel-Memory's core: everything but the MCP adapter. Imports no FastMCP, so git drivers
-and the command line start fast. The public surface is this page."""
+and the command line start fast. The public surface is this page; docs/design.md maps the
+modules behind it."""
 
 from .errors import InvalidInput, LockTimeout, MemoryToolError, ProjectRootError, StorageError
-from .memory import DEFAULT_THRESHOLD, compact, log, search
+from .memory import DEFAULT_THRESHOLD
 from .project import ProjectRoot, refusal, resolve
 from .store import memory_path
+from .tools import compact, log, search
 
 __all__ = [
     "DEFAULT_THRESHOLD",

@@ -13,16 +13,15 @@ import json
 import os
 import re
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
-from . import gitdriver, people, render
+from . import console, gitdriver, memory, render
+from .disk import atomic_write
 from .errors import InvalidInput, MemoryToolError, ProjectRootError
-from .memory import DEFAULT_THRESHOLD, find, forget, upsert
+from .memory import DEFAULT_THRESHOLD, MIN_PREFIX
 from .project import ENV_VAR, resolve
 from .records import LIMITS
-from .relevance import terms
-from .store import atomic_write, read
-from .terminal import colour
 
 EXIT_CODES = (
     "exit codes: 0 success; 1 nothing found, or a check failed; 2 bad usage or input (nothing "
@@ -30,7 +29,6 @@ EXIT_CODES = (
 )
 PROJECT_HELP = f"the project (default: ${ENV_VAR}, else the current directory); before or after the command"
 JSON_HELP = "print UTF-8 JSON for scripts instead of text"
-MIN_PREFIX = 4  # an id may be shortened to a unique prefix of at least this many characters, as in git
 
 
 @functools.cache
@@ -182,131 +180,78 @@ def _dump(value) -> None:
     print(json.dumps(value, ensure_ascii=False, indent=2))
 
 
-def _full_id(snap, given: str) -> str | None:
-    """The id that `given` names exactly or as a unique prefix; None when none does."""
-    given = given.strip()
-    if given in snap.records:
-        return given
-    prefix = given.lower()
-    matches = sorted(rid for rid in snap.records if rid.startswith(prefix)) if len(prefix) >= MIN_PREFIX else []
-    if len(matches) > 1:
-        shown = ", ".join(matches[:5]) + (" ..." if len(matches) > 5 else "")
-        raise InvalidInput(f"id {given!r} is the start of {len(matches)} records ({shown}); give more of it. "
-                           "Nothing was changed.")
-    return matches[0] if matches else None
-
-
-def _not_found(root, given: str) -> str:
-    return (f"no record with id {given!r} in {root.memory_file} (`server.py search` shows the ids; "
-            f"a prefix needs at least {MIN_PREFIX} characters)")
-
-
 def cmd_search(root, args) -> int:
-    snap = read(root.memory_file)
     query = " ".join(args.query)
-    wanted = terms(query)
-    ranked = find(snap, query, args.topic)
-    found = [r for r in ranked if not wanted or wanted & set().union(*snap.records[r["id"]].terms)]
+    found, in_scope = memory.matching(root.memory_file, query, args.topic)
     if args.json:
         _dump(found)
-    elif not found:
-        scope = f" with topic {args.topic!r}" if args.topic else ""
-        what = f" mention {query!r}" if ranked else ""
-        print(f"No records{scope}{what} in {root.memory_file}." + (" `server.py list` shows the topics." if snap.records else ""))
     else:
-        print("\n\n".join(people.block(r) for r in found))
-        if len(found) < len(ranked):
-            print(f"\n({render.plural(len(ranked) - len(found), 'other record')} "
-                  f"{'does' if len(ranked) - len(found) == 1 else 'do'} not mention {query!r}; "
-                  "`server.py search` without words shows every record.)")
+        print(console.search_result(found, in_scope, query, args.topic, root.memory_file, bool(in_scope) or
+                                    bool(memory.records(root.memory_file))))
     return 0 if found else 1
 
 
 def cmd_list(root, args) -> int:
-    topics = people.topics([e.record for e in read(root.memory_file).records.values()])
+    topics = memory.topics(memory.records(root.memory_file))
     if args.json:
-        _dump(list(topics.values()))
+        _dump([asdict(t) for t in topics])
     elif topics:
-        print(people.topic_table(topics))
+        print(console.topic_table(topics))
     else:
         print(f"No records in {root.memory_file}.")
     return 0
 
 
 def cmd_show(root, args) -> int:
-    snap = read(root.memory_file)
-    rid = _full_id(snap, args.id)
-    if rid is None:
-        return _fail(_not_found(root, args.id), 1)
+    record = memory.record(root.memory_file, args.id)
+    if record is None:
+        return _fail(console.not_found(args.id, root.memory_file, memory.MIN_PREFIX), 1)
     if args.json:
-        _dump(snap.records[rid].record)
+        _dump(record)
     else:
-        print(gitdriver.readable_block(snap.records[rid].record).rstrip())
+        print(gitdriver.readable_block(record).rstrip())
     return 0
 
 
 def cmd_stats(root, args) -> int:
-    snap = read(root.memory_file)
-    records = [e.record for e in snap.records.values()]
-    logs, principles = render.counts(records)
-    topics = people.topics(records)
-    size = root.memory_file.stat().st_size if root.memory_file.exists() else 0
-    stats = {
-        "file": str(root.memory_file), "records": len(records), "logs": logs, "principles": principles,
-        "bytes": size, "estimated_tokens": render.estimate_tokens(snap.text().decode("utf-8")),
-        "threshold": args.threshold, "over_threshold": max(0, logs - args.threshold),
-        "compaction_required": logs > args.threshold, "unreadable_lines": len(snap.unreadable),
-        "topics": list(topics.values()),
-    }
+    stats = memory.stats(root.memory_file, args.threshold)
     if args.json:
-        _dump(stats)
-        return 0
-    print(f"{stats['file']}: {render.plural(len(records), 'record')} ({render.plural(logs, 'log')}, "
-          f"{render.plural(principles, 'principle')}), {size:,} bytes, ~{stats['estimated_tokens']:,} tokens")
-    if stats["compaction_required"]:
-        print(colour(f"compaction required: {logs} logs, {stats['over_threshold']} past the threshold of "
-                     f"{args.threshold} (the agent's compact_memory folds each topic into a principle)", "33"))
+        _dump({"file": str(stats.file), "records": stats.records, "logs": stats.logs, "principles": stats.principles,
+               "bytes": stats.bytes, "estimated_tokens": stats.estimated_tokens, "threshold": stats.threshold,
+               "over_threshold": stats.over_threshold, "compaction_required": stats.compaction_required,
+               "unreadable_lines": stats.unreadable_lines, "topics": [asdict(t) for t in stats.topics]})
     else:
-        print(f"compaction not required: {logs} of {args.threshold} logs")
-    if stats["unreadable_lines"]:
-        print(f"{stats['unreadable_lines']} unreadable lines (moved to the quarantine file on the next write)")
-    if records:
-        print("\n" + people.topic_table(topics))
+        print(console.stats_report(stats))
     return 0
 
 
 def cmd_log(root, args) -> int:
-    logged = upsert(root.memory_file, args.topic, args.missing_context, args.lesson, args.ask_next_time)
+    logged = memory.upsert(root.memory_file, args.topic, args.missing_context, args.lesson, args.ask_next_time)
+    text = render.log_answer(logged)
     if args.json:
-        _dump({"status": logged.status, "id": logged.record["id"], "record": logged.record, "message": logged.text})
+        _dump({"status": logged.status, "id": logged.record["id"], "record": logged.record, "message": text})
     else:
-        print(logged.text)
+        print(text)
     return 0
 
 
 def cmd_forget(root, args) -> int:
-    snap = read(root.memory_file)
-    ids = {given: _full_id(snap, given) for given in args.ids}
-    unknown = [given for given, rid in ids.items() if rid is None]
-    if unknown:
-        for given in unknown:
-            _fail(_not_found(root, given), 1)
+    result = memory.forget(root.memory_file, args.ids)
+    if result.unknown:
+        for given in result.unknown:
+            _fail(console.not_found(given, root.memory_file, memory.MIN_PREFIX), 1)
         return _fail("nothing was deleted", 1)
-    deleted, gone = forget(root.memory_file, list(dict.fromkeys(ids.values())))
-    for r in deleted:
-        print(f"deleted {r['id']} ({r.get('type', 'log')}, topic {people.topic_of(r)!r})")
-    for rid in gone:  # deleted by another process between our read and the locked write
-        _fail(f"{rid} was already gone", 1)
-    if deleted:
-        name, them = root.memory_file, "it" if len(deleted) == 1 else "them"
-        print(f"`git diff -- {name}` now shows {render.plural(len(deleted), 'removed record')}; commit it to share "
-              f"the change, or, if the file was committed, bring {them} back with `git restore -- {name}`.")
-    return 1 if gone else 0
+    out, errors = console.forget_report(result, root.memory_file)
+    for line in out:
+        print(line)
+    for line in errors:
+        _fail(line, 1)
+    return 1 if errors else 0
 
 
 def cmd_export(root, args) -> int:
-    records = [e.record for e in read(root.memory_file).records.values()]
-    text = people.markdown(records, root.memory_file)
+    records = memory.records(root.memory_file)
+    text = console.markdown(records, root.memory_file)
     if args.output:
         atomic_write(Path(args.output), text.encode("utf-8"))
         print(f"wrote {render.plural(len(records), 'record')} to {args.output}")
@@ -321,17 +266,13 @@ def cmd_scan(root, args) -> int:
     findings = scan(root.memory_file)
     if args.json:
         _dump([f._asdict() for f in findings])
-    for f in findings if not args.json else []:
-        print(f"{f.record_id}  {f.field}: looks like {f.rule}")
     if findings and args.redact:
-        records, values = redact_file(root.memory_file)
-        print(f"Redacted {render.plural(values, 'value')} ({render.plural(records, 'record')} changed; values in "
-              f"lines that are not records are redacted in the quarantine file) in {root.memory_file}; review with git diff "
-              "(a redacted log gets a new id), and rotate the keys: git history still has them.")
+        if not args.json:
+            print("\n".join(console.scan_report(findings, root.memory_file)[:-1]))
+        print(console.redact_report(*redact_file(root.memory_file), root.memory_file))
         return 0
     if not args.json:
-        print(f"{render.plural(len(findings), 'possible credential')} in {root.memory_file}"
-              + (". Run scan --redact to replace them." if findings else "."))
+        print("\n".join(console.scan_report(findings, root.memory_file)))
     return 1 if findings else 0
 
 
@@ -349,7 +290,7 @@ def cmd_doctor(root, args) -> int:
     results = check(root)
     for status, sentence in results:
         code = "32" if status == OK else "31" if status == FAIL else "33"
-        print(f"[{colour(f'{status:>4}', code)}] {sentence}")
+        print(f"[{console.colour(f'{status:>4}', code)}] {sentence}")
     return 1 if any(status == FAIL for status, _ in results) else 0
 
 

@@ -17,7 +17,8 @@ from .records import LIMITS
 from .render import plural
 from .secretscan import scan
 from .setup import PYTHON, SERVER_NAME, SERVER_SCRIPT
-from .store import parse, read
+from .snapshot import parse
+from .store import read
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
 # Project-level client configs that init writes: path -> the JSON key holding the servers.

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 from .merge import merge_three_way
-from .store import Snapshot, atomic_write, parse
+from .disk import atomic_write
+from .snapshot import Snapshot, parse
 
 DRIVER = "sentinel-memory"
 TEXT_MERGE_LABELS = ("-L", "ours", "-L", "base", "-L", "theirs")

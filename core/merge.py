@@ -6,7 +6,7 @@ same records, so merging either way round or rebasing produces the same bytes.
 
 from __future__ import annotations
 
-from .records import Entry, newer
+from .records import Entry, meta_of, newer
 
 Records = dict[str, Entry]
 
@@ -70,8 +70,7 @@ def _merge_fields(b: dict, o: dict, t: dict, ours_newer: bool) -> dict:
             continue
         ov, tv = o[key], t[key]
         if key == "meta" and isinstance(ov, dict) and isinstance(tv, dict):
-            bmeta = b.get("meta") if isinstance(b.get("meta"), dict) else {}
-            out[key] = _merge_fields(bmeta, ov, tv, ours_newer)
+            out[key] = _merge_fields(meta_of(b), ov, tv, ours_newer)
             continue
         if ov == tv:
             out[key] = ov

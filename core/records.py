@@ -7,6 +7,7 @@ import json
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import Iterable
 
 from .errors import InvalidInput
 
@@ -15,6 +16,9 @@ LIMITS = {"topic": 64, "missing_context": 1024, "lesson": 1024, "ask_next_time":
 FIELD_ORDER = ("id", "type", "topic", "missing_context", "lesson", "ask_next_time", "meta")
 META_ORDER = ("created", "updated", "compacted_at", "source_count")
 CONTENT_FIELDS = ("type", "topic", "missing_context", "lesson", "ask_next_time")
+# Which redaction rules each text field gets (docs/contract.md §6): every rule on the free-text
+# fields; only the unambiguous provider-format rules (strict) on the short ones.
+STRICT_ONLY = {"topic": True, "missing_context": False, "lesson": False, "ask_next_time": True}
 
 # Some line readers split on these even inside JSON strings; json.dumps leaves them raw.
 _LINE_BREAKERS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\u0085": "\\u0085"}
@@ -87,7 +91,7 @@ def prepare(
 ) -> Draft:
     """Validate, normalise, redact and limit-check one record; raise InvalidInput on any fault.
 
-    Order (SPEC §3): trim + NFC, then the sanitizer, then the byte limits on the values that
+    Order (docs/contract.md §3): trim + NFC, then the sanitizer, then the byte limits on the values that
     will be stored, then the id. Only a principle's ask_next_time is ever truncated.
     """
     if type not in TYPES:
@@ -114,8 +118,7 @@ def prepare(
 
     redactions = 0
     for name, value in values.items():
-        # topic and ask_next_time get only the unambiguous provider-format rules (SPEC §6).
-        values[name], count = redact(value, strict_only=name in ("topic", "ask_next_time"))
+        values[name], count = redact(value, strict_only=STRICT_ONLY[name])
         redactions += count
 
     for name, value in values.items():
@@ -164,9 +167,40 @@ def parse_line(line: str) -> dict | None:
     return None
 
 
+# ------------------------------------------------------------------ reading a record safely
+# A record read from the file may come from another tool or a hand edit: these accessors never
+# assume more than parse_line checked (a JSON object with a string id).
+
+def meta_of(record: dict) -> dict:
+    """The record's meta object, or {} when it has none (or something else in its place)."""
+    meta = record.get("meta")
+    return meta if isinstance(meta, dict) else {}
+
+
+def is_principle(record: dict) -> bool:
+    return record.get("type") == "principle"
+
+
+def count_types(records: Iterable[dict]) -> tuple[int, int]:
+    """(logs, principles) among these records; anything that is not a principle counts as a log."""
+    total = principles = 0
+    for record in records:
+        total += 1
+        principles += is_principle(record)
+    return total - principles, principles
+
+
+def stands_for(record: dict) -> int:
+    """How many original logs a record stands for: 1 for a log, source_count for a principle."""
+    if is_principle(record):
+        count = meta_of(record).get("source_count")
+        return count if isinstance(count, int) and count > 0 else 1
+    return 1
+
+
 def recency(record: dict) -> str:
     """The record's newest timestamp (updated, else created), for newer-wins decisions."""
-    meta = record.get("meta") if isinstance(record.get("meta"), dict) else {}
+    meta = meta_of(record)
     stamp = meta.get("updated") or meta.get("created") or ""
     return stamp if isinstance(stamp, str) else ""
 
@@ -175,17 +209,15 @@ class Entry:
     """A record and the exact line it was read from (so unchanged lines are copied byte for byte).
 
     Treat it as immutable: snapshots are cached and shared. `data` is the line's bytes with its
-    newline, ready to write; `terms` and `shown` are computed once, when search first needs them.
+    newline, ready to write. Entries compare by identity (the search index relies on it).
     """
 
-    __slots__ = ("record", "line", "data", "_terms", "_shown")
+    __slots__ = ("record", "line", "data")
 
     def __init__(self, record: dict, line: str, data: bytes | None = None):
         self.record = record
         self.line = line
         self.data = data if data is not None else (line + "\n").encode("utf-8")
-        self._terms = None
-        self._shown = None
 
     @property
     def id(self) -> str:
@@ -198,27 +230,6 @@ class Entry:
 
     def __repr__(self) -> str:
         return f"Entry({self.line!r})"
-
-    @property
-    def terms(self) -> tuple[set[str], set[str]]:
-        """The record's search terms (topic, text), computed once per entry."""
-        if self._terms is None:
-            from .relevance import record_terms
-
-            self._terms = record_terms(self.record)
-        return self._terms
-
-    @property
-    def shown(self) -> tuple[str, int, int]:
-        """The record as search lists it (render.record_body) and that text's count of ASCII and
-        of other characters, computed once per entry."""
-        if self._shown is None:
-            from .render import record_body
-
-            body = record_body(self.record)
-            ascii_chars = len(body.encode("ascii", "ignore"))
-            self._shown = (body, ascii_chars, len(body) - ascii_chars)
-        return self._shown
 
 
 def newer(a: Entry, b: Entry) -> Entry:

@@ -1,8 +1,21 @@
-"""The text the tools return. It is written for an LLM to read, not a format to parse."""
+"""Every sentence the three tools answer with, made from the operations' typed results. It is
+written for an LLM to read, not a format to parse (docs/contract.md §4)."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from typing import TYPE_CHECKING
+
+from .contextdir import QUARANTINE_FILE
+from .records import count_types, is_principle, meta_of
+
+if TYPE_CHECKING:  # the operations' results, for annotations only (memory imports this module)
+    from .memory import Compaction, Found, Logged
+    from .snapshot import Snapshot
+
+BUDGET_ENV = "SENTINEL_MEMORY_SEARCH_TOKENS"
+DEFAULT_THRESHOLD = 50  # log records past which every answer says compaction is required
 
 GAP_QUESTIONS = (
     "What are the key constraints of this module (business rules, invariants, things that must not change)?",
@@ -27,12 +40,9 @@ def field_line(name: str, value: object) -> str:
     return f"{name}: " + text.replace("\r\n", "\n").replace("\n", "\n  ")
 
 
-def header(number: int, record: dict) -> str:
-    return f"#{number} " + _header(record)
-
-
-def _header(record: dict) -> str:
-    meta = record.get("meta") if isinstance(record.get("meta"), dict) else {}
+def header(record: dict) -> str:
+    """The record's first line in a listing: id, type, topic and dates."""
+    meta = meta_of(record)
     kind = record.get("type", "log")
     parts = [f"id={record['id']} | type={kind} | topic={record.get('topic', '')}"]
     if kind == "principle":
@@ -45,26 +55,20 @@ def _header(record: dict) -> str:
     return " | ".join(parts)
 
 
-def record_block(number: int, record: dict) -> str:
-    return f"#{number} " + record_body(record)
-
-
 def record_body(record: dict) -> str:
-    """A record's block without its number: the same for a record wherever it is listed, so it
-    is made once per record (records.Entry.shown) however often it is searched."""
-    lines = [_header(record)]
-    if record.get("type") != "principle" or record.get("missing_context"):
+    """A record's block without its number: the same for a record wherever it is listed, so
+    search makes it once per record however often it is searched."""
+    lines = [header(record)]
+    if not is_principle(record) or record.get("missing_context"):
         lines.append(field_line("missing_context", record.get("missing_context")))
     lines.append(field_line("lesson", record.get("lesson")))
     lines.append(field_line("ask_next_time", record.get("ask_next_time")))
     return "\n".join(lines)
 
 
-def numbered_block(number: int, shown: tuple[str, int, int]) -> tuple[str, int]:
-    """record_block(number, ...) from a record's (body, ASCII characters, other characters), and
-    its estimate_tokens, counted without scanning the text again."""
-    prefix = f"#{number} "
-    return prefix + shown[0], (shown[1] + len(prefix)) // 4 + shown[2] + 1
+def numbered(number: int, body: str) -> str:
+    """A record's block as the number-th of a listing."""
+    return f"#{number} {body}"
 
 
 def gap_questions() -> str:
@@ -84,11 +88,6 @@ def compact_notice(logs: int, threshold: int) -> str:
     )
 
 
-def counts(records: list[dict]) -> tuple[int, int]:
-    principles = sum(1 for r in records if r.get("type") == "principle")
-    return len(records) - principles, principles
-
-
 def plural(n: int, word: str) -> str:
     return f"{n:,} {word}" + ("" if n == 1 else "s")
 
@@ -97,7 +96,12 @@ def estimate_tokens(text: str) -> int:
     """A tokenizer-free estimate: about 4 ASCII characters per token and one token per other
     character (Korean syllables take one or more tokens in common tokenizers)."""
     ascii_chars = len(text.encode("ascii", "ignore"))
-    return ascii_chars // 4 + (len(text) - ascii_chars) + 1
+    return tokens_of(ascii_chars, len(text) - ascii_chars)
+
+
+def tokens_of(ascii_chars: int, other_chars: int) -> int:
+    """estimate_tokens of a text with these counts of ASCII and other characters."""
+    return ascii_chars // 4 + other_chars + 1
 
 
 def left_out_notice(count: int, topics: Counter, budget: int, filtered: bool) -> str:
@@ -106,7 +110,181 @@ def left_out_notice(count: int, topics: Counter, budget: int, filtered: bool) ->
     see = "" if filtered else f"search_memory with topic=<one of: {busiest}>, "
     return (
         f"LEFT OUT: {plural(count, 'less relevant record')} to keep this answer within about "
-        f"{budget:,} tokens (setting SENTINEL_MEMORY_SEARCH_TOKENS). Principles and the records most relevant "
+        f"{budget:,} tokens (setting {BUDGET_ENV}). Principles and the records most relevant "
         f"to the query are shown. To see the rest: {see}or `python server.py search` in a terminal; "
         "compact_memory shrinks the memory for good."
     )
+
+
+def read_notes(snap: Snapshot) -> list[str]:
+    """What a read had to set aside or resolve, said so the agent knows nothing was lost."""
+    notes = []
+    unreadable = len(snap.unreadable)
+    if unreadable:
+        one = unreadable == 1
+        notes.append(
+            f"Note: {plural(unreadable, 'unreadable line')} in the file {'was' if one else 'were'} skipped; the next "
+            f"write moves {'it' if one else 'them'} to .context/{QUARANTINE_FILE} (nothing is lost)."
+        )
+    if snap.conflict_regions:
+        how = "exactly, three-way from the common base" if snap.conflict_base else "keeping every record of both sides"
+        notes.append(
+            f"Note: the file has {plural(snap.conflict_regions, 'git conflict region')}; they were merged {how}. "
+            "The next write stores the merged file and keeps a copy of the conflicted one."
+        )
+    return notes
+
+
+# ------------------------------------------------------------------------------- search_memory
+
+def _search_head(found: Found) -> str:
+    order = f', most relevant to "{found.query}" first' if found.ordered else ", principles first, newest first"
+    scope = f' with topic "{found.topic}"' if found.topic else ""
+    return (f"[memory_log - {plural(found.total, 'record')}{scope}: "
+            f"{plural(found.logs, 'log')}, {plural(found.principles, 'principle')}{order}]\n"
+            f"File: {found.path}\n{DATA_NOT_INSTRUCTIONS}")
+
+
+def search_overhead(found: Found) -> int:
+    """Estimated tokens of the answer's header and notes, which the budget must leave room for."""
+    return estimate_tokens(_search_head(found) + "".join(read_notes(found.snapshot)))
+
+
+def search_answer(found: Found) -> str:
+    notes = read_notes(found.snapshot)
+    snap = found.snapshot
+    if not found.total:
+        if found.topic and snap.records:
+            topics = sorted({str(e.record.get("topic")) for e in snap.records.values()})
+            shown = ", ".join(topics[:30]) + (" ..." if len(topics) > 30 else "")
+            head = (f'No records with topic exactly "{found.topic}" in {found.path} '
+                    f"({plural(len(snap.records), 'record')} under other topics: {shown}). "
+                    "Call search_memory without topic to see them all.")
+        else:
+            head = f"No records yet in {found.path}."
+        return "\n\n".join([head, *notes, gap_questions()])
+    tail = list(notes)
+    if found.left_out:
+        tail.insert(0, left_out_notice(found.left_out, found.left_topics, found.budget, bool(found.topic)))
+    if found.all_logs > DEFAULT_THRESHOLD:
+        tail.append(compact_notice(found.all_logs, DEFAULT_THRESHOLD))
+    return "\n\n".join([_search_head(found), *found.blocks, *tail])
+
+
+# ---------------------------------------------------------------------------------- log_memory
+
+def log_answer(logged: Logged) -> str:
+    draft, rid, path, report = logged.draft, logged.draft.id, logged.path, logged.report
+    out = [{
+        "saved": f'saved: new {draft.type} record {rid} (topic "{draft.topic}") in {path}.',
+        "updated": f'updated: {draft.type} record {rid} (topic "{draft.topic}") in {path}; created date kept.',
+        "unchanged": f"unchanged: record {rid} in {path} already holds exactly this; the file was not rewritten.",
+    }[logged.status]]
+    if logged.deleted:
+        out.append(f"Deleted the {plural(len(logged.deleted), 'source record')} this principle "
+                   f"summarises: {', '.join(logged.deleted)}.")
+    if logged.missing:
+        out.append(f"Not in the file (already deleted or never existed), so nothing to delete: "
+                   f"{', '.join(logged.missing)}.")
+    if draft.redactions:
+        out.append(f"Redacted {plural(draft.redactions, 'value')} that looked like a credential "
+                   "(replaced with [REDACTED] before saving).")
+    logs, principles = logged.logs, logged.principles
+    out.append(f"The memory now holds {plural(logs + principles, 'record')}: "
+               f"{plural(logs, 'log')}, {plural(principles, 'principle')}.")
+    if report.quarantined:
+        redacted = (f"; {plural(report.quarantine_redactions, 'value')} that looked like a credential "
+                    "redacted there" if report.quarantine_redactions else "")
+        out.append(f"Moved {plural(report.quarantined, 'unreadable line')} to .context/{QUARANTINE_FILE} "
+                   f"(kept for review; nothing lost{redacted}).")
+    if report.written and report.before.conflict_regions:
+        out.append(f"Resolved {plural(report.before.conflict_regions, 'git conflict region')} in the file; "
+                   f"the conflicted original was kept as {report.conflict_copy.name} (git-ignored).")
+    if report.written and report.before.duplicates:
+        out.append(f"Collapsed {plural(report.before.duplicates, 'duplicate id')} (the newer record kept).")
+    if logs > logged.threshold:
+        out.append(compact_notice(logs, logged.threshold))
+    return "\n".join(out)
+
+
+# ------------------------------------------------------------------------------ compact_memory
+
+def compact_answer(c: Compaction) -> str:
+    """The groups as they fit the budget (a topic that does not fit is named, not shown), and how
+    to finish."""
+    state = (f"Compaction is REQUIRED: {plural(c.all_logs, 'log record')} exceed the threshold of {c.threshold}."
+             if c.required else
+             f"Compaction is not required yet: {plural(c.all_logs, 'log record')}, threshold {c.threshold}.")
+    out = [state, f"File: {c.path}. This call changed nothing; the summarising is yours."]
+    out += read_notes(c.snapshot)
+    if not c.groups:
+        out.append(f'No records with topic exactly "{c.topic}".' if c.topic else "The memory is empty; nothing to compact.")
+        return "\n\n".join(out)
+    if c.clusters:
+        out.append("Similar topics you may merge into one principle (merge only what is truly one subject; "
+                   "pass the ids of every merged group in source_ids):\n"
+                   + "\n".join(f"- {', '.join(cluster)}" for cluster in c.clusters))
+    budget, used = c.budget, sum(estimate_tokens(x) for x in out)
+    not_shown: list[tuple[str, int]] = []
+    shown = 0
+    for topic, members in c.groups.items():
+        block = _group_block(topic, members)
+        cost = estimate_tokens(block)
+        if not_shown or (budget and used + cost > budget):
+            if not shown:
+                # The very first topic alone is over the budget: offer as many of its records as fit.
+                shown = 1
+                kept = _fitting(topic, members, budget - used)
+                out.append(_group_block(topic, members[:kept]))
+                members = members[kept:]
+            not_shown.append((topic, len(members)))
+            continue
+        out.append(block)
+        used += cost
+        shown += 1
+    if not_shown:
+        listed = ", ".join(f"{t} ({n})" for t, n in not_shown[:20]) + (" ..." if len(not_shown) > 20 else "")
+        out.append(
+            f"NOT SHOWN, to stay within about {budget:,} tokens (setting {BUDGET_ENV}): "
+            f"{plural(sum(n for _, n in not_shown), 'record')} of {plural(len(not_shown), 'topic')}: "
+            f"{listed}. Save the principles above first, then call compact_memory again (or with target_topic=...)."
+        )
+    out.append(
+        "How to finish: for each topic above (or merged group), summarise its lessons into one sentence that keeps "
+        "every rule, merge its ask_next_time questions (at most 512 bytes), and make the call shown. Saving the "
+        "principle deletes exactly the ids in source_ids in the same write; records logged after this call are "
+        "untouched unless you pass their ids."
+    )
+    return "\n\n".join(out)
+
+
+def _group_block(topic: str, members: list[dict]) -> str:
+    logs, principles = count_types(members)
+    lines = [f'Topic "{topic}" - {plural(logs, "log")}, {plural(principles, "principle")}']
+    for r in members:
+        extra = f" (from {meta_of(r).get('source_count', 0)} records)" if is_principle(r) else ""
+        lines.append(f"  - {r.get('type')} {r['id']}{extra}")
+        lines.append("    " + field_line("lesson", r.get("lesson")).replace("\n", "\n    "))
+        if r.get("ask_next_time"):
+            lines.append("    " + field_line("ask_next_time", r.get("ask_next_time")).replace("\n", "\n    "))
+    if logs or principles > 1:
+        ids = ", ".join(f'"{r["id"]}"' for r in members)
+        lines.append(
+            f'  Next: log_memory(type="principle", topic={json.dumps(topic, ensure_ascii=False)}, missing_context="", '
+            'lesson="<one sentence that keeps every rule above>", '
+            'ask_next_time="<the questions above, merged, at most 512 bytes>", '
+            f"source_ids=[{ids}])"
+        )
+    else:
+        lines.append("  Nothing to compact here: a single principle.")
+    return "\n".join(lines)
+
+
+def _fitting(topic: str, members: list[dict], room: int) -> int:
+    """How many of a topic's first records fit in `room` estimated tokens (at least one)."""
+    kept = 1
+    while kept < len(members) and estimate_tokens(_group_block(topic, members[: kept * 2])) <= room:
+        kept *= 2
+    while kept < len(members) and estimate_tokens(_group_block(topic, members[: kept + 1])) <= room:
+        kept += 1
+    return kept

@@ -23,12 +23,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .merge import Records
-from .records import TYPES, Entry, newer, record_id, utc_now
+from .records import STRICT_ONLY, TYPES, Entry, meta_of, newer, record_id, utc_now
 from .sanitizer import redact, rules_hit
-from .store import LOCK_TIMEOUT, QUARANTINE_FILE, Snapshot, atomic_write, read, update
+from .contextdir import QUARANTINE_FILE
+from .disk import atomic_write
+from .snapshot import Snapshot
+from .store import read, update
 
-# Field -> whether only the strict (provider-format) rules apply; the same split as records.prepare.
-FIELDS = {"topic": True, "missing_context": False, "lesson": False, "ask_next_time": True}
 
 
 class Finding(NamedTuple):
@@ -48,7 +49,7 @@ def scan(path: Path) -> list[Finding]:
     found = []
     for rid in sorted(snap.records):
         record = snap.records[rid].record
-        for field, strict in FIELDS.items():
+        for field, strict in STRICT_ONLY.items():
             value = record.get(field)
             if isinstance(value, str):
                 found += [Finding(rid, field, name) for name in rules_hit(value, strict_only=strict)]
@@ -60,7 +61,7 @@ def scan(path: Path) -> list[Finding]:
     return found
 
 
-def redact_file(path: Path, timeout: float = LOCK_TIMEOUT) -> tuple[int, int]:
+def redact_file(path: Path, timeout: float | None = None) -> tuple[int, int]:
     """Redact every credential in the memory file and its quarantine file in place, under the
     lock, atomically.
 
@@ -130,7 +131,7 @@ def _text(line: bytes) -> str:
 def _redacted(record: dict) -> tuple[dict, int]:
     """The record with its fields redacted and re-identified; and how many values went."""
     out, count = dict(record), 0
-    for field, strict in FIELDS.items():
+    for field, strict in STRICT_ONLY.items():
         if isinstance(out.get(field), str):
             out[field], n = redact(out[field], strict_only=strict)
             count += n
@@ -144,6 +145,6 @@ def _redacted(record: dict) -> tuple[dict, int]:
 
 def _stamped(record: dict) -> dict:
     """The record with meta.updated set to now (its other meta kept)."""
-    meta = dict(record["meta"]) if isinstance(record.get("meta"), dict) else {}
+    meta = dict(meta_of(record))
     meta["updated"] = utc_now()
     return {**record, "meta": meta}

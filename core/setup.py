@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from . import gitdriver
-from .store import GITATTRIBUTES, GITIGNORE, atomic_write, prepare_context_dir
+from .contextdir import GITATTRIBUTES, GITIGNORE, prepare as prepare_context_dir
+from .disk import atomic_write
 
 SERVER_NAME = "sentinel-memory"
 RULES_BEGIN = "<!-- sentinel-memory:begin -->"

@@ -21,7 +21,8 @@ SERVER = ROOT / "server.py"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core import memory, store  # noqa: E402
+from core import contextdir, store, tools  # noqa: E402
+from core.snapshot import parse  # noqa: E402
 from core.records import Entry, record_id  # noqa: E402
 
 MARKERS = ("<<<<<<<", "|||||||", "=======", ">>>>>>>")
@@ -95,7 +96,7 @@ def make_repo(tmp_path: Path, env: dict, name: str = "repo", wired: bool = True)
     if wired:
         repo.init_driver()
     else:
-        store.prepare_context_dir(repo.path / ".context")
+        contextdir.prepare(repo.path / ".context")
     return repo
 
 
@@ -110,8 +111,8 @@ def clone(origin: Repo, tmp_path: Path, name: str, wired: bool) -> Repo:
 
 
 def logged(path: Path, topic: str, missing_context: str, lesson: str, **kwargs) -> str:
-    """core.memory.log, returning the record's id."""
-    text = memory.log(path, topic, missing_context, lesson, **kwargs)
+    """core.tools.log, returning the record's id."""
+    text = tools.log(path, topic, missing_context, lesson, **kwargs)
     return re.search(r"record ([0-9a-f]{16})", text).group(1)
 
 
@@ -143,7 +144,7 @@ def mc_after(topic: str, stem: str, floor: str) -> str:
 
 
 def last_id(path: Path) -> str:
-    return max(store.parse(path.read_bytes()).records)
+    return max(parse(path.read_bytes()).records)
 
 
 def lines_of(data: bytes) -> list[dict]:

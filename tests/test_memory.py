@@ -7,7 +7,7 @@ import pytest
 
 from core import memory_path
 from core.errors import InvalidInput
-from core.memory import compact, log, search
+from core.tools import compact, log, search
 
 
 def records(path):

@@ -9,10 +9,11 @@ from hypothesis import strategies as st
 
 from core import memory_path
 from core.errors import InvalidInput
-from core.memory import log
+from core.tools import log
 from core.merge import merge_three_way
 from core.records import LIMITS, Entry, prepare
-from core.store import Snapshot, parse, read
+from core.snapshot import Snapshot, parse
+from core.store import read
 
 text = st.text(
     alphabet=st.one_of(st.characters(codec="utf-8", exclude_categories=("Cs",)), st.sampled_from("가나다 \n\u2028")),
@@ -105,9 +106,8 @@ def test_a_deletion_never_beats_a_change(base, theirs):
 @SETTINGS
 @given(st.lists(record_args, min_size=1, max_size=12), st.text(max_size=20))
 def test_search_order_is_a_permutation_with_scores_not_increasing(batch, query):
-    """find() returns every record exactly once, the ones sharing more query terms first."""
-    from core.memory import find
-    from core.relevance import record_terms, terms
+    """Search orders every record exactly once, the ones sharing more query terms first."""
+    from core.search import index_of, record_terms, terms
 
     path = fresh_path()
     for args in batch:
@@ -116,7 +116,7 @@ def test_search_order_is_a_permutation_with_scores_not_increasing(batch, query):
         except InvalidInput:
             pass
     snap = read(path)
-    ranked = find(snap, query)
+    ranked = [e.record for e in index_of(snap).ranked(terms(query)).best_first()]
     assert sorted(r["id"] for r in ranked) == sorted(snap.records)
     wanted = terms(query)
 
@@ -170,33 +170,35 @@ days = st.sampled_from(["2026-01-01T00:00:00+00:00", "2026-03-01T00:00:00+00:00"
 def test_a_search_index_derived_after_writes_ranks_as_one_built_afresh(start, edits):
     """After writes in this process, search derives the new snapshot's index from the previous one;
     it orders every query (and topic) exactly as an index built from all the records would."""
-    from core.relevance import Ranking, terms
+    from core.search import SearchIndex, terms
 
     def made(rid, lesson, type_, topic, created):
         return Entry.of({"id": rid, "type": type_, "topic": topic, "missing_context": rid, "lesson": lesson,
                          "ask_next_time": "", "meta": {"created": created}})
 
     snap = parse(b"".join(entry(rid, start[rid]).data for rid in sorted(start)))
-    base, ranking = snap, Ranking(snap.records.values())
+    base, ranking = snap, SearchIndex(snap.records.values())
+    removed, added = [], {}
     for put, drop, search, query in edits:
         snap = snap.edited(put=[made(rid, *fields) for rid, fields in put.items()], drop=drop)
+        for old in snap.edit.removed:  # what the writes hand over, gathered as search.follow does
+            if old in added:
+                del added[old]
+            else:
+                removed.append(old)
+        added.update(dict.fromkeys(snap.edit.added))
         if not search:
             continue
-        origin, removed, added = snap.edited_from()
-        assert origin is base
-        derived, fresh = ranking.derive(removed, added), Ranking(snap.records.values())
+        derived, fresh = ranking.derive(removed, added), SearchIndex(snap.records.values())
         assert derived is not None, "a difference made by edits always fits"
         assert derived.entries == fresh.entries and derived.principles == fresh.principles
         assert sorted(derived.ranks) == derived.ranks and len(set(derived.ranks)) == len(derived.ranks)
-        earlier = Ranking(base.records.values())
+        earlier = SearchIndex(base.records.values())
         for topic in (None, "t", "u", "none"):
             one, two = derived.ranked(terms(query), topic), fresh.ranked(terms(query), topic)
-            assert [derived.by_rank[r] for r in one.best_first()] == [fresh.by_rank[r] for r in two.best_first()]
-            assert [derived.by_rank[r] for r in one.principles_first()] == \
-                [fresh.by_rank[r] for r in two.principles_first()]
+            assert list(one.best_first()) == list(two.best_first())
+            assert list(one.principles_first()) == list(two.principles_first())
             assert one.principles_in_scope() == two.principles_in_scope()
-            assert [ranking.by_rank[r] for r in ranking.ranked(terms(query), topic).best_first()] == \
-                [earlier.by_rank[r] for r in earlier.ranked(terms(query), topic).best_first()], \
-                "the earlier index is left as it was"
-        base, ranking = snap, derived
-        snap.settle()
+            assert list(ranking.ranked(terms(query), topic).best_first()) == \
+                list(earlier.ranked(terms(query), topic).best_first()), "the earlier index is left as it was"
+        base, ranking, removed, added = snap, derived, [], {}

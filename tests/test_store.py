@@ -12,9 +12,11 @@ import pytest
 
 from core import memory_path
 from core.errors import LockTimeout, StorageError
-from core.memory import log, search
+from core.tools import log, search
 from core.records import Entry
-from core.store import atomic_write, parse, read, update
+from core.disk import atomic_write
+from core.snapshot import parse
+from core.store import read, update
 from conftest import lock_held_elsewhere
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,7 +82,7 @@ def test_a_long_run_of_edits_writes_exactly_what_a_full_rewrite_would(tmp_path):
     import random
 
     from core.memory import forget
-    from core.store import Snapshot
+    from core.snapshot import Snapshot
 
     path = memory_path(tmp_path)
     rng = random.Random(5)
@@ -257,7 +259,7 @@ def test_a_failed_write_leaves_the_original_byte_for_byte_and_no_debris(tmp_path
         import resource, signal, sys
         sys.path.insert(0, {str(ROOT)!r})
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        from core.memory import log
+        from core.tools import log
         from core.errors import StorageError
         resource.setrlimit(resource.RLIMIT_FSIZE, ({len(before) + 50}, {len(before) + 50}))
         try:

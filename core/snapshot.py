@@ -1,0 +1,180 @@
+"""What a read of the memory file found: its records, parsed from the line format, and what had
+to be set aside or resolved to get them.
+
+`parse` tolerates a BOM, CRLF and blank lines, sets aside lines that are not records, resolves git
+conflict markers (exactly with a diff3 base section, else keeping both sides) and duplicate ids
+(the newer wins) — docs/contract.md §5. A Snapshot is never changed once made: `edited` returns
+a new one that says what it gained and lost (`edit`), so the search index can follow it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable, NamedTuple
+
+from .filetext import FileText
+from .merge import Records, keep_newest, merge_three_way, merge_two_way
+from .records import Entry, count_types, is_principle, parse_line
+
+log = logging.getLogger("sentinel_memory")
+
+BOM = b"\xef\xbb\xbf"
+_MARKERS = (b"<<<<<<<", b"|||||||", b"=======", b">>>>>>>")
+
+
+class Edit(NamedTuple):
+    """How a snapshot made by Snapshot.edited differs from the one it was made from."""
+
+    removed: tuple[Entry, ...]  # entries it had that this one has not (dropped or replaced)
+    added: tuple[Entry, ...]  # entries this one has that it had not
+
+
+@dataclass
+class Snapshot:
+    """The records of the memory file, and what had to be set aside or resolved to get them."""
+
+    records: Records = field(default_factory=dict)
+    unreadable: list[bytes] = field(default_factory=list)
+    conflict_regions: int = 0
+    conflict_base: bool = False
+    duplicates: int = 0
+    raw_bytes: bytes | None = field(default=None, repr=False)  # the bytes it was parsed from
+    edit: Edit | None = field(default=None, repr=False)  # set by edited()
+    # Computed once when first asked for (snapshots are shared between calls):
+    _counts: tuple[int, int] | None = field(default=None, repr=False)
+    _topics: Counter | None = field(default=None, repr=False)
+    # The file as text() gives it: set by parse() when the file is exactly that already (sorted,
+    # LF, nothing else on any line), by text(), and by edited(), which splits in its few changed
+    # lines instead of sorting and joining every record again.
+    _text: FileText | None = field(default=None, repr=False)
+
+    @property
+    def raw(self) -> bytes:
+        """The bytes this snapshot was read from, or would be written as."""
+        return self.raw_bytes if self.raw_bytes is not None else self.text()
+
+    def counts(self) -> tuple[int, int]:
+        """(logs, principles)."""
+        if self._counts is None:
+            self._counts = count_types(e.record for e in self.records.values())
+        return self._counts
+
+    def topic_counts(self) -> Counter:
+        """Records per topic. Do not mutate: copy it."""
+        if self._topics is None:
+            self._topics = Counter(e.record.get("topic") for e in self.records.values())
+        return self._topics
+
+    def text(self) -> bytes:
+        """The file as it should be: one line per record, sorted by id, LF, final newline."""
+        return self.file_text().bytes()
+
+    def file_text(self) -> FileText:
+        """text() as pieces, for a write to hand to os.writev without joining them first."""
+        if self._text is None:
+            ids = sorted(self.records)
+            self._text = FileText(b"".join([self.records[rid].data for rid in ids]), ids)
+        return self._text
+
+    def edited(self, put: Iterable[Entry] = (), drop: Iterable[str] = ()) -> Snapshot:
+        """A new snapshot without the records `drop` names and with `put` added or replacing the
+        record of the same id. This one keeps its records and its text (written, it would give
+        the same bytes as before)."""
+        put = list(put)
+        drop = [rid for rid in dict.fromkeys(drop) if rid in self.records and rid not in {e.id for e in put}]
+        records = dict(self.records)
+        gone = [records.pop(rid) for rid in drop]
+        for entry in put:
+            previous = records.get(entry.id)
+            if previous is not None:
+                gone.append(previous)
+            records[entry.id] = entry
+        logs, principles = self.counts()  # kept by difference: counting every record costs more
+        for entry, sign in [(e, -1) for e in gone] + [(e, 1) for e in put]:
+            if is_principle(entry.record):
+                principles += sign
+            else:
+                logs += sign
+        new = Snapshot(records=records, edit=Edit(tuple(gone), tuple(put)), _counts=(logs, principles))
+        if self._text is not None:
+            cuts = {rid: None for rid in drop} | {e.id: e.data for e in put}
+            new._text = self._text.edited(cuts, lambda rid: self.records[rid].data)
+        return new
+
+
+def parse(data: bytes) -> Snapshot:
+    """Parse the file's bytes (docs/contract.md §5)."""
+    lines = lines_of(data)
+    snap = Snapshot(raw_bytes=data)
+    if not any(line.startswith(_MARKERS) for line in lines):
+        entries = _entries(lines, snap.unreadable)
+        snap.records, snap.duplicates = keep_newest(entries)
+        ids = [e.id for e in entries]
+        # Already exactly what text() would write: keep these bytes as the text to splice into.
+        if not snap.duplicates and not snap.unreadable and ids == sorted(ids) and \
+                b"".join([e.data for e in entries]) == data:
+            snap._text = FileText(data, ids)
+        return snap
+
+    common, ours, base, theirs = [], [], [], []
+    state, regions, every_region_has_base, region_has_base = None, 0, True, False
+    for line in lines:
+        if state is None and line.startswith(b"<<<<<<<"):
+            state, region_has_base, regions = "ours", False, regions + 1
+        elif state == "ours" and line.startswith(b"|||||||"):
+            state, region_has_base = "base", True
+        elif state in ("ours", "base") and line.startswith(b"======="):
+            state = "theirs"
+        elif state == "theirs" and line.startswith(b">>>>>>>"):
+            state, every_region_has_base = None, every_region_has_base and region_has_base
+        else:
+            {None: common, "ours": ours, "base": base, "theirs": theirs}[state].append(line)
+    if state is not None:  # a region never closed: keep everything from every side
+        every_region_has_base = False
+
+    sides = {}
+    seen_bad: list[bytes] = []
+    for name, own in (("base", base), ("ours", ours), ("theirs", theirs)):
+        found, dropped = keep_newest(_entries(common + own, seen_bad))
+        sides[name] = found
+        snap.duplicates += dropped
+    snap.unreadable = list(dict.fromkeys(seen_bad))
+    if every_region_has_base:
+        snap.records = merge_three_way(sides["base"], sides["ours"], sides["theirs"])
+    else:
+        snap.records = merge_two_way(sides["ours"], sides["theirs"])
+    snap.conflict_regions, snap.conflict_base = regions, every_region_has_base
+    return snap
+
+
+def lines_of(data: bytes) -> list[bytes]:
+    """The non-blank lines of file bytes, without a BOM or line endings (LF or CRLF)."""
+    if data.startswith(BOM):
+        data = data[len(BOM):]
+    out = []
+    for line in data.split(b"\n"):
+        line = line.rstrip(b"\r")
+        if line.strip():
+            out.append(line)
+    return out
+
+
+
+def _entries(lines: list[bytes], unreadable: list[bytes]) -> list[Entry]:
+    entries = []
+    for raw in lines:
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            record = None
+        else:
+            record = parse_line(line)
+        if record is None:
+            unreadable.append(raw)
+        else:
+            entries.append(Entry(record, line, raw + b"\n"))
+    if unreadable:
+        log.warning("skipped %d unreadable line(s) in the memory file", len(unreadable))
+    return entries

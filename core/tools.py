@@ -1,0 +1,33 @@
+"""The three tools' answers: each runs one operation (core/memory.py) and puts its result into
+words (core/render.py). server.py's tools and the tests call these (docs/contract.md §4)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import memory, render
+
+
+def search(path: Path, query: str = "", topic: str | None = None) -> str:
+    """search_memory: every record (or one exact topic), most relevant to query first."""
+    return render.search_answer(memory.search(path, query, topic))
+
+
+def log(
+    path: Path,
+    topic: object,
+    missing_context: object,
+    lesson: object,
+    ask_next_time: object = "",
+    type: object = "log",
+    compact_threshold: object = memory.DEFAULT_THRESHOLD,
+    source_ids: object = None,
+) -> str:
+    """log_memory: upsert one record by id; a principle's source_ids are deleted in the same write."""
+    return render.log_answer(memory.upsert(path, topic, missing_context, lesson, ask_next_time, type,
+                                           compact_threshold, source_ids))
+
+
+def compact(path: Path, target_topic: str | None = None, compact_threshold: object = memory.DEFAULT_THRESHOLD) -> str:
+    """compact_memory: the records grouped by topic, similar topics, and the calls that finish it."""
+    return render.compact_answer(memory.compact(path, target_topic, compact_threshold))
