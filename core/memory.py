@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import render, search as index, store
+from . import index, render, store
 from .compaction import group_by_topic, similar_groups
 from .errors import InvalidInput
 from .records import NOTHING_SAVED, Draft, Entry, count_types, meta_of, normalize, prepare, stands_for, utc_now

@@ -107,7 +107,7 @@ def test_a_deletion_never_beats_a_change(base, theirs):
 @given(st.lists(record_args, min_size=1, max_size=12), st.text(max_size=20))
 def test_search_order_is_a_permutation_with_scores_not_increasing(batch, query):
     """Search orders every record exactly once, the ones sharing more query terms first."""
-    from core.search import index_of, record_terms, terms
+    from core.index import index_of, record_terms, terms
 
     path = fresh_path()
     for args in batch:
@@ -170,7 +170,7 @@ days = st.sampled_from(["2026-01-01T00:00:00+00:00", "2026-03-01T00:00:00+00:00"
 def test_a_search_index_derived_after_writes_ranks_as_one_built_afresh(start, edits):
     """After writes in this process, search derives the new snapshot's index from the previous one;
     it orders every query (and topic) exactly as an index built from all the records would."""
-    from core.search import SearchIndex, terms
+    from core.index import SearchIndex, terms
 
     def made(rid, lesson, type_, topic, created):
         return Entry.of({"id": rid, "type": type_, "topic": topic, "missing_context": rid, "lesson": lesson,
