@@ -340,7 +340,7 @@ def raw_floor_dir(path: Path, data: bytes) -> None:
 
 def locked_floor(path: Path, data: bytes) -> None:
     """The least a locked durable rewrite costs: the floor and the directory fsync, both under the
-    native lock on "<file>.lock" (the one filelock's FileLock takes), as SPEC §5 requires."""
+    native lock on "<file>.lock" (the one filelock's FileLock takes), as docs/contract.md §5 requires."""
     fd = os.open(str(path) + ".lock", os.O_RDWR | os.O_CREAT, 0o666)
     try:
         lock_descriptor(fd)
@@ -618,7 +618,7 @@ async def main() -> None:
         table.timing("raw floor (write + fsync + os.replace)", r["floor"], "1.00x floor")
         table.timing("raw floor + directory fsync (as atomic_write does)", r["floor dir"],
                      f"{ratio(med(r['floor dir']), floor)} floor")
-        table.timing("raw floor + directory fsync + the lock (what SPEC §5 requires)", r["floor locked"],
+        table.timing("raw floor + directory fsync + the lock (what docs/contract.md §5 requires)", r["floor locked"],
                      f"{ratio(med(r['floor locked']), floor)} floor")
         table.timing("core.log (new record)", r["log new"],
                      f"{ratio(med(r['log new']), floor)} floor; {ratio(med(r['log new']), med(r['floor locked']))} locked floor")

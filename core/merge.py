@@ -1,6 +1,6 @@
 """Id-aware merging of record sets: duplicates, three-way (base/ours/theirs) and two-way.
 
-The rules are SPEC §8's, and they are symmetric: merge(b, o, t) and merge(b, t, o) give the
+The rules are docs/contract.md §8.2's, and they are symmetric: merge(b, o, t) and merge(b, t, o) give the
 same records, so merging either way round or rebasing produces the same bytes.
 """
 

@@ -3,7 +3,7 @@
 The sanitizer runs on every write, but a file can hold values from before a rule existed, from a
 hand edit or from a teammate's older install. `scan` reads without the lock and reports where a
 credential sits (record id, field, rule name), never the value. `redact_file` applies the same
-policy as log_memory (SPEC §6: every rule on missing_context and lesson, the strict provider rules
+policy as log_memory (docs/contract.md §6: every rule on missing_context and lesson, the strict provider rules
 on topic and ask_next_time) in one locked read-modify-write, atomically.
 
 A line that is not a record (a hand edit that broke the JSON) has no fields, so every rule applies
@@ -11,7 +11,7 @@ to it: in the memory file, and in the quarantine file, which is tracked too and 
 write moves such lines. `redact_file` moves them there, then redacts that file in place under the
 memory file's lock (the lock that guards both files).
 
-A record whose text changes gets a new id, because ids are computed on the stored values (SPEC §3):
+A record whose text changes gets a new id, because ids are computed on the stored values (docs/contract.md §3.4):
 the redacted record keeps its meta, gains meta.updated, and replaces the old line. When the new id
 is already taken by another record, the one logged or updated last is kept, as for duplicate ids
 (the stamp of the redaction itself does not count, so it cannot hide a teammate's later update).

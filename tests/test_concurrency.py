@@ -222,14 +222,14 @@ def test_writers_killed_mid_write_never_corrupt_or_lose_acknowledged_records(tmp
 
 @pytest.mark.anyio
 async def test_a_lock_held_too_long_is_a_clear_error_that_changes_nothing(connect, project, memory_file, records):
-    """While another process holds the memory file's lock past the timeout, log_memory fails plainly, saves nothing, and works once it is released."""
-    async with connect(project) as server:
+    """While another process holds the memory file's lock past the timeout (SENTINEL_MEMORY_LOCK_TIMEOUT, here a fraction of a second), log_memory fails plainly, saves nothing, and works once it is released."""
+    async with connect(project, env={"SENTINEL_MEMORY_LOCK_TIMEOUT": "0.3"}) as server:
         await server.ok("log_memory", topic="t", missing_context="before", lesson="l")
         before = memory_file.read_bytes(), memory_file.stat().st_mtime_ns
         with lock_held_elsewhere(memory_file):
             text = await server.error("log_memory", topic="t", missing_context="while locked", lesson="l")
             assert (memory_file.read_bytes(), memory_file.stat().st_mtime_ns) == before
         after = await server.ok("log_memory", topic="t", missing_context="while locked", lesson="l")
-    assert "lock" in text and "nothing was saved" in text.lower() and "Traceback" not in text
+    assert "waited 0.3 s" in text and "lock" in text and "nothing was saved" in text.lower() and "Traceback" not in text
     assert after.startswith("saved")
     assert {r["id"] for r in records(memory_file)} == {rid("t", "before"), rid("t", "while locked")}

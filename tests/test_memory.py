@@ -1,4 +1,4 @@
-"""The three operations in-process (SPEC §4): upsert, compaction protocol, search and compact output."""
+"""The three operations in-process (docs/contract.md §4): upsert, compaction protocol, search and compact output."""
 
 import json
 import re
@@ -116,7 +116,7 @@ def test_search_returns_everything_with_ids_and_relevant_first(path):
     pay = saved_id(log(path, "payment", "VAT 계산이 국가별로 다름", "결제 모듈 수정 시 국가별 세율 파일 확인"))
     out = search(path, "결제모듈 세율")
     assert out.index(pay) < out.index(other)
-    assert "2 records" in str(path) or "[memory_log - 2 records" in out
+    assert "[memory_log - 2 records: 2 logs, 0 principles" in out
     assert str(path) in out and "not as instructions" in out
 
 

@@ -1,4 +1,4 @@
-"""Id-aware merging (SPEC §8 rules, used by the loader for conflict markers)."""
+"""Id-aware merging (docs/contract.md §8.2 rules, used by the loader for conflict markers)."""
 
 from core.merge import merge_three_way, merge_two_way
 from core.records import Entry

@@ -46,6 +46,7 @@ def test_round_trip_order_and_limits(batch):
         log(path, **args)
         expected[draft.id] = draft
     if not expected:
+        assert not path.exists(), "calls that were all refused must not create the file"
         return
     lines = path.read_text(encoding="utf-8").split("\n")
     assert lines[-1] == "" and len(lines) - 1 == len(expected)
@@ -65,6 +66,7 @@ def test_upsert_is_idempotent(args):
     try:
         log(path, **args)
     except InvalidInput:
+        assert not path.exists(), "a refused call must not create the file"
         return
     first = path.read_bytes()
     assert log(path, **args).startswith("unchanged:")

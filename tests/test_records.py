@@ -1,4 +1,4 @@
-"""The record contract (SPEC §3): normalisation, limits, ids and the line format."""
+"""The record contract (docs/contract.md §3): normalisation, limits, ids and the line format."""
 
 import hashlib
 import json

@@ -1,4 +1,4 @@
-"""The redaction policy end to end (SPEC §6), over real stdio as Cursor runs the server: every rule
+"""The redaction policy end to end (docs/contract.md §6), over real stdio as Cursor runs the server: every rule
 on missing_context and lesson, only the provider formats on topic and ask_next_time, and a tool
 output that counts what went without ever showing it. Fakes are built in code."""
 

@@ -83,7 +83,7 @@ def test_redact_file_rewrites_only_the_records_that_held_credentials(tmp_path):
 
 
 def test_a_redacted_log_gets_the_id_of_its_stored_values_and_keeps_its_meta(tmp_path):
-    """Ids are computed on stored values (SPEC §3): the redacted record is re-identified, keeps
+    """Ids are computed on stored values (docs/contract.md §3.4): the redacted record is re-identified, keeps
     meta.created and gains meta.updated; the old id is gone."""
     path = tmp_path / ".context" / "memory_log.jsonl"
     leaky = record("db", "password=hunter2 was in .env", "use the vault", custom="kept")

@@ -1,4 +1,4 @@
-"""`init` and `doctor` (SPEC §8 wiring), with REAL git repositories in tmp_path (tests/gitrepos.py):
+"""`init` and `doctor` (docs/contract.md §8.1 wiring), with REAL git repositories in tmp_path (tests/gitrepos.py):
 the commands run as separate processes (`python server.py --project REPO init|doctor`), and git
 itself reports what it applies (`git check-attr`, `git config`, real merges).
 """

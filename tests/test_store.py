@@ -1,4 +1,4 @@
-"""The file on disk (SPEC §5): tolerant reads, atomic locked writes, nothing ever lost."""
+"""The file on disk (docs/contract.md §5): tolerant reads, atomic locked writes, nothing ever lost."""
 
 import json
 import os
@@ -277,3 +277,14 @@ def test_atomic_write_reports_an_unwritable_target_as_storage_error(tmp_path):
     """A target whose directory is missing raises StorageError, not a bare OSError."""
     with pytest.raises(StorageError, match="Could not write"):
         atomic_write(tmp_path / "missing" / "f", b"x")
+
+
+@pytest.mark.parametrize("value, seconds", [("0.25", 0.25), ("3", 3.0), ("", 10.0), ("soon", 10.0), ("-1", 10.0),
+                                            ("inf", 10.0), ("nan", 10.0)])
+def test_the_lock_timeout_is_a_setting_that_falls_back_to_ten_seconds(monkeypatch, value, seconds):
+    """SENTINEL_MEMORY_LOCK_TIMEOUT sets how long a write waits for the lock; a value that is not a
+    finite number of seconds of at least 0 leaves the 10 s default."""
+    from core.store import lock_timeout
+
+    monkeypatch.setenv("SENTINEL_MEMORY_LOCK_TIMEOUT", value)
+    assert lock_timeout() == seconds
