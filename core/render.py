@@ -178,7 +178,8 @@ def log_answer(logged: Logged) -> str:
     out = [{
         "saved": f'saved: new {draft.type} record {rid} (topic "{draft.topic}") in {path}.',
         "updated": f'updated: {draft.type} record {rid} (topic "{draft.topic}") in {path}; created date kept.',
-        "unchanged": f"unchanged: record {rid} in {path} already holds exactly this; the file was not rewritten.",
+        "unchanged": f"unchanged: record {rid} in {path} already holds exactly this"
+                     + ("." if report.written else "; the file was not rewritten."),  # written: duplicates collapsed
     }[logged.status]]
     if logged.deleted:
         out.append(f"Deleted the {plural(len(logged.deleted), 'source record')} this principle "
