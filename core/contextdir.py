@@ -11,7 +11,7 @@ import time
 from contextlib import suppress
 from pathlib import Path
 
-from .disk import atomic_write, is_temporary
+from .disk import Staged, atomic_write, is_temporary, read_regular
 from .errors import StorageError
 from .snapshot import lines_of
 
@@ -57,48 +57,55 @@ def tidy(memory_file: str) -> None:
         names = []
     stem = name.split(".")[0]  # the memory file's and the quarantine file's temporary files alike
     for other in names:
-        if is_temporary(other, stem):
+        if is_temporary(other, stem) or (other.startswith((".gitignore.", ".gitattributes.")) and
+                                         other.endswith(".tmp") and _older_than(os.path.join(context, other), 60)):
+            # (.gitignore and .gitattributes are also written outside the lock, by `init` and by the
+            # first write: only a temporary file a minute old is surely a killed writer's.)
             with suppress(OSError):
                 os.unlink(os.path.join(context, other))
     if ".gitignore" not in names or ".gitattributes" not in names:
         prepare(Path(context))
 
 
-def quarantine(context: str, lines: list[bytes]) -> tuple[int, int]:
-    """Append lines not already kept to the quarantine file (atomically), each with its credentials
-    redacted: the file is tracked, and a broken line may hold a key. Returns (lines, values redacted)."""
+def _older_than(path: str, seconds: float) -> bool:
+    try:
+        return time.time() - os.lstat(path).st_mtime > seconds
+    except OSError:
+        return False
+
+
+def quarantine(context: str, lines: list[bytes]) -> tuple[int, int, Staged | None]:
+    """The quarantine file with the lines not already kept appended, staged (not yet in place):
+    (lines set aside, credential values redacted, the staged file or None when nothing is new).
+
+    The lines are redacted together, as one text, before they reach the tracked file: a key
+    pasted over several lines (a PEM block) is caught whole, not only its first line."""
     from .sanitizer import redact  # only when there is something to quarantine (its patterns compile on import)
 
-    target = Path(context) / QUARANTINE_FILE
-    try:
-        existing = target.read_bytes()
-    except FileNotFoundError:
-        existing = b""
+    target = os.path.join(context, QUARANTINE_FILE)
+    existing = read_regular(target) or b""
     known = set(lines_of(existing))
-    redacted = 0
+    unique = list(dict.fromkeys(lines))
+    # surrogateescape: bytes that are not UTF-8 go back out exactly as they came in.
+    text, redacted = redact("\n".join(line.decode("utf-8", "surrogateescape") for line in unique))
     fresh = []
-    for line in dict.fromkeys(lines):
-        # surrogateescape: bytes that are not UTF-8 go back out exactly as they came in.
-        text, count = redact(line.decode("utf-8", "surrogateescape"))
-        clean = text.encode("utf-8", "surrogateescape")
-        if clean not in known:
+    for clean in (part.encode("utf-8", "surrogateescape") for part in text.split("\n")):
+        if clean.strip() and clean not in known:
             fresh.append(clean)
             known.add(clean)
-            redacted += count
-    if fresh:
-        if existing and not existing.endswith(b"\n"):
-            existing += b"\n"
-        atomic_write(target, existing + b"".join(line + b"\n" for line in fresh))
-    return len(lines), redacted
+    if not fresh:
+        return len(lines), redacted, None
+    if existing and not existing.endswith(b"\n"):
+        existing += b"\n"
+    return len(lines), redacted, Staged(target, existing + b"".join(line + b"\n" for line in fresh))
 
 
-def keep_conflicted(memory_file: str, data: bytes) -> Path:
-    """Copy a file with conflict markers aside (git-ignored) before it is replaced by its merge:
-    <name>.<time>.conflicted, or <name>.<time>-2.conflicted and so on when that is taken."""
+def conflicted_copy(memory_file: str, data: bytes) -> Staged:
+    """A copy of a file with conflict markers, staged to be kept aside (git-ignored) when it is
+    replaced by its merge: <name>.<time>.conflicted, or <name>.<time>-2.conflicted and so on."""
     path, stamp = Path(memory_file), time.strftime("%Y%m%dT%H%M%S")
     candidate, n = path.with_name(f"{path.name}.{stamp}.conflicted"), 1
     while candidate.exists():
         n += 1
         candidate = path.with_name(f"{path.name}.{stamp}-{n}.conflicted")
-    atomic_write(candidate, data)
-    return candidate
+    return Staged(candidate, data)

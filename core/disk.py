@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat as stat_
 import sys
 import time
 from contextlib import contextmanager, suppress
@@ -20,6 +21,87 @@ from .errors import LockTimeout, StorageError
 
 WINDOWS = sys.platform == "win32"
 Fingerprint = tuple[int, int, int, int]  # (device, inode, size, modification time in ns)
+# The largest memory or quarantine file read: ~25,000 records of the largest size, over 100,000
+# of a usual one; compaction keeps a real memory far below. A bigger "file" is a mistake or an
+# attack (a device, a crafted clone), and reading it would take the process's memory.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
+# --------------------------------------------------------------------- reading files of ours
+
+def _refusal(path: str, what: str) -> StorageError:
+    return StorageError(
+        f"{path} is {what}; Sentinel-Memory reads and writes only regular files of its own in .context/ "
+        "(a cloned repository could point them anywhere). Nothing was read or saved; replace it with a "
+        "regular file (or move it away) and try again."
+    )
+
+
+def _link_target(path: str) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return "?"
+
+
+def check_directory(path: str) -> None:
+    """Refuse a .context/ that is a symbolic link or not a directory (a missing one is fine)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StorageError(f"Could not use {path}: {exc.strerror or exc}. Nothing was read or saved.") from exc
+    if stat_.S_ISLNK(st.st_mode):
+        raise _refusal(path, f"a symbolic link (to {_link_target(path)})")
+    if not stat_.S_ISDIR(st.st_mode):
+        raise _refusal(path, "not a directory")
+
+
+def read_regular(path: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
+    """The bytes of a regular file of ours, or None when it does not exist. A symbolic link (never
+    followed), a directory, a FIFO, a device, or a file over `limit` bytes is refused with a
+    StorageError that names it, at once: nothing is read from it."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or os.path.islink(path):
+            raise _refusal(path, f"a symbolic link (to {_link_target(path)})") from None
+        if exc.errno == errno.EISDIR:
+            raise _refusal(path, "a directory") from None
+        raise StorageError(f"Could not read {path}: {exc.strerror or exc}. Check its permissions.") from exc
+    try:
+        st = os.fstat(fd)
+        if not stat_.S_ISREG(st.st_mode):
+            kind = "a directory" if stat_.S_ISDIR(st.st_mode) else "a FIFO" if stat_.S_ISFIFO(st.st_mode) else \
+                "a device" if stat_.S_ISCHR(st.st_mode) or stat_.S_ISBLK(st.st_mode) else "not a regular file"
+            raise _refusal(path, kind)
+        if not _NOFOLLOW and os.path.islink(path):  # Windows: no O_NOFOLLOW, so ask after opening
+            raise _refusal(path, f"a symbolic link (to {_link_target(path)})")
+        if st.st_size > limit:
+            raise StorageError(
+                f"{path} is {st.st_size:,} bytes, over the {limit:,} that Sentinel-Memory reads. Nothing was read "
+                "or saved; if it is really the memory, compact it or split it by hand."
+            )
+        chunks, left = [], limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        if len(data) > limit:  # it grew while being read
+            raise StorageError(f"{path} grew past {limit:,} bytes while being read. Nothing was read or saved.")
+        return data
+    except OSError as exc:
+        raise StorageError(f"Could not read {path}: {exc.strerror or exc}. Check its permissions.") from exc
+    finally:
+        os.close(fd)
 
 
 # ------------------------------------------------------------------------------------ the lock
@@ -37,6 +119,8 @@ def locked(path: str, timeout: float):
     name = f"{path}.lock"
     fd = None if WINDOWS or name in _NO_FLOCK else _flocked(name, path, timeout)
     if fd is None:
+        if os.path.islink(name):  # FileLock would follow it
+            raise _refusal(name, f"a symbolic link (to {_link_target(name)})")
         try:
             with FileLock(name, timeout=timeout):
                 yield
@@ -57,8 +141,10 @@ def _flocked(name: str, path: str, timeout: float) -> int | None:
     deadline, delay = time.monotonic() + timeout, 0.001
     while True:
         try:
-            fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o666)
+            fd = os.open(name, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o666)
         except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise _refusal(name, f"a symbolic link (to {_link_target(name)})") from None
             raise StorageError(f"Could not open the lock file {name}: {exc.strerror or exc}. Nothing was saved; "
                                "check that the .context directory is writable.") from exc
         try:
@@ -92,38 +178,69 @@ def _lock_timeout(path: str, timeout: float) -> LockTimeout:
 
 def atomic_write(path: str | os.PathLike, data: bytes | list[memoryview], mtime_ns: int | None = None) -> os.stat_result:
     """Write data (bytes, or buffers to write one after another) to path so that readers see the
-    old bytes or the new ones, never a mix.
+    old bytes or the new ones, never a mix: Staged(...) then commit(). Returns the new file's stat."""
+    staged = Staged(path, data, mtime_ns)
+    staged.commit()
+    return staged.stat
 
-    A temporary file in the same directory is written, flushed and fsynced, then renamed over
-    the target with os.replace, then the directory is fsynced so the rename survives a crash.
-    On failure the temporary file is removed and the target is left as it was. With mtime_ns the
-    file's modification time is set to it (where the platform allows). Returns the new file's stat.
-    """
-    directory, name = os.path.split(os.fspath(path))
-    tmp = os.path.join(directory, f".{name}.{os.urandom(4).hex()}.tmp")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+
+class Staged:
+    """A file's new bytes, written and fsynced to a temporary file in the same directory, not yet
+    in place. commit() renames it over the target (os.replace) and fsyncs the directory so the
+    rename survives a crash; discard() removes it. Staging several files before committing any
+    lets a write that fails on one (a full disk) leave every file as it was.
+
+    On failure the temporary file is removed and the target is left as it was; OSErrors become a
+    StorageError that says what to do. With mtime_ns the file's modification time is set to it
+    (where the platform allows); `stat` is the new file's."""
+
+    def __init__(self, path: str | os.PathLike, data: bytes | list[memoryview], mtime_ns: int | None = None) -> None:
+        self.path = os.fspath(path)
+        directory, name = os.path.split(self.path)
+        self.directory = directory or "."
+        self.tmp: str | None = os.path.join(directory, f".{name}.{os.urandom(4).hex()}.tmp")
         try:
-            _write_all(fd, [data] if isinstance(data, bytes) else data)
-            if mtime_ns is not None and STAMPS:
-                with suppress(OSError):  # only an optimisation: never a reason to fail the write
-                    os.utime(fd, ns=(mtime_ns, mtime_ns))
-            os.fsync(fd)
-            stat = os.fstat(fd)
-        finally:
-            os.close(fd)
-        _replace(tmp, path)
-    except BaseException as exc:
-        with suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise StorageError(
-                f"Could not write {path}: {exc.strerror or exc}. The file is unchanged and nothing "
-                "was saved; free disk space or fix permissions, then try again."
-            ) from exc
-        raise
-    _fsync_dir(directory or ".")
-    return stat
+            fd = os.open(self.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+            try:
+                _write_all(fd, [data] if isinstance(data, bytes) else data)
+                if mtime_ns is not None and STAMPS:
+                    with suppress(OSError):  # only an optimisation: never a reason to fail the write
+                        os.utime(fd, ns=(mtime_ns, mtime_ns))
+                os.fsync(fd)
+                self.stat = os.fstat(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            self.discard()
+            raise _storage_error(self.path, exc) from exc
+        except BaseException:
+            self.discard()
+            raise
+
+    def commit(self) -> None:
+        try:
+            _replace(self.tmp, self.path)
+        except OSError as exc:
+            self.discard()
+            raise _storage_error(self.path, exc) from exc
+        except BaseException:
+            self.discard()
+            raise
+        self.tmp = None
+        _fsync_dir(self.directory)
+
+    def discard(self) -> None:
+        if self.tmp is not None:
+            with suppress(OSError):
+                os.unlink(self.tmp)
+            self.tmp = None
+
+
+def _storage_error(path: str, exc: OSError) -> StorageError:
+    return StorageError(
+        f"Could not write {path}: {exc.strerror or exc}. The file is unchanged and nothing "
+        "was saved; free disk space or fix permissions, then try again."
+    )
 
 
 def is_temporary(name: str, stem: str) -> bool:

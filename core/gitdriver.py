@@ -33,8 +33,27 @@ def merge_driver(base: str, ours: str, theirs: str, name: str = "") -> int:
     except Exception as exc:  # any failure: git's text merge still keeps both sides
         why = f"could not be merged by id ({type(exc).__name__}: {exc})"
     print(f"sentinel-memory: {name or ours} {why}; using git's text merge", file=sys.stderr)
-    result = subprocess.run(["git", "merge-file", "--diff3", *TEXT_MERGE_LABELS, ours, base, theirs])
-    return 1 if result.returncode != 0 else 0
+    try:
+        result = subprocess.run(["git", "merge-file", "--diff3", *TEXT_MERGE_LABELS, ours, base, theirs])
+        merged = 0 <= result.returncode < 128  # the number of conflicts; 255: git refused (binary input)
+    except OSError:
+        merged = False
+    if merged:
+        return 1 if result.returncode else 0
+    print(f"sentinel-memory: git's text merge refused {name or ours} too; writing both sides whole "
+          "between conflict markers", file=sys.stderr)
+    _whole_sides_conflict(base, ours, theirs)
+    return 1
+
+
+def _whole_sides_conflict(base: str, ours: str, theirs: str) -> None:
+    """Write into `ours` one diff3 conflict region holding every side whole, byte for byte, so a
+    merge never ends with one side only: the loader merges the records of the three sides exactly
+    (docs/contract.md §5.5) and sets aside what is not a record."""
+    sides = [Path(p).read_bytes() for p in (ours, base, theirs)]
+    body = [side if side.endswith(b"\n") or not side else side + b"\n" for side in sides]
+    atomic_write(Path(ours), b"".join([b"<<<<<<< ours\n", body[0], b"||||||| base\n", body[1], b"=======\n", body[2],
+                                       b">>>>>>> theirs\n"]))
 
 
 def textconv(path: str, out=None) -> int:

@@ -16,7 +16,8 @@ from pathlib import Path
 from . import index, render, store
 from .compaction import group_by_topic, similar_groups
 from .errors import InvalidInput
-from .records import NOTHING_SAVED, Draft, Entry, count_types, meta_of, normalize, prepare, stands_for, utc_now
+from .records import (NOTHING_SAVED, Draft, Entry, count_types, is_principle, meta_of, normalize, prepare, stands_for,
+                      utc_now)
 from .snapshot import Snapshot
 
 DEFAULT_THRESHOLD = render.DEFAULT_THRESHOLD
@@ -198,7 +199,7 @@ def _build(draft: Draft, old: dict | None, deleted: list[Entry]) -> dict | None:
     if old is not None:
         meta["updated"] = now
     if draft.type == "principle":
-        prior = meta.get("source_count") if old and old.get("type") == "principle" else 0
+        prior = meta.get("source_count") if old and is_principle(old) else 0
         meta["compacted_at"] = now
         meta["source_count"] = (prior if isinstance(prior, int) else 0) + folded
     else:

@@ -24,9 +24,10 @@ class ProjectRoot:
 
     @property
     def guarded(self) -> bool:
-        """True when the root came from the cwd and the cwd is the home directory or a filesystem
-        root: a client that ignored "cwd" started us there, and writing would scatter memory."""
-        return self.source == "cwd" and is_home_or_root(self.path)
+        """True when the root is the home directory or a filesystem root and did not come from
+        --project: a client that ignored "cwd" started us there (or an environment variable was
+        set too widely), and writing would scatter memory. --project is taken as meant."""
+        return self.source != "--project" and is_home_or_root(self.path)
 
     @property
     def memory_file(self) -> Path:
@@ -54,9 +55,14 @@ def _checked(value: str, source: str) -> Path:
             f"{source} is {value!r}: the client did not expand the variable. Give the project's "
             f"absolute path instead, or {HOW_TO_SET}."
         )
-    path = Path(value).expanduser().resolve()
-    if not path.is_dir():
-        raise ProjectRootError(f"{source} is {value!r}, which is not an existing directory; {HOW_TO_SET}.")
+    try:
+        path = Path(value).expanduser().resolve()
+        usable = path.is_dir()
+    except (OSError, RuntimeError) as exc:  # a name too long for the filesystem, a symlink loop
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ProjectRootError(f"{source} is {value[:200]!r}, which cannot be used ({reason}); {HOW_TO_SET}.") from None
+    if not usable:
+        raise ProjectRootError(f"{source} is {value[:200]!r}, which is not an existing directory; {HOW_TO_SET}.")
     return path
 
 

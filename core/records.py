@@ -74,6 +74,28 @@ def _text(name: str, value: object) -> str:
     return normalize(value)
 
 
+# A value more than this many times its limit cannot fit even after redaction, unless it is
+# almost all credentials: it is refused before the costly steps (normalising, redacting) run on it.
+EARLY_FACTOR = 8
+
+
+def _bounded(name: str, value: object, cut: bool) -> object:
+    """The value, refused at once (or, with cut, shortened) when its characters alone exceed
+    EARLY_FACTOR times its byte limit (a character is at least one byte)."""
+    if not isinstance(value, str) or len(value) <= EARLY_FACTOR * LIMITS[name]:
+        return value
+    value = value.strip()
+    room = EARLY_FACTOR * LIMITS[name]
+    if len(value) <= room:
+        return value
+    if cut:
+        return value[:room]  # redacted and cut to its limit afterwards, like any principle's question
+    raise InvalidInput(
+        f"{name} is {len(value):,} characters; the limit is {LIMITS[name]:,} bytes in UTF-8, and a value "
+        f"this long cannot fit even after redaction. Shorten it and try again. {NOTHING_SAVED}"
+    )
+
+
 def _too_long(name: str, value: str) -> InvalidInput:
     size, limit = utf8_len(value), LIMITS[name]
     return InvalidInput(
@@ -96,12 +118,9 @@ def prepare(
     """
     if type not in TYPES:
         raise InvalidInput(f'type must be "log" or "principle", not {str(type)[:40]!r}. {NOTHING_SAVED}')
-    values = {
-        "topic": _text("topic", topic),
-        "missing_context": _text("missing_context", missing_context),
-        "lesson": _text("lesson", lesson),
-        "ask_next_time": _text("ask_next_time", ask_next_time),
-    }
+    raw = {"topic": topic, "missing_context": missing_context, "lesson": lesson, "ask_next_time": ask_next_time}
+    values = {name: _text(name, _bounded(name, value, cut=name == "ask_next_time" and type == "principle"))
+              for name, value in raw.items()}
     if not values["topic"]:
         raise InvalidInput(f"topic is empty; give a short module-level tag such as auth or payment. {NOTHING_SAVED}")
     if not values["lesson"]:

@@ -19,6 +19,7 @@ is already taken by another record, the one logged or updated last is kept, as f
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -26,7 +27,7 @@ from .merge import Records
 from .records import STRICT_ONLY, TYPES, Entry, meta_of, newer, record_id, utc_now
 from .sanitizer import redact, rules_hit
 from .contextdir import QUARANTINE_FILE
-from .disk import atomic_write
+from .disk import atomic_write, read_regular
 from .snapshot import Snapshot
 from .store import read, update
 
@@ -55,9 +56,18 @@ def scan(path: Path) -> list[Finding]:
                 found += [Finding(rid, field, name) for name in rules_hit(value, strict_only=strict)]
     unreadable = set(snap.unreadable)
     for name, only_unreadable in ((path.name, True), (QUARANTINE_FILE, False)):
-        for number, line in enumerate(_lines(path.parent / name), 1):
-            if not only_unreadable or line.removeprefix(b"\xef\xbb\xbf").rstrip(b"\r") in unreadable:
-                found += [Finding(f"{name}:{number}", "line", rule) for rule in rules_hit(_text(line))]
+        numbered = [(number, line) for number, line in enumerate(_lines(path.parent / name), 1)
+                    if not only_unreadable or line.removeprefix(b"\xef\xbb\xbf").rstrip(b"\r") in unreadable]
+        each = Counter()
+        for number, line in numbered:
+            hits = rules_hit(_text(line))
+            each.update(hits)
+            found += [Finding(f"{name}:{number}", "line", rule) for rule in hits]
+        # A value that spans lines (a pasted PEM block) shows only in the lines read together.
+        if len(numbered) > 1:
+            together = Counter(rules_hit("\n".join(_text(line) for _, line in numbered))) - each
+            span = f"{name}:{numbered[0][0]}-{numbered[-1][0]}"
+            found += [Finding(span, "lines", rule) for rule in together.elements()]
     return found
 
 
@@ -83,7 +93,8 @@ def redact_file(path: Path, timeout: float | None = None) -> tuple[int, int]:
                 kept[rid] = entry
         if not changed:
             # Rewriting moves leaky unreadable lines to the quarantine file, redacting them on the way.
-            return snap.edited() if any(rules_hit(_text(line)) for line in snap.unreadable) else None
+            leaky = rules_hit("\n".join(_text(line) for line in snap.unreadable))
+            return snap.edited() if leaky else None
         redacted: Records = {}  # by new id, the version logged or updated last, before stamping
         for record in changed:
             entry = Entry.of(record)
@@ -96,14 +107,11 @@ def redact_file(path: Path, timeout: float | None = None) -> tuple[int, int]:
 
     def change_quarantine(_snap: Snapshot) -> None:
         quarantine = path.parent / QUARANTINE_FILE
-        lines = quarantine.read_bytes().split(b"\n") if quarantine.exists() else []
-        out = []
-        for line in lines:
-            text, count = redact(_text(line))
-            out.append(text.encode("utf-8", "surrogateescape"))
-            totals[1] += count
-        if out != lines:
-            atomic_write(quarantine, b"\n".join(out))
+        data = read_regular(str(quarantine)) or b""
+        text, count = redact(_text(data))  # as one text: a value may span lines
+        totals[1] += count
+        if count:
+            atomic_write(quarantine, text.encode("utf-8", "surrogateescape"))
         return None  # the memory file itself is left as it is
 
     # The write redacts unreadable lines on their way to the quarantine file; count those too.
@@ -116,10 +124,7 @@ def redact_file(path: Path, timeout: float | None = None) -> tuple[int, int]:
 
 def _lines(path: Path) -> list[bytes]:
     """The lines of a file as bytes (no newline); none if it does not exist."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return []
+    data = read_regular(str(path))
     return data.removesuffix(b"\n").split(b"\n") if data else []
 
 

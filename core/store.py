@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Callable
 
 from . import contextdir, disk, gitdriver
-from .errors import StorageError
 from .gcpause import paused
 from .merge import merge_three_way
 from .snapshot import Snapshot, parse
@@ -68,13 +67,10 @@ def read(path: Path) -> Snapshot:
     cached = _cache.get(key)
     if cached is not None and cached.fingerprint is not None and disk.fingerprint(key) == cached.fingerprint:
         return cached.snapshot  # still exactly the file this process wrote: no need to read it back
-    try:
-        with open(key, "rb") as file:
-            data = file.read()
-    except FileNotFoundError:
+    disk.check_directory(os.path.dirname(key))
+    data = disk.read_regular(key)
+    if data is None:
         return Snapshot()
-    except OSError as exc:
-        raise StorageError(f"Could not read {path}: {exc.strerror or exc}. Check its permissions.") from exc
     if cached is not None:
         if cached.data is None:
             cached.data = cached.snapshot.raw  # joined once: later comparisons need not join the pieces again
@@ -125,6 +121,7 @@ def update(path: Path, change: Callable[[Snapshot], Snapshot | None], timeout: f
     copied aside, so nothing is ever lost."""
     key = os.fspath(path)
     context = os.path.dirname(key)
+    disk.check_directory(context)
     if not os.path.isdir(context):
         contextdir.prepare(Path(context))
     with disk.locked(key, lock_timeout() if timeout is None else timeout):
@@ -134,12 +131,24 @@ def update(path: Path, change: Callable[[Snapshot], Snapshot | None], timeout: f
         new = change(snap)
         if new is None:
             return report
-        if snap.unreadable:
-            report.quarantined, report.quarantine_redactions = contextdir.quarantine(context, snap.unreadable)
-        if snap.conflict_regions:
-            report.conflict_copy = contextdir.keep_conflicted(key, snap.raw)
-        stamp = disk.stamp()
-        st = disk.atomic_write(key, new.file_text().buffers(), mtime_ns=stamp)
-        _cache[key] = _Cached(new, disk.stamped_fingerprint(st, stamp), None)
+        # Every file this write changes is staged (written and fsynced aside) before any is put in
+        # place, so a write that fails on one (a full disk) changes none. The side files go first:
+        # once the memory file is replaced, what they keep is nowhere else.
+        staged: list[disk.Staged] = []
+        try:
+            if snap.unreadable:
+                report.quarantined, report.quarantine_redactions, side = contextdir.quarantine(context, snap.unreadable)
+                staged += [side] if side else []
+            if snap.conflict_regions:
+                staged.append(contextdir.conflicted_copy(key, snap.raw))
+                report.conflict_copy = Path(staged[-1].path)
+            stamp = disk.stamp()
+            staged.append(disk.Staged(key, new.file_text().buffers(), mtime_ns=stamp))
+            for file in staged:
+                file.commit()
+        finally:
+            for file in staged:
+                file.discard()  # those not committed: a failure left them aside
+        _cache[key] = _Cached(new, disk.stamped_fingerprint(staged[-1].stat, stamp), None)
         report.after = new
         return report

@@ -199,7 +199,7 @@ def test_exit_codes_scripts_can_rely_on(project):
     assert "topic is empty" in bad.stderr
     assert not (project / ".context").exists()
     memory(project).mkdir(parents=True)  # a directory where the file should be
-    assert "Could not read" in run(project, "list", check_rc=3).stderr
+    assert "is a directory" in run(project, "list", check_rc=3).stderr
 
 
 def test_show_and_forget_take_a_unique_prefix_and_refuse_an_ambiguous_one(project):

@@ -1,0 +1,277 @@
+"""A cloned repository may be hostile (docs/contract.md §5, §6): what is in .context/ can be a
+symbolic link, a FIFO, a device, a huge or binary file or a crafted line. Nothing of ours follows
+a link, reads without a bound, copies a credential it could not parse into a tracked file, or
+leaves a changed file behind a failed write. Real files, real processes, real git."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from core import memory_path
+from core.errors import InvalidInput, StorageError
+from core.records import Entry, record_id
+from core.secretscan import redact_file, scan
+from core.tools import log, search
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVER = str(ROOT / "server.py")
+
+
+def fake_private_key() -> str:
+    """A PEM block with the right shape and random-looking body (not a real key)."""
+    body = "\n".join(("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" + "Ab3dE5gH7jK9mN1pQ3rS5tU7vW9xY1z" * 2)[:64] for _ in range(6))
+    return "-----BEGIN " + "PRIVATE KEY-----\n" + body + "\n-----END " + "PRIVATE KEY-----"
+
+
+def record_line(topic: str, missing: str, lesson: str) -> str:
+    return Entry.of({"id": record_id("log", topic, missing, lesson), "type": "log", "topic": topic,
+                     "missing_context": missing, "lesson": lesson, "ask_next_time": "",
+                     "meta": {"created": "2026-01-01T00:00:00+00:00"}}).line
+
+
+def cli(project: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    result = subprocess.run([sys.executable, SERVER, "--project", str(project), *args], capture_output=True,
+                            text=True, encoding="utf-8", timeout=timeout)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result
+
+
+@pytest.fixture
+def path(tmp_path) -> Path:
+    return memory_path(tmp_path / "project")
+
+
+# ------------------------------------------------------------------ a key pasted over several lines
+
+def test_a_private_key_pasted_over_several_lines_never_reaches_the_quarantine_file(path):
+    """A PEM block pasted into the memory file by hand is not a record; on the next write its lines
+    go to the tracked quarantine file redacted as one block, not only its BEGIN line."""
+    path.parent.mkdir(parents=True)
+    key = fake_private_key()
+    path.write_text(record_line("t", "m", "l") + "\n" + key + "\n", encoding="utf-8")
+    out = log(path, "t", "another", "lesson")
+    assert "redacted there" in out
+    quarantine = (path.parent / "memory_log.quarantine.jsonl").read_text(encoding="utf-8")
+    body_lines = key.splitlines()[1:-1]
+    assert not any(line in quarantine for line in body_lines), quarantine
+    assert "[REDACTED]" in quarantine
+
+
+def test_scan_sees_a_key_that_spans_lines_and_redact_removes_it_from_the_quarantine_file(path):
+    """`scan` reads lines that are not records together, so a multi-line key in the quarantine file is
+    found (exit 1), and `scan --redact` removes every line of it."""
+    path.parent.mkdir(parents=True)
+    path.write_text(record_line("t", "m", "l") + "\n", encoding="utf-8")
+    key = fake_private_key()
+    quarantine = path.parent / "memory_log.quarantine.jsonl"
+    quarantine.write_text("broken {\n" + key + "\n", encoding="utf-8")
+    assert scan(path), "the key is found"
+    result = cli(path.parent.parent, "scan")
+    assert result.returncode == 1 and "looks like" in result.stdout
+    redact_file(path)
+    text = quarantine.read_text(encoding="utf-8")
+    assert not any(line in text for line in key.splitlines()[1:-1]) and "broken {" in text
+    assert scan(path) == []
+
+
+# ----------------------------------------------------------------------- links and special files
+
+def test_a_symlinked_quarantine_file_is_never_read_or_copied(path, tmp_path):
+    """A repository that commits the quarantine file as a link to a private file outside it, plus a
+    broken line: the next write refuses, names the link, and copies nothing into the project."""
+    secret = tmp_path / "outside" / "credentials"
+    secret.parent.mkdir()
+    secret.write_text("[default]\naws_secret_access_key = " + "Ab3" * 13 + "x\n", encoding="utf-8")
+    path.parent.mkdir(parents=True)
+    path.write_text(record_line("t", "m", "l") + "\n{broken\n", encoding="utf-8")
+    link = path.parent / "memory_log.quarantine.jsonl"
+    link.symlink_to(secret)
+    before = path.read_bytes()
+    with pytest.raises(StorageError, match="symbolic link.*Nothing was read or saved"):
+        log(path, "t", "new", "lesson")
+    assert path.read_bytes() == before and link.is_symlink()
+    assert all("aws_secret" not in p.read_text(errors="replace") for p in path.parent.iterdir()
+               if p.is_file() and not p.is_symlink())
+
+
+@pytest.mark.parametrize("which", ["memory file", "context dir", "lock file"])
+def test_no_file_of_ours_is_read_or_written_through_a_symbolic_link(tmp_path, which):
+    """A symlinked memory file, .context/ or lock file is refused with an error naming the link;
+    nothing is created or changed at the link's target."""
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    outside.mkdir()
+    context = project / ".context"
+    if which == "context dir":
+        project.mkdir()
+        context.symlink_to(outside, target_is_directory=True)
+    else:
+        context.mkdir(parents=True)
+        target = outside / "target"
+        if which == "memory file":
+            target.write_text(record_line("t", "m", "l") + "\n", encoding="utf-8")
+            (context / "memory_log.jsonl").symlink_to(target)
+        else:
+            (context / "memory_log.jsonl.lock").symlink_to(target)
+    before = sorted(p.name for p in outside.iterdir())
+    with pytest.raises(StorageError, match="symbolic link"):
+        log(memory_path(project), "t", "new", "lesson")
+    assert sorted(p.name for p in outside.iterdir()) == before
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+def test_a_memory_file_that_is_not_a_regular_file_is_refused_at_once_with_exit_3(tmp_path, kind):
+    """A FIFO (which would block a reader forever), a device such as /dev/zero (endless) or a
+    directory where the memory file should be: every command refuses at once, exit 3, one sentence."""
+    project = tmp_path / "project"
+    context = project / ".context"
+    context.mkdir(parents=True)
+    memory = context / "memory_log.jsonl"
+    if kind == "fifo":
+        os.mkfifo(memory)
+    elif kind == "device":
+        memory.symlink_to("/dev/zero")  # git checks devices out as links; a link is refused before its target
+    else:
+        memory.mkdir()
+    for command in (["search"], ["stats"], ["log", "--topic", "t", "--missing-context", "m", "--lesson", "l"]):
+        result = cli(project, *command, timeout=30)
+        assert result.returncode == 3, (command, result.stdout, result.stderr)
+        assert "Nothing was read or saved" in result.stderr
+
+
+def test_a_device_opened_directly_is_refused_without_reading_it():
+    """The reader refuses a character device by its type, before reading a byte of it."""
+    from core.disk import read_regular
+
+    with pytest.raises(StorageError, match="a device"):
+        read_regular("/dev/zero")
+
+
+def test_a_memory_file_past_the_size_limit_is_refused_without_reading_it(path):
+    """A file bigger than the 64 MiB the reader accepts is refused by its size (a sparse file here,
+    so the test writes nothing)."""
+    from core.disk import MAX_FILE_BYTES
+
+    path.parent.mkdir(parents=True)
+    with open(path, "wb") as handle:
+        handle.truncate(MAX_FILE_BYTES + 1)
+    with pytest.raises(StorageError, match="over the 67,108,864 that Sentinel-Memory reads"):
+        search(path, "anything")
+
+
+# ------------------------------------------------------------------------------- huge fields
+
+def test_a_field_far_over_its_limit_is_refused_before_any_other_work(path):
+    """A 10 MB lesson is refused with its size and the limit; nothing is created. (It is refused
+    from its length alone: benchmarked in bench/secrets_bench.py's neighbour, not timed here.)"""
+    with pytest.raises(InvalidInput, match=r"lesson is 10,000,000 characters; the limit is 1,024 bytes"):
+        log(path, "t", "m", "x" * 10_000_000)
+    assert not path.parent.exists()
+
+
+def test_a_principle_question_far_over_its_limit_is_cut_not_refused(path):
+    """A principle's ask_next_time is the one field that is cut to fit; a huge one still is."""
+    out = log(path, "t", "", "one principle", "질문 " * 1_000_000, type="principle")
+    assert out.startswith("saved")
+    (stored,) = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+    assert 0 < len(stored["ask_next_time"].encode("utf-8")) <= 512
+
+
+# -------------------------------------------------------------------- failed writes change nothing
+
+def test_a_write_that_fails_on_a_full_disk_leaves_no_conflicted_copy_and_no_quarantine_file(path):
+    """A file with conflict markers and a broken line, then a write that cannot fit on the disk
+    (a file-size limit on the writer): the call fails, and .context/ is exactly as before — no
+    copy of the conflicted file, no quarantine file, no temporary file."""
+    from core.contextdir import prepare
+
+    prepare(path.parent)  # the project as committed: .gitignore and .gitattributes in place
+    a, b = record_line("t", "a", "l"), record_line("t", "b", "l")
+    conflicted = f"<<<<<<< ours\n{a}\n=======\n{b}\n>>>>>>> theirs\n{{broken\n"
+    path.write_text(conflicted, encoding="utf-8")
+    listing = sorted(p.name for p in path.parent.iterdir())
+    limit = len(conflicted.encode()) + 200  # the side files fit; the new memory file (+1,000 bytes) does not
+    script = textwrap.dedent(f"""
+        import resource, signal, sys
+        sys.path.insert(0, {str(ROOT)!r})
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        from core.tools import log
+        from core.errors import StorageError
+        resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))
+        try:
+            log({str(path)!r}, "t", "another missing context", "x" * 1000)
+        except StorageError as exc:
+            print(exc)
+    """)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert "Could not write" in result.stdout, result.stdout + result.stderr
+    assert path.read_text(encoding="utf-8") == conflicted
+    assert sorted(p.name for p in path.parent.iterdir() if p.name != "memory_log.jsonl.lock") == listing
+
+
+def test_a_temporary_file_left_by_a_killed_writer_of_gitignore_is_cleaned_up(path):
+    """Temporary files that a killed writer of .gitignore or .gitattributes left (a minute old) are
+    removed by the next write; a fresh one (maybe another writer's) is left alone."""
+    log(path, "t", "m", "l")
+    old = path.parent / ".gitignore.1a2b3c4d.tmp"
+    fresh = path.parent / ".gitattributes.5e6f7a8b.tmp"
+    old.write_text("x")
+    fresh.write_text("x")
+    os.utime(old, (os.path.getmtime(old) - 120,) * 2)
+    log(path, "t", "m2", "l")
+    assert not old.exists() and fresh.exists()
+
+
+# ------------------------------------------------------------------------------- the project root
+
+@pytest.mark.parametrize("where", ["home", "root"])
+def test_the_environment_variable_pointing_at_home_or_root_does_not_write_there(tmp_path, where):
+    """SENTINEL_MEMORY_PROJECT set to the home directory or / is refused for writes, as the current
+    directory would be; only an explicit --project is taken as meant."""
+    home = tmp_path / "home"
+    home.mkdir()
+    target = str(home) if where == "home" else "/"
+    env = {**os.environ, "HOME": str(home), "SENTINEL_MEMORY_PROJECT": target}
+    result = subprocess.run([sys.executable, SERVER, "log", "--topic", "t", "--missing-context", "m", "--lesson", "l"],
+                            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+    assert result.returncode == 2 and "home directory or a filesystem root" in result.stderr
+    assert not (Path(target) / ".context" / "memory_log.jsonl").exists() or where == "root"
+    assert "Traceback" not in result.stderr
+
+
+def test_a_project_path_with_a_name_too_long_is_a_plain_error(tmp_path):
+    """A --project whose path has a component over 255 bytes: one sentence and exit 2, no traceback."""
+    result = subprocess.run([sys.executable, SERVER, "--project", str(tmp_path / ("x" * 300)), "search"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "cannot be used" in result.stderr and "Traceback" not in result.stderr
+
+
+# ----------------------------------------------------------------------- the merge driver, binary
+
+def test_the_merge_driver_keeps_both_sides_when_one_holds_a_nul_byte(tmp_path):
+    """git refuses to text-merge a side with a NUL byte; the driver then writes every side whole
+    between diff3 markers (exit 1, a conflict), and the loader recovers every record of both."""
+    base = record_line("t", "base", "l") + "\n"
+    ours = base + record_line("t", "ours", "l") + "\n"
+    theirs = base + record_line("t", "theirs", "l") + "\n" + "bin\0ary\n"
+    files = []
+    for name, text in (("base", base), ("ours", ours), ("theirs", theirs)):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        files.append(str(tmp_path / name))
+    result = subprocess.run([sys.executable, SERVER, "merge-driver", *files, "memory_log.jsonl"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    merged = tmp_path / "ours"
+    target = memory_path(tmp_path / "project")
+    target.parent.mkdir(parents=True)
+    target.write_bytes(merged.read_bytes())
+    out = search(target, "")
+    for missing in ("base", "ours", "theirs"):
+        assert record_id("log", "t", missing, "l") in out
