@@ -7,6 +7,7 @@ from pathlib import Path
 
 from . import gitdriver
 from .install import ENTRY, INSTALL_DIR, PYTHON, SERVER_SCRIPT  # noqa: F401 (PYTHON, SERVER_SCRIPT: re-exported)
+from .render import plural
 from .store import GITATTRIBUTES, GITIGNORE, atomic_write, prepare_context_dir
 
 SERVER_NAME = "sentinel-memory"
@@ -273,7 +274,7 @@ def _merge_lines(path: Path, template: str) -> str:
         return f"unchanged {path}"
     kept = current.rstrip("\n") + "\n" if current.strip() else ""
     _write_text(path, kept + "\n".join([template.splitlines()[0], *missing]) + "\n")
-    return f"added {len(missing)} lines to {path} (your lines kept)"
+    return f"added {plural(len(missing), 'line')} to {path} (your lines kept)"
 
 
 def workflow_rules() -> str:
