@@ -27,7 +27,7 @@ FIXES = {
 CLIENT_NAMES = (("cursor", "cursor"), ("windsurf", "windsurf"), ("claude", "claude"), ("codex", "codex"),
                 ("gemini", "gemini"), ("visual studio code", "vscode"), ("vscode", "vscode"))
 HOW_TO_SET = (f"{FIXES['cursor']}; {FIXES['vscode']}; Claude Code: {FIXES['claude']}; Codex: {FIXES['codex']}; "
-              f"Gemini CLI: {FIXES['gemini']}; or set {ENV_VAR}")
+              f"Gemini CLI: {FIXES['gemini']}; Windsurf: {FIXES['windsurf']}; or set {ENV_VAR}")
 
 
 def client_key(name: str | None) -> str | None:

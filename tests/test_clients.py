@@ -193,6 +193,19 @@ def test_doctor_warns_about_a_stray_memory_file_and_fold_brings_it_in(tmp_path, 
     assert run(env, repo.path, "fold", "nowhere", rc=2).stderr.count("Nothing was changed") == 1
 
 
+def test_doctor_finds_a_stray_memory_file_outside_git_too(tmp_path, env):
+    """Outside git doctor walks the folders (skipping dependency folders such as node_modules)."""
+    top = tmp_path / "plain"
+    for folder in (top, top / "docs" / "notes", top / "node_modules" / "pkg"):
+        (folder / ".context").mkdir(parents=True)
+        (folder / MEMORY).write_text("", encoding="utf-8")
+
+    out = run(env, top, "doctor").stdout
+
+    assert f"another memory file below the project, {top / 'docs' / 'notes' / MEMORY}" in out
+    assert "node_modules" not in out
+
+
 def test_doctor_says_one_record_not_one_records(tmp_path, env):
     repo = make_repo(tmp_path, env)
     logged(repo.memory, "t", "m", "l")
@@ -317,7 +330,7 @@ def test_the_fix_named_is_the_clients_own():
     assert ".vscode/mcp.json" in project.refusal(root, "Visual Studio Code") and ".cursor" not in project.refusal(root, "Visual Studio Code")
     every = project.refusal(root, None)
     assert all(hint in every for hint in (".cursor/mcp.json", ".vscode/mcp.json", "claude mcp add", ".codex/config.toml",
-                                          ".gemini/settings.json"))
+                                          ".gemini/settings.json", "windsurf/mcp_config.json"))
     with pytest.raises(project.ProjectRootError) as raised:
         project.resolve("${workspaceFolder}", environ={}, client="windsurf")
     assert "absolute path" in str(raised.value) and str(raised.value).count("${workspaceFolder}") == 1
