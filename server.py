@@ -61,6 +61,7 @@ except ModuleNotFoundError as exc:
 
 import core  # noqa: E402
 from core.gitdriver import ensure_configured  # noqa: E402
+from core.install import ENTRY  # noqa: E402
 
 log = logging.getLogger("sentinel_memory")
 
@@ -90,8 +91,10 @@ COMPACT_MEMORY_DESCRIPTION = (
 )
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-# log_memory replaces fields on upsert and a principle deletes its sources: destructive, but the
-# same call twice changes nothing more (idempotent).
+# log_memory replaces fields on upsert and a principle deletes its sources: destructive in the MCP
+# specification's sense ("may perform destructive updates", not "only additive updates"), even
+# though git keeps every earlier version; the same call twice changes nothing more (idempotent).
+# Clients that gate such tools are configured by init to let this one run (docs/clients.md, Codex).
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 
 _project_arg: str | None = None
@@ -152,20 +155,29 @@ async def _memory_file(ctx: Context | None) -> Path:
     """The memory file for this call; falls back to the client's workspace root (MCP roots) when
     the server was started in the home directory or a filesystem root."""
     global _client_root
-    root = core.resolve(_project_arg)
+    client = _client_name(ctx)
+    root = core.resolve(_project_arg, client=client)
     project = root.path
     if root.guarded:
         if _client_root is None:
             _client_root = await _workspace_root(ctx)
         if _client_root is None:
-            raise core.ProjectRootError(core.refusal(root))
+            raise core.ProjectRootError(core.refusal(root, client))
         project = _client_root
     if project not in _git_checked:
         # A teammate who only pulled gets the merge and diff drivers the first time the agent
         # uses the memory. Cheap (one git call per process and project) and never fatal.
         _git_checked.add(project)
-        await anyio.to_thread.run_sync(ensure_configured, project, sys.executable, str(Path(__file__).resolve()))
+        await anyio.to_thread.run_sync(ensure_configured, project, *ENTRY)
     return core.memory_path(project)
+
+
+def _client_name(ctx: Context | None) -> str | None:
+    """The name the client gave in its initialize request (e.g. "claude-code"), to name its fix."""
+    try:
+        return ctx.session.client_params.client_info.name
+    except Exception:  # no context, no session or no client info: the fix for every client
+        return None
 
 
 async def _workspace_root(ctx: Context | None) -> Path | None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from . import console, gitdriver, memory, render
 from .disk import atomic_write
 from .errors import InvalidInput, MemoryToolError, ProjectRootError
+from .install import SELF
 from .memory import DEFAULT_THRESHOLD, MIN_PREFIX
 from .project import ENV_VAR, resolve
 from .records import LIMITS
@@ -38,7 +39,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     project = argparse.ArgumentParser(add_help=False)
     project.add_argument("--project", metavar="DIR", default=argparse.SUPPRESS, help=PROJECT_HELP)
     parser = argparse.ArgumentParser(
-        prog="server.py", epilog=EXIT_CODES,
+        prog=SELF, epilog=EXIT_CODES,
         description="Sentinel-Memory. With no command: the MCP server on stdio (what a client starts). "
                     "With a command: a tool for people and for git.",
     )
@@ -82,12 +83,15 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     p.add_argument("--redact", action="store_true", help="replace them with [REDACTED] in place (atomic, under the lock)")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p = command("init", "prepare a project: client config, rules, .context/, git merge and diff drivers")
-    p.add_argument("--client", action="append", choices=["cursor", "vscode", "claude", "codex", "windsurf"],
+    p.add_argument("--client", action="append", choices=["cursor", "vscode", "claude", "codex", "gemini", "windsurf"],
                    help="client to configure (repeat for several; default: cursor)")
     p.add_argument("--rules", choices=["cursorrules", "mdc"], help="where Cursor's workflow rules go: .cursorrules, or "
                    ".cursor/rules/sentinel-memory.mdc (default: the form the project already uses)")
     p.add_argument("--agents-md", action="store_true", help="also add the workflow to AGENTS.md")
     command("doctor", "check the install, the project, the memory file, the git wiring and the client config")
+    p = command("fold", "merge a stray memory file (e.g. one doctor found in a subfolder) into the project's memory")
+    p.add_argument("file", metavar="FILE", help="the other .context/memory_log.jsonl, or the folder holding its "
+                   ".context/; merged by id, the newer version of a shared id kept; the file itself is left as it is")
     p = command("merge-driver", "git's merge driver (git runs it with %%O %%A %%B %%P)", for_people=False)
     for name in ("base", "ours", "theirs"):
         p.add_argument(name)
@@ -151,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "textconv":
             return gitdriver.textconv(args.file)
         root = resolve(args.project)
-        if args.command in ("log", "forget", "init") or getattr(args, "redact", False):
+        if args.command in ("log", "forget", "init", "fold") or getattr(args, "redact", False):
             _refuse_guarded(root)
         return HANDLERS[args.command](root, args)
     except (InvalidInput, ProjectRootError) as exc:
@@ -276,6 +280,12 @@ def cmd_scan(root, args) -> int:
     return 1 if findings else 0
 
 
+def cmd_fold(root, args) -> int:
+    folded = memory.fold(root.path, args.file)
+    print(console.fold_report(folded, SELF))
+    return 0
+
+
 def cmd_init(root, args) -> int:
     from .setup import init
 
@@ -297,5 +307,6 @@ def cmd_doctor(root, args) -> int:
 HANDLERS = {
     "search": cmd_search, "list": cmd_list, "show": cmd_show, "stats": cmd_stats, "log": cmd_log,
     "forget": cmd_forget, "export": cmd_export, "scan": cmd_scan, "init": cmd_init, "doctor": cmd_doctor,
+    "fold": cmd_fold,
 }
 COMMANDS = tuple(build_parser()[1])

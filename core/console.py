@@ -14,7 +14,7 @@ from .records import is_principle, meta_of
 from .render import day, header, plural
 
 if TYPE_CHECKING:  # the operations' results, for annotations only
-    from .memory import Forgotten, Stats, TopicSummary
+    from .memory import Folded, Forgotten, Stats, TopicSummary
 
 
 def width(text: str) -> int:
@@ -101,6 +101,17 @@ def forget_report(result: Forgotten, file: Path) -> tuple[list[str], list[str]]:
         out.append(f"`git diff -- {file}` now shows {plural(len(result.deleted), 'removed record')}; commit it to share "
                    f"the change, or, if the file was committed, bring {them} back with `git restore -- {file}`.")
     return out, errors
+
+
+def fold_report(folded: Folded, self_name: str) -> str:
+    lines = [f"folded {plural(folded.records, 'record')} of {folded.stray} into {folded.target}: {folded.added} added, "
+             f"{folded.updated} updated (the newer version), {folded.already_there} already there"]
+    if folded.unreadable:
+        lines.append(f"{plural(folded.unreadable, 'line')} of {folded.stray} {'is' if folded.unreadable == 1 else 'are'} "
+                     "not a record and stayed there: look at them before deleting the file")
+    lines.append(f"review with `git diff -- {folded.target}`; then delete {folded.stray.parent} (git rm -r it if it was "
+                 f"committed). `{self_name} doctor` no longer lists it once it is gone.")
+    return "\n".join(lines)
 
 
 def scan_report(findings: list, file: Path) -> list[str]:

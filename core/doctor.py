@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -12,19 +13,24 @@ from pathlib import Path
 
 from . import gitdriver
 from .merge import merge_three_way
-from .project import ProjectRoot
+from .project import ProjectRoot, enclosing_project
 from .records import LIMITS
 from .render import plural
 from .secretscan import scan
-from .setup import PYTHON, SERVER_NAME, SERVER_SCRIPT
+from .install import ENTRY, SELF
+from .setup import SAVING_TOOL, SERVER_NAME
 from .snapshot import parse
-from .store import read
+from .store import memory_path, read
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
 # Project-level client configs that init writes: path -> the JSON key holding the servers.
 JSON_CLIENTS = {Path(".cursor") / "mcp.json": "mcpServers", Path(".vscode") / "mcp.json": "servers",
-                Path(".mcp.json"): "mcpServers"}
+                Path(".mcp.json"): "mcpServers", Path(".gemini") / "settings.json": "mcpServers"}
+# Folders not searched for stray memory files outside git (dependencies, environments, builds).
+SKIP_DIRS = {"node_modules", ".venv", "venv", "env", "__pycache__", "build", "dist", "target", ".tox", ".git"}
+STRAY_SEARCH_LIMIT = 20_000  # directories visited at most outside git
 CODEX = Path(".codex") / "config.toml"
+JSON_CLIENTS_GEMINI = Path(".gemini") / "settings.json"
 
 
 def check(root: ProjectRoot) -> list[tuple[str, str]]:
@@ -37,8 +43,14 @@ def check(root: ProjectRoot) -> list[tuple[str, str]]:
         out.append((FAIL, f"project root {root.path} is the home directory or a filesystem root: run in the project "
                           "or pass --project DIR"))
     else:
-        out.append((OK, f"project root {root.path} (from {root.source})"))
+        out.append((OK, f"project root {root.path} (from {root.describe()})"))
     out += _memory_file(root.memory_file)
+    out += _strays(root.path)
+    above = enclosing_project(root.path)
+    if above is not None:
+        out.append((WARN, f"{root.memory_file} is below {above}, which has a memory file of its own: run "
+                          f"`{SELF} fold {root.path.relative_to(above)}` in {above} to bring these records there, "
+                          "then delete this .context/ folder"))
     out += _git(root.path, root.memory_file)
     out += _client(root.path)
     return out
@@ -48,23 +60,25 @@ def _memory_file(path: Path) -> list[tuple[str, str]]:
     if not path.exists():
         return [(OK, f"memory file {path} does not exist yet (created on the first log)")]
     snap = read(path)
-    out = [(OK, f"memory file {path}: {len(snap.records)} records")]
+    out = [(OK, f"memory file {path}: {plural(len(snap.records), 'record')}")]
     if snap.unreadable:
-        out.append((WARN, f"{len(snap.unreadable)} unreadable lines: the next write moves them to the quarantine file"))
+        out.append((WARN, f"{plural(len(snap.unreadable), 'unreadable line')}: the next write moves them to the "
+                          "quarantine file"))
     if snap.conflict_regions:
-        out.append((WARN, f"{snap.conflict_regions} git conflict regions: readable as merged; the next write stores "
-                          "the merge (or run the merge driver setup: server.py init)"))
+        out.append((WARN, f"{plural(snap.conflict_regions, 'git conflict region')}: readable as merged; the next "
+                          f"write stores the merge (or run the merge driver setup: {SELF} init)"))
     if snap.duplicates:
-        out.append((WARN, f"{snap.duplicates} duplicate ids: the next write keeps the newer of each"))
+        out.append((WARN, f"{plural(snap.duplicates, 'duplicate id')}: the next write keeps the newer of each"))
     if not snap.unreadable and not snap.conflict_regions and snap.text() != snap.raw:
         out.append((WARN, "the file is not in canonical form (order, BOM, CRLF or spacing): the next write normalises it"))
     over = sum(any(isinstance(e.record.get(k), str) and len(e.record[k].encode()) > n for k, n in LIMITS.items())
                for e in snap.records.values())
     if over:
-        out.append((WARN, f"{over} records exceed a byte limit (edited by hand?): shorten them"))
+        out.append((WARN, f"{plural(over, 'record')} {'exceeds' if over == 1 else 'exceed'} a byte limit "
+                          "(edited by hand?): shorten them"))
     secrets = scan(path)
     if secrets:
-        out.append((FAIL, f"{plural(len(secrets), 'value')} with the shape of a credential: run server.py scan --redact, and rotate the keys"))
+        out.append((FAIL, f"{plural(len(secrets), 'value')} with the shape of a credential: run {SELF} scan --redact, and rotate the keys"))
     out += _merge_in_progress(path, snap)
     return out
 
@@ -77,7 +91,7 @@ def _merge_in_progress(path: Path, snap) -> list[tuple[str, str]]:
     base, ours, theirs = (parse(blob) for blob in stages)
     merged = merge_three_way(base.records, ours.records, theirs.records)
     lost = len(merged.keys() - snap.records.keys())
-    redo = (f"run server.py init, then `git checkout -m -- {path.name}` in {path.parent} to redo the merge by id, "
+    redo = (f"run {SELF} init, then `git checkout -m -- {path.name}` in {path.parent} to redo the merge by id, "
             "then git add it")
     if lost:
         return [(FAIL, f"git is merging {path.name} and the file lacks {plural(lost, 'record')} that merging both sides keeps "
@@ -92,29 +106,78 @@ def _git(root: Path, memory: Path) -> list[tuple[str, str]]:
     routed = _attributes(root, memory)
     if routed != {"merge": gitdriver.DRIVER, "diff": gitdriver.DRIVER}:
         shown = ", ".join(f"{k}={v}" for k, v in routed.items())
-        out.append((WARN, f"git does not route {memory.name} to the drivers ({shown}): run server.py init and "
+        out.append((WARN, f"git does not route {memory.name} to the drivers ({shown}): run {SELF} init and "
                           "commit .context/.gitattributes"))
     config = gitdriver.current_config(root)
-    wanted = gitdriver.driver_commands(PYTHON, str(SERVER_SCRIPT))
+    wanted = gitdriver.driver_commands(*ENTRY)
     for key, what in ((f"merge.{gitdriver.DRIVER}.driver", "merge driver"), (f"diff.{gitdriver.DRIVER}.textconv", "diff textconv")):
         command = config.get(key)
         if not command:
-            out.append((WARN, f"the git {what} is not configured here: run server.py init (or let the server run once)"))
+            out.append((WARN, f"the git {what} is not configured here: run {SELF} init (or let the server run once)"))
             continue
-        try:
-            words = shlex.split(command)
-        except ValueError:
-            words = []
-        missing = [w for w in words[:2] if not Path(w).exists()]
-        if len(words) < 2 or missing:
+        words = _entry_words(command)
+        missing = [w for w in words if _looks_like_path(w) and not Path(w).exists()]
+        if not words or missing:
             out.append((FAIL, f"the git {what} points at {' '.join(missing) or command!r}, which does not exist: "
-                              "run server.py init from the current install"))
+                              f"run {SELF} init from the current install"))
         elif command != wanted[key]:
-            out.append((WARN, f"the git {what} runs {command!r}, not this install's command: run server.py init "
+            out.append((WARN, f"the git {what} runs {command!r}, not this install's command: run {SELF} init "
                               "(the MCP server also refreshes it when it starts here)"))
         else:
-            out.append((OK, f"the git {what} calls {words[1]}"))
+            out.append((OK, f"the git {what} calls {' '.join(words[1:] if len(words) > 1 else words)}"))
     return out
+
+
+def _entry_words(command: str) -> list[str]:
+    """The words of a driver command before its subcommand: what starts the install."""
+    try:
+        words = shlex.split(command.split(";", 1)[0].split("||", 1)[0])
+    except ValueError:
+        return []
+    cut = next((i for i, w in enumerate(words) if w in ("merge-driver", "textconv")), None)
+    return words[:cut] if cut else []
+
+
+def _looks_like_path(word: str) -> bool:
+    return "/" in word or "\\" in word or word.endswith(".py")
+
+
+def _strays(root: Path) -> list[tuple[str, str]]:
+    """Memory files in folders below the project: a session started in a subfolder before the
+    server looked for the project's root. Each is folded in with `fold`."""
+    found = sorted(_nested_memory_files(root))
+    return [(WARN, f"another memory file below the project, {path}: its records are not in the project's memory. "
+                   f"Fold them in with `{SELF} fold {path.relative_to(root)}` (merged by id, the newer of each "
+                   "kept), then delete that .context/ folder") for path in found]
+
+
+def _nested_memory_files(root: Path):
+    """Memory files below root, the project's own excluded: in git, every file git sees (tracked
+    or untracked, not ignored; submodules and nested repositories are projects of their own);
+    elsewhere a bounded walk that skips dependency and build folders."""
+    own = memory_path(root).resolve()
+    if gitdriver.git_dir(root) is not None:
+        try:
+            result = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--cached", "--others",
+                                     "--exclude-standard", "--", ":(glob)**/.context/memory_log.jsonl"],
+                                    capture_output=True, timeout=30)
+            if result.returncode == 0:
+                for name in dict.fromkeys(result.stdout.decode("utf-8", "replace").split("\0")):
+                    path = (root / name).resolve() if name else None
+                    if path is not None and path != own and path.is_file():
+                        yield path
+                return
+        except (OSError, subprocess.SubprocessError):
+            pass
+    visited = 0
+    for directory, subdirs, _files in os.walk(root):
+        visited += 1
+        if visited > STRAY_SEARCH_LIMIT:
+            return
+        subdirs[:] = [d for d in subdirs if d not in SKIP_DIRS and (d == ".context" or not d.startswith("."))]
+        candidate = Path(directory) / ".context" / "memory_log.jsonl"
+        if ".context" in subdirs and candidate.resolve() != own and candidate.is_file():
+            yield candidate.resolve()
 
 
 def _attributes(root: Path, memory: Path) -> dict[str, str]:
@@ -142,11 +205,15 @@ def _client(root: Path) -> list[tuple[str, str]]:
             continue
         if entry:
             out.append(_entry(path, entry.get("command", ""), entry.get("args", [])))
+            if relative == JSON_CLIENTS_GEMINI and entry.get("trust") is not True:
+                out.append((WARN, f"{path} does not trust the server: Gemini CLI asks before each tool call, and "
+                                "headless gemini -p cannot save (docs/clients.md)"))
     if (root / CODEX).exists():
         out += _codex(root / CODEX)
     if not out:
-        out.append((WARN, f"no client config in {root} names the {SERVER_NAME!r} server: run server.py init "
-                          "(--client cursor|vscode|claude|codex), or configure your client (docs/clients.md)"))
+        out.append((WARN, f"no client config in {root} names the {SERVER_NAME!r} server: run {SELF} init "
+                          "(--client cursor|vscode|claude|codex|gemini|windsurf; windsurf's config is global, so this "
+                          "check cannot see it), or configure your client (docs/clients.md)"))
     return out
 
 
@@ -154,7 +221,7 @@ def _entry(path: Path, command: str, args: list) -> tuple[str, str]:
     paths = [command] + [a for a in args if isinstance(a, str) and a.endswith(".py")]
     missing = [p for p in paths if not Path(p).exists()]
     if missing:
-        return (FAIL, f"{path} points at {', '.join(missing)}, which does not exist: run server.py init")
+        return (FAIL, f"{path} points at {', '.join(missing)}, which does not exist: run {SELF} init")
     return (OK, f"{path} starts {command} {' '.join(map(str, args))}")
 
 
@@ -170,4 +237,10 @@ def _codex(path: Path) -> list[tuple[str, str]]:
     table = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
     if not isinstance(table, dict):
         return []
-    return [_entry(path, table.get("command", ""), table.get("args", []))]
+    out = [_entry(path, table.get("command", ""), table.get("args", []))]
+    tools = table.get("tools", {})
+    mode = (tools.get(SAVING_TOOL) or {}).get("approval_mode") if isinstance(tools, dict) else None
+    if mode != "approve":
+        out.append((WARN, f"{path} does not approve {SAVING_TOOL} (approval_mode is {mode or 'unset'}): Codex asks "
+                          f"before every save and headless codex exec cannot save; run {SELF} init --client codex"))
+    return out

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .install import SELF
 from .merge import merge_three_way
 from .disk import atomic_write
 from .snapshot import Snapshot, parse
@@ -117,8 +118,9 @@ def _quote(arg: str) -> str:
     return "'" + arg.replace("'", "'\\''") + "'"
 
 
-def driver_commands(python: str, script: str) -> dict[str, str]:
-    """The local git config entries that wire the drivers to this install.
+def driver_commands(*command: str) -> dict[str, str]:
+    """The local git config entries that wire the drivers to this install, started by `command`
+    (`python server.py` from a checkout, the `sentinel-memory` executable when installed).
 
     git runs both through sh. Each command carries its own fallback for the day the install
     moves or its interpreter disappears, because git on its own would then keep only our side of
@@ -128,18 +130,23 @@ def driver_commands(python: str, script: str) -> dict[str, str]:
     Our merge driver itself exits 0 (merged) or 1 (conflict, markers written): anything else
     means it did not run."""
     # abspath, not resolve: a venv's python is a symlink that must not be followed out of the venv.
-    run = f"{_quote(os.path.abspath(python))} {_quote(os.path.abspath(script))}"
+    run = " ".join(_quote(os.path.abspath(word) if _is_path(word) else word) for word in command)
     text_merge = " ".join(["git merge-file --diff3", *TEXT_MERGE_LABELS, "%A %O %B"])
     return {
         f"merge.{DRIVER}.name": "Sentinel-Memory id-aware merge of .context/memory_log.jsonl",
         f"merge.{DRIVER}.driver": (
             f"{run} merge-driver %O %A %B %P; s=$?; [ $s -le 1 ] && exit $s; "
             f"echo \"sentinel-memory: the merge driver did not run (exit $s); using git's text merge. "
-            f"Run server.py doctor\" >&2; {text_merge}"
+            f"Run {SELF} doctor\" >&2; {text_merge}"
         ),
         # git appends the file as "$@": our textconv gets it as $1, the fallback `cat` as "$@".
         f"diff.{DRIVER}.textconv": f"{run} textconv \"$1\" || cat",
     }
+
+
+def _is_path(word: str) -> bool:
+    """A word of the command that names a file (made absolute), not an option or a module name."""
+    return os.sep in word or "/" in word or word.endswith(".py")
 
 
 def git_dir(root: Path) -> Path | None:
@@ -173,12 +180,12 @@ def current_config(root: Path) -> dict[str, str]:
     return {key: value for key, value in pairs}
 
 
-def configure(root: Path, python: str, script: str) -> list[str]:
+def configure(root: Path, *command: str) -> list[str]:
     """Write the driver entries into the repository's local config where they differ.
     Returns the keys that were changed (empty when already right or not in a git work tree)."""
     if git_dir(root) is None:
         return []
-    wanted, have = driver_commands(python, script), current_config(root)
+    wanted, have = driver_commands(*command), current_config(root)
     changed = []
     for key, value in wanted.items():
         if have.get(key) != value:
@@ -188,7 +195,7 @@ def configure(root: Path, python: str, script: str) -> list[str]:
     return changed
 
 
-def ensure_configured(root: Path, python: str, script: str) -> None:
+def ensure_configured(root: Path, *command: str) -> None:
     """Cheap refresh for the server: configure when the repository's config lacks this install.
     Failures are logged, never raised: the memory works without the drivers."""
     directory = git_dir(root)
@@ -198,10 +205,10 @@ def ensure_configured(root: Path, python: str, script: str) -> None:
         config = (directory / "config").read_text(encoding="utf-8", errors="replace")
     except OSError:
         config = ""
-    if all(value in config or _escaped(value) in config for value in driver_commands(python, script).values()):
+    if all(value in config or _escaped(value) in config for value in driver_commands(*command).values()):
         return
     try:
-        configure(root, python, script)
+        configure(root, *command)
     except (OSError, subprocess.SubprocessError) as exc:
         print(f"sentinel-memory: could not configure git drivers in {root}: {exc}", file=sys.stderr)
 

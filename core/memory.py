@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import index, render, store
 from .compaction import group_by_topic, similar_groups
+from .merge import merge_two_way
 from .errors import InvalidInput
 from .records import (NOTHING_SAVED, Draft, Entry, count_types, is_principle, meta_of, normalize, prepare, stands_for,
                       utc_now)
@@ -296,6 +297,55 @@ def forget(path: Path, given: list[str]) -> Forgotten:
     report = _write(path, change)
     deleted = [report.before.records[i].record for i in wanted if i in report.before.records]
     return Forgotten([], deleted, [i for i in wanted if i not in report.before.records])
+
+
+@dataclass(frozen=True)
+class Folded:
+    stray: Path  # the other memory file, left as it was
+    target: Path  # the project's memory file
+    records: int  # records in the stray file
+    added: int
+    updated: int  # ids in both, the stray's version newer
+    unreadable: int  # lines of the stray file that are not records (they stay there)
+
+    @property
+    def already_there(self) -> int:
+        return self.records - self.added - self.updated
+
+
+def stray_path(root: Path, given: str) -> Path:
+    """The memory file `given` names: the file itself, or a folder holding .context/memory_log.jsonl.
+    A relative path is taken from the project's root (doctor prints them that way) or, failing
+    that, from the current directory."""
+    candidates = [Path(given)] if Path(given).is_absolute() else [root / given, Path.cwd() / given]
+    for candidate in candidates:
+        for path in (candidate, store.memory_path(candidate)):
+            if path.is_file():
+                return path.resolve()
+    raise InvalidInput(f"{given!r} is neither a memory file nor a folder with .context/memory_log.jsonl. "
+                       "Nothing was changed.")
+
+
+def fold(root: Path, given: str) -> Folded:
+    """Merge a stray memory file's records into the project's memory, two-way (nothing is known to
+    be deleted, so every id is kept, the newer version of an id both hold), in one locked write.
+    The stray file is left as it is."""
+    target = store.memory_path(root).resolve()
+    stray = stray_path(root, given)
+    if stray == target:
+        raise InvalidInput(f"{stray} is the project's own memory file; give the other one. Nothing was changed.")
+    other = store.read(stray)
+
+    def change(snap: Snapshot) -> Snapshot | None:
+        merged = merge_two_way(snap.records, other.records)
+        put = [entry for rid, entry in merged.items() if snap.records.get(rid) is not entry]
+        return snap.edited(put=put) if put else None
+
+    report = _write(target, change)
+    after = report.after or report.before
+    changed = [rid for rid in other.records if after.records.get(rid) is not report.before.records.get(rid)]
+    added = sum(rid not in report.before.records for rid in changed)
+    return Folded(stray, target, len(other.records), added, len(changed) - added, len(other.unreadable))
 
 
 @dataclass(frozen=True)

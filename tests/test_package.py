@@ -1,0 +1,156 @@
+"""The package: a wheel built from this checkout and installed into a fresh venv gives a working
+`sentinel-memory` executable — the commands, `init` writing configs and git drivers that start
+that executable, git's diff through it, and the MCP server over real stdio.
+
+How it stays offline and fast: the wheel is built from a copy of the sources in tmp_path (so no
+build/ or egg-info lands in the checkout), without build isolation when this interpreter's
+setuptools can build wheels by itself, else with pip's usual isolated build (which needs
+setuptools from the package index pip is configured with; the test is skipped, saying so, when
+none is reachable). The venv is made with `python -m venv --without-pip`, and a .pth file in its
+site-packages appends the test interpreter's own site-packages, so the dependencies (fastmcp,
+filelock) come from there instead of the network, after the venv's own packages: `core` and
+`server` are imported from the installed wheel, never from this checkout (the test checks). The
+wheel goes in with this interpreter's pip (`pip --python VENV install --no-deps --no-index`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from gitrepos import env, make_repo  # noqa: F401  (env is a fixture)
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = ["pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "server.py", ".cursorrules", "requirements.txt", "core"]
+BIN = "Scripts" if os.name == "nt" else "bin"
+
+
+def _can_build_without_isolation() -> bool:
+    import setuptools
+
+    major, minor = (int(x) for x in setuptools.__version__.split(".")[:2])
+    return importlib.util.find_spec("wheel") is not None or (major, minor) >= (70, 1)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """A fresh venv with the wheel installed; returns its `sentinel-memory` executable."""
+    tmp = tmp_path_factory.mktemp("package")
+    src = tmp / "src"
+    src.mkdir()
+    for name in SOURCES:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(ROOT / name, src / name)
+    isolation = ["--no-build-isolation"] if _can_build_without_isolation() else []
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", *isolation, "-w", str(tmp / "dist"),
+                            str(src)], capture_output=True, text=True, timeout=300)
+    if build.returncode != 0 and not isolation and "setuptools" in build.stdout + build.stderr \
+            and any(s in build.stdout + build.stderr for s in ("No matching distribution", "Could not find a version")):
+        pytest.skip("building the wheel needs setuptools from a package index, and none is reachable")
+    assert build.returncode == 0, build.stdout + build.stderr
+    wheel = next((tmp / "dist").glob("sentinel_memory-*.whl"))
+
+    venv = tmp / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / BIN / ("python.exe" if os.name == "nt" else "python")
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    Path(site, "test-runner-packages.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    install = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps",
+                              "--no-index", str(wheel)], capture_output=True, text=True, timeout=300)
+    assert install.returncode == 0, install.stdout + install.stderr
+    where = subprocess.run([str(python), "-c", "import core, server; print(core.__file__); print(server.__file__)"],
+                           capture_output=True, text=True, check=True, cwd=tmp).stdout.split()
+    assert all(Path(p).is_relative_to(Path(site)) for p in where), where
+    executable = venv / BIN / ("sentinel-memory.exe" if os.name == "nt" else "sentinel-memory")
+    assert executable.is_file()
+    return executable
+
+
+def sm(executable: Path, env: dict, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    result = subprocess.run([str(executable), *args], capture_output=True, text=True, encoding="utf-8", env=env,
+                            timeout=120, cwd=cwd)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result
+
+
+def test_the_installed_executable_answers_help_and_the_commands(installed, tmp_path, env):
+    """`sentinel-memory --help` lists the commands under its own name; log then search work on a project."""
+    project = tmp_path / "app"
+    project.mkdir()
+
+    help_text = sm(installed, env, "--help")
+    assert help_text.returncode == 0 and help_text.stdout.startswith("usage: sentinel-memory")
+    assert "search" in help_text.stdout and "fold" in help_text.stdout
+
+    saved = sm(installed, env, "log", "--project", str(project), "--topic", "payment", "--missing-context",
+               "VAT differs by country", "--lesson", "read the rate table first", "--json")
+    assert saved.returncode == 0, saved.stderr
+    found = sm(installed, env, "search", "VAT", "--json", cwd=project)
+    assert found.returncode == 0 and [r["id"] for r in json.loads(found.stdout)] == [json.loads(saved.stdout)["id"]]
+
+
+def test_init_from_the_installed_package_points_configs_and_git_at_the_executable(installed, tmp_path, env):
+    """init writes client configs whose command is the installed executable (no server.py), wires
+    git's drivers to it, git diff shows readable blocks through it, and doctor passes."""
+    repo = make_repo(tmp_path, env, wired=False)
+
+    result = sm(installed, env, "init", "--client", "cursor", "--client", "codex", "--client", "gemini", cwd=repo.path)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    cursor = json.loads((repo.path / ".cursor" / "mcp.json").read_text(encoding="utf-8"))["mcpServers"]["sentinel-memory"]
+    assert cursor["command"] == str(installed) and cursor["args"] == ["--project", "${workspaceFolder}"]
+    gemini = json.loads((repo.path / ".gemini" / "settings.json").read_text(encoding="utf-8"))["mcpServers"]
+    assert gemini["sentinel-memory"]["command"] == str(installed) and gemini["sentinel-memory"]["args"] == []
+    assert f'command = "{installed}"' in (repo.path / ".codex" / "config.toml").read_text(encoding="utf-8")
+    assert (repo.path / ".cursorrules").read_text(encoding="utf-8").count("search_memory") >= 1
+    driver = repo.git("config", "merge.sentinel-memory.driver").stdout
+    assert driver.startswith(f"'{installed}' merge-driver %O %A %B %P")
+    assert "server.py" not in driver.split(";")[0]
+
+    sm(installed, env, "log", "--topic", "db", "--missing-context", "pool", "--lesson", "10 connections", cwd=repo.path)
+    repo.git("add", "-A")
+    staged = repo.git("diff", "--staged", "--", ".context/memory_log.jsonl").stdout
+    assert "+[db] log " in staged and "+  lesson: 10 connections" in staged, staged  # the textconv ran
+    doctor = sm(installed, env, "doctor", cwd=repo.path)
+    assert doctor.returncode == 0 and "FAIL" not in doctor.stdout and "warn" not in doctor.stdout, doctor.stdout
+    assert f"the git merge driver calls {installed}\n" in doctor.stdout
+
+
+@pytest.mark.anyio
+async def test_the_installed_executable_serves_mcp_over_stdio(installed, tmp_path, env):
+    """With no arguments the executable is the MCP server: the official client lists the three
+    tools and a log_memory then search_memory round trip uses the project it was started in."""
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    repo = make_repo(tmp_path, env, wired=False)
+    sub = repo.path / "src"
+    sub.mkdir()
+    params = StdioServerParameters(command=str(installed), args=[], cwd=str(sub),
+                                   env={k: env[k] for k in ("HOME", "GIT_CONFIG_NOSYSTEM", "XDG_CONFIG_HOME", "PATH")})
+    with open(tmp_path / "server.stderr", "w", encoding="utf-8") as errlog, anyio.fail_after(120):
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                tools = {t.name for t in (await session.list_tools()).tools}
+                saved = await session.call_tool("log_memory", {"topic": "api", "missing_context": "rate limit",
+                                                               "lesson": "back off after 429"})
+                found = await session.call_tool("search_memory", {"query": "429"})
+
+    assert tools == {"search_memory", "log_memory", "compact_memory"}
+    assert not saved.is_error and not found.is_error
+    assert str(repo.path / ".context" / "memory_log.jsonl") in found.content[0].text
+    assert "back off after 429" in found.content[0].text
+    assert f"'{installed}' merge-driver" in repo.git("config", "merge.sentinel-memory.driver").stdout
