@@ -80,7 +80,10 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     p.add_argument("--output", "-o", metavar="FILE", help="write UTF-8 to FILE instead of printing (safe on any "
                    "console, e.g. PowerShell, whose > re-encodes)")
     p = command("scan", "look for credentials already in the memory file")
-    p.add_argument("--redact", action="store_true", help="replace them with [REDACTED] in place (atomic, under the lock)")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--redact", action="store_true", help="replace them with [REDACTED] in place (atomic, under the lock)")
+    how.add_argument("--staged", action="store_true", help="look in .context/ as staged for the next commit instead "
+                     "(what the pre-commit check runs; exit 1 refuses the commit)")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p = command("init", "prepare a project: client config, rules, .context/, git merge and diff drivers")
     p.add_argument("--client", action="append", choices=["cursor", "vscode", "claude", "codex", "gemini", "windsurf"],
@@ -267,6 +270,15 @@ def cmd_export(root, args) -> int:
 def cmd_scan(root, args) -> int:
     from .secretscan import redact_file, scan
 
+    if args.staged:
+        from .precommit import staged_findings
+
+        findings = staged_findings(root.path)
+        if args.json:
+            _dump([f._asdict() for f in findings])
+        elif findings:
+            _fail(console.staged_refusal(findings, SELF), 1)
+        return 1 if findings else 0
     findings = scan(root.memory_file)
     if args.json:
         _dump([f._asdict() for f in findings])

@@ -121,6 +121,14 @@ def scan_report(findings: list, file: Path) -> list[str]:
     return lines
 
 
+def staged_refusal(findings: list, self_name: str) -> str:
+    where = "; ".join(f"{f.record_id} {f.field}: looks like {f.rule}" for f in findings[:10])
+    more = f" and {len(findings) - 10} more" if len(findings) > 10 else ""
+    return (f"the staged .context/ holds {plural(len(findings), 'possible credential')} ({where}{more}); the commit "
+            f"was stopped. Run `{self_name} scan --redact`, then `git add .context` and commit again, and rotate the "
+            "key. To commit anyway (a false alarm): git commit --no-verify.")
+
+
 def redact_report(records: int, values: int, file: Path) -> str:
     return (f"Redacted {plural(values, 'value')} ({plural(records, 'record')} changed; values in "
             f"lines that are not records are redacted in the quarantine file) in {file}; review with git diff "

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import gitdriver
+from . import gitdriver, precommit
 from .merge import merge_three_way
 from .project import ProjectRoot, enclosing_project
 from .records import LIMITS
@@ -52,6 +52,9 @@ def check(root: ProjectRoot) -> list[tuple[str, str]]:
                           f"`{SELF} fold {root.path.relative_to(above)}` in {above} to bring these records there, "
                           "then delete this .context/ folder"))
     out += _git(root.path, root.memory_file)
+    active, sentence = precommit.status(root.path)
+    if active is not None:
+        out.append((OK if active else WARN, sentence))
     out += _client(root.path)
     return out
 

@@ -112,7 +112,7 @@ def index_stages(path: Path) -> tuple[bytes, bytes, bytes] | None:
         return None
 
 
-def _quote(arg: str) -> str:
+def quote(arg: str) -> str:
     """Quote one word for the shell git runs drivers with (sh, also on Git for Windows)."""
     arg = arg.replace("\\", "/") if os.name == "nt" else arg
     return "'" + arg.replace("'", "'\\''") + "'"
@@ -130,7 +130,7 @@ def driver_commands(*command: str) -> dict[str, str]:
     Our merge driver itself exits 0 (merged) or 1 (conflict, markers written): anything else
     means it did not run."""
     # abspath, not resolve: a venv's python is a symlink that must not be followed out of the venv.
-    run = " ".join(_quote(os.path.abspath(word) if _is_path(word) else word) for word in command)
+    run = " ".join(quote(os.path.abspath(word) if _is_path(word) else word) for word in command)
     text_merge = " ".join(["git merge-file --diff3", *TEXT_MERGE_LABELS, "%A %O %B"])
     return {
         f"merge.{DRIVER}.name": "Sentinel-Memory id-aware merge of .context/memory_log.jsonl",

@@ -28,7 +28,7 @@ from .records import STRICT_ONLY, TYPES, Entry, meta_of, newer, record_id, utc_n
 from .sanitizer import redact, rules_hit
 from .contextdir import QUARANTINE_FILE
 from .disk import atomic_write, read_regular
-from .snapshot import Snapshot
+from .snapshot import Snapshot, parse
 from .store import read, update
 
 
@@ -46,7 +46,15 @@ def scan(path: Path) -> list[Finding]:
     """Every credential in the memory file at path (records by id, then lines that are not
     records) and in its quarantine file; reads without the lock and creates nothing."""
     path = Path(path)
-    snap = read(path)
+    return findings(read(path), _lines(path), _lines(path.parent / QUARANTINE_FILE), path.name)
+
+
+def scan_bytes(memory: bytes, quarantine: bytes, name: str = "memory_log.jsonl") -> list[Finding]:
+    """scan() of a memory file's and a quarantine file's bytes (e.g. as staged in git's index)."""
+    return findings(parse(memory), _split(memory), _split(quarantine), name)
+
+
+def findings(snap: Snapshot, memory_lines: list[bytes], quarantine_lines: list[bytes], name: str) -> list[Finding]:
     found = []
     for rid in sorted(snap.records):
         record = snap.records[rid].record
@@ -55,8 +63,8 @@ def scan(path: Path) -> list[Finding]:
             if isinstance(value, str):
                 found += [Finding(rid, field, name) for name in rules_hit(value, strict_only=strict)]
     unreadable = set(snap.unreadable)
-    for name, only_unreadable in ((path.name, True), (QUARANTINE_FILE, False)):
-        numbered = [(number, line) for number, line in enumerate(_lines(path.parent / name), 1)
+    for name, lines, only_unreadable in ((name, memory_lines, True), (QUARANTINE_FILE, quarantine_lines, False)):
+        numbered = [(number, line) for number, line in enumerate(lines, 1)
                     if not only_unreadable or line.removeprefix(b"\xef\xbb\xbf").rstrip(b"\r") in unreadable]
         each = Counter()
         for number, line in numbered:
@@ -124,7 +132,10 @@ def redact_file(path: Path, timeout: float | None = None) -> tuple[int, int]:
 
 def _lines(path: Path) -> list[bytes]:
     """The lines of a file as bytes (no newline); none if it does not exist."""
-    data = read_regular(str(path))
+    return _split(read_regular(str(path)) or b"")
+
+
+def _split(data: bytes) -> list[bytes]:
     return data.removesuffix(b"\n").split(b"\n") if data else []
 
 

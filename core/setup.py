@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from . import gitdriver
+from . import gitdriver, precommit
 from .contextdir import GITATTRIBUTES, GITIGNORE, prepare as prepare_context_dir
 from .disk import atomic_write
 from .install import ENTRY, INSTALL_DIR, PYTHON, SERVER_SCRIPT  # noqa: F401 (PYTHON, SERVER_SCRIPT: re-exported)
@@ -313,6 +313,7 @@ def init(root: Path, agents_md: bool = False, clients: tuple[str, ...] = ("curso
     prepare_context_dir(context)
     for (name, existed), template in zip(had.items(), (GITIGNORE, GITATTRIBUTES)):
         report.append(_merge_lines(context / name, template) if existed else f"created {context / name}")
+    report.append(precommit.install(root, *ENTRY))
     if gitdriver.git_dir(root) is None:
         report.append("skipped git drivers: not a git work tree (run init again after git init)")
     else:

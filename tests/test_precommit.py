@@ -1,0 +1,128 @@
+"""The pre-commit check `init` installs (docs/security.md): it refuses a commit whose staged
+.context/ holds a credential and says how to fix it, keeps a hook's own checks, follows
+core.hooksPath, leaves the pre-commit framework's hook to the framework, and `doctor` says whether
+it is active. Real repositories, real `git commit`."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gitrepos import MEMORY, env, make_repo, server  # noqa: F401  (env is a fixture)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def fake_github_token() -> str:
+    return "ghp_" + "aB3dE5gH7jK9mN1pQ3rS5tU7vW9xY1zA2bC4"  # the right shape, not a real token
+
+
+def paste_into_lesson(repo, text: str) -> None:
+    """A hand edit of the memory file: the tools would have redacted it, a text editor does not."""
+    lines = repo.memory.read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[0])
+    record["lesson"] = f"use {text}"
+    repo.memory.write_text(json.dumps(record, ensure_ascii=False) + "\n" + "\n".join(lines[1:]), encoding="utf-8")
+
+
+def commit(repo, message: str) -> subprocess.CompletedProcess:
+    repo.git("add", "-A")
+    return repo.git("commit", "-q", "-m", message, check=False)
+
+
+def test_a_commit_with_a_credential_in_context_is_refused_until_it_is_redacted(tmp_path, env):
+    """init installs the check; a pasted token stops the commit with the fix in the message; after
+    `scan --redact` and `git add` the same commit goes through, and the token is not in git."""
+    repo = make_repo(tmp_path, env)
+    assert "pre-commit" in repo.init_driver().stdout
+    server(env, "--project", str(repo.path), "log", "--topic", "t", "--missing-context", "m", "--lesson", "l")
+    assert commit(repo, "clean").returncode == 0
+    paste_into_lesson(repo, fake_github_token())
+    refused = commit(repo, "leaky")
+    assert refused.returncode != 0
+    assert "looks like github_token" in refused.stderr and "scan --redact" in refused.stderr
+    assert fake_github_token() not in refused.stderr
+    assert server(env, "--project", str(repo.path), "scan", "--redact").returncode == 0
+    assert commit(repo, "redacted").returncode == 0
+    assert fake_github_token().encode() not in repo.show("HEAD")
+
+
+def test_an_existing_hook_keeps_running_and_a_second_init_changes_nothing(tmp_path, env):
+    """A project's own shell hook stays and still runs; the check goes right after its first line
+    (before an `exec` at its end could skip it), and init run again leaves the hook as it is."""
+    repo = make_repo(tmp_path, env, wired=False)
+    hook = repo.path / ".git" / "hooks" / "pre-commit"
+    hook.write_text(f"#!/bin/sh\necho ran >> '{tmp_path / 'own-check'}'\nexec true\n", encoding="utf-8")
+    hook.chmod(0o755)
+    out = repo.init_driver().stdout
+    assert "added the credential check to" in out and "own checks kept" in out
+    text = hook.read_text(encoding="utf-8")
+    assert text.startswith("#!/bin/sh\n# sentinel-memory:begin") and "echo ran" in text
+    repo.init_driver()
+    assert hook.read_text(encoding="utf-8") == text
+    server(env, "--project", str(repo.path), "log", "--topic", "t", "--missing-context", "m", "--lesson", "l")
+    paste_into_lesson(repo, fake_github_token())
+    assert commit(repo, "leaky").returncode != 0
+    server(env, "--project", str(repo.path), "scan", "--redact")
+    assert commit(repo, "clean").returncode == 0
+    assert (tmp_path / "own-check").read_text() == "ran\n"
+
+
+def test_the_check_goes_where_core_hookspath_points(tmp_path, env):
+    """With core.hooksPath set, the hook is written there (git would not look in .git/hooks)."""
+    repo = make_repo(tmp_path, env, wired=False)
+    repo.git("config", "core.hooksPath", "githooks")
+    repo.init_driver()
+    assert "# sentinel-memory:begin" in (repo.path / "githooks" / "pre-commit").read_text(encoding="utf-8")
+    assert not (repo.path / ".git" / "hooks" / "pre-commit").exists()
+    doctor = server(env, "--project", str(repo.path), "doctor").stdout
+    assert "pre-commit credential check active" in doctor
+
+
+def test_the_pre_commit_framework_keeps_its_hook_and_gets_told_what_to_add(tmp_path, env):
+    """A project on the pre-commit framework: init leaves the hook file alone and names our hook;
+    once the config lists it, doctor reports the check as active."""
+    repo = make_repo(tmp_path, env, wired=False)
+    config = repo.path / ".pre-commit-config.yaml"
+    config.write_text("repos: []\n", encoding="utf-8")
+    out = repo.init_driver().stdout
+    assert "add the sentinel-memory-scan hook" in out
+    assert not (repo.path / ".git" / "hooks" / "pre-commit").exists()
+    assert "no pre-commit credential check" in server(env, "--project", str(repo.path), "doctor").stdout
+    config.write_text("repos:\n- repo: local\n  hooks:\n  - id: sentinel-memory-scan\n", encoding="utf-8")
+    assert "the pre-commit framework runs sentinel-memory-scan" in server(env, "--project", str(repo.path), "doctor").stdout
+
+
+def test_a_hook_that_is_not_a_shell_script_is_left_alone(tmp_path, env):
+    """A Python hook is not edited (a shell line would break it); init says what to add."""
+    repo = make_repo(tmp_path, env, wired=False)
+    hook = repo.path / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/usr/bin/env python3\nprint('own')\n", encoding="utf-8")
+    out = repo.init_driver().stdout
+    assert "left alone" in out and "scan --staged" in out
+    assert hook.read_text(encoding="utf-8") == "#!/usr/bin/env python3\nprint('own')\n"
+
+
+def test_doctor_warns_when_the_check_is_missing_or_not_executable(tmp_path, env):
+    """Without the hook doctor warns and says to run init; a hook that lost its execute bit is
+    named, because git silently skips it."""
+    repo = make_repo(tmp_path, env, wired=False)
+    assert "no pre-commit credential check" in server(env, "--project", str(repo.path), "doctor").stdout
+    repo.init_driver()
+    hook = repo.path / ".git" / "hooks" / "pre-commit"
+    hook.chmod(0o644)
+    assert "is not executable" in server(env, "--project", str(repo.path), "doctor").stdout
+
+
+def test_the_shipped_framework_hook_runs_the_staged_scan_on_the_memory_files():
+    """.pre-commit-hooks.yaml offers sentinel-memory-scan: the staged scan, on .context/'s two files."""
+    text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    assert "id: sentinel-memory-scan" in text and "entry: sentinel-memory scan --staged" in text
+    files = re.search(r"files: (\S+)", text).group(1)
+    assert re.search(files, ".context/memory_log.jsonl") and re.search(files, ".context/memory_log.quarantine.jsonl")
+    assert not re.search(files, "src/memory_log.jsonl.bak")
