@@ -173,6 +173,27 @@ def _prose_value(match: re.Match, value: str) -> bool:
     return _strongly_secret(value) or bool(match.group("verb") and _KEY_LIKE_ID.fullmatch(value))
 
 
+# Hosts reserved for documentation and tests (RFC 2606, RFC 6761) and the local machine.
+_EXAMPLE_HOST = re.compile(
+    r"(?i:(?:[\w\-]+\.)*(?:example\.(?:com|org|net)|example|test|invalid|localhost)"
+    r"|localhost|127\.0\.0\.1|0\.0\.0\.0|\[?::1\]?)(?::\d+)?")
+_PLAIN_WORD = re.compile(r"[a-z]+")
+# A port and a path, not a password: "https://host:8080/a@b" has no credentials.
+_PORT_AND_PATH = re.compile(r"\d{1,5}(?:/.*)?", re.DOTALL)
+
+
+def _url_password(match: re.Match, value: str) -> bool:
+    """Whether the password of scheme://user:password@host is a secret. Kept: the password of a
+    template (postgres://user:password@localhost, a placeholder word), a default login whose
+    password is its user name (guest:guest, postgres:postgres), a lowercase word on a
+    documentation or local host (https://user:pass@example.com), and a port with a path."""
+    if _PORT_AND_PATH.fullmatch(value) or value == match.group("user"):
+        return False
+    if _PLAIN_WORD.fullmatch(value) and _EXAMPLE_HOST.fullmatch(match.group("host") or ""):
+        return False
+    return True
+
+
 # --- the rules ----------------------------------------------------------------------------------
 
 RULES: tuple[Rule, ...] = (
@@ -264,10 +285,19 @@ RULES: tuple[Rule, ...] = (
 
     # --- the rules below judge by context, so strict_only=True skips them ---
     # scheme://user:password@host -> only the password goes. The password runs to the last "@"
-    # before the path, so an unescaped "@", "#" or "?" inside it is covered too.
+    # that is followed by a host (a name, then "/", "?", "#", whitespace or the end), so an
+    # unescaped "@", "#", "?", "/", "+" or "=" inside it is covered too (base64 passwords).
     Rule("url_password", re.compile(
-        r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s:/@?#]*:"
-        r"(?P<value>[^\s/]+)@"), False, ("value",)),
+        r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://(?P<user>[^\s:/@?#]*):"
+        r"(?P<value>[^\s]{1,256}?)@(?=(?P<host>[^\s/@?#]*)(?:[/?#\s\"'`<>)\]]|$))"),
+        False, ("value",), _url_password),
+    # The same URL percent-encoded, as in a redirect or a query parameter:
+    # https%3A%2F%2Fuser%3Apassword%40host (or with a plain "@"); twice-encoded (%253A) too.
+    Rule("url_password_encoded", re.compile(
+        r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}(?i:%(?:25)?3A%(?:25)?2F%(?:25)?2F)"
+        r"(?P<user>[A-Za-z0-9._~\-]*)(?i:%(?:25)?3A)"
+        r"(?P<value>[^\s@&%]{0,256}(?:%(?!(?:25)?40)[0-9A-Fa-f]{2}[^\s@&%]{0,256}){0,32})"
+        r"(?:@|(?i:%(?:25)?40))(?P<host>[A-Za-z0-9.\-]*)"), False, ("value",), _url_password),
     Rule("authorization_header", re.compile(
         r"(?i:\b(?:proxy-)?authorization)" + r"""["']?[ \t]*(?::=|=>|[:=])[ \t]*["']?"""
         r"(?i:bearer|basic|token|digest|bot|apikey|sso-key)[ \t]+(?P<value>[A-Za-z0-9._~+/:\-]+=*)"),

@@ -542,3 +542,48 @@ def test_only_the_sentence_punctuation_after_a_value_stays():
 def test_short_pass_keys_and_glued_mysql_passwords(text, expected):
     """*_PASS keys and mysql's -pPASSWORD are secrets; words that merely end in "pass" are not."""
     assert redact(text)[0] == expected
+
+
+# --- URL passwords (issue 13) -------------------------------------------------------------------
+
+URL_PASSWORDS = [
+    # (text, expected): "/", "+", "=" inside the password, and percent-encoded URLs
+    ("postgres://app:" + "AbC+dEf/GhI=" + "@db/app", f"postgres://app:{REDACTED}@db/app"),
+    ("redis://:" + "Xy7/q9Lmk2" + "@cache", f"redis://:{REDACTED}@cache"),
+    ("https%3A%2F%2Fu%3A" + "Pass" + "@host", f"https%3A%2F%2Fu%3A{REDACTED}@host"),
+    ("next=https%3A%2F%2Fci%3A" + "Xk9%2Fm2%2B" + "%40git.acme.io%2Frepo",
+     f"next=https%3A%2F%2Fci%3A{REDACTED}%40git.acme.io%2Frepo"),
+    ("next=https%253A%252F%252Fci%253A" + "Xk9m2Lq" + "%2540git.acme.io",
+     f"next=https%253A%252F%252Fci%253A{REDACTED}%2540git.acme.io"),
+    ("amqp://svc:" + "k/8+Qz==" + "@rabbit:5672/%2F and more", f"amqp://svc:{REDACTED}@rabbit:5672/%2F and more"),
+    ("the registry https://ci:" + "Pw9xK2/a" + "@npm.acme.io/@acme/ui",
+     f"the registry https://ci:{REDACTED}@npm.acme.io/@acme/ui"),
+    ('DATABASE_URL="postgres://app:' + "a/b+c=d9" + '@db.internal/app"',
+     f'DATABASE_URL="postgres://app:{REDACTED}@db.internal/app"'),
+]
+
+
+@pytest.mark.parametrize("text, expected", URL_PASSWORDS)
+def test_url_password_with_slash_plus_equals_or_percent_encoding_is_replaced(text, expected):
+    """A URL password goes even when it holds "/", "+" or "=", and in a percent-encoded URL;
+    the scheme, user, host and path stay."""
+    assert redact(text) == (expected, 1)
+
+
+URL_TEMPLATES = [
+    "postgres://user:password@localhost:5432/app",
+    "https://user:pass@example.com/api",
+    "amqp://guest:guest@localhost:5672/",
+    "postgres://postgres:postgres@db:5432/test",
+    "ftp://user:secret@files.example.org/pub",
+    "mysql://root:changeme@127.0.0.1:3306/shop",
+    "https://api.acme.io:8443/v2/users/@me",
+]
+
+
+@pytest.mark.parametrize("text", URL_TEMPLATES)
+def test_template_credentials_in_urls_stay(text):
+    """A URL whose password is a placeholder word, the user name repeated (a default login), or a
+    lowercase word on a documentation or local host is a template; a port and a path are no
+    password."""
+    assert redact(text) == (text, 0)
