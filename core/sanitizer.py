@@ -21,6 +21,7 @@ bench/secrets_bench.py prints their times).
 from __future__ import annotations
 
 import re
+import string
 from typing import Callable, NamedTuple
 
 REDACTED = "[REDACTED]"
@@ -79,6 +80,7 @@ def _literal_prefixes(body: str) -> tuple[str, ...]:
 
 
 _HANGUL = "\uac00-\ud7a3\u3131-\u318e"
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 # A value: double-quoted, single-quoted, or bare up to whitespace or a delimiter. Hangul is not
 # part of a bare value, so Korean prose after a colon is never taken for a secret, and a bare
@@ -378,7 +380,8 @@ RULES: tuple[Rule, ...] = (
     _provider("groq_key", r"gsk_[A-Za-z0-9]{48,}"),
     _provider("xai_key", r"xai-[A-Za-z0-9]{60,}"),
     _provider("perplexity_key", r"pplx-[A-Za-z0-9]{40,}"),
-    _provider("newrelic_key", r"(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9_\-]{32}|[a-f0-9]{36}NRAL)", needles=("NRAK-", "NRII-", "NRAL")),
+    _provider("newrelic_key", r"(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9_\-]{32}|[a-f0-9]{36}NRAL)",
+              needles=("NRAK-", "NRII-", "NRAL")),
     _provider("square_token", r"(?:sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}|EAAA[A-Za-z0-9_\-+=]{60,})", ""),
     _provider("mapbox_secret_token", r"sk\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}", ""),
     _provider("pulumi_token", r"pul-[a-f0-9]{40}"),
@@ -407,7 +410,7 @@ RULES: tuple[Rule, ...] = (
     # Providers whose formats gitleaks' and secretlint's rule sets and the providers' own
     # documentation describe; the shapes are written here from those descriptions.
     _provider("openrouter_key", r"sk-or-v1-[a-f0-9]{64}"),
-    _provider("langfuse_key", r"sk-lf-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    _provider("langfuse_key", r"sk-lf-" + _UUID),
     _provider("google_oauth_refresh_token", r"1//0[A-Za-z0-9_\-]{40,}", r"(?![A-Za-z0-9_\-])"),
     _provider("docker_hub_token", r"dckr_(?:pat|oat)_[A-Za-z0-9_\-]{24,}", r"(?![A-Za-z0-9_\-])"),
     _provider("bitbucket_token", r"ATBB[A-Za-z0-9]{32,}"),
@@ -415,7 +418,7 @@ RULES: tuple[Rule, ...] = (
     _provider("airtable_token", r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}"),
     _provider("figma_token", r"figd_[A-Za-z0-9_\-]{30,}", r"(?![A-Za-z0-9_\-])"),
     _provider("hubspot_token",
-              r"pat-(?:na|eu|ap)[0-9]-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+              r"pat-(?:na|eu|ap)[0-9]-" + _UUID),
     _provider("vercel_token", r"vc[pikar]_[A-Za-z0-9]{24,}"),
     _provider("netlify_token", r"nf[pc]_[A-Za-z0-9]{30,}"),
     _provider("grafana_legacy_api_key", r"eyJrIjoi[A-Za-z0-9]{40,}={0,3}", ""),
@@ -431,8 +434,8 @@ RULES: tuple[Rule, ...] = (
     _provider("asana_token", r"[0-9]/[0-9]{10,}(?:/[0-9]{10,})?:[a-f0-9]{32}", needles=(":",)),
     _provider("clickup_token", r"pk_[0-9]{6,10}_[A-Z0-9]{32}"),
     _provider("plaid_token",
-              r"access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
-    _provider("launchdarkly_key", r"(?:sdk|api)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+              r"access-(?:sandbox|development|production)-" + _UUID),
+    _provider("launchdarkly_key", r"(?:sdk|api)-" + _UUID),
     _provider("jfrog_token", r"(?:AKCp[A-Za-z0-9]{60,}|cmVmd[A-Za-z0-9]{59})"),
     _provider("clojars_token", r"CLOJARS_[a-z0-9]{60}"),
     _provider("onepassword_token", r"(?:ops_eyJ[A-Za-z0-9+/]{100,}={0,3}"
@@ -441,7 +444,8 @@ RULES: tuple[Rule, ...] = (
     _provider("cloudflare_origin_ca_key", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
     _provider("dynatrace_token", r"dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}"),
     _provider("easypost_key", r"EZ[AT]K[A-Za-z0-9]{54}"),
-    _provider("flyio_token", r"(?:fo1_[A-Za-z0-9_\-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3})", "", needles=("fo1_", "fm1", "fm2_")),
+    _provider("flyio_token", r"(?:fo1_[A-Za-z0-9_\-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3})", "",
+              needles=("fo1_", "fm1", "fm2_")),
     _provider("infracost_key", r"ico-[A-Za-z0-9]{32}"),
     _provider("readme_key", r"rdme_[a-z0-9]{70}"),
     _provider("typeform_token", r"tfp_[A-Za-z0-9_\-.=]{40,}", ""),
@@ -458,7 +462,7 @@ RULES: tuple[Rule, ...] = (
     _provider("pinecone_key", r"pcsk_[A-Za-z0-9_]{40,}"),
     _provider("tavily_key", r"tvly-(?:dev-|prod-)?[A-Za-z0-9]{32}"),
     _provider("elevenlabs_key", r"sk_[a-f0-9]{48}"),
-    _provider("deepl_key", r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}:fx", needles=(":fx",)),
+    _provider("deepl_key", _UUID + ":fx", needles=(":fx",)),
     _provider("duffel_token", r"duffel_(?:test|live)_[A-Za-z0-9_\-=]{43}", ""),
     _provider("frameio_token", r"fio-u-[A-Za-z0-9_\-=]{64}", ""),
     _provider("scalingo_token", r"tk-us-[A-Za-z0-9_\-]{48}", ""),
@@ -567,10 +571,17 @@ def rules_hit(text: str, *, strict_only: bool = False) -> list[str]:
     return _apply(text, strict_only)[1]
 
 
+# Characters that may continue a token: a value replaced next to one of them may have hidden the
+# start (after it) or the end (before it) of another match, so another pass is needed.
+_GLUE_AFTER = frozenset(string.ascii_letters + string.digits + "_-.~+/=%")
+_GLUE_BEFORE = frozenset(string.ascii_letters + string.digits + "_-.~+/%")
+
+
 def _apply(text: str, strict_only: bool) -> tuple[str, list[str]]:
     names: list[str] = []
     if not text:
         return text, names
+    glued = [False]  # whether a value replaced in this pass touched a character of _GLUE_*
 
     def replace(match: re.Match) -> str:  # `rule` is the rule being applied in the loop below
         group = next((g for g in rule.groups if match.group(g) is not None), 0)
@@ -584,14 +595,18 @@ def _apply(text: str, strict_only: bool) -> tuple[str, list[str]]:
         if placeholder or (rule.accept and not rule.accept(match, value)):
             return match.group(0)
         names.append(rule.name)
+        string_ = match.string
+        if (end < len(string_) and string_[end] in _GLUE_AFTER) or (start > 0 and string_[start - 1] in _GLUE_BEFORE):
+            glued[0] = True
         offset = match.start()
         whole = match.group(0)
         return whole[: start - offset] + REDACTED + whole[end - offset:]
 
     # A key glued to the end of another ("...AIza...AKIA...") only shows its start once the first
-    # one is gone, so passes repeat until one replaces nothing; in practice the second pass does.
+    # one is gone, so passes repeat until one replaces nothing next to such a character (a value
+    # between blanks, quotes or brackets cannot hide another match); in practice the second does.
     for _ in range(_MAX_PASSES):
-        before = len(names)
+        glued[0] = False
         low = text.lower()
         for rule, sub, needles, gate in _RUNS[strict_only]:
             if needles and not any(needle in text for needle in needles):
@@ -599,6 +614,6 @@ def _apply(text: str, strict_only: bool) -> tuple[str, list[str]]:
             if gate is not None and not gate(low):
                 continue
             text = sub(replace, text)
-        if len(names) == before:
+        if not glued[0]:
             break
     return text, names
