@@ -5,8 +5,14 @@ rules err towards redacting; the keyword rules, which judge a value by its looks
 keeping prose ("the token: expires soon" stays). `redact` runs the rules of `RULES` in order; a
 rule replaces either its whole match or only the part that holds the value (the keyword, the
 URL's user and host are kept). A placeholder (`<YOUR_KEY>`, `${VAR}`, `sk-...`, `xxxx`, an
-earlier `[REDACTED]`) and the documentation example keys of AWS are left alone, so redacting
-twice changes nothing. docs/security.md lists the decisions and the measured figures.
+earlier `[REDACTED]`, a value made of placeholder words such as `your-api-key-here`, a prefix
+followed by them or by one repeated character such as `xoxb-your-token`, `AKIAXXXXXXXXXXXXXXXX`)
+and the documentation example keys of AWS are left alone, so redacting twice changes nothing.
+docs/security.md lists the decisions and the measured figures.
+
+Each rule may carry needles (literal strings one of which every match holds) or a gate (a quick
+test on the lowercased text); a text that fails them skips the rule's pattern. A text is scanned
+again only when a value replaced in a pass touched a character that could continue a token.
 
 `strict_only=True` applies only the rules marked strict: provider formats with a fixed prefix and
 shape, JWTs and PEM private-key blocks, which have essentially no false positives. It is meant
