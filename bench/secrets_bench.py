@@ -1,4 +1,6 @@
-"""Recall, false positives and throughput of core.sanitizer.redact, beside detect-secrets; and the
+"""Recall, false positives and throughput of core.sanitizer.redact, beside detect-secrets, on two
+parts: the tuning corpus (bench/secrets_corpus.py, which the rules were fitted to) and the held-out
+corpus (bench/secrets_heldout.py, written before this round's rules and never tuned on); and the
 time of hostile inputs of the maximum field size.
 
     python bench/secrets_bench.py [--kinds] [--repeat N]
@@ -28,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from secrets_corpus import Example, corpus, further_kinds, hostile  # noqa: E402
+from secrets_heldout import heldout  # noqa: E402
 
 from core.sanitizer import redact  # noqa: E402
 
@@ -151,15 +154,12 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
 
     examples = corpus()
-    columns = {"sentinel-memory": evaluate(ours, examples)}
-    ds = detect_secrets_runner(examples)
-    if ds is not None:
-        columns[f"detect-secrets {version('detect-secrets')}"] = evaluate(ds, examples)
+    columns = _columns(examples)
     first = next(iter(columns.values()))
     ko = [e for e in examples if e.lang == "ko"]
-    print(f"corpus: {first['pos']} positives ({len(first['per_kind'])} kinds), {first['neg']} negatives; "
-          f"Korean: {sum(e.positive for e in ko)} positives, {sum(not e.positive for e in ko)} negatives; "
-          f"seed fixed\n")
+    print(f"TUNING corpus (bench/secrets_corpus.py): {first['pos']} positives ({len(first['per_kind'])} kinds), "
+          f"{first['neg']} negatives; Korean: {sum(e.positive for e in ko)} positives, "
+          f"{sum(not e.positive for e in ko)} negatives; seed fixed\n")
     names = list(columns)
     further = set(further_kinds())
 
@@ -177,6 +177,16 @@ def main(argv: list[str]) -> int:
     ]
     _table(names, [(label, [cell(columns[n]) for n in names]) for label, cell in cells])
 
+    held = heldout()
+    held_columns = _columns(held)
+    h = next(iter(held_columns.values()))
+    hko = [e for e in held if e.lang == "ko"]
+    print(f"\nHELD-OUT corpus (bench/secrets_heldout.py, never tuned on): {h['pos']} positives "
+          f"({len(h['per_kind'])} kinds), {h['neg']} negatives; Korean: {sum(e.positive for e in hko)} positives, "
+          f"{sum(not e.positive for e in hko)} negatives; seed fixed\n")
+    _table(names, [(label, [cell(held_columns[n]) for n in names]) for label, cell in cells
+                   if "kinds" not in label and "providers" not in label])
+
     if args.kinds:
         print()
         _table(names, [(kind, ["{}/{}".format(*columns[n]["per_kind"][kind]) for n in names])
@@ -193,13 +203,22 @@ def main(argv: list[str]) -> int:
     for name, size, full, strict_ms in timings[:5]:
         print(f"    {name!r:<28} {size:>5} B  {full:6.2f} ms  (strict_only {strict_ms:.2f} ms)")
 
-    for label, key in (("missed by sentinel-memory", "missed"), ("changed negatives", "flagged")):
-        items = first[key]
-        if items:
-            print(f"\n{label}:")
-            for e in items:
-                print(f"  [{e.kind}] {redact(e.text)[0][:200]!r}")
+    for part, result in (("tuning", first), ("held-out", h)):
+        for label, key in (("missed by sentinel-memory", "missed"), ("changed negatives", "flagged")):
+            items = result[key]
+            if items:
+                print(f"\n{part}, {label}:")
+                for e in items:
+                    print(f"  [{e.kind}] {redact(e.text)[0][:200]!r}")
     return 0
+
+
+def _columns(examples: list[Example]) -> dict[str, dict]:
+    columns = {"sentinel-memory": evaluate(ours, examples)}
+    ds = detect_secrets_runner(examples)
+    if ds is not None:
+        columns[f"detect-secrets {version('detect-secrets')}"] = evaluate(ds, examples)
+    return columns
 
 
 if __name__ == "__main__":

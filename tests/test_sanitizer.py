@@ -93,6 +93,67 @@ MORE_PROVIDER_KEYS = {
     "azure-ad-client-secret": "Ab1" + "8Q~" + "k2l3m4n5o6p7q8r9s0t1u2v3w4x5y6z7A",
     "mapbox-secret": "sk" + ".eyJ" + "1IjoiYWNtZSIsImEiOiJjbHgifQ" + "." + "A1b2_C3d4-" * 2 + "A1",
     "terraform-cloud": "A1b2C3d4E5f6G7" + ".atlas" + "v1." + "A1b2_C3d4-" * 7,
+    # provider formats added for issue 13
+    "gitlab-routable": "gl" + "pat-" + "A1b2_C3d4-" * 4 + ".01." + "a1b2c3d",
+    "gitlab-ci-job": "gl" + "cbt-" + "a1_" + "A1b2C3d4E5f6G7h8I9j0",
+    "stripe-prod": "rk" + "_prod_" + "A1b2" * 8,
+    "openrouter": "sk" + "-or-v1-" + HEX32 * 2,
+    "langfuse": "sk" + "-lf-" + str(uuid.UUID(int=0x1F2E3D4C5B6A79880123456789ABCDEF)),
+    "google-refresh-token": "1/" + "/0" + "A1b2_C3d4-" * 6,
+    "docker-hub": "dc" + "kr_pat_" + "A1b2_C3d4-" * 3,
+    "bitbucket": "AT" + "BB" + "A1b2" * 9,
+    "mailchimp": HEX32 + "-us" + "14",
+    "newrelic-license": HEX32 + "0123" + "NR" + "AL",
+    "airtable": "pa" + "t" + "A1b2C3d4E5f6G7" + "." + HEX32 * 2,
+    "figma": "fi" + "gd_" + "A1b2_C3d4-" * 4,
+    "hubspot": "pa" + "t-na1-" + str(uuid.UUID(int=0x1F2E3D4C5B6A79880123456789ABCDEF)),
+    "vercel": "vc" + "p_" + "A1b2" * 8,
+    "netlify": "nf" + "p_" + "A1b2" * 9,
+    "supabase-secret": "sb" + "_secret_" + "A1b2_C3d4-" * 3,
+    "grafana-legacy": "eyJr" + "Ijoi" + "A1b2" * 12,
+    "dropbox": "sl" + ".u." + "A1b2_C3d4-" * 12,
+    "facebook": "EA" + "AG" + "A1b2" * 30,
+    "braintree": "access_token" + "$production$" + "a1b2c3d4e5f6g7h8" + "$" + HEX32,
+    "alibaba": "LT" + "AI" + "A1b2" * 5,
+    "tencent": "AK" + "ID" + "A1b2" * 8,
+    "twitter-bearer": "A" * 22 + "A1b2" * 20,
+    "salesforce": "00D" + "A1b2C3d4E5f6G7h" + "!" + "AQ" + "A1b2.C3d4_" * 8,
+    "asana": "2/" + "1234567890123456" + "/" + "6543210987654321" + ":" + HEX32,
+    "clickup": "pk" + "_12345678_" + "A1B2" * 8,
+    "plaid": "access" + "-sandbox-" + str(uuid.UUID(int=0x1F2E3D4C5B6A79880123456789ABCDEF)),
+    "launchdarkly": "sd" + "k-" + str(uuid.UUID(int=0x1F2E3D4C5B6A79880123456789ABCDEF)),
+    "jfrog": "AK" + "Cp" + "A1b2" * 17 + "C",
+    "clojars": "CLO" + "JARS_" + "a1b2c3" * 10,
+    "onepassword": "op" + "s_eyJ" + "A1b2+/" * 20,
+    "harness": "pa" + "t." + "A1b2_C3d4-A1b2_C3d4-A1" + "." + "A1b2" * 6 + "." + "A1b2" * 5,
+    "cloudflare-origin-ca": "v1" + ".0-" + HEX32[:24] + "-" + HEX32 * 4 + HEX32[:18],
+    "dynatrace": "dt0" + "c01." + "A1B2" * 6 + "." + "A1B2" * 16,
+    "easypost": "EZ" + "AK" + "A1b2" * 13 + "C3",
+    "flyio": "fo" + "1_" + "A1b2_C3d4-" * 4 + "A1b",
+    "infracost": "ic" + "o-" + "A1b2" * 8,
+    "readme": "rd" + "me_" + "a1b2c3d4e5" * 7,
+    "typeform": "tf" + "p_" + "A1b2_C3d4-" * 5,
+    "render": "rn" + "d_" + "A1b2" * 8,
+    "rubygems": "ruby" + "gems_" + HEX32 + "0123456789abcdef",
+    "shippo": "shi" + "ppo_live_" + HEX32 + "01234567",
+    "brevo": "xkey" + "sib-" + HEX32 * 2 + "-" + "A1b2" * 4,
+    "prefect": "pn" + "u_" + "A1b2" * 9,
+    "buildkite": "bk" + "ua_" + HEX32 + "01234567",
+    "sonarqube": "sq" + "u_" + HEX32 + "01234567",
+    "circleci": "CCI" + "PAT_" + "A1b2" * 6 + "_" + HEX32 + "01234567",
+    "contentful": "CF" + "PAT-" + "A1b2_C3d4-" * 4 + "A1b",
+    "langsmith": "lsv2" + "_pt_" + HEX32 + "_" + "0123456789",
+    "pinecone": "pc" + "sk_" + "A1b2C_" + "A1b2" * 12,
+    "tavily": "tv" + "ly-" + "A1b2" * 8,
+    "elevenlabs": "sk" + "_" + HEX32 + "0123456789abcdef",
+    "deepl": str(uuid.UUID(int=0x1F2E3D4C5B6A79880123456789ABCDEF)) + ":f" + "x",
+    "duffel": "duf" + "fel_test_" + "A1b2_C3d4-" * 4 + "A1b",
+    "sourcegraph": "sg" + "p_" + "0123456789abcdef" + "_" + HEX32 + "01234567",
+    "openshift": "sha" + "256~" + "A1b2_C3d4-" * 4 + "A1b",
+    "maxmind": "A1b2C3" + "_" + "A1b2" * 7 + "C" + "_m" + "mk",
+    "adobe": "p8" + "e-" + "A1b2" * 8,
+    "yandex": "AQ" + "VN" + "A1b2_C3d4-" * 3 + "A1b2C3",
+    "azure-devops": "A1b2" * 19 + "AZ" + "DO" + "A1b2",
 }
 
 
@@ -197,6 +258,15 @@ def test_public_key_and_certificate_blocks_stay():
     text = ("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
             "-----BEGIN PUBLIC KEY-----")
     assert redact(text) == (text, 0)
+
+
+def test_teams_webhook_keeps_the_host_and_redacts_the_path():
+    """A Microsoft Teams webhook URL keeps its host and loses the ids and the secret after it."""
+    path = ("0123abcd-0000-4000-8000-0123456789ab@0123abcd-0000-4000-8000-0123456789ab/IncomingWebhook/"
+            + HEX32 + "/0123abcd-0000-4000-8000-0123456789ab")
+    text = f"alerts go to https://acme.webhook.office.com/webhookb2/{path} now"
+    expected = f"alerts go to https://acme.webhook.office.com/webhookb2/{REDACTED} now"
+    assert redact(text, strict_only=True) == (expected, 1)
 
 
 # --- URLs, headers, keyword assignments ---------------------------------------------------------
@@ -542,3 +612,146 @@ def test_only_the_sentence_punctuation_after_a_value_stays():
 def test_short_pass_keys_and_glued_mysql_passwords(text, expected):
     """*_PASS keys and mysql's -pPASSWORD are secrets; words that merely end in "pass" are not."""
     assert redact(text)[0] == expected
+
+
+# --- URL passwords (issue 13) -------------------------------------------------------------------
+
+URL_PASSWORDS = [
+    # (text, expected): "/", "+", "=" inside the password, and percent-encoded URLs
+    ("postgres://app:" + "AbC+dEf/GhI=" + "@db/app", f"postgres://app:{REDACTED}@db/app"),
+    ("redis://:" + "Xy7/q9Lmk2" + "@cache", f"redis://:{REDACTED}@cache"),
+    ("https%3A%2F%2Fu%3A" + "Pass" + "@host", f"https%3A%2F%2Fu%3A{REDACTED}@host"),
+    ("next=https%3A%2F%2Fci%3A" + "Xk9%2Fm2%2B" + "%40git.acme.io%2Frepo",
+     f"next=https%3A%2F%2Fci%3A{REDACTED}%40git.acme.io%2Frepo"),
+    ("next=https%253A%252F%252Fci%253A" + "Xk9m2Lq" + "%2540git.acme.io",
+     f"next=https%253A%252F%252Fci%253A{REDACTED}%2540git.acme.io"),
+    ("amqp://svc:" + "k/8+Qz==" + "@rabbit:5672/%2F and more", f"amqp://svc:{REDACTED}@rabbit:5672/%2F and more"),
+    ("the registry https://ci:" + "Pw9xK2/a" + "@npm.acme.io/@acme/ui",
+     f"the registry https://ci:{REDACTED}@npm.acme.io/@acme/ui"),
+    ('DATABASE_URL="postgres://app:' + "a/b+c=d9" + '@db.internal/app"',
+     f'DATABASE_URL="postgres://app:{REDACTED}@db.internal/app"'),
+]
+
+
+@pytest.mark.parametrize("text, expected", URL_PASSWORDS)
+def test_url_password_with_slash_plus_equals_or_percent_encoding_is_replaced(text, expected):
+    """A URL password goes even when it holds "/", "+" or "=", and in a percent-encoded URL;
+    the scheme, user, host and path stay."""
+    assert redact(text) == (expected, 1)
+
+
+URL_TEMPLATES = [
+    "postgres://user:password@localhost:5432/app",
+    "https://user:pass@example.com/api",
+    "amqp://guest:guest@localhost:5672/",
+    "postgres://postgres:postgres@db:5432/test",
+    "ftp://user:secret@files.example.org/pub",
+    "mysql://root:changeme@127.0.0.1:3306/shop",
+    "https://api.acme.io:8443/v2/users/@me",
+]
+
+
+@pytest.mark.parametrize("text", URL_TEMPLATES)
+def test_template_credentials_in_urls_stay(text):
+    """A URL whose password is a placeholder word, the user name repeated (a default login), or a
+    lowercase word on a documentation or local host is a template; a port and a path are no
+    password."""
+    assert redact(text) == (text, 0)
+
+
+
+# --- key-value forms and placeholders (issue 13) -----------------------------------------------
+
+KEY_VALUE_FORMS = [
+    # (text, expected): key names of less common services, headers, Korean phrasings
+    ("ALGOLIA_ADMIN_KEY=" + HEX32, f"ALGOLIA_ADMIN_KEY={REDACTED}"),
+    ("NEW_RELIC_LICENSE_KEY: " + HEX32 + "abcd0123", f"NEW_RELIC_LICENSE_KEY: {REDACTED}"),
+    ('"serviceRoleKey": "' + "A1b2" * 8 + '"', f'"serviceRoleKey": "{REDACTED}"'),
+    ("SEGMENT_WRITE_KEY=" + "A1b2" * 8, f"SEGMENT_WRITE_KEY={REDACTED}"),
+    ("TELEGRAM_API_HASH=" + HEX32, f"TELEGRAM_API_HASH={REDACTED}"),
+    ("Ocp-Apim-Subscription-Key: " + HEX32, f"Ocp-Apim-Subscription-Key: {REDACTED}"),
+    ("X-RapidAPI-Key: " + "A1b2" * 10, f"X-RapidAPI-Key: {REDACTED}"),
+    ("Authorization: KakaoAK " + HEX32, f"Authorization: KakaoAK {REDACTED}"),
+    ("Authorization: SSWS 00" + "A1b2_C3d4-" * 4, f"Authorization: SSWS {REDACTED}"),
+    ('{"auths": {"ghcr.io": {"auth": "' + "Y2k6QTFiMkMzZDQ=" + '"}}}', f'{{"auths": {{"ghcr.io": {{"auth": "{REDACTED}"}}}}}}'),
+    ("시크릿 키는 " + "Xk9mPq2vLz" * 2 + " 입니다.", f"시크릿 키는 {REDACTED} 입니다."),
+    ("클라이언트 시크릿: " + "A1b2C3d4E5", f"클라이언트 시크릿: {REDACTED}"),
+    ("앱 키 " + HEX32 + " 를 빌드에 넣지 말 것", f"앱 키 {REDACTED} 를 빌드에 넣지 말 것"),
+    ("DB 비밀 번호는 Harbor123! 이다", f"DB 비밀 번호는 {REDACTED} 이다"),
+    ("Our license key is " + "Xk9mPq2vLz" * 2 + ", keep it internal.", f"Our license key is {REDACTED}, keep it internal."),
+]
+
+
+@pytest.mark.parametrize("text, expected", KEY_VALUE_FORMS)
+def test_key_value_forms_of_less_common_services_lose_the_value(text, expected):
+    """Key names that end in a credential word (admin, license, write, service-role key, api
+    hash, subscription key, X-...-Key), any Authorization scheme, a docker "auth" entry and the
+    Korean compounds (시크릿 키, 클라이언트 시크릿, 앱 키, 비밀 번호) lose their value."""
+    assert redact(text) == (expected, 1)
+
+
+PLACEHOLDERS = [
+    "SECRET_KEY=your-secret-key-here",
+    "api_key: REPLACE_WITH_YOUR_KEY",
+    "client_secret=REPLACE_WITH_CLIENT_SECRET",
+    "DB_PASSWORD=change_me",
+    'token = "dummy-token"',
+    'secret: "fake-secret-for-tests"',
+    "password: test",
+    "X-API-Key: <api-key>",
+    "AWS_ACCESS_KEY_ID=" + "AK" + "IA" + "X" * 16,
+    "SENDGRID_API_KEY=" + "S" + "G.xxxxx.yyyyy",
+    "SLACK_BOT_TOKEN=" + "xo" + "xb-your-bot-token",
+    "STRIPE_KEY=" + "sk" + "_live_" + "0" * 24,
+    "API_KEY=여기에_키_입력",
+    "비밀번호: <비밀번호>",
+    "client_key: /etc/ssl/private/client.key",
+    "ssh_private_key: ~/.ssh/deploy_ed25519",
+    "deploy_key=./keys/deploy.pem",
+    "Authorization: required for every route except /healthz",
+    "image acme/auth:1.4.2 and the auth: handled by the gateway",
+    "앱 키는 카카오 개발자 콘솔의 앱 설정에 있다.",
+    "The license key check returned 403 for build 1234.",
+    "A" * 120,
+]
+
+
+@pytest.mark.parametrize("text", PLACEHOLDERS)
+def test_placeholders_paths_and_prose_stay(text):
+    """Placeholder values (placeholder words, a provider prefix with repeated characters or words),
+    the path where a key lives, and prose about keys are not secrets."""
+    assert redact(text) == (text, 0)
+
+
+class _Everything:
+    def __contains__(self, _):
+        return True
+
+
+def test_the_shortcuts_change_no_result(monkeypatch):
+    """The three shortcuts of redact change no result: skipping a rule whose needles or gate are
+    absent, and stopping after a pass whose replaced values touch no token character. Every rule
+    run on every text, pass after pass, gives the same texts and counts, glued keys included."""
+    import random
+
+    import core.sanitizer as sanitizer
+    from bench.secrets_corpus import corpus
+
+    examples = corpus()
+    rng = random.Random(13)
+    secrets = [s for e in examples for s in e.secrets]
+    glued = ["".join(rng.choice(secrets) + rng.choice(["", "=", ":", "-", "_", ".", "/", "@", " ", "%"])
+                     for _ in range(rng.randint(2, 4))) for _ in range(500)]
+    one_per_kind = list({e.kind: e.secrets[0] for e in examples if e.secrets}.values())
+    pairs = [a + sep + b for i, a in enumerate(one_per_kind) for sep in ("", "-")
+             for b in (one_per_kind[(i + 1) % len(one_per_kind)], AWS_KEY_ID, GITHUB["ghp"])]
+    texts = ([e.text for e in examples] + glued + pairs + ALL_POSITIVES + NEGATIVES
+             + [t for t, _ in KEY_VALUE_FORMS] + PLACEHOLDERS + list(HOSTILE.values())
+             + ["DB_PASS=" + "Gw5Hq" + "XDgLVXZ", "SMTP_PASS: '" + "x8Yq" + "2kLm'", GOOGLE_API + AWS_KEY_ID])
+    quick = {s: [sanitizer._apply(t, s) for t in texts] for s in (False, True)}
+    monkeypatch.setattr(sanitizer, "_RUNS", {s: tuple((r, sub, (), None) for r, sub, _, _ in runs)
+                                             for s, runs in sanitizer._RUNS.items()})
+    monkeypatch.setattr(sanitizer, "_GLUE_AFTER", _Everything())
+    monkeypatch.setattr(sanitizer, "_GLUE_BEFORE", _Everything())
+    for strict_only in (False, True):
+        assert [sanitizer._apply(t, strict_only) for t in texts] == quick[strict_only]
