@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from core import memory_path
+from gitrepos import env  # noqa: F401  (a fixture)
 from core.errors import InvalidInput, StorageError
 from core.records import Entry, record_id
 from core.secretscan import redact_file, scan
@@ -275,3 +276,28 @@ def test_the_merge_driver_keeps_both_sides_when_one_holds_a_nul_byte(tmp_path):
     out = search(target, "")
     for missing in ("base", "ours", "theirs"):
         assert record_id("log", "t", missing, "l") in out
+
+
+def test_a_real_merge_with_a_binary_side_keeps_every_record_of_both_branches(tmp_path, env):
+    """Through git itself (the driver wired by init): one branch adds a record, the other adds one
+    and a line with a NUL byte. git's merge stops with a conflict, never with one side only, and the
+    next read serves the records of both branches."""
+    from gitrepos import make_repo, server
+
+    repo = make_repo(tmp_path, env)
+    server(env, "--project", str(repo.path), "log", "--topic", "t", "--missing-context", "base", "--lesson", "l")
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "feature")
+    server(env, "--project", str(repo.path), "log", "--topic", "t", "--missing-context", "theirs", "--lesson", "l")
+    with repo.memory.open("ab") as handle:
+        handle.write(b"bin\0ary\n")
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "--no-verify", "-m", "feature")
+    repo.git("checkout", "-q", "main")
+    server(env, "--project", str(repo.path), "log", "--topic", "t", "--missing-context", "ours", "--lesson", "l")
+    repo.commit("main")
+    merged = repo.git("merge", "feature", check=False)
+    assert merged.returncode != 0
+    out = search(repo.memory, "")
+    for missing in ("base", "ours", "theirs"):
+        assert record_id("log", "t", missing, "l") in out, missing
