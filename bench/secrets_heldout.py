@@ -18,14 +18,9 @@ import random
 import string
 import uuid
 
-from secrets_corpus import Example
+from secrets_corpus import ALNUM, B64, B64URL, DIGITS, HEX, LOWER, UPPER, Example  # noqa: F401
 
 SEED = 8675309
-LOWER, UPPER, DIGITS = string.ascii_lowercase, string.ascii_uppercase, string.digits
-ALNUM = LOWER + UPPER + DIGITS
-HEX = "0123456789abcdef"
-B64 = ALNUM + "+/"
-B64URL = ALNUM + "-_"
 
 
 class _F:

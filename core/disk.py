@@ -199,7 +199,7 @@ class Staged:
         directory, name = os.path.split(self.path)
         self.directory = directory or "."
         self.tmp: str | None = os.path.join(directory, f".{name}.{os.urandom(4).hex()}.tmp")
-        try:
+        with self._or_discard():
             fd = os.open(self.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
             try:
                 _write_all(fd, [data] if isinstance(data, bytes) else data)
@@ -210,24 +210,24 @@ class Staged:
                 self.stat = os.fstat(fd)
             finally:
                 os.close(fd)
-        except OSError as exc:
-            self.discard()
-            raise _storage_error(self.path, exc) from exc
-        except BaseException:
-            self.discard()
-            raise
 
     def commit(self) -> None:
-        try:
+        with self._or_discard():
             _replace(self.tmp, self.path)
+        self.tmp = None
+        _fsync_dir(self.directory)
+
+    @contextmanager
+    def _or_discard(self):
+        """On any failure in the block, remove the temporary file; an OSError becomes a StorageError."""
+        try:
+            yield
         except OSError as exc:
             self.discard()
             raise _storage_error(self.path, exc) from exc
         except BaseException:
             self.discard()
             raise
-        self.tmp = None
-        _fsync_dir(self.directory)
 
     def discard(self) -> None:
         if self.tmp is not None:
