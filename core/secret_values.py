@@ -1,0 +1,247 @@
+"""How a credential's value must look to be redacted, and the pattern fragments the rules of
+core/secret_rules.py are written with: key words in English and Korean, the value after a key,
+placeholders that stay (`<YOUR_KEY>`, `${VAR}`, `your-api-key-here`, `AKIAXXXXXXXXXXXXXXXX`),
+and the judgements a keyword rule makes of its value (an assignment, a flag, prose, a URL's
+password). docs/security.md lists the decisions."""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+_HANGUL = "\uac00-\ud7a3\u3131-\u318e"
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+
+# A value: double-quoted, single-quoted, or bare up to whitespace or a delimiter. Hangul is not
+# part of a bare value, so Korean prose after a colon is never taken for a secret, and a bare
+# value never starts with "=" (so "token == expected" is a comparison, not an assignment).
+_BARE = rf"""[^\s"'`,;&<>()\[\]{_HANGUL}=][^\s"'`,;&<>()\[\]{_HANGUL}]*"""
+_VALUE = rf"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>{_BARE}))"""
+_VALUE_GROUPS = ("dq", "sq", "bare")
+
+# Korean names of a credential: password (also the everyday 비번), token, secret, and the compound
+# "<kind> 키" forms (API 키, 액세스 키, 비밀 키, 개인 키, 인증 키); "키" alone (key, height) is not one.
+_KO_KEYWORD = (r"비밀[ ]?번호|패스[ ]?워드|비번|토큰|클라이언트[ ]?시크릿|시크릿[ ]?키|시크릿|암호[ ]?키|암호"
+               r"|(?i:rest[ ]api|api|액세스|접근|접속|비밀|개인|인증|앱|마스터|서비스|보안|라이선스|라이센스)[ ]?키")
+# Server settings whose value is a password without saying so (redis: requirepass, masterauth).
+_SETTING_KEYWORD = r"requirepass|masterauth"
+# The end of a key name that means its value is a secret (DB_PASSWORD, apiKey, client_secret...).
+_SECRET_KEYWORD = (
+    r"(?i:pass(?:word|wd|phrase)|(?:(?<=[_\-])|(?<![A-Za-z]))pass(?![A-Za-z])|pwd|secret|token"
+    r"|api[_\-]?(?:key|hash)|x-api-key|passkey|x-(?:[a-z0-9]+-){1,4}key"
+    r"|(?:private|secret|access|signing|encryption|decryption|master|account|storage|auth|app|admin"
+    r"|licen[cs]e|server|service(?:[_\-]?role)?|write|ingest|deploy|sdk|client|consumer|subscription"
+    r"|integration|routing|webhook|management|mgmt|partner|merchant|shared|hmac|jwt|cipher|rest"
+    r"|personal|oauth|bot|dev(?:eloper)?|root)[_\-]?key"
+    r"|(?<=[\"'])auth(?=[\"'])|credentials?|" + _SETTING_KEYWORD + r")|" + _KO_KEYWORD
+)
+# The same words as they appear in a sentence ("the staging password is ...").
+# The English words must start a word; the Korean ones may follow Latin letters ("DB비밀번호").
+_PROSE_KEYWORD = (
+    r"(?<![A-Za-z])(?i:pass(?:word|wd|phrase)|secret|token"
+    r"|(?:api|access|secret|private|licen[cs]e|admin|master|signing|encryption|app)[ _\-]?key|"
+    + _SETTING_KEYWORD + r")|" + _KO_KEYWORD
+)
+
+# --- how a value must look ----------------------------------------------------------------------
+
+# Values that stand for a secret without being one. Matched against the whole value.
+_PLACEHOLDER = re.compile(
+    r"""(?:\[REDACTED\])+"""
+    r"""|<[A-Za-z_].*"""                                # <YOUR_API_KEY>, <your password>
+    r"""|\$\{.*|\$\(.*|\$[A-Za-z_][A-Za-z0-9_]*"""      # ${DB_PASSWORD}, $(pass show x), $TOKEN
+    r"""|%[A-Za-z_][A-Za-z0-9_]*%|%\(.*|\{.*"""         # %DB_PASS%, %(pw)s, {{ secret }}
+    r"""|(?i:null|none|nil|undefined|true|false|yes|no|on|off|~|required|optional|empty|unset"""
+    r"""|hidden|masked|redacted|changeme|change[_\-]me|changeit|placeholder|dummy|example"""
+    r"""|sample|todo|tbd|fixme|str|string|bytes|int|bool|secret|password|token)"""
+    r"""|(?i:your|my)[_\- ].*"""                        # your-api-key, YOUR_TOKEN_HERE
+    r"""|(?:os\.environ|os\.getenv|process\.env|getenv)\b.*|env[\[(.].*"""  # os.environ["PW"]
+    r"""|[xX*.#•_\-%]*"""                               # "", xxxx, ****, ..., "%" of %(pw)s
+    r"""|(?:[A-Za-z0-9]{1,10}[_\-.]){1,2}[xX*.#•]{3,}"""  # sk-xxxx, ghp_XXXX, sk-proj-****
+    # The documentation examples of AWS (AKIAIOSFODNN7EXAMPLE and its secret): public, never valid.
+    r"""|(?:AKIA|ASIA)[A-Z0-9]{9}EXAMPLE|[A-Za-z0-9/+]{30}EXAMPLEKEY""",
+    re.DOTALL,
+)
+
+# A value made only of the words people put where a secret will go: your-api-key-here,
+# REPLACE_WITH_CLIENT_SECRET, dummy-password, <insert key>, test, changeme_please.
+_PLACEHOLDER_WORD = (
+    r"(?:your|my|our|the|a|an|some|new|real|actual|example|sample|dummy|fake|test|testing|demo|mock"
+    r"|placeholder|insert|enter|put|replace|change|fill|add|paste|set|generated|redacted|hidden"
+    r"|secret|password|passwd|pass|pwd|passphrase|token|key|api|apikey|access|private|client|auth"
+    r"|here|value|me|it|this|that|goes|with|string|foo|bar|baz|please|default|local|dev|todo|tbd"
+    r"|none|blank|empty|something|whatever|app|db|database|admin|user|username|service|account"
+    r"|bot|webhook|signing|id|for|of|to|in|on|and|or|only|tests?|use|xxx+|yyy+|zzz+|[.]{3}|[*]{3,}"
+    r"|발급받은|키|비밀번호|토큰|값|여기에?|입력)")
+_PLACEHOLDER_WORDS = re.compile(
+    r"(?i:[<\[({]?[ ]?(?:" + _PLACEHOLDER_WORD + r"(?:[_\-. ]+(?=.)|[ ]?[>\])}]?$))+)")
+_VALUE_PART = re.compile(r"[_\-.:]+")
+# A prefix, then one character repeated: AKIAXXXXXXXXXXXXXXXX, sk_live_000000000000.
+_PREFIX_AND_REPEAT = re.compile(r"[A-Za-z0-9]{0,8}?([xX*0#])\1{5,}")
+
+
+def _is_placeholder(value: str) -> bool:
+    """A value that stands for a secret without being one (see _PLACEHOLDER and the words above);
+    also a provider prefix followed by placeholder parts: SG.xxxxx.yyyyy, xoxb-your-token."""
+    if _PLACEHOLDER.fullmatch(value):
+        return True
+    if len(value) > 80:
+        return False
+    if _PLACEHOLDER_WORDS.fullmatch(value):
+        return True
+    parts = [part for part in _VALUE_PART.split(value) if part]
+    if len(parts) == 1:
+        return bool(_PREFIX_AND_REPEAT.fullmatch(parts[0]))
+    # short prefix parts (sk, live, xoxb, SG), then only placeholder parts
+    tail = len(parts)
+    while tail > 0 and (len(set(parts[tail - 1])) == 1 and len(parts[tail - 1]) >= 3
+                        or _PLACEHOLDER_WORDS.fullmatch(parts[tail - 1])
+                        or _PREFIX_AND_REPEAT.fullmatch(parts[tail - 1])):
+        tail -= 1
+    return 0 < tail < len(parts) and all(len(part) <= 8 for part in parts[:tail])
+
+
+# Code, not a value: a dotted name (settings.SECRET_KEY, getpass.getpass) or a bare identifier
+# without digits (await, load_token) after "token = ".
+_CODE_REF = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|[A-Za-z_$][A-Za-z_$]*")
+# Lowercase words, maybe hyphenated ("expires", "short-lived"): prose after "token:".
+_WORDS = re.compile(r"[A-Za-z]+(?:[\-_][A-Za-z]+)*")
+# Ids that some providers use as keys (Heroku's UUIDs, 32-hex API keys): kept unless stated as
+# the value of a credential.
+_KEY_LIKE_ID = re.compile(
+    r"[0-9a-fA-F]{32,}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_SYMBOL = re.compile(r"[!@#$%^&*+/=~?|\\]")
+_NOT_SECRET_SHAPE = re.compile(
+    r"[0-9a-fA-F]+"                                         # hashes, SHAs, ids
+    r"|(?i:sha\d*|md5|blake2[bs]?)[:\-][A-Za-z0-9+/=]+"       # digests, integrity hashes
+    r"|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+    r"|v?\d+(?:\.\d+)+.*"                                   # versions
+    r"|\d+(?:ms|s|m|h|d|px|kb|mb|gb|%)?"                    # numbers and durations
+    r"|[a-z]+(?:_[a-z0-9]+)+(?:\.[a-z]+)?"                  # snake_case names, file names
+    r"|(?:\.{0,2}/|~/|[A-Za-z]:\\).*|[\w.\-]+/[\w.\-/]+\.\w+"   # paths
+    r"|\w+://.*",                                           # URLs
+)
+
+
+def _has_digit(v: str) -> bool:
+    return any(c.isdigit() for c in v)
+
+
+def _inner_upper(v: str) -> bool:
+    return any(c.islower() for c in v) and any(c.isupper() for c in v[1:])
+
+
+def _looks_like_secret(v: str) -> bool:
+    """A bare value that is not plainly words: a digit, a symbol, or mixed case in 10+ chars."""
+    if len(v) < 6 or _WORDS.fullmatch(v):
+        return False
+    return _has_digit(v) or bool(_SYMBOL.search(v)) or (len(v) >= 10 and _inner_upper(v))
+
+
+def _strongly_secret(v: str) -> bool:
+    """A value named in a sentence ("the password is ..."): 8+ chars mixing letters with digits
+    or symbols, and no shape of an id, hash, version, number, path or URL."""
+    if len(v) < 8 or _NOT_SECRET_SHAPE.fullmatch(v) or _CODE_REF.fullmatch(v):
+        return False
+    letters = any(c.isalpha() for c in v)
+    return letters and (_has_digit(v) or (bool(_SYMBOL.search(v)) and _inner_upper(v)))
+
+
+def _on_its_own_line(match: re.Match) -> bool:
+    """`  password: value` alone on its line, as in YAML, INI or a .env file."""
+    text = match.string
+    head = text[text.rfind("\n", 0, match.start()) + 1: match.start()]
+    end = text.find("\n", match.end())
+    tail = text[match.end(): len(text) if end == -1 else end]
+    return bool(re.fullmatch(r"""[ \t]*(?:-[ \t]+)?["']?[\w.\-]*""", head)) and (
+        not tail.strip() or tail.lstrip().startswith("#"))
+
+
+# A file path: where a key lives (client_key: /etc/ssl/client.key), not the key.
+_FILE_PATH = re.compile(
+    r"(?:~|\.{1,2})?/(?:[\w.\-]+/)*[\w\-]+\.[A-Za-z0-9]{1,5}"
+    r"|(?:~|\.{1,2})/[\w.\-/]*|/(?:etc|var|run|home|usr|opt|tmp|mnt|srv|secrets?|certs?|keys?)/[\w.\-/]*"
+    r"|[A-Za-z]:\\[\w.\-\\ ]*")
+
+
+def _assignment(match: re.Match, value: str) -> bool:
+    """Whether the value of `key = value`, `key: value`, `"key": "value"` is a secret."""
+    if _FILE_PATH.fullmatch(value):
+        return False
+    if match.group("bare") is None:  # quoted: a value was meant
+        return not _CODE_REF.fullmatch(value) or _has_digit(value) or len(value) >= 8
+    sep, spaced = match.group("sep"), bool(match.group("pre") or match.group("post"))
+    if sep != ":" and not spaced:  # PASSWORD=..., --password=...: env and flag style
+        return True
+    if _CODE_REF.fullmatch(value) or _WORDS.fullmatch(value):
+        # `token = await`, `password: str`, `token: expires` - code or prose, unless a YAML line
+        return sep == ":" and _on_its_own_line(match) and len(value) >= 6
+    return _looks_like_secret(value) or _on_its_own_line(match)
+
+
+_AUTH_SCHEME = re.compile(r"(?i:bearer|basic|token|digest|bot|apikey|sso-key|key|ssws|kakaoak|oauth)")
+
+
+def _authorization(match: re.Match, value: str) -> bool:
+    """`Authorization: <scheme> <value>`: any value after a known scheme; after another word
+    (KakaoAK, GenieKey, DeepL-Auth-Key, ...) a value that looks like a secret, 8+ characters."""
+    return bool(_AUTH_SCHEME.fullmatch(match.group("scheme"))) or (
+        len(value) >= 8 and _looks_like_secret(value) and not _CODE_REF.fullmatch(value))
+
+
+def _flag_value(match: re.Match, value: str) -> bool:
+    return match.group("bare") is None or _looks_like_secret(value)
+
+
+def _prose_value(match: re.Match, value: str) -> bool:
+    """A value named in a sentence. After "is", "was", "는", ":" or "=" a long hex string or a UUID is
+    stated as the credential ("the API key is 8f14e45f..."); without such a verb it stays, as a
+    commit, a trace id or a request id would be written ("the token 550e8400-... expired")."""
+    stated = match.group("verb") or match.group("kw")[-1] in "키yY"  # "API 키 8f14...", "app key 8f14..."
+    return _strongly_secret(value) or bool(stated and _KEY_LIKE_ID.fullmatch(value))
+
+
+# Hosts reserved for documentation and tests (RFC 2606, RFC 6761) and the local machine.
+_EXAMPLE_HOST = re.compile(
+    r"(?i:(?:[\w\-]+\.)*(?:example\.(?:com|org|net)|example|test|invalid|localhost)"
+    r"|localhost|127\.0\.0\.1|0\.0\.0\.0|\[?::1\]?)(?::\d+)?")
+_PLAIN_WORD = re.compile(r"[a-z]+")
+# A port and a path, not a password: "https://host:8080/a@b" has no credentials.
+_PORT_AND_PATH = re.compile(r"\d{1,5}(?:/.*)?", re.DOTALL)
+
+
+def _url_password(match: re.Match, value: str) -> bool:
+    """Whether the password of scheme://user:password@host is a secret. Kept: the password of a
+    template (postgres://user:password@localhost, a placeholder word), a default login whose
+    password is its user name (guest:guest, postgres:postgres), a lowercase word on a
+    documentation or local host (https://user:pass@example.com), and a port with a path."""
+    if _PORT_AND_PATH.fullmatch(value) or value == match.group("user"):
+        return False
+    if _PLAIN_WORD.fullmatch(value) and _EXAMPLE_HOST.fullmatch(match.group("host") or ""):
+        return False
+    return True
+
+
+# Every key name of keyword_assignment ends in one of these right before its separator (after an
+# optional quote and blanks): a text without such an ending is skipped. Looking back from each ":"
+# and "=" is quicker than trying the long alternation of key names at every position.
+_KEY_NAME_ENDINGS = ("word", "wd", "phrase", "pass", "pwd", "secret", "token", "key", "hash",
+                     "credential", "credentials", "auth", "requirepass", "masterauth",
+                     "호", "드", "번", "큰", "릿", "키")
+_SEPARATOR = re.compile(r"[:=]")
+
+
+def _assignment_gate(low: str) -> bool:
+    for sep in _SEPARATOR.finditer(low):
+        if low[max(0, sep.start() - 24): sep.start()].rstrip(" \t\"'").endswith(_KEY_NAME_ENDINGS):
+            return True
+    return False
+
+
+def _words(*words: str) -> Callable[[str], bool]:
+    """A gate: the lowercased text holds one of these words."""
+    return lambda low: any(word in low for word in words)
+
+
+_PROSE_GATE = _words("pass", "secret", "token", "key", "requirepass", "masterauth",
+                     "비밀", "패스", "비번", "토큰", "시크릿", "암호", "키")
