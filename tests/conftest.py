@@ -5,8 +5,8 @@ The stdio fixture (`connect`) spawns the server the way Cursor does (the interpr
 absolute path of server.py, cwd = the project, a separate HOME) and talks to it with the official
 `mcp` SDK client. The in-process fixture (`inprocess`) serves the same `server.mcp` over fastmcp's
 in-memory transport: the same MCP requests, tools, middleware and core calls, without a process
-start; it is for what does not depend on the process (stdin/stdout, cwd, exit, stderr). Nothing
-is mocked.
+start. What depends on the process (stdin/stdout, the cwd it starts in, exit, stderr) stays on
+`connect`. Nothing is mocked.
 """
 
 from __future__ import annotations
