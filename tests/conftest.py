@@ -1,13 +1,18 @@
-"""Shared fixtures: the anyio backend, real temp projects and a real `python server.py` over stdio.
+"""Shared fixtures: the anyio backend, real temp projects, a real `python server.py` over stdio,
+and the same server in the test process.
 
-The stdio fixture spawns the server the way Cursor does (the interpreter and the absolute path
-of server.py, cwd = the project, a separate HOME) and talks to it with the official `mcp` SDK
-client. Nothing is mocked.
+The stdio fixture (`connect`) spawns the server the way Cursor does (the interpreter and the
+absolute path of server.py, cwd = the project, a separate HOME) and talks to it with the official
+`mcp` SDK client. The in-process fixture (`inprocess`) serves the same `server.mcp` over fastmcp's
+in-memory transport: the same MCP requests, tools, middleware and core calls, without a process
+start. What depends on the process (stdin/stdout, the cwd it starts in, exit, stderr) stays on
+`connect`. Nothing is mocked.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -105,6 +110,49 @@ def connect(tmp_path, home):
                     yield Server(session, init)
 
     return _connect
+
+
+class InProcessServer(Server):
+    """The same one-line calls on a fastmcp in-memory client session."""
+
+    async def call(self, tool: str, **arguments):
+        """Call a tool; returns the protocol's CallToolResult (`.is_error`, `.content[0].text`)."""
+        with anyio.fail_after(CALL_TIMEOUT):
+            return await self.session.call_tool_mcp(tool, arguments)
+
+
+@pytest.fixture(scope="session")
+def server_module():
+    """`import server` in the test process. Importing it does not start the server (that only
+    happens under __main__); the FASTMCP_* defaults it puts in os.environ are taken back out, so
+    the processes other tests spawn get exactly the environment they had."""
+    before = dict(os.environ)
+    import server
+
+    for key in set(os.environ) - set(before):
+        del os.environ[key]
+    os.environ.update(before)
+    return server
+
+
+@pytest.fixture
+def inprocess(server_module, home):
+    """inprocess(project) -> async context manager yielding a Server: a fastmcp client connected
+    in memory to `server.mcp`, with the project chosen by SENTINEL_MEMORY_PROJECT and as the cwd,
+    and a private HOME, all restored when the block ends."""
+    from fastmcp import Client
+
+    @asynccontextmanager
+    async def _inprocess(project: Path):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("SENTINEL_MEMORY_PROJECT", str(project))
+            patch.setenv("HOME", str(home))
+            patch.setenv("USERPROFILE", str(home))
+            patch.chdir(project)
+            async with Client(server_module.mcp) as client:
+                yield InProcessServer(client, client.initialize_result)
+
+    return _inprocess
 
 
 def read_lines(path: Path) -> list[dict]:

@@ -1,6 +1,7 @@
-"""The redaction policy end to end (docs/contract.md §6), over real stdio as Cursor runs the server: every rule
-on missing_context and lesson, only the provider formats on topic and ask_next_time, and a tool
-output that counts what went without ever showing it. Fakes are built in code."""
+"""The redaction policy end to end (docs/contract.md §6), through the MCP tools (fastmcp's in-memory client on
+`server.mcp`, see conftest.inprocess): every rule on missing_context and lesson, only the provider
+formats on topic and ask_next_time, and a tool output that counts what went without ever showing
+it. Fakes are built in code."""
 
 from __future__ import annotations
 
@@ -15,10 +16,10 @@ AWS_KEY_ID = "AK" + "IA" + "Q7RT2WXZ4N6P8L3M"
 PEM = "-----BEGIN " + "OPENSSH PRIVATE KEY-----\n" + "b3Bl" * 16 + "\n-----END OPENSSH PRIVATE KEY-----"
 
 
-async def test_each_field_gets_its_rules_and_the_output_counts_without_showing(connect, project, memory_file):
+async def test_each_field_gets_its_rules_and_the_output_counts_without_showing(inprocess, project, memory_file):
     """A keyword password stays in topic and ask_next_time but goes from missing_context and
     lesson; provider keys and private keys go from every field; the output says how many."""
-    async with connect(project) as server:
+    async with inprocess(project) as server:
         first = await server.ok(
             "log_memory", topic="db password=hunter2",
             missing_context="the .env had password=hunter2 for the staging database",
