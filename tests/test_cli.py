@@ -293,8 +293,10 @@ def test_interrupting_a_command_exits_130_without_a_traceback(project):
     rid = logged_id(project, "a", "m", "l")
     before = memory(project).read_bytes()
     with FileLock(str(memory(project)) + ".lock"):
+        # A long lock timeout: on a busy machine the wait below may take longer than the default 10 s.
         proc = subprocess.Popen([sys.executable, SERVER, "--project", str(project), "forget", rid],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, "SENTINEL_MEMORY_LOCK_TIMEOUT": "300"})
         _wait_until_idle(proc)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
