@@ -159,10 +159,12 @@ class SearchIndex:
                 scores.update(body)
         return scores
 
-    def fit(self, entries: Iterable[Entry], room: int) -> tuple[list[str], list[Entry], bool]:
+    def fit(self, entries: Iterable[Entry], room: int, marks=None) -> tuple[list[str], list[Entry], bool]:
         """The numbered blocks of these entries, in order, as many as fit in `room` estimated
         tokens (0: no limit); the entries listed; and whether all of them fit. Only what is
-        listed is rendered, each record's block once per index lineage."""
+        listed is rendered, each record's block once per index lineage. `marks(entry)` gives a
+        line to show under an entry's header (its stale mark, which depends on git's HEAD and so
+        is not part of the block kept), or None."""
         blocks: list[str] = []
         shown: list[Entry] = []
         used, cards = 0, self._cards
@@ -171,6 +173,13 @@ class SearchIndex:
             if card is None:
                 card = cards[entry] = _card(entry.record)
             body, ascii_chars, other_chars = card
+            if marks is not None:
+                line = marks(entry)
+                if line:
+                    cut = body.find("\n") + 1
+                    body = f"{body[:cut]}{line}\n{body[cut:]}"
+                    extra = len(line.encode("ascii", "ignore"))
+                    ascii_chars, other_chars = ascii_chars + extra + 1, other_chars + len(line) - extra
             block = render.numbered(len(blocks) + 1, body)
             used += render.tokens_of(ascii_chars + len(block) - len(body), other_chars)  # the number is ASCII
             if room and used > room:
