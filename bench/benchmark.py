@@ -540,12 +540,16 @@ def stale_marks(table: Table, args) -> dict[str, list[float]]:
         git_quiet(work, "init", "-q", "-b", "main", str(repo))
         git_quiet(repo, "add", "-A")
         git_quiet(repo, "commit", "-q", "-m", "the code", when="2026-01-01T00:00:00+00:00")
-        # The memory: `size` records, the first `citing` of them each citing one file, written on 2026-01-02.
+        # The memory: `size` records, the first `citing` of them citing one file each, written on
+        # 2026-01-02; the others on 2025-06-01.
         entries = {}
         for i, entry in enumerate(generate(size)):
             record = dict(entry.record)
+            # The citing records are the newest, so that the answer lists them (and their marks) first.
             if i < citing:
                 record.update(files=[f"src/mod{i}.py"], meta={"created": "2026-01-02T00:00:00+00:00"})
+            else:
+                record.update(meta={"created": "2025-06-01T00:00:00+00:00"})
             entries[record["id"]] = Entry.of(record)
         text = Snapshot(records=entries).text()
         for root in (repo, plain):
@@ -576,13 +580,16 @@ def stale_marks(table: Table, args) -> dict[str, list[float]]:
                 start = time.perf_counter()
                 core.search(p, QUERY)
                 out[f"{name} cold"].append(time.perf_counter() - start)
-        for name, p in paths.items():
-            core.search(p, QUERY)  # warm: the snapshot, index and history of this file
-        for _ in range(args.rounds):  # interleaved: one of each per round
+        # Steady searches in alternating blocks (the index of only the file last searched is kept,
+        # so each block starts with one untimed search that builds it).
+        blocks = 5
+        for _ in range(blocks):
             for name, p in paths.items():
-                start = time.perf_counter()
                 core.search(p, QUERY)
-                out[name].append(time.perf_counter() - start)
+                for _ in range(max(1, args.rounds // blocks)):
+                    start = time.perf_counter()
+                    core.search(p, QUERY)
+                    out[name].append(time.perf_counter() - start)
         stale = len(memory.stale_marks(paths["git"]))
         marked = texts["git"].count("\nstale: ")
         table.section(f"S. stale marks: in-process search at {size:,} records, {citing:,} citing a file each; "

@@ -373,3 +373,18 @@ def test_the_merge_driver_keeps_the_files_field(tmp_path):
     assert merged[base["id"]]["files"] == ["src/pay.py", "src/refund.py"]
     assert merged[base["id"]]["lesson"] == "send the key, once"
     assert merged[added["id"]]["files"] == ["src/auth.py"]
+
+
+def test_a_record_citing_a_file_logged_after_a_search_in_the_same_process_is_marked(tmp_path, env):
+    """A search of a memory where nothing cites a file, then log_memory of a record that does (this
+    process's write hands its change to the next search), then a commit changing that file: the
+    next search marks it."""
+    repo = project(tmp_path, env)
+    put(repo.memory, PLAIN)
+    assert "stale:" not in tools.search(repo.memory, "refund")
+    tools.log(repo.memory, "payment", "refunds need a key", "send the key", files=["src/pay.py"])
+    assert "stale:" not in tools.search(repo.memory, "refund")
+    (repo.path / "src" / "pay.py").write_text("changed\n")
+    commit_at(repo, "change", FUTURE)
+
+    assert "src/pay.py changed (1 commit since" in tools.search(repo.memory, "refund")
