@@ -26,6 +26,7 @@ DEFAULT_THRESHOLD = render.DEFAULT_THRESHOLD
 # cl100k's count, so real answers stay near 20,000 tokens, under the 25,000 that clients cap.
 DEFAULT_BUDGET = 15_000
 NOTICE_ALLOWANCE = 200  # the left-out and compact-required notices
+STALE_NOTE_ALLOWANCE = 60  # the note that counts the stale records listed, when marks are possible
 BUDGET_ENV = render.BUDGET_ENV
 MIN_PREFIX = 4  # an id may be shortened to a unique prefix of at least this many characters, as in git
 
@@ -155,8 +156,9 @@ def search(path: Path, query: str = "", topic: str | None = None) -> Found:
         found.principles = ranked.principles_in_scope()
         found.logs = total - found.principles
     # The header, the notes and the notices that may follow count against the budget too.
-    room = found.budget - render.search_overhead(found) - NOTICE_ALLOWANCE if found.budget else 0
     check = checker(path, snap)
+    allowance = NOTICE_ALLOWANCE + (STALE_NOTE_ALLOWANCE if check is not None else 0)
+    room = found.budget - render.search_overhead(found) - allowance if found.budget else 0
     marks = _marked_cards(check) if check is not None else None
     found.blocks, shown, complete = search_index.fit(ranked.best_first(), room, marks)
     if not complete:
@@ -320,6 +322,7 @@ class Compaction:
     clusters: list[list[str]]
     budget: int
     stale: dict[str, Stale] = field(default_factory=dict)  # the marks of the stale records in scope, by id
+    files: dict[str, list[str]] = field(default_factory=dict)  # per topic, the files its principle may cite
 
     @property
     def all_logs(self) -> int:
@@ -342,7 +345,18 @@ def compact(path: Path, target_topic: str | None = None, compact_threshold: obje
     stale = {}
     if check is not None:
         stale = {e.id: mark for e in entries if (mark := check.mark_entry(e))}
-    return Compaction(path, snap, threshold, wanted, groups, clusters, search_budget(), stale)
+    root = Path(path).parent.parent
+    files = {topic: cited for topic, members in groups.items() if (cited := _cited_by(root, members))}
+    return Compaction(path, snap, threshold, wanted, groups, clusters, search_budget(), stale, files)
+
+
+def _cited_by(root: Path, members: list[dict]) -> list[str]:
+    """The files a topic's records cite that are still files of the project, the most cited first,
+    at most citations.MAX_FILES, sorted: what its principle's call passes, so that the principle
+    keeps its sources' citations."""
+    counts = Counter(f for r in members for f in citations.of(r))
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return sorted([f for f, _ in ranked if os.path.isfile(os.path.join(root, f))][:citations.MAX_FILES])
 
 
 # ---------------------------------------------------------------------- for the commands

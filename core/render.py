@@ -278,14 +278,14 @@ def compact_answer(c: Compaction) -> str:
     not_shown: list[tuple[str, int]] = []
     shown = 0
     for topic, members in c.groups.items():
-        block = _group_block(topic, members, c.stale)
+        block = _group_block(topic, members, c.stale, c.files.get(topic))
         cost = estimate_tokens(block)
         if not_shown or (budget and used + cost > budget):
             if not shown:
                 # The very first topic alone is over the budget: offer as many of its records as fit.
                 shown = 1
                 kept = _fitting(topic, members, budget - used)
-                out.append(_group_block(topic, members[:kept], c.stale))
+                out.append(_group_block(topic, members[:kept], c.stale, c.files.get(topic)))
                 members = members[kept:]
             not_shown.append((topic, len(members)))
             continue
@@ -330,7 +330,7 @@ def _stale_block(c: Compaction) -> str:
     return "\n".join(lines)
 
 
-def _group_block(topic: str, members: list[dict], stale: dict | None = None) -> str:
+def _group_block(topic: str, members: list[dict], stale: dict | None = None, cited: list[str] | None = None) -> str:
     logs, principles = count_types(members)
     lines = [f'Topic "{topic}" - {plural(logs, "log")}, {plural(principles, "principle")}']
     for r in members:
@@ -343,11 +343,12 @@ def _group_block(topic: str, members: list[dict], stale: dict | None = None) -> 
             lines.append("    " + field_line("ask_next_time", r.get("ask_next_time")).replace("\n", "\n    "))
     if logs or principles > 1:
         ids = ", ".join(f'"{r["id"]}"' for r in members)
+        files = f", files={json.dumps(cited, ensure_ascii=False)}" if cited else ""
         lines.append(
             f'  Next: log_memory(type="principle", topic={json.dumps(topic, ensure_ascii=False)}, missing_context="", '
             'lesson="<one sentence that keeps every rule above>", '
             'ask_next_time="<the questions above, merged, at most 512 bytes>", '
-            f"source_ids=[{ids}])"
+            f"source_ids=[{ids}]{files})"
         )
     else:
         lines.append("  Nothing to compact here: a single principle.")

@@ -388,3 +388,41 @@ def test_a_record_citing_a_file_logged_after_a_search_in_the_same_process_is_mar
     commit_at(repo, "change", FUTURE)
 
     assert "src/pay.py changed (1 commit since" in tools.search(repo.memory, "refund")
+
+
+def test_compact_memory_passes_the_topics_cited_files_on_to_its_principle(tmp_path, env):
+    """A topic's call to save its principle carries files=[...]: the files its records cite that
+    still exist, so the principle keeps the citations; a deleted one is left out."""
+    repo = project(tmp_path, env)
+    gone = rec("payment", "old refund path", "see src/legacy.py", created=T0, files=["src/legacy.py", "src/pay.py"])
+    put(repo.memory, PAY, gone, AUTH)
+
+    answer = tools.compact(repo.memory)
+
+    payment = answer[answer.index('Topic "payment"'):]
+    assert 'source_ids=["' in payment and payment.split("\n\n")[0].rstrip().endswith('files=["src/pay.py"])')
+
+
+@pytest.mark.anyio
+async def test_over_stdio_log_memory_takes_files_and_search_memory_shows_the_mark(tmp_path, env, connect):
+    """Through a real `python server.py` over stdio: log_memory's schema takes `files`; a path out
+    of the project comes back as a tool error naming it; search_memory shows the stale line of a
+    record whose cited file a later commit changed, and logging it again clears it."""
+    repo = project(tmp_path, env)
+    put(repo.memory, PAY)
+    (repo.path / "src" / "pay.py").write_text("changed\n")
+    commit_at(repo, "change", T1)
+
+    async with connect(repo.path) as mcp:
+        listed = {t.name: t for t in (await mcp.session.list_tools()).tools}
+        refused = await mcp.error("log_memory", topic="x", missing_context="y", lesson="z", files=["../out.py"])
+        marked = await mcp.ok("search_memory", query="refund")
+        again = await mcp.ok("log_memory", topic=PAY["topic"], missing_context=PAY["missing_context"],
+                             lesson=PAY["lesson"], files=["src/pay.py"])
+        cleared = await mcp.ok("search_memory", query="refund")
+
+    assert listed["log_memory"].input_schema["properties"]["files"]["anyOf"][0]["type"] == "array"
+    assert "'../out.py'" in refused and "Nothing was saved." in refused
+    assert "\nstale: the code it cites changed after this was written: src/pay.py changed (1 commit since" in marked
+    assert again.startswith("updated:") and "clears the mark" in again
+    assert "stale:" not in cleared
