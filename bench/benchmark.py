@@ -582,7 +582,7 @@ def stale_marks(table: Table, args) -> dict[str, list[float]]:
                 out[f"{name} cold"].append(time.perf_counter() - start)
         # Steady searches in alternating blocks (the index of only the file last searched is kept,
         # so each block starts with one untimed search that builds it).
-        blocks = 5
+        blocks = max(1, args.rounds // 8)  # short blocks, so that the machine's slow spells hit both alike
         for _ in range(blocks):
             for name, p in paths.items():
                 core.search(p, QUERY)
