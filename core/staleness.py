@@ -232,15 +232,15 @@ _reading = threading.Lock()
 def history(repo: _Repo, sha: str, since: int) -> History:
     """The history up to HEAD `sha` since `since` at least: the one kept for this HEAD when it
     reaches back far enough, else read once (and kept)."""
-    kept = _histories.get(repo.common)
+    kept = _histories.get(repo.gitdir)
     if kept is not None and kept.head == sha and kept.since <= since:
         return kept
     with _reading:
-        kept = _histories.get(repo.common)
+        kept = _histories.get(repo.gitdir)
         if kept is not None and kept.head == sha and kept.since <= since:
             return kept
         fresh = _read_history(repo, sha, since)
-        _histories[repo.common] = fresh
+        _histories[repo.gitdir] = fresh
         return fresh
 
 

@@ -426,3 +426,26 @@ async def test_over_stdio_log_memory_takes_files_and_search_memory_shows_the_mar
     assert "\nstale: the code it cites changed after this was written: src/pay.py changed (1 commit since" in marked
     assert again.startswith("updated:") and "clears the mark" in again
     assert "stale:" not in cleared
+
+
+def test_head_is_found_through_packed_refs_and_in_a_linked_work_tree(tmp_path, env):
+    """HEAD is read from the repository's files: a branch whose ref git has packed
+    (`git pack-refs`), and a linked work tree (`git worktree add`, its own HEAD, the shared refs),
+    both see the commit that changed the cited file."""
+    repo = project(tmp_path, env)
+    (repo.path / "src" / "pay.py").write_text("changed\n")
+    change = commit_at(repo, "change", T1)
+    repo.git("pack-refs", "--all")
+    assert not (repo.path / ".git" / "refs" / "heads" / "main").exists()
+    put(repo.memory, PAY)
+    assert f"latest {change} on 2026-02-01" in tools.search(repo.memory, "refund")
+
+    linked = tmp_path / "linked"
+    repo.git("worktree", "add", "-q", "-b", "side", str(linked))
+    memory = store.memory_path(linked)
+    put(memory, PAY)
+    assert f"latest {change} on 2026-02-01" in tools.search(memory, "refund")
+    (linked / "src" / "pay.py").write_text("changed on the side\n")
+    side = commit_at(Repo(linked, env), "side change", T2)
+    assert f"2 commits since; latest {side} on 2026-03-01" in tools.search(memory, "refund")
+    assert f"1 commit since; latest {change} on 2026-02-01" in tools.search(repo.memory, "refund")
