@@ -5,7 +5,8 @@ A cited path is stored relative to the project root with forward slashes, as git
 path that is absolute, climbs out with `..`, or leaves the project through a symbolic link is
 refused, and nothing is saved. A path is found in the text only when it is certainly one: a run of
 path characters (ASCII letters, digits, `_ . - @ +` and `/`) that holds a `/` or ends in a file
-extension, is relative, and is an existing file inside the project. Nothing else in the text counts.
+extension, is relative, and is an existing file inside the project. Nothing else in the text counts. Files in .git/ and .context/ (the memory's own
+directory, changed by every save) are never cited.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ MAX_PATH_BYTES = 512  # one cited path, in UTF-8 bytes
 _PATHLIKE = re.compile(r"[A-Za-z0-9_.@+\-/]+")
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,10}$")
 _DRIVE = re.compile(r"^[A-Za-z]:")
+# Never cited: git's own files, and .context/, whose memory file every save changes (a lesson citing
+# it would be stale again after each commit of the memory).
+_NOT_CITABLE = (".git", ".context")
 
 
 def _refuse(path: str, rule: str) -> InvalidInput:
@@ -72,6 +76,8 @@ def listed(root: Path, files: object) -> list[str]:
         path = _normal(raw)
         if not path:
             continue
+        if path.split("/", 1)[0] in _NOT_CITABLE:
+            raise _refuse(raw, "is inside .git/ or .context/, which a lesson cannot cite (.context/ holds this memory)")
         if _escapes(root, path):
             raise _refuse(raw, "leads out of the project through a symbolic link; a cited file must be inside the "
                           "project")
@@ -98,7 +104,7 @@ def named(root: Path, *texts: str) -> list[str]:
             if ".." in token.split("/") or len(token) > MAX_PATH_BYTES:
                 continue
             path = _normal(token)
-            if not path or path in out or path.split("/", 1)[0] == ".git":
+            if not path or path in out or path.split("/", 1)[0] in _NOT_CITABLE:
                 continue
             if os.path.isfile(os.path.join(root, path)) and not _escapes(root, path):
                 out.append(path)

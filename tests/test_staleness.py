@@ -103,11 +103,13 @@ def test_a_commit_dated_before_the_record_and_uncommitted_edits_do_not_mark_it(t
 def test_a_path_the_lesson_names_is_cited_without_being_listed(tmp_path, env):
     """log_memory without `files`: the paths that the lesson and missing_context name and that exist
     in the project are cited (src/pay.py, docs/notes.md); words with a dot or slash that are not
-    files of the project (e.g., v1.2, src/none.py, https://example.com/a.py) are not. A commit
+    files of the project (e.g., v1.2, src/none.py, https://example.com/a.py) are not, nor are files
+    in .context/ (the memory's own directory). A commit
     that changes a named file marks the record."""
     repo = project(tmp_path, env)
     tools.log(repo.memory, "payment", "the retry rule in `src/pay.py` was unknown (e.g., since v1.2)",
-              "See docs/notes.md and https://example.com/a.py; src/none.py does not exist.")
+              "See docs/notes.md and https://example.com/a.py; src/none.py does not exist; "
+              "nor is .context/.gitignore cited.")
     stored = next(iter(by_id(repo.data()).values()))
     assert stored["files"] == ["docs/notes.md", "src/pay.py"]
     assert list(stored)[-1] == "files"  # after the contract's keys
@@ -254,6 +256,8 @@ def test_a_repository_without_commits_marks_nothing(tmp_path, env):
     ("link/secret.txt", "leads out of the project through a symbolic link"),
     ("src/none.py", "is not a file in the project"),
     ("src", "is a directory"),
+    (".context/memory_log.jsonl", "is inside .git/ or .context/"),
+    (".git/config", "is inside .git/ or .context/"),
 ])
 def test_a_cited_path_that_is_not_a_file_inside_the_project_is_refused(tmp_path, env, bad, rule):
     """A path that leaves the project (absolute, `..`, a symbolic link out of it), or that is not
