@@ -30,7 +30,7 @@ from .records import recency
 log = logging.getLogger("sentinel_memory")
 
 MAX_COMMITS = 10_000  # commits read per HEAD, the newest first
-GIT_TIMEOUT = 30  # seconds
+GIT_TIMEOUT = 10  # seconds; past it, no marks for this HEAD (logged)
 _SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 
 
