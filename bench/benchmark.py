@@ -18,6 +18,10 @@ Sections of the table (times in ms; "n" is how many samples the median and p95 c
   D  K concurrent real stdio server processes on one file, each logging N distinct records:
      throughput and records lost (counted in the file afterwards), ours and the reference's.
   E  `server.py merge-driver` and `server.py textconv` on a 10,000-record file, process start to exit.
+  S  stale marks: in-process search at 10,000 records of which 1,000 cite a file each, in a git
+     repository whose history since the records changed, deleted or renamed some of those files,
+     beside the same memory file in a directory outside git (no marks possible): steady search,
+     and the first search after a start (every cache dropped: parse, index, and the one git log).
   F  cl100k_base tokens of search_memory's output for 50 records beside the raw JSONL of the same
      records (tiktoken, with the cl100k_base ranks that the npm package js-tiktoken ships: offline).
   T  the targets, each as a ratio measured in this run, MET or MISSED.
@@ -56,7 +60,7 @@ from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
 import core  # noqa: E402
-from core import render, store  # noqa: E402
+from core import index, memory, render, staleness, store  # noqa: E402
 from core.memory import BUDGET_ENV, search_budget  # noqa: E402
 from core.records import Entry, utc_now  # noqa: E402
 from core.snapshot import Snapshot  # noqa: E402
@@ -505,6 +509,103 @@ def git_drivers(table: Table, args) -> dict[str, list[float]]:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def git_quiet(cwd: Path, *args: str, when: str | None = None) -> None:
+    env = child_env()
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@example.com",
+               GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@example.com")
+    if when:
+        env.update(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
+    subprocess.run(["git", "-C", str(cwd), "-c", "commit.gpgsign=false", *args], env=env, check=True,
+                   capture_output=True)
+
+
+def drop_every_cache() -> None:
+    """What a new process starts with: no snapshot, no index, no history, no marks."""
+    store.drop_cache()
+    index._current = None
+    memory._oldest = None
+    staleness.drop_caches()
+
+
+def stale_marks(table: Table, args) -> dict[str, list[float]]:
+    """Search with stale marks against the same memory without them (docs/performance.md, S)."""
+    size, citing, commits = args.stale_size, args.stale_files, args.stale_commits
+    work = Path(tempfile.mkdtemp(prefix="sm-bench-stale-"))
+    try:
+        repo, plain = work / "repo", work / "plain"
+        for root in (repo, plain):
+            (root / "src").mkdir(parents=True)
+            for i in range(citing):
+                (root / "src" / f"mod{i}.py").write_text(f"VALUE = {i}\n")
+        git_quiet(work, "init", "-q", "-b", "main", str(repo))
+        git_quiet(repo, "add", "-A")
+        git_quiet(repo, "commit", "-q", "-m", "the code", when="2026-01-01T00:00:00+00:00")
+        # The memory: `size` records, the first `citing` of them citing one file each, written on
+        # 2026-01-02; the others on 2025-06-01.
+        entries = {}
+        for i, entry in enumerate(generate(size)):
+            record = dict(entry.record)
+            # The citing records are the newest, so that the answer lists them (and their marks) first.
+            if i < citing:
+                record.update(files=[f"src/mod{i}.py"], meta={"created": "2026-01-02T00:00:00+00:00"})
+            else:
+                record.update(meta={"created": "2025-06-01T00:00:00+00:00"})
+            entries[record["id"]] = Entry.of(record)
+        text = Snapshot(records=entries).text()
+        for root in (repo, plain):
+            path = store.memory_path(root)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(text)
+        # The history since: `commits` commits, each changing two cited files; every 10th also
+        # renames one and every 25th deletes one (so about a fifth of the citing records are stale).
+        for c in range(commits):
+            day = f"2026-02-{1 + c % 28:02d}T{c % 24:02d}:00:00+00:00"
+            for j in (c * 2, c * 2 + 1):
+                f = repo / "src" / f"mod{(j * 7) % citing}.py"
+                if f.exists():
+                    f.write_text(f.read_text() + f"# change {c}\n")
+            if c % 10 == 9 and (repo / "src" / f"mod{(c * 13) % citing}.py").exists():
+                git_quiet(repo, "mv", f"src/mod{(c * 13) % citing}.py", f"src/renamed{c}.py")
+            if c % 25 == 24 and (repo / "src" / f"mod{(c * 17) % citing}.py").exists():
+                git_quiet(repo, "rm", "-q", f"src/mod{(c * 17) % citing}.py")
+            git_quiet(repo, "add", "-A")
+            git_quiet(repo, "commit", "-q", "-m", f"change {c}", when=day)
+        os.environ.pop(BUDGET_ENV, None)
+        out: dict[str, list[float]] = {"plain": [], "git": [], "plain cold": [], "git cold": []}
+        paths = {"plain": store.memory_path(plain), "git": store.memory_path(repo)}
+        texts = {name: core.search(p, QUERY) for name, p in paths.items()}
+        for _ in range(args.stale_cold):  # interleaved, each after every cache is dropped
+            for name, p in paths.items():
+                drop_every_cache()
+                start = time.perf_counter()
+                core.search(p, QUERY)
+                out[f"{name} cold"].append(time.perf_counter() - start)
+        # Steady searches in alternating blocks (the index of only the file last searched is kept,
+        # so each block starts with one untimed search that builds it).
+        blocks = max(1, args.rounds // 8)  # short blocks, so that the machine's slow spells hit both alike
+        for _ in range(blocks):
+            for name, p in paths.items():
+                core.search(p, QUERY)
+                for _ in range(max(1, args.rounds // blocks)):
+                    start = time.perf_counter()
+                    core.search(p, QUERY)
+                    out[name].append(time.perf_counter() - start)
+        stale = len(memory.stale_marks(paths["git"]))
+        marked = texts["git"].count("\nstale: ")
+        table.section(f"S. stale marks: in-process search at {size:,} records, {citing:,} citing a file each; "
+                      f"{commits} commits since them, {stale} records stale")
+        table.timing("core.search, same memory outside git (no marks possible)", out["plain"], "1.00x")
+        table.timing("core.search in the git repository (marks)", out["git"],
+                     f"{ratio(med(out['git']), med(out['plain']))}; {marked} stale lines in the answer")
+        table.timing("first search after a start, outside git (parse + index)", out["plain cold"], "1.00x")
+        table.timing("first search after a start, in git (parse + index + git log)", out["git cold"],
+                     f"{ratio(med(out['git cold']), med(out['plain cold']))}")
+        return out
+    finally:
+        drop_every_cache()
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def profile(size: int) -> None:
     """cProfile of in-process log_memory (new) and search_memory at one size, to stderr."""
     import cProfile
@@ -557,6 +658,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--node-dir", type=Path, default=Path(tempfile.gettempdir()) / "sm-bench-node",
                         help="where the Node reference server and js-tiktoken are (npm-installed when missing)")
     parser.add_argument("--no-reference", action="store_true", help="skip the Node reference server")
+    parser.add_argument("--stale-size", type=int, help="records in section S (default 10000)")
+    parser.add_argument("--stale-files", type=int, help="of them, records citing a file each (default 1000)")
+    parser.add_argument("--stale-commits", type=int, help="commits after the records in section S (default 200)")
+    parser.add_argument("--stale-cold", type=int, help="first searches after a start timed in section S (default 7)")
+    parser.add_argument("--only-stale", action="store_true", help="run section S (and its targets) only")
     parser.add_argument("--profile", action="store_true", help="also print cProfile of in-process log/search to stderr")
     args = parser.parse_args()
     quick = args.quick
@@ -564,13 +670,23 @@ def parse_args() -> argparse.Namespace:
                     rounds=30 if quick else 100,
                     big_calls=5 if quick else 10, spawns=3 if quick else 11, procs="2,4" if quick else "2,4,8",
                     per_proc=10 if quick else 50, driver_size=2000 if quick else 10_000,
-                    driver_runs=3 if quick else 5)
+                    driver_runs=3 if quick else 5, stale_size=2000 if quick else 10_000,
+                    stale_files=200 if quick else 1000, stale_commits=50 if quick else 200,
+                    stale_cold=3 if quick else 7)
     for key, value in defaults.items():
         if getattr(args, key) is None:
             setattr(args, key, value)
     args.sizes = [int(s) for s in str(args.sizes).split(",") if s.strip()]
     args.procs = [int(s) for s in str(args.procs).split(",") if s.strip()]
     return args
+
+
+def stale_targets(table: Table, stale: dict[str, list[float]]) -> None:
+    for label, name, limit in (("search with stale marks <= 1.2x without", "", 1.2),
+                               ("first search after a start with marks <= 1.5x without", " cold", 1.5)):
+        x = med(stale["git" + name]) / med(stale["plain" + name])
+        table.figure(label, f"{x:.2f}x", f"{'MET' if x <= limit else 'MISSED':<7}"
+                     f"{med(stale['git' + name]) * 1000:.1f} vs {med(stale['plain' + name]) * 1000:.1f} ms")
 
 
 async def main() -> None:
@@ -582,7 +698,14 @@ async def main() -> None:
         print("reference server unavailable (npm install failed); its rows are skipped", file=sys.stderr)
     tokens = Tokens(args.node_dir)
     table = Table()
-    generate(max([*args.sizes, args.driver_size + 200]))  # the records every section shares, made once
+    generate(max([*args.sizes, args.driver_size + 200, args.stale_size]))  # the records every section shares
+    if args.only_stale:
+        stale = stale_marks(table, args)
+        stale_targets(table, stale)
+        print(table.text(f"Sentinel-Memory benchmark at {version}, section S only - Python "
+                         f"{sys.version.split()[0]}, {os.cpu_count()} cores, {args.rounds} rounds, "
+                         f"run took {time.perf_counter() - began:.0f} s"))
+        return
 
     spawn = await startup(table, args, node_dir)
 
@@ -631,6 +754,7 @@ async def main() -> None:
 
     conc = await concurrency(table, args, node_dir)
     drivers = git_drivers(table, args)
+    stale = stale_marks(table, args)
 
     # F. tokens
     table.section(f"F. tokens, cl100k_base ({tokens.how})")
@@ -696,6 +820,7 @@ async def main() -> None:
     x = med(spawn["ours"]) / med(spawn["bare"])
     target("spawn -> tools/list <= 1.5x bare low-level server", f"{x:.2f}x", x <= 1.5,
            f"{med(spawn['ours']) * 1000:.0f} ms vs {med(spawn['bare']) * 1000:.0f} ms")
+    stale_targets(table, stale)
     if t_search and t_raw:
         x = t_search / t_raw
         target("search output tokens <= 0.85x raw JSONL (50 records)", f"{x:.2f}x", x <= 0.85,

@@ -22,7 +22,7 @@ from .errors import InvalidInput, MemoryToolError, ProjectRootError
 from .install import SELF
 from .memory import DEFAULT_THRESHOLD, MIN_PREFIX
 from .project import ENV_VAR, resolve
-from .records import LIMITS
+from .records import LIMITS, recency
 
 EXIT_CODES = (
     "exit codes: 0 success; 1 nothing found, or a check failed; 2 bad usage or input (nothing "
@@ -71,7 +71,13 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
                                  ("ask_next_time", False, "a question to ask first next time")):
         p.add_argument("--" + name.replace("_", "-"), metavar="TEXT", required=required, default="",
                        help=f"{what}; at most {LIMITS[name]:,} bytes in UTF-8")
+    p.add_argument("--file", metavar="PATH", action="append", dest="files",
+                   help="a file the lesson is about, relative to the project root (repeat for several, at most "
+                        "10); the record is marked stale when a commit changes it")
     p.add_argument("--json", action="store_true", help=JSON_HELP + " (the outcome and the stored record)")
+    p = command("stale", "records whose cited files a commit changed, deleted or renamed after they were written, "
+                         "with why")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p = command("forget", "delete records in one atomic write under the lock; says what git diff will show")
     p.add_argument("ids", nargs="+", metavar="ID", help=f"ids or unique prefixes (at least {MIN_PREFIX} characters); "
                    "if one is not found, nothing is deleted")
@@ -194,7 +200,7 @@ def cmd_search(root, args) -> int:
         _dump(found)
     else:
         print(console.search_result(found, in_scope, query, args.topic, root.memory_file, bool(in_scope) or
-                                    bool(memory.records(root.memory_file))))
+                                    bool(memory.records(root.memory_file)), memory.stale_marks(root.memory_file)))
     return 0 if found else 1
 
 
@@ -216,7 +222,8 @@ def cmd_show(root, args) -> int:
     if args.json:
         _dump(record)
     else:
-        print(gitdriver.readable_block(record).rstrip())
+        mark = memory.stale_marks(root.memory_file).get(record["id"])
+        print(gitdriver.readable_block(record).rstrip() + (f"\n  {render.stale_line(mark)}" if mark else ""))
     return 0
 
 
@@ -233,13 +240,26 @@ def cmd_stats(root, args) -> int:
 
 
 def cmd_log(root, args) -> int:
-    logged = memory.upsert(root.memory_file, args.topic, args.missing_context, args.lesson, args.ask_next_time)
+    logged = memory.upsert(root.memory_file, args.topic, args.missing_context, args.lesson, args.ask_next_time,
+                           files=args.files)
     text = render.log_answer(logged)
     if args.json:
         _dump({"status": logged.status, "id": logged.record["id"], "record": logged.record, "message": text})
     else:
         print(text)
     return 0
+
+
+def cmd_stale(root, args) -> int:
+    marks = memory.stale_marks(root.memory_file)
+    records = sorted((r for r in memory.records(root.memory_file) if r["id"] in marks),
+                     key=lambda r: (recency(r), r["id"]))
+    if args.json:
+        _dump([{"id": r["id"], "topic": r.get("topic"), "stale": render.stale_line(marks[r["id"]]),
+                "changes": [asdict(c) for c in marks[r["id"]]], "record": r} for r in records])
+    else:
+        print(console.stale_report(records, marks, root.memory_file))
+    return 0 if records else 1
 
 
 def cmd_forget(root, args) -> int:
@@ -258,7 +278,7 @@ def cmd_forget(root, args) -> int:
 
 def cmd_export(root, args) -> int:
     records = memory.records(root.memory_file)
-    text = console.markdown(records, root.memory_file)
+    text = console.markdown(records, root.memory_file, memory.stale_marks(root.memory_file))
     if args.output:
         atomic_write(Path(args.output), text.encode("utf-8"))
         print(f"wrote {render.plural(len(records), 'record')} to {args.output}")
@@ -317,7 +337,7 @@ def cmd_doctor(root, args) -> int:
 
 
 HANDLERS = {
-    "search": cmd_search, "list": cmd_list, "show": cmd_show, "stats": cmd_stats, "log": cmd_log,
+    "search": cmd_search, "list": cmd_list, "show": cmd_show, "stats": cmd_stats, "log": cmd_log, "stale": cmd_stale,
     "forget": cmd_forget, "export": cmd_export, "scan": cmd_scan, "init": cmd_init, "doctor": cmd_doctor,
     "fold": cmd_fold,
 }

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .records import is_principle, meta_of
-from .render import day, header, plural
+from .render import day, files_line, header, plural, stale_line
 
 if TYPE_CHECKING:  # the operations' results, for annotations only
     from .memory import Folded, Forgotten, Stats, TopicSummary
@@ -45,21 +45,29 @@ def colour(text: str, code: str, stream=None) -> str:
     return f"\033[{code}m{text}\033[0m"
 
 
-def record_block(record: dict) -> str:
-    """A record for `search`: its id in colour, then its dates and fields."""
+def record_block(record: dict, stale: tuple = ()) -> str:
+    """A record for `search` and `stale`: its id in colour, then its dates, its stale mark (in
+    colour), the files it cites and its fields."""
     lines = [colour(record["id"], "1;36") + "  " + header(record).split(" | ", 1)[1]]
+    if stale:
+        lines.append("  " + colour(stale_line(stale), "33"))
+    cited = files_line(record)
+    if cited:
+        lines.append(f"  {colour('files', '2')}: " + cited.split(": ", 1)[1])
     for name in ("missing_context", "lesson", "ask_next_time"):
         if record.get(name):
             lines.append(f"  {colour(name, '2')}: " + str(record[name]).replace("\n", "\n    "))
     return "\n".join(lines)
 
 
-def search_result(found: list[dict], in_scope: int, query: str, topic: str | None, file: Path, any_records: bool) -> str:
+def search_result(found: list[dict], in_scope: int, query: str, topic: str | None, file: Path, any_records: bool,
+                  stale: dict | None = None) -> str:
     if not found:
         scope = f" with topic {topic!r}" if topic else ""
         what = f" mention {query!r}" if in_scope else ""
         return f"No records{scope}{what} in {file}." + (" `server.py list` shows the topics." if any_records else "")
-    text = "\n\n".join(record_block(r) for r in found)
+    stale = stale or {}
+    text = "\n\n".join(record_block(r, stale.get(r["id"], ())) for r in found)
     others = in_scope - len(found)
     if others:
         text += (f"\n\n({plural(others, 'other record')} {'does' if others == 1 else 'do'} not mention {query!r}; "
@@ -135,8 +143,20 @@ def redact_report(records: int, values: int, file: Path) -> str:
             "(a redacted log gets a new id), and rotate the keys: git history still has them.")
 
 
-def markdown(records: list[dict], source: Path) -> str:
-    """The memory as a Markdown document: one section per topic, principles first, then logs."""
+def stale_report(records: list[dict], marks: dict, file: Path) -> str:
+    """`stale`: the stale records, oldest first, each with why; or that none is."""
+    if not records:
+        return f"No stale records in {file}: no file a record cites was changed by a commit after it was written."
+    blocks = [record_block(r, marks[r["id"]]) for r in records]
+    return "\n\n".join([*blocks, f"{plural(len(records), 'stale record')} in {file}. Verify each against the code; "
+                                    "if it still holds, log it again (same topic and missing context) to refresh it, "
+                                    "else correct it or `forget` it."])
+
+
+def markdown(records: list[dict], source: Path, stale: dict | None = None) -> str:
+    """The memory as a Markdown document: one section per topic, principles first, then logs;
+    a stale record carries its mark."""
+    stale = stale or {}
     out = [f"# Project memory\n\n{plural(len(records), 'record')} from `{source}`.\n"]
     by_topic: dict[str, list[dict]] = {}
     for r in records:
@@ -152,6 +172,11 @@ def markdown(records: list[dict], source: Path) -> str:
             if meta.get("updated"):
                 when += f", updated {day(meta.get('updated'))}"
             out.append(f"### {r.get('type', 'log')} `{r['id']}` ({when})\n")
+            if r["id"] in stale:
+                out.append(f"- **{stale_line(stale[r['id']])}**")
+            cited = files_line(r)
+            if cited:
+                out.append("- **files**: " + ", ".join(f"`{f}`" for f in r["files"]))
             out += [f"- **{name}**: " + str(r[name]).replace("\n", "\n  ")
                     for name in ("missing_context", "lesson", "ask_next_time") if r.get(name)]
             out.append("")

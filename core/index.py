@@ -159,10 +159,12 @@ class SearchIndex:
                 scores.update(body)
         return scores
 
-    def fit(self, entries: Iterable[Entry], room: int) -> tuple[list[str], list[Entry], bool]:
+    def fit(self, entries: Iterable[Entry], room: int, marks=None) -> tuple[list[str], list[Entry], bool]:
         """The numbered blocks of these entries, in order, as many as fit in `room` estimated
         tokens (0: no limit); the entries listed; and whether all of them fit. Only what is
-        listed is rendered, each record's block once per index lineage."""
+        listed is rendered, each record's block once per index lineage. `marks(entry, card)`
+        gives the card to list instead (the block with the record's stale mark under its header:
+        the mark depends on git's HEAD, so it is not part of the card kept here)."""
         blocks: list[str] = []
         shown: list[Entry] = []
         used, cards = 0, self._cards
@@ -170,6 +172,8 @@ class SearchIndex:
             card = cards.get(entry)
             if card is None:
                 card = cards[entry] = _card(entry.record)
+            if marks is not None:
+                card = marks(entry, card)
             body, ascii_chars, other_chars = card
             block = render.numbered(len(blocks) + 1, body)
             used += render.tokens_of(ascii_chars + len(block) - len(body), other_chars)  # the number is ASCII
@@ -178,6 +182,14 @@ class SearchIndex:
             blocks.append(block)
             shown.append(entry)
         return blocks, shown, True
+
+
+def with_line(card: tuple[str, int, int], line: str) -> tuple[str, int, int]:
+    """A card with one more line under the block's header (a stale mark)."""
+    body, ascii_chars, other_chars = card
+    cut = body.find("\n") + 1
+    extra = len(line.encode("ascii", "ignore"))
+    return f"{body[:cut]}{line}\n{body[cut:]}", ascii_chars + extra + 1, other_chars + len(line) - extra
 
 
 def _card(record: dict) -> tuple[str, int, int]:

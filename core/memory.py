@@ -13,12 +13,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import index, render, store
+from . import citations, index, render, staleness, store
 from .compaction import group_by_topic, similar_groups
 from .merge import merge_two_way
 from .errors import InvalidInput
-from .records import (NOTHING_SAVED, Draft, Entry, count_types, is_principle, meta_of, normalize, prepare, stands_for,
-                      utc_now)
+from .records import (NOTHING_SAVED, Draft, Entry, count_types, is_principle, meta_of, normalize, prepare, recency,
+                      stands_for, utc_now)
+from .staleness import Stale
 from .snapshot import Snapshot
 
 DEFAULT_THRESHOLD = render.DEFAULT_THRESHOLD
@@ -26,6 +27,7 @@ DEFAULT_THRESHOLD = render.DEFAULT_THRESHOLD
 # cl100k's count, so real answers stay near 20,000 tokens, under the 25,000 that clients cap.
 DEFAULT_BUDGET = 15_000
 NOTICE_ALLOWANCE = 200  # the left-out and compact-required notices
+STALE_NOTE_ALLOWANCE = 60  # the note that counts the stale records listed, when marks are possible
 BUDGET_ENV = render.BUDGET_ENV
 MIN_PREFIX = 4  # an id may be shortened to a unique prefix of at least this many characters, as in git
 
@@ -67,10 +69,74 @@ class Found:
     blocks: list[str] = field(default_factory=list)
     left_out: int = 0
     left_topics: Counter = field(default_factory=Counter)  # topics of what was left out
+    stale: int = 0  # of the records listed, how many carry a stale mark
 
     @property
     def all_logs(self) -> int:
         return self.snapshot.counts()[0]
+
+
+# ------------------------------------------------------------------------------- stale marks
+
+_oldest: tuple[Snapshot, str | None] | None = None
+
+
+def _oldest_citing(snap: Snapshot) -> str | None:
+    """The oldest recency of the snapshot's records that cite files (None: none does); found
+    once per snapshot."""
+    global _oldest
+    kept = _oldest
+    if kept is not None and kept[0] is snap:
+        return kept[1]
+    value = staleness.oldest_citing(e.record for e in snap.records.values())
+    _oldest = (snap, value)
+    return value
+
+
+def _follow_oldest(before: Snapshot, after: Snapshot | None) -> None:
+    """A write turned `before` into `after`: derive after's oldest citing recency from before's
+    (scanning 10,000 records costs ~1.5 ms) unless the write removed the record that held it."""
+    global _oldest
+    kept = _oldest
+    if after is None or after.edit is None or kept is None or kept[0] is not before:
+        return
+    value = kept[1]
+    if value is not None and any(e.record.get("files") and recency(e.record) <= value for e in after.edit.removed):
+        return  # the oldest may be gone: found afresh when next needed
+    added = staleness.oldest_citing(e.record for e in after.edit.added)
+    if added is not None:
+        value = added if value is None else min(value, added)
+    _oldest = (after, value)
+
+
+def checker(path: Path, snap: Snapshot) -> staleness.Checker | None:
+    """The stale marks of this memory file's records (None: none can be stale: no record cites a
+    file, or the project is not in a git repository with commits)."""
+    return staleness.checker(Path(path).parent.parent, _oldest_citing(snap))
+
+
+def stale_marks(path: Path) -> dict[str, Stale]:
+    """The marks of every stale record of the memory file, by id."""
+    snap = store.read(path)
+    check = checker(path, snap)
+    if check is None:
+        return {}
+    marks = {rid: check.mark_entry(e) for rid, e in snap.records.items()}
+    return {rid: mark for rid, mark in marks.items() if mark}
+
+
+def _marked_cards(check: staleness.Checker):
+    """For index.fit: an entry's card with its stale line, made once per entry and HEAD (kept by
+    the checker), or the card as it is."""
+    cards = check.lines
+
+    def marked(entry: Entry, card):
+        got = cards.get(entry, False)
+        if got is False:
+            mark = check.mark_entry(entry)
+            got = cards[entry] = index.with_line(card, render.stale_line(mark)) if mark else None
+        return got or card
+    return marked
 
 
 def search(path: Path, query: str = "", topic: str | None = None) -> Found:
@@ -91,13 +157,18 @@ def search(path: Path, query: str = "", topic: str | None = None) -> Found:
         found.principles = ranked.principles_in_scope()
         found.logs = total - found.principles
     # The header, the notes and the notices that may follow count against the budget too.
-    room = found.budget - render.search_overhead(found) - NOTICE_ALLOWANCE if found.budget else 0
-    found.blocks, shown, complete = search_index.fit(ranked.best_first(), room)
+    check = checker(path, snap)
+    allowance = NOTICE_ALLOWANCE + (STALE_NOTE_ALLOWANCE if check is not None else 0)
+    room = found.budget - render.search_overhead(found) - allowance if found.budget else 0
+    marks = _marked_cards(check) if check is not None else None
+    found.blocks, shown, complete = search_index.fit(ranked.best_first(), room, marks)
     if not complete:
-        found.blocks, shown, _ = search_index.fit(ranked.principles_first(), room)
+        found.blocks, shown, _ = search_index.fit(ranked.principles_first(), room, marks)
         left = Counter({wanted: total}) if wanted else Counter(snap.topic_counts())
         left.subtract(e.record.get("topic") for e in shown)
         found.left_out, found.left_topics = total - len(shown), +left
+    if check is not None:
+        found.stale = sum(1 for e in shown if check.lines.get(e))
     return found
 
 
@@ -127,6 +198,8 @@ class Logged:
     principles: int
     threshold: int
     report: store.WriteReport
+    files: list[str] = field(default_factory=list)  # the files the stored record cites
+    was_stale: Stale = ()  # the stale mark the record had before this save (which clears it)
 
 
 def upsert(
@@ -138,16 +211,31 @@ def upsert(
     type: object = "log",
     compact_threshold: object = DEFAULT_THRESHOLD,
     source_ids: object = None,
+    files: object = None,
 ) -> Logged:
-    """Upsert one record by id; a principle's source_ids are deleted in the same locked write."""
+    """Upsert one record by id; a principle's source_ids are deleted in the same locked write.
+
+    `files`: the paths the record cites (relative to the project root); None keeps the ones the
+    stored record cites. Paths the lesson or missing_context names count too (core/citations.py).
+    A record that is stale is saved again even when nothing else changed: its new date clears the
+    mark."""
     threshold = _threshold(compact_threshold)
     draft = prepare(topic, missing_context, lesson, ask_next_time, type)
     sources = [i for i in _source_ids(source_ids, draft.type) if i != draft.id]
+    root = Path(path).parent.parent
+    citations.listed(root, files)  # refuse a bad path before anything else is read
+    current = store.read(path)
+    check = checker(path, current)  # outside the lock: it may run git once for a new HEAD
+    marks: dict[str, Stale] = {}
 
     def change(snap: Snapshot) -> Snapshot | None:
         old = snap.records.get(draft.id)
         deleted = [snap.records[i] for i in sources if i in snap.records]
-        new = _build(draft, old.record if old else None, deleted)
+        kept = citations.of(old.record) if old else []
+        cited = citations.cited(root, files, kept, draft.missing_context, draft.lesson)
+        stale = check.mark(old.record) if check is not None and old is not None else ()
+        marks["was"] = stale
+        new = _build(draft, old.record if old else None, deleted, cited, bool(stale))
         if new is None and not deleted and not snap.duplicates:
             return None
         return snap.edited(put=[Entry.of(new)] if new is not None else [], drop=[e.id for e in deleted])
@@ -159,13 +247,15 @@ def upsert(
     deleted = [i for i in sources if i in before.records and i not in after.records]
     missing = [i for i in sources if i not in before.records]
     logs, principles = after.counts()
-    return Logged(path, draft, status, stored.record, deleted, missing, logs, principles, threshold, report)
+    return Logged(path, draft, status, stored.record, deleted, missing, logs, principles, threshold, report,
+                  citations.of(stored.record), marks.get("was", ()))
 
 
 def _write(path: Path, change) -> store.WriteReport:
     """store.update, then hand the search index what changed, so the next search derives it."""
     report = store.update(path, change)
     index.follow(report.before, report.after)
+    _follow_oldest(report.before, report.after)
     return report
 
 
@@ -188,11 +278,15 @@ def _source_ids(value: object, type_: str) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def _build(draft: Draft, old: dict | None, deleted: list[Entry]) -> dict | None:
-    """The record to store, or None when the stored one already says exactly this."""
+def _build(draft: Draft, old: dict | None, deleted: list[Entry], files: list[str] | None = None,
+           refresh: bool = False) -> dict | None:
+    """The record to store, or None when the stored one already says exactly this (and is not
+    stale: `refresh` saves it again so that its new date clears the mark)."""
     body = {"id": draft.id, **draft.fields()}
     folded = sum(stands_for(e.record) for e in deleted)
-    if old is not None and not folded and all(old.get(k) == v for k, v in body.items()):
+    files = files or []
+    same_files = old is not None and ((old.get("files") == files) if files else "files" not in old)
+    if old is not None and not folded and not refresh and same_files and all(old.get(k) == v for k, v in body.items()):
         return None
     now = utc_now()
     meta = dict(meta_of(old)) if old else {}
@@ -206,7 +300,12 @@ def _build(draft: Draft, old: dict | None, deleted: list[Entry]) -> dict | None:
     else:
         meta.pop("compacted_at", None)
         meta.pop("source_count", None)
-    return {**(old or {}), **body, "meta": meta}
+    record = {**(old or {}), **body, "meta": meta}
+    if files:
+        record["files"] = files
+    else:
+        record.pop("files", None)
+    return record
 
 
 # --------------------------------------------------------------------------------------- compact
@@ -223,6 +322,8 @@ class Compaction:
     groups: dict[str, list[dict]]
     clusters: list[list[str]]
     budget: int
+    stale: dict[str, Stale] = field(default_factory=dict)  # the marks of the stale records in scope, by id
+    files: dict[str, list[str]] = field(default_factory=dict)  # per topic, the files its principle may cite
 
     @property
     def all_logs(self) -> int:
@@ -238,10 +339,25 @@ def compact(path: Path, target_topic: str | None = None, compact_threshold: obje
     threshold = _threshold(compact_threshold)
     snap = store.read(path)
     wanted = _topic(target_topic)
-    records = [e.record for e in snap.records.values() if wanted is None or e.record.get("topic") == wanted]
-    groups = group_by_topic(records)
+    entries = [e for e in snap.records.values() if wanted is None or e.record.get("topic") == wanted]
+    groups = group_by_topic([e.record for e in entries])
     clusters = similar_groups(list(groups)) if not wanted else []
-    return Compaction(path, snap, threshold, wanted, groups, clusters, search_budget())
+    check = checker(path, snap)
+    stale = {}
+    if check is not None:
+        stale = {e.id: mark for e in entries if (mark := check.mark_entry(e))}
+    root = Path(path).parent.parent
+    files = {topic: cited for topic, members in groups.items() if (cited := _cited_by(root, members))}
+    return Compaction(path, snap, threshold, wanted, groups, clusters, search_budget(), stale, files)
+
+
+def _cited_by(root: Path, members: list[dict]) -> list[str]:
+    """The files a topic's records cite that are still files of the project, the most cited first,
+    at most citations.MAX_FILES, sorted: what its principle's call passes, so that the principle
+    keeps its sources' citations."""
+    counts = Counter(f for r in members for f in citations.of(r))
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return sorted([f for f, _ in ranked if os.path.isfile(os.path.join(root, f))][:citations.MAX_FILES])
 
 
 # ---------------------------------------------------------------------- for the commands

@@ -13,7 +13,9 @@ from .errors import InvalidInput
 
 TYPES = ("log", "principle")
 LIMITS = {"topic": 64, "missing_context": 1024, "lesson": 1024, "ask_next_time": 512}
-FIELD_ORDER = ("id", "type", "topic", "missing_context", "lesson", "ask_next_time", "meta")
+# "files" (the cited files, docs/contract.md §3.7) comes after the keys of the first format, so
+# readers that predate it keep it as an unknown field.
+FIELD_ORDER = ("id", "type", "topic", "missing_context", "lesson", "ask_next_time", "meta", "files")
 META_ORDER = ("created", "updated", "compacted_at", "source_count")
 CONTENT_FIELDS = ("type", "topic", "missing_context", "lesson", "ask_next_time")
 # Which redaction rules each text field gets (docs/contract.md §6): every rule on the free-text

@@ -13,6 +13,7 @@ from .records import count_types, is_principle, meta_of
 if TYPE_CHECKING:  # the operations' results, for annotations only (memory imports this module)
     from .memory import Compaction, Found, Logged
     from .snapshot import Snapshot
+    from .staleness import Change
 
 BUDGET_ENV = "SENTINEL_MEMORY_SEARCH_TOKENS"
 DEFAULT_THRESHOLD = 50  # log records past which every answer says compaction is required
@@ -55,10 +56,46 @@ def header(record: dict) -> str:
     return " | ".join(parts)
 
 
+STALE_ADVICE = "Verify before applying; if it still holds, log it again to refresh it."
+
+
+def _commits(change: Change) -> str:
+    count = f"{change.commits}+" if change.at_least else str(change.commits)
+    return f"{count} commit{'' if change.commits == 1 and not change.at_least else 's'} since"
+
+
+def stale_change(change: Change) -> str:
+    """What happened to one cited file: which, how, how many commits since, the latest one."""
+    latest = f"latest {change.latest} on {change.date}"
+    if change.renamed_to:
+        gone = ", since deleted" if change.deleted else ""
+        return f"{change.path} was renamed to {change.renamed_to}{gone} ({_commits(change)}; {latest})"
+    if change.deleted:
+        return f"{change.path} was deleted ({_commits(change)}; {latest})"
+    return f"{change.path} changed ({_commits(change)}; {latest})"
+
+
+def stale_line(mark: tuple) -> str:
+    """The line that marks a stale record: `stale:`, why, and what to do."""
+    return ("stale: the code it cites changed after this was written: "
+            + "; ".join(stale_change(c) for c in mark) + ". " + STALE_ADVICE)
+
+
+def files_line(record: dict) -> str | None:
+    files = record.get("files")
+    if not isinstance(files, list) or not files:
+        return None
+    return "files: " + ", ".join(str(f) for f in files)
+
+
 def record_body(record: dict) -> str:
     """A record's block without its number: the same for a record wherever it is listed, so
-    search makes it once per record however often it is searched."""
+    search makes it once per record however often it is searched. (Its stale mark is not part of
+    it: search adds that line under the header as it lists the record.)"""
     lines = [header(record)]
+    cited = files_line(record)
+    if cited:
+        lines.append(cited)
     if not is_principle(record) or record.get("missing_context"):
         lines.append(field_line("missing_context", record.get("missing_context")))
     lines.append(field_line("lesson", record.get("lesson")))
@@ -164,6 +201,10 @@ def search_answer(found: Found) -> str:
             head = f"No records yet in {found.path}."
         return "\n\n".join([head, *notes, gap_questions()])
     tail = list(notes)
+    if found.stale:
+        tail.insert(0, f"STALE: {plural(found.stale, 'record')} listed above {'cites' if found.stale == 1 else 'cite'} "
+                       "files that commits changed after it was written (the `stale:` line says which). "
+                       + STALE_ADVICE)
     if found.left_out:
         tail.insert(0, left_out_notice(found.left_out, found.left_topics, found.budget, bool(found.topic)))
     if found.all_logs > DEFAULT_THRESHOLD:
@@ -187,6 +228,12 @@ def log_answer(logged: Logged) -> str:
     if logged.missing:
         out.append(f"Not in the file (already deleted or never existed), so nothing to delete: "
                    f"{', '.join(logged.missing)}.")
+    if logged.files:
+        out.append(f"Cites {plural(len(logged.files), 'file')}: {', '.join(logged.files)} (search marks the record "
+                   "stale when a commit changes one of them).")
+    if logged.was_stale and logged.status != "saved":
+        out.append("It was marked stale: " + "; ".join(stale_change(c) for c in logged.was_stale)
+                   + ". Saved again now, it is dated after those changes, which clears the mark.")
     if draft.redactions:
         out.append(f"Redacted {plural(draft.redactions, 'value')} that looked like a credential "
                    "(replaced with [REDACTED] before saving).")
@@ -221,6 +268,8 @@ def compact_answer(c: Compaction) -> str:
     if not c.groups:
         out.append(f'No records with topic exactly "{c.topic}".' if c.topic else "The memory is empty; nothing to compact.")
         return "\n\n".join(out)
+    if c.stale:
+        out.append(_stale_block(c))
     if c.clusters:
         out.append("Similar topics you may merge into one principle (merge only what is truly one subject; "
                    "pass the ids of every merged group in source_ids):\n"
@@ -229,14 +278,14 @@ def compact_answer(c: Compaction) -> str:
     not_shown: list[tuple[str, int]] = []
     shown = 0
     for topic, members in c.groups.items():
-        block = _group_block(topic, members)
+        block = _group_block(topic, members, c.stale, c.files.get(topic))
         cost = estimate_tokens(block)
         if not_shown or (budget and used + cost > budget):
             if not shown:
                 # The very first topic alone is over the budget: offer as many of its records as fit.
                 shown = 1
                 kept = _fitting(topic, members, budget - used)
-                out.append(_group_block(topic, members[:kept]))
+                out.append(_group_block(topic, members[:kept], c.stale, c.files.get(topic)))
                 members = members[kept:]
             not_shown.append((topic, len(members)))
             continue
@@ -259,22 +308,47 @@ def compact_answer(c: Compaction) -> str:
     return "\n\n".join(out)
 
 
-def _group_block(topic: str, members: list[dict]) -> str:
+STALE_SHOWN = 30  # stale records compact_memory lists one by one; the rest are counted
+
+
+def _stale_block(c: Compaction) -> str:
+    """The stale records first: to verify against the code, and rewrite or log again."""
+    records = {r["id"]: r for members in c.groups.values() for r in members}
+    ids = sorted(c.stale, key=lambda rid: (str(records[rid].get("topic")), rid))
+    lines = [f"VERIFY FIRST: {plural(len(ids), 'record')} {'cites' if len(ids) == 1 else 'cite'} files that commits "
+             "changed after it was written. Check each against the code before folding it into a principle: if it "
+             "still holds, log it again (same topic and missing_context) to refresh it; if not, rewrite its lesson "
+             "(log_memory) or leave the outdated rule out of the principle."]
+    for rid in ids[:STALE_SHOWN]:
+        r = records[rid]
+        lines.append(f'  - {r.get("type")} {rid} (topic "{r.get("topic")}")')
+        lines.append("    " + field_line("lesson", r.get("lesson")).replace("\n", "\n    "))
+        lines.append("    " + stale_line(c.stale[rid]).replace(" " + STALE_ADVICE, ""))
+    if len(ids) > STALE_SHOWN:
+        lines.append(f"  ... and {plural(len(ids) - STALE_SHOWN, 'more stale record')} (`python server.py stale` "
+                     "lists them all).")
+    return "\n".join(lines)
+
+
+def _group_block(topic: str, members: list[dict], stale: dict | None = None, cited: list[str] | None = None) -> str:
     logs, principles = count_types(members)
     lines = [f'Topic "{topic}" - {plural(logs, "log")}, {plural(principles, "principle")}']
     for r in members:
         extra = f" (from {meta_of(r).get('source_count', 0)} records)" if is_principle(r) else ""
+        if stale and r["id"] in stale:
+            extra += " [stale: verify first]"
         lines.append(f"  - {r.get('type')} {r['id']}{extra}")
         lines.append("    " + field_line("lesson", r.get("lesson")).replace("\n", "\n    "))
         if r.get("ask_next_time"):
             lines.append("    " + field_line("ask_next_time", r.get("ask_next_time")).replace("\n", "\n    "))
     if logs or principles > 1:
         ids = ", ".join(f'"{r["id"]}"' for r in members)
+        files = f", files={json.dumps(cited, ensure_ascii=False)}" if cited else ""
         lines.append(
             f'  Next: log_memory(type="principle", topic={json.dumps(topic, ensure_ascii=False)}, missing_context="", '
             'lesson="<one sentence that keeps every rule above>", '
             'ask_next_time="<the questions above, merged, at most 512 bytes>", '
-            f"source_ids=[{ids}])"
+            f"source_ids=[{ids}]{files})"
         )
     else:
         lines.append("  Nothing to compact here: a single principle.")

@@ -23,7 +23,9 @@ AGENTS_SECTION = """\
 This project keeps what earlier agent sessions learned in `.context/memory_log.jsonl`, through the
 `sentinel-memory` MCP server. Before a task call `search_memory` and ask the user the relevant
 `ask_next_time` questions; after a task call `log_memory` (topic, missing_context, lesson,
-ask_next_time). When a result says compaction is required, call `compact_memory` and save one
+ask_next_time, and the `files` the lesson is about). A record with a `stale:` line cites a file that
+changed since it was written: verify it before applying; if it still holds, log it again to refresh
+it. When a result says compaction is required, call `compact_memory` and save one
 principle per topic with `log_memory(type="principle", source_ids=[...])`.
 """
 

@@ -1,0 +1,455 @@
+"""Lessons that know when the code they cite has changed (docs/contract.md §3.7, §4.2), with REAL
+git repositories in tmp_path (tests/gitrepos.py).
+
+Records are written with explicit timestamps (T0 = 2026-01-01) and commits with explicit committer
+dates, so "changed after the record was written" never depends on the clock: the files are added
+before T0, changed at T1..T3, and a record logged again now is dated after every one of them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gitrepos import T0, T1, T2, T3, Repo, by_id, clone, env, make_repo, put, rec, server  # noqa: F401
+from core import gitdriver, staleness, store, tools
+from core.errors import InvalidInput
+from core.records import Entry
+from core.snapshot import Snapshot
+
+BEFORE = "2025-12-01T00:00:00+00:00"
+FUTURE = "2030-01-01T00:00:00+00:00"
+
+
+def commit_at(repo: Repo, message: str, when: str) -> str:
+    """Commit everything with this author and committer date; returns the short hash."""
+    dated = dict(repo.env, GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
+    for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-m", message]):
+        subprocess.run(["git", "-C", str(repo.path), *args], env=dated, check=True, capture_output=True)
+    return repo.git("rev-parse", "--short", "HEAD").stdout.strip()
+
+
+def project(tmp_path: Path, env: dict, name: str = "repo") -> Repo:
+    """A repository with src/pay.py, src/auth.py and docs/notes.md committed before T0."""
+    repo = make_repo(tmp_path, env, name=name, wired=False)
+    (repo.path / "src").mkdir()
+    (repo.path / "docs").mkdir()
+    (repo.path / "src" / "pay.py").write_text("def refund(): ...\n")
+    (repo.path / "src" / "auth.py").write_text("def login(): ...\n")
+    (repo.path / "docs" / "notes.md").write_text("notes\n")
+    commit_at(repo, "the code", BEFORE)
+    return repo
+
+
+def blocks(answer: str) -> dict[str, str]:
+    """search_memory's numbered blocks by record id."""
+    parts = re.split(r"^(?=#\d+ id=)", answer, flags=re.M)[1:]
+    return {re.match(r"#\d+ id=([0-9a-f]{16})", part).group(1): part for part in parts}
+
+
+def order(answer: str) -> list[str]:
+    return re.findall(r"^#\d+ id=([0-9a-f]{16})", answer, re.M)
+
+
+PAY = rec("payment", "refunds need a key", "send the idempotency key", created=T0, files=["src/pay.py"])
+AUTH = rec("auth", "login redirects", "keep the next parameter", created=T0, files=["src/auth.py"])
+PLAIN = rec("payment", "no files cited", "a lesson about nothing in particular", created=T0)
+
+
+# ------------------------------------------------------------------------------------ the marks
+
+def test_a_commit_that_changes_a_cited_file_marks_only_the_records_that_cite_it(tmp_path, env):
+    """A commit after the record's date that changes src/pay.py marks the record citing it, with the
+    file, the number of commits since, the latest one's short hash and date; the record citing
+    src/auth.py and the one citing nothing carry no mark, and the order does not change."""
+    repo = project(tmp_path, env)
+    put(repo.memory, PAY, AUTH, PLAIN)
+    before = tools.search(repo.memory, "refund login")
+    assert "stale:" not in before
+
+    (repo.path / "src" / "pay.py").write_text("def refund(key): ...\n")
+    commit_at(repo, "first change", T1)
+    (repo.path / "src" / "pay.py").write_text("def refund(key, retries=3): ...\n")
+    latest = commit_at(repo, "second change", T2)
+    after = tools.search(repo.memory, "refund login")
+
+    by = blocks(after)
+    assert order(after) == order(before)
+    assert "stale: " in by[PAY["id"]]
+    line = next(l for l in by[PAY["id"]].splitlines() if l.startswith("stale: "))
+    assert "src/pay.py changed (2 commits since; latest " + latest + " on 2026-03-01)" in line
+    assert "Verify before applying; if it still holds, log it again to refresh it." in line
+    assert "\nstale: " not in by[AUTH["id"]] and "\nstale: " not in by[PLAIN["id"]]
+    assert "lesson: send the idempotency key" in by[PAY["id"]]  # the lesson is still shown
+
+
+def test_a_commit_dated_before_the_record_and_uncommitted_edits_do_not_mark_it(tmp_path, env):
+    """Only commits after the record's recency count: a change committed before it, and an edit
+    in the working tree that is not committed, leave the record unmarked."""
+    repo = project(tmp_path, env)
+    (repo.path / "src" / "pay.py").write_text("changed before the lesson\n")
+    commit_at(repo, "before", BEFORE)
+    put(repo.memory, PAY)
+    (repo.path / "src" / "pay.py").write_text("edited, not committed\n")
+
+    assert "stale:" not in tools.search(repo.memory, "refund")
+
+
+def test_a_path_the_lesson_names_is_cited_without_being_listed(tmp_path, env):
+    """log_memory without `files`: the paths that the lesson and missing_context name and that exist
+    in the project are cited (src/pay.py, docs/notes.md); words with a dot or slash that are not
+    files of the project (e.g., v1.2, src/none.py, https://example.com/a.py) are not, nor are files
+    in .context/ (the memory's own directory). A commit
+    that changes a named file marks the record."""
+    repo = project(tmp_path, env)
+    tools.log(repo.memory, "payment", "the retry rule in `src/pay.py` was unknown (e.g., since v1.2)",
+              "See docs/notes.md and https://example.com/a.py; src/none.py does not exist; "
+              "nor is .context/.gitignore cited.")
+    stored = next(iter(by_id(repo.data()).values()))
+    assert stored["files"] == ["docs/notes.md", "src/pay.py"]
+    assert list(stored)[-1] == "files"  # after the contract's keys
+
+    (repo.path / "docs" / "notes.md").write_text("new notes\n")
+    commit_at(repo, "notes", FUTURE)
+    assert "stale: the code it cites changed after this was written: docs/notes.md changed (1 commit since" \
+        in tools.search(repo.memory, "retry")
+
+
+def test_a_deleted_file_and_a_renamed_file_say_so(tmp_path, env):
+    """A cited file deleted by a later commit is reported deleted; one renamed is reported with
+    its new path (followed through a second rename)."""
+    repo = project(tmp_path, env)
+    put(repo.memory, PAY, AUTH)
+    repo.git("rm", "-q", "src/auth.py")
+    deleted = commit_at(repo, "drop auth", T1)
+    repo.git("mv", "src/pay.py", "src/payments.py")
+    renamed = commit_at(repo, "rename", T2)
+    repo.git("mv", "src/payments.py", "src/billing.py")
+    commit_at(repo, "rename again", T3)
+
+    by = blocks(tools.search(repo.memory, "refund login"))
+    assert f"src/auth.py was deleted (1 commit since; latest {deleted} on 2026-02-01)" in by[AUTH["id"]]
+    assert f"src/pay.py was renamed to src/billing.py (1 commit since; latest {renamed} on 2026-03-01)" \
+        in by[PAY["id"]]
+
+
+def test_a_change_pulled_from_a_teammate_counts_like_ones_own(tmp_path, env):
+    """A teammate commits a change to a cited file in another clone (dated after the record) and
+    pushes; after `git pull` the record is marked, naming the teammate's commit. Before the pull
+    it is not."""
+    origin = project(tmp_path, env, name="origin")
+    mine = clone(origin, tmp_path, "mine", wired=False)
+    put(mine.memory, PAY)
+    (origin.path / "src" / "pay.py").write_text("teammate's change\n")
+    theirs = commit_at(origin, "teammate", T1)
+    assert "stale:" not in tools.search(mine.memory, "refund")
+
+    mine.git("pull", "-q", "--ff-only")
+
+    assert f"src/pay.py changed (1 commit since; latest {theirs} on 2026-02-01)" in tools.search(mine.memory, "refund")
+
+
+def test_a_project_in_a_subdirectory_of_the_repository_cites_paths_from_its_own_root(tmp_path, env):
+    """When the project root is a subdirectory of the repository, cited paths are relative to the
+    project root and the history's repository paths are matched to them."""
+    repo = make_repo(tmp_path, env, wired=False)
+    app = repo.path / "apps" / "shop"
+    (app / "src").mkdir(parents=True)
+    (app / "src" / "pay.py").write_text("v1\n")
+    commit_at(repo, "app", BEFORE)
+    memory = store.memory_path(app)
+    put(memory, PAY)
+    (app / "src" / "pay.py").write_text("v2\n")
+    commit_at(repo, "change", T1)
+
+    assert "src/pay.py changed (1 commit since" in tools.search(memory, "refund")
+
+
+def test_logging_a_stale_record_again_clears_its_mark(tmp_path, env):
+    """The same topic and missing_context logged again, word for word, after the change: the record
+    is saved again (updated, not unchanged) with a date after the change, the answer says the mark is
+    cleared, and search no longer marks it."""
+    repo = project(tmp_path, env)
+    put(repo.memory, PAY)
+    (repo.path / "src" / "pay.py").write_text("changed\n")
+    commit_at(repo, "change", T1)
+    assert "stale:" in tools.search(repo.memory, "refund")
+
+    answer = tools.log(repo.memory, PAY["topic"], PAY["missing_context"], PAY["lesson"])
+
+    assert answer.startswith("updated:")
+    assert "It was marked stale: src/pay.py changed" in answer and "clears the mark" in answer
+    stored = by_id(repo.data())[PAY["id"]]
+    assert stored["files"] == ["src/pay.py"] and stored["meta"]["updated"] > T1
+    assert "stale:" not in tools.search(repo.memory, "refund")
+    assert tools.log(repo.memory, PAY["topic"], PAY["missing_context"], PAY["lesson"]).startswith("unchanged:")
+
+
+def test_the_history_is_read_once_per_head(tmp_path, env):
+    """Searches at one HEAD reuse one reading of the history; a new commit (a new HEAD) reads it
+    again, and the mark follows."""
+    repo = project(tmp_path, env)
+    put(repo.memory, PAY)
+    tools.search(repo.memory, "refund")
+    first = staleness.checker(repo.path, T0)
+    tools.search(repo.memory, "refund")
+    assert staleness.checker(repo.path, T0).history is first.history
+    (repo.path / "src" / "pay.py").write_text("changed\n")
+    commit_at(repo, "change", T1)
+    assert "stale:" in tools.search(repo.memory, "refund")
+    assert staleness.checker(repo.path, T0).history is not first.history
+
+
+# ------------------------------------------------------------------------------------- no git
+
+def test_outside_a_git_repository_nothing_is_marked_and_nothing_fails(tmp_path):
+    """A project that is not in a git repository: `files` is still checked and kept, search and
+    compact_memory answer without a mark."""
+    root = tmp_path / "plain"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "pay.py").write_text("x\n")
+    memory = store.memory_path(root)
+    tools.log(memory, "payment", "refunds", "send the key", files=["src/pay.py"])
+    put(memory, PAY)
+
+    assert by_id(memory.read_bytes())[PAY["id"]]["files"] == ["src/pay.py"]
+    assert "stale:" not in tools.search(memory, "refund")
+    assert "VERIFY FIRST" not in tools.compact(memory)
+
+
+def test_without_git_on_the_path_nothing_is_marked_and_nothing_fails(tmp_path, env, monkeypatch):
+    """In a repository whose cited file changed, but with no `git` on PATH: no mark, no error."""
+    repo = project(tmp_path, env)
+    put(repo.memory, PAY)
+    (repo.path / "src" / "pay.py").write_text("changed\n")
+    commit_at(repo, "change", T1)
+    empty = tmp_path / "no-git-here"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+
+    answer = tools.search(repo.memory, "refund")
+
+    assert "send the idempotency key" in answer and "stale:" not in answer
+
+
+def test_a_repository_without_commits_marks_nothing(tmp_path, env):
+    """`git init` but no commit yet: nothing to compare with, no mark."""
+    repo = make_repo(tmp_path, env, wired=False)
+    (repo.path / "src").mkdir()
+    (repo.path / "src" / "pay.py").write_text("x\n")
+    put(repo.memory, PAY)
+    assert "stale:" not in tools.search(repo.memory, "refund")
+
+
+# ------------------------------------------------------------------------------ the files argument
+
+@pytest.mark.parametrize("bad, rule", [
+    ("/etc/passwd", "is absolute"),
+    ("../outside.py", "uses '..'"),
+    ("src/../../outside.py", "uses '..'"),
+    ("C:\\Windows\\win.ini", "is absolute"),
+    ("link/secret.txt", "leads out of the project through a symbolic link"),
+    ("src/none.py", "is not a file in the project"),
+    ("src", "is a directory"),
+    (".context/memory_log.jsonl", "is inside .git/ or .context/"),
+    (".git/config", "is inside .git/ or .context/"),
+])
+def test_a_cited_path_that_is_not_a_file_inside_the_project_is_refused(tmp_path, env, bad, rule):
+    """A path that leaves the project (absolute, `..`, a symbolic link out of it), or that is not
+    a file in it, is refused with a message naming the path and the rule; nothing is saved."""
+    repo = project(tmp_path, env)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("s\n")
+    (repo.path / "link").symlink_to(outside)
+    put(repo.memory, AUTH)
+    data = repo.data()
+
+    with pytest.raises(InvalidInput) as caught:
+        tools.log(repo.memory, "payment", "refunds", "send the key", files=["src/pay.py", bad])
+
+    message = str(caught.value)
+    assert repr(bad) in message and rule in message and "Nothing was saved." in message
+    assert repo.data() == data
+
+
+def test_files_are_normalised_sorted_deduplicated_and_limited_to_ten(tmp_path, env):
+    """Backslashes and `./` are normalised, repeats dropped and the list sorted; more than ten
+    distinct files are refused."""
+    repo = project(tmp_path, env)
+    tools.log(repo.memory, "payment", "refunds", "send the key",
+              files=["src\\pay.py", "./docs//notes.md", "src/pay.py", " "])
+    assert next(iter(by_id(repo.data()).values()))["files"] == ["docs/notes.md", "src/pay.py"]
+
+    for i in range(11):
+        (repo.path / f"f{i}.txt").write_text("x\n")
+    with pytest.raises(InvalidInput, match="at most 10"):
+        tools.log(repo.memory, "payment", "many", "too many files", files=[f"f{i}.txt" for i in range(11)])
+
+
+def test_an_upsert_with_other_files_is_an_update_and_with_the_same_is_unchanged(tmp_path, env):
+    """The same record with a different files list is updated; with the same list, or with files
+    omitted (which keeps the cited files), unchanged; an empty list removes them."""
+    repo = project(tmp_path, env)
+    args = ("payment", "refunds", "send the key")
+    assert tools.log(repo.memory, *args, files=["src/pay.py"]).startswith("saved:")
+    assert tools.log(repo.memory, *args, files=["src/pay.py"]).startswith("unchanged:")
+    assert tools.log(repo.memory, *args).startswith("unchanged:")
+    assert tools.log(repo.memory, *args, files=["src/pay.py", "src/auth.py"]).startswith("updated:")
+    assert next(iter(by_id(repo.data()).values()))["files"] == ["src/auth.py", "src/pay.py"]
+    assert tools.log(repo.memory, *args, files=[]).startswith("updated:")
+    assert "files" not in next(iter(by_id(repo.data()).values()))
+
+
+# ------------------------------------------------------------------------------------ review
+
+def test_compact_memory_lists_stale_records_first(tmp_path, env):
+    """compact_memory opens with the stale records, to verify or rewrite, before the topics; the
+    stale record is also tagged in its topic's listing."""
+    repo = project(tmp_path, env)
+    put(repo.memory, PAY, AUTH)
+    (repo.path / "src" / "pay.py").write_text("changed\n")
+    commit_at(repo, "change", T1)
+
+    answer = tools.compact(repo.memory)
+
+    verify = answer.index("VERIFY FIRST: 1 record")
+    assert verify < answer.index('Topic "auth"') < answer.index('Topic "payment"')
+    assert f"log {PAY['id']} [stale: verify first]" in answer
+    assert AUTH["id"] not in answer[verify:answer.index('Topic "auth"')]
+
+
+def test_the_commands_stale_show_export_and_log_file(tmp_path, env):
+    """`stale` exits 1 when no record is stale, else lists the stale ones with why; `show` and
+    `export` carry the mark; `log --file` cites a file and refuses one outside the project."""
+    repo = project(tmp_path, env)
+    put(repo.memory, AUTH)
+    none = server(env, "--project", str(repo.path), "stale")
+    assert none.returncode == 1 and "No stale records" in none.stdout
+
+    logged = server(env, "--project", str(repo.path), "log", "--topic", "payment", "--missing-context", "refunds",
+                    "--lesson", "send the key", "--file", "src/pay.py", "--json")
+    assert logged.returncode == 0, logged.stderr
+    record = json.loads(logged.stdout)["record"]
+    assert record["files"] == ["src/pay.py"]
+    refused = server(env, "--project", str(repo.path), "log", "--topic", "x", "--missing-context", "y",
+                     "--lesson", "z", "--file", "../elsewhere.py")
+    assert refused.returncode == 2 and "'../elsewhere.py'" in refused.stderr
+    (repo.path / "src" / "pay.py").write_text("changed\n")
+    change = commit_at(repo, "change", FUTURE)
+
+    stale = server(env, "--project", str(repo.path), "stale")
+    assert stale.returncode == 0
+    assert record["id"] in stale.stdout and AUTH["id"] not in stale.stdout
+    assert f"stale: the code it cites changed after this was written: src/pay.py changed (1 commit since; " \
+           f"latest {change} on 2030-01-01)" in stale.stdout
+    as_json = json.loads(server(env, "--project", str(repo.path), "stale", "--json").stdout)
+    assert [(r["id"], r["changes"][0]["path"], r["changes"][0]["latest"]) for r in as_json] == \
+        [(record["id"], "src/pay.py", change)]
+    assert "stale: " in server(env, "--project", str(repo.path), "show", record["id"][:8]).stdout
+    assert "stale: " not in server(env, "--project", str(repo.path), "show", AUTH["id"][:8]).stdout
+    export = server(env, "--project", str(repo.path), "export").stdout
+    assert export.count("stale: ") == 1 and "- **files**: `src/pay.py`" in export
+
+
+# ----------------------------------------------------------------------------------- merging
+
+def test_the_merge_driver_keeps_the_files_field(tmp_path):
+    """A record whose files one side changed and whose lesson the other changed merges field by
+    field: both changes are kept, files included, and a record added with files keeps them."""
+    base = rec("payment", "refunds", "send the key", created=T0, files=["src/pay.py"])
+    ours = {**base, "files": ["src/pay.py", "src/refund.py"], "meta": {"created": T0, "updated": T1}}
+    theirs = {**base, "lesson": "send the key, once", "meta": {"created": T0, "updated": T2}}
+    added = rec("auth", "login", "keep next", created=T1, files=["src/auth.py"])
+    paths = {}
+    for name, records in (("base", [base]), ("ours", [ours, added]), ("theirs", [theirs])):
+        paths[name] = tmp_path / name
+        paths[name].write_bytes(Snapshot(records={r["id"]: Entry.of(r) for r in records}).text())
+
+    assert gitdriver.merge_driver(str(paths["base"]), str(paths["ours"]), str(paths["theirs"])) == 0
+
+    merged = by_id(paths["ours"].read_bytes())
+    assert merged[base["id"]]["files"] == ["src/pay.py", "src/refund.py"]
+    assert merged[base["id"]]["lesson"] == "send the key, once"
+    assert merged[added["id"]]["files"] == ["src/auth.py"]
+
+
+def test_a_record_citing_a_file_logged_after_a_search_in_the_same_process_is_marked(tmp_path, env):
+    """A search of a memory where nothing cites a file, then log_memory of a record that does (this
+    process's write hands its change to the next search), then a commit changing that file: the
+    next search marks it."""
+    repo = project(tmp_path, env)
+    put(repo.memory, PLAIN)
+    assert "stale:" not in tools.search(repo.memory, "refund")
+    tools.log(repo.memory, "payment", "refunds need a key", "send the key", files=["src/pay.py"])
+    assert "stale:" not in tools.search(repo.memory, "refund")
+    (repo.path / "src" / "pay.py").write_text("changed\n")
+    commit_at(repo, "change", FUTURE)
+
+    assert "src/pay.py changed (1 commit since" in tools.search(repo.memory, "refund")
+
+
+def test_compact_memory_passes_the_topics_cited_files_on_to_its_principle(tmp_path, env):
+    """A topic's call to save its principle carries files=[...]: the files its records cite that
+    still exist, so the principle keeps the citations; a deleted one is left out."""
+    repo = project(tmp_path, env)
+    gone = rec("payment", "old refund path", "see src/legacy.py", created=T0, files=["src/legacy.py", "src/pay.py"])
+    put(repo.memory, PAY, gone, AUTH)
+
+    answer = tools.compact(repo.memory)
+
+    payment = answer[answer.index('Topic "payment"'):]
+    assert 'source_ids=["' in payment and payment.split("\n\n")[0].rstrip().endswith('files=["src/pay.py"])')
+
+
+@pytest.mark.anyio
+async def test_over_stdio_log_memory_takes_files_and_search_memory_shows_the_mark(tmp_path, env, connect):
+    """Through a real `python server.py` over stdio: log_memory's schema takes `files`; a path out
+    of the project comes back as a tool error naming it; search_memory shows the stale line of a
+    record whose cited file a later commit changed, and logging it again clears it."""
+    repo = project(tmp_path, env)
+    put(repo.memory, PAY)
+    (repo.path / "src" / "pay.py").write_text("changed\n")
+    commit_at(repo, "change", T1)
+
+    async with connect(repo.path) as mcp:
+        listed = {t.name: t for t in (await mcp.session.list_tools()).tools}
+        refused = await mcp.error("log_memory", topic="x", missing_context="y", lesson="z", files=["../out.py"])
+        marked = await mcp.ok("search_memory", query="refund")
+        again = await mcp.ok("log_memory", topic=PAY["topic"], missing_context=PAY["missing_context"],
+                             lesson=PAY["lesson"], files=["src/pay.py"])
+        cleared = await mcp.ok("search_memory", query="refund")
+
+    assert listed["log_memory"].input_schema["properties"]["files"]["anyOf"][0]["type"] == "array"
+    assert "'../out.py'" in refused and "Nothing was saved." in refused
+    assert "\nstale: the code it cites changed after this was written: src/pay.py changed (1 commit since" in marked
+    assert again.startswith("updated:") and "clears the mark" in again
+    assert "stale:" not in cleared
+
+
+def test_head_is_found_through_packed_refs_and_in_a_linked_work_tree(tmp_path, env):
+    """HEAD is read from the repository's files: a branch whose ref git has packed
+    (`git pack-refs`), and a linked work tree (`git worktree add`, its own HEAD, the shared refs),
+    both see the commit that changed the cited file."""
+    repo = project(tmp_path, env)
+    (repo.path / "src" / "pay.py").write_text("changed\n")
+    change = commit_at(repo, "change", T1)
+    repo.git("pack-refs", "--all")
+    assert not (repo.path / ".git" / "refs" / "heads" / "main").exists()
+    put(repo.memory, PAY)
+    assert f"latest {change} on 2026-02-01" in tools.search(repo.memory, "refund")
+
+    linked = tmp_path / "linked"
+    repo.git("worktree", "add", "-q", "-b", "side", str(linked))
+    memory = store.memory_path(linked)
+    put(memory, PAY)
+    assert f"latest {change} on 2026-02-01" in tools.search(memory, "refund")
+    (linked / "src" / "pay.py").write_text("changed on the side\n")
+    side = commit_at(Repo(linked, env), "side change", T2)
+    assert f"2 commits since; latest {side} on 2026-03-01" in tools.search(memory, "refund")
+    assert f"1 commit since; latest {change} on 2026-02-01" in tools.search(repo.memory, "refund")
