@@ -16,13 +16,14 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from . import console, gitdriver, memory, render
+from . import console, gitdriver, memory, render, review
 from .disk import atomic_write
 from .errors import InvalidInput, MemoryToolError, ProjectRootError
 from .install import SELF
-from .memory import DEFAULT_THRESHOLD, MIN_PREFIX
+from .memory import DEFAULT_THRESHOLD
+from .review import MIN_PREFIX
 from .project import ENV_VAR, resolve
-from .records import LIMITS, recency
+from .records import LIMITS
 
 EXIT_CODES = (
     "exit codes: 0 success; 1 nothing found, or a check failed; 2 bad usage or input (nothing "
@@ -200,12 +201,12 @@ def cmd_search(root, args) -> int:
         _dump(found)
     else:
         print(console.search_result(found, in_scope, query, args.topic, root.memory_file, bool(in_scope) or
-                                    bool(memory.records(root.memory_file)), memory.stale_marks(root.memory_file)))
+                                    bool(review.records(root.memory_file)), memory.stale_marks(root.memory_file)))
     return 0 if found else 1
 
 
 def cmd_list(root, args) -> int:
-    topics = memory.topics(memory.records(root.memory_file))
+    topics = review.topics(review.records(root.memory_file))
     if args.json:
         _dump([asdict(t) for t in topics])
     elif topics:
@@ -216,9 +217,9 @@ def cmd_list(root, args) -> int:
 
 
 def cmd_show(root, args) -> int:
-    record = memory.record(root.memory_file, args.id)
+    record = review.record(root.memory_file, args.id)
     if record is None:
-        return _fail(console.not_found(args.id, root.memory_file, memory.MIN_PREFIX), 1)
+        return _fail(console.not_found(args.id, root.memory_file, review.MIN_PREFIX), 1)
     if args.json:
         _dump(record)
     else:
@@ -228,7 +229,7 @@ def cmd_show(root, args) -> int:
 
 
 def cmd_stats(root, args) -> int:
-    stats = memory.stats(root.memory_file, args.threshold)
+    stats = review.stats(root.memory_file, args.threshold)
     if args.json:
         _dump({"file": str(stats.file), "records": stats.records, "logs": stats.logs, "principles": stats.principles,
                "bytes": stats.bytes, "estimated_tokens": stats.estimated_tokens, "threshold": stats.threshold,
@@ -251,9 +252,7 @@ def cmd_log(root, args) -> int:
 
 
 def cmd_stale(root, args) -> int:
-    marks = memory.stale_marks(root.memory_file)
-    records = sorted((r for r in memory.records(root.memory_file) if r["id"] in marks),
-                     key=lambda r: (recency(r), r["id"]))
+    records, marks = review.stale(root.memory_file)
     if args.json:
         _dump([{"id": r["id"], "topic": r.get("topic"), "stale": render.stale_line(marks[r["id"]]),
                 "changes": [asdict(c) for c in marks[r["id"]]], "record": r} for r in records])
@@ -263,10 +262,10 @@ def cmd_stale(root, args) -> int:
 
 
 def cmd_forget(root, args) -> int:
-    result = memory.forget(root.memory_file, args.ids)
+    result = review.forget(root.memory_file, args.ids)
     if result.unknown:
         for given in result.unknown:
-            _fail(console.not_found(given, root.memory_file, memory.MIN_PREFIX), 1)
+            _fail(console.not_found(given, root.memory_file, review.MIN_PREFIX), 1)
         return _fail("nothing was deleted", 1)
     out, errors = console.forget_report(result, root.memory_file)
     for line in out:
@@ -277,7 +276,7 @@ def cmd_forget(root, args) -> int:
 
 
 def cmd_export(root, args) -> int:
-    records = memory.records(root.memory_file)
+    records = review.records(root.memory_file)
     text = console.markdown(records, root.memory_file, memory.stale_marks(root.memory_file))
     if args.output:
         atomic_write(Path(args.output), text.encode("utf-8"))
@@ -313,7 +312,7 @@ def cmd_scan(root, args) -> int:
 
 
 def cmd_fold(root, args) -> int:
-    folded = memory.fold(root.path, args.file)
+    folded = review.fold(root.path, args.file)
     print(console.fold_report(folded, SELF))
     return 0
 

@@ -14,7 +14,7 @@ from .records import is_principle, meta_of
 from .render import day, files_line, header, plural, stale_line
 
 if TYPE_CHECKING:  # the operations' results, for annotations only
-    from .memory import Folded, Forgotten, Stats, TopicSummary
+    from .review import Folded, Forgotten, Stats, TopicSummary
 
 
 def width(text: str) -> int:

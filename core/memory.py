@@ -1,5 +1,6 @@
-"""The operations on the memory: search, upsert (log), compact (read-only), and what the commands
-for people need (matching records, one record by id or prefix, topics, stats, forget).
+"""The operations behind the three tools: search (and the commands' `matching`), upsert (log),
+compact (read-only), with the stale marks they show. core/review.py holds the operations only the
+commands for people use.
 
 Each takes the memory file's path and plain arguments and returns a typed result; the words are
 core/render.py's (the tools) and core/console.py's (the commands). Expected failures raise
@@ -15,9 +16,8 @@ from pathlib import Path
 
 from . import citations, index, render, staleness, store
 from .compaction import group_by_topic, similar_groups
-from .merge import merge_two_way
 from .errors import InvalidInput
-from .records import (NOTHING_SAVED, Draft, Entry, count_types, is_principle, meta_of, normalize, prepare, recency,
+from .records import (NOTHING_SAVED, Draft, Entry, is_principle, meta_of, normalize, prepare, recency,
                       stands_for, utc_now)
 from .staleness import Stale
 from .snapshot import Snapshot
@@ -29,7 +29,6 @@ DEFAULT_BUDGET = 15_000
 NOTICE_ALLOWANCE = 200  # the left-out and compact-required notices
 STALE_NOTE_ALLOWANCE = 60  # the note that counts the stale records listed, when marks are possible
 BUDGET_ENV = render.BUDGET_ENV
-MIN_PREFIX = 4  # an id may be shortened to a unique prefix of at least this many characters, as in git
 
 
 def search_budget() -> int:
@@ -240,7 +239,7 @@ def upsert(
             return None
         return snap.edited(put=[Entry.of(new)] if new is not None else [], drop=[e.id for e in deleted])
 
-    report = _write(path, change)
+    report = write(path, change)
     before, after = report.before, report.after or report.before
     old, stored = before.records.get(draft.id), after.records[draft.id]
     status = "saved" if old is None else "unchanged" if stored is old else "updated"
@@ -251,7 +250,7 @@ def upsert(
                   citations.of(stored.record), marks.get("was", ()))
 
 
-def _write(path: Path, change) -> store.WriteReport:
+def write(path: Path, change) -> store.WriteReport:
     """store.update, then hand the search index what changed, so the next search derives it."""
     report = store.update(path, change)
     index.follow(report.before, report.after)
@@ -358,159 +357,3 @@ def _cited_by(root: Path, members: list[dict]) -> list[str]:
     counts = Counter(f for r in members for f in citations.of(r))
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     return sorted([f for f, _ in ranked if os.path.isfile(os.path.join(root, f))][:citations.MAX_FILES])
-
-
-# ---------------------------------------------------------------------- for the commands
-
-def records(path: Path) -> list[dict]:
-    """Every record, in no particular order."""
-    return [e.record for e in store.read(path).records.values()]
-
-
-def full_id(snap: Snapshot, given: str) -> str | None:
-    """The id that `given` names exactly or as a unique prefix (at least MIN_PREFIX characters);
-    None when none does. Several matches are an InvalidInput that lists them."""
-    given = given.strip()
-    if given in snap.records:
-        return given
-    prefix = given.lower()
-    matches = sorted(rid for rid in snap.records if rid.startswith(prefix)) if len(prefix) >= MIN_PREFIX else []
-    if len(matches) > 1:
-        shown = ", ".join(matches[:5]) + (" ..." if len(matches) > 5 else "")
-        raise InvalidInput(f"id {given!r} is the start of {len(matches)} records ({shown}); give more of it. "
-                           "Nothing was changed.")
-    return matches[0] if matches else None
-
-
-def record(path: Path, given: str) -> dict | None:
-    """The record an id or unique prefix names, or None."""
-    snap = store.read(path)
-    rid = full_id(snap, given)
-    return snap.records[rid].record if rid else None
-
-
-@dataclass(frozen=True)
-class Forgotten:
-    unknown: list[str]  # given ids or prefixes that name no record: then nothing was deleted
-    deleted: list[dict]  # the records deleted
-    gone: list[str]  # ids deleted by someone else between the lookup and the locked write
-
-
-def forget(path: Path, given: list[str]) -> Forgotten:
-    """Delete the records these ids or unique prefixes name, in one locked atomic write; all or
-    nothing: when one names no record, nothing is deleted."""
-    snap = store.read(path)
-    ids = {g: full_id(snap, g) for g in dict.fromkeys(i.strip() for i in given if i.strip())}
-    unknown = [g for g, rid in ids.items() if rid is None]
-    if unknown:
-        return Forgotten(unknown, [], [])
-    wanted = list(dict.fromkeys(ids.values()))
-
-    def change(current: Snapshot) -> Snapshot | None:
-        present = [i for i in wanted if i in current.records]
-        return current.edited(drop=present) if present else None
-
-    report = _write(path, change)
-    deleted = [report.before.records[i].record for i in wanted if i in report.before.records]
-    return Forgotten([], deleted, [i for i in wanted if i not in report.before.records])
-
-
-@dataclass(frozen=True)
-class Folded:
-    stray: Path  # the other memory file, left as it was
-    target: Path  # the project's memory file
-    records: int  # records in the stray file
-    added: int
-    updated: int  # ids in both, the stray's version newer
-    unreadable: int  # lines of the stray file that are not records (they stay there)
-
-    @property
-    def already_there(self) -> int:
-        return self.records - self.added - self.updated
-
-
-def stray_path(root: Path, given: str) -> Path:
-    """The memory file `given` names: the file itself, or a folder holding .context/memory_log.jsonl.
-    A relative path is taken from the project's root (doctor prints them that way) or, failing
-    that, from the current directory."""
-    candidates = [Path(given)] if Path(given).is_absolute() else [root / given, Path.cwd() / given]
-    for candidate in candidates:
-        for path in (candidate, store.memory_path(candidate)):
-            if path.is_file():
-                return path.resolve()
-    raise InvalidInput(f"{given!r} is neither a memory file nor a folder with .context/memory_log.jsonl. "
-                       "Nothing was changed.")
-
-
-def fold(root: Path, given: str) -> Folded:
-    """Merge a stray memory file's records into the project's memory, two-way (nothing is known to
-    be deleted, so every id is kept, the newer version of an id both hold), in one locked write.
-    The stray file is left as it is."""
-    target = store.memory_path(root).resolve()
-    stray = stray_path(root, given)
-    if stray == target:
-        raise InvalidInput(f"{stray} is the project's own memory file; give the other one. Nothing was changed.")
-    other = store.read(stray)
-
-    def change(snap: Snapshot) -> Snapshot | None:
-        merged = merge_two_way(snap.records, other.records)
-        put = [entry for rid, entry in merged.items() if snap.records.get(rid) is not entry]
-        return snap.edited(put=put) if put else None
-
-    report = _write(target, change)
-    after = report.after or report.before
-    changed = [rid for rid in other.records if after.records.get(rid) is not report.before.records.get(rid)]
-    added = sum(rid not in report.before.records for rid in changed)
-    return Folded(stray, target, len(other.records), added, len(changed) - added, len(other.unreadable))
-
-
-@dataclass(frozen=True)
-class TopicSummary:
-    topic: str
-    logs: int
-    principles: int
-    newest: str  # the newest updated/created stamp of its records
-
-
-def topics(records_: list[dict]) -> list[TopicSummary]:
-    """Per topic, sorted by topic: how many logs and principles, and the newest stamp."""
-    by_topic: dict[str, list[dict]] = {}
-    for r in records_:
-        by_topic.setdefault(str(r.get("topic") or ""), []).append(r)
-    out = []
-    for topic in sorted(by_topic):
-        members = by_topic[topic]
-        logs, principles = count_types(members)
-        newest = max(str(meta_of(r).get("updated") or meta_of(r).get("created") or "") for r in members)
-        out.append(TopicSummary(topic, logs, principles, newest))
-    return out
-
-
-@dataclass(frozen=True)
-class Stats:
-    file: Path
-    records: int
-    logs: int
-    principles: int
-    bytes: int
-    estimated_tokens: int
-    threshold: int
-    unreadable_lines: int
-    topics: list[TopicSummary]
-
-    @property
-    def over_threshold(self) -> int:
-        return max(0, self.logs - self.threshold)
-
-    @property
-    def compaction_required(self) -> bool:
-        return self.logs > self.threshold
-
-
-def stats(path: Path, threshold: int = DEFAULT_THRESHOLD) -> Stats:
-    snap = store.read(path)
-    logs, principles = snap.counts()
-    size = path.stat().st_size if path.exists() else 0
-    return Stats(path, len(snap.records), logs, principles, size,
-                 render.estimate_tokens(snap.text().decode("utf-8")), threshold, len(snap.unreadable),
-                 topics([e.record for e in snap.records.values()]))

@@ -81,7 +81,7 @@ def test_a_long_run_of_edits_writes_exactly_what_a_full_rewrite_would(tmp_path):
     of copying it) leave byte for byte the file a fresh sort of the same records gives."""
     import random
 
-    from core.memory import forget
+    from core.review import forget
     from core.snapshot import Snapshot
 
     path = memory_path(tmp_path)
