@@ -9,10 +9,21 @@ The three tools are thin adapters: each body is one call into core/, which holds
 
 from __future__ import annotations
 
-import argparse
-import logging
 import os
 import sys
+
+if __name__ == "__main__":
+    # Serving (no command): answer the client's handshake while fastmcp loads (fast_start.py).
+    # Before any other import, so that the handshake waits for nothing but the interpreter.
+    import fast_start
+
+    if fast_start.wanted(sys.argv[1:]):
+        _code = fast_start.run(sys.argv[1:])
+        if _code is not None:
+            sys.exit(_code)
+
+import argparse
+import logging
 import warnings
 from functools import partial
 from pathlib import Path
