@@ -167,3 +167,24 @@ async def test_a_real_stdio_client_sees_what_fastmcp_produces_in_process(project
     assert dump(wire_init) == dump(local_init)
     assert [dump(tool) for tool in wire_tools.tools] == [dump(tool) for tool in local_tools]
     assert wire_init.instructions == server.INSTRUCTIONS
+
+
+def test_init_asks_claude_code_to_wait_for_the_server_once(tmp_path):
+    """.mcp.json gets "alwaysLoad": true (Claude Code then builds the first turn with our tools);
+    a value the user set is kept; the other clients' entries get no key they do not document."""
+    from core import setup
+
+    root = tmp_path / "project"
+    root.mkdir()
+    setup.claude_config(root)
+    entry = json.loads((root / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]["sentinel-memory"]
+    assert entry["alwaysLoad"] is True and entry["command"] == sys.executable
+    assert setup.claude_config(root).startswith("unchanged")
+    entry["alwaysLoad"] = False
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"sentinel-memory": entry}}), encoding="utf-8")
+    assert setup.claude_config(root).startswith("unchanged")
+    assert json.loads((root / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]["sentinel-memory"]["alwaysLoad"] is False
+    setup.gemini_config(root), setup.cursor_config(root), setup.codex_config(root)
+    gemini = json.loads((root / ".gemini" / "settings.json").read_text(encoding="utf-8"))["mcpServers"]["sentinel-memory"]
+    assert "alwaysLoad" not in gemini and "timeout" not in gemini  # its default request timeout is 10 minutes
+    assert "startup_timeout_sec" not in (root / ".codex" / "config.toml").read_text(encoding="utf-8")
