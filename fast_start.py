@@ -38,6 +38,12 @@ LISTS = ("tools/list", "prompts/list", "resources/list", "resources/templates/li
 # and applies it; its answer is the same empty result at every valid level.
 SET_LEVEL = "logging/setLevel"
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+# The stateless era (2026-07-28): no initialize; every request carries its version in `_meta`.
+# server/discover and the lists are answered from the payload when `_meta` holds nothing else
+# than these keys and the client declares no capabilities (which could shape an answer).
+DISCOVER = "server/discover"
+META = "io.modelcontextprotocol/"
+META_KEYS = {META + "protocolVersion", META + "clientInfo", META + "clientCapabilities", META + "logLevel"}
 EOF_MARK = b"\x00\n"  # never in JSON text: the main thread's "fastmcp wrote its last byte"
 RESPONSE_PREFIX = b'{"jsonrpc":"2.0","id":'
 
@@ -115,6 +121,7 @@ class Proxy:
         self.ready = False                 # fastmcp answered initialize: it answers everything now
         self.version: str | None = None    # the protocol version negotiated here
         self.init_id: bytes | None = None
+        self.answered = 0                  # requests answered here
         self.waiting = 0                   # requests left for fastmcp to answer before it is ready
         self.real_in = os.dup(0)
         self.real_out = os.dup(1)
@@ -158,7 +165,7 @@ class Proxy:
         except OSError:
             pass
         finally:
-            if not self.ready and self.waiting == 0 and self.init_id is not None:
+            if not self.ready and self.waiting == 0 and self.answered:
                 # The client left after what was answered here (e.g. a tools/list probe): nothing
                 # is owed to it, so do not make it wait for fastmcp to load only to exit.
                 os._exit(0)
@@ -183,7 +190,10 @@ class Proxy:
         else:
             key = None  # an id whose JSON spelling might differ from fastmcp's: fastmcp answers
         result = None
-        if key is not None and method == "initialize" and self.version is None and _plain_initialize(params):
+        modern = _modern_version(params) if key is not None and method in (DISCOVER, *LISTS) else None
+        if modern is not None:
+            result = self.results.get(modern, {}).get(method)
+        elif key is not None and method == "initialize" and self.version is None and _plain_initialize(params):
             version = params["protocolVersion"]
             if version in self.results:
                 self.version, self.init_id = version, key
@@ -196,6 +206,7 @@ class Proxy:
         if result is None:
             self.waiting += 1
             return
+        self.answered += 1
         with self.lock:
             self.dropped[key] = self.dropped.get(key, 0) + 1
             _write_all(self.real_out, RESPONSE_PREFIX + key + b',"result":' + result.encode() + b"}\n")
@@ -257,7 +268,7 @@ class Proxy:
         if rest.startswith(key + b',"error":'):
             sys.stderr.write(f"sentinel-memory: fast start answered request {key.decode()} but fastmcp "
                              f"answered it with an error: {line[:500].decode(errors='replace')}\n")
-        if key == self.init_id and not self.ready:
+        if not self.ready:  # fastmcp answered: it is serving (initialize is answered first)
             self.ready = True
             sys.setswitchinterval(self.switch)
         return True
@@ -273,6 +284,18 @@ class Proxy:
         except OSError:
             return
         self.writer.join(timeout=10)
+
+
+def _modern_version(params) -> str | None:
+    """The protocol version of a stateless-era request whose answer the payload holds."""
+    if not isinstance(params, dict) or params.keys() != {"_meta"} or not isinstance(params["_meta"], dict):
+        return None
+    meta = params["_meta"]
+    version = meta.get(META + "protocolVersion")
+    if not isinstance(version, str) or not meta.keys() <= META_KEYS or meta.get(META + "clientCapabilities", {}) != {}:
+        return None
+    level = meta.get(META + "logLevel")
+    return version if level is None or level in LEVELS else None
 
 
 def _plain_initialize(params) -> bool:
@@ -320,12 +343,10 @@ def console() -> int:
 # ------------------------------------------------------------------------------ recording
 
 def record(python: str = sys.executable) -> dict[str, dict[str, str]]:
-    """What `python server.py` (fastmcp, fast start off) answers to initialize and the list
-    requests at each handshake protocol version: the `result` text of each response line."""
-    import json
-    import subprocess
-
-    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+    """What `python server.py` (fastmcp, fast start off) answers to initialize, the list requests
+    and logging/setLevel at each handshake protocol version, and to server/discover and the lists
+    at each stateless one: the `result` text of each response line."""
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
     env = dict(os.environ, **{ENV: "0", "FASTMCP_CHECK_FOR_UPDATES": "off"})
     methods = ("initialize", *LISTS, SET_LEVEL)
@@ -336,23 +357,38 @@ def record(python: str = sys.executable) -> dict[str, dict[str, str]]:
                  {"jsonrpc": "2.0", "method": "notifications/initialized"}]
         lines += [{"jsonrpc": "2.0", "id": n, "method": m} for n, m in enumerate(LISTS, start=2)]
         lines.append({"jsonrpc": "2.0", "id": len(methods), "method": SET_LEVEL, "params": {"level": "debug"}})
-        text = "".join(json.dumps(line) + "\n" for line in lines)
-        child = subprocess.Popen([python, SERVER_FILE, "--project", HERE], stdin=subprocess.PIPE,
-                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-        child.stdin.write(text.encode())
-        child.stdin.flush()  # and kept open until every answer is in: EOF cancels what is in flight
-        out = [child.stdout.readline() for _ in methods]
-        child.stdin.close()
-        child.wait(timeout=60)
-        answers = {}
-        for line in (raw.decode("utf-8").rstrip("\n") for raw in out):
-            prefix = RESPONSE_PREFIX.decode()
-            ident, _, rest = line[len(prefix):].partition(",")
-            assert line.startswith(prefix) and rest.startswith('"result":') and line.endswith("}"), line[:300]
-            answers[methods[int(ident) - 1]] = rest[len('"result":'):-1]
-        assert set(answers) == set(methods), (version, sorted(answers))
-        results[version] = answers
+        # stdin is kept open until every answer is in: EOF cancels what is in flight
+        results[version] = _exchange(python, env, lines, methods)
+    for version in MODERN_PROTOCOL_VERSIONS:
+        meta = {META + "protocolVersion": version, META + "clientInfo": {"name": "record", "version": "0"},
+                META + "clientCapabilities": {}}
+        modern = (DISCOVER, *LISTS)
+        lines = [{"jsonrpc": "2.0", "id": n, "method": m, "params": {"_meta": meta}} for n, m in enumerate(modern, 1)]
+        results[version] = _exchange(python, env, lines, modern)
     return results
+
+
+def _exchange(python: str, env: dict, lines: list[dict], methods: tuple[str, ...]) -> dict[str, str]:
+    """Send lines to `python server.py`, keep stdin open until one answer per method is in; the
+    `result` text of each, by method (request ids are 1, 2, ... in methods' order)."""
+    import json
+    import subprocess
+
+    child = subprocess.Popen([python, SERVER_FILE, "--project", HERE], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    child.stdin.write("".join(json.dumps(line) + "\n" for line in lines).encode())
+    child.stdin.flush()
+    out = [child.stdout.readline() for _ in methods]
+    child.stdin.close()
+    child.wait(timeout=60)
+    answers = {}
+    prefix = RESPONSE_PREFIX.decode()
+    for line in (raw.decode("utf-8").rstrip("\n") for raw in out):
+        ident, _, rest = line[len(prefix):].partition(",")
+        assert line.startswith(prefix) and rest.startswith('"result":') and line.endswith("}"), line[:300]
+        answers[methods[int(ident) - 1]] = rest[len('"result":'):-1]
+    assert set(answers) == set(methods), sorted(answers)
+    return answers
 
 
 def write_payload() -> str:

@@ -277,7 +277,8 @@ async def startup(table: Table, args, node_dir: Path | None) -> dict[str, list[f
         shutil.rmtree(warm, ignore_errors=True)
     for _ in range(args.spawns):
         await startup_round(args, node_dir, kinds)
-    load = max(1, (os.cpu_count() or 2) - 1) if args.loaded_spawns else 0
+    load = (args.burners if args.burners is not None else max(1, (os.cpu_count() or 2) - 1)) \
+        if args.loaded_spawns else 0
     if load:
         busy = burners(load)
         try:
@@ -637,6 +638,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--spawns", type=int, help="spawns per start-up row (default 11)")
     parser.add_argument("--loaded-spawns", type=int,
                         help="spawns per start-up row again with CPU burners on the other cores (default 11; 0: skip)")
+    parser.add_argument("--burners", type=int,
+                        help="CPU burner processes for the loaded start-up rows (default: one per core but one)")
     parser.add_argument("--first-turn", type=float, default=1.5,
                         help="seconds between tools/list and the first tools/call in section A (default 1.5)")
     parser.add_argument("--startup-only", action="store_true", help="only section A and its targets")

@@ -59,7 +59,7 @@ def _exchange(argv: list[str], env: dict, messages: list[dict], cwd) -> dict:
         lines, buffered = {}, b""
         deadline = time.monotonic() + TIMEOUT
         out = child.stdout.fileno()
-        while len(lines) < want:
+        while len(lines) - ("notifications" in lines) < want:
             ready, _, _ = select.select([out], [], [], max(0.0, deadline - time.monotonic()))
             if not ready:
                 child.kill()
@@ -68,7 +68,11 @@ def _exchange(argv: list[str], env: dict, messages: list[dict], cwd) -> dict:
             assert chunk, f"server closed stdout; got {list(lines)}: {child.stderr.read().decode()[-3000:]}"
             *complete, buffered = (buffered + chunk).split(b"\n")
             for line in complete:
-                lines[json.loads(line)["id"]] = line + b"\n"
+                message = json.loads(line)
+                if "id" in message:
+                    lines[message["id"]] = line + b"\n"
+                else:  # a notification (a log message): kept, in order, beside the answers
+                    lines.setdefault("notifications", []).append(line)
         child.stdin.close()
         assert child.wait(timeout=TIMEOUT) == 0
         assert buffered + child.stdout.read() == b""
@@ -96,6 +100,30 @@ def test_fast_and_ordinary_starts_answer_byte_for_byte(project, version):
     ordinary = _exchange(argv, _env(False), _messages(version), project)
     assert fast == ordinary
     assert b'"isError":false' in fast[6]
+
+
+def _modern(method: str, ident: int, level: str | None = None, capabilities: dict | None = None, **params) -> dict:
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "test-client", "version": "1.0"},
+            "io.modelcontextprotocol/clientCapabilities": capabilities or {}}
+    if level:
+        meta["io.modelcontextprotocol/logLevel"] = level
+    return {"jsonrpc": "2.0", "id": ident, "method": method, "params": {"_meta": meta, **params}}
+
+
+def test_the_stateless_era_fast_and_ordinary_answer_byte_for_byte(project):
+    """2026-07-28 (fastmcp's own client, mode auto): server/discover and the lists answered from the
+    payload; a call, a log level, client capabilities and a cursor go to fastmcp; same bytes."""
+    messages = [
+        _modern("server/discover", 1), _modern("tools/list", 2, "debug"), _modern("prompts/list", 3),
+        _modern("resources/list", 4), _modern("tools/call", 5, name="search_memory", arguments={"query": "x"}),
+        _modern("tools/list", 6, capabilities={"extensions": {"io.modelcontextprotocol/ui": {}}}),
+        _modern("tools/list", 7, cursor="nope"),
+    ]
+    argv = [PYTHON, str(SERVER), "--project", str(project)]
+    fast = _exchange(argv, _env(True), messages, project)
+    assert fast == _exchange(argv, _env(False), messages, project)
+    assert b'"isError":false' in fast[5]
 
 
 def test_string_ids_and_a_call_right_after_initialized(project):
