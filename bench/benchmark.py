@@ -3,12 +3,16 @@
     /tmp/venv/bin/python bench/benchmark.py            # full run (about 5-8 minutes on 2 cores)
     /tmp/venv/bin/python bench/benchmark.py --quick    # fast subset (about a minute)
     options: --sizes 50,1000,10000,50000 --calls 30 --rounds 100 --big-calls 10 --spawns 11 --procs 2,4,8
+             --loaded-spawns 11 --burners N --first-turn 1.5 --startup-only
              --per-proc 50 --driver-size 10000 --driver-runs 5 --node-dir /tmp/sm-bench-node
              --no-reference --profile
 
 Sections of the table (times in ms; "n" is how many samples the median and p95 come from):
   A  spawn -> first tools/list answer: `python -c pass`, a bare server on the `mcp` SDK's low-level
-     API (bench/bare_lowlevel_server.py, one tool), `python server.py`, the Node reference server.
+     API (bench/bare_lowlevel_server.py, one tool), `python server.py` with the fast start and
+     without (SENTINEL_MEMORY_FAST_START=0), the Node reference server; a search_memory sent at
+     once after tools/list, and the first and later ones sent --first-turn seconds apart.
+  A' the same with CPU burners on the other cores (--burners N, --loaded-spawns N; 0 skips it).
   B  per call over stdio (official `mcp` client) at each size: log_memory new / upsert,
      search_memory, compact_memory; the reference server's create_entities / add_observations /
      read_graph / search_nodes at the same sizes (its file pre-filled in its own JSONL format).
