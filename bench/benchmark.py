@@ -3,12 +3,16 @@
     /tmp/venv/bin/python bench/benchmark.py            # full run (about 5-8 minutes on 2 cores)
     /tmp/venv/bin/python bench/benchmark.py --quick    # fast subset (about a minute)
     options: --sizes 50,1000,10000,50000 --calls 30 --rounds 100 --big-calls 10 --spawns 11 --procs 2,4,8
+             --loaded-spawns 11 --burners N --first-turn 1.5 --startup-only
              --per-proc 50 --driver-size 10000 --driver-runs 5 --node-dir /tmp/sm-bench-node
              --no-reference --profile
 
 Sections of the table (times in ms; "n" is how many samples the median and p95 come from):
   A  spawn -> first tools/list answer: `python -c pass`, a bare server on the `mcp` SDK's low-level
-     API (bench/bare_lowlevel_server.py, one tool), `python server.py`, the Node reference server.
+     API (bench/bare_lowlevel_server.py, one tool), `python server.py` with the fast start and
+     without (SENTINEL_MEMORY_FAST_START=0), the Node reference server; a search_memory sent at
+     once after tools/list, and the first and later ones sent --first-turn seconds apart.
+  A' the same with CPU burners on the other cores (--burners N, --loaded-spawns N; 0 skips it).
   B  per call over stdio (official `mcp` client) at each size: log_memory new / upsert,
      search_memory, compact_memory; the reference server's create_entities / add_observations /
      read_graph / search_nodes at the same sizes (its file pre-filled in its own JSONL format).
@@ -214,45 +218,131 @@ def spawn_plain(code: str) -> float:
     return time.perf_counter() - start
 
 
-async def spawn_to_tools_list(server: StdioServerParameters) -> float:
+async def spawn_to_tools_list(server: StdioServerParameters, call: str | None = None, wait: float = 0.0,
+                              calls: int = 1) -> tuple[float, list[float]]:
+    """Spawn -> tools/list answered; with `call`, then that tool called `calls` times, each after
+    `wait` seconds (as an agent's turns would), returning how long each call itself took."""
     start = time.perf_counter()
+    called = []
     async with stdio_client(server, errlog=SERVER_LOG) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
             tools = await session.list_tools()
             elapsed = time.perf_counter() - start
+            for _ in range(calls if call is not None else 0):
+                if wait:
+                    await asyncio.sleep(wait)
+                began = time.perf_counter()
+                result = await session.call_tool(call, {"query": QUERY})
+                called.append(time.perf_counter() - began)
+                assert not result.is_error, result
     assert tools.tools, "no tools listed"
-    return elapsed
+    return elapsed, called
+
+
+def burners(count: int) -> list[subprocess.Popen]:
+    """CPU burners: busy processes that load `count` cores while the start-up is measured."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+
+
+def ours_params(project: Path, fast: bool) -> StdioServerParameters:
+    server = params(project)
+    server.env = dict(server.env or {}, SENTINEL_MEMORY_FAST_START="1" if fast else "0")
+    return server
+
+
+async def startup_round(args, node_dir: Path | None, kinds: dict[str, list[float]], suffix: str = "") -> None:
+    """One spawn of each kind, interleaved, so drift in machine load hits every kind alike."""
+    bare = StdioServerParameters(command=sys.executable, args=[str(BARE)], env=child_env())
+    kinds["pass" + suffix].append(spawn_plain("pass"))
+    kinds["bare" + suffix].append((await spawn_to_tools_list(bare))[0])
+    project = new_project()
+    try:
+        listed, called = await spawn_to_tools_list(ours_params(project, True), "search_memory")
+        kinds["ours" + suffix].append(listed)
+        kinds["ready" + suffix].append(listed + called[0])  # a call sent at once waits for fastmcp to load
+        listed, called = await spawn_to_tools_list(ours_params(project, True), "search_memory", args.first_turn, 3)
+        kinds["first call" + suffix].append(called[0])
+        kinds["later call" + suffix] += called[1:]
+        kinds["ours off" + suffix].append((await spawn_to_tools_list(ours_params(project, False)))[0])
+        if node_dir:
+            kinds["ref" + suffix].append((await spawn_to_tools_list(ref_params(node_dir, project / "ref.jsonl")))[0])
+    finally:
+        shutil.rmtree(project, ignore_errors=True)
 
 
 async def startup(table: Table, args, node_dir: Path | None) -> dict[str, list[float]]:
-    kinds = {"pass": [], "bare": [], "ours": [], "ref": []}
+    kinds: dict[str, list[float]] = {}
+    for suffix in ("", " loaded"):
+        for kind in ("pass", "bare", "ours", "ready", "first call", "later call", "ours off", "ref"):
+            kinds[kind + suffix] = []
     warm = new_project()  # untimed: the first start writes the compiled modules, as on a user's machine
     try:
         await spawn_to_tools_list(StdioServerParameters(command=sys.executable, args=[str(BARE)], env=child_env()))
-        await spawn_to_tools_list(params(warm))
+        await spawn_to_tools_list(ours_params(warm, True))
+        await spawn_to_tools_list(ours_params(warm, False))
     finally:
         shutil.rmtree(warm, ignore_errors=True)
-    for _ in range(args.spawns):  # interleaved, so drift in machine load hits every kind alike
-        kinds["pass"].append(spawn_plain("pass"))
-        kinds["bare"].append(await spawn_to_tools_list(
-            StdioServerParameters(command=sys.executable, args=[str(BARE)], env=child_env())))
-        project = new_project()
+    for _ in range(args.spawns):
+        await startup_round(args, node_dir, kinds)
+    load = (args.burners if args.burners is not None else max(1, (os.cpu_count() or 2) - 1)) \
+        if args.loaded_spawns else 0
+    if load:
+        busy = burners(load)
         try:
-            kinds["ours"].append(await spawn_to_tools_list(params(project)))
-            if node_dir:
-                kinds["ref"].append(await spawn_to_tools_list(ref_params(node_dir, project / "ref.jsonl")))
+            time.sleep(0.5)
+            for _ in range(args.loaded_spawns):
+                await startup_round(args, node_dir, kinds, " loaded")
         finally:
-            shutil.rmtree(project, ignore_errors=True)
-    bare = med(kinds["bare"])
-    table.section("A. spawn -> first tools/list answer (process start, initialize, tools/list)")
-    table.timing("python -c pass", kinds["pass"])
-    table.timing("bare mcp low-level server, 1 tool (bench/bare_lowlevel_server)", kinds["bare"], "1.00x bare")
-    table.timing("python server.py (fastmcp)", kinds["ours"], f"{ratio(med(kinds['ours']), bare)} bare")
-    if node_dir:
-        table.timing("reference @modelcontextprotocol/server-memory (node)", kinds["ref"],
-                     f"{ratio(med(kinds['ref']), bare)} bare")
+            for proc in busy:
+                proc.kill()
+                proc.wait()
+    for suffix, title in (("", "A. spawn -> first tools/list answer (process start, initialize, tools/list)"),
+                          (" loaded", f"A'. the same with {load} CPU burner process{'es' if load > 1 else ''} "
+                                      "(busy loops) running")):
+        if not kinds["ours" + suffix]:
+            continue
+        bare = med(kinds["bare" + suffix])
+        ref = med(kinds["ref" + suffix])
+        vs_ref = f"; {ratio(med(kinds['ours' + suffix]), ref)} node reference" if kinds["ref" + suffix] else ""
+        table.section(title)
+        table.timing("python -c pass", kinds["pass" + suffix])
+        table.timing("bare mcp low-level server, 1 tool (bench/bare_lowlevel_server)", kinds["bare" + suffix],
+                     "1.00x bare")
+        table.timing("python server.py (fastmcp behind the fast start)", kinds["ours" + suffix],
+                     f"{ratio(med(kinds['ours' + suffix]), bare)} bare{vs_ref}")
+        table.timing("python server.py, SENTINEL_MEMORY_FAST_START=0 (fastmcp alone)", kinds["ours off" + suffix],
+                     f"{ratio(med(kinds['ours off' + suffix]), bare)} bare")
+        if kinds["ref" + suffix]:
+            table.timing("reference @modelcontextprotocol/server-memory (node)", kinds["ref" + suffix],
+                         f"{ratio(ref, bare)} bare")
+        table.timing("  spawn -> a search_memory sent at once after tools/list answered", kinds["ready" + suffix],
+                     "waits for fastmcp to load")
+        table.timing(f"  first search_memory, sent {args.first_turn:g} s after tools/list (an agent's first turn)",
+                     kinds["first call" + suffix], "the call alone")
+        table.timing(f"  the 2nd and 3rd search_memory, each {args.first_turn:g} s after the previous answer",
+                     kinds["later call" + suffix], "the same spacing: the steady state an agent sees")
     return kinds
+
+
+def startup_targets(target, spawn: dict[str, list[float]], ours_stdio: dict) -> None:
+    """Start-up beside the Node reference server, quiet and loaded; the first call beside the
+    steady state."""
+    for suffix, how in (("", "quiet"), (" loaded", "loaded")):
+        ours, ref, bare = spawn["ours" + suffix], spawn["ref" + suffix], spawn["bare" + suffix]
+        if ours and ref:
+            x = med(ours) / med(ref)
+            target(f"spawn -> tools/list <= node reference server ({how})", f"{x:.2f}x", x <= 1.0,
+                   f"{med(ours) * 1000:.0f} ms vs {med(ref) * 1000:.0f} ms; bare low-level "
+                   f"{med(bare) * 1000:.0f} ms; fast start off {med(spawn['ours off' + suffix]) * 1000:.0f} ms")
+    for suffix, how in (("", "quiet"), (" loaded", "loaded")):
+        first, later = spawn["first call" + suffix], spawn["later call" + suffix]
+        if first and later:
+            x = med(first) / med(later)
+            back_to_back = ours_stdio.get(50, {}).get("search")
+            note = f"; back to back (B, 50 records) {med(back_to_back) * 1000:.1f} ms" if back_to_back else ""
+            target(f"first search_memory <= 1.25x later ones, same spacing ({how})", f"{x:.2f}x", x <= 1.25,
+                   f"{med(first) * 1000:.1f} ms vs {med(later) * 1000:.1f} ms{note}")
 
 
 def calls_for(size: int, args) -> int:
@@ -651,6 +741,13 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--big-calls", type=int, help="timed calls (and in-process rounds) at sizes >= 50,000 (default 10)")
     parser.add_argument("--rounds", type=int, help="in-process rounds per size below 50,000 (default 100)")
     parser.add_argument("--spawns", type=int, help="spawns per start-up row (default 11)")
+    parser.add_argument("--loaded-spawns", type=int,
+                        help="spawns per start-up row again with CPU burners on the other cores (default 11; 0: skip)")
+    parser.add_argument("--burners", type=int,
+                        help="CPU burner processes for the loaded start-up rows (default: one per core but one)")
+    parser.add_argument("--first-turn", type=float, default=1.5,
+                        help="seconds between tools/list and the first tools/call in section A (default 1.5)")
+    parser.add_argument("--startup-only", action="store_true", help="only section A and its targets")
     parser.add_argument("--procs", help="concurrent process counts, comma-separated (default 2,4,8)")
     parser.add_argument("--per-proc", type=int, help="distinct records each concurrent process logs (default 50)")
     parser.add_argument("--driver-size", type=int, help="records in the git driver files (default 10000)")
@@ -668,7 +765,8 @@ def parse_args() -> argparse.Namespace:
     quick = args.quick
     defaults = dict(sizes="50,1000" if quick else "50,1000,10000,50000", calls=10 if quick else 30,
                     rounds=30 if quick else 100,
-                    big_calls=5 if quick else 10, spawns=3 if quick else 11, procs="2,4" if quick else "2,4,8",
+                    big_calls=5 if quick else 10, spawns=3 if quick else 11,
+                    loaded_spawns=3 if quick else 11, procs="2,4" if quick else "2,4,8",
                     per_proc=10 if quick else 50, driver_size=2000 if quick else 10_000,
                     driver_runs=3 if quick else 5, stale_size=2000 if quick else 10_000,
                     stale_files=200 if quick else 1000, stale_commits=50 if quick else 200,
@@ -708,6 +806,14 @@ async def main() -> None:
         return
 
     spawn = await startup(table, args, node_dir)
+    if args.startup_only:
+        table.section("T. targets (ratios from this run)")
+        startup_targets(lambda label, value, ok, note="": table.figure(
+            label, value, f"{'n/a' if ok is None else ('MET' if ok else 'MISSED'):<7}{note}"), spawn, {})
+        print(table.text(f"Sentinel-Memory start-up at {version} - Python {sys.version.split()[0]}, "
+                         f"{os.cpu_count()} cores, {args.spawns} + {args.loaded_spawns} loaded spawns, "
+                         f"run took {time.perf_counter() - began:.0f} s"))
+        return
 
     ours_stdio, ref_stdio, inproc = {}, {}, {}
     table.section("B. per call over stdio (official mcp client; one server process per size; 1 warm-up call each)")
@@ -817,9 +923,7 @@ async def main() -> None:
         m = med(drivers[name])
         target(f"{'merge-driver' if name == 'merge' else 'textconv'} on {args.driver_size:,} records < 1 s",
                f"{m * 1000:.0f} ms", m < 1.0)
-    x = med(spawn["ours"]) / med(spawn["bare"])
-    target("spawn -> tools/list <= 1.5x bare low-level server", f"{x:.2f}x", x <= 1.5,
-           f"{med(spawn['ours']) * 1000:.0f} ms vs {med(spawn['bare']) * 1000:.0f} ms")
+    startup_targets(target, spawn, ours_stdio)
     stale_targets(table, stale)
     if t_search and t_raw:
         x = t_search / t_raw

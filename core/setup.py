@@ -107,9 +107,14 @@ def vscode_config(root: Path) -> str:
 
 
 def claude_config(root: Path) -> str:
-    """.mcp.json (Claude Code, project scope): it starts servers in the project, so no --project."""
+    """.mcp.json (Claude Code, project scope): it starts servers in the project, so no --project.
+    "alwaysLoad": true, once (a value you change is kept): Claude Code then waits for this server
+    before the first turn (at most its 5 s connect limit) instead of starting without its tools,
+    which headless `claude -p` otherwise does after about 2 s, and keeps the three tools in the
+    prompt instead of behind its tool search (docs/clients.md)."""
     command, args = command_and_args()
-    return _merge_json_server(root / ".mcp.json", "mcpServers", {"command": command, "args": args})
+    return _merge_json_server(root / ".mcp.json", "mcpServers", {"command": command, "args": args},
+                              defaults={"alwaysLoad": True})
 
 
 def gemini_config(root: Path) -> str:

@@ -29,7 +29,7 @@ import pytest
 from gitrepos import env, make_repo  # noqa: F401  (env is a fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = ["pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "server.py", ".cursorrules", "requirements.txt", "core"]
+SOURCES = ["pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "server.py", "fast_start.py", "startup_payload.py", ".cursorrules", "requirements.txt", "core"]
 BIN = "Scripts" if os.name == "nt" else "bin"
 
 
