@@ -198,7 +198,7 @@ class Proxy:
             if version in self.results:
                 self.version, self.init_id = version, key
                 result = self.results[version]["initialize"]
-        elif key is not None and self.version is not None and method in LISTS and params in (None, {}):
+        elif key is not None and self.version is not None and method in LISTS and _no_cursor(params):
             result = self.results[self.version].get(method)
         elif key is not None and self.version is not None and method == SET_LEVEL and isinstance(params, dict) \
                 and params.keys() == {"level"} and params["level"] in LEVELS:
@@ -286,13 +286,29 @@ class Proxy:
         self.writer.join(timeout=10)
 
 
+def _no_cursor(params) -> bool:
+    """A list request for the first (here: only) page: no params, or only a progress token in
+    _meta (Codex sends one; a list answer sends no progress)."""
+    if params in (None, {}):
+        return True
+    return (isinstance(params, dict) and params.keys() == {"_meta"} and isinstance(params["_meta"], dict)
+            and params["_meta"].keys() <= {"progressToken"})
+
+
+# Client capabilities that change nothing this server answers to discover or a list: it sends no
+# roots, elicitation or sampling requests of its own in that era (Claude Code declares the first two).
+PLAIN_CAPABILITIES = frozenset({"roots", "elicitation", "sampling"})
+
+
 def _modern_version(params) -> str | None:
     """The protocol version of a stateless-era request whose answer the payload holds."""
     if not isinstance(params, dict) or params.keys() != {"_meta"} or not isinstance(params["_meta"], dict):
         return None
     meta = params["_meta"]
     version = meta.get(META + "protocolVersion")
-    if not isinstance(version, str) or not meta.keys() <= META_KEYS or meta.get(META + "clientCapabilities", {}) != {}:
+    capabilities = meta.get(META + "clientCapabilities", {})
+    if not isinstance(version, str) or not meta.keys() <= META_KEYS or not isinstance(capabilities, dict) \
+            or not capabilities.keys() <= PLAIN_CAPABILITIES:
         return None
     level = meta.get(META + "logLevel")
     return version if level is None or level in LEVELS else None

@@ -44,6 +44,7 @@ def _messages(version: str, ident=1) -> list[dict]:
         {"jsonrpc": "2.0", "id": 8, "method": "tools/list", "params": {"cursor": "nope"}},
         {"jsonrpc": "2.0", "id": 9, "method": "logging/setLevel", "params": {"level": "warning"}},
         {"jsonrpc": "2.0", "id": 10, "method": "logging/setLevel", "params": {"level": "loud"}},
+        {"jsonrpc": "2.0", "id": 11, "method": "tools/list", "params": {"_meta": {"progressToken": 0}}},  # as Codex
     ]
 
 
@@ -119,6 +120,9 @@ def test_the_stateless_era_fast_and_ordinary_answer_byte_for_byte(project):
         _modern("resources/list", 4), _modern("tools/call", 5, name="search_memory", arguments={"query": "x"}),
         _modern("tools/list", 6, capabilities={"extensions": {"io.modelcontextprotocol/ui": {}}}),
         _modern("tools/list", 7, cursor="nope"),
+        _modern("server/discover", 8, capabilities={"roots": {"listChanged": True},  # as Claude Code
+                                                     "elicitation": {"form": {}, "url": {}}}),
+        _modern("tools/list", 9, capabilities={"roots": {"listChanged": True}, "elicitation": {"form": {}}}),
     ]
     argv = [PYTHON, str(SERVER), "--project", str(project)]
     fast = _exchange(argv, _env(True), messages, project)
@@ -156,6 +160,22 @@ def test_the_handshake_is_answered_without_fastmcp_and_a_probe_exits_at_once(pro
     results = startup_payload.RESULTS["2025-11-25"]
     assert lines[1] == b'{"jsonrpc":"2.0","id":1,"result":' + results["initialize"].encode() + b"}\n"
     assert lines[2] == b'{"jsonrpc":"2.0","id":2,"result":' + results["tools/list"].encode() + b"}\n"
+
+
+def test_what_codex_and_claude_code_send_first_is_answered_without_fastmcp(project):
+    """With the server module stalled: Codex's tools/list (a progress token in _meta) and Claude
+    Code's server/discover (roots and elicitation declared) are answered from the payload too, so
+    neither client's first turn waits for fastmcp to load."""
+    code = STALLED.format(root=str(ROOT))
+    classic = _messages("2025-06-18")[:2] + [_messages("2025-06-18")[-1]]
+    lines = _exchange([PYTHON, "-c", code], _env(True), classic, project)
+    assert lines[11] == b'{"jsonrpc":"2.0","id":11,"result":' + \
+        startup_payload.RESULTS["2025-06-18"]["tools/list"].encode() + b"}\n"
+    discover = _modern("server/discover", 1, capabilities={"roots": {"listChanged": True},
+                                                            "elicitation": {"form": {}, "url": {}}})
+    lines = _exchange([PYTHON, "-c", code], _env(True), [discover], project)
+    assert lines[1] == b'{"jsonrpc":"2.0","id":1,"result":' + \
+        startup_payload.RESULTS["2026-07-28"]["server/discover"].encode() + b"}\n"
 
 
 def test_a_stale_payload_or_the_switch_turns_the_fast_start_off(monkeypatch):
