@@ -87,7 +87,11 @@ def _exchange(argv: list[str], env: dict, messages: list[dict], cwd) -> dict:
 def test_the_payload_is_what_fastmcp_answers_for_this_server_now():
     """Regenerate with `python fast_start.py --write` when this fails (server.py or a package changed)."""
     assert startup_payload.SERVER_CRC32 == fast_start.server_crc(), "server.py changed: python fast_start.py --write"
-    assert startup_payload.VERSIONS == fast_start.installed_versions(), "packages changed: python fast_start.py --write"
+    if startup_payload.VERSIONS != fast_start.installed_versions():
+        # Another release of fastmcp, the SDK or pydantic installed (the requirements allow ranges):
+        # the fast start must then stay off, never answer from a recording of other versions.
+        assert fast_start.load_payload() is None
+        return
     assert fast_start.record() == startup_payload.RESULTS
     assert fast_start.load_payload() is startup_payload.RESULTS
 
@@ -152,6 +156,8 @@ STALLED = textwrap.dedent("""\
 def test_the_handshake_is_answered_without_fastmcp_and_a_probe_exits_at_once(project):
     """With the server module stalled, initialize and tools/list are still answered, from the
     payload; the client leaving after them ends the process at once."""
+    if fast_start.load_payload() is None:
+        pytest.skip("other package versions than recorded: the fast start is off (the payload test checks that)")
     code = STALLED.format(root=str(ROOT))
     messages = _messages("2025-11-25")[:3]
     start = time.monotonic()
@@ -166,6 +172,8 @@ def test_what_codex_and_claude_code_send_first_is_answered_without_fastmcp(proje
     """With the server module stalled: Codex's tools/list (a progress token in _meta) and Claude
     Code's server/discover (roots and elicitation declared) are answered from the payload too, so
     neither client's first turn waits for fastmcp to load."""
+    if fast_start.load_payload() is None:
+        pytest.skip("other package versions than recorded: the fast start is off (the payload test checks that)")
     code = STALLED.format(root=str(ROOT))
     classic = _messages("2025-06-18")[:2] + [_messages("2025-06-18")[-1]]
     lines = _exchange([PYTHON, "-c", code], _env(True), classic, project)
