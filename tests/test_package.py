@@ -25,6 +25,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from gitrepos import env, make_repo  # noqa: F401  (env is a fixture)
 
@@ -40,10 +41,25 @@ def _can_build_without_isolation() -> bool:
     return importlib.util.find_spec("wheel") is not None or (major, minor) >= (70, 1)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def installed(tmp_path_factory) -> Path:
-    """A fresh venv with the wheel installed; returns its `sentinel-memory` executable."""
-    tmp = tmp_path_factory.mktemp("package")
+    """A fresh venv with the wheel installed; returns its `sentinel-memory` executable. Built once
+    per run: pytest-xdist's workers share the base temporary folder's parent, and the first one to
+    take the lock builds while the others wait and reuse it."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return _build_and_install(tmp_path_factory.mktemp("package"))
+    shared = tmp_path_factory.getbasetemp().parent
+    done = shared / "package.done"
+    with FileLock(str(shared / "package.lock")):
+        if not done.is_file():
+            tmp = shared / "package"
+            shutil.rmtree(tmp, ignore_errors=True)  # what a worker that failed left
+            tmp.mkdir()
+            done.write_text(str(_build_and_install(tmp)), encoding="utf-8")
+        return Path(done.read_text(encoding="utf-8"))
+
+
+def _build_and_install(tmp: Path) -> Path:
     src = tmp / "src"
     src.mkdir()
     for name in SOURCES:
