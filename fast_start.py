@@ -362,36 +362,41 @@ def record(python: str = sys.executable) -> dict[str, dict[str, str]]:
     """What `python server.py` (fastmcp, fast start off) answers to initialize, the list requests
     and logging/setLevel at each handshake protocol version, and to server/discover and the lists
     at each stateless one: the `result` text of each response line."""
+    import tempfile
+
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
     env = dict(os.environ, **{ENV: "0", "FASTMCP_CHECK_FOR_UPDATES": "off"})
     methods = ("initialize", *LISTS, SET_LEVEL)
     results: dict[str, dict[str, str]] = {}
-    for version in HANDSHAKE_PROTOCOL_VERSIONS:
-        init = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "record", "version": "0"}}
-        lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
-                 {"jsonrpc": "2.0", "method": "notifications/initialized"}]
-        lines += [{"jsonrpc": "2.0", "id": n, "method": m} for n, m in enumerate(LISTS, start=2)]
-        lines.append({"jsonrpc": "2.0", "id": len(methods), "method": SET_LEVEL, "params": {"level": "debug"}})
-        # stdin is kept open until every answer is in: EOF cancels what is in flight
-        results[version] = _exchange(python, env, lines, methods)
-    for version in MODERN_PROTOCOL_VERSIONS:
-        meta = {META + "protocolVersion": version, META + "clientInfo": {"name": "record", "version": "0"},
-                META + "clientCapabilities": {}}
-        modern = (DISCOVER, *LISTS)
-        lines = [{"jsonrpc": "2.0", "id": n, "method": m, "params": {"_meta": meta}} for n, m in enumerate(modern, 1)]
-        results[version] = _exchange(python, env, lines, modern)
+    # An empty scratch project: served on this checkout, the server would wire git's drivers into
+    # its .git/config at start (the answers recorded do not depend on the project).
+    with tempfile.TemporaryDirectory(prefix="sentinel-memory-record-") as project:
+        for version in HANDSHAKE_PROTOCOL_VERSIONS:
+            init = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "record", "version": "0"}}
+            lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+                     {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+            lines += [{"jsonrpc": "2.0", "id": n, "method": m} for n, m in enumerate(LISTS, start=2)]
+            lines.append({"jsonrpc": "2.0", "id": len(methods), "method": SET_LEVEL, "params": {"level": "debug"}})
+            # stdin is kept open until every answer is in: EOF cancels what is in flight
+            results[version] = _exchange(python, env, project, lines, methods)
+        for version in MODERN_PROTOCOL_VERSIONS:
+            meta = {META + "protocolVersion": version, META + "clientInfo": {"name": "record", "version": "0"},
+                    META + "clientCapabilities": {}}
+            modern = (DISCOVER, *LISTS)
+            lines = [{"jsonrpc": "2.0", "id": n, "method": m, "params": {"_meta": meta}} for n, m in enumerate(modern, 1)]
+            results[version] = _exchange(python, env, project, lines, modern)
     return results
 
 
-def _exchange(python: str, env: dict, lines: list[dict], methods: tuple[str, ...]) -> dict[str, str]:
-    """Send lines to `python server.py`, keep stdin open until one answer per method is in; the
-    `result` text of each, by method (request ids are 1, 2, ... in methods' order)."""
+def _exchange(python: str, env: dict, project: str, lines: list[dict], methods: tuple[str, ...]) -> dict[str, str]:
+    """Send lines to `python server.py --project PROJECT`, keep stdin open until one answer per
+    method is in; the `result` text of each, by method (request ids are 1, 2, ... in methods' order)."""
     import json
     import subprocess
 
-    child = subprocess.Popen([python, SERVER_FILE, "--project", HERE], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    child = subprocess.Popen([python, SERVER_FILE, "--project", project], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=project)
     child.stdin.write("".join(json.dumps(line) + "\n" for line in lines).encode())
     child.stdin.flush()
     out = [child.stdout.readline() for _ in methods]

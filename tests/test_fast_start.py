@@ -92,8 +92,16 @@ def test_the_payload_is_what_fastmcp_answers_for_this_server_now():
         # the fast start must then stay off, never answer from a recording of other versions.
         assert fast_start.load_payload() is None
         return
+    checkout = _git_config_and_listing()
     assert fast_start.record() == startup_payload.RESULTS
     assert fast_start.load_payload() is startup_payload.RESULTS
+    assert _git_config_and_listing() == checkout, "recording served this checkout: it must serve a scratch folder"
+
+
+def _git_config_and_listing():
+    """This checkout's local git config (which a server started on it would wire) and top folder."""
+    config = ROOT / ".git" / "config"
+    return (config.read_bytes() if config.is_file() else None), sorted(p.name for p in ROOT.iterdir())
 
 
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-11-25", "2099-01-01"])
