@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -92,16 +93,19 @@ def test_the_payload_is_what_fastmcp_answers_for_this_server_now():
         # the fast start must then stay off, never answer from a recording of other versions.
         assert fast_start.load_payload() is None
         return
-    checkout = _git_config_and_listing()
+    checkout = _checkout_state()
     assert fast_start.record() == startup_payload.RESULTS
     assert fast_start.load_payload() is startup_payload.RESULTS
-    assert _git_config_and_listing() == checkout, "recording served this checkout: it must serve a scratch folder"
+    assert _checkout_state() == checkout, "recording served this checkout: it must serve a scratch folder"
 
 
-def _git_config_and_listing():
-    """This checkout's local git config (which a server started on it would wire) and top folder."""
-    config = ROOT / ".git" / "config"
-    return (config.read_bytes() if config.is_file() else None), sorted(p.name for p in ROOT.iterdir())
+def _checkout_state():
+    """What a server started on this checkout would change: its local git config (the drivers'
+    wiring) and a .context/ folder. (Not the whole listing: the other worker's caches may appear.)"""
+    where = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--path-format=absolute", "--git-path", "config"],
+                           capture_output=True, text=True)
+    config = Path(where.stdout.strip()) if where.returncode == 0 else None
+    return (config.read_bytes() if config and config.is_file() else None), (ROOT / ".context").exists()
 
 
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-11-25", "2099-01-01"])
