@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from secrets_corpus import Example, corpus, further_kinds, hostile  # noqa: E402
 from secrets_heldout import heldout  # noqa: E402
 
-from core.sanitizer import redact  # noqa: E402
+from sentinel_memory.core.sanitizer import redact  # noqa: E402
 
 
 def _spans(text: str, needle: str) -> list[tuple[int, int]]:

@@ -127,7 +127,7 @@ def server_module():
     happens under __main__); the FASTMCP_* defaults it puts in os.environ are taken back out, so
     the processes other tests spawn get exactly the environment they had."""
     before = dict(os.environ)
-    import server
+    from sentinel_memory import server
 
     for key in set(os.environ) - set(before):
         del os.environ[key]

@@ -21,9 +21,9 @@ SERVER = ROOT / "server.py"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core import contextdir, store, tools  # noqa: E402
-from core.snapshot import parse  # noqa: E402
-from core.records import Entry, record_id  # noqa: E402
+from sentinel_memory.core import contextdir, store, tools  # noqa: E402
+from sentinel_memory.core.snapshot import parse  # noqa: E402
+from sentinel_memory.core.records import Entry, record_id  # noqa: E402
 
 MARKERS = ("<<<<<<<", "|||||||", "=======", ">>>>>>>")
 T0, T1, T2, T3 = (f"2026-0{m}-01T00:00:00+00:00" for m in (1, 2, 3, 4))

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from core.cli import COMMANDS
-from core.records import prepare
+from sentinel_memory.core.cli import COMMANDS
+from sentinel_memory.core.records import prepare
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = str(ROOT / "server.py")
@@ -369,3 +369,22 @@ def test_commands_do_not_import_fastmcp(project):
     ])
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert result.stdout.strip().splitlines()[-1] == "False", result.stdout + result.stderr
+
+
+def test_python_dash_m_is_the_same_entry_as_server_py(project, tmp_path):
+    """`python -m sentinel_memory` runs the commands as `python server.py` does, and with no command
+    serves MCP: its handshake reports the product's version, not fastmcp's."""
+    from sentinel_memory import __version__
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT), SENTINEL_MEMORY_FAST_START="0")
+    base = [sys.executable, "-m", "sentinel_memory", "--project", str(project)]
+    logged = subprocess.run([*base, "log", "--topic", "entry", "--missing-context", "m", "--lesson", "one entry"],
+                            capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path)
+    assert logged.returncode == 0, logged.stderr
+    assert "one entry" in run(project, "search", "entry").stdout
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+    served = subprocess.run(base, input=json.dumps(hello) + "\n", capture_output=True, text=True, timeout=60,
+                            env=env, cwd=tmp_path)
+    info = json.loads(served.stdout.splitlines()[0])["result"]["serverInfo"]
+    assert info == {"name": "sentinel-memory", "version": __version__}

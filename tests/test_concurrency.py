@@ -27,7 +27,7 @@ WRITER = textwrap.dedent(
     """
     import os, re, sys, time
     sys.path.insert(0, sys.argv[1])
-    from core import log, memory_path
+    from sentinel_memory.core import log, memory_path
 
     project, start, name, count = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
     path = memory_path(project)
@@ -122,7 +122,7 @@ async def test_concurrent_servers_lose_no_write(connect, project, memory_file, r
 
 def test_threads_of_one_process_writing_at_once_lose_no_write(project, memory_file, records):
     """Eight threads of one process (as a server runs parallel tool calls) logging 25 records each at once: all 200 are stored exactly once."""
-    from core import log, memory_path
+    from sentinel_memory.core import log, memory_path
 
     writers, per_writer = 8, 25
     start = threading.Barrier(writers)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from core.cli import build_parser
-from core.setup import AGENTS_SECTION
+from sentinel_memory.core.cli import build_parser
+from sentinel_memory.core.init import AGENTS_SECTION
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ("search_memory", "log_memory", "compact_memory")
@@ -51,10 +51,10 @@ def test_the_agents_md_snippet_in_the_client_guide_is_what_init_writes():
 
 def test_every_tool_is_documented_and_registered():
     """Each MCP tool the server defines is described in docs/tools.md, both READMEs and the rules."""
-    server = _read(ROOT / "server.py")
+    server = _read(ROOT / "sentinel_memory" / "server.py")
     defined = set(re.findall(r"^async def (\w+_memory)\(", server, re.M))
     assert defined == set(TOOLS)
-    for doc in ("docs/tools.md", "README.md", "docs/README.ko.md", ".cursorrules"):
+    for doc in ("docs/tools.md", "README.md", "docs/README.ko.md", "sentinel_memory/core/cursorrules.md"):
         text = _read(ROOT / doc)
         assert all(t in text for t in TOOLS), doc
 

@@ -16,8 +16,8 @@ import pytest
 
 from conftest import ROOT, SERVER
 
-import fast_start
-import startup_payload
+from sentinel_memory import fast_start
+from sentinel_memory import startup_payload
 
 PYTHON = sys.executable
 TIMEOUT = 60
@@ -160,7 +160,7 @@ STALLED = textwrap.dedent("""\
     stalled = types.ModuleType("server")
     stalled.main = lambda argv: time.sleep(60)   # fastmcp that never finishes loading
     sys.modules["server"] = stalled
-    import fast_start
+    from sentinel_memory import fast_start
     sys.exit(fast_start.run(sys.argv[1:]))
 """)
 
@@ -205,10 +205,9 @@ def test_a_stale_payload_or_the_switch_turns_the_fast_start_off(monkeypatch):
     monkeypatch.setattr(startup_payload, "VERSIONS", {**startup_payload.VERSIONS, "fastmcp": "9.9.9"})
     assert fast_start.load_payload() is None
     monkeypatch.undo()
-    assert fast_start.wanted([]) and fast_start.wanted(["--project", "x"]) and fast_start.wanted(["--project=x"])
-    assert not fast_start.wanted(["textconv", "x"]) and not fast_start.wanted(["--help"])
+    assert fast_start.wanted()
     monkeypatch.setenv(fast_start.ENV, "0")
-    assert not fast_start.wanted([])
+    assert not fast_start.wanted()
 
 
 @pytest.mark.anyio
@@ -220,7 +219,7 @@ async def test_a_real_stdio_client_sees_what_fastmcp_produces_in_process(project
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    import server
+    from sentinel_memory import server
 
     params = StdioServerParameters(command=PYTHON, args=[str(SERVER), "--project", str(project)],
                                    env=_env(True), cwd=str(project))
@@ -240,7 +239,7 @@ async def test_a_real_stdio_client_sees_what_fastmcp_produces_in_process(project
 def test_init_asks_claude_code_to_wait_for_the_server_once(tmp_path):
     """.mcp.json gets "alwaysLoad": true (Claude Code then builds the first turn with our tools);
     a value the user set is kept; the other clients' entries get no key they do not document."""
-    from core import setup
+    from sentinel_memory.core import init as setup
 
     root = tmp_path / "project"
     root.mkdir()

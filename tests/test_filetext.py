@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.filetext import MAX_PIECES, FileText
+from sentinel_memory.core.filetext import MAX_PIECES, FileText
 
 ids = st.text(alphabet="0123456789abcdef", min_size=1, max_size=2)
 lines = st.dictionaries(ids, st.sampled_from(["x", "yy", "zzz"]), max_size=10)

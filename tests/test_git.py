@@ -18,8 +18,8 @@ from gitrepos import (  # noqa: F401  (env is a fixture)
     MARKERS, MEMORY, SERVER, T0, T1, T2, T3, Repo, by_id, clone, drop, env, last_id, logged,
     make_repo, mc_after, put, rec, server, text_merge_conflicts,
 )
-from core import gitdriver, tools  # noqa: E402
-from core.records import Entry, record_id  # noqa: E402
+from sentinel_memory.core import gitdriver, tools  # noqa: E402
+from sentinel_memory.core.records import Entry, record_id  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------

@@ -5,9 +5,9 @@ import re
 
 import pytest
 
-from core import memory_path
-from core.errors import InvalidInput
-from core.tools import compact, log, search
+from sentinel_memory.core import memory_path
+from sentinel_memory.core.errors import InvalidInput
+from sentinel_memory.core.tools import compact, log, search
 
 
 def records(path):

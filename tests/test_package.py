@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -30,7 +31,7 @@ from filelock import FileLock
 from gitrepos import env, make_repo  # noqa: F401  (env is a fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = ["pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "server.py", "fast_start.py", "startup_payload.py", ".cursorrules", "requirements.txt", "core"]
+SOURCES = ["pyproject.toml", "MANIFEST.in", "README.md", "server.py", "requirements.txt", "sentinel_memory"]
 BIN = "Scripts" if os.name == "nt" else "bin"
 
 
@@ -85,9 +86,13 @@ def _build_and_install(tmp: Path) -> Path:
     install = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps",
                               "--no-index", str(wheel)], capture_output=True, text=True, timeout=300)
     assert install.returncode == 0, install.stdout + install.stderr
-    where = subprocess.run([str(python), "-c", "import core, server; print(core.__file__); print(server.__file__)"],
+    where = subprocess.run([str(python), "-c", "import sentinel_memory; print(sentinel_memory.__file__)"],
                            capture_output=True, text=True, check=True, cwd=tmp).stdout.split()
     assert all(Path(p).is_relative_to(Path(site)) for p in where), where
+    # One top-level name in site-packages: nothing called core or server to collide with.
+    with zipfile.ZipFile(wheel) as archive:
+        tops = {name.split("/")[0] for name in archive.namelist() if ".dist-info/" not in name}
+    assert tops == {"sentinel_memory"}, tops
     executable = venv / BIN / ("sentinel-memory.exe" if os.name == "nt" else "sentinel-memory")
     assert executable.is_file()
     return executable

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.secrets_corpus import hostile
-from core.sanitizer import REDACTED, RULES, redact, rules_hit
+from sentinel_memory.core.sanitizer import REDACTED, RULES, redact, rules_hit
 
 # --- fakes with the right shape -----------------------------------------------------------------
 
@@ -734,7 +734,7 @@ def test_the_shortcuts_change_no_result(monkeypatch):
     run on every text, pass after pass, gives the same texts and counts, glued keys included."""
     import random
 
-    import core.sanitizer as sanitizer
+    import sentinel_memory.core.sanitizer as sanitizer
     from bench.secrets_corpus import corpus
 
     examples = corpus()

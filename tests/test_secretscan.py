@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import LockTimeout
-from core.records import record_id, to_line
-from core.secretscan import Finding, redact_file, scan
-from core.store import read
+from sentinel_memory.core.errors import LockTimeout
+from sentinel_memory.core.records import record_id, to_line
+from sentinel_memory.core.secretscan import Finding, redact_file, scan
+from sentinel_memory.core.store import read
 from conftest import lock_held_elsewhere
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -191,9 +191,9 @@ WRITER = """
 import sys
 sys.path.insert(0, {root!r})
 from pathlib import Path
-from core.records import record_id
-from core.store import update
-from core.records import Entry
+from sentinel_memory.core.records import record_id
+from sentinel_memory.core.store import update
+from sentinel_memory.core.records import Entry
 
 path, who = Path({path!r}), sys.argv[1]
 for i in range({n}):
@@ -209,7 +209,7 @@ REDACTOR = """
 import sys
 sys.path.insert(0, {root!r})
 from pathlib import Path
-from core.secretscan import redact_file
+from sentinel_memory.core.secretscan import redact_file
 for _ in range({n}):
     redact_file(Path({path!r}))
 """

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from gitrepos import T0, T1, T2, T3, Repo, by_id, clone, env, make_repo, put, rec, server  # noqa: F401
-from core import gitdriver, staleness, store, tools
-from core.errors import InvalidInput
-from core.records import Entry
-from core.snapshot import Snapshot
+from sentinel_memory.core import gitdriver, staleness, store, tools
+from sentinel_memory.core.errors import InvalidInput
+from sentinel_memory.core.records import Entry
+from sentinel_memory.core.snapshot import Snapshot
 
 BEFORE = "2025-12-01T00:00:00+00:00"
 FUTURE = "2030-01-01T00:00:00+00:00"

@@ -286,11 +286,11 @@ def _merge_lines(path: Path, template: str) -> str:
 
 
 def workflow_rules() -> str:
-    """The workflow text: the checkout's .cursorrules, or the copy an installed package carries."""
-    for path in (INSTALL_DIR / ".cursorrules", Path(__file__).with_name("cursorrules.md")):
-        if path.is_file():
-            return path.read_text(encoding="utf-8")
-    raise FileNotFoundError(f"the workflow rules are missing from this install ({INSTALL_DIR}): reinstall it")
+    """The workflow text that init writes into a project's rules file (package data beside this module)."""
+    path = Path(__file__).with_name("cursorrules.md")
+    if path.is_file():
+        return path.read_text(encoding="utf-8")
+    raise FileNotFoundError(f"the workflow rules are missing from this install ({path}): reinstall it")
 
 
 def rules_files(root: Path, rules: str | None = None) -> list[str]:

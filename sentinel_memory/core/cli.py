@@ -318,7 +318,7 @@ def cmd_fold(root, args) -> int:
 
 
 def cmd_init(root, args) -> int:
-    from .setup import init
+    from .init import init
 
     for line in init(root.path, agents_md=args.agents_md, clients=tuple(args.client or ["cursor"]), rules=args.rules):
         print(line)

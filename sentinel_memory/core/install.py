@@ -1,9 +1,10 @@
 """How this install is started: the words a client config and git's drivers run.
 
-A checkout (server.py beside core/, started with a venv's python) is run as `python server.py`.
-An installed package (pip, pipx, uv tool: server.py and core/ in site-packages) is run through its
-`sentinel-memory` executable, which stays put across upgrades, or, without one, `python -I -m
-server` (-I: the project's own core/ or server.py in the working directory cannot shadow ours).
+A checkout (server.py beside the sentinel_memory package, started with a venv's python) is run as
+`python server.py`. An installed package (pip, pipx, uv tool: sentinel_memory in site-packages) is
+run through its `sentinel-memory` executable, which stays put across upgrades, or, without one,
+`python -I -m sentinel_memory` (-I: nothing in the working directory can shadow the package).
+Constants only: the entry point that decides between a command and the server is __main__.py.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-INSTALL_DIR = Path(__file__).resolve().parents[1]
+INSTALL_DIR = Path(__file__).resolve().parents[2]  # the folder that holds the sentinel_memory package
 SERVER_SCRIPT = INSTALL_DIR / "server.py"
 # abspath, not resolve: a venv's python is a symlink that must not be followed out of the venv.
 PYTHON = os.path.abspath(sys.executable)
@@ -21,7 +22,7 @@ EXECUTABLE = "sentinel-memory"
 
 
 def is_checkout(install_dir: Path = INSTALL_DIR) -> bool:
-    """server.py beside core/ outside site-packages: a clone (or an editable install) of the repository."""
+    """server.py beside the package, outside site-packages: a clone of the repository."""
     return (install_dir / "server.py").is_file() and install_dir.name not in ("site-packages", "dist-packages")
 
 
@@ -44,24 +45,9 @@ def entry() -> list[str]:
     if is_checkout():
         return [PYTHON, str(SERVER_SCRIPT)]
     executable = _executable()
-    return [executable] if executable else [PYTHON, "-I", "-m", "server"]
+    return [executable] if executable else [PYTHON, "-I", "-m", "sentinel_memory"]
 
 
 ENTRY = entry()
 # What people type, for messages: `server.py init` from a checkout, `sentinel-memory init` installed.
 SELF = "server.py" if is_checkout() else EXECUTABLE
-
-
-def console() -> int:
-    """The `sentinel-memory` console script: the same entry as `python server.py`. A command (or
-    --help) is answered without importing FastMCP, so git's drivers start fast; no command starts
-    the MCP server on stdio."""
-    argv = sys.argv[1:]
-    from .cli import main as cli_main, names_a_command
-
-    if names_a_command(argv) or "-h" in argv or "--help" in argv:
-        return cli_main(argv)
-    import server
-
-    server.main(argv)
-    return 0

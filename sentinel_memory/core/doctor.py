@@ -18,7 +18,7 @@ from .records import LIMITS
 from .render import plural
 from .secretscan import scan
 from .install import ENTRY, SELF
-from .setup import SAVING_TOOL, SERVER_NAME
+from .init import SAVING_TOOL, SERVER_NAME
 from .snapshot import parse
 from .store import memory_path, read
 

@@ -1,0 +1,56 @@
+"""The one entry point: `python -m sentinel_memory`, the `sentinel-memory` executable and the
+checkout's `python server.py` all come here, and this is the one place that decides whether the
+words name a command (for people and git) or start the MCP server on stdio.
+
+Standard library only until that decision: serving answers the client's handshake before fastmcp
+is imported (fast_start.py), and a command never imports FastMCP (git's drivers start fast).
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def serves(argv: list[str]) -> bool:
+    """True for the server's own words: none, or `--project DIR` (`--project=DIR`). Anything else
+    (a command, --help, a typo) goes to the command line, which explains itself."""
+    if not argv:
+        return True
+    if len(argv) == 2 and argv[0] == "--project":
+        return True
+    return len(argv) == 1 and argv[0].startswith("--project=")
+
+
+def not_installed(exc: ModuleNotFoundError) -> str:
+    """What to do when this interpreter lacks the requirements (e.g. the system python, not the venv's)."""
+    return (f"sentinel-memory: {exc.name} is not installed for {sys.executable}. Start it with the python "
+            f"of the environment you installed it into (e.g. .venv/bin/python), or install it there "
+            f"(pip install -r requirements.txt in the checkout).")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if serves(argv):
+        from . import fast_start
+
+        if fast_start.wanted():
+            code = fast_start.run(argv)
+            if code is not None:
+                return code
+        try:
+            from . import server
+        except ModuleNotFoundError as exc:
+            print(not_installed(exc), file=sys.stderr)
+            return 2
+        server.main(argv)
+        return 0
+    try:
+        from .core.cli import main as cli_main
+    except ModuleNotFoundError as exc:
+        print(not_installed(exc), file=sys.stderr)
+        return 2
+    return cli_main(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
