@@ -122,18 +122,20 @@ def test_the_installed_executable_answers_help_and_the_commands(installed, tmp_p
 
 
 def test_init_from_the_installed_package_points_configs_and_git_at_the_executable(installed, tmp_path, env):
-    """init writes client configs whose command is the installed executable (no server.py), wires
-    git's drivers to it, git diff shows readable blocks through it, and doctor passes."""
+    """init writes client configs that start `sentinel-memory` by name (the same bytes on every
+    machine; this venv's bin on PATH finds it), wires git's drivers to the executable's absolute
+    path (local config), git diff shows readable blocks through it, and doctor passes."""
     repo = make_repo(tmp_path, env, wired=False)
+    env = {**env, "PATH": str(installed.parent) + os.pathsep + env["PATH"]}
 
     result = sm(installed, env, "init", "--client", "cursor", "--client", "codex", "--client", "gemini", cwd=repo.path)
 
     assert result.returncode == 0, result.stdout + result.stderr
     cursor = json.loads((repo.path / ".cursor" / "mcp.json").read_text(encoding="utf-8"))["mcpServers"]["sentinel-memory"]
-    assert cursor["command"] == str(installed) and cursor["args"] == ["--project", "${workspaceFolder}"]
+    assert cursor == {"command": "sentinel-memory", "args": ["--project", "${workspaceFolder}"]}
     gemini = json.loads((repo.path / ".gemini" / "settings.json").read_text(encoding="utf-8"))["mcpServers"]
-    assert gemini["sentinel-memory"]["command"] == str(installed) and gemini["sentinel-memory"]["args"] == []
-    assert f'command = "{installed}"' in (repo.path / ".codex" / "config.toml").read_text(encoding="utf-8")
+    assert gemini["sentinel-memory"]["command"] == "sentinel-memory" and gemini["sentinel-memory"]["args"] == []
+    assert 'command = "sentinel-memory"' in (repo.path / ".codex" / "config.toml").read_text(encoding="utf-8")
     assert (repo.path / ".cursorrules").read_text(encoding="utf-8").count("search_memory") >= 1
     driver = repo.git("config", "merge.sentinel-memory.driver").stdout
     assert driver.startswith(f"'{installed}' merge-driver %O %A %B %P")
@@ -146,6 +148,7 @@ def test_init_from_the_installed_package_points_configs_and_git_at_the_executabl
     doctor = sm(installed, env, "doctor", cwd=repo.path)
     assert doctor.returncode == 0 and "FAIL" not in doctor.stdout and "warn" not in doctor.stdout, doctor.stdout
     assert f"the git merge driver calls {installed}\n" in doctor.stdout
+    assert f".cursor/mcp.json starts sentinel-memory --project ${{workspaceFolder}} ({installed})" in doctor.stdout
 
 
 @pytest.mark.anyio
