@@ -54,11 +54,11 @@ def read(path: Path) -> bytes | None:
 
 
 def write(path: Path, data: bytes) -> None:
-    """Replace the file's bytes atomically, keeping its permission bits; a read-only file is
-    refused (someone made it so), a new one gets the usual 0666 & ~umask."""
+    """Replace the file's bytes atomically, keeping its permission bits; a read-only file (no
+    owner write bit, even for root) is refused: someone made it so. A new one gets 0666 & ~umask."""
     mode = None
     if path.exists():
-        if not os.access(path, os.W_OK):
+        if not path.stat().st_mode & stat.S_IWUSR or not os.access(path, os.W_OK):
             raise Refused("it is read-only; make it writable (chmod u+w) and run init again")
         mode = stat.S_IMODE(path.stat().st_mode)
     path.parent.mkdir(parents=True, exist_ok=True)
