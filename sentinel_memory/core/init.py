@@ -36,6 +36,26 @@ def _write_text(path: Path, text: str) -> None:
     atomic_write(path, text.encode("utf-8"))
 
 
+def cursor_config(root: Path) -> str:
+    return table.write("cursor", root)
+
+
+def vscode_config(root: Path) -> str:
+    return table.write("vscode", root)
+
+
+def claude_config(root: Path) -> str:
+    return table.write("claude", root)
+
+
+def gemini_config(root: Path) -> str:
+    return table.write("gemini", root)
+
+
+def codex_config(root: Path) -> str:
+    return table.write("codex", root)
+
+
 def on_path() -> str | None:
     """A warning when the executable the committed configs start is not on this machine's PATH."""
     if shutil.which(table.COMMAND):
