@@ -152,6 +152,7 @@ def test_a_linked_config_is_edited_through_its_link(tmp_path, env):
     out = init_cursor(env, repo)
     assert f"left alone {link}: it leads to {outside}, outside the project" in out
     assert outside.read_text(encoding="utf-8") == "{}\n" and link.is_symlink()
+    assert f"init leaves {link} alone: it leads to {outside}" in sm(ROOT / "server.py", env, repo.path, "doctor").stdout
 
 
 def test_permissions_are_kept_and_a_read_only_config_is_refused(tmp_path, env):
@@ -204,6 +205,7 @@ def test_duplicate_server_keys_are_refused_not_merged_away(tmp_path, env):
 
     assert f"left alone {path}: it has 2 'mcpServers' keys" in out
     assert path.read_text(encoding="utf-8") == text
+    assert f"{path} has the 'mcpServers' key more than once" in sm(ROOT / "server.py", env, repo.path, "doctor").stdout
 
 
 # ---------------------------------------------------------------------------------------------
@@ -257,3 +259,24 @@ def test_an_invalid_codex_config_is_refused_and_left_as_it_is(tmp_path, env):
     assert f"left alone {path}: it is not valid TOML" in out
     assert path.read_bytes() == before
     assert f"{path} is not valid TOML" in sm(ROOT / "server.py", env, repo.path, "doctor").stdout
+
+
+def test_the_rules_files_keep_their_bytes_links_and_modes(tmp_path, env):
+    """AGENTS.md linked to docs/AGENTS.md, with CRLF and mode 640: our section goes into the linked
+    file with CRLF, the link and the mode stay; a read-only .cursorrules is left as it was."""
+    repo = make_repo(tmp_path, env, wired=False)
+    shared = repo.path / "docs" / "AGENTS.md"
+    shared.parent.mkdir()
+    shared.write_bytes(b"# Agents\r\n\r\nRun the tests.\r\n")
+    shared.chmod(0o640)
+    (repo.path / "AGENTS.md").symlink_to(Path("docs") / "AGENTS.md")
+    rules = repo.path / ".cursorrules"
+    rules.write_text("Answer in Korean.\n", encoding="utf-8")
+    rules.chmod(0o444)
+
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--agents-md").stdout
+
+    data = shared.read_bytes()
+    assert (repo.path / "AGENTS.md").is_symlink() and data.startswith(b"# Agents\r\n\r\nRun the tests.\r\n\r\n<!--")
+    assert b"\n" not in data.replace(b"\r\n", b"") and stat.S_IMODE(shared.stat().st_mode) == 0o640
+    assert f"left alone {rules}: it is read-only" in out and rules.read_text(encoding="utf-8") == "Answer in Korean.\n"

@@ -150,9 +150,23 @@ def _has_approval(table: dict | None) -> bool:
     return isinstance(tool, dict) and "approval_mode" in tool
 
 
-def read_entry(root: Path, client: Client) -> tuple[Path, dict | None, str | None]:
-    """(the config's path, our entry in it or None, why it could not be read or None)."""
-    path = Path(root) / client.config
+def read_entry(root: Path, client: Client) -> tuple[Path, dict | None, str | None, list[str]]:
+    """(the config's path, our entry in it or None, why it could not be read or None, warnings:
+    what would make init leave the file alone, said as doctor's sentences)."""
+    from .configedit import Refused, target
+
+    path, warnings = Path(root) / client.config, []
+    try:
+        target(path, Path(root))
+    except Refused as exc:
+        warnings.append(f"init leaves {path} alone: {exc}")
+    duplicates: list[str] = []
+
+    def pairs(items):
+        names = [k for k, _v in items]
+        duplicates.extend(k for k in dict.fromkeys(names) if names.count(k) > 1 and k in (client.servers, SERVER_NAME))
+        return dict(items)
+
     try:
         raw = path.read_bytes()[: 1024 * 1024].decode("utf-8-sig")
         if client.config.suffix == ".toml":
@@ -160,13 +174,15 @@ def read_entry(root: Path, client: Client) -> tuple[Path, dict | None, str | Non
 
             parsed = tomllib.loads(raw)
         else:
-            parsed = json.loads(raw)
+            parsed = json.loads(raw, object_pairs_hook=pairs)
         servers = parsed.get(client.servers, {})
         entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
     except (OSError, ValueError, AttributeError) as exc:
         kind = "TOML" if client.config.suffix == ".toml" else "JSON"
-        return path, None, f"{path} is not valid {kind} ({str(exc)[:120]}): fix it"
-    return path, entry if isinstance(entry, dict) else None, None
+        return path, None, f"{path} is not valid {kind} ({str(exc)[:120]}): fix it", warnings
+    warnings += [f"{path} has the {name!r} key more than once: the client reads only the last, so the servers in the "
+                 "others are ignored; merge them into one" for name in dict.fromkeys(duplicates)]
+    return path, entry if isinstance(entry, dict) else None, None, warnings
 
 
 def extra_check(client: Client, path: Path, entry: dict) -> str | None:

@@ -195,7 +195,8 @@ def _client(root: Path) -> list[tuple[str, str]]:
     for client in CLIENTS.values():
         if client.config is None or not (root / client.config).exists():
             continue
-        path, entry, error = read_entry(root, client)
+        path, entry, error, warnings = read_entry(root, client)
+        out += [(WARN, w) for w in warnings]
         if error:
             out.append((FAIL, error))
         elif entry:

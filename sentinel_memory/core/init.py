@@ -89,24 +89,35 @@ def _section(text: str) -> str:
     return f"{RULES_BEGIN}\n{text.rstrip()}\n{RULES_END}\n"
 
 
-def merge_section(path: Path, text: str, head: str = "") -> str:
+def merge_section(path: Path, text: str, head: str = "", root: Path | None = None) -> str:
     """Put our section in a shared text file: create it (after `head`), append it, or refresh it
-    between the markers."""
-    section = _section(text)
-    if not path.exists():
-        _write_text(path, head + section)
-        return f"created {path}"
-    current = path.read_text(encoding="utf-8")
-    if RULES_BEGIN in current and RULES_END in current:
-        start = current.index(RULES_BEGIN)
-        end = current.index(RULES_END, start) + len(RULES_END)
-        updated = current[:start] + section.rstrip("\n") + current[end:]
+    between the markers. Every other byte stays (a BOM, CRLF, the file's mode); a link inside
+    `root` is followed, and a file init must not edit is left alone with the reason."""
+    from . import configedit
+
+    try:
+        real = configedit.target(path, root or path.parent)
+        data = configedit.read(real)
+        if data is None:
+            configedit.write(real, (head + _section(text)).encode("utf-8"))
+            return f"created {path}"
+        bom, current = configedit.split_bom(data)
+        section = _section(text).replace("\n", configedit.newline_of(current))
+        if RULES_BEGIN in current and RULES_END in current:
+            start = current.index(RULES_BEGIN)
+            end = current.index(RULES_END, start) + len(RULES_END)
+            updated = current[:start] + section.rstrip("\r\n") + current[end:]
+            verb = f"updated our section of {path}"
+        else:
+            newline = configedit.newline_of(current)
+            updated = current.rstrip("\r\n") + newline + newline + section
+            verb = f"appended our section to {path} (your text kept)"
         if updated == current:
             return f"unchanged {path}"
-        _write_text(path, updated)
-        return f"updated our section of {path}"
-    _write_text(path, current.rstrip("\n") + "\n\n" + section)
-    return f"appended our section to {path} (your text kept)"
+        configedit.write(real, bom + updated.encode("utf-8"))
+        return verb
+    except configedit.Refused as exc:
+        return f"left alone {path}: {exc}; paste the workflow between {RULES_BEGIN} and {RULES_END} yourself"
 
 
 def _merge_lines(path: Path, template: str) -> str:
@@ -135,7 +146,7 @@ def rules_files(root: Path, rules: str | None = None) -> list[str]:
     """The workflow in .cursorrules or .cursor/rules/sentinel-memory.mdc, never in both."""
     chosen = rules_choice(root, rules)
     text = workflow_rules()
-    report = [merge_section(root / RULES_FILES[chosen], text, MDC_FRONT_MATTER if chosen == "mdc" else "")]
+    report = [merge_section(root / RULES_FILES[chosen], text, MDC_FRONT_MATTER if chosen == "mdc" else "", root)]
     for form, other in RULES_FILES.items():
         other = root / other
         if form != chosen and other.exists() and RULES_BEGIN in other.read_text(encoding="utf-8", errors="replace"):
@@ -155,7 +166,7 @@ def init(root: Path, agents_md: bool = False, clients: tuple[str, ...] = ("curso
         report.append(warning)
     report += rules_files(root, rules)
     if agents_md:
-        report.append(merge_section(root / "AGENTS.md", AGENTS_SECTION))
+        report.append(merge_section(root / "AGENTS.md", AGENTS_SECTION, root=root))
     context = root / ".context"
     had = {name: (context / name).exists() for name in (".gitignore", ".gitattributes")}
     prepare_context_dir(context)
