@@ -2,17 +2,20 @@
 holds a credential (docs/contract.md §6), so a key that reached the memory file by hand, from an
 older install or a teammate's tool stops before it is in git's history for good.
 
-`init` installs it as a marked section of the repository's pre-commit hook (in core.hooksPath
-when that is set), next to the checks a hook already runs; a project that uses the pre-commit
-framework gets told to add the `sentinel-memory-scan` hook this repository ships in
-.pre-commit-hooks.yaml instead, since that framework owns the hook file. `doctor` reports which.
+`init` installs it as a marked section of the clone's pre-commit hook (in core.hooksPath when
+that is set and inside the git folder), next to the checks a hook already runs, keeping every byte
+of it. A hook it cannot safely extend is left byte for byte, with what to add said instead: a
+compiled program or a script in another language; a hook the team shares (a hooks folder in the
+work tree, a link to a tracked script), which must not carry this machine's paths; and a hook
+manager's (the pre-commit framework: the `sentinel-memory-scan` hook this repository ships in
+.pre-commit-hooks.yaml; husky: a line in .husky/pre-commit; lefthook: a command in lefthook.yml).
+`doctor` reports which.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import stat
 import subprocess
 from pathlib import Path
 
@@ -203,10 +206,11 @@ def status(root: Path) -> tuple[bool | None, str]:
     except OSError:
         data = None
     if data is None or BEGIN.encode() not in data:
-        reason = _not_ours(hook, real, data, root) if data is not None or not real.is_relative_to(Path(root).resolve()) \
-            else None
+        reason = _not_ours(hook, real, data, root)
         if data is not None and b"scan --staged" in data:
             return True, f"pre-commit credential check active ({hook} runs scan --staged)"
+        if reason and "shared" in reason:
+            return False, f"no pre-commit credential check in {hook} ({reason}): add this line to it: {portable_line()}"
         if reason:
             return False, f"no pre-commit credential check in {hook} ({reason}): add a step that runs scan --staged"
         return False, f"no pre-commit credential check in {hook}: run init to add it"
