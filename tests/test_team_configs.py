@@ -280,3 +280,19 @@ def test_the_rules_files_keep_their_bytes_links_and_modes(tmp_path, env):
     assert (repo.path / "AGENTS.md").is_symlink() and data.startswith(b"# Agents\r\n\r\nRun the tests.\r\n\r\n<!--")
     assert b"\n" not in data.replace(b"\r\n", b"") and stat.S_IMODE(shared.stat().st_mode) == 0o640
     assert f"left alone {rules}: it is read-only" in out and rules.read_text(encoding="utf-8") == "Answer in Korean.\n"
+
+
+@pytest.mark.parametrize("name, text", [(".cursor/mcp.json", '{"a": ' + "[" * 50_000 + "]" * 50_000 + "}\n"),
+                                        (".codex/config.toml", "a = " + "[" * 50_000 + "]" * 50_000 + "\n")])
+def test_a_config_nested_past_reason_is_refused_without_a_traceback(tmp_path, env, name, text):
+    """A cloned repository's config nested 50,000 deep: init and doctor answer in a sentence, the
+    file stays as it was."""
+    repo = make_repo(tmp_path, env, wired=False)
+    path = repo.path / name
+    path.parent.mkdir()
+    path.write_text(text, encoding="utf-8")
+
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--client", "cursor", "--client", "codex").stdout
+
+    assert f"left alone {path}" in out and path.read_text(encoding="utf-8") == text
+    assert str(path) in sm(ROOT / "server.py", env, repo.path, "doctor").stdout

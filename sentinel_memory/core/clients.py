@@ -117,6 +117,8 @@ def write(key: str, root: Path) -> str:
         configedit.write(target, bom + new.encode("utf-8"))
     except configedit.Refused as exc:
         return f"left alone {path}: {exc}; add this yourself: {snippet(client)}"
+    except RecursionError:
+        return f"left alone {path}: it nests deeper than a config does; add this yourself: {snippet(client)}"
     shown = f"{path} (through the link, in {target})" if target != path else str(path)
     if client.defaults.get("tools") and not left and not _has_approval(current):
         left = f'; set {SAVING_TOOL} approval_mode = "approve" (Codex saves without asking; make it "prompt" to be asked)'
@@ -177,7 +179,7 @@ def read_entry(root: Path, client: Client) -> tuple[Path, dict | None, str | Non
             parsed = json.loads(raw, object_pairs_hook=pairs)
         servers = parsed.get(client.servers, {})
         entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
-    except (OSError, ValueError, AttributeError) as exc:
+    except (OSError, ValueError, AttributeError, RecursionError) as exc:
         kind = "TOML" if client.config.suffix == ".toml" else "JSON"
         return path, None, f"{path} is not valid {kind} ({str(exc)[:120]}): fix it", warnings
     warnings += [f"{path} has the {name!r} key more than once: the client reads only the last, so the servers in the "

@@ -215,6 +215,8 @@ def merge_json_entry(text: str, key: str, name: str, wanted: dict, defaults: dic
     else byte for byte. Refused when the text is not a JSON object with `key` an object."""
     try:
         json.loads(text or "{}")
+    except RecursionError:
+        raise Refused("it nests deeper than a config does") from None
     except ValueError as exc:
         raise Refused(f"it is not plain JSON ({exc}; a file with comments is not rewritten)") from None
     if not text.strip():
