@@ -56,16 +56,16 @@ CLIENTS: dict[str, Client] = {c.key: c for c in (
            "add the server with `claude mcp add --scope project` in the project (Claude Code starts it there), "
            'or give "--project" and the absolute path in your own (local or user scope) entry',
            ("claude",), {"alwaysLoad": True}),
-    # Gemini CLI reads .gemini/settings.json in the folder it starts in and starts the server there.
-    Client("gemini", "Gemini CLI", Path(".gemini") / "settings.json", "mcpServers", {"command": COMMAND, "args": []},
-           "start gemini in the project's root, where .gemini/settings.json is (the server starts there), "
-           'or set "cwd" to the project in ~/.gemini/settings.json',
-           ("gemini",), {"trust": True}),
     # Codex starts the server in the folder it runs in; the server finds the project's root from there.
     Client("codex", "Codex CLI", Path(".codex") / "config.toml", "mcp_servers", {"command": COMMAND, "args": []},
            "start codex in the project (the server starts where Codex runs and finds the root), or give "
            'args "--project" and the absolute path in ~/.codex/config.toml',
            ("codex",), {"tools": {SAVING_TOOL: {"approval_mode": "approve"}}}),
+    # Gemini CLI reads .gemini/settings.json in the folder it starts in and starts the server there.
+    Client("gemini", "Gemini CLI", Path(".gemini") / "settings.json", "mcpServers", {"command": COMMAND, "args": []},
+           "start gemini in the project's root, where .gemini/settings.json is (the server starts there), "
+           'or set "cwd" to the project in ~/.gemini/settings.json',
+           ("gemini",), {"trust": True}),
     Client("windsurf", "Windsurf", None, "mcpServers", {},
            'in ~/.codeium/windsurf/mcp_config.json give "--project" and the absolute path', ("windsurf",)),
 )}

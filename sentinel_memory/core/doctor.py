@@ -214,7 +214,7 @@ def _client(root: Path) -> list[tuple[str, str]]:
                           f"start the server: {path_fix()}"))
     if not out:
         out.append((WARN, f"no client config in {root} names the {SERVER_NAME!r} server: run {SELF} init "
-                          "(--client cursor|vscode|claude|codex|gemini|windsurf; windsurf's config is global, so this "
+                          f"(--client {'|'.join(CLIENTS)}; windsurf's config is global, so this "
                           "check cannot see it), or configure your client (docs/clients.md)"))
     return out
 
