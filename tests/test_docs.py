@@ -72,7 +72,8 @@ def test_the_korean_readme_gives_the_same_commands_and_links():
     english, korean = (_read(p) for p in READMES)
     blocks = [re.findall(r"```\n(.*?)\n```", text, re.S) for text in (english, korean)]
     assert blocks[0][:2] == blocks[1][:2]
-    commands = [re.findall(r"^(\$S \w+|git \w+|cd .*|S=.*)", _walkthrough(t), re.M) for t in (english, korean)]
+    commands = [re.findall(r"^(sentinel-memory \w+|pipx install \S+ \S+|git \w+|cd .*)", _walkthrough(t), re.M)
+                for t in (english, korean)]
     assert commands[0] == commands[1]
     links = [{(p.parent / t).resolve() for t in re.findall(r"\]\(([^)#:]+)\)", _read(p))} for p in READMES]
     assert links[0] - {READMES[1]} == links[1] - {READMES[0]}
@@ -86,7 +87,7 @@ def test_doc_links_resolve():
 
 
 def _walkthrough(text: str) -> str:
-    return next(b for b in re.findall(r"```\n(.*?)\n```", text, re.S) if "$S init" in b)
+    return next(b for b in re.findall(r"```\n(.*?)\n```", text, re.S) if "sentinel-memory init" in b)
 
 
 def _git(cwd: Path, *args: str, env: dict) -> None:
@@ -98,16 +99,17 @@ def _git(cwd: Path, *args: str, env: dict) -> None:
 def test_the_walkthrough_runs_as_written(readme, rules_dir, tmp_path):
     """The minute with it, pasted into bash in a project with a remote (with or without Cursor's
     .cursor/rules/, where init puts an .mdc instead of .cursorrules), saves the lesson, finds it,
-    shows it in git diff as a readable block and pushes it. Only the install is stood in for: a
-    home whose ~/tools/sentinel-memory runs this checkout with the test's Python."""
+    shows it in git diff as a readable block and pushes it. Only the install (step 0, `pipx
+    install`) is stood in for: a `sentinel-memory` on PATH that runs this checkout with the test's
+    Python, as `pipx install --editable` gives."""
     home = tmp_path / "home"
-    install = home / "tools" / "sentinel-memory"
-    (install / ".venv" / "bin").mkdir(parents=True)
-    (install / "server.py").symlink_to(ROOT / "server.py")
-    python = install / ".venv" / "bin" / "python"
-    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
-    python.chmod(0o755)
+    bin_dir = home / ".local" / "bin"
+    bin_dir.mkdir(parents=True)
+    command = bin_dir / "sentinel-memory"
+    command.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{ROOT / "server.py"}" "$@"\n')
+    command.chmod(0o755)
     env = {**os.environ, "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1", "NO_COLOR": "1",
+           "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
            "GIT_AUTHOR_NAME": "N", "GIT_AUTHOR_EMAIL": "n@example.com",
            "GIT_COMMITTER_NAME": "N", "GIT_COMMITTER_EMAIL": "n@example.com"}
     env.pop("SENTINEL_MEMORY_PROJECT", None)
@@ -123,7 +125,7 @@ def test_the_walkthrough_runs_as_written(readme, rules_dir, tmp_path):
     _git(app, "commit", "-qm", "first", env=env)
     _git(app, "push", "-q", "origin", "HEAD", env=env)
 
-    script = _walkthrough(_read(readme))
+    script = "\n".join(line for line in _walkthrough(_read(readme)).splitlines() if not line.startswith("pipx install"))
     result = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=home, env=env,
                             capture_output=True, text=True, encoding="utf-8", timeout=120)
     out = result.stdout

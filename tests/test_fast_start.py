@@ -245,7 +245,7 @@ def test_init_asks_claude_code_to_wait_for_the_server_once(tmp_path):
     root.mkdir()
     setup.claude_config(root)
     entry = json.loads((root / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]["sentinel-memory"]
-    assert entry["alwaysLoad"] is True and entry["command"] == sys.executable
+    assert entry["alwaysLoad"] is True and entry["command"] == "sentinel-memory"
     assert setup.claude_config(root).startswith("unchanged")
     entry["alwaysLoad"] = False
     (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"sentinel-memory": entry}}), encoding="utf-8")

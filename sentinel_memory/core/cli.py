@@ -19,6 +19,7 @@ from pathlib import Path
 from . import console, gitdriver, memory, render, review
 from .disk import atomic_write
 from .errors import InvalidInput, MemoryToolError, ProjectRootError
+from .clients import CLIENTS as CLIENT_KEYS
 from .install import SELF
 from .memory import DEFAULT_THRESHOLD
 from .review import MIN_PREFIX
@@ -93,7 +94,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
                      "(what the pre-commit check runs; exit 1 refuses the commit)")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p = command("init", "prepare a project: client config, rules, .context/, git merge and diff drivers")
-    p.add_argument("--client", action="append", choices=["cursor", "vscode", "claude", "codex", "gemini", "windsurf"],
+    p.add_argument("--client", action="append", choices=list(CLIENT_KEYS),
                    help="client to configure (repeat for several; default: cursor)")
     p.add_argument("--rules", choices=["cursorrules", "mdc"], help="where Cursor's workflow rules go: .cursorrules, or "
                    ".cursor/rules/sentinel-memory.mdc (default: the form the project already uses)")
@@ -320,7 +321,8 @@ def cmd_fold(root, args) -> int:
 def cmd_init(root, args) -> int:
     from .init import init
 
-    for line in init(root.path, agents_md=args.agents_md, clients=tuple(args.client or ["cursor"]), rules=args.rules):
+    for line in init(root.path, agents_md=args.agents_md, clients=tuple(args.client or ["cursor"]),
+                     rules=args.rules):
         print(line)
     return 0
 
