@@ -213,7 +213,7 @@ class Staged:
 
     def commit(self) -> None:
         with self._or_discard():
-            _replace(self.tmp, self.path)
+            _replace(self.tmp or "", self.path)  # committed once: tmp is set
         self.tmp = None
         _fsync_dir(self.directory)
 
@@ -252,7 +252,7 @@ def is_temporary(name: str, stem: str) -> bool:
 def _write_all(fd: int, buffers: list) -> None:
     """Write the buffers in order. os.write and os.writev may write less than asked (a signal, a
     full pipe): go on from where they stopped."""
-    views = [view for view in map(memoryview, buffers) if view.nbytes]
+    views = [view for view in (memoryview(buffer) for buffer in buffers) if view.nbytes]
     while views:
         done = os.writev(fd, views[:_IOV_MAX]) if _WRITEV else os.write(fd, views[0])
         if done <= 0:

@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .disk import atomic_write
 from .install import SELF
 from .merge import merge_three_way
-from .disk import atomic_write
 from .snapshot import Snapshot, parse
 
 DRIVER = "sentinel-memory"
@@ -36,10 +36,10 @@ def merge_driver(base: str, ours: str, theirs: str, name: str = "") -> int:
     print(f"sentinel-memory: {name or ours} {why}; using git's text merge", file=sys.stderr)
     try:
         result = subprocess.run(["git", "merge-file", "--diff3", *TEXT_MERGE_LABELS, ours, base, theirs])
-        merged = 0 <= result.returncode < 128  # the number of conflicts; 255: git refused (binary input)
+        ok = 0 <= result.returncode < 128  # the number of conflicts; 255: git refused (binary input)
     except OSError:
-        merged = False
-    if merged:
+        ok = False
+    if ok:
         return 1 if result.returncode else 0
     print(f"sentinel-memory: git's text merge refused {name or ours} too; writing both sides whole "
           "between conflict markers", file=sys.stderr)

@@ -70,9 +70,9 @@ def _merge_json_server(path: Path, key: str, wanted: dict, defaults: dict | None
         try:
             config = json.loads(text or "{}")
         except ValueError as exc:
-            entry = json.dumps({key: {SERVER_NAME: {**wanted, **defaults}}}, ensure_ascii=False)
+            snippet = json.dumps({key: {SERVER_NAME: {**wanted, **defaults}}}, ensure_ascii=False)
             return (f"left alone {path}: it is not plain JSON ({exc}; a file with comments is not rewritten); "
-                    f"add this yourself: {entry}")
+                    f"add this yourself: {snippet}")
         if not isinstance(config, dict) or not isinstance(config.get(key, {}), dict):
             return f"left alone {path}: it is not a JSON object with a {key!r} object"
     servers = config.setdefault(key, {})
@@ -179,7 +179,7 @@ def _codex_approval(path: Path, text: str) -> tuple[str, list[str]]:
     try:
         import tomllib
     except ImportError:  # Python < 3.11: no parser, so only the plain case is recognised
-        tomllib = None
+        tomllib = None  # type: ignore[assignment]
     if tomllib is None:
         if CODEX_TOOL_HEADER in text:
             return text, []
@@ -318,7 +318,7 @@ def init(root: Path, agents_md: bool = False, clients: tuple[str, ...] = ("curso
     context = root / ".context"
     had = {name: (context / name).exists() for name in (".gitignore", ".gitattributes")}
     prepare_context_dir(context)
-    for (name, existed), template in zip(had.items(), (GITIGNORE, GITATTRIBUTES)):
+    for (name, existed), template in zip(had.items(), (GITIGNORE, GITATTRIBUTES), strict=True):
         report.append(_merge_lines(context / name, template) if existed else f"created {context / name}")
     report.append(precommit.install(root, *ENTRY))
     if gitdriver.git_dir(root) is None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Iterable
 
 from .errors import InvalidInput
 
@@ -245,7 +245,7 @@ class Entry:
         return self.record["id"]
 
     @classmethod
-    def of(cls, record: dict) -> "Entry":
+    def of(cls, record: dict) -> Entry:
         record = canonical(record)
         return cls(record, to_line(record))
 

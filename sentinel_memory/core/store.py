@@ -11,9 +11,9 @@ are core/contextdir.py's; the line format is core/snapshot.py's.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from . import contextdir, disk
 from .gcpause import paused
@@ -28,7 +28,13 @@ LOCK_TIMEOUT_ENV = "SENTINEL_MEMORY_LOCK_TIMEOUT"
 Stages = tuple[bytes, bytes, bytes]
 # (base, ours, theirs) of a file git is merging, or None. The file layer runs no git: core/__init__.py
 # sets this to gitdriver.index_stages, so every import of the core has it.
-merge_stages: Callable[[Path], Stages | None] = lambda path: None
+
+
+def _no_stages(path: Path) -> Stages | None:
+    return None
+
+
+merge_stages: Callable[[Path], Stages | None] = _no_stages
 
 
 def memory_path(root: Path) -> Path:
@@ -66,7 +72,7 @@ def drop_cache() -> None:
     _cache.clear()
 
 
-def read(path: Path) -> Snapshot:
+def read(path: Path | str) -> Snapshot:
     """Read the memory file without locking or creating anything; a missing file is empty.
     The returned snapshot may be shared with other callers: never change it."""
     key = os.fspath(path)
