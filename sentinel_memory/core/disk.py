@@ -112,8 +112,8 @@ def locked(path: str, timeout: float):
 
     It is the lock filelock's FileLock takes on that file, so the two exclude each other. On POSIX
     it is taken straight on the file's descriptor (filelock's lock_descriptor: one flock call;
-    a FileLock object costs ~0.17 ms of bookkeeping per write, a fifth of a whole rewrite at 1,000
-    records). Each hold opens its own descriptor, so threads exclude each other as processes do.
+    a FileLock object's bookkeeping costs a sizeable part of a whole write: bench/benchmark.py,
+    C). Each hold opens its own descriptor, so threads exclude each other as processes do.
     Windows, and a filesystem without flock, keep FileLock: it handles lock files that a peer is
     deleting as it releases, and falls back to a lock file of its own where flock is missing."""
     name = f"{path}.lock"

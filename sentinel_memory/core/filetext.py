@@ -1,7 +1,7 @@
 """The memory file's text as pieces of whole lines, kept in id order with the ids.
 
 A write changes a line or two of a file that may hold thousands. Copying the whole text into a
-new bytes object on every write costs as much as a fifth of the write itself at 1,000 records;
+new bytes object on every write is a measurable part of the write (bench/benchmark.py, C);
 instead an edit splits the piece that holds the changed line and the write hands the pieces to
 os.writev, so the only copy of the file's bytes is the one the kernel makes anyway. A text is
 never changed once made: an edit returns a new one that shares the old one's bytes. After many

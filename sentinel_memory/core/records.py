@@ -133,7 +133,7 @@ def prepare(
             f'(only a type="principle" record may leave it empty). {NOTHING_SAVED}'
         )
 
-    # Imported here, not at the top: compiling the sanitizer's patterns takes ~45 ms, which the
+    # Imported here, not at the top: compiling the sanitizer's patterns takes time that the
     # server's start-up, the read-only commands and git's drivers need not pay.
     from .sanitizer import redact
 

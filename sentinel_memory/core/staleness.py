@@ -64,8 +64,8 @@ _repos: dict[str, _Repo] = {}
 
 
 def _read(path: str) -> str | None:
-    """A small file's text, or None (os.read: a fifth of what open() costs, and this runs on
-    every search to read HEAD)."""
+    """A small file's text, or None (os.read, cheaper than open(), because this runs on every
+    search to read HEAD; bench/benchmark.py, S)."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
