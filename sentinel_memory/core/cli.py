@@ -21,9 +21,9 @@ from .disk import atomic_write
 from .errors import InvalidInput, MemoryToolError, ProjectRootError
 from .install import SELF
 from .memory import DEFAULT_THRESHOLD
+from .review import MIN_PREFIX
 from .project import ENV_VAR, resolve
 from .records import LIMITS
-from .review import MIN_PREFIX
 
 EXIT_CODES = (
     "exit codes: 0 success; 1 nothing found, or a check failed; 2 bad usage or input (nothing "

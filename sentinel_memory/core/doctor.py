@@ -12,13 +12,13 @@ import sys
 from pathlib import Path
 
 from . import gitdriver, precommit
-from .init import SAVING_TOOL, SERVER_NAME
-from .install import ENTRY, SELF
 from .merge import merge_three_way
 from .project import ProjectRoot, enclosing_project
 from .records import LIMITS
 from .render import plural
 from .secretscan import scan
+from .install import ENTRY, SELF
+from .init import SAVING_TOOL, SERVER_NAME
 from .snapshot import parse
 from .store import memory_path, read
 

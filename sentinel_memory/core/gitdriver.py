@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .disk import atomic_write
 from .install import SELF
 from .merge import merge_three_way
+from .disk import atomic_write
 from .snapshot import Snapshot, parse
 
 DRIVER = "sentinel-memory"

@@ -17,20 +17,10 @@ from pathlib import Path
 from . import citations, index, render, staleness, store
 from .compaction import group_by_topic, similar_groups
 from .errors import InvalidInput
-from .records import (
-    NOTHING_SAVED,
-    Draft,
-    Entry,
-    is_principle,
-    meta_of,
-    normalize,
-    prepare,
-    recency,
-    stands_for,
-    utc_now,
-)
-from .snapshot import Snapshot
+from .records import (NOTHING_SAVED, Draft, Entry, is_principle, meta_of, normalize, prepare, recency,
+                      stands_for, utc_now)
 from .staleness import Stale
+from .snapshot import Snapshot
 
 DEFAULT_THRESHOLD = render.DEFAULT_THRESHOLD
 # About 15,000 estimated tokens: on mixed Korean/English text the estimate runs ~20-30% under

@@ -10,21 +10,8 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from .secret_values import (
-    _HANGUL,
-    _PROSE_GATE,
-    _PROSE_KEYWORD,
-    _SECRET_KEYWORD,
-    _SETTING_KEYWORD,
-    _UUID,
-    _VALUE,
-    _VALUE_GROUPS,
-    _assignment,
-    _assignment_gate,
-    _authorization,
-    _flag_value,
-    _prose_value,
-    _url_password,
-    _words,
+    _HANGUL, _PROSE_GATE, _PROSE_KEYWORD, _SECRET_KEYWORD, _SETTING_KEYWORD, _UUID, _VALUE, _VALUE_GROUPS,
+    _assignment, _assignment_gate, _authorization, _flag_value, _prose_value, _url_password, _words,
 )
 
 REDACTED = "[REDACTED]"

@@ -23,11 +23,11 @@ from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
 
-from .contextdir import QUARANTINE_FILE
-from .disk import atomic_write, read_regular
 from .merge import Records
 from .records import STRICT_ONLY, TYPES, Entry, meta_of, newer, record_id, utc_now
 from .sanitizer import redact, rules_hit
+from .contextdir import QUARANTINE_FILE
+from .disk import atomic_write, read_regular
 from .snapshot import Snapshot, parse
 from .store import read, update
 
