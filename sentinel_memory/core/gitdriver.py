@@ -27,8 +27,8 @@ def merge_driver(base: str, ours: str, theirs: str, name: str = "") -> int:
     try:
         sides = [parse(Path(p).read_bytes()) for p in (base, ours, theirs)]
         if not any(s.unreadable or s.conflict_regions for s in sides):
-            merged = merge_three_way(sides[0].records, sides[1].records, sides[2].records)
-            atomic_write(Path(ours), Snapshot(records=merged).text())
+            records = merge_three_way(sides[0].records, sides[1].records, sides[2].records)
+            atomic_write(Path(ours), Snapshot(records=records).text())
             return 0
         why = "has lines that are not records"
     except Exception as exc:  # any failure: git's text merge still keeps both sides
@@ -36,10 +36,10 @@ def merge_driver(base: str, ours: str, theirs: str, name: str = "") -> int:
     print(f"sentinel-memory: {name or ours} {why}; using git's text merge", file=sys.stderr)
     try:
         result = subprocess.run(["git", "merge-file", "--diff3", *TEXT_MERGE_LABELS, ours, base, theirs])
-        ok = 0 <= result.returncode < 128  # the number of conflicts; 255: git refused (binary input)
+        merged = 0 <= result.returncode < 128  # the number of conflicts; 255: git refused (binary input)
     except OSError:
-        ok = False
-    if ok:
+        merged = False
+    if merged:
         return 1 if result.returncode else 0
     print(f"sentinel-memory: git's text merge refused {name or ours} too; writing both sides whole "
           "between conflict markers", file=sys.stderr)

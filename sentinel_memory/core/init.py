@@ -70,9 +70,9 @@ def _merge_json_server(path: Path, key: str, wanted: dict, defaults: dict | None
         try:
             config = json.loads(text or "{}")
         except ValueError as exc:
-            snippet = json.dumps({key: {SERVER_NAME: {**wanted, **defaults}}}, ensure_ascii=False)
+            entry = json.dumps({key: {SERVER_NAME: {**wanted, **defaults}}}, ensure_ascii=False)
             return (f"left alone {path}: it is not plain JSON ({exc}; a file with comments is not rewritten); "
-                    f"add this yourself: {snippet}")
+                    f"add this yourself: {entry}")
         if not isinstance(config, dict) or not isinstance(config.get(key, {}), dict):
             return f"left alone {path}: it is not a JSON object with a {key!r} object"
     servers = config.setdefault(key, {})
@@ -179,7 +179,7 @@ def _codex_approval(path: Path, text: str) -> tuple[str, list[str]]:
     try:
         import tomllib
     except ImportError:  # Python < 3.11: no parser, so only the plain case is recognised
-        tomllib = None  # type: ignore[assignment]
+        tomllib = None
     if tomllib is None:
         if CODEX_TOOL_HEADER in text:
             return text, []
