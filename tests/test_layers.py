@@ -130,6 +130,10 @@ def _allowed(i: Import) -> bool:
     return other_depth > depth or (other_depth == depth and other_position > position)
 
 
+# The imports between modules the table places (a module missing from it fails the test below).
+TABLED = [i for i in OWN if i.importer in ORDER and i.imported in ORDER]
+
+
 def test_the_layer_table_lists_every_module_once():
     """A new module goes into docs/design.md's table, in the layer it belongs to, exactly once."""
     listed = [m for _, modules in LAYERS for m in modules]
@@ -141,14 +145,14 @@ def test_the_layer_table_lists_every_module_once():
 
 def test_every_module_imports_only_modules_below_it():
     """No import reaches up the table, at module level or in a function, but the named exceptions."""
-    upward = [i for i in OWN if not _allowed(i) and (i.importer, i.imported) not in EXCEPTIONS]
+    upward = [i for i in TABLED if not _allowed(i) and (i.importer, i.imported) not in EXCEPTIONS]
     assert not upward, "imports from above (move the code down or pass what it needs in):\n" + "\n".join(
         i.where() for i in upward)
 
 
 def test_every_exception_is_still_needed():
     """An exception whose import is gone, or which the table now allows, is taken out of EXCEPTIONS."""
-    needed = {(i.importer, i.imported) for i in OWN if not _allowed(i)}
+    needed = {(i.importer, i.imported) for i in TABLED if not _allowed(i)}
     assert not EXCEPTIONS - needed, f"no longer needed: {sorted(EXCEPTIONS - needed)}"
 
 
@@ -170,14 +174,35 @@ def test_core_imports_nothing_but_the_standard_library_and_filelock():
     assert not outside, "\n".join(outside)
 
 
-def test_the_entry_point_and_the_fast_start_import_only_the_standard_library_at_module_level():
-    """`python server.py` decides and starts the handshake before anything but the standard library
-    is imported; fastmcp comes later, inside a function."""
-    for name in ("sentinel_memory.__main__", "sentinel_memory.fast_start", "sentinel_memory"):
-        loaded = [i.where() for i in IMPORTS if i.importer == name and i.function is None
-                  and i.imported != "__future__" and i.imported.split(".")[0] not in sys.stdlib_module_names
-                  and i.imported not in ("sentinel_memory.startup_payload",)]
-        assert not loaded, "\n".join(loaded)
+def _loaded_on_import(name: str) -> set[str]:
+    """Every module importing `name` runs at module level: its own imports, their parent packages
+    (Python runs a package's __init__ first) and theirs, transitively."""
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        parts = current.split(".")
+        todo += [".".join(parts[:n]) for n in range(1, len(parts)) if ".".join(parts[:n]) in MODULES]
+        todo += [i.imported for i in IMPORTS if i.importer == current and i.function is None]
+    return seen
+
+
+def test_the_entry_point_and_the_fast_start_load_only_the_standard_library():
+    """`python server.py` decides, and starts answering the handshake, before anything but the
+    standard library is imported: fastmcp comes later, inside a function."""
+    for name in ("sentinel_memory.__main__", "sentinel_memory.fast_start"):
+        outside = sorted(m for m in _loaded_on_import(name) if m not in MODULES and m != "__future__"
+                         and m.split(".")[0] not in sys.stdlib_module_names)
+        assert not outside, f"importing {name} loads {outside}"
+
+
+def test_the_import_walk_follows_parents_and_modules():
+    """The check above can fail: importing the MCP adapter loads fastmcp, through core's facade too."""
+    loaded = _loaded_on_import("sentinel_memory.server")
+    assert "fastmcp" in loaded and "sentinel_memory.core.store" in loaded and "filelock" in loaded
 
 
 def test_the_root_server_py_is_only_a_shim_for_the_entry_point():
