@@ -67,6 +67,20 @@ def test_readme_opens_with_the_serve_and_test_commands_that_ci_runs():
     assert "<!-- test -->" in (ROOT / ".ci" / "run").read_text()
 
 
+def test_ci_lints_with_the_venv_it_made_before_it_tests():
+    """.ci/run makes the venv from requirements-dev.txt (which brings ruff and mypy), runs .ci/lint,
+    then the README's test command; CONTRIBUTING.md gives the same quick loop and full run."""
+    run = (ROOT / ".ci" / "run").read_text()
+    order = [run.index(s) for s in ("pip install -q -r requirements-dev.txt", ".ci/lint\n", 'bash -euo pipefail -c "$cmd"')]
+    assert order == sorted(order), run
+    dev = _read(ROOT / "requirements-dev.txt")
+    assert re.search(r"^ruff\b", dev, re.M) and re.search(r"^mypy\b", dev, re.M)
+    lint = (ROOT / ".ci" / "lint").read_text()
+    assert '"$bin/ruff" check' in lint and '"$bin/mypy"' in lint
+    contributing = _read(ROOT / "CONTRIBUTING.md")
+    assert '-m "not slow"' in contributing and ".ci/run" in contributing
+
+
 def test_the_korean_readme_gives_the_same_commands_and_links():
     """docs/README.ko.md has the English README's install commands, walkthrough commands and links."""
     english, korean = (_read(p) for p in READMES)
