@@ -52,6 +52,13 @@ def module_name(path: Path) -> str:
 
 
 MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+_TREES: dict[Path, ast.Module] = {}
+
+
+def _tree(path: Path) -> ast.Module:
+    if path not in _TREES:
+        _TREES[path] = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    return _TREES[path]
 
 
 def _is_type_checking(test: ast.expr) -> bool:
@@ -95,7 +102,7 @@ def imports_of(name: str, path: Path) -> list[Import]:
         else:
             visit(child, function)
 
-    visit(ast.parse(path.read_text(encoding="utf-8"), str(path)), None)
+    visit(_tree(path), None)
     return found
 
 
@@ -289,7 +296,7 @@ CLIENT_PATHS = (".cursor", ".vscode", ".mcp.json", ".codex", ".gemini", "mcp_con
 def _spells_a_client_path(path: Path) -> bool:
     return any(isinstance(node, ast.Constant) and isinstance(node.value, str)
                and any(node.value == p or node.value.endswith("/" + p) for p in CLIENT_PATHS)
-               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+               for node in ast.walk(_tree(path)))
 
 
 def test_the_clients_config_paths_are_spelt_in_one_table():
