@@ -23,6 +23,8 @@ from pathlib import Path
 from .install import ENTRY, EXECUTABLE
 
 SERVER_NAME = "sentinel-memory"
+# Where Cursor reads workflow rules: the legacy .cursorrules, or an always-applied .mdc in .cursor/rules/.
+RULES_FILES = {"cursorrules": Path(".cursorrules"), "mdc": Path(".cursor") / "rules" / f"{SERVER_NAME}.mdc"}
 # The tool that saves: a client that gates writes is told, once, to let it run (docs/clients.md).
 SAVING_TOOL = "log_memory"
 COMMAND = EXECUTABLE  # found on PATH by the client, on every teammate's machine

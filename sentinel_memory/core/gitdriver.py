@@ -27,8 +27,8 @@ def merge_driver(base: str, ours: str, theirs: str, name: str = "") -> int:
     try:
         sides = [parse(Path(p).read_bytes()) for p in (base, ours, theirs)]
         if not any(s.unreadable or s.conflict_regions for s in sides):
-            merged = merge_three_way(sides[0].records, sides[1].records, sides[2].records)
-            atomic_write(Path(ours), Snapshot(records=merged).text())
+            records = merge_three_way(sides[0].records, sides[1].records, sides[2].records)
+            atomic_write(Path(ours), Snapshot(records=records).text())
             return 0
         why = "has lines that are not records"
     except Exception as exc:  # any failure: git's text merge still keeps both sides

@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 from . import clients as table, gitdriver, precommit
-from .clients import SAVING_TOOL, SERVER_NAME  # noqa: F401 (re-exported)
+from .clients import RULES_FILES, SAVING_TOOL, SERVER_NAME  # noqa: F401 (re-exported)
 from .contextdir import GITATTRIBUTES, GITIGNORE, prepare as prepare_context_dir
 from .disk import atomic_write
 from .install import ENTRY, path_fix
@@ -64,7 +64,6 @@ def on_path() -> str | None:
             f"cannot start the server yet: {path_fix()}")
 
 
-RULES_FILES = {"cursorrules": Path(".cursorrules"), "mdc": Path(".cursor") / "rules" / f"{SERVER_NAME}.mdc"}
 # Cursor's project rules: Markdown with front matter; alwaysApply puts the workflow in every request.
 MDC_FRONT_MATTER = (
     "---\ndescription: Sentinel-Memory workflow - search the project memory before a task, log what "
@@ -80,7 +79,7 @@ def rules_choice(root: Path, rules: str | None = None) -> str:
         return rules
     if (root / RULES_FILES["mdc"]).exists():
         return "mdc"
-    if (root / RULES_FILES["cursorrules"]).exists() or not (root / ".cursor" / "rules").is_dir():
+    if (root / RULES_FILES["cursorrules"]).exists() or not (root / RULES_FILES["mdc"].parent).is_dir():
         return "cursorrules"
     return "mdc"
 
@@ -170,7 +169,7 @@ def init(root: Path, agents_md: bool = False, clients: tuple[str, ...] = ("curso
     context = root / ".context"
     had = {name: (context / name).exists() for name in (".gitignore", ".gitattributes")}
     prepare_context_dir(context)
-    for (name, existed), template in zip(had.items(), (GITIGNORE, GITATTRIBUTES)):
+    for (name, existed), template in zip(had.items(), (GITIGNORE, GITATTRIBUTES), strict=True):
         report.append(_merge_lines(context / name, template) if existed else f"created {context / name}")
     report.append(precommit.install(root, *ENTRY))
     if gitdriver.git_dir(root) is None:

@@ -94,7 +94,7 @@ def _oldest_citing(snap: Snapshot) -> str | None:
 
 def _follow_oldest(before: Snapshot, after: Snapshot | None) -> None:
     """A write turned `before` into `after`: derive after's oldest citing recency from before's
-    (scanning 10,000 records costs ~1.5 ms) unless the write removed the record that held it."""
+    (instead of scanning every record; bench/benchmark.py, S) unless the write removed the record that held it."""
     global _oldest
     kept = _oldest
     if after is None or after.edit is None or kept is None or kept[0] is not before:

@@ -4,6 +4,7 @@ directory's project, found the way git finds its root."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,7 +99,7 @@ def enclosing_project(root: Path) -> Path | None:
     return None
 
 
-def resolve(project: str | None = None, environ: dict | None = None, cwd: str | None = None,
+def resolve(project: str | None = None, environ: Mapping[str, str] | None = None, cwd: str | None = None,
             client: str | None = None) -> ProjectRoot:
     """The project root by precedence; raises ProjectRootError for a path that cannot be used.
     client: the connected client's name, when known, to name its fix in an error."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Iterable
 
 from .errors import InvalidInput
 
@@ -133,7 +133,7 @@ def prepare(
             f'(only a type="principle" record may leave it empty). {NOTHING_SAVED}'
         )
 
-    # Imported here, not at the top: compiling the sanitizer's patterns takes ~45 ms, which the
+    # Imported here, not at the top: compiling the sanitizer's patterns takes time that the
     # server's start-up, the read-only commands and git's drivers need not pay.
     from .sanitizer import redact
 
@@ -245,7 +245,7 @@ class Entry:
         return self.record["id"]
 
     @classmethod
-    def of(cls, record: dict) -> "Entry":
+    def of(cls, record: dict) -> Entry:
         record = canonical(record)
         return cls(record, to_line(record))
 

@@ -245,7 +245,7 @@ def log_answer(logged: Logged) -> str:
                     "redacted there" if report.quarantine_redactions else "")
         out.append(f"Moved {plural(report.quarantined, 'unreadable line')} to .context/{QUARANTINE_FILE} "
                    f"(kept for review; nothing lost{redacted}).")
-    if report.written and report.before.conflict_regions:
+    if report.written and report.before.conflict_regions and report.conflict_copy is not None:
         out.append(f"Resolved {plural(report.before.conflict_regions, 'git conflict region')} in the file; "
                    f"the conflicted original was kept as {report.conflict_copy.name} (git-ignored).")
     if report.written and report.before.duplicates:

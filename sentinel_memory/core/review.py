@@ -65,7 +65,7 @@ def forget(path: Path, given: list[str]) -> Forgotten:
     unknown = [g for g, rid in ids.items() if rid is None]
     if unknown:
         return Forgotten(unknown, [], [])
-    wanted = list(dict.fromkeys(ids.values()))
+    wanted = [rid for rid in dict.fromkeys(ids.values()) if rid is not None]
 
     def change(current: Snapshot) -> Snapshot | None:
         present = [i for i in wanted if i in current.records]

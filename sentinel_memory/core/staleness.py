@@ -64,8 +64,8 @@ _repos: dict[str, _Repo] = {}
 
 
 def _read(path: str) -> str | None:
-    """A small file's text, or None (os.read: a fifth of what open() costs, and this runs on
-    every search to read HEAD)."""
+    """A small file's text, or None (os.read, cheaper than open(), because this runs on every
+    search to read HEAD; bench/benchmark.py, S)."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
@@ -150,9 +150,9 @@ def head(repo: _Repo) -> str | None:
             sha = (_read(os.path.join(where, ref)) or "").strip()
             if _SHA.match(sha):
                 return sha
-        sha = _packed_refs(repo.common).get(ref)
-        if sha and _SHA.match(sha):
-            return sha
+        packed = _packed_refs(repo.common).get(ref)
+        if packed and _SHA.match(packed):
+            return packed
         if not os.path.exists(os.path.join(repo.common, "reftable")):
             return None  # a branch without commits yet
     result = _git(repo, "rev-parse", "--verify", "-q", "HEAD")
@@ -297,9 +297,9 @@ class Checker:
         last = newer[0]  # the newest in the history's order: the file's state at HEAD
         deleted, renamed = last[2] == "D", None
         if last[2] == "R":
-            target, hops = last[3], 0
+            target, hops = last[3] or "", 0  # a rename always names its target
             while hops < 20 and events.get(target) and events[target][0][2] == "R":
-                target, hops = events[target][0][3], hops + 1
+                target, hops = events[target][0][3] or "", hops + 1
             deleted = bool(events.get(target)) and events[target][0][2] == "D"
             renamed = target[len(prefix):] if target.startswith(prefix) else target
         at_least = self.history.truncated and written < self.history.oldest
