@@ -296,3 +296,15 @@ def test_a_config_nested_past_reason_is_refused_without_a_traceback(tmp_path, en
 
     assert f"left alone {path}" in out and path.read_text(encoding="utf-8") == text
     assert str(path) in sm(ROOT / "server.py", env, repo.path, "doctor").stdout
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_doctor_reads_no_config_that_is_not_a_regular_file(tmp_path, env):
+    """A cloned repository's .mcp.json that is a FIFO: doctor says init leaves it alone and goes on
+    (before, it blocked for good reading the pipe)."""
+    repo = make_repo(tmp_path, env, wired=False)
+    os.mkfifo(repo.path / ".mcp.json")
+    doctor = subprocess.run([sys.executable, str(ROOT / "server.py"), "doctor"], capture_output=True, text=True,
+                            env=env, cwd=repo.path, timeout=60)
+    assert f"init leaves {repo.path / '.mcp.json'} alone" in doctor.stdout, doctor.stdout + doctor.stderr
+    assert "Traceback" not in doctor.stderr

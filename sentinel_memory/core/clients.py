@@ -157,13 +157,16 @@ def _has_approval(table: dict | None) -> bool:
 def read_entry(root: Path, client: Client) -> tuple[Path, dict | None, str | None, list[str]]:
     """(the config's path, our entry in it or None, why it could not be read or None, warnings:
     what would make init leave the file alone, said as doctor's sentences)."""
-    from .configedit import Refused, target
+    from .configedit import Refused, read, target
 
+    assert client.config is not None, f"{client.key}'s config is global"
     path, warnings = Path(root) / client.config, []
     try:
-        target(path, Path(root))
+        # Read what an edit would write, bounded, never through a link out of the project.
+        raw_bytes = read(target(path, Path(root)))
     except Refused as exc:
         warnings.append(f"init leaves {path} alone: {exc}")
+        return path, None, None, warnings
     duplicates: list[str] = []
 
     def pairs(items):
@@ -172,7 +175,9 @@ def read_entry(root: Path, client: Client) -> tuple[Path, dict | None, str | Non
         return dict(items)
 
     try:
-        raw = path.read_bytes()[: 1024 * 1024].decode("utf-8-sig")
+        if raw_bytes is None:
+            raise FileNotFoundError(path)
+        raw = raw_bytes.decode("utf-8-sig")
         if client.config.suffix == ".toml":
             import tomllib
 

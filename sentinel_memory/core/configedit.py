@@ -90,7 +90,7 @@ class Node:
     def __init__(self, start: int, end: int, members: list | None = None):
         self.start, self.end, self.members = start, end, members
 
-    def get(self, key: str) -> list["Node"]:
+    def get(self, key: str) -> list[Node]:
         return [value for name, _at, value in self.members or [] if name == key]
 
 
@@ -119,7 +119,8 @@ def _value(text: str, i: int) -> tuple[Node, int]:
         end = _string_end(text, i)
         return Node(i, end), end
     if c in "[{":
-        closing, members, j = "]" if c == "[" else "}", [] if c == "{" else None, _ws(text, i + 1)
+        members: list[tuple[str, int, Node]] | None = [] if c == "{" else None
+        closing, j = "]" if c == "[" else "}", _ws(text, i + 1)
         while text[j] != closing:
             if members is not None:
                 key_end = _string_end(text, j)
@@ -193,12 +194,13 @@ def set_member(text: str, obj: Node, key: str, value) -> str:
 
 def delete_member(text: str, obj: Node, key: str) -> str:
     """`text` without the member `key` of the object at `obj`, and the comma that joined it."""
-    index = next(i for i, (name, _at, _v) in enumerate(obj.members) if name == key)
-    _name, key_at, value = obj.members[index]
+    members = obj.members or []
+    index = next(i for i, (name, _at, _v) in enumerate(members) if name == key)
+    _name, key_at, value = members[index]
     if index > 0:
-        return text[:obj.members[index - 1][2].end] + text[value.end:]
-    if len(obj.members) > 1:
-        return text[:key_at] + text[obj.members[1][1]:]
+        return text[:members[index - 1][2].end] + text[value.end:]
+    if len(members) > 1:
+        return text[:key_at] + text[members[1][1]:]
     return text[:obj.start + 1] + text[obj.end - 1:]
 
 
