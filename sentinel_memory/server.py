@@ -224,7 +224,7 @@ async def log_memory(
     ask_next_time: Annotated[str, Field(description="A question to ask the user before the next task here. At most 512 UTF-8 bytes (a principle's is cut to fit).")] = "",
     type: Annotated[Literal["log", "principle"], Field(description='"log" (default) after a task, or "principle" to save a compaction summary.')] = "log",
     compact_threshold: Annotated[int, Field(description="Log records above this count make compaction required.", ge=1)] = 50,
-    source_ids: Annotated[list[str] | None, Field(description='With type="principle": the ids of the records it summarises (from compact_memory). They are deleted in the same write.')] = None,
+    source_ids: Annotated[list[str] | None, Field(description='With type="principle": the records it summarises, as compact_memory shows them ("<id>@<version>"). Each is deleted in the same write if it is still that version; one changed since is kept and named.')] = None,
     files: Annotated[list[str] | None, Field(description='The files the lesson is about, relative to the project root, e.g. ["src/payment/refund.py"] (at most 10, inside the project). When a commit later changes, deletes or renames one, search_memory marks the record stale. Paths the lesson or missing_context names count too. Omit to keep the files the record already cites.')] = None,
     ctx: Context = None,
 ) -> str:
