@@ -24,6 +24,7 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+from . import gitcmd
 from .citations import of as cited_files
 from .records import recency
 
@@ -162,10 +163,8 @@ def head(repo: _Repo) -> str | None:
 
 def _git(repo: _Repo, *args: str) -> str | None:
     """git's standard output, or None when git is missing or fails (logged, never raised)."""
-    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")
     try:
-        result = subprocess.run(["git", "-C", repo.top, "-c", "core.quotepath=false", *args], env=env,
-                                capture_output=True, timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL)
+        result = gitcmd.run("-c", "core.quotepath=false", *args, cwd=repo.top, timeout=GIT_TIMEOUT)
     except (OSError, subprocess.SubprocessError) as exc:
         log.info("git unavailable for the stale marks: %s", exc)
         return None
@@ -189,7 +188,7 @@ class History:
 
 def _read_history(repo: _Repo, sha: str, since: int) -> History:
     stamp = datetime.fromtimestamp(since, timezone.utc).isoformat()
-    out = _git(repo, "log", "-z", "--no-merges", "-M", "--name-status", "--format=%x01%h %ct",
+    out = _git(repo, "log", "-z", *gitcmd.DIFF_OPTIONS, "--no-merges", "-M", "--name-status", "--format=%x01%h %ct",
                f"--max-count={MAX_COMMITS}", f"--since={stamp}", sha, "--")
     events: dict[str, list] = {}
     commits, oldest = 0, since
