@@ -117,8 +117,12 @@ def fold_report(folded: Folded, self_name: str) -> str:
     if folded.unreadable:
         lines.append(f"{plural(folded.unreadable, 'line')} of {folded.stray} {'is' if folded.unreadable == 1 else 'are'} "
                      "not a record and stayed there: look at them before deleting the file")
-    lines.append(f"review with `git diff -- {folded.target}`; then delete {folded.stray.parent} (git rm -r it if it was "
-                 f"committed). `{self_name} doctor` no longer lists it once it is gone.")
+    if folded.folder is not None:
+        gone = f"then delete {folded.folder} (git rm -r it if it was committed)"
+    else:
+        gone = f"then delete {folded.stray} (git rm it if it was committed)"
+    lines.append(f"review with `git diff -- {folded.target}`; {gone}. `{self_name} doctor` no longer lists it once it "
+                 "is gone.")
     return "\n".join(lines)
 
 

@@ -69,6 +69,7 @@ class Found:
     left_out: int = 0
     left_topics: Counter = field(default_factory=Counter)  # topics of what was left out
     stale: int = 0  # of the records listed, how many carry a stale mark
+    shallow: bool = False  # the marks come from a shallow clone's history (render.SHALLOW_NOTE)
 
     @property
     def all_logs(self) -> int:
@@ -112,6 +113,13 @@ def checker(path: Path, snap: Snapshot) -> staleness.Checker | None:
     """The stale marks of this memory file's records (None: none can be stale: no record cites a
     file, or the project is not in a git repository with commits)."""
     return staleness.checker(Path(path).parent.parent, _oldest_citing(snap))
+
+
+def shallow_history(path: Path) -> bool:
+    """Whether the stale marks come from a shallow clone's history, which ends before some record
+    was written (what changed before its boundary is unknown)."""
+    check = checker(path, store.read(path))
+    return check is not None and check.shallow
 
 
 def stale_marks(path: Path) -> dict[str, Stale]:
@@ -168,6 +176,7 @@ def search(path: Path, query: str = "", topic: str | None = None) -> Found:
         found.left_out, found.left_topics = total - len(shown), +left
     if check is not None:
         found.stale = sum(1 for e in shown if check.lines.get(e))
+        found.shallow = check.shallow
     return found
 
 
@@ -346,6 +355,7 @@ class Compaction:
     budget: int
     stale: dict[str, Stale] = field(default_factory=dict)  # the marks of the stale records in scope, by id
     files: dict[str, list[str]] = field(default_factory=dict)  # per topic, the files its principle may cite
+    shallow: bool = False  # the stale marks come from a shallow clone's history
 
     @property
     def all_logs(self) -> int:
@@ -370,7 +380,8 @@ def compact(path: Path, target_topic: str | None = None, compact_threshold: obje
         stale = {e.id: mark for e in entries if (mark := check.mark_entry(e))}
     root = Path(path).parent.parent
     files = {topic: cited for topic, members in groups.items() if (cited := _cited_by(root, members))}
-    return Compaction(path, snap, threshold, wanted, groups, clusters, search_budget(), stale, files)
+    return Compaction(path, snap, threshold, wanted, groups, clusters, search_budget(), stale, files,
+                      check is not None and check.shallow)
 
 
 def _cited_by(root: Path, members: list[dict]) -> list[str]:

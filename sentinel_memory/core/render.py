@@ -7,6 +7,7 @@ import json
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from .citations import shown
 from .contextdir import QUARANTINE_FILE
 from .records import count_types, is_principle, meta_of, versioned
 
@@ -67,12 +68,13 @@ def _commits(change: Change) -> str:
 def stale_change(change: Change) -> str:
     """What happened to one cited file: which, how, how many commits since, the latest one."""
     latest = f"latest {change.latest} on {change.date}"
+    path = shown(change.path)
     if change.renamed_to:
         gone = ", since deleted" if change.deleted else ""
-        return f"{change.path} was renamed to {change.renamed_to}{gone} ({_commits(change)}; {latest})"
+        return f"{path} was renamed to {shown(change.renamed_to)}{gone} ({_commits(change)}; {latest})"
     if change.deleted:
-        return f"{change.path} was deleted ({_commits(change)}; {latest})"
-    return f"{change.path} changed ({_commits(change)}; {latest})"
+        return f"{path} was deleted ({_commits(change)}; {latest})"
+    return f"{path} changed ({_commits(change)}; {latest})"
 
 
 def stale_line(mark: tuple) -> str:
@@ -85,7 +87,7 @@ def files_line(record: dict) -> str | None:
     files = record.get("files")
     if not isinstance(files, list) or not files:
         return None
-    return "files: " + ", ".join(str(f) for f in files)
+    return "files: " + ", ".join(shown(str(f)) for f in files)
 
 
 def record_body(record: dict) -> str:
@@ -231,7 +233,7 @@ def log_answer(logged: Logged) -> str:
     if logged.changed:
         out.append(changed_sources(logged))
     if logged.files:
-        out.append(f"Cites {plural(len(logged.files), 'file')}: {', '.join(logged.files)} (search marks the record "
+        out.append(f"Cites {plural(len(logged.files), 'file')}: {', '.join(map(shown, logged.files))} (search marks the record "
                    "stale when a commit changes one of them).")
     if logged.was_stale and logged.status != "saved":
         out.append("It was marked stale: " + "; ".join(stale_change(c) for c in logged.was_stale)
@@ -280,6 +282,10 @@ def changed_sources(logged: Logged) -> str:
 
 # ------------------------------------------------------------------------------ compact_memory
 
+SHALLOW_NOTE = ("Note: this is a shallow clone, so git's history here starts at its oldest commit: a change made "
+                "before that is unknown, and a record written before it is marked only for the changes the clone "
+                "holds (`git fetch --unshallow` brings the whole history).")
+
 def compact_answer(c: Compaction) -> str:
     """The groups as they fit the budget (a topic that does not fit is named, not shown), and how
     to finish."""
@@ -293,6 +299,8 @@ def compact_answer(c: Compaction) -> str:
         return "\n\n".join(out)
     if c.stale:
         out.append(_stale_block(c))
+    if c.shallow:
+        out.append(SHALLOW_NOTE)
     if c.clusters:
         out.append("Similar topics you may merge into one principle (merge only what is truly one subject; "
                    "pass the ids of every merged group in source_ids):\n"
