@@ -164,3 +164,21 @@ def test_a_partial_clones_missing_objects_are_not_fetched_through_its_remotes_co
     search = server(env, "--project", str(path), "search", "idempotency")
     assert not trace.exists(), f"ran {trace.read_text()}"
     assert result.returncode in (0, 1) and search.returncode == 0, result.stderr + search.stderr
+
+
+def test_a_repository_planted_in_context_is_not_taken_for_the_project(tmp_path, env):
+    """A .context/ that holds a git directory of its own (HEAD, config, objects, refs; its config
+    giving it a work tree and a monitor hook): asking git for the merge's stages from .context/
+    does not pick it up, so its config runs nothing."""
+    run, trace = planted(tmp_path)
+    repo = project(tmp_path, env)
+    context = repo.path / ".context"
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "planted")], env=env, check=True)
+    for item in (tmp_path / "planted").iterdir():
+        item.rename(context / item.name)
+    (context / "index").write_bytes((repo.path / ".git" / "index").read_bytes())
+    for key, value in (("core.bare", "false"), ("core.worktree", str(repo.path)), ("core.fsmonitor", run)):
+        subprocess.run(["git", "config", "--file", str(context / "config"), key, value], env=env, check=True)
+    out = server(env, "--project", str(repo.path), "search", "idempotency")
+    assert out.returncode == 0, out.stderr
+    assert not trace.exists(), f"ran {trace.read_text()}"
