@@ -15,8 +15,9 @@ outranks every configuration file:
   missing object is fetched from the promisor remote on demand (log -M's rename detection,
   cat-file), and a fetch runs what the repository names: an ext:: URL's command, core.sshCommand,
   core.gitProxy, remote.<name>.uploadpack, credential helpers. A per-name setting in the
-  repository would outrank protocol.allow alone, so each name is pinned. (GIT_NO_LAZY_FETCH,
-  git 2.45 and later, turns the fetch off altogether.)
+  repository would outrank protocol.allow alone, so each name is pinned; the environment's empty
+  GIT_ALLOW_PROTOCOL denies every transport whatever any config says (and GIT_NO_LAZY_FETCH, on
+  git 2.45 and later, turns the fetch off altogether).
 - safe.bareRepository=explicit: git honours it from the command line only; a bare repository
   planted inside the project (its own HEAD, config and objects in .context/) is not picked up as
   the repository, with its own config.
@@ -49,6 +50,9 @@ DIFF_OPTIONS = ("--no-ext-diff", "--no-textconv")
 ENV = {
     "GIT_OPTIONAL_LOCKS": "0",  # a read never rewrites the index (nor waits for its lock)
     "GIT_NO_LAZY_FETCH": "1",  # git 2.45+: a missing object is never fetched
+    # Empty: no transport at all, whatever protocol.<name>.allow any config says (also a remote
+    # helper's name, which the pins above cannot list).
+    "GIT_ALLOW_PROTOCOL": "",
     "GIT_TERMINAL_PROMPT": "0",  # nor asked for
 }
 TIMEOUT = 30  # seconds, unless the caller says otherwise
