@@ -92,7 +92,8 @@ def test_a_file_name_with_a_line_break_stays_on_its_line(tmp_path, env):
     commit_at(repo, "changed", T1)
     search = tools.search(repo.memory, "")
     stale = server(env, "--project", str(repo.path), "stale").stdout
-    for text in (saved, search, stale):
+    export = server(env, "--project", str(repo.path), "export").stdout
+    for text in (saved, search, stale, export):
         assert '"src/two\\nlines.py"' in text, text
         assert not any(line.startswith("lines.py") for line in text.splitlines()), text
     assert "\nfiles: \"src/two\\nlines.py\"\n" in search

@@ -10,6 +10,7 @@ import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .citations import shown
 from .records import is_principle, meta_of
 from .render import day, files_line, header, plural, stale_line
 
@@ -180,7 +181,7 @@ def markdown(records: list[dict], source: Path, stale: dict | None = None) -> st
                 out.append(f"- **{stale_line(stale[r['id']])}**")
             cited = files_line(r)
             if cited:
-                out.append("- **files**: " + ", ".join(f"`{f}`" for f in r["files"]))
+                out.append("- **files**: " + ", ".join(f"`{shown(str(f))}`" for f in r["files"]))
             out += [f"- **{name}**: " + str(r[name]).replace("\n", "\n  ")
                     for name in ("missing_context", "lesson", "ask_next_time") if r.get(name)]
             out.append("")
