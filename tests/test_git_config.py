@@ -120,13 +120,24 @@ HOSTILE = {
     "filters": lambda run: ({"filter.hostile.clean": run, "filter.hostile.smudge": run,
                              "filter.hostile.process": run}, "* filter=hostile\n"),
     "merge driver": lambda run: ({"merge.hostile.driver": run}, "* merge=hostile\n"),
+    "editor and askpass": lambda run: ({"core.editor": run, "sequence.editor": run, "core.askPass": run}, ""),
+    "credential helper": lambda run: ({"credential.helper": run, "credential.https://example.com.helper": run}, ""),
+    "ssh and proxies": lambda run: ({"core.sshCommand": run, "core.gitProxy": run, "remote.origin.url": "ssh://h/r",
+                                     "remote.origin.uploadpack": run}, ""),
+    "alternate refs": lambda run: ({"core.alternateRefsCommand": run}, ""),
+    "hooks": lambda run: ({"core.hooksPath": str(Path(run).parent / "hooks")}, ""),
 }
+HOOKS = ("pre-commit", "post-checkout", "post-merge", "post-index-change", "reference-transaction", "pre-auto-gc",
+         "post-rewrite", "fsmonitor-watchman", "prepare-commit-msg", "commit-msg", "post-commit")
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("kind", sorted(HOSTILE))
 async def test_no_command_from_the_repositorys_config_runs(tmp_path, env, connect, kind):
     run, trace = planted(tmp_path)
+    (tmp_path / "hooks").mkdir()
+    for name in HOOKS:
+        (tmp_path / "hooks" / name).symlink_to(run)
     repo = project(tmp_path, env, "SSH" if kind == "ssh signatures" else "PGP")
     settings, attributes = HOSTILE[kind](run)
     configure(repo, settings, attributes)
@@ -182,3 +193,24 @@ def test_a_repository_planted_in_context_is_not_taken_for_the_project(tmp_path, 
     out = server(env, "--project", str(repo.path), "search", "idempotency")
     assert out.returncode == 0, out.stderr
     assert not trace.exists(), f"ran {trace.read_text()}"
+
+
+def test_init_writes_no_hook_through_a_link_nor_where_the_repositorys_config_points_outside(tmp_path, env):
+    """A cloned repository's core.hooksPath, or a pre-commit hook that is a link, could aim init's
+    write at any file of the user's: init leaves it alone and says what to add by hand."""
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "pre-commit").write_text("#!/bin/sh\necho mine\n")
+    linked = make_repo(tmp_path, env, "linked", wired=False)
+    (linked.path / ".git" / "hooks" / "pre-commit").symlink_to(precious / "pre-commit")
+    aimed = make_repo(tmp_path, env, "aimed", wired=False)
+    aimed.git("config", "core.hooksPath", str(precious))
+    for repo in (linked, aimed):
+        out = server(env, "--project", str(repo.path), "init")
+        assert out.returncode == 0, out.stderr
+        assert "left alone" in out.stdout and "scan --staged" in out.stdout, out.stdout
+    assert (precious / "pre-commit").read_text() == "#!/bin/sh\necho mine\n"
+    inside = make_repo(tmp_path, env, "husky", wired=False)
+    inside.git("config", "core.hooksPath", ".husky")
+    assert server(env, "--project", str(inside.path), "init").returncode == 0
+    assert "sentinel-memory:begin" in (inside.path / ".husky" / "pre-commit").read_text()

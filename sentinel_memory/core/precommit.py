@@ -64,6 +64,12 @@ def install(root: Path, *command: str) -> str:
     if directory is None:
         return "skipped the pre-commit credential check: not a git work tree (run init again after git init)"
     hook, wanted = directory / "pre-commit", section(*command)
+    by_hand = f"add a step that runs `{' '.join(command)} scan --staged` and stops the commit when it exits 1"
+    if hook.is_symlink():  # writing would change whatever file it points at
+        return f"left alone {hook} (a symbolic link, to {os.readlink(hook)}): {by_hand}"
+    if _elsewhere(root, directory):
+        return (f"left alone {hook}: this repository's own config (core.hooksPath) keeps its hooks outside the "
+                f"project and its git directory; if you trust that folder, {by_hand}")
     if not hook.exists():
         directory.mkdir(parents=True, exist_ok=True)
         hook.write_text("#!/bin/sh\n" + wanted, encoding="utf-8", newline="\n")
@@ -85,6 +91,24 @@ def install(root: Path, *command: str) -> str:
         hook.write_text(new, encoding="utf-8", newline="\n")
     _make_executable(hook)
     return f"{verb} {hook}" + (" (its own checks kept)" if verb.startswith("added") else "")
+
+
+def _elsewhere(root: Path, directory: Path) -> bool:
+    """Whether the repository's own config (not the user's global one) points core.hooksPath at a
+    folder outside the project and its git directory: a cloned repository could aim it at any
+    folder of the user's."""
+    inside = [os.path.realpath(root)]
+    git_directory = gitdriver.git_dir(Path(root))
+    if git_directory is not None:
+        inside.append(os.path.realpath(git_directory))
+    real = os.path.realpath(directory)
+    if any(real == top or real.startswith(top.rstrip(os.sep) + os.sep) for top in inside):
+        return False
+    try:
+        scope = gitcmd.run("config", "--show-scope", "--get", "core.hooksPath", cwd=root, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return True
+    return scope.stdout.split("\t", 1)[0] in ("local", "worktree", "")
 
 
 def _make_executable(path: Path) -> None:
