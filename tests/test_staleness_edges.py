@@ -179,3 +179,17 @@ def test_fold_of_a_file_that_holds_no_records_is_refused(tmp_path, env):
     result = server(env, "--project", str(project), "fold", str(other))
     assert result.returncode == 2 and "holds no memory records (2 lines that are not records)" in result.stderr
     assert "the memory file" not in result.stderr
+
+
+def test_after_fetch_unshallow_the_same_process_marks_what_the_whole_history_shows(tmp_path, env):
+    """`git fetch --unshallow` leaves HEAD where it was but brings the history before it: the next
+    search reads it again and marks the change it now knows."""
+    origin = origin_with_history(tmp_path, env)
+    (origin.path / "src" / "pay.py").write_text("def refund(key): ...\n")
+    commit_at(origin, "a key", T1.replace("02-01", "02-15"))
+    (origin.path / "notes.md").write_text("more notes\n")
+    commit_at(origin, "notes", T3)
+    clone = shallow_clone(origin, tmp_path, "ci", depth=1)
+    assert "stale:" not in tools.search(clone.memory, "refund")
+    clone.git("fetch", "-q", "--unshallow")
+    assert "src/pay.py changed (1 commit since" in tools.search(clone.memory, "refund")

@@ -189,6 +189,7 @@ class History:
                  truncated: bool, oldest: int, shallow: int | None = None) -> None:
         self.head, self.since, self.events, self.truncated, self.oldest = head, since, events, truncated, oldest
         self.shallow = shallow
+        self.depth: tuple[int, int] | None = None  # the shallow file's stamp when it was read
 
 
 def shallow_commits(repo: _Repo) -> set[str]:
@@ -246,16 +247,27 @@ _reading = threading.Lock()
 def history(repo: _Repo, sha: str, since: int) -> History:
     """The history up to HEAD `sha` since `since` at least: the one kept for this HEAD when it
     reaches back far enough, else read once (and kept)."""
+    depth = _shallow_stamp(repo)  # `git fetch --unshallow` or `--deepen` changes it, not HEAD
     kept = _histories.get(repo.gitdir)
-    if kept is not None and kept.head == sha and kept.since <= since:
+    if kept is not None and kept.head == sha and kept.since <= since and kept.depth == depth:
         return kept
     with _reading:
         kept = _histories.get(repo.gitdir)
-        if kept is not None and kept.head == sha and kept.since <= since:
+        if kept is not None and kept.head == sha and kept.since <= since and kept.depth == depth:
             return kept
         fresh = _read_history(repo, sha, since)
+        fresh.depth = depth
         _histories[repo.gitdir] = fresh
         return fresh
+
+
+def _shallow_stamp(repo: _Repo) -> tuple[int, int] | None:
+    """The shallow file's (mtime, size), or None for a full clone."""
+    try:
+        st = os.stat(os.path.join(repo.common, "shallow"))
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
 
 
 def stamp_seconds(stamp: str) -> int | None:
