@@ -288,7 +288,7 @@ class Checker:
 
     def __init__(self, repo: _Repo, hist: History) -> None:
         self.repo, self.history = repo, hist
-        self._paths: dict[str, str] = {}
+        self._paths: dict[str, str] = {}  # a cited folder -> the folder git tracks ("" for the top)
         self._marks: dict[object, Stale] = {}
         self.lines: dict[object, object] = {}  # entry -> its block with the stale line, kept for the caller
 
@@ -323,21 +323,21 @@ class Checker:
         """The path git tracks for a cited path: its folders resolved through symbolic links that
         stay inside the work tree (git records `src/pay.py`, not `lib/pay.py` through `lib -> src`);
         the file's own name is kept, as git tracks a link itself."""
-        found = self._paths.get(path)
-        if found is None:
-            found = self.repo.prefix + path
-            folder, _, name = found.rpartition("/")
-            if folder:
-                real = os.path.realpath(os.path.join(self.repo.top, folder))
+        folder, _, name = (self.repo.prefix + path).rpartition("/")
+        if not folder:
+            return name
+        resolved = self._paths.get(folder)
+        if resolved is None:
+            real = os.path.realpath(os.path.join(self.repo.top, folder))
+            try:
                 inside = os.path.relpath(real, self.repo.top).replace(os.sep, "/")
-                if inside == ".":
-                    found = name
-                elif inside != ".." and not inside.startswith("../"):
-                    found = f"{inside}/{name}"
+            except ValueError:  # another drive
+                inside = ".."
+            resolved = folder if inside == ".." or inside.startswith("../") else "" if inside == "." else inside
             if len(self._paths) > 10_000:
                 self._paths.clear()
-            self._paths[path] = found
-        return found
+            self._paths[folder] = resolved
+        return f"{resolved}/{name}" if resolved else name
 
     def _change(self, path: str, written: int) -> Change | None:
         prefix, events = self.repo.prefix, self.history.events
