@@ -8,9 +8,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
-from gitrepos import T0, T1, T2, T3, Repo, env, make_repo, put, rec, server  # noqa: F401
+from gitrepos import SERVER, T0, T1, T2, T3, Repo, env, make_repo, put, rec, server  # noqa: F401
 from sentinel_memory.core import memory_path, tools
 
 BEFORE = "2025-12-01T00:00:00+00:00"
@@ -105,20 +106,13 @@ def test_log_file_with_a_name_that_is_not_utf8_is_refused_in_one_sentence(tmp_pa
     name = os.fsencode(str(repo.path)) + b"/caf\xe9.py"
     with open(name, "wb") as f:
         f.write(b"x = 1\n")
-    result = subprocess.run([*server_argv(), "--project", str(repo.path), "log", "--topic", "t", "--missing-context",
+    result = subprocess.run([sys.executable, str(SERVER), "--project", str(repo.path), "log", "--topic", "t", "--missing-context",
                              "m", "--lesson", "l", "--file", b"caf\xe9.py"], env=env, capture_output=True,
                             cwd=repo.path)
     err = result.stderr.decode("utf-8", "replace")
     assert result.returncode == 2 and "Traceback" not in err, err
     assert "is not a UTF-8 name" in err and "Nothing was saved." in err
     assert not repo.memory.exists() or repo.memory.read_bytes() == b""
-
-
-def server_argv() -> list[str]:
-    import sys
-
-    from gitrepos import SERVER
-    return [sys.executable, str(SERVER)]
 
 
 def test_log_file_takes_a_name_that_starts_with_a_dash(tmp_path, env):
