@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import gitdriver, precommit
+from . import gitcmd, gitdriver, precommit
 from .merge import merge_three_way
 from .project import ProjectRoot, enclosing_project
 from .records import LIMITS
@@ -156,9 +156,8 @@ def _nested_memory_files(root: Path):
     own = memory_path(root).resolve()
     if gitdriver.git_dir(root) is not None:
         try:
-            result = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--cached", "--others",
-                                     "--exclude-standard", "--", ":(glob)**/.context/memory_log.jsonl"],
-                                    capture_output=True, timeout=30)
+            result = gitcmd.run("ls-files", "-z", "--cached", "--others", "--exclude-standard", "--",
+                                ":(glob)**/.context/memory_log.jsonl", cwd=root)
             if result.returncode == 0:
                 for name in dict.fromkeys(result.stdout.decode("utf-8", "replace").split("\0")):
                     path = (root / name).resolve() if name else None
@@ -181,8 +180,8 @@ def _nested_memory_files(root: Path):
 def _attributes(root: Path, memory: Path) -> dict[str, str]:
     """The merge and diff attributes git applies to the memory file (`git check-attr`)."""
     try:
-        result = subprocess.run(["git", "-C", str(root), "check-attr", "merge", "diff", "--",
-                                 str(memory.relative_to(root))], capture_output=True, text=True, timeout=10)
+        result = gitcmd.run("check-attr", "merge", "diff", "--", str(memory.relative_to(root)), cwd=root, text=True,
+                            timeout=10)
     except (OSError, ValueError, subprocess.SubprocessError):
         return {}
     pairs = (line.rsplit(": ", 2)[1:] for line in result.stdout.splitlines() if line.count(": ") >= 2)

@@ -19,7 +19,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from . import gitdriver
+from . import gitcmd, gitdriver
 from .contextdir import QUARANTINE_FILE
 from .secretscan import Finding, scan_bytes
 from .store import MEMORY_FILE
@@ -35,8 +35,7 @@ def hooks_dir(root: Path) -> Path | None:
     """Where git looks for this repository's hooks (core.hooksPath, else the git directory's
     hooks/), or None outside a git work tree."""
     try:
-        result = subprocess.run(["git", "-C", str(root), "rev-parse", "--git-path", "hooks"],
-                                capture_output=True, text=True, timeout=10)
+        result = gitcmd.run("rev-parse", "--git-path", "hooks", cwd=root, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None
     if result.returncode != 0 or not result.stdout.strip():
@@ -50,7 +49,8 @@ def section(*command: str) -> str:
     files = " ".join(f".context/{name}" for name in (MEMORY_FILE, QUARANTINE_FILE))
     return (f"{BEGIN}\n"
             "# Refuses a commit whose staged .context/ holds a credential; `scan --redact` removes it.\n"
-            f"git diff --cached --quiet -- {files} || {run} scan --staged || exit 1\n"
+            f"{gitcmd.shell_prefix()} \\\n  diff {' '.join(gitcmd.DIFF_OPTIONS)} --cached --quiet -- {files} || "
+            f"{run} scan --staged || exit 1\n"
             f"{END}\n")
 
 
@@ -95,8 +95,7 @@ def _runs_check(path: Path) -> bool:
 
 def _git_dir(root: Path) -> Path | None:
     try:
-        result = subprocess.run(["git", "-C", str(root), "rev-parse", "--path-format=absolute", "--git-common-dir"],
-                                capture_output=True, text=True, timeout=10)
+        result = gitcmd.run("rev-parse", "--path-format=absolute", "--git-common-dir", cwd=root, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None
     return Path(result.stdout.strip()).resolve() if result.returncode == 0 and result.stdout.strip() else None
@@ -222,7 +221,10 @@ def status(root: Path) -> tuple[bool | None, str]:
 def staged_findings(root: Path) -> list[Finding]:
     """The credentials in .context/'s memory and quarantine files as staged for the next commit."""
     def staged(name: str) -> bytes:
-        result = subprocess.run(["git", "-C", str(root), "show", f":.context/{name}"], capture_output=True, timeout=30)
+        try:
+            result = gitcmd.run("show", *gitcmd.DIFF_OPTIONS, f":.context/{name}", cwd=root)
+        except (OSError, subprocess.SubprocessError):
+            return b""
         return result.stdout if result.returncode == 0 else b""
 
     return scan_bytes(staged(MEMORY_FILE), staged(QUARANTINE_FILE), MEMORY_FILE)

@@ -52,6 +52,25 @@ def record_id(type_: str, topic: str, missing_context: str, lesson: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 
+# What a principle's author read of a source record: its text and cited files, not its dates
+# (logging the same lesson again to clear a stale mark leaves it the same version).
+REVISION_FIELDS = (*CONTENT_FIELDS, "files")
+REVISION_LENGTH = 8
+
+
+def revision(record: dict) -> str:
+    """The version of a record's content: the first REVISION_LENGTH hex chars of SHA-256 over its
+    text fields and cited files. compact_memory shows it as `<id>@<revision>`; a principle's save
+    deletes a source only while the file still holds that version (docs/contract.md §4.3)."""
+    body = json.dumps([record.get(name) for name in REVISION_FIELDS], ensure_ascii=False, sort_keys=True)
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()[:REVISION_LENGTH]
+
+
+def versioned(record: dict) -> str:
+    """The record's id with its version, as a principle's source_ids names what its author read."""
+    return f"{record['id']}@{revision(record)}"
+
+
 @dataclass(frozen=True)
 class Draft:
     """A validated record body, ready to be upserted. redactions counts replaced secrets."""

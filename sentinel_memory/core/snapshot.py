@@ -180,5 +180,5 @@ def _entries(lines: list[bytes], unreadable: list[bytes]) -> list[Entry]:
         else:
             entries.append(Entry(record, line, raw + b"\n"))
     if unreadable:
-        log.warning("skipped %d unreadable line(s) in the memory file", len(unreadable))
+        log.warning("skipped %d unreadable line(s)", len(unreadable))
     return entries
