@@ -131,9 +131,9 @@ class SearchIndex:
             self.lengths: dict[int, int] = {}  # rank -> terms its record holds
             self.days: dict[int, int] = {}  # rank -> the day (since 1970) of its record's recency
             self.total_length = 0
-            # entry -> its block as search lists it and that text's estimated tokens; made when
-            # first listed, shared with the indexes derived from this one.
-            self._cards: dict[Entry, tuple[str, int]] = {}
+            # entry -> its block as search lists it, that text's estimated tokens and UTF-8 bytes;
+            # made when first listed, shared with the indexes derived from this one.
+            self._cards: dict[Entry, tuple[str, int, int]] = {}
             for rank, entry in zip(self.ranks, self.entries, strict=True):
                 self._index(entry, rank, _add)
 
@@ -280,46 +280,50 @@ class SearchIndex:
             near.update(dict.fromkeys(self.file_postings.get(path, ()), CITES))
         return near
 
-    def fit(self, entries: Iterable[Entry], room: int, marks=None, first: int = 1) -> tuple[list[str], list[Entry], bool, int]:
+    def fit(self, entries: Iterable[Entry], room: int, marks=None, first: int = 1,
+            byte_room: int = 0) -> tuple[list[str], list[Entry], bool, int, int]:
         """The blocks of these entries, numbered from `first`, in order, as many as fit in `room`
-        estimated tokens (0: no limit); the entries listed; whether all of them fit; and the tokens listed. Only what is
+        estimated tokens and `byte_room` UTF-8 bytes (0: no limit); the entries listed; whether
+        all of them fit; and the tokens and bytes listed. Only what is
         listed is rendered, each record's block once per index lineage. `marks(entry, card)`
         gives the card to list instead (the block with the record's stale mark under its header:
         the mark depends on git's HEAD, so it is not part of the card kept here)."""
         blocks: list[str] = []
         shown: list[Entry] = []
-        used, cards = 0, self._cards
+        used, used_bytes, cards = 0, 0, self._cards
         for entry in entries:
             card = cards.get(entry)
             if card is None:
                 card = cards[entry] = _card(entry.record)
             if marks is not None:
                 card = marks(entry, card)
-            body, tokens = card
+            body, tokens, size = card
             number = len(blocks) + first
-            block = render.numbered(number, body)
-            used += tokens + len(str(number))  # "#n " and the blank line: about a token a digit
-            if room and used > room:
-                return blocks, shown, False, used - tokens - len(str(number))
-            blocks.append(block)
+            tokens += len(str(number))  # "#n " and the blank line: about a token a digit
+            size += len(str(number)) + 3
+            if (room and used + tokens > room) or (byte_room and used_bytes + size > byte_room):
+                return blocks, shown, False, used, used_bytes
+            blocks.append(render.numbered(number, body))
             shown.append(entry)
-        return blocks, shown, True, used
+            used += tokens
+            used_bytes += size
+        return blocks, shown, True, used, used_bytes
 
 
-def with_line(card: tuple[str, int], line: str) -> tuple[str, int]:
+def with_line(card: tuple[str, int, int], line: str) -> tuple[str, int, int]:
     """A card with one more line under the block's header (a stale mark)."""
-    body, tokens = card
+    body, tokens, size = card
     if "\n" in body:
         cut = body.index("\n") + 1
         joined = f"{body[:cut]}{line}\n{body[cut:]}"
     else:
         joined = f"{body}\n{line}"
-    return joined, tokens + render.estimate_tokens(line)
+    return joined, tokens + render.estimate_tokens(line), size + len(line.encode("utf-8")) + 1
 
 
-def _card(record: dict) -> tuple[str, int]:
+def _card(record: dict) -> tuple[str, int, int]:
     body = render.record_body(record)
-    return body, render.estimate_tokens(body)
+    return body, render.estimate_tokens(body), len(body.encode("utf-8"))
 
 
 def _static_key(entry: Entry) -> tuple:

@@ -24,8 +24,11 @@ from .snapshot import Snapshot
 
 DEFAULT_THRESHOLD = render.DEFAULT_THRESHOLD
 # The most tokens (estimated, within ~10% of cl100k) any answer of search_memory or compact_memory
-# takes: under what every client shows whole at its default settings (docs/clients.md).
-DEFAULT_BUDGET = 15_000
+# takes, and the most UTF-8 bytes any search answer takes: under what every client shows whole at
+# its default settings (docs/clients.md): Codex keeps about 10,000 tokens of a tool result (counted
+# as bytes / 4), Gemini CLI 40,000 characters, Claude Code 50,000 characters.
+DEFAULT_BUDGET = 9_000
+MAX_BYTES = 38_000
 # search_memory lists the whole scope while its answer fits SMALL_ANSWER tokens. Past that it lists
 # the principles and the records that match, best first, until the answer reaches about
 # FOCUS_ANSWER tokens (the matches get at least MATCH_ROOM after the principles), and counts the
@@ -185,21 +188,24 @@ def search(path: Path, query: str = "", topic: str | None = None, files: object 
     allowance = NOTICE_ALLOWANCE + (STALE_NOTE_ALLOWANCE if check is not None else 0)
     fixed = render.search_overhead(found) + allowance
     room = max(found.budget - fixed, 1) if found.budget else 0
+    byte_room = max(MAX_BYTES - render.search_overhead_bytes(found), 1) if found.budget else 0
     marks = _marked_cards(check) if check is not None else None
     small = min(room, max(SMALL_ANSWER - fixed, 1)) if room else 0
-    found.blocks, shown, complete, _ = search_index.fit(ranked.best_first(), small, marks)
+    found.blocks, shown, complete, _, _ = search_index.fit(ranked.best_first(), small, marks, 1, byte_room)
     if not complete:
         found.focused = True
-        found.blocks, shown, complete, used = search_index.fit(ranked.principles(), room, marks)
+        found.blocks, shown, complete, used, used_bytes = search_index.fit(ranked.principles(), room, marks, 1,
+                                                                           byte_room)
         found.cut = not complete
         if complete:
             left = room - used
             focus = min(left, max(FOCUS_ANSWER - fixed - used, MATCH_ROOM))
             logs = ranked.matching_logs() if (query_terms or asked) else ranked.newest_logs()
-            more, more_shown, complete, _ = search_index.fit(logs, focus, marks, len(found.blocks) + 1)
+            more, more_shown, complete, _, more_bytes = search_index.fit(
+                logs, focus, marks, len(found.blocks) + 1, max(byte_room - used_bytes, 1))
             found.blocks += more
             shown += more_shown
-            found.cut = not complete and focus >= left
+            found.cut = not complete and (focus >= left or used_bytes + more_bytes + 2_000 > byte_room)
         if query_terms or asked:
             if found.cut:
                 listed = set(shown)

@@ -241,6 +241,14 @@ def search_overhead(found: Found) -> int:
     return estimate_tokens(_search_head(found) + "".join(read_notes(found.snapshot)))
 
 
+NOTICE_BYTES = 4_000  # room kept for the notices at the end (the left-out notice names up to 12 topics)
+
+
+def search_overhead_bytes(found: Found) -> int:
+    """UTF-8 bytes of the answer's header and notes, and room for the notices at its end."""
+    return len((_search_head(found) + "".join(read_notes(found.snapshot))).encode("utf-8")) + NOTICE_BYTES
+
+
 def search_answer(found: Found) -> str:
     notes = read_notes(found.snapshot)
     snap = found.snapshot
