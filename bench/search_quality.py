@@ -30,7 +30,8 @@ order rendered as the product renders them) the table gives:
   R@2k     relevant records listed within the answer's first 2,000 tokens, over as many as could
            be: min(relevant records, records listed within those 2,000 tokens)
   P@5      relevant records among the first five listed, over the records listed there (max 5)
-Then: the search time at --timing records (median over the tasks' queries, index warm; records
+Then: the search time at --timing records (median CPU time of this process over three rounds of
+the tasks' queries, index warm: the machine's other load counts less than in wall time; records
 cycled from every history given, each copy under its own topic suffix), and the token estimate
 against cl100k on the answers (English) and on a Korean memory.
 --baseline prints the rows of an earlier run's output file beside this run's.
@@ -268,10 +269,11 @@ def timing(histories: list[tuple[str, list[dict], set[str]]], count: int, querie
         out = {}
         for mode, with_files in (("query", False), ("query+files", True)):
             times = []
-            for query, files in tasks:
-                start = time.perf_counter()
-                search(path, query, files if with_files else None)
-                times.append((time.perf_counter() - start) * 1000)
+            for _ in range(3):
+                for query, files in tasks:
+                    start = time.process_time()
+                    search(path, query, files if with_files else None)
+                    times.append((time.process_time() - start) * 1000)
             out[mode] = statistics.median(times)
         return out
     finally:
@@ -342,7 +344,7 @@ def main(argv: list[str] | None = None) -> None:
           f"(min {min(ratios):.2f}, max {max(ratios):.2f}); Korean answers median {ko_median:.2f} (min {ko_min:.2f})")
     if args.timing:
         times = timing(histories, args.timing, 20)
-        print(f"search time at {args.timing:,} records (median ms): "
+        print(f"search time at {args.timing:,} records (median CPU ms): "
               + ", ".join(f"{mode} {ms:.1f}" for mode, ms in times.items()))
     if args.baseline and Path(args.baseline).is_file():
         print(f"\n--- baseline: {args.baseline}")

@@ -131,6 +131,7 @@ class SearchIndex:
             self.lengths: dict[int, int] = {}  # rank -> terms its record holds
             self.days: dict[int, int] = {}  # rank -> the day (since 1970) of its record's recency
             self.total_length = 0
+            self._factors: dict[int, float] = {}  # rank -> its score factor (_add_factors)
             # entry -> its block as search lists it, that text's estimated tokens and UTF-8 bytes;
             # made when first listed, shared with the indexes derived from this one.
             self._cards: dict[Entry, tuple[str, int, int]] = {}
@@ -170,6 +171,7 @@ class SearchIndex:
         new.by_topic = dict(self.by_topic)
         new.file_postings, new.dir_postings = dict(self.file_postings), dict(self.dir_postings)
         new.lengths, new.total_length, new.days = dict(self.lengths), self.total_length, dict(self.days)
+        new._factors = {}  # the average length and the newest record may differ
         new.principles, new.space, new._by_rank, new._cards = self.principles, self.space, None, self._cards
         with paused():
             for entry in removed:
@@ -247,16 +249,24 @@ class SearchIndex:
                 self._add(weights, topic, body, holders)
         if not weights:
             return {}
-        # BM25's length normalisation, looked up by the record's length in terms.
-        lengths = list(map(self.lengths.__getitem__, weights))
+        factors = self._factors
+        missing = [rank for rank in weights if rank not in factors]
+        if missing:
+            self._add_factors(missing)
+        return dict(zip(weights, map(int, map(mul, weights.values(), map(factors.__getitem__, weights)))))
+
+    def _add_factors(self, ranks: list[int]) -> None:
+        """Keep each rank's factor: BM25's length normalisation (by the record's length in terms
+        against this index's average) times the recency boost (by its age in days behind this
+        index's newest record), times _SCALE. Made once per rank and index."""
+        records = len(self.entries)
+        lengths = list(map(self.lengths.__getitem__, ranks))
         low, high = K1 * (1 - B), K1 * B / ((self.total_length / records) or 1)
         table = [(K1 + 1) * _SCALE / (1 + low + high * length) for length in range(max(lengths) + 1)]
-        # Newer lessons weigh more: by the record's age in days behind the newest record.
         days, newest = self.days, max(self.days[self.ranks[0]], self.days[self.ranks[min(self.principles, records - 1)]])
-        boost = map(_RECENCY.__getitem__, map(min, map(sub, repeat(newest), map(days.__getitem__, weights)),
+        boost = map(_RECENCY.__getitem__, map(min, map(sub, repeat(newest), map(days.__getitem__, ranks)),
                                               repeat(len(_RECENCY) - 1)))
-        normed = map(mul, weights.values(), map(table.__getitem__, lengths))
-        return dict(zip(weights, map(int, map(mul, normed, boost))))
+        self._factors.update(zip(ranks, map(mul, map(table.__getitem__, lengths), boost)))
 
     def _add(self, weights: dict[int, float], topic: list[int], body: list[int], holders: int) -> None:
         weight, get = idf(holders, len(self.entries)), weights.get
@@ -377,7 +387,13 @@ class Ranked:
 
     def __init__(self, by_rank: dict[int, Entry], scored: list[int], scope: list[int], first_log: int) -> None:
         self._by_rank, self._scored, self._scope, self._first_log = by_rank, scored, scope, first_log
-        self._matched = set(scored)
+        self._matched_set: set[int] | None = None
+
+    @property
+    def _matched(self) -> set[int]:
+        if self._matched_set is None:
+            self._matched_set = set(self._scored)
+        return self._matched_set
 
     def principles_in_scope(self) -> int:
         return bisect_left(self._scope, self._first_log)
@@ -393,11 +409,16 @@ class Ranked:
     def matched_principles(self) -> int:
         """How many of those are principles."""
         first_log = self._first_log
+        if not self._scope or self._scope[0] >= first_log:  # no principle in scope
+            return 0
         return len([r for r in self._scored if r < first_log])
 
     def principles(self) -> Iterator[Entry]:
         """The principles in scope: the matching ones best first, then the rest in static order."""
-        first_log, matched = self._first_log, self._matched
+        first_log = self._first_log
+        if not self._scope or self._scope[0] >= first_log:  # no principle in scope
+            return iter(())
+        matched = self._matched
         return map(self._by_rank.__getitem__, chain(
             (r for r in self._scored if r < first_log),
             (r for r in takewhile(lambda r: r < first_log, self._scope) if r not in matched)))

@@ -36,6 +36,7 @@ MAX_BYTES = 38_000
 SMALL_ANSWER = render.SMALL_ANSWER
 FOCUS_ANSWER = render.FOCUS_ANSWER
 MATCH_ROOM = 1_500
+MIN_BLOCK = 15  # estimated tokens of the shortest block a record can have
 NOTICE_ALLOWANCE = 200  # the left-out and compact-required notices
 STALE_NOTE_ALLOWANCE = 60  # the note that counts the stale records listed, when marks are possible
 BUDGET_ENV = render.BUDGET_ENV
@@ -191,7 +192,9 @@ def search(path: Path, query: str = "", topic: str | None = None, files: object 
     byte_room = max(MAX_BYTES - render.search_overhead_bytes(found), 1) if found.budget else 0
     marks = _marked_cards(check) if check is not None else None
     small = min(room, max(SMALL_ANSWER - fixed, 1)) if room else 0
-    found.blocks, shown, complete, _, _ = search_index.fit(ranked.best_first(), small, marks, 1, byte_room)
+    complete = False
+    if not small or total <= small // MIN_BLOCK:  # else it cannot be small: not worth rendering
+        found.blocks, shown, complete, _, _ = search_index.fit(ranked.best_first(), small, marks, 1, byte_room)
     if not complete:
         found.focused = True
         found.blocks, shown, complete, used, used_bytes = search_index.fit(ranked.principles(), room, marks, 1,
@@ -212,9 +215,13 @@ def search(path: Path, query: str = "", topic: str | None = None, files: object 
                 found.left_matching = sum(1 for e in ranked.matching() if e not in listed)
             else:  # every principle is listed, and the logs listed are the best matching ones
                 found.left_matching = ranked.matched() - ranked.matched_principles() - len(more_shown)
-        left = Counter({wanted: total}) if wanted else Counter(snap.topic_counts())
-        left.subtract(e.record.get("topic") for e in shown)
-        found.left_out, found.left_topics = total - len(shown), +left
+        left = Counter({wanted: total}) if wanted else snap.topic_counts().copy()
+        listed_topics = Counter(e.record.get("topic") for e in shown)
+        left.subtract(listed_topics)
+        for topic in listed_topics:  # only these can have dropped to nothing
+            if left[topic] <= 0:
+                del left[topic]
+        found.left_out, found.left_topics = total - len(shown), left
     if check is not None:
         found.stale = sum(1 for e in shown if check.lines.get(e))
         found.shallow = check.shallow
