@@ -189,23 +189,34 @@ def _text_of(value) -> str:
     return ""
 
 
-def project_for(gitdir: str, size: int, scratch: Path) -> tuple[Path, dict]:
+def principle_of(entry):
+    """The record as a principle: every principle is listed, so the answer fills the budget."""
+    from core.records import Entry, record_id
+    record = dict(entry.record, type="principle")
+    record["id"] = record_id("principle", record["topic"], record["missing_context"], record["lesson"])
+    record["meta"] = {"created": record["meta"]["created"], "compacted_at": record["meta"]["created"],
+                      "source_count": 3}
+    return Entry.of(record)
+
+
+def project_for(gitdir: str, size: int, scratch: Path, largest: bool = False) -> tuple[Path, dict]:
     commits = sq.history(gitdir)
     common = sq.common_files(commits)
     window, task = commits[-size - 1:-1], commits[-1]
     project = scratch / "app"
     subprocess.run(["git", "init", "-q", "-b", "main", str(project)], check=True)
-    sq.write_memory(project, [sq.record_of(c, common) for c in window])
+    entries = [sq.record_of(c, common) for c in window]
+    sq.write_memory(project, [principle_of(e) for e in entries] if largest else entries)
     files = [f for f in dict.fromkeys(task["files"]) if f not in common][:10]
     return project, {"query": task["subject"], "files": files}
 
 
-def run_client(name: str, clients: Path, gitdir: str, size: int) -> list[str]:
+def run_client(name: str, clients: Path, gitdir: str, size: int, largest: bool = False) -> list[str]:
     scratch = Path(tempfile.mkdtemp(prefix=f"sm-client-{name}-"))
     try:
         home = scratch / "home"
         home.mkdir()
-        project, task = project_for(gitdir, size, scratch)
+        project, task = project_for(gitdir, size, scratch, largest)
         calls = [task, {"query": task["query"]}]
         stand = StandIn(calls)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE"))}
@@ -275,9 +286,11 @@ def main() -> None:
     parser.add_argument("--clients", required=True, type=Path)
     parser.add_argument("--size", type=int, default=1000)
     parser.add_argument("--only", default="claude,gemini,codex")
+    parser.add_argument("--largest", action="store_true",
+                        help="every record a principle: the answer is as long as the budget lets it be")
     args = parser.parse_args()
     for name in args.only.split(","):
-        for line in run_client(name, args.clients.resolve(), args.gitdir, args.size):
+        for line in run_client(name, args.clients.resolve(), args.gitdir, args.size, args.largest):
             print(line, flush=True)
 
 
