@@ -82,7 +82,9 @@ K1, B = 1.2, 0.4  # BM25's saturation and length normalisation (each term counts
 # A record's score is multiplied by 1 + exp(-age / 365), its age in days behind the newest record:
 # up to twice for the newest, 1.37 at a year; the same past five years.
 _RECENCY = [1 + math.exp(-age / 365) for age in range(5 * 365 + 1)]
-COMMON = 0.2  # a term held by more of the records (10 or more) orders them only when no rarer one matches
+# In a memory of COMMON_FROM records or more, a term held by more than COMMON of them orders them only
+# when no rarer query term matches (a word in thousands of records costs time and orders little).
+COMMON, COMMON_FROM = 0.2, 500
 # Near the files asked about: the record cites one of them (2), or a file in the same directory
 # or one git renamed to one of them (1). Nearness comes before the words' score.
 CITES, NEAR = 2, 1
@@ -235,12 +237,16 @@ class SearchIndex:
         # Summed in C (map, zip, dict.update), as a common term may be held by thousands of records;
         # in a fixed order, so that a derived index sums exactly as one built afresh.
         common = []
+        # A lone ASCII letter or a number of one or two digits (the parts of "4.4.6") orders nothing
+        # unless the query has nothing else.
+        query_terms = {t for t in query_terms if not (t.isascii() and (len(t) == 1 or (t.isdigit() and len(t) <= 2)))} \
+            or query_terms
         for term in sorted(query_terms):
             topic, body = self.topic_postings.get(term, ()), self.body_postings.get(term, ())
             holders = len(topic) + len(body)
             if not holders:
                 continue
-            if records >= 10 and holders > COMMON * records:
+            if records >= COMMON_FROM and holders > COMMON * records:
                 common.append((topic, body, holders))
                 continue
             self._add(weights, topic, body, holders)
