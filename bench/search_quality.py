@@ -55,13 +55,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core import render, tools  # noqa: E402
-from core.contextdir import prepare as prepare_context_dir  # noqa: E402
-from core.disk import atomic_write  # noqa: E402
-from core.index import terms  # noqa: E402
-from core.records import LIMITS, Entry, prepare, truncate_utf8  # noqa: E402
-from core.snapshot import Snapshot  # noqa: E402
-from core.store import memory_path  # noqa: E402
+from sentinel_memory.core import render, tools  # noqa: E402
+from sentinel_memory.core.contextdir import prepare as prepare_context_dir  # noqa: E402
+from sentinel_memory.core.disk import atomic_write  # noqa: E402
+from sentinel_memory.core.index import terms  # noqa: E402
+from sentinel_memory.core.records import LIMITS, Entry, prepare, truncate_utf8  # noqa: E402
+from sentinel_memory.core.snapshot import Snapshot  # noqa: E402
+from sentinel_memory.core.store import memory_path  # noqa: E402
 
 _ID = re.compile(r"\b[0-9a-f]{16}\b")
 _CHANGELOG = re.compile(r"(^|/)(changes|changelog|history|news|release[-_ ]?notes?|authors|contributors|readme"

@@ -10,10 +10,10 @@ import subprocess
 
 import pytest
 
-from core import memory_path
-from core.errors import InvalidInput
-from core.render import FOCUS_ANSWER, SMALL_ANSWER, estimate_tokens
-from core.tools import log, search
+from sentinel_memory.core import memory_path
+from sentinel_memory.core.errors import InvalidInput
+from sentinel_memory.core.render import FOCUS_ANSWER, SMALL_ANSWER, estimate_tokens
+from sentinel_memory.core.tools import log, search
 from gitrepos import T0, T1, env, make_repo, put, rec  # noqa: F401  (env: a fixture)
 
 

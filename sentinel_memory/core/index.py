@@ -16,7 +16,7 @@ import math
 import re
 import unicodedata
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, dropwhile, repeat, takewhile
 from operator import add, mul, sub
@@ -213,7 +213,7 @@ class SearchIndex:
         scores = self._scores(query_terms)
         near = self._near(files, former)
         if near:
-            scores.update(zip(near, map(add, map(scores.get, near, repeat(0)), map(mul, near.values(), repeat(_TIER)))))
+            scores.update(zip(near, map(add, map(scores.get, near, repeat(0)), map(mul, near.values(), repeat(_TIER))), strict=False))
         # One int per matching entry, a higher score first, then the static order (rank < _LIMIT);
         # made and sorted in C (map), as there may be thousands.
         keys = list(map(sub, scores.keys(), map(mul, scores.values(), repeat(_LIMIT))))
@@ -259,7 +259,7 @@ class SearchIndex:
         missing = [rank for rank in weights if rank not in factors]
         if missing:
             self._add_factors(missing)
-        return dict(zip(weights, map(int, map(mul, weights.values(), map(factors.__getitem__, weights)))))
+        return dict(zip(weights, map(int, map(mul, weights.values(), map(factors.__getitem__, weights))), strict=False))
 
     def _add_factors(self, ranks: list[int]) -> None:
         """Keep each rank's factor: BM25's length normalisation (by the record's length in terms
@@ -272,13 +272,13 @@ class SearchIndex:
         days, newest = self.days, max(self.days[self.ranks[0]], self.days[self.ranks[min(self.principles, records - 1)]])
         boost = map(_RECENCY.__getitem__, map(min, map(sub, repeat(newest), map(days.__getitem__, ranks)),
                                               repeat(len(_RECENCY) - 1)))
-        self._factors.update(zip(ranks, map(mul, map(table.__getitem__, lengths), boost)))
+        self._factors.update(zip(ranks, map(mul, map(table.__getitem__, lengths), boost), strict=False))
 
-    def _add(self, weights: dict[int, float], topic: list[int], body: list[int], holders: int) -> None:
+    def _add(self, weights: dict[int, float], topic: Sequence[int], body: Sequence[int], holders: int) -> None:
         weight, get = idf(holders, len(self.entries)), weights.get
         for postings, value in ((body, weight), (topic, weight * TOPIC_WEIGHT)):
             if postings:
-                weights.update(zip(postings, map(add, map(get, postings, repeat(0.0)), repeat(value))))
+                weights.update(zip(postings, map(add, map(get, postings, repeat(0.0)), repeat(value)), strict=False))
 
     def _near(self, files: Iterable[str], former: Iterable[str]) -> dict[int, int]:
         """rank -> CITES or NEAR for the records near the files asked about."""

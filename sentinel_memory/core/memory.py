@@ -215,13 +215,13 @@ def search(path: Path, query: str = "", topic: str | None = None, files: object 
                 found.left_matching = sum(1 for e in ranked.matching() if e not in listed)
             else:  # every principle is listed, and the logs listed are the best matching ones
                 found.left_matching = ranked.matched() - ranked.matched_principles() - len(more_shown)
-        left = Counter({wanted: total}) if wanted else snap.topic_counts().copy()
+        unlisted: Counter = Counter({wanted: total}) if wanted else snap.topic_counts().copy()
         listed_topics = Counter(e.record.get("topic") for e in shown)
-        left.subtract(listed_topics)
+        unlisted.subtract(listed_topics)
         for topic in listed_topics:  # only these can have dropped to nothing
-            if left[topic] <= 0:
-                del left[topic]
-        found.left_out, found.left_topics = total - len(shown), left
+            if unlisted[topic] <= 0:
+                del unlisted[topic]
+        found.left_out, found.left_topics = total - len(shown), unlisted
     if check is not None:
         found.stale = sum(1 for e in shown if check.lines.get(e))
         found.shallow = check.shallow

@@ -194,7 +194,7 @@ def left_out_notice(found: Found) -> str:
     else:
         size = (f"a memory whose whole answer passes about {SMALL_ANSWER:,} tokens is answered with its "
                 f"principles and the records that match, best first, up to about {FOCUS_ANSWER:,} tokens")
-    ways = [] if found.topic else [f'topic="<one of the topics above>" (that topic, best first)']
+    ways = [] if found.topic else ['topic="<one of the topics above>" (that topic, best first)']
     ways += ["files=[the paths you are about to read or change]", "other words"]
     return (f"NOT SHOWN: {plural(count, 'record')} of {found.total:,} ({why}); {size}. "
             f"By topic: {_topics_line(found.left_topics)}. To see them, call search_memory again with "
