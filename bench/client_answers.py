@@ -219,8 +219,14 @@ def run_client(name: str, clients: Path, gitdir: str, size: int, largest: bool =
         project, task = project_for(gitdir, size, scratch, largest)
         calls = [task, {"query": task["query"]}]
         stand = StandIn(calls)
+        # The configs init writes start `sentinel-memory` from PATH (as an installed package would
+        # provide it): here a script that starts this checkout's server.py.
+        bin_dir = scratch / "bin"
+        bin_dir.mkdir()
+        (bin_dir / "sentinel-memory").write_text(f'#!/bin/sh\nexec "{sys.executable}" "{ROOT / "server.py"}" "$@"\n')
+        (bin_dir / "sentinel-memory").chmod(0o755)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE"))}
-        env.update(HOME=str(home), PATH=f"{clients / 'node_modules' / '.bin'}:{env.get('PATH', '')}",
+        env.update(HOME=str(home), PATH=f"{bin_dir}:{clients / 'node_modules' / '.bin'}:{env.get('PATH', '')}",
                    NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
         fake_key = "-".join(["sk", "standin", uuid.uuid4().hex])  # a stand-in key, assembled at run time
         init = subprocess.run([sys.executable, str(ROOT / "server.py"), "--project", str(project), "init",
