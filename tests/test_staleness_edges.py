@@ -56,6 +56,7 @@ def test_a_shallow_clone_marks_nothing_its_history_cannot_know_and_says_so_once(
     assert stale.returncode == 1 and "No stale records" in stale.stdout, stale.stdout
     assert stale.stdout.count("shallow clone") == 1
     assert "stale:" not in search and "[stale" not in compact and compact.count("shallow clone") == 1
+    assert search.count("shallow clone") == 1, search  # the agent reads why nothing is marked
 
 
 def test_a_shallow_clone_still_marks_a_change_it_holds_as_at_least(tmp_path, env):

@@ -20,12 +20,25 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, dropwhile, repeat, takewhile
 from operator import add, mul, sub
+from typing import Protocol
 
-from . import citations, render
+from . import citations
 from .gcpause import paused
 from .records import Entry, is_principle, recency
 from .snapshot import Snapshot
 from .staleness import stamp_seconds
+
+
+Card = tuple[str, int, int]  # a record's block, its estimated tokens, its UTF-8 bytes
+
+
+class Layout(Protocol):
+    """The words of a listing, given by the caller (render.py's)."""
+
+    def card(self, record: dict) -> Card: ...
+
+    def numbered(self, number: int, body: str) -> str: ...
+
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]{2,}")
@@ -296,21 +309,23 @@ class SearchIndex:
             near.update(dict.fromkeys(self.file_postings.get(path, ()), CITES))
         return near
 
-    def fit(self, entries: Iterable[Entry], room: int, marks=None, first: int = 1,
+    def fit(self, entries: Iterable[Entry], room: int, layout: Layout, marks=None, first: int = 1,
             byte_room: int = 0) -> tuple[list[str], list[Entry], bool, int, int]:
         """The blocks of these entries, numbered from `first`, in order, as many as fit in `room`
         estimated tokens and `byte_room` UTF-8 bytes (0: no limit); the entries listed; whether
-        all of them fit; and the tokens and bytes listed. Only what is
-        listed is rendered, each record's block once per index lineage. `marks(entry, card)`
-        gives the card to list instead (the block with the record's stale mark under its header:
-        the mark depends on git's HEAD, so it is not part of the card kept here)."""
+        all of them fit; and the tokens and bytes listed. `layout` makes the words (a record's
+        card: its block with its estimated tokens and bytes; the numbered block), so this module
+        stays apart from them. Only what is listed is rendered, each record's card once per index
+        lineage. `marks(entry, card)` gives the card to list instead (the block with the record's
+        stale mark under its header: the mark depends on git's HEAD, so it is not part of the card
+        kept here)."""
         blocks: list[str] = []
         shown: list[Entry] = []
         used, used_bytes, cards = 0, 0, self._cards
         for entry in entries:
             card = cards.get(entry)
             if card is None:
-                card = cards[entry] = _card(entry.record)
+                card = cards[entry] = layout.card(entry.record)
             if marks is not None:
                 card = marks(entry, card)
             body, tokens, size = card
@@ -319,27 +334,11 @@ class SearchIndex:
             size += len(str(number)) + 3
             if (room and used + tokens > room) or (byte_room and used_bytes + size > byte_room):
                 return blocks, shown, False, used, used_bytes
-            blocks.append(render.numbered(number, body))
+            blocks.append(layout.numbered(number, body))
             shown.append(entry)
             used += tokens
             used_bytes += size
         return blocks, shown, True, used, used_bytes
-
-
-def with_line(card: tuple[str, int, int], line: str) -> tuple[str, int, int]:
-    """A card with one more line under the block's header (a stale mark)."""
-    body, tokens, size = card
-    if "\n" in body:
-        cut = body.index("\n") + 1
-        joined = f"{body[:cut]}{line}\n{body[cut:]}"
-    else:
-        joined = f"{body}\n{line}"
-    return joined, tokens + render.estimate_tokens(line), size + len(line.encode("utf-8")) + 1
-
-
-def _card(record: dict) -> tuple[str, int, int]:
-    body = render.record_body(record)
-    return body, render.estimate_tokens(body), len(body.encode("utf-8"))
 
 
 def _static_key(entry: Entry) -> tuple:

@@ -156,7 +156,7 @@ def _marked_cards(check: staleness.Checker):
         got = cards.get(entry, False)
         if got is False:
             mark = check.mark_entry(entry)
-            got = cards[entry] = index.with_line(card, render.stale_line(mark)) if mark else None
+            got = cards[entry] = render.with_line(card, render.stale_line(mark)) if mark else None
         return got or card
     return marked
 
@@ -194,10 +194,10 @@ def search(path: Path, query: str = "", topic: str | None = None, files: object 
     small = min(room, max(SMALL_ANSWER - fixed, 1)) if room else 0
     complete = False
     if not small or total <= small // MIN_BLOCK:  # else it cannot be small: not worth rendering
-        found.blocks, shown, complete, _, _ = search_index.fit(ranked.best_first(), small, marks, 1, byte_room)
+        found.blocks, shown, complete, _, _ = search_index.fit(ranked.best_first(), small, render, marks, 1, byte_room)
     if not complete:
         found.focused = True
-        found.blocks, shown, complete, used, used_bytes = search_index.fit(ranked.principles(), room, marks, 1,
+        found.blocks, shown, complete, used, used_bytes = search_index.fit(ranked.principles(), room, render, marks, 1,
                                                                            byte_room)
         found.cut = not complete
         if complete:
@@ -205,7 +205,7 @@ def search(path: Path, query: str = "", topic: str | None = None, files: object 
             focus = min(left, max(FOCUS_ANSWER - fixed - used, MATCH_ROOM))
             logs = ranked.matching_logs() if (query_terms or asked) else ranked.newest_logs()
             more, more_shown, complete, _, more_bytes = search_index.fit(
-                logs, focus, marks, len(found.blocks) + 1, max(byte_room - used_bytes, 1))
+                logs, focus, render, marks, len(found.blocks) + 1, max(byte_room - used_bytes, 1))
             found.blocks += more
             shown += more_shown
             found.cut = not complete and (focus >= left or used_bytes + more_bytes + 2_000 > byte_room)

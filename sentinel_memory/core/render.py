@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from .citations import shown
 from .contextdir import QUARANTINE_FILE
+from .install import SELF
 from .records import count_types, is_principle, meta_of, versioned
 
 if TYPE_CHECKING:  # the operations' results, for annotations only (memory imports this module)
@@ -125,6 +126,23 @@ def numbered(number: int, body: str) -> str:
     return f"#{number} {body}"
 
 
+def card(record: dict) -> tuple[str, int, int]:
+    """A record's block for a listing, with its estimated tokens and UTF-8 bytes (index.Layout)."""
+    body = record_body(record)
+    return body, estimate_tokens(body), len(body.encode("utf-8"))
+
+
+def with_line(card: tuple[str, int, int], line: str) -> tuple[str, int, int]:
+    """A card with one more line under the block's header (a stale mark)."""
+    body, tokens, size = card
+    if "\n" in body:
+        cut = body.index("\n") + 1
+        joined = f"{body[:cut]}{line}\n{body[cut:]}"
+    else:
+        joined = f"{body}\n{line}"
+    return joined, tokens + estimate_tokens(line), size + len(line.encode("utf-8")) + 1
+
+
 def gap_questions() -> str:
     numbered = "\n".join(f"{i}. {q}" for i, q in enumerate(GAP_QUESTIONS, 1))
     return (
@@ -198,7 +216,12 @@ def left_out_notice(found: Found) -> str:
     ways += ["files=[the paths you are about to read or change]", "other words"]
     return (f"NOT SHOWN: {plural(count, 'record')} of {found.total:,} ({why}); {size}. "
             f"By topic: {_topics_line(found.left_topics)}. To see them, call search_memory again with "
-            + ", or ".join(ways) + "; `python server.py search` lists everything in a terminal.")
+            + ", or ".join(ways) + f"; `{SELF} search` lists everything in a terminal.")
+
+
+SHALLOW_NOTE = ("Note: this is a shallow clone, so git's history here starts at its oldest commit: a change made "
+                "before that is unknown, and a record written before it is marked only for the changes the clone "
+                "holds (`git fetch --unshallow` brings the whole history).")
 
 
 def read_notes(snap: Snapshot) -> list[str]:
@@ -269,6 +292,8 @@ def search_answer(found: Found) -> str:
                        + STALE_ADVICE)
     if found.left_out:
         tail.insert(0, left_out_notice(found))
+    if found.shallow:
+        tail.append(SHALLOW_NOTE)
     if found.all_logs > DEFAULT_THRESHOLD:
         tail.append(compact_notice(found.all_logs, DEFAULT_THRESHOLD))
     return "\n\n".join([_search_head(found), *found.blocks, *tail])
@@ -342,10 +367,6 @@ def changed_sources(logged: Logged) -> str:
 
 # ------------------------------------------------------------------------------ compact_memory
 
-SHALLOW_NOTE = ("Note: this is a shallow clone, so git's history here starts at its oldest commit: a change made "
-                "before that is unknown, and a record written before it is marked only for the changes the clone "
-                "holds (`git fetch --unshallow` brings the whole history).")
-
 def compact_answer(c: Compaction) -> str:
     """The groups as they fit the budget (a topic that does not fit is named, not shown), and how
     to finish."""
@@ -417,7 +438,7 @@ def _stale_block(c: Compaction) -> str:
         lines.append("    " + field_line("lesson", r.get("lesson")).replace("\n", "\n    "))
         lines.append("    " + stale_line(c.stale[rid]).replace(" " + STALE_ADVICE, ""))
     if len(ids) > STALE_SHOWN:
-        lines.append(f"  ... and {plural(len(ids) - STALE_SHOWN, 'more stale record')} (`python server.py stale` "
+        lines.append(f"  ... and {plural(len(ids) - STALE_SHOWN, 'more stale record')} (`{SELF} stale` "
                      "lists them all).")
     return "\n".join(lines)
 
