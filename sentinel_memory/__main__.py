@@ -28,16 +28,32 @@ def not_installed(exc: ModuleNotFoundError) -> str:
             f"(pip install -r requirements.txt in the checkout).")
 
 
+def stop_on_signals() -> None:
+    """Ctrl+C in a terminal, or SIGINT/SIGTERM from a client, ends the server at once and quietly,
+    at any point of start-up: fastmcp would wait for its stdin thread (a read that may never end).
+    Every write of the memory file is atomic, so stopping between two calls or in one loses nothing
+    that was saved. A signal the parent set to be ignored stays ignored."""
+    import os
+    import signal
+
+    def stop(signum, frame):
+        os._exit(128 + signum)
+
+    for name in ("SIGINT", "SIGTERM"):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) is not signal.SIG_IGN:
+            signal.signal(number, stop)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if serves(argv):
+        stop_on_signals()
         from . import fast_start
 
-        if fast_start.wanted():
-            code = fast_start.run(argv)
-            if code is not None:
-                return code
         try:
+            if fast_start.wanted():
+                return fast_start.run(argv)
             from . import server
         except ModuleNotFoundError as exc:
             print(not_installed(exc), file=sys.stderr)
@@ -50,7 +66,6 @@ def main(argv: list[str] | None = None) -> int:
         print(not_installed(exc), file=sys.stderr)
         return 2
     return cli_main(argv)
-
 
 if __name__ == "__main__":
     sys.exit(main())
