@@ -32,12 +32,17 @@ def stop_on_signals() -> None:
     """Ctrl+C in a terminal, or SIGINT/SIGTERM from a client, ends the server at once and quietly,
     at any point of start-up: fastmcp would wait for its stdin thread (a read that may never end).
     Every write of the memory file is atomic, so stopping between two calls or in one loses nothing
-    that was saved. A signal the parent set to be ignored stays ignored."""
+    that was saved. A signal the parent set to be ignored stays ignored. A client that closes its
+    end of stdout ends the server at its next write (SIGPIPE's default), as any Unix filter: fastmcp
+    would raise in its writer and then wait on stdin, maybe for good."""
     import os
     import signal
 
     def stop(signum, frame):
         os._exit(128 + signum)
+
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
     for name in ("SIGINT", "SIGTERM"):
         number = getattr(signal, name, None)

@@ -194,20 +194,20 @@ def store(path: str, data: dict) -> None:
 
 
 def status(argv: list[str]) -> tuple[bool, str]:
-    """For `doctor`: whether the next start is a fast one, and why not."""
+    """For `doctor`: (something to fix, a sentence saying whether the next start is fast, and why not)."""
     from . import fast_start
 
     if os.name != "posix":
-        return False, "fast start: off on this system (POSIX only); the server starts the ordinary way"
+        return False, "fast start: not on this system (POSIX only); the server starts the ordinary way"
     if not fast_start.wanted():
         return False, f"fast start: off ({fast_start.ENV}={os.environ.get(fast_start.ENV)})"
     path, digest = where(argv)
     if path is None:
-        return False, f"fast start: off: {digest}"
+        return True, f"fast start: off: {digest}"
     if load(path, digest) is None:
-        return False, (f"fast start: not ready: no answers recorded for this server code and these packages in "
-                       f"{os.path.dirname(path)}; the next start records them, the one after it is fast")
-    return True, f"fast start: ready ({path})"
+        return False, (f"fast start: not ready: fastmcp's answers for this server code and these packages are not in "
+                       f"{os.path.dirname(path)} yet; the next start records them and every start after it is fast")
+    return False, f"fast start: ready (fastmcp's answers in {path})"
 
 
 # ------------------------------------------------------------------------------ recording

@@ -83,7 +83,7 @@ class Proxy:
         self.answered = 0
         self.real_in = os.dup(0)
         self.real_out = os.dup(1)
-        read_0, self.to_server = os.pipe()
+        read_0, self.to_server = os.pipe()  # None once closed
         self.from_server, write_1 = os.pipe()
         os.dup2(read_0, 0)
         os.dup2(write_1, 1)
@@ -135,10 +135,9 @@ class Proxy:
                 # The client left after what was answered here (e.g. a tools/list probe): nothing
                 # is owed to it, so do not make it wait for fastmcp to load only to exit.
                 os._exit(0)
-            try:
+            with self.lock:
                 os.close(self.to_server)
-            except OSError:
-                pass
+                self.to_server = None
 
     def _step_aside(self) -> None:
         if self.answering:
@@ -223,10 +222,15 @@ class Proxy:
                     return
         except OSError:
             pass
-        # The client closed its end of stdout: fastmcp's next write fails as it would without
-        # this proxy (and the server ends); nothing is read from fastmcp any more.
+        # The client closed its end of stdout: the server ends, as it would without this proxy.
+        # fastmcp's stdin reaches EOF (what the client sends goes nowhere now) and its next write fails.
         self.broken = True
         self._step_aside()
+        with self.lock:
+            if self.to_server is not None:
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, self.to_server)
+                os.close(null)
         try:
             os.close(self.from_server)
         except OSError:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -319,3 +320,216 @@ def test_what_codex_and_claude_code_send_first_is_answered_without_fastmcp(proje
                                                                "elicitation": {"form": {}, "url": {}}})
     lines = _exchange(argv, _env(True, recorded), [discover], project)
     assert lines[1] == b'{"jsonrpc":"2.0","id":1,"result":' + answers["stateless"]["2026-07-28"]["server/discover"].encode() + b"}\n"
+
+
+def test_a_client_that_closes_stdout_ends_the_server(project, recorded):
+    """The client closes its end of the server's stdout and keeps stdin open: the server ends, with
+    the fast start as without it (it used to hang for good)."""
+    for fast in (True, False):
+        child = subprocess.Popen([PYTHON, str(SERVER), "--project", str(project)], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_env(fast, recorded), cwd=project)
+        try:
+            child.stdout.close()
+            child.stdin.write(PLAIN + _line(LIST))
+            child.stdin.flush()
+            child.wait(timeout=TIMEOUT)
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+                pytest.fail(f"the server (fast start {'on' if fast else 'off'}) still ran {TIMEOUT} s later")
+            child.stdin.close()
+
+
+def _default_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # as a shell's foreground job has it
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("fast", [True, False], ids=["fast", "ordinary"])
+@pytest.mark.parametrize("when", ["loading", "serving"])
+def test_sigint_and_sigterm_end_the_server_quietly(project, recorded, signum, fast, when):
+    """A client's SIGINT or SIGTERM ends the server, stdin still open, while fastmcp loads or once it
+    serves, with no traceback (SIGINT used to wait for the stdin thread)."""
+    child = subprocess.Popen([PYTHON, str(SERVER), "--project", str(project)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(fast, recorded), cwd=project,
+                             preexec_fn=_default_sigint)
+    try:
+        child.stdin.write(PLAIN)
+        child.stdin.flush()
+        if when == "serving":
+            child.stdin.write(_line({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
+            child.stdin.flush()
+            while b'"id":2' not in child.stdout.readline():
+                pass
+        else:
+            time.sleep(0.3)  # python is importing fastmcp (and, with the fast start, answering)
+        child.send_signal(signum)
+        code = child.wait(timeout=TIMEOUT)
+        assert code in (-signum, 128 + signum)
+        assert b"Traceback" not in child.stderr.read()
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+        child.stdin.close()
+
+
+@pytest.mark.parametrize("presses", [1, 2])
+@pytest.mark.parametrize("when", ["loading", "serving"])
+def test_ctrl_c_in_a_terminal_stops_the_server(project, recorded, presses, when):
+    """`python server.py` in a terminal (the README's command): Ctrl+C ends it, once fastmcp serves
+    or while it loads, without a traceback."""
+    import pty
+
+    pid, master = pty.fork()
+    if pid == 0:
+        try:
+            os.chdir(project)
+            os.execve(PYTHON, [PYTHON, str(SERVER), "--project", str(project)], _env(True, recorded))
+        finally:
+            os._exit(127)
+    output = b""
+    try:
+        if when == "serving":
+            while b"Ctrl+C to stop" not in output:
+                ready, _, _ = select.select([master], [], [], TIMEOUT)
+                assert ready, output
+                output += os.read(master, 65536)
+        else:
+            time.sleep(0.3)
+        for _ in range(presses):
+            os.write(master, b"\x03")
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                try:
+                    output += os.read(master, 65536)
+                except OSError:
+                    pass
+        else:
+            pytest.fail(f"still running {TIMEOUT} s after Ctrl+C: {output.decode(errors='replace')[-2000:]}")
+        assert b"Traceback" not in output
+    finally:
+        try:
+            if not os.waitpid(pid, os.WNOHANG)[0]:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+        os.close(master)
+
+
+def _doctor(project: Path, cache: Path) -> str:
+    done = subprocess.run([PYTHON, str(SERVER), "doctor", "--project", str(project)], env=_env(True, cache),
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    return next(line for line in done.stdout.splitlines() if "fast start" in line)
+
+
+def test_the_first_start_records_fastmcps_answers_and_the_next_start_is_fast(tmp_path, project):
+    """A fresh cache: doctor says the fast start is not ready; the first start is ordinary and
+    records fastmcp's answers in the cache folder; doctor then says ready, and the next start
+    answers the handshake before fastmcp has loaded (here: never loads)."""
+    cache = tmp_path / "cache"
+    assert "not ready" in _doctor(project, cache)
+    argv = [PYTHON, str(SERVER), "--project", str(project)]
+    first = _exchange(argv, _env(True, cache), _messages("2025-06-18")[:3], project)
+    recorded = _cache_file(cache)
+    assert "ready" in _doctor(project, cache) and "not ready" not in _doctor(project, cache)
+    stalled = [PYTHON, "-c", STALLED.format(root=str(ROOT)), "--project", str(project)]
+    second = _exchange(stalled, _env(True, cache), _messages("2025-06-18")[:3], project)
+    assert second == first
+    assert oct(recorded.parent.stat().st_mode & 0o777) == "0o700"
+    assert not list(project.rglob("fast-start-*"))
+
+
+def test_answers_fastmcp_contradicts_are_forgotten(tmp_path, project, recorded):
+    """Should the cache hold an answer fastmcp no longer gives, the fast start says so on stderr and
+    removes the file; the next start is ordinary and records afresh."""
+    cache = tmp_path / "cache"
+    (cache / "sentinel-memory").mkdir(parents=True)
+    source = _cache_file(recorded)
+    data = json.loads(source.read_text(encoding="utf-8"))
+    data["handshake"]["2025-06-18"]["tools/list"] = '{"tools":[]}'
+    planted = cache / "sentinel-memory" / source.name
+    planted.write_text(json.dumps(data), encoding="utf-8")
+    child = subprocess.run([PYTHON, str(SERVER), "--project", str(project)], input=PLAIN + _line(LIST) + END,
+                           capture_output=True, env=_env(True, cache), cwd=project, timeout=TIMEOUT)
+    assert b"recorded again" in child.stderr
+    assert not planted.exists()
+
+
+# ------------------------------------------------------------------------------ the cache file
+
+@pytest.fixture
+def answers_file(tmp_path, recorded) -> tuple[Path, str, bytes]:
+    source = _cache_file(recorded)
+    target = tmp_path / "cache" / "sentinel-memory" / source.name
+    target.parent.mkdir(parents=True)
+    data = source.read_bytes()
+    target.write_bytes(data)
+    return target, json.loads(data)["key"], data
+
+
+def test_a_recorded_file_is_read(answers_file):
+    path, key, _ = answers_file
+    assert set(fast_cache.load(str(path), key)["handshake"]) >= {"2024-11-05", "2025-11-25"}
+
+
+def test_a_link_a_fifo_a_huge_or_a_foreign_file_is_never_used(answers_file, tmp_path):
+    path, key, data = answers_file
+    real = tmp_path / "elsewhere.json"
+    path.rename(real)
+    path.symlink_to(real)
+    assert fast_cache.load(str(path), key) is None  # never through a link
+    path.unlink()
+    os.mkfifo(path)
+    assert fast_cache.load(str(path), key) is None  # no reader waits on a pipe
+    path.unlink()
+    path.write_bytes(data[:-1] + b" " * fast_cache.LIMIT + b"}")
+    assert fast_cache.load(str(path), key) is None  # read with a bound
+    for text in (data[: len(data) // 2], data.replace(key.encode(), b"0" * len(key)), b"[]", b"\xff\xfe"):
+        path.write_bytes(text)
+        assert fast_cache.load(str(path), key) is None  # cut short, another key, not ours, not UTF-8
+    answers = json.loads(data)
+    answers["handshake"]["2025-06-18"]["tools/list"] = '{"tools": ['
+    path.write_text(json.dumps(answers), encoding="utf-8")
+    assert fast_cache.load(str(path), key) is None  # an answer that is not a JSON object
+
+
+def test_the_cache_folder_is_never_in_the_project(tmp_path, monkeypatch, project):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(project / ".cache"))
+    path, why = fast_cache.where(["--project", str(project)])
+    assert path is None and "inside the project" in why
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", ".cache")  # relative: the XDG default instead
+    path, _ = fast_cache.where([])
+    assert path.startswith(str(tmp_path / "home" / ".cache" / "sentinel-memory"))
+
+
+def test_the_key_follows_the_code_the_packages_and_fastmcp_settings(monkeypatch, tmp_path):
+    env = fast_cache.settings()
+    base = fast_cache.key(env)
+    assert base == fast_cache.key(dict(env))
+    assert fast_cache.key({**env, "FASTMCP_SOMETHING": "1"}) != base
+    copy = tmp_path / "package"
+    shutil.copytree(fast_cache.HERE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(fast_cache, "HERE", str(copy))
+    assert fast_cache.key(env) == base
+    (copy / "core" / "records.py").write_text((copy / "core" / "records.py").read_text(encoding="utf-8") + "#\n",
+                                              encoding="utf-8")
+    changed = fast_cache.key(env)
+    assert changed != base
+    site = tmp_path / "site"
+    (site / "fastmcp").mkdir(parents=True)
+    (site / "fastmcp" / "__init__.py").write_text("")
+    (site / "pydantic-2.14.3.dist-info").mkdir()
+    monkeypatch.setattr(sys, "path", [str(site)])
+    older = fast_cache.key(env)
+    (site / "pydantic-2.14.3.dist-info").rename(site / "pydantic-2.14.4.dist-info")
+    assert fast_cache.key(env) != older
