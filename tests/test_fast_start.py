@@ -457,10 +457,21 @@ def test_answers_fastmcp_contradicts_are_forgotten(tmp_path, project, recorded):
     data["handshake"]["2025-06-18"]["tools/list"] = '{"tools":[]}'
     planted = cache / "sentinel-memory" / source.name
     planted.write_text(json.dumps(data), encoding="utf-8")
-    child = subprocess.run([PYTHON, str(SERVER), "--project", str(project)], input=PLAIN + _line(LIST) + END,
-                           capture_output=True, env=_env(True, cache), cwd=project, timeout=TIMEOUT)
-    assert b"recorded again" in child.stderr
-    assert not planted.exists()
+    child = subprocess.Popen([PYTHON, str(SERVER), "--project", str(project)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(True, cache), cwd=project)
+    try:
+        child.stdin.write(PLAIN + _line(LIST))
+        child.stdin.flush()
+        assert child.stdout.readline().startswith(b'{"jsonrpc":"2.0","id":1,')
+        assert child.stdout.readline() == b'{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}\n'  # what the file said
+        deadline = time.monotonic() + TIMEOUT
+        while planted.exists() and time.monotonic() < deadline:  # until fastmcp has answered tools/list
+            time.sleep(0.05)
+        assert not planted.exists()
+    finally:
+        child.stdin.close()
+        child.wait(timeout=TIMEOUT)
+    assert b"recorded again" in child.stderr.read()
 
 
 # ------------------------------------------------------------------------------ the cache file
