@@ -51,8 +51,14 @@ TOPICS = ["auth", "payment", "api-gateway", "db-migration", "frontend", "ci", "s
           "notifications", "deploy", "logging", "cache"]
 
 
+# The servers' cache folder (where the fast start keeps fastmcp's answers): new and empty for each
+# run, so the first start of the run is a first start after an install, and the user's is untouched.
+CACHE = tempfile.mkdtemp(prefix="sentinel-memory-bench-cache-")
+
+
 def child_env() -> dict[str, str]:
     env = dict(os.environ)
+    env["XDG_CACHE_HOME"] = CACHE
     env["FASTMCP_CHECK_FOR_UPDATES"] = "off"
     env.pop("SENTINEL_MEMORY_PROJECT", None)
     # Servers start as on a user's machine: Python caches the compiled modules after the first
