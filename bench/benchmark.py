@@ -292,7 +292,7 @@ async def startup(table: Table, args, node_dir: Path | None) -> dict[str, list[f
         if args.loaded_spawns else 0
     if load:
         busy = burners(load)
-        stdio_latency.CACHE = tempfile.mkdtemp(prefix="sentinel-memory-bench-cache-")  # a first start again
+        stdio_latency.new_cache()  # the loaded series begins with a first start too
         try:
             time.sleep(0.5)
             for _ in range(args.loaded_spawns):

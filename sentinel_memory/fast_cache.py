@@ -191,6 +191,25 @@ def store(path: str, data: dict) -> None:
     except BaseException:
         forget(temp)
         raise
+    _prune(base, os.path.basename(path))
+
+
+def _prune(base: str, keep: str, days: int = 30) -> None:
+    """Remove other keys' files (other versions, other checkouts) untouched for `days`."""
+    import time
+
+    old = time.time() - days * 86400
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith("fast-start-") and name.endswith((".json", ".lock")) and not name.startswith(keep[:-5]):
+            try:
+                if os.lstat(os.path.join(base, name)).st_mtime < old:
+                    os.unlink(os.path.join(base, name))
+            except OSError:
+                pass
 
 
 def status(argv: list[str]) -> tuple[bool, str]:
