@@ -28,7 +28,7 @@ END = b'{"jsonrpc":"2.0","id":"end","method":"ping"}\n'
 
 def _env(fast: bool, cache: Path) -> dict[str, str]:
     """The environment of a spawned server: its own cache and home, the fast start on or off."""
-    env = dict(os.environ, FASTMCP_CHECK_FOR_UPDATES="off", XDG_CACHE_HOME=str(cache))
+    env = dict(os.environ, FASTMCP_CHECK_FOR_UPDATES="off", XDG_CACHE_HOME=str(cache), HOME=str(cache))
     env[fast_start.ENV] = "1" if fast else "0"
     env.pop("SENTINEL_MEMORY_PROJECT", None)
     return env
