@@ -18,17 +18,15 @@ from __future__ import annotations
 import os
 import sys
 
-ENV = "SENTINEL_MEMORY_FAST_START"
+from .fast_cache import DISCOVER, ENV, LISTS, META, RESPONSE_PREFIX, SET_LEVEL, wanted
+
+__all__ = ["ENV", "run", "wanted"]
+
 EOF_MARK = b"\x00\n"  # never in JSON text: the main thread's "fastmcp wrote its last byte"
 LINE_LIMIT = 1 << 20  # a longer line is never answered here (and never parsed twice)
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 ENVELOPE = frozenset({"jsonrpc", "id", "method", "params"})
 ABSENT = object()
-
-
-def wanted() -> bool:
-    """True on a POSIX system with the fast start not turned off (the caller has decided to serve)."""
-    return os.name == "posix" and os.environ.get(ENV, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
 def run(argv: list[str]) -> int:
@@ -46,7 +44,9 @@ def run(argv: list[str]) -> int:
         from sentinel_memory import server
 
         if path and answers is None:
-            fast_cache.record_in_background(path, digest, env)
+            from . import fast_record
+
+            fast_record.record_in_background(path, digest, env)
         server.main(argv)
         return 0
     proxy = Proxy(answers, path)
@@ -277,7 +277,6 @@ class Proxy:
 # ------------------------------------------------------------------------------ what is answered here
 # Each check accepts only shapes that fastmcp's models surely accept and whose answer does not
 # depend on them; anything else (however valid) is left to fastmcp.
-from .fast_cache import DISCOVER, LISTS, META, RESPONSE_PREFIX, SET_LEVEL  # noqa: E402
 
 
 def _unique(pairs):

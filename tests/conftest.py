@@ -208,3 +208,46 @@ def lock_held_elsewhere(memory_file: Path):
         yield
     finally:
         holder.communicate(input="", timeout=60)
+
+
+# The quick loop (`pytest -m "not slow"`, CONTRIBUTING.md) leaves out what starts processes or
+# takes long; the full run keeps everything. A test is slow when it uses a fixture that starts
+# processes, lives in a file that is about processes, or is on the measured list (over ~0.2 s of
+# one worker's time in `pytest --durations=0`, on a two-core machine).
+SLOW_FIXTURES = {"connect", "env"}  # a spawned `python server.py`; real git repositories
+# Files about processes: every test there starts some (the commands, the server, the wheel build).
+SLOW_FILES = {"test_cli.py", "test_clients.py", "test_concurrency.py", "test_fast_start.py", "test_package.py",
+              "test_stdio.py"}
+SLOW_TESTS = {
+    "test_docs.py::test_the_walkthrough_runs_as_written",
+    "test_filetext.py::test_edits_give_the_bytes_of_a_full_rewrite_and_never_fall_back",
+    "test_hostile.py::test_a_memory_file_that_is_not_a_regular_file_is_refused_at_once_with_exit_3",
+    "test_hostile.py::test_a_project_path_with_a_name_too_long_is_a_plain_error",
+    "test_hostile.py::test_a_write_that_fails_on_a_full_disk_leaves_no_conflicted_copy_and_no_quarantine_file",
+    "test_hostile.py::test_scan_sees_a_key_that_spans_lines_and_redact_removes_it_from_the_quarantine_file",
+    "test_hostile.py::test_the_environment_variable_pointing_at_home_or_root_does_not_write_there",
+    "test_hostile.py::test_the_merge_driver_keeps_both_sides_when_one_holds_a_nul_byte",
+    "test_properties.py::test_a_search_index_derived_after_writes_ranks_as_one_built_afresh",
+    "test_properties.py::test_a_spliced_write_equals_a_full_rewrite",
+    "test_properties.py::test_round_trip_order_and_limits",
+    "test_properties.py::test_search_order_is_a_permutation_with_scores_not_increasing",
+    "test_properties.py::test_three_way_merge_is_symmetric",
+    "test_properties.py::test_upsert_is_idempotent",
+    "test_sanitizer.py::test_no_secret_survives_among_other_words",
+    "test_sanitizer.py::test_redaction_is_idempotent_on_arbitrary_text",
+    "test_sanitizer.py::test_redaction_is_idempotent_when_words_are_glued_together",
+    "test_sanitizer.py::test_the_shortcuts_change_no_result",
+    "test_secretscan.py::test_redact_file_waits_for_the_lock_and_gives_up_changing_nothing",
+    "test_secretscan.py::test_redacting_while_others_write_loses_no_record",
+    "test_store.py::test_a_long_run_of_edits_writes_exactly_what_a_full_rewrite_would",
+    "test_store.py::test_a_write_holds_the_same_lock_as_filelock",
+    "test_store.py::test_lock_timeout_is_a_clear_error_and_changes_nothing",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        name = getattr(item, "originalname", None) or item.name
+        if (SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or item.path.name in SLOW_FILES
+                or f"{item.path.name}::{name}" in SLOW_TESTS):
+            item.add_marker(pytest.mark.slow)

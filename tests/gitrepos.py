@@ -36,12 +36,23 @@ def env(tmp_path) -> dict:
     home = tmp_path / "git-home"
     home.mkdir()
     out = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    out["PATH"] = str(launcher(tmp_path / "bin")) + os.pathsep + out.get("PATH", "")
     out.update(
         HOME=str(home), USERPROFILE=str(home), XDG_CONFIG_HOME=str(home / ".config"),
         GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", GIT_EDITOR="true", GIT_PAGER="cat",
         PYTHONUTF8="1", LC_ALL="C.UTF-8", LANG="C.UTF-8",
     )
     return out
+
+
+def launcher(folder: Path, script: Path = SERVER) -> Path:
+    """A folder holding a `sentinel-memory` command that runs this checkout, as `pipx install
+    --editable` would give a teammate: the committed client configs start it by that name."""
+    folder.mkdir(parents=True, exist_ok=True)
+    command = folder / "sentinel-memory"
+    command.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{script}" "$@"\n', encoding="utf-8")
+    command.chmod(0o755)
+    return folder
 
 
 def server(env: dict, *args: str) -> subprocess.CompletedProcess:

@@ -246,7 +246,7 @@ def test_init_twice_keeps_the_users_keys_other_servers_and_formatting(tmp_path, 
         config = json.loads(raw)
         ours = config[key]["sentinel-memory"]
         assert config["theme"] == "dark" and config[key]["other"] == {"command": "node", "args": ["other.js"]}
-        assert ours["command"] == sys.executable and str(SERVER) in ours["args"]
+        assert ours["command"] == "sentinel-memory" and "/old/server.py" not in ours["args"]
         assert {k: ours[k] for k in own} == own, relative
         assert list(config[key]) == ["other", "sentinel-memory"]
         if i == 1:
@@ -255,7 +255,7 @@ def test_init_twice_keeps_the_users_keys_other_servers_and_formatting(tmp_path, 
             assert b'\n    "theme": "dark"' in raw
     assert "kept your env, envFile, disabled" in first.stdout
     gemini = json.loads((repo.path / ".gemini" / "settings.json").read_text(encoding="utf-8"))["mcpServers"]
-    assert gemini["sentinel-memory"]["cwd"] == str(repo.path) and gemini["sentinel-memory"]["trust"] is False
+    assert "cwd" not in gemini["sentinel-memory"] and gemini["sentinel-memory"]["trust"] is False
     before = {p: (repo.path / p).read_bytes() for p in FOREIGN}
 
     second = run(env, repo.path, "init", "--client", "cursor", "--client", "vscode", "--client", "claude",
@@ -266,17 +266,18 @@ def test_init_twice_keeps_the_users_keys_other_servers_and_formatting(tmp_path, 
 
 
 def test_init_gemini_writes_trusted_settings_and_doctor_checks_them(tmp_path, env):
-    """A new .gemini/settings.json: our entry with the project as cwd and trust; doctor checks the
-    command exists, and warns once trust is turned off."""
+    """A new .gemini/settings.json: our entry, portable (no cwd: Gemini CLI starts the server in
+    the folder it runs in), with trust; doctor finds the command on PATH, and warns once trust is
+    turned off."""
     repo = make_repo(tmp_path, env, wired=False)
 
     run(env, repo.path, "init", "--client", "gemini")
 
     path = repo.path / ".gemini" / "settings.json"
     entry = json.loads(path.read_text(encoding="utf-8"))["mcpServers"]["sentinel-memory"]
-    assert entry == {"command": sys.executable, "args": [str(SERVER)], "cwd": str(repo.path), "trust": True}
+    assert entry == {"command": "sentinel-memory", "args": [], "trust": True}
     doctor = run(env, repo.path, "doctor").stdout
-    assert f"{path} starts {sys.executable} {SERVER}" in doctor and "does not trust" not in doctor
+    assert f"{path} starts sentinel-memory (" in doctor and "does not trust" not in doctor
     entry["trust"] = False
     path.write_text(json.dumps({"mcpServers": {"sentinel-memory": entry}}, indent=2), encoding="utf-8")
     assert "does not trust the server" in run(env, repo.path, "doctor").stdout
@@ -296,7 +297,7 @@ def test_init_codex_approves_log_memory_once_and_keeps_the_users_choice(tmp_path
     config = tomllib.loads(path.read_text(encoding="utf-8"))
     ours = config["mcp_servers"]["sentinel-memory"]
     assert ours["tools"]["log_memory"] == {"approval_mode": "approve"}
-    assert ours["args"] == [str(SERVER), "--project", str(repo.path)] and config["mcp_servers"]["other"]["command"] == "node"
+    assert ours["args"] == [] and config["mcp_servers"]["other"]["command"] == "node"
     assert 'approval_mode = "approve"' in first.stdout
     text = path.read_text(encoding="utf-8")
     assert run(env, repo.path, "init", "--client", "codex").stdout.startswith(f"unchanged {path}")

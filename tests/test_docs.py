@@ -67,12 +67,27 @@ def test_readme_opens_with_the_serve_and_test_commands_that_ci_runs():
     assert "<!-- test -->" in (ROOT / ".ci" / "run").read_text()
 
 
+def test_ci_lints_with_the_venv_it_made_before_it_tests():
+    """.ci/run makes the venv from requirements-dev.txt (which brings ruff and mypy), runs .ci/lint,
+    then the README's test command; CONTRIBUTING.md gives the same quick loop and full run."""
+    run = (ROOT / ".ci" / "run").read_text()
+    order = [run.index(s) for s in ("pip install -q -r requirements-dev.txt", ".ci/lint\n", 'bash -euo pipefail -c "$cmd"')]
+    assert order == sorted(order), run
+    dev = _read(ROOT / "requirements-dev.txt")
+    assert re.search(r"^ruff\b", dev, re.M) and re.search(r"^mypy\b", dev, re.M)
+    lint = (ROOT / ".ci" / "lint").read_text()
+    assert '"$bin/ruff" check' in lint and '"$bin/mypy"' in lint
+    contributing = _read(ROOT / "CONTRIBUTING.md")
+    assert '-m "not slow"' in contributing and ".ci/run" in contributing
+
+
 def test_the_korean_readme_gives_the_same_commands_and_links():
     """docs/README.ko.md has the English README's install commands, walkthrough commands and links."""
     english, korean = (_read(p) for p in READMES)
     blocks = [re.findall(r"```\n(.*?)\n```", text, re.S) for text in (english, korean)]
     assert blocks[0][:2] == blocks[1][:2]
-    commands = [re.findall(r"^(\$S \w+|git \w+|cd .*|S=.*)", _walkthrough(t), re.M) for t in (english, korean)]
+    commands = [re.findall(r"^(sentinel-memory \w+|pipx install \S+ \S+|git \w+|cd .*)", _walkthrough(t), re.M)
+                for t in (english, korean)]
     assert commands[0] == commands[1]
     links = [{(p.parent / t).resolve() for t in re.findall(r"\]\(([^)#:]+)\)", _read(p))} for p in READMES]
     assert links[0] - {READMES[1]} == links[1] - {READMES[0]}
@@ -86,7 +101,7 @@ def test_doc_links_resolve():
 
 
 def _walkthrough(text: str) -> str:
-    return next(b for b in re.findall(r"```\n(.*?)\n```", text, re.S) if "$S init" in b)
+    return next(b for b in re.findall(r"```\n(.*?)\n```", text, re.S) if "sentinel-memory init" in b)
 
 
 def _git(cwd: Path, *args: str, env: dict) -> None:
@@ -98,16 +113,17 @@ def _git(cwd: Path, *args: str, env: dict) -> None:
 def test_the_walkthrough_runs_as_written(readme, rules_dir, tmp_path):
     """The minute with it, pasted into bash in a project with a remote (with or without Cursor's
     .cursor/rules/, where init puts an .mdc instead of .cursorrules), saves the lesson, finds it,
-    shows it in git diff as a readable block and pushes it. Only the install is stood in for: a
-    home whose ~/tools/sentinel-memory runs this checkout with the test's Python."""
+    shows it in git diff as a readable block and pushes it. Only the install (step 0, `pipx
+    install`) is stood in for: a `sentinel-memory` on PATH that runs this checkout with the test's
+    Python, as `pipx install --editable` gives."""
     home = tmp_path / "home"
-    install = home / "tools" / "sentinel-memory"
-    (install / ".venv" / "bin").mkdir(parents=True)
-    (install / "server.py").symlink_to(ROOT / "server.py")
-    python = install / ".venv" / "bin" / "python"
-    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
-    python.chmod(0o755)
+    bin_dir = home / ".local" / "bin"
+    bin_dir.mkdir(parents=True)
+    command = bin_dir / "sentinel-memory"
+    command.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{ROOT / "server.py"}" "$@"\n')
+    command.chmod(0o755)
     env = {**os.environ, "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1", "NO_COLOR": "1",
+           "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
            "GIT_AUTHOR_NAME": "N", "GIT_AUTHOR_EMAIL": "n@example.com",
            "GIT_COMMITTER_NAME": "N", "GIT_COMMITTER_EMAIL": "n@example.com"}
     env.pop("SENTINEL_MEMORY_PROJECT", None)
@@ -123,7 +139,7 @@ def test_the_walkthrough_runs_as_written(readme, rules_dir, tmp_path):
     _git(app, "commit", "-qm", "first", env=env)
     _git(app, "push", "-q", "origin", "HEAD", env=env)
 
-    script = _walkthrough(_read(readme))
+    script = "\n".join(line for line in _walkthrough(_read(readme)).splitlines() if not line.startswith("pipx install"))
     result = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=home, env=env,
                             capture_output=True, text=True, encoding="utf-8", timeout=120)
     out = result.stdout
@@ -136,3 +152,49 @@ def test_the_walkthrough_runs_as_written(readme, rules_dir, tmp_path):
     assert '"topic": "payment"' in pushed
     rules = ".cursor/rules/sentinel-memory.mdc" if rules_dir else ".cursorrules"
     subprocess.run(["git", "--git-dir", str(remote), "cat-file", "-e", f"HEAD:{rules}"], env=env, check=True)
+
+
+def _slug(heading: str) -> str:
+    """The anchor GitHub gives a Markdown heading: lower case, punctuation (§, dots, brackets,
+    backticks) dropped, spaces turned into hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def _anchors(path: Path) -> set[str]:
+    text = re.sub(r"```.*?```", "", _read(path), flags=re.S)  # a '#' line in a code block is no heading
+    seen: dict[str, int] = {}
+    anchors = set()
+    for heading in re.findall(r"^#{1,6} (.+)$", text, re.M):
+        slug = _slug(heading)
+        anchors.add(f"{slug}-{seen[slug]}" if seen.get(slug) else slug)
+        seen[slug] = seen.get(slug, 0) + 1
+    return anchors
+
+
+def test_the_slugs_are_githubs():
+    """The anchors are the ones GitHub makes, so a link that passes here works on the page."""
+    assert _slug("§4.2 search_memory(query, topic=None)") == "42-search_memoryquery-topicnone"
+    assert _slug("§5.7 The files in `.context/`") == "57-the-files-in-context"
+    assert "start-up" in _anchors(ROOT / "docs" / "design.md")
+
+
+def test_every_section_link_names_a_heading_that_exists():
+    """A link to a section (docs/contract.md#42-..., design.md#start-up) lands on a heading of that
+    file: renaming a section in the contract breaks the guides that point at it, and this says so."""
+    docs = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").glob("*.md"))]
+    broken = []
+    for doc in docs:
+        for target, anchor in re.findall(r"\]\(([^)#:\s]*)#([^)\s]+)\)", _read(doc)):
+            path = (doc.parent / target).resolve() if target else doc
+            if anchor not in _anchors(path):
+                broken.append(f"{doc.name} -> {target}#{anchor}")
+    assert not broken, broken
+
+
+def test_the_guides_leave_the_rules_to_the_contract():
+    """tools.md and data-format.md are short guides: each links to the contract's sections for the
+    rules instead of restating them."""
+    for guide in ("tools.md", "data-format.md"):
+        text = _read(ROOT / "docs" / guide)
+        assert len(re.findall(r"\(contract\.md#\d", text)) >= 4, guide
+        assert len(text.splitlines()) <= 80, f"{guide} grew into a second contract"

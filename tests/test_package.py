@@ -122,18 +122,20 @@ def test_the_installed_executable_answers_help_and_the_commands(installed, tmp_p
 
 
 def test_init_from_the_installed_package_points_configs_and_git_at_the_executable(installed, tmp_path, env):
-    """init writes client configs whose command is the installed executable (no server.py), wires
-    git's drivers to it, git diff shows readable blocks through it, and doctor passes."""
+    """init writes client configs that start `sentinel-memory` by name (the same bytes on every
+    machine; this venv's bin on PATH finds it), wires git's drivers to the executable's absolute
+    path (local config), git diff shows readable blocks through it, and doctor passes."""
     repo = make_repo(tmp_path, env, wired=False)
+    env = {**env, "PATH": str(installed.parent) + os.pathsep + env["PATH"]}
 
     result = sm(installed, env, "init", "--client", "cursor", "--client", "codex", "--client", "gemini", cwd=repo.path)
 
     assert result.returncode == 0, result.stdout + result.stderr
     cursor = json.loads((repo.path / ".cursor" / "mcp.json").read_text(encoding="utf-8"))["mcpServers"]["sentinel-memory"]
-    assert cursor["command"] == str(installed) and cursor["args"] == ["--project", "${workspaceFolder}"]
+    assert cursor == {"command": "sentinel-memory", "args": ["--project", "${workspaceFolder}"]}
     gemini = json.loads((repo.path / ".gemini" / "settings.json").read_text(encoding="utf-8"))["mcpServers"]
-    assert gemini["sentinel-memory"]["command"] == str(installed) and gemini["sentinel-memory"]["args"] == []
-    assert f'command = "{installed}"' in (repo.path / ".codex" / "config.toml").read_text(encoding="utf-8")
+    assert gemini["sentinel-memory"]["command"] == "sentinel-memory" and gemini["sentinel-memory"]["args"] == []
+    assert 'command = "sentinel-memory"' in (repo.path / ".codex" / "config.toml").read_text(encoding="utf-8")
     assert (repo.path / ".cursorrules").read_text(encoding="utf-8").count("search_memory") >= 1
     driver = repo.git("config", "merge.sentinel-memory.driver").stdout
     assert driver.startswith(f"'{installed}' merge-driver %O %A %B %P")
@@ -146,6 +148,7 @@ def test_init_from_the_installed_package_points_configs_and_git_at_the_executabl
     doctor = sm(installed, env, "doctor", cwd=repo.path)
     assert doctor.returncode == 0 and "FAIL" not in doctor.stdout and "warn" not in doctor.stdout, doctor.stdout
     assert f"the git merge driver calls {installed}\n" in doctor.stdout
+    assert f".cursor/mcp.json starts sentinel-memory --project ${{workspaceFolder}} ({installed})" in doctor.stdout
 
 
 @pytest.mark.anyio
@@ -175,3 +178,42 @@ async def test_the_installed_executable_serves_mcp_over_stdio(installed, tmp_pat
     assert str(repo.path / ".context" / "memory_log.jsonl") in found.content[0].text
     assert "back off after 429" in found.content[0].text
     assert f"'{installed}' merge-driver" in repo.git("config", "merge.sentinel-memory.driver").stdout
+
+
+def _second_install(installed: Path, folder: Path) -> Path:
+    """The same wheel installed into another venv in another folder: a teammate's pipx install."""
+    wheel = next((installed.parents[2] / "dist").glob("sentinel_memory-*.whl"))
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True, timeout=120)
+    python = folder / BIN / ("python.exe" if os.name == "nt" else "python")
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    Path(site, "test-runner-packages.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index",
+                           str(wheel)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return folder / BIN / ("sentinel-memory.exe" if os.name == "nt" else "sentinel-memory")
+
+
+def test_two_package_installs_in_two_clones_leave_the_second_clean(installed, tmp_path, env):
+    """Ann's pipx-style install and Ben's, in different folders, each on its owner's PATH: Ann's
+    init is committed, Ben's init in his clone changes nothing git tracks, and his doctor passes
+    with his own executable."""
+    from gitrepos import clone
+
+    ben_exe = _second_install(installed, tmp_path / "ben-pipx" / "venv")
+    args = ["init", "--client", "cursor", "--client", "vscode", "--client", "claude", "--client", "codex",
+            "--client", "gemini"]
+    origin = make_repo(tmp_path, env, name="ann-app", wired=False)
+    ann = {**env, "PATH": str(installed.parent) + os.pathsep + env["PATH"]}
+    assert sm(installed, ann, *args, cwd=origin.path).returncode == 0
+    origin.commit("Add Sentinel-Memory")
+    ben_repo = clone(origin, tmp_path, "ben-app", wired=False)
+    ben = {**env, "PATH": str(ben_exe.parent) + os.pathsep + env["PATH"]}
+
+    second = sm(ben_exe, ben, *args, cwd=ben_repo.path)
+
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert ben_repo.git("status", "--porcelain").stdout == "", second.stdout
+    assert str(ben_exe) in ben_repo.git("config", "merge.sentinel-memory.driver").stdout
+    doctor = sm(ben_exe, ben, "doctor", cwd=ben_repo.path)
+    assert doctor.returncode == 0 and f".mcp.json starts sentinel-memory ({ben_exe})" in doctor.stdout, doctor.stdout

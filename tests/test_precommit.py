@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import stat
 import subprocess
 from pathlib import Path
 
@@ -73,15 +75,22 @@ def test_an_existing_hook_keeps_running_and_a_second_init_changes_nothing(tmp_pa
     assert (tmp_path / "own-check").read_text() == "ran\n"
 
 
-def test_the_check_goes_where_core_hookspath_points(tmp_path, env):
-    """With core.hooksPath set, the hook is written there (git would not look in .git/hooks)."""
+def test_the_check_goes_where_core_hookspath_points_inside_the_git_folder_only(tmp_path, env):
+    """core.hooksPath in the git folder: the hook is written there (git would not look in
+    .git/hooks). core.hooksPath in the work tree (a hooks folder the team commits): nothing is
+    written there, since the check carries this machine's paths; init prints the portable line."""
     repo = make_repo(tmp_path, env, wired=False)
-    repo.git("config", "core.hooksPath", "githooks")
+    repo.git("config", "core.hooksPath", ".git/team-hooks")
     repo.init_driver()
-    assert "# sentinel-memory:begin" in (repo.path / "githooks" / "pre-commit").read_text(encoding="utf-8")
+    assert "# sentinel-memory:begin" in (repo.path / ".git" / "team-hooks" / "pre-commit").read_text(encoding="utf-8")
     assert not (repo.path / ".git" / "hooks" / "pre-commit").exists()
-    doctor = server(env, "--project", str(repo.path), "doctor").stdout
-    assert "pre-commit credential check active" in doctor
+    assert "pre-commit credential check active" in server(env, "--project", str(repo.path), "doctor").stdout
+
+    repo.git("config", "core.hooksPath", "githooks")
+    out = repo.init_driver().stdout
+    assert not (repo.path / "githooks" / "pre-commit").exists()
+    assert "shared with the team" in out and "|| sentinel-memory scan --staged || exit 1" in out
+    assert "no pre-commit credential check" in server(env, "--project", str(repo.path), "doctor").stdout
 
 
 def test_the_pre_commit_framework_keeps_its_hook_and_gets_told_what_to_add(tmp_path, env):
@@ -126,3 +135,106 @@ def test_the_shipped_framework_hook_runs_the_staged_scan_on_the_memory_files():
     files = re.search(r"files: (\S+)", text).group(1)
     assert re.search(files, ".context/memory_log.jsonl") and re.search(files, ".context/memory_log.quarantine.jsonl")
     assert not re.search(files, "src/memory_log.jsonl.bak")
+
+
+# ---------------------------------------------------------------------------------------------
+# hooks init cannot safely extend are left byte for byte
+
+
+def doctor(env, repo) -> str:
+    return server(env, "--project", str(repo.path), "doctor").stdout
+
+
+def test_a_compiled_hook_is_left_byte_for_byte_and_commits_still_work(tmp_path, env):
+    """A compiled pre-commit hook (a program, no #!): init does not touch it and says how to add
+    the check; git commit still runs it; doctor does not call the check active."""
+    repo = make_repo(tmp_path, env, wired=False)
+    hook = repo.path / ".git" / "hooks" / "pre-commit"
+    shutil.copy2("/bin/true", hook)
+    before = hook.read_bytes()
+
+    out = repo.init_driver().stdout
+
+    assert hook.read_bytes() == before
+    assert f"left alone {hook}: it is a compiled program" in out and "scan --staged" in out
+    assert commit(repo, "first").returncode == 0
+    assert "no pre-commit credential check" in doctor(env, repo) and "check active" not in doctor(env, repo)
+
+
+def test_a_shell_hook_keeps_every_byte_latin_1_and_crlf_included(tmp_path, env):
+    """A shell hook with Latin-1 bytes and a CRLF line: init inserts its section after the first
+    line and every other byte stays as it was; the hook still runs."""
+    repo = make_repo(tmp_path, env, wired=False)
+    hook = repo.path / ".git" / "hooks" / "pre-commit"
+    rest = b"# caf\xe9 \xa9 team\r\necho ran >> '" + str(tmp_path / "own-check").encode() + b"'\n"
+    hook.write_bytes(b"#!/bin/sh\n" + rest)
+    hook.chmod(0o750)
+
+    repo.init_driver()
+
+    data = hook.read_bytes()
+    assert data.startswith(b"#!/bin/sh\n# sentinel-memory:begin") and data.endswith(b"# sentinel-memory:end\n" + rest)
+    assert stat.S_IMODE(hook.stat().st_mode) == 0o750
+    assert commit(repo, "first").returncode == 0 and (tmp_path / "own-check").read_text() == "ran\n"
+
+
+def test_a_hook_linked_to_a_tracked_script_gets_no_machine_path(tmp_path, env):
+    """.git/hooks/pre-commit linked to the team's tracked scripts/pre-commit: the tracked file is
+    not changed (git status stays clean), the link stays, and init prints the portable line."""
+    repo = make_repo(tmp_path, env, wired=False)
+    script = repo.path / "scripts" / "pre-commit"
+    script.parent.mkdir()
+    script.write_text("#!/bin/sh\necho team checks\n", encoding="utf-8")
+    script.chmod(0o755)
+    repo.commit("team hook")
+    hook = repo.path / ".git" / "hooks" / "pre-commit"
+    hook.symlink_to(script)
+
+    out = repo.init_driver().stdout
+
+    assert script.read_text(encoding="utf-8") == "#!/bin/sh\necho team checks\n" and hook.is_symlink()
+    assert "shared with the team" in out and "|| sentinel-memory scan --staged || exit 1" in out
+    assert str(tmp_path) not in out.split("add this line to it:")[-1]
+    assert "scripts/" not in repo.git("status", "--porcelain").stdout
+
+
+def test_husky_gets_the_line_for_its_own_hook_file(tmp_path, env):
+    """husky (core.hooksPath .husky/_): nothing is written into husky's generated folder nor into
+    the team's .husky/pre-commit; init names the line to add there, and doctor finds it once added."""
+    repo = make_repo(tmp_path, env, wired=False)
+    generated = repo.path / ".husky" / "_" / "pre-commit"
+    generated.parent.mkdir(parents=True)
+    generated.write_text('#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n', encoding="utf-8")
+    team = repo.path / ".husky" / "pre-commit"
+    team.write_text("npm test\n", encoding="utf-8")
+    repo.git("config", "core.hooksPath", ".husky/_")
+
+    out = repo.init_driver().stdout
+
+    assert generated.read_text(encoding="utf-8") == '#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n'
+    assert team.read_text(encoding="utf-8") == "npm test\n"
+    assert f"add this line to {team} and commit it: git diff --cached" in out
+    assert "no pre-commit credential check in husky's hook" in doctor(env, repo)
+    line = out.split("and commit it: ")[1].splitlines()[0]
+    team.write_text(f"npm test\n{line}\n", encoding="utf-8")
+    assert "husky runs sentinel-memory scan --staged" in doctor(env, repo)
+
+
+def test_lefthook_keeps_its_hook_and_gets_told_what_to_add(tmp_path, env):
+    """lefthook (lefthook.yml, its generated .git/hooks/pre-commit): the hook stays as lefthook
+    wrote it; init names the command to add to lefthook.yml; doctor finds it once added."""
+    repo = make_repo(tmp_path, env, wired=False)
+    config = repo.path / "lefthook.yml"
+    config.write_text("pre-commit:\n  commands:\n    lint:\n      run: npm run lint\n", encoding="utf-8")
+    hook = repo.path / ".git" / "hooks" / "pre-commit"
+    hook.write_text('#!/bin/sh\ncall_lefthook()\n{\n  lefthook "$@"\n}\ncall_lefthook run "pre-commit" "$@"\n',
+                    encoding="utf-8")
+    before = hook.read_bytes()
+
+    out = repo.init_driver().stdout
+
+    assert hook.read_bytes() == before and f"add to {config}" in out and "sentinel-memory scan --staged" in out
+    assert "no pre-commit credential check in lefthook's hook" in doctor(env, repo)
+    config.write_text(config.read_text(encoding="utf-8") + "    sentinel-memory:\n      run: sentinel-memory scan --staged\n",
+                      encoding="utf-8")
+    assert "lefthook runs sentinel-memory scan --staged" in doctor(env, repo)

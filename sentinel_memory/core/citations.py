@@ -11,6 +11,7 @@ directory, changed by every save) are never cited.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -65,7 +66,12 @@ def listed(root: Path, files: object) -> list[str]:
         raw = item.strip()
         if not raw:
             continue
-        if len(raw.encode("utf-8")) > MAX_PATH_BYTES:
+        try:
+            size = len(raw.encode("utf-8"))
+        except UnicodeEncodeError:  # a name that is not UTF-8, as Python hands it over from the command line
+            raise _refuse(raw, "is not a UTF-8 name; a record stores and shows its files as UTF-8 text, so rename "
+                          "the file or leave it out") from None
+        if size > MAX_PATH_BYTES:
             raise _refuse(raw, f"is longer than {MAX_PATH_BYTES} bytes")
         slashed = raw.replace("\\", "/")
         if slashed.startswith("/") or _DRIVE.match(slashed) or slashed.startswith("~"):
@@ -122,6 +128,15 @@ def cited(root: Path, files: object, kept: list[str], *texts: str) -> list[str]:
         if path not in chosen:
             chosen.append(path)
     return sorted(chosen)
+
+
+def shown(path: str) -> str:
+    """A cited path as a line of text shows it: as itself, or, when it holds a line break or
+    another control character (a file may be named so), quoted with escapes, so that it cannot
+    break or forge a line."""
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 or c in "\u2028\u2029" for c in path):
+        return json.dumps(path, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return path
 
 
 def of(record: dict) -> list[str]:

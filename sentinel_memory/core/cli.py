@@ -19,6 +19,7 @@ from pathlib import Path
 from . import console, gitdriver, memory, render, review
 from .disk import atomic_write
 from .errors import InvalidInput, MemoryToolError, ProjectRootError
+from .clients import CLIENTS as CLIENT_KEYS
 from .install import SELF
 from .memory import DEFAULT_THRESHOLD
 from .review import MIN_PREFIX
@@ -93,7 +94,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
                      "(what the pre-commit check runs; exit 1 refuses the commit)")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p = command("init", "prepare a project: client config, rules, .context/, git merge and diff drivers")
-    p.add_argument("--client", action="append", choices=["cursor", "vscode", "claude", "codex", "gemini", "windsurf"],
+    p.add_argument("--client", action="append", choices=list(CLIENT_KEYS),
                    help="client to configure (repeat for several; default: cursor)")
     p.add_argument("--rules", choices=["cursorrules", "mdc"], help="where Cursor's workflow rules go: .cursorrules, or "
                    ".cursor/rules/sentinel-memory.mdc (default: the form the project already uses)")
@@ -140,9 +141,34 @@ def _suggest(word: str, choices) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
+def _glued(argv: list[str], parsers) -> list[str]:
+    """argv with `--option VALUE` written `--option=VALUE` where VALUE starts with '-' and is not an
+    option itself (argparse would take `--file -dash.py` for two options)."""
+    takes_value: set[str] = set()
+    options: set[str] = set()
+    for p in parsers:
+        for action in p._actions:
+            options.update(action.option_strings)
+            if action.nargs != 0:
+                takes_value.update(o for o in action.option_strings if o.startswith("--"))
+    out, i = [], 0
+    while i < len(argv):
+        arg = argv[i]
+        value = argv[i + 1] if i + 1 < len(argv) else None
+        if (arg in takes_value and value is not None and value.startswith("-") and value != "--"
+                and value.split("=", 1)[0] not in options):
+            out.append(f"{arg}={value}")
+            i += 2
+        else:
+            out.append(arg)
+            i += 1
+    return out
+
+
 def _parse(argv: list[str]) -> argparse.Namespace:
     """Parse argv; a typo'd command or option gets a suggestion, and usage errors exit 2."""
     parser, commands = build_parser()
+    argv = _glued(argv, [parser, *commands.values()])
     word = _command_word(argv)
     if word is not None and word not in commands:
         parser.error(f"unknown command {word!r}{_suggest(word, commands)} (`server.py --help` lists them)")
@@ -258,10 +284,15 @@ def cmd_stale(root, args) -> int:
                 "changes": [asdict(c) for c in marks[r["id"]]], "record": r} for r in records])
     else:
         print(console.stale_report(records, marks, root.memory_file))
+        if memory.shallow_history(root.memory_file):
+            print(render.SHALLOW_NOTE)
     return 0 if records else 1
 
 
 def cmd_forget(root, args) -> int:
+    if not any(i.strip() for i in args.ids):
+        raise InvalidInput("no id given: name the records to delete by id, or by a unique prefix of at least "
+                           f"{MIN_PREFIX} characters (search or list shows them). Nothing was deleted.")
     result = review.forget(root.memory_file, args.ids)
     if result.unknown:
         for given in result.unknown:
@@ -320,7 +351,8 @@ def cmd_fold(root, args) -> int:
 def cmd_init(root, args) -> int:
     from .init import init
 
-    for line in init(root.path, agents_md=args.agents_md, clients=tuple(args.client or ["cursor"]), rules=args.rules):
+    for line in init(root.path, agents_md=args.agents_md, clients=tuple(args.client or ["cursor"]),
+                     rules=args.rules):
         print(line)
     return 0
 

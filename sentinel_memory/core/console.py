@@ -10,6 +10,7 @@ import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .citations import shown
 from .records import is_principle, meta_of
 from .render import day, files_line, header, plural, stale_line
 
@@ -117,8 +118,12 @@ def fold_report(folded: Folded, self_name: str) -> str:
     if folded.unreadable:
         lines.append(f"{plural(folded.unreadable, 'line')} of {folded.stray} {'is' if folded.unreadable == 1 else 'are'} "
                      "not a record and stayed there: look at them before deleting the file")
-    lines.append(f"review with `git diff -- {folded.target}`; then delete {folded.stray.parent} (git rm -r it if it was "
-                 f"committed). `{self_name} doctor` no longer lists it once it is gone.")
+    if folded.folder is not None:
+        gone = f"then delete {folded.folder} (git rm -r it if it was committed)"
+    else:
+        gone = f"then delete {folded.stray} (git rm it if it was committed)"
+    lines.append(f"review with `git diff -- {folded.target}`; {gone}. `{self_name} doctor` no longer lists it once it "
+                 "is gone.")
     return "\n".join(lines)
 
 
@@ -176,7 +181,7 @@ def markdown(records: list[dict], source: Path, stale: dict | None = None) -> st
                 out.append(f"- **{stale_line(stale[r['id']])}**")
             cited = files_line(r)
             if cited:
-                out.append("- **files**: " + ", ".join(f"`{f}`" for f in r["files"]))
+                out.append("- **files**: " + ", ".join(f"`{shown(str(f))}`" for f in r["files"]))
             out += [f"- **{name}**: " + str(r[name]).replace("\n", "\n  ")
                     for name in ("missing_context", "lesson", "ask_next_time") if r.get(name)]
             out.append("")

@@ -112,8 +112,8 @@ def locked(path: str, timeout: float):
 
     It is the lock filelock's FileLock takes on that file, so the two exclude each other. On POSIX
     it is taken straight on the file's descriptor (filelock's lock_descriptor: one flock call;
-    a FileLock object costs ~0.17 ms of bookkeeping per write, a fifth of a whole rewrite at 1,000
-    records). Each hold opens its own descriptor, so threads exclude each other as processes do.
+    a FileLock object's bookkeeping costs a sizeable part of a whole write: bench/benchmark.py,
+    C). Each hold opens its own descriptor, so threads exclude each other as processes do.
     Windows, and a filesystem without flock, keep FileLock: it handles lock files that a peer is
     deleting as it releases, and falls back to a lock file of its own where flock is missing."""
     name = f"{path}.lock"
@@ -213,7 +213,7 @@ class Staged:
 
     def commit(self) -> None:
         with self._or_discard():
-            _replace(self.tmp, self.path)
+            _replace(self.tmp or "", self.path)  # committed once: tmp is set
         self.tmp = None
         _fsync_dir(self.directory)
 
@@ -252,7 +252,7 @@ def is_temporary(name: str, stem: str) -> bool:
 def _write_all(fd: int, buffers: list) -> None:
     """Write the buffers in order. os.write and os.writev may write less than asked (a signal, a
     full pipe): go on from where they stopped."""
-    views = [view for view in map(memoryview, buffers) if view.nbytes]
+    views = [view for view in (memoryview(buffer) for buffer in buffers) if view.nbytes]
     while views:
         done = os.writev(fd, views[:_IOV_MAX]) if _WRITEV else os.write(fd, views[0])
         if done <= 0:

@@ -4,33 +4,28 @@ config, and say what to fix. Read-only."""
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from . import gitdriver, precommit
+from . import gitcmd, gitdriver, precommit
 from .merge import merge_three_way
 from .project import ProjectRoot, enclosing_project
 from .records import LIMITS
 from .render import plural
 from .secretscan import scan
-from .install import ENTRY, SELF
-from .init import SAVING_TOOL, SERVER_NAME
+from .clients import CLIENTS, COMMAND, SERVER_NAME, extra_check, machine_specific, read_entry
+from .install import ENTRY, SELF, path_fix
 from .snapshot import parse
 from .store import memory_path, read
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
-# Project-level client configs that init writes: path -> the JSON key holding the servers.
-JSON_CLIENTS = {Path(".cursor") / "mcp.json": "mcpServers", Path(".vscode") / "mcp.json": "servers",
-                Path(".mcp.json"): "mcpServers", Path(".gemini") / "settings.json": "mcpServers"}
 # Folders not searched for stray memory files outside git (dependencies, environments, builds).
 SKIP_DIRS = {"node_modules", ".venv", "venv", "env", "__pycache__", "build", "dist", "target", ".tox", ".git"}
 STRAY_SEARCH_LIMIT = 20_000  # directories visited at most outside git
-CODEX = Path(".codex") / "config.toml"
-JSON_CLIENTS_GEMINI = Path(".gemini") / "settings.json"
 
 
 def check(root: ProjectRoot) -> list[tuple[str, str]]:
@@ -166,9 +161,8 @@ def _nested_memory_files(root: Path):
     own = memory_path(root).resolve()
     if gitdriver.git_dir(root) is not None:
         try:
-            result = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--cached", "--others",
-                                     "--exclude-standard", "--", ":(glob)**/.context/memory_log.jsonl"],
-                                    capture_output=True, timeout=30)
+            result = gitcmd.run("ls-files", "-z", "--cached", "--others", "--exclude-standard", "--",
+                                ":(glob)**/.context/memory_log.jsonl", cwd=root)
             if result.returncode == 0:
                 for name in dict.fromkeys(result.stdout.decode("utf-8", "replace").split("\0")):
                     path = (root / name).resolve() if name else None
@@ -191,8 +185,8 @@ def _nested_memory_files(root: Path):
 def _attributes(root: Path, memory: Path) -> dict[str, str]:
     """The merge and diff attributes git applies to the memory file (`git check-attr`)."""
     try:
-        result = subprocess.run(["git", "-C", str(root), "check-attr", "merge", "diff", "--",
-                                 str(memory.relative_to(root))], capture_output=True, text=True, timeout=10)
+        result = gitcmd.run("check-attr", "merge", "diff", "--", str(memory.relative_to(root)), cwd=root, text=True,
+                            timeout=10)
     except (OSError, ValueError, subprocess.SubprocessError):
         return {}
     pairs = (line.rsplit(": ", 2)[1:] for line in result.stdout.splitlines() if line.count(": ") >= 2)
@@ -201,54 +195,46 @@ def _attributes(root: Path, memory: Path) -> dict[str, str]:
 
 def _client(root: Path) -> list[tuple[str, str]]:
     """Every project-level client config init writes; a warning only when none has our server."""
-    out = []
-    for relative, key in JSON_CLIENTS.items():
-        path = root / relative
-        if not path.exists():
+    out, unstartable = [], []
+    for client in CLIENTS.values():
+        if client.config is None or not (root / client.config).exists():
             continue
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8-sig")).get(key, {}).get(SERVER_NAME)
-        except (ValueError, AttributeError):
-            out.append((FAIL, f"{path} is not valid JSON (or not a {key!r} object): fix it"))
-            continue
-        if entry:
-            out.append(_entry(path, entry.get("command", ""), entry.get("args", [])))
-            if relative == JSON_CLIENTS_GEMINI and entry.get("trust") is not True:
-                out.append((WARN, f"{path} does not trust the server: Gemini CLI asks before each tool call, and "
-                                "headless gemini -p cannot save (docs/clients.md)"))
-    if (root / CODEX).exists():
-        out += _codex(root / CODEX)
+        path, entry, error, warnings = read_entry(root, client)
+        out += [(WARN, w) for w in warnings]
+        if error:
+            out.append((FAIL, error))
+        elif entry:
+            command = entry.get("command", "")
+            if isinstance(command, str) and command and not _looks_like_path(command) and not shutil.which(command):
+                unstartable.append((path, command))
+            else:
+                out.append(_entry(path, command, entry.get("args", [])))
+            out += [(WARN, e) for e in [extra_check(client, path, entry)] if e]
+            out += [(WARN, f"{path} holds this machine's path in {k!r}, which a teammate's checkout does not have: "
+                           f"run {SELF} init to remove it") for k, v in entry.items() if machine_specific(k, v)]
+    for command in dict.fromkeys(c for _p, c in unstartable):
+        paths = ", ".join(str(p.relative_to(root)) for p, c in unstartable if c == command)
+        out.append((FAIL, f"{paths} start `{command}`, which is not on this machine's PATH, so the client cannot "
+                          f"start the server: {path_fix()}"))
     if not out:
         out.append((WARN, f"no client config in {root} names the {SERVER_NAME!r} server: run {SELF} init "
-                          "(--client cursor|vscode|claude|codex|gemini|windsurf; windsurf's config is global, so this "
+                          f"(--client {'|'.join(CLIENTS)}; windsurf's config is global, so this "
                           "check cannot see it), or configure your client (docs/clients.md)"))
     return out
 
 
-def _entry(path: Path, command: str, args: list) -> tuple[str, str]:
-    paths = [command] + [a for a in args if isinstance(a, str) and a.endswith(".py")]
-    missing = [p for p in paths if not Path(p).exists()]
+def _entry(path: Path, command, args) -> tuple[str, str]:
+    """Whether this machine can start what the config names. A bare name is looked up on PATH (the
+    committed form); an absolute path works only on the machine that wrote it."""
+    args = args if isinstance(args, list) else []
+    if not isinstance(command, str) or not command:
+        return (FAIL, f"{path} names no command for {SERVER_NAME!r}: run {SELF} init")
+    if not _looks_like_path(command):
+        return (OK, f"{path} starts {' '.join([command, *map(str, args)])} ({shutil.which(command)})")
+    missing = [p for p in [command] + [a for a in args if isinstance(a, str) and a.endswith(".py")]
+               if not Path(p).exists()]
     if missing:
-        return (FAIL, f"{path} points at {', '.join(missing)}, which does not exist: run {SELF} init")
-    return (OK, f"{path} starts {command} {' '.join(map(str, args))}")
-
-
-def _codex(path: Path) -> list[tuple[str, str]]:
-    try:
-        import tomllib
-    except ImportError:  # Python < 3.11: the TOML check is skipped
-        return []
-    try:
-        servers = tomllib.loads(path.read_text(encoding="utf-8-sig")).get("mcp_servers", {})
-    except ValueError as exc:
-        return [(FAIL, f"{path} is not valid TOML ({exc}): fix it")]
-    table = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
-    if not isinstance(table, dict):
-        return []
-    out = [_entry(path, table.get("command", ""), table.get("args", []))]
-    tools = table.get("tools", {})
-    mode = (tools.get(SAVING_TOOL) or {}).get("approval_mode") if isinstance(tools, dict) else None
-    if mode != "approve":
-        out.append((WARN, f"{path} does not approve {SAVING_TOOL} (approval_mode is {mode or 'unset'}): Codex asks "
-                          f"before every save and headless codex exec cannot save; run {SELF} init --client codex"))
-    return out
+        return (FAIL, f"{path} points at {', '.join(missing)}, which does not exist on this machine: run {SELF} init "
+                      f"(it writes `{COMMAND}` instead, found on each teammate's PATH)")
+    return (WARN, f"{path} starts {command}, an absolute path of this machine that a teammate does not have: run "
+                  f"{SELF} init to write `{COMMAND}` instead, then commit the file")

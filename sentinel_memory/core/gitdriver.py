@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from . import gitcmd
 from .install import SELF
 from .merge import merge_three_way
 from .disk import atomic_write
@@ -27,15 +28,16 @@ def merge_driver(base: str, ours: str, theirs: str, name: str = "") -> int:
     try:
         sides = [parse(Path(p).read_bytes()) for p in (base, ours, theirs)]
         if not any(s.unreadable or s.conflict_regions for s in sides):
-            merged = merge_three_way(sides[0].records, sides[1].records, sides[2].records)
-            atomic_write(Path(ours), Snapshot(records=merged).text())
+            records = merge_three_way(sides[0].records, sides[1].records, sides[2].records)
+            atomic_write(Path(ours), Snapshot(records=records).text())
             return 0
         why = "has lines that are not records"
     except Exception as exc:  # any failure: git's text merge still keeps both sides
         why = f"could not be merged by id ({type(exc).__name__}: {exc})"
     print(f"sentinel-memory: {name or ours} {why}; using git's text merge", file=sys.stderr)
     try:
-        result = subprocess.run(["git", "merge-file", "--diff3", *TEXT_MERGE_LABELS, ours, base, theirs])
+        result = subprocess.run(gitcmd.argv("merge-file", "--diff3", *TEXT_MERGE_LABELS, ours, base, theirs),
+                                env=gitcmd.environment(), stdin=subprocess.DEVNULL)
         merged = 0 <= result.returncode < 128  # the number of conflicts; 255: git refused (binary input)
     except OSError:
         merged = False
@@ -91,8 +93,7 @@ def index_stages(path: Path) -> tuple[bytes, bytes, bytes] | None:
     or None when no merge of it is in progress. A missing base (both sides added) is empty."""
     path = Path(path)
     try:
-        listing = subprocess.run(["git", "-C", str(path.parent), "ls-files", "-u", "-z", "--", path.name],
-                                 capture_output=True, timeout=10)
+        listing = gitcmd.run("ls-files", "-u", "-z", "--", path.name, cwd=path.parent, timeout=10)
         if listing.returncode != 0 or not listing.stdout:
             return None
         blobs = {}
@@ -105,8 +106,7 @@ def index_stages(path: Path) -> tuple[bytes, bytes, bytes] | None:
         def blob(stage: int) -> bytes:
             if stage not in blobs:
                 return b""
-            return subprocess.run(["git", "-C", str(path.parent), "cat-file", "blob", blobs[stage]],
-                                  capture_output=True, check=True, timeout=10).stdout
+            return gitcmd.run("cat-file", "blob", blobs[stage], cwd=path.parent, timeout=10, check=True).stdout
         return blob(1), blob(2), blob(3)
     except (OSError, ValueError, subprocess.SubprocessError):
         return None
@@ -153,10 +153,7 @@ def git_dir(root: Path) -> Path | None:
     """The repository's git directory for a work tree at or above root, or None outside git.
     For a linked work tree (`git worktree add`) it is the main one's, where the config lives."""
     try:
-        result = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--absolute-git-dir"],
-            capture_output=True, text=True, timeout=10,
-        )
+        result = gitcmd.run("rev-parse", "--absolute-git-dir", cwd=root, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None
     if result.returncode != 0 or not result.stdout.strip():
@@ -170,10 +167,8 @@ def git_dir(root: Path) -> Path | None:
 
 def current_config(root: Path) -> dict[str, str]:
     try:
-        result = subprocess.run(
-            ["git", "-C", str(root), "config", "--local", "--get-regexp", rf"^(merge|diff)\.{DRIVER}\."],
-            capture_output=True, text=True, timeout=10,
-        )
+        result = gitcmd.run("config", "--local", "--get-regexp", rf"^(merge|diff)\.{DRIVER}\.", cwd=root, text=True,
+                            timeout=10)
     except (OSError, subprocess.SubprocessError):
         return {}
     pairs = (line.split(" ", 1) for line in result.stdout.splitlines() if " " in line)
@@ -189,8 +184,7 @@ def configure(root: Path, *command: str) -> list[str]:
     changed = []
     for key, value in wanted.items():
         if have.get(key) != value:
-            subprocess.run(["git", "-C", str(root), "config", "--local", key, value], check=True,
-                           capture_output=True, timeout=10)
+            gitcmd.run("config", "--local", key, value, cwd=root, check=True, timeout=10)
             changed.append(key)
     return changed
 

@@ -16,10 +16,10 @@ import re
 import unicodedata
 from bisect import bisect_left
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain, dropwhile, repeat, takewhile
 from operator import mul, sub
-from typing import Iterable, Iterator
 
 from . import render
 from .gcpause import paused
@@ -79,7 +79,7 @@ class SearchIndex:
             # entry -> its block as search lists it, with that text's ASCII and other characters;
             # made when first listed, shared with the indexes derived from this one.
             self._cards: dict[Entry, tuple[str, int, int]] = {}
-            for rank, entry in zip(self.ranks, self.entries):
+            for rank, entry in zip(self.ranks, self.entries, strict=True):
                 self._index(entry, rank, _add)
 
     def _index(self, entry: Entry, rank: int, change) -> None:
@@ -127,7 +127,7 @@ class SearchIndex:
     def by_rank(self) -> dict[int, Entry]:
         """rank -> entry, made once per index (in C) when a query first needs it."""
         if self._by_rank is None:
-            self._by_rank = dict(zip(self.ranks, self.entries))
+            self._by_rank = dict(zip(self.ranks, self.entries, strict=True))
         return self._by_rank
 
     def ranked(self, query_terms: set[str], topic: object = None) -> Ranked:
@@ -218,10 +218,11 @@ def _rank_between(before: int | None, after: int | None, space: int) -> int | No
     """A rank between two neighbours' (None: no neighbour there), or None if there is no room."""
     if before is None and after is None:
         return _LIMIT // 2
-    if before is None:
+    if after is not None and before is None:
         return after - space if after - space >= 0 else None
-    if after is None:
+    if before is not None and after is None:
         return before + space if before + space < _LIMIT else None
+    assert before is not None and after is not None
     return (before + after) // 2 if after - before > 1 else None
 
 
@@ -300,6 +301,7 @@ def index_of(snap: Snapshot) -> SearchIndex:
     if current is not None and current.snapshot is snap:
         if current.index is not None:
             return current.index
+        assert current.base is not None  # no index yet: follow() left a base to derive it from
         index = current.base.derive(current.removed, current.added) or SearchIndex(snap.records.values())
     else:
         index = SearchIndex(snap.records.values())
@@ -314,6 +316,7 @@ def follow(before: Snapshot, after: Snapshot | None) -> None:
     current = _current
     if after is None or after.edit is None or current is None or current.snapshot is not before:
         return
+    base: SearchIndex | None
     if current.index is not None:
         base, removed, added = current.index, [], {}
     else:

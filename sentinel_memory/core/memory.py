@@ -17,8 +17,8 @@ from pathlib import Path
 from . import citations, index, render, staleness, store
 from .compaction import group_by_topic, similar_groups
 from .errors import InvalidInput
-from .records import (NOTHING_SAVED, Draft, Entry, is_principle, meta_of, normalize, prepare, recency,
-                      stands_for, utc_now)
+from .records import (NOTHING_SAVED, REVISION_LENGTH, Draft, Entry, is_principle, meta_of, normalize, prepare,
+                      recency, revision, stands_for, utc_now)
 from .staleness import Stale
 from .snapshot import Snapshot
 
@@ -69,6 +69,7 @@ class Found:
     left_out: int = 0
     left_topics: Counter = field(default_factory=Counter)  # topics of what was left out
     stale: int = 0  # of the records listed, how many carry a stale mark
+    shallow: bool = False  # the marks come from a shallow clone's history (render.SHALLOW_NOTE)
 
     @property
     def all_logs(self) -> int:
@@ -94,7 +95,7 @@ def _oldest_citing(snap: Snapshot) -> str | None:
 
 def _follow_oldest(before: Snapshot, after: Snapshot | None) -> None:
     """A write turned `before` into `after`: derive after's oldest citing recency from before's
-    (scanning 10,000 records costs ~1.5 ms) unless the write removed the record that held it."""
+    (instead of scanning every record; bench/benchmark.py, S) unless the write removed the record that held it."""
     global _oldest
     kept = _oldest
     if after is None or after.edit is None or kept is None or kept[0] is not before:
@@ -112,6 +113,13 @@ def checker(path: Path, snap: Snapshot) -> staleness.Checker | None:
     """The stale marks of this memory file's records (None: none can be stale: no record cites a
     file, or the project is not in a git repository with commits)."""
     return staleness.checker(Path(path).parent.parent, _oldest_citing(snap))
+
+
+def shallow_history(path: Path) -> bool:
+    """Whether the stale marks come from a shallow clone's history, which ends before some record
+    was written (what changed before its boundary is unknown)."""
+    check = checker(path, store.read(path))
+    return check is not None and check.shallow
 
 
 def stale_marks(path: Path) -> dict[str, Stale]:
@@ -168,6 +176,7 @@ def search(path: Path, query: str = "", topic: str | None = None) -> Found:
         found.left_out, found.left_topics = total - len(shown), +left
     if check is not None:
         found.stale = sum(1 for e in shown if check.lines.get(e))
+        found.shallow = check.shallow
     return found
 
 
@@ -199,6 +208,9 @@ class Logged:
     report: store.WriteReport
     files: list[str] = field(default_factory=list)  # the files the stored record cites
     was_stale: Stale = ()  # the stale mark the record had before this save (which clears it)
+    # Sources named with a version the file no longer holds (changed since compact_memory showed
+    # them): kept, not deleted; their records as the file holds them now.
+    changed: list[dict] = field(default_factory=list)
 
 
 def upsert(
@@ -214,13 +226,18 @@ def upsert(
 ) -> Logged:
     """Upsert one record by id; a principle's source_ids are deleted in the same locked write.
 
+    A source given as `<id>@<revision>` (what compact_memory shows) is deleted only while the file
+    holds that version of it: one changed since (by this or another session, or by a `git pull`)
+    is kept and reported in `changed`. A bare id deletes whatever version the file holds.
+
     `files`: the paths the record cites (relative to the project root); None keeps the ones the
     stored record cites. Paths the lesson or missing_context names count too (core/citations.py).
     A record that is stale is saved again even when nothing else changed: its new date clears the
     mark."""
     threshold = _threshold(compact_threshold)
     draft = prepare(topic, missing_context, lesson, ask_next_time, type)
-    sources = [i for i in _source_ids(source_ids, draft.type) if i != draft.id]
+    wanted = {rid: rev for rid, rev in _source_ids(source_ids, draft.type) if rid != draft.id}
+    sources = list(wanted)
     root = Path(path).parent.parent
     citations.listed(root, files)  # refuse a bad path before anything else is read
     current = store.read(path)
@@ -229,7 +246,8 @@ def upsert(
 
     def change(snap: Snapshot) -> Snapshot | None:
         old = snap.records.get(draft.id)
-        deleted = [snap.records[i] for i in sources if i in snap.records]
+        present = [snap.records[i] for i in sources if i in snap.records]
+        deleted = [e for e in present if wanted[e.id] is None or revision(e.record) == wanted[e.id]]
         kept = citations.of(old.record) if old else []
         cited = citations.cited(root, files, kept, draft.missing_context, draft.lesson)
         stale = check.mark(old.record) if check is not None and old is not None else ()
@@ -245,9 +263,10 @@ def upsert(
     status = "saved" if old is None else "unchanged" if stored is old else "updated"
     deleted = [i for i in sources if i in before.records and i not in after.records]
     missing = [i for i in sources if i not in before.records]
+    changed = [after.records[i].record for i in sources if i in after.records]
     logs, principles = after.counts()
     return Logged(path, draft, status, stored.record, deleted, missing, logs, principles, threshold, report,
-                  citations.of(stored.record), marks.get("was", ()))
+                  citations.of(stored.record), marks.get("was", ()), changed)
 
 
 def write(path: Path, change) -> store.WriteReport:
@@ -258,11 +277,13 @@ def write(path: Path, change) -> store.WriteReport:
     return report
 
 
-def _source_ids(value: object, type_: str) -> list[str]:
+def _source_ids(value: object, type_: str) -> list[tuple[str, str | None]]:
+    """(id, revision or None for a bare id) of each source, in order, without repeats."""
     if value is None:
         return []
     if isinstance(value, str) or not isinstance(value, (list, tuple)):
-        raise InvalidInput(f'source_ids must be a list of record ids such as ["1a2b3c4d5e6f7a8b"]. {NOTHING_SAVED}')
+        raise InvalidInput(f'source_ids must be a list of record ids as compact_memory shows them, such as '
+                           f'["1a2b3c4d5e6f7a8b@9c8d7e6f"]. {NOTHING_SAVED}')
     if value and type_ != "principle":
         raise InvalidInput(
             'source_ids is only valid with type="principle" (the ids a principle summarises are deleted '
@@ -273,8 +294,19 @@ def _source_ids(value: object, type_: str) -> list[str]:
         if not isinstance(item, str):
             raise InvalidInput(f"source_ids must hold record ids as strings, not {type(item).__name__}. {NOTHING_SAVED}")
         if item.strip():
-            ids.append(item.strip())
-    return list(dict.fromkeys(ids))
+            ids.append(_versioned_id(item.strip()))
+    first: dict[str, str | None] = {}
+    for rid, rev in ids:
+        first.setdefault(rid, rev)
+    return list(first.items())
+
+
+def _versioned_id(item: str) -> tuple[str, str | None]:
+    """`<id>@<revision>` as (id, revision); any other string is a bare id (None)."""
+    rid, at, rev = item.rpartition("@")
+    if at and rid and len(rev) == REVISION_LENGTH and all(c in "0123456789abcdef" for c in rev.lower()):
+        return rid, rev.lower()
+    return item, None
 
 
 def _build(draft: Draft, old: dict | None, deleted: list[Entry], files: list[str] | None = None,
@@ -323,6 +355,7 @@ class Compaction:
     budget: int
     stale: dict[str, Stale] = field(default_factory=dict)  # the marks of the stale records in scope, by id
     files: dict[str, list[str]] = field(default_factory=dict)  # per topic, the files its principle may cite
+    shallow: bool = False  # the stale marks come from a shallow clone's history
 
     @property
     def all_logs(self) -> int:
@@ -347,7 +380,8 @@ def compact(path: Path, target_topic: str | None = None, compact_threshold: obje
         stale = {e.id: mark for e in entries if (mark := check.mark_entry(e))}
     root = Path(path).parent.parent
     files = {topic: cited for topic, members in groups.items() if (cited := _cited_by(root, members))}
-    return Compaction(path, snap, threshold, wanted, groups, clusters, search_budget(), stale, files)
+    return Compaction(path, snap, threshold, wanted, groups, clusters, search_budget(), stale, files,
+                      check is not None and check.shallow)
 
 
 def _cited_by(root: Path, members: list[dict]) -> list[str]:

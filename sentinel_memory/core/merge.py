@@ -43,7 +43,8 @@ def _merge_one(b: Entry | None, o: Entry | None, t: Entry | None) -> Entry | Non
     if o is None and t is None:
         return None
     if o is None or t is None:
-        side = o or t
+        side = o if o is not None else t
+        assert side is not None
         # Deleted on one side: the deletion stands only if the other side left it untouched.
         if b is not None and side.record == b.record:
             return None

@@ -4,36 +4,19 @@ directory's project, found the way git finds its root."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ProjectRootError
-from .install import SELF
+from .clients import CLIENTS, client_key  # noqa: F401 (client_key: re-exported)
 from .store import memory_path
 
 ENV_VAR = "SENTINEL_MEMORY_PROJECT"
 
-# The fix for a server that cannot tell the project, per client (docs/clients.md has the details).
-FIXES = {
-    "cursor": 'in .cursor/mcp.json add "--project", "${workspaceFolder}" to the args (Cursor expands it) or set "cwd"',
-    "vscode": 'in .vscode/mcp.json add "--project", "${workspaceFolder}" to the args (VS Code expands it)',
-    "claude": "add the server with `claude mcp add --scope project` in the project (Claude Code starts it there), "
-              'or give "--project" and the absolute path in .mcp.json',
-    "codex": f'in .codex/config.toml give args "--project" and the absolute path ({SELF} init --client codex does)',
-    "gemini": f'in .gemini/settings.json set "cwd" to the project ({SELF} init --client gemini does)',
-    "windsurf": 'in ~/.codeium/windsurf/mcp_config.json give "--project" and the absolute path',
-}
-# Substrings of the name a client sends in MCP's initialize request (clientInfo.name).
-CLIENT_NAMES = (("cursor", "cursor"), ("windsurf", "windsurf"), ("claude", "claude"), ("codex", "codex"),
-                ("gemini", "gemini"), ("visual studio code", "vscode"), ("vscode", "vscode"))
-HOW_TO_SET = (f"{FIXES['cursor']}; {FIXES['vscode']}; Claude Code: {FIXES['claude']}; Codex: {FIXES['codex']}; "
-              f"Gemini CLI: {FIXES['gemini']}; Windsurf: {FIXES['windsurf']}; or set {ENV_VAR}")
-
-
-def client_key(name: str | None) -> str | None:
-    """Our short name for a client from its clientInfo name ("claude-code" -> "claude"), or None."""
-    lowered = (name or "").lower()
-    return next((key for part, key in CLIENT_NAMES if part in lowered), None)
+# The fix for a server that cannot tell the project, per client (clients.py holds them).
+FIXES = {key: client.fix for key, client in CLIENTS.items()}
+HOW_TO_SET = "; ".join(f"{client.title}: {client.fix}" for client in CLIENTS.values()) + f"; or set {ENV_VAR}"
 
 
 def how_to_set(client: str | None = None, unexpanded: bool = False) -> str:
@@ -116,7 +99,7 @@ def enclosing_project(root: Path) -> Path | None:
     return None
 
 
-def resolve(project: str | None = None, environ: dict | None = None, cwd: str | None = None,
+def resolve(project: str | None = None, environ: Mapping[str, str] | None = None, cwd: str | None = None,
             client: str | None = None) -> ProjectRoot:
     """The project root by precedence; raises ProjectRootError for a path that cannot be used.
     client: the connected client's name, when known, to name its fix in an error."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Iterable
 
 from .errors import InvalidInput
 
@@ -50,6 +50,25 @@ def record_id(type_: str, topic: str, missing_context: str, lesson: str) -> str:
     """First 16 hex chars of SHA-256 over topic+missing_context (log) or topic+lesson (principle)."""
     key = topic + (lesson if type_ == "principle" else missing_context)
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+# What a principle's author read of a source record: its text and cited files, not its dates
+# (logging the same lesson again to clear a stale mark leaves it the same version).
+REVISION_FIELDS = (*CONTENT_FIELDS, "files")
+REVISION_LENGTH = 8
+
+
+def revision(record: dict) -> str:
+    """The version of a record's content: the first REVISION_LENGTH hex chars of SHA-256 over its
+    text fields and cited files. compact_memory shows it as `<id>@<revision>`; a principle's save
+    deletes a source only while the file still holds that version (docs/contract.md §4.3)."""
+    body = json.dumps([record.get(name) for name in REVISION_FIELDS], ensure_ascii=False, sort_keys=True)
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()[:REVISION_LENGTH]
+
+
+def versioned(record: dict) -> str:
+    """The record's id with its version, as a principle's source_ids names what its author read."""
+    return f"{record['id']}@{revision(record)}"
 
 
 @dataclass(frozen=True)
@@ -133,7 +152,7 @@ def prepare(
             f'(only a type="principle" record may leave it empty). {NOTHING_SAVED}'
         )
 
-    # Imported here, not at the top: compiling the sanitizer's patterns takes ~45 ms, which the
+    # Imported here, not at the top: compiling the sanitizer's patterns takes time that the
     # server's start-up, the read-only commands and git's drivers need not pay.
     from .sanitizer import redact
 
@@ -245,7 +264,7 @@ class Entry:
         return self.record["id"]
 
     @classmethod
-    def of(cls, record: dict) -> "Entry":
+    def of(cls, record: dict) -> Entry:
         record = canonical(record)
         return cls(record, to_line(record))
 

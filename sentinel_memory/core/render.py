@@ -7,8 +7,9 @@ import json
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from .citations import shown
 from .contextdir import QUARANTINE_FILE
-from .records import count_types, is_principle, meta_of
+from .records import count_types, is_principle, meta_of, versioned
 
 if TYPE_CHECKING:  # the operations' results, for annotations only (memory imports this module)
     from .memory import Compaction, Found, Logged
@@ -67,12 +68,13 @@ def _commits(change: Change) -> str:
 def stale_change(change: Change) -> str:
     """What happened to one cited file: which, how, how many commits since, the latest one."""
     latest = f"latest {change.latest} on {change.date}"
+    path = shown(change.path)
     if change.renamed_to:
         gone = ", since deleted" if change.deleted else ""
-        return f"{change.path} was renamed to {change.renamed_to}{gone} ({_commits(change)}; {latest})"
+        return f"{path} was renamed to {shown(change.renamed_to)}{gone} ({_commits(change)}; {latest})"
     if change.deleted:
-        return f"{change.path} was deleted ({_commits(change)}; {latest})"
-    return f"{change.path} changed ({_commits(change)}; {latest})"
+        return f"{path} was deleted ({_commits(change)}; {latest})"
+    return f"{path} changed ({_commits(change)}; {latest})"
 
 
 def stale_line(mark: tuple) -> str:
@@ -85,7 +87,7 @@ def files_line(record: dict) -> str | None:
     files = record.get("files")
     if not isinstance(files, list) or not files:
         return None
-    return "files: " + ", ".join(str(f) for f in files)
+    return "files: " + ", ".join(shown(str(f)) for f in files)
 
 
 def record_body(record: dict) -> str:
@@ -228,8 +230,10 @@ def log_answer(logged: Logged) -> str:
     if logged.missing:
         out.append(f"Not in the file (already deleted or never existed), so nothing to delete: "
                    f"{', '.join(logged.missing)}.")
+    if logged.changed:
+        out.append(changed_sources(logged))
     if logged.files:
-        out.append(f"Cites {plural(len(logged.files), 'file')}: {', '.join(logged.files)} (search marks the record "
+        out.append(f"Cites {plural(len(logged.files), 'file')}: {', '.join(map(shown, logged.files))} (search marks the record "
                    "stale when a commit changes one of them).")
     if logged.was_stale and logged.status != "saved":
         out.append("It was marked stale: " + "; ".join(stale_change(c) for c in logged.was_stale)
@@ -245,7 +249,7 @@ def log_answer(logged: Logged) -> str:
                     "redacted there" if report.quarantine_redactions else "")
         out.append(f"Moved {plural(report.quarantined, 'unreadable line')} to .context/{QUARANTINE_FILE} "
                    f"(kept for review; nothing lost{redacted}).")
-    if report.written and report.before.conflict_regions:
+    if report.written and report.before.conflict_regions and report.conflict_copy is not None:
         out.append(f"Resolved {plural(report.before.conflict_regions, 'git conflict region')} in the file; "
                    f"the conflicted original was kept as {report.conflict_copy.name} (git-ignored).")
     if report.written and report.before.duplicates:
@@ -255,7 +259,32 @@ def log_answer(logged: Logged) -> str:
     return "\n".join(out)
 
 
+def changed_sources(logged: Logged) -> str:
+    """The sources kept because they changed after compact_memory showed them, as the file holds
+    them now, and the save that folds them in."""
+    records = logged.changed
+    one = len(records) == 1
+    lines = [f"KEPT, NOT DELETED: {plural(len(records), 'source record')} changed after compact_memory showed "
+             f"{'it' if one else 'them'} (edited here, by another session or by a git pull), so this principle "
+             f"does not summarise {'its' if one else 'their'} new version:"]
+    for r in records:
+        lines.append(f'  - {r.get("type")} {versioned(r)} (topic "{r.get("topic")}")')
+        lines.append("    " + field_line("lesson", r.get("lesson")).replace("\n", "\n    "))
+        if r.get("ask_next_time"):
+            lines.append("    " + field_line("ask_next_time", r.get("ask_next_time")).replace("\n", "\n    "))
+    ids = ", ".join(f'"{x}"' for x in [versioned(logged.record), *(versioned(r) for r in records)])
+    lines.append(f"Fold {'it' if one else 'them'} in with another save: log_memory(type=\"principle\", "
+                 f"topic={json.dumps(logged.record.get('topic'), ensure_ascii=False)}, missing_context=\"\", "
+                 "lesson=\"<this principle's lesson with the new rules above folded in>\", "
+                 f"ask_next_time=\"<the questions, merged>\", source_ids=[{ids}]).")
+    return "\n".join(lines)
+
+
 # ------------------------------------------------------------------------------ compact_memory
+
+SHALLOW_NOTE = ("Note: this is a shallow clone, so git's history here starts at its oldest commit: a change made "
+                "before that is unknown, and a record written before it is marked only for the changes the clone "
+                "holds (`git fetch --unshallow` brings the whole history).")
 
 def compact_answer(c: Compaction) -> str:
     """The groups as they fit the budget (a topic that does not fit is named, not shown), and how
@@ -270,6 +299,8 @@ def compact_answer(c: Compaction) -> str:
         return "\n\n".join(out)
     if c.stale:
         out.append(_stale_block(c))
+    if c.shallow:
+        out.append(SHALLOW_NOTE)
     if c.clusters:
         out.append("Similar topics you may merge into one principle (merge only what is truly one subject; "
                    "pass the ids of every merged group in source_ids):\n"
@@ -302,8 +333,9 @@ def compact_answer(c: Compaction) -> str:
     out.append(
         "How to finish: for each topic above (or merged group), summarise its lessons into one sentence that keeps "
         "every rule, merge its ask_next_time questions (at most 512 bytes), and make the call shown. Saving the "
-        "principle deletes exactly the ids in source_ids in the same write; records logged after this call are "
-        "untouched unless you pass their ids."
+        "principle deletes, in the same write, the records source_ids names, each only if it is still the version "
+        "shown here (id@version); one changed since is kept and the answer names it, to fold in with another save. "
+        "Records logged after this call are untouched unless you pass their ids."
     )
     return "\n\n".join(out)
 
@@ -342,7 +374,7 @@ def _group_block(topic: str, members: list[dict], stale: dict | None = None, cit
         if r.get("ask_next_time"):
             lines.append("    " + field_line("ask_next_time", r.get("ask_next_time")).replace("\n", "\n    "))
     if logs or principles > 1:
-        ids = ", ".join(f'"{r["id"]}"' for r in members)
+        ids = ", ".join(f'"{versioned(r)}"' for r in members)
         files = f", files={json.dumps(cited, ensure_ascii=False)}" if cited else ""
         lines.append(
             f'  Next: log_memory(type="principle", topic={json.dumps(topic, ensure_ascii=False)}, missing_context="", '

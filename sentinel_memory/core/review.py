@@ -4,6 +4,7 @@ typed result; the words are core/console.py's."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,7 +66,7 @@ def forget(path: Path, given: list[str]) -> Forgotten:
     unknown = [g for g, rid in ids.items() if rid is None]
     if unknown:
         return Forgotten(unknown, [], [])
-    wanted = list(dict.fromkeys(ids.values()))
+    wanted = [rid for rid in dict.fromkeys(ids.values()) if rid is not None]
 
     def change(current: Snapshot) -> Snapshot | None:
         present = [i for i in wanted if i in current.records]
@@ -86,6 +87,13 @@ class Folded:
     unreadable: int  # lines of the stray file that are not records (they stay there)
 
     @property
+    def folder(self) -> Path | None:
+        """The stray file's .context/ folder, to delete once folded in; None when the file is not
+        in a folder of that name (then only the file itself is the stray's)."""
+        parent = self.stray.parent
+        return parent if parent.name == ".context" else None
+
+    @property
     def already_there(self) -> int:
         return self.records - self.added - self.updated
 
@@ -93,12 +101,21 @@ class Folded:
 def stray_path(root: Path, given: str) -> Path:
     """The memory file `given` names: the file itself, or a folder holding .context/memory_log.jsonl.
     A relative path is taken from the project's root (doctor prints them that way) or, failing
-    that, from the current directory."""
+    that, from the current directory. A symbolic link, as the file or as its folder, is refused:
+    fold reads the file it is given, never where a link leads."""
+    if not given.strip():
+        raise InvalidInput("no file given: name the other .context/memory_log.jsonl, or the folder holding its "
+                           ".context/. Nothing was changed.")
     candidates = [Path(given)] if Path(given).is_absolute() else [root / given, Path.cwd() / given]
     for candidate in candidates:
         for path in (candidate, store.memory_path(candidate)):
+            path = Path(os.path.abspath(path))
+            link = next((p for p in (path, path.parent) if p.is_symlink()), None)
+            if link is not None:
+                raise InvalidInput(f"{link} is a symbolic link (to {os.readlink(link)}); fold reads only a regular "
+                                   "memory file, not a link. Nothing was changed.")
             if path.is_file():
-                return path.resolve()
+                return path
     raise InvalidInput(f"{given!r} is neither a memory file nor a folder with .context/memory_log.jsonl. "
                        "Nothing was changed.")
 
@@ -109,9 +126,13 @@ def fold(root: Path, given: str) -> Folded:
     The stray file is left as it is."""
     target = store.memory_path(root).resolve()
     stray = stray_path(root, given)
-    if stray == target:
+    if os.path.realpath(stray) == os.path.realpath(target):
         raise InvalidInput(f"{stray} is the project's own memory file; give the other one. Nothing was changed.")
     other = store.read(stray)
+    if not other.records:
+        lines = f" ({len(other.unreadable)} lines that are not records)" if other.unreadable else ""
+        raise InvalidInput(f"{stray} holds no memory records{lines}, so there is nothing to fold in; check that it "
+                           "is the other .context/memory_log.jsonl. Nothing was changed.")
 
     def change(snap: Snapshot) -> Snapshot | None:
         merged = merge_two_way(snap.records, other.records)

@@ -96,7 +96,7 @@ def _apply(text: str, strict_only: bool) -> tuple[str, list[str]]:
     for _ in range(_MAX_PASSES):
         glued[0] = False
         low = text.lower()
-        for rule, sub, needles, gate in _RUNS[strict_only]:
+        for rule, sub, needles, gate in _RUNS[strict_only]:  # noqa: B007 (replace() reads rule)
             if needles:
                 for needle in needles:  # (a plain loop: a generator per rule and text costs more than the test)
                     if needle in text:

@@ -6,7 +6,8 @@ strict ones and works out their needles (literal prefixes every match holds)."""
 from __future__ import annotations
 
 import re
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 from .secret_values import (
     _HANGUL, _PROSE_GATE, _PROSE_KEYWORD, _SECRET_KEYWORD, _SETTING_KEYWORD, _UUID, _VALUE, _VALUE_GROUPS,
@@ -45,9 +46,9 @@ def _provider(name: str, body: str, end: str = _END, needles: tuple[str, ...] | 
 def _literal_prefixes(body: str) -> tuple[str, ...]:
     """The literal strings one of which starts every match of body, or () if some alternative
     starts with a class, a repeat or a case-insensitive group (or has a prefix of one character)."""
-    from re import _constants as C, _parser  # the parser of the re module: the same syntax
+    from re import _constants as C, _parser  # type: ignore[attr-defined]  # the re module's parser: the same syntax
 
-    def of(items) -> list[str] | None:
+    def of(items) -> list[str]:
         prefixes = [""]
         for op, av in items:
             if op is C.LITERAL:

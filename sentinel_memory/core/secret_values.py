@@ -7,7 +7,7 @@ password). docs/security.md lists the decisions."""
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 _HANGUL = "\uac00-\ud7a3\u3131-\u318e"
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"

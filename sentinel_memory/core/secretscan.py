@@ -32,7 +32,6 @@ from .snapshot import Snapshot, parse
 from .store import read, update
 
 
-
 class Finding(NamedTuple):
     """A credential found in the memory file: where it is and which rule saw it, never its value.
     In a line that is not a record, record_id is "<file name>:<line number>" and field is "line"."""
@@ -63,18 +62,18 @@ def findings(snap: Snapshot, memory_lines: list[bytes], quarantine_lines: list[b
             if isinstance(value, str):
                 found += [Finding(rid, field, name) for name in rules_hit(value, strict_only=strict)]
     unreadable = set(snap.unreadable)
-    for name, lines, only_unreadable in ((name, memory_lines, True), (QUARANTINE_FILE, quarantine_lines, False)):
+    for file, lines, only_unreadable in ((name, memory_lines, True), (QUARANTINE_FILE, quarantine_lines, False)):
         numbered = [(number, line) for number, line in enumerate(lines, 1)
                     if not only_unreadable or line.removeprefix(b"\xef\xbb\xbf").rstrip(b"\r") in unreadable]
-        each = Counter()
+        each: Counter[str] = Counter()
         for number, line in numbered:
             hits = rules_hit(_text(line))
             each.update(hits)
-            found += [Finding(f"{name}:{number}", "line", rule) for rule in hits]
+            found += [Finding(f"{file}:{number}", "line", rule) for rule in hits]
         # A value that spans lines (a pasted PEM block) shows only in the lines read together.
         if len(numbered) > 1:
             together = Counter(rules_hit("\n".join(_text(line) for _, line in numbered))) - each
-            span = f"{name}:{numbered[0][0]}-{numbered[-1][0]}"
+            span = f"{file}:{numbered[0][0]}-{numbered[-1][0]}"
             found += [Finding(span, "lines", rule) for rule in together.elements()]
     return found
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable, NamedTuple
+from typing import NamedTuple
 
 from .filetext import FileText
 from .merge import Records, keep_newest, merge_three_way, merge_two_way
@@ -118,7 +119,10 @@ def parse(data: bytes) -> Snapshot:
             snap._text = FileText(data, ids)
         return snap
 
-    common, ours, base, theirs = [], [], [], []
+    common: list[bytes] = []
+    ours: list[bytes] = []
+    base: list[bytes] = []
+    theirs: list[bytes] = []
     state, regions, every_region_has_base, region_has_base = None, 0, True, False
     for line in lines:
         if state is None and line.startswith(b"<<<<<<<"):
@@ -176,5 +180,5 @@ def _entries(lines: list[bytes], unreadable: list[bytes]) -> list[Entry]:
         else:
             entries.append(Entry(record, line, raw + b"\n"))
     if unreadable:
-        log.warning("skipped %d unreadable line(s) in the memory file", len(unreadable))
+        log.warning("skipped %d unreadable line(s)", len(unreadable))
     return entries

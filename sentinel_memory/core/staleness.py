@@ -24,6 +24,7 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+from . import gitcmd
 from .citations import of as cited_files
 from .records import recency
 
@@ -64,8 +65,8 @@ _repos: dict[str, _Repo] = {}
 
 
 def _read(path: str) -> str | None:
-    """A small file's text, or None (os.read: a fifth of what open() costs, and this runs on
-    every search to read HEAD)."""
+    """A small file's text, or None (os.read, cheaper than open(), because this runs on every
+    search to read HEAD; bench/benchmark.py, S)."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
@@ -150,9 +151,9 @@ def head(repo: _Repo) -> str | None:
             sha = (_read(os.path.join(where, ref)) or "").strip()
             if _SHA.match(sha):
                 return sha
-        sha = _packed_refs(repo.common).get(ref)
-        if sha and _SHA.match(sha):
-            return sha
+        packed = _packed_refs(repo.common).get(ref)
+        if packed and _SHA.match(packed):
+            return packed
         if not os.path.exists(os.path.join(repo.common, "reftable")):
             return None  # a branch without commits yet
     result = _git(repo, "rev-parse", "--verify", "-q", "HEAD")
@@ -162,10 +163,8 @@ def head(repo: _Repo) -> str | None:
 
 def _git(repo: _Repo, *args: str) -> str | None:
     """git's standard output, or None when git is missing or fails (logged, never raised)."""
-    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")
     try:
-        result = subprocess.run(["git", "-C", repo.top, "-c", "core.quotepath=false", *args], env=env,
-                                capture_output=True, timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL)
+        result = gitcmd.run("-c", "core.quotepath=false", *args, cwd=repo.top, timeout=GIT_TIMEOUT)
     except (OSError, subprocess.SubprocessError) as exc:
         log.info("git unavailable for the stale marks: %s", exc)
         return None
@@ -180,27 +179,43 @@ def _git(repo: _Repo, *args: str) -> str | None:
 
 class History:
     """The commits since `since` (epoch seconds) up to one HEAD, as events per repository path,
-    newest first: (committer time, short hash, status, the new path of a rename)."""
+    newest first: (committer time, short hash, status, the new path of a rename).
+
+    `shallow`: the committer time of the newest boundary commit of a shallow clone that the read
+    reached (None: none). Such a commit's parents are not in the clone, so git lists every file it
+    holds as added: its list says nothing and is skipped, and what changed before it is unknown."""
 
     def __init__(self, head: str, since: int, events: dict[str, list[tuple[int, str, str, str | None]]],
-                 truncated: bool, oldest: int) -> None:
+                 truncated: bool, oldest: int, shallow: int | None = None) -> None:
         self.head, self.since, self.events, self.truncated, self.oldest = head, since, events, truncated, oldest
+        self.shallow = shallow
+        self.depth: tuple[int, int] | None = None  # the shallow file's stamp when it was read
+
+
+def shallow_commits(repo: _Repo) -> set[str]:
+    """The boundary commits of a shallow clone (its `shallow` file); empty for a full clone."""
+    return set((_read(os.path.join(repo.common, "shallow")) or "").split())
 
 
 def _read_history(repo: _Repo, sha: str, since: int) -> History:
     stamp = datetime.fromtimestamp(since, timezone.utc).isoformat()
-    out = _git(repo, "log", "-z", "--no-merges", "-M", "--name-status", "--format=%x01%h %ct",
-               f"--max-count={MAX_COMMITS}", f"--since={stamp}", sha, "--")
+    out = _git(repo, "log", "-z", *gitcmd.DIFF_OPTIONS, "--no-merges", "-M", "--name-status",
+               "--format=%x01%h %ct %H", f"--max-count={MAX_COMMITS}", f"--since={stamp}", sha, "--")
+    boundaries = shallow_commits(repo)
     events: dict[str, list] = {}
-    commits, oldest = 0, since
+    commits, oldest, shallow = 0, since, None
     for chunk in (out or "").split("\x01"):
         if not chunk:
             continue
         head_line, _, rest = chunk.partition("\0")
         short, _, when = head_line.partition(" ")
+        when, _, full = when.partition(" ")
         try:
             ct = int(when)
         except ValueError:
+            continue
+        if full.strip() in boundaries:
+            shallow = max(shallow or ct, ct)
             continue
         commits += 1
         oldest = min(oldest, ct) if commits > 1 else ct
@@ -222,7 +237,7 @@ def _read_history(repo: _Repo, sha: str, since: int) -> History:
                 i += 2
             else:
                 break
-    return History(sha, since, events, commits >= MAX_COMMITS, oldest)
+    return History(sha, since, events, commits >= MAX_COMMITS, oldest, shallow)
 
 
 _histories: dict[str, History] = {}
@@ -232,16 +247,27 @@ _reading = threading.Lock()
 def history(repo: _Repo, sha: str, since: int) -> History:
     """The history up to HEAD `sha` since `since` at least: the one kept for this HEAD when it
     reaches back far enough, else read once (and kept)."""
+    depth = _shallow_stamp(repo)  # `git fetch --unshallow` or `--deepen` changes it, not HEAD
     kept = _histories.get(repo.gitdir)
-    if kept is not None and kept.head == sha and kept.since <= since:
+    if kept is not None and kept.head == sha and kept.since <= since and kept.depth == depth:
         return kept
     with _reading:
         kept = _histories.get(repo.gitdir)
-        if kept is not None and kept.head == sha and kept.since <= since:
+        if kept is not None and kept.head == sha and kept.since <= since and kept.depth == depth:
             return kept
         fresh = _read_history(repo, sha, since)
+        fresh.depth = depth
         _histories[repo.gitdir] = fresh
         return fresh
+
+
+def _shallow_stamp(repo: _Repo) -> tuple[int, int] | None:
+    """The shallow file's (mtime, size), or None for a full clone."""
+    try:
+        st = os.stat(os.path.join(repo.common, "shallow"))
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
 
 
 def stamp_seconds(stamp: str) -> int | None:
@@ -262,6 +288,7 @@ class Checker:
 
     def __init__(self, repo: _Repo, hist: History) -> None:
         self.repo, self.history = repo, hist
+        self._paths: dict[str, str] = {}  # a cited folder -> the folder git tracks ("" for the top)
         self._marks: dict[object, Stale] = {}
         self.lines: dict[object, object] = {}  # entry -> its block with the stale line, kept for the caller
 
@@ -287,9 +314,34 @@ class Checker:
             found = self._marks[entry] = self.mark(entry.record)
         return found
 
+    @property
+    def shallow(self) -> bool:
+        """The history read reached the boundary of a shallow clone: older changes are unknown."""
+        return self.history.shallow is not None
+
+    def tracked(self, path: str) -> str:
+        """The path git tracks for a cited path: its folders resolved through symbolic links that
+        stay inside the work tree (git records `src/pay.py`, not `lib/pay.py` through `lib -> src`);
+        the file's own name is kept, as git tracks a link itself."""
+        folder, _, name = (self.repo.prefix + path).rpartition("/")
+        if not folder:
+            return name
+        resolved = self._paths.get(folder)
+        if resolved is None:
+            real = os.path.realpath(os.path.join(self.repo.top, folder))
+            try:
+                inside = os.path.relpath(real, self.repo.top).replace(os.sep, "/")
+            except ValueError:  # another drive
+                inside = ".."
+            resolved = folder if inside == ".." or inside.startswith("../") else "" if inside == "." else inside
+            if len(self._paths) > 10_000:
+                self._paths.clear()
+            self._paths[folder] = resolved
+        return f"{resolved}/{name}" if resolved else name
+
     def _change(self, path: str, written: int) -> Change | None:
         prefix, events = self.repo.prefix, self.history.events
-        newer = [e for e in events.get(prefix + path, ()) if e[0] > written]
+        newer = [e for e in events.get(self.tracked(path), ()) if e[0] > written]
         if not newer:
             return None
         latest = max(newer, key=lambda e: e[0])
@@ -297,12 +349,13 @@ class Checker:
         last = newer[0]  # the newest in the history's order: the file's state at HEAD
         deleted, renamed = last[2] == "D", None
         if last[2] == "R":
-            target, hops = last[3], 0
+            target, hops = last[3] or "", 0  # a rename always names its target
             while hops < 20 and events.get(target) and events[target][0][2] == "R":
-                target, hops = events[target][0][3], hops + 1
+                target, hops = events[target][0][3] or "", hops + 1
             deleted = bool(events.get(target)) and events[target][0][2] == "D"
             renamed = target[len(prefix):] if target.startswith(prefix) else target
-        at_least = self.history.truncated and written < self.history.oldest
+        at_least = ((self.history.truncated and written < self.history.oldest)
+                    or (self.history.shallow is not None and written < self.history.shallow))
         return Change(path, len(newer), latest[1], when, deleted, renamed, at_least)
 
 

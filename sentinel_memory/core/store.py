@@ -11,11 +11,11 @@ are core/contextdir.py's; the line format is core/snapshot.py's.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
-from . import contextdir, disk, gitdriver
+from . import contextdir, disk
 from .gcpause import paused
 from .merge import merge_three_way
 from .snapshot import Snapshot, parse
@@ -23,6 +23,18 @@ from .snapshot import Snapshot, parse
 MEMORY_FILE = "memory_log.jsonl"
 LOCK_TIMEOUT = 10.0
 LOCK_TIMEOUT_ENV = "SENTINEL_MEMORY_LOCK_TIMEOUT"
+
+
+Stages = tuple[bytes, bytes, bytes]
+# (base, ours, theirs) of a file git is merging, or None. The file layer runs no git: core/__init__.py
+# sets this to gitdriver.index_stages, so every import of the core has it.
+
+
+def _no_stages(path: Path) -> Stages | None:
+    return None
+
+
+merge_stages: Callable[[Path], Stages | None] = _no_stages
 
 
 def memory_path(root: Path) -> Path:
@@ -60,7 +72,7 @@ def drop_cache() -> None:
     _cache.clear()
 
 
-def read(path: Path) -> Snapshot:
+def read(path: Path | str) -> Snapshot:
     """Read the memory file without locking or creating anything; a missing file is empty.
     The returned snapshot may be shared with other callers: never change it."""
     key = os.fspath(path)
@@ -87,7 +99,7 @@ def read(path: Path) -> Snapshot:
 def _merged_from_index(path: str, snap: Snapshot) -> Snapshot:
     """Two-way markers cannot tell a deletion from an addition, but while git is still merging
     the file its index holds the base, ours and theirs: merge those exactly instead."""
-    stages = gitdriver.index_stages(Path(path))
+    stages = merge_stages(Path(path))
     if stages is None:
         return snap
     base, ours, theirs = (parse(blob) for blob in stages)

@@ -1,0 +1,310 @@
+"""Configs a team commits once, and an init that never breaks what it touches: two teammates with
+two installs in different folders and two clones of one repository; client configs in the shapes
+people really write (links, read-only files, odd numbers, a BOM, TOML spelt another way). Real git
+repositories, real files, every command a separate process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from gitrepos import ROOT, clone, env, launcher, make_repo  # noqa: F401  (env is a fixture)
+
+CLIENT_ARGS = ["--client", "cursor", "--client", "vscode", "--client", "claude", "--client", "codex",
+               "--client", "gemini", "--agents-md"]
+CONFIGS = [".cursor/mcp.json", ".vscode/mcp.json", ".mcp.json", ".codex/config.toml", ".gemini/settings.json"]
+
+
+def install_copy(folder: Path) -> Path:
+    """A clone of this repository's code in `folder` (what a teammate gets with git clone): its server.py."""
+    folder.mkdir(parents=True)
+    shutil.copy2(ROOT / "server.py", folder / "server.py")
+    shutil.copytree(ROOT / "sentinel_memory", folder / "sentinel_memory", ignore=shutil.ignore_patterns("__pycache__"))
+    return folder / "server.py"
+
+
+def teammate(env: dict, tmp_path: Path, name: str, script: Path) -> dict:
+    """A teammate's environment: their own HOME and their own install's `sentinel-memory` on PATH."""
+    home = tmp_path / f"home-{name}"
+    home.mkdir()
+    path = os.pathsep.join([str(launcher(tmp_path / f"bin-{name}", script)),
+                            *[p for p in env["PATH"].split(os.pathsep) if not p.startswith(str(tmp_path))]])
+    return {**env, "HOME": str(home), "USERPROFILE": str(home), "PATH": path}
+
+
+def sm(script: Path, environ: dict, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    result = subprocess.run([sys.executable, str(script), *args], cwd=cwd, env=environ, capture_output=True,
+                            text=True, encoding="utf-8", timeout=120)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result
+
+
+def committed_text(repo) -> str:
+    return "".join((repo.path / name).read_text(encoding="utf-8") for name in
+                   repo.git("ls-files").stdout.split() if (repo.path / name).is_file())
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. commit once
+
+
+def test_the_second_teammates_init_leaves_git_status_clean(tmp_path, env):
+    """Ann (install in one folder) runs init for every client and commits; Ben (install in
+    another folder) clones and runs the same init: every committed file is byte for byte what he
+    would write, so git status is clean, and no install's or checkout's path is in git."""
+    ann_script, ben_script = install_copy(tmp_path / "ann-tools" / "sm"), install_copy(tmp_path / "ben-tools" / "sm")
+    ann_env, ben_env = teammate(env, tmp_path, "ann", ann_script), teammate(env, tmp_path, "ben", ben_script)
+    origin = make_repo(tmp_path, env, name="ann-app", wired=False)
+
+    first = sm(ann_script, ann_env, origin.path, "init", *CLIENT_ARGS)
+    assert first.returncode == 0, first.stdout + first.stderr
+    origin.commit("Add Sentinel-Memory")
+    assert set(CONFIGS) <= set(origin.git("ls-files").stdout.split())
+    ben = clone(origin, tmp_path, "ben-app", wired=False)
+    second = sm(ben_script, ben_env, ben.path, "init", *CLIENT_ARGS)
+
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert ben.git("status", "--porcelain").stdout == "", second.stdout
+    assert all(line.startswith("unchanged") for line in second.stdout.splitlines()
+               if any(c in line for c in CONFIGS)), second.stdout
+    assert str(tmp_path) not in committed_text(ben)
+    assert str(ben_script) in ben.git("config", "merge.sentinel-memory.driver").stdout  # local, this machine's
+    doctor = sm(ben_script, ben_env, ben.path, "doctor")
+    assert doctor.returncode == 0 and "FAIL" not in doctor.stdout, doctor.stdout
+    assert f".mcp.json starts sentinel-memory ({tmp_path / 'bin-ben' / 'sentinel-memory'})" in doctor.stdout
+
+
+def test_doctor_says_in_one_line_when_the_committed_command_cannot_start_here(tmp_path, env):
+    """A teammate without `sentinel-memory` on PATH: doctor fails with one line that names the
+    files and the fix; a config holding an absolute path (as earlier versions wrote) is named too."""
+    repo = make_repo(tmp_path, env, wired=False)
+    sm(ROOT / "server.py", env, repo.path, "init", *CLIENT_ARGS)
+    bare = {**env, "PATH": os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if not p.startswith(str(tmp_path)))}
+    if shutil.which("sentinel-memory", path=bare["PATH"]):
+        pytest.skip("a sentinel-memory command is installed on this machine's PATH")
+
+    doctor = sm(ROOT / "server.py", bare, repo.path, "doctor")
+
+    assert doctor.returncode == 1
+    lines = [line for line in doctor.stdout.splitlines() if "not on this machine's PATH" in line]
+    assert len(lines) == 1 and all(c in lines[0] for c in CONFIGS) and "pipx install --editable" in lines[0], doctor.stdout
+    path = repo.path / ".mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"sentinel-memory": {"command": sys.executable, "args": [],
+                                                                    "cwd": str(repo.path)}}}), encoding="utf-8")
+    doctor = sm(ROOT / "server.py", env, repo.path, "doctor").stdout
+    assert f"{path} starts {sys.executable}, an absolute path of this machine" in doctor
+    assert f"{path} holds this machine's path in 'cwd'" in doctor
+
+
+def test_init_moves_an_old_machine_specific_entry_to_the_portable_one(tmp_path, env):
+    """A config an earlier version wrote (absolute command, server.py, cwd): init rewrites our
+    entry to the portable one, removes the absolute cwd, and keeps the user's own keys."""
+    repo = make_repo(tmp_path, env, wired=False)
+    path = repo.path / ".gemini" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"mcpServers": {"sentinel-memory": {
+        "command": "/home/ann/tools/sm/.venv/bin/python", "args": ["/home/ann/tools/sm/server.py"],
+        "cwd": "/home/ann/projects/app", "trust": True, "timeout": 30000}}}, indent=2) + "\n", encoding="utf-8")
+
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--client", "gemini").stdout
+
+    assert json.loads(path.read_text(encoding="utf-8"))["mcpServers"]["sentinel-memory"] == \
+        {"command": "sentinel-memory", "args": [], "trust": True, "timeout": 30000}
+    assert "removed this machine's cwd" in out and "kept your timeout" in out
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. JSON edits that keep what they do not own
+
+
+def init_cursor(env: dict, repo) -> str:
+    return sm(ROOT / "server.py", env, repo.path, "init", "--client", "cursor").stdout
+
+
+def test_a_linked_config_is_edited_through_its_link(tmp_path, env):
+    """.cursor/mcp.json linked to a shared file in the project: the shared file gets our entry and
+    the link stays a link. A link out of the project is refused, and nothing is written."""
+    repo = make_repo(tmp_path, env, wired=False)
+    shared = repo.path / "config" / "mcp.json"
+    shared.parent.mkdir()
+    shared.write_text('{"mcpServers": {"other": {"command": "node"}}}\n', encoding="utf-8")
+    (repo.path / ".cursor").mkdir()
+    link = repo.path / ".cursor" / "mcp.json"
+    link.symlink_to(Path("..") / "config" / "mcp.json")
+
+    out = init_cursor(env, repo)
+
+    assert link.is_symlink() and "through the link" in out
+    assert set(json.loads(shared.read_text(encoding="utf-8"))["mcpServers"]) == {"other", "sentinel-memory"}
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text("{}\n", encoding="utf-8")
+    link.unlink()
+    link.symlink_to(outside)
+    out = init_cursor(env, repo)
+    assert f"left alone {link}: it leads to {outside}, outside the project" in out
+    assert outside.read_text(encoding="utf-8") == "{}\n" and link.is_symlink()
+    assert f"init leaves {link} alone: it leads to {outside}" in sm(ROOT / "server.py", env, repo.path, "doctor").stdout
+
+
+def test_permissions_are_kept_and_a_read_only_config_is_refused(tmp_path, env):
+    """A config with mode 600 keeps 600 after init; a read-only one is left as it was, with the
+    reason and the entry to add."""
+    repo = make_repo(tmp_path, env, wired=False)
+    path = repo.path / ".cursor" / "mcp.json"
+    path.parent.mkdir()
+    path.write_text('{"mcpServers": {}}\n', encoding="utf-8")
+    path.chmod(0o600)
+    init_cursor(env, repo)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and "sentinel-memory" in path.read_text(encoding="utf-8")
+
+    path.write_text('{"mcpServers": {}}\n', encoding="utf-8")
+    path.chmod(0o444)
+    out = init_cursor(env, repo)
+    assert f"left alone {path}: it is read-only" in out and '"command": "sentinel-memory"' in out
+    assert path.read_text(encoding="utf-8") == '{"mcpServers": {}}\n' and stat.S_IMODE(path.stat().st_mode) == 0o444
+
+
+def test_numbers_bom_line_endings_and_order_stay_byte_for_byte(tmp_path, env):
+    """A file with a BOM, CRLF, 1.10, 1e400 and a server of the user's: every byte of it stays,
+    our entry is added among the servers, and the result is valid JSON a client reads."""
+    repo = make_repo(tmp_path, env, wired=False)
+    path = repo.path / ".cursor" / "mcp.json"
+    path.parent.mkdir()
+    head = b'\xef\xbb\xbf{\r\n  "version": 1.10,\r\n  "limit": 1e400,\r\n  "mcpServers": {\r\n'
+    other = b'    "other": {"command": "node", "args": ["a.js"]}'
+    path.write_bytes(head + other + b"\r\n  }\r\n}\r\n")
+
+    init_cursor(env, repo)
+
+    raw = path.read_bytes()
+    assert raw.startswith(head + other + b",\r\n    \"sentinel-memory\": {")
+    assert b"\n" not in raw.replace(b"\r\n", b"") and raw.endswith(b"\r\n  }\r\n}\r\n")
+    parsed = json.loads(raw.decode("utf-8-sig"), parse_constant=lambda c: pytest.fail(f"{c} in the output"))
+    assert parsed["mcpServers"]["sentinel-memory"]["command"] == "sentinel-memory"
+
+
+def test_duplicate_server_keys_are_refused_not_merged_away(tmp_path, env):
+    """Two "mcpServers" objects (a client reads the last): init does not drop the first one's
+    servers; it leaves the file and says which key to keep."""
+    repo = make_repo(tmp_path, env, wired=False)
+    path = repo.path / ".cursor" / "mcp.json"
+    path.parent.mkdir()
+    text = '{"mcpServers": {"a": {"command": "x"}},\n "mcpServers": {"b": {"command": "y"}}}\n'
+    path.write_text(text, encoding="utf-8")
+
+    out = init_cursor(env, repo)
+
+    assert f"left alone {path}: it has 2 'mcpServers' keys" in out
+    assert path.read_text(encoding="utf-8") == text
+    assert f"{path} has the 'mcpServers' key more than once" in sm(ROOT / "server.py", env, repo.path, "doctor").stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. TOML through a parser
+
+
+@pytest.mark.parametrize("spelling", [
+    '[mcp_servers."sentinel-memory"]\ncommand = "/old/python"  # our old install\nargs = ["/old/server.py"]\n',
+    '[mcp_servers.sentinel-memory] # the memory server\ncommand = "/old/python"\n',
+    'mcp_servers.sentinel-memory.command = "/old/python"\nmcp_servers.sentinel-memory.startup_timeout_sec = 20\n',
+    '[mcp_servers]\nsentinel-memory.command = "/old/python"\nother.command = "node"\n',
+], ids=["quoted", "header-comment", "dotted-top", "dotted-in-table"])
+def test_a_codex_table_spelt_another_way_is_updated_in_place(tmp_path, env, spelling):
+    """Valid TOML naming our table in another spelling: init updates that table (no second one),
+    the file still parses, comments stay; or, where the edit would change the file's meaning, init
+    leaves it alone and says what to add. A rerun changes nothing."""
+    repo = make_repo(tmp_path, env, wired=False)
+    path = repo.path / ".codex" / "config.toml"
+    path.parent.mkdir()
+    text = 'model = "o4"\n' + spelling
+    path.write_text(text, encoding="utf-8")
+    before = tomllib.loads(text)
+
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--client", "codex").stdout
+
+    after = tomllib.loads(path.read_text(encoding="utf-8"))
+    ours = after["mcp_servers"]["sentinel-memory"]
+    assert ours["command"] == "sentinel-memory" and ours["args"] == [], out
+    assert after["model"] == "o4" and {k: v for k, v in after["mcp_servers"].items() if k != "sentinel-memory"} == \
+        {k: v for k, v in before["mcp_servers"].items() if k != "sentinel-memory"}
+    assert {k: v for k, v in ours.items() if k not in ("command", "args", "tools")} == \
+        {k: v for k, v in before["mcp_servers"]["sentinel-memory"].items() if k not in ("command", "args")}
+    assert ours.get("tools", {}).get("log_memory") == {"approval_mode": "approve"} or "approval_mode" in out
+    for comment in ("# our old install", "# the memory server"):
+        assert (comment in text) == (comment in path.read_text(encoding="utf-8"))
+    settled = path.read_bytes()
+    assert sm(ROOT / "server.py", env, repo.path, "init", "--client", "codex").stdout.startswith(f"unchanged {path}")
+    assert path.read_bytes() == settled
+
+
+def test_an_invalid_codex_config_is_refused_and_left_as_it_is(tmp_path, env):
+    """TOML that does not parse: init appends nothing, says why in one line, and doctor fails on it."""
+    repo = make_repo(tmp_path, env, wired=False)
+    path = repo.path / ".codex" / "config.toml"
+    path.parent.mkdir()
+    path.write_text('model = "o4"\n[mcp_servers.other\ncommand = "node"\n', encoding="utf-8")
+    before = path.read_bytes()
+
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--client", "codex").stdout
+
+    assert f"left alone {path}: it is not valid TOML" in out
+    assert path.read_bytes() == before
+    assert f"{path} is not valid TOML" in sm(ROOT / "server.py", env, repo.path, "doctor").stdout
+
+
+def test_the_rules_files_keep_their_bytes_links_and_modes(tmp_path, env):
+    """AGENTS.md linked to docs/AGENTS.md, with CRLF and mode 640: our section goes into the linked
+    file with CRLF, the link and the mode stay; a read-only .cursorrules is left as it was."""
+    repo = make_repo(tmp_path, env, wired=False)
+    shared = repo.path / "docs" / "AGENTS.md"
+    shared.parent.mkdir()
+    shared.write_bytes(b"# Agents\r\n\r\nRun the tests.\r\n")
+    shared.chmod(0o640)
+    (repo.path / "AGENTS.md").symlink_to(Path("docs") / "AGENTS.md")
+    rules = repo.path / ".cursorrules"
+    rules.write_text("Answer in Korean.\n", encoding="utf-8")
+    rules.chmod(0o444)
+
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--agents-md").stdout
+
+    data = shared.read_bytes()
+    assert (repo.path / "AGENTS.md").is_symlink() and data.startswith(b"# Agents\r\n\r\nRun the tests.\r\n\r\n<!--")
+    assert b"\n" not in data.replace(b"\r\n", b"") and stat.S_IMODE(shared.stat().st_mode) == 0o640
+    assert f"left alone {rules}: it is read-only" in out and rules.read_text(encoding="utf-8") == "Answer in Korean.\n"
+
+
+@pytest.mark.parametrize("name, text", [(".cursor/mcp.json", '{"a": ' + "[" * 50_000 + "]" * 50_000 + "}\n"),
+                                        (".codex/config.toml", "a = " + "[" * 50_000 + "]" * 50_000 + "\n")])
+def test_a_config_nested_past_reason_is_refused_without_a_traceback(tmp_path, env, name, text):
+    """A cloned repository's config nested 50,000 deep: init and doctor answer in a sentence, the
+    file stays as it was."""
+    repo = make_repo(tmp_path, env, wired=False)
+    path = repo.path / name
+    path.parent.mkdir()
+    path.write_text(text, encoding="utf-8")
+
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--client", "cursor", "--client", "codex").stdout
+
+    assert f"left alone {path}" in out and path.read_text(encoding="utf-8") == text
+    assert str(path) in sm(ROOT / "server.py", env, repo.path, "doctor").stdout
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_doctor_reads_no_config_that_is_not_a_regular_file(tmp_path, env):
+    """A cloned repository's .mcp.json that is a FIFO: doctor says init leaves it alone and goes on
+    (before, it blocked for good reading the pipe)."""
+    repo = make_repo(tmp_path, env, wired=False)
+    os.mkfifo(repo.path / ".mcp.json")
+    doctor = subprocess.run([sys.executable, str(ROOT / "server.py"), "doctor"], capture_output=True, text=True,
+                            env=env, cwd=repo.path, timeout=60)
+    assert f"init leaves {repo.path / '.mcp.json'} alone" in doctor.stdout, doctor.stdout + doctor.stderr
+    assert "Traceback" not in doctor.stderr
