@@ -24,6 +24,7 @@ from sentinel_memory import fast_cache, fast_start
 PYTHON = sys.executable
 TIMEOUT = 60
 END = b'{"jsonrpc":"2.0","id":"end","method":"ping"}\n'
+QUIET = 1.0
 
 
 def _env(fast: bool, cache: Path) -> dict[str, str]:
@@ -106,7 +107,8 @@ def _exchange(argv: list[str], env: dict, messages: list[dict], cwd) -> dict:
 
 def _conversation(argv: list[str], env: dict, data: bytes, cwd, end: bool = True) -> bytes:
     """Everything the server writes to stdout for these bytes. With `end`, a ping follows them and
-    stdin stays open until its answer is in; without, stdin is closed right after them."""
+    stdin stays open until its answer is in and the server has been quiet for QUIET seconds;
+    without, stdin is closed right after them."""
     child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              env=env, cwd=cwd)
     try:
@@ -124,8 +126,14 @@ def _conversation(argv: list[str], env: dict, data: bytes, cwd, end: bool = True
             got += chunk
             if not chunk or (end and b'"id":"end"' in got):
                 break
+        while end:  # answers may still come after the ping's (fastmcp answers concurrently): until 1 s quiet
+            ready, _, _ = select.select([out], [], [], min(QUIET, max(0.0, deadline - time.monotonic())))
+            chunk = os.read(out, 1 << 20) if ready else b""
+            got += chunk
+            if not chunk:
+                break
         if end:
-            child.stdin.close()
+            child.stdin.close()  # (EOF cancels what fastmcp has not answered yet)
             got += child.stdout.read()
         child.wait(timeout=TIMEOUT)
         return got
