@@ -107,8 +107,9 @@ def test_a_deletion_never_beats_a_change(base, theirs):
 
 @SETTINGS
 @given(st.lists(record_args, min_size=1, max_size=12), st.text(max_size=20))
-def test_search_order_is_a_permutation_with_scores_not_increasing(batch, query):
-    """Search orders every record exactly once, the ones sharing more query terms first."""
+def test_search_order_is_a_permutation_with_the_matching_records_first(batch, query):
+    """Search orders every record exactly once; the records that hold a word of the query that
+    counts come before those that hold none (docs/contract.md §4.2)."""
     from sentinel_memory.core.index import index_of, record_terms, terms
 
     path = fresh_path()
@@ -120,14 +121,11 @@ def test_search_order_is_a_permutation_with_scores_not_increasing(batch, query):
     snap = read(path)
     ranked = [e.record for e in index_of(snap).ranked(terms(query)).best_first()]
     assert sorted(r["id"] for r in ranked) == sorted(snap.records)
-    wanted = terms(query)
-
-    def score(record):
-        topic, body = record_terms(record)
-        return sum(3 if t in topic else 1 for t in wanted if t in topic or t in body)
-
-    scores = [score(r) for r in ranked]
-    assert scores == sorted(scores, reverse=True)
+    # a lone ASCII letter or a one- or two-digit number counts only when nothing else is asked
+    wanted = {t for t in terms(query) if not (t.isascii() and (len(t) == 1 or (t.isdigit() and len(t) <= 2)))} \
+        or terms(query)
+    holds = [bool(wanted & set().union(*record_terms(r))) for r in ranked]
+    assert holds == sorted(holds, reverse=True)
 
 
 ids16 = st.text(alphabet="0123456789abcdef", min_size=2, max_size=2)

@@ -48,12 +48,12 @@ def project(tmp_path: Path, env: dict, name: str = "repo") -> Repo:
 
 def blocks(answer: str) -> dict[str, str]:
     """search_memory's numbered blocks by record id."""
-    parts = re.split(r"^(?=#\d+ id=)", answer, flags=re.M)[1:]
-    return {re.match(r"#\d+ id=([0-9a-f]{16})", part).group(1): part for part in parts}
+    parts = re.split(r"^(?=#\d+ [0-9a-f]{16} \|)", answer, flags=re.M)[1:]
+    return {re.match(r"#\d+ ([0-9a-f]{16})", part).group(1): part for part in parts}
 
 
 def order(answer: str) -> list[str]:
-    return re.findall(r"^#\d+ id=([0-9a-f]{16})", answer, re.M)
+    return re.findall(r"^#\d+ ([0-9a-f]{16}) \|", answer, re.M)
 
 
 PAY = rec("payment", "refunds need a key", "send the idempotency key", created=T0, files=["src/pay.py"])

@@ -345,3 +345,26 @@ async def test_git_conflict_markers_are_merged_not_garbage(inprocess, project, m
     assert len(copies) == 1 and copies[0].read_text(encoding="utf-8") == conflicted
     ignore = (memory_file.parent / ".gitignore").read_text(encoding="utf-8").splitlines()
     assert any(fnmatch.fnmatch(copies[0].name, p.strip()) for p in ignore if p.strip() and not p.startswith("#"))
+
+
+# ---------------------------------------------------------------------------------------------
+# search_memory with files
+
+
+async def test_search_memory_takes_the_files_about_to_be_touched(inprocess, project, memory_file):
+    """Over MCP, search_memory's files put the records citing them first; a bad path is refused in
+    one sentence that says nothing was searched, and changes nothing."""
+    (project / "src").mkdir()
+    for name in ("pay.py", "auth.py"):
+        (project / "src" / name).write_text("x\n")
+    async with inprocess(project) as server:
+        await server.ok("log_memory", topic="auth", missing_context="login redirect", lesson="keep next",
+                        files=["src/auth.py"])
+        await server.ok("log_memory", topic="payment", missing_context="refund key", lesson="send the key",
+                        files=["src/pay.py"])
+        first = await server.ok("search_memory", query="login redirect", files=["src/pay.py"])
+        before = state(memory_file)
+        refused = await server.error("search_memory", query="x", files=["/etc/passwd"])
+    assert first.index("missing: refund key") < first.index("missing: login redirect")
+    assert "is absolute" in refused and refused.endswith("Nothing was searched.")
+    assert state(memory_file) == before

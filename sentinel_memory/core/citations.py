@@ -30,10 +30,11 @@ _DRIVE = re.compile(r"^[A-Za-z]:")
 _NOT_CITABLE = (".git", ".context")
 
 
-def _refuse(path: str, rule: str) -> InvalidInput:
+def _refuse(path: str, rule: str, outcome: str = NOTHING_SAVED) -> InvalidInput:
     shown = path if len(path) <= 120 else path[:117] + "..."
-    return InvalidInput(f"files: {shown!r} {rule}. Cite files by their path relative to the project root, "
-                        f"e.g. \"src/payment/refund.py\". {NOTHING_SAVED}")
+    how = "Cite files" if outcome == NOTHING_SAVED else "Name files"
+    return InvalidInput(f"files: {shown!r} {rule}. {how} by their path relative to the project root, "
+                        f"e.g. \"src/payment/refund.py\". {outcome}")
 
 
 def _normal(raw: str) -> str:
@@ -50,19 +51,29 @@ def _escapes(root: Path, relative: str) -> bool:
     return real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
-def listed(root: Path, files: object) -> list[str]:
+SEARCHED = "Nothing was searched."
+
+
+def asked(root: Path, files: object) -> list[str]:
+    """The paths search_memory's `files` names, checked as listed() checks a record's, except that
+    a path need not exist yet (the agent may be about to create it); a directory is refused."""
+    return listed(root, files, existing=False, outcome=SEARCHED)
+
+
+def listed(root: Path, files: object, existing: bool = True, outcome: str = NOTHING_SAVED) -> list[str]:
     """The paths `files` lists, normalised, in their order without repeats; InvalidInput for a
     value that is not a list of strings, more than MAX_FILES paths, or a path that is absolute,
-    uses `..`, leaves the project through a symbolic link, or is not a file in the project."""
+    uses `..`, leaves the project through a symbolic link, or (`existing`) is not a file in the
+    project. `outcome` ends each refusal: what the refused call did not do."""
     if files is None:
         return []
     if isinstance(files, str) or not isinstance(files, (list, tuple)):
         raise InvalidInput(f'files must be a list of paths relative to the project root, such as ["src/app.py"]. '
-                           f"{NOTHING_SAVED}")
+                           f"{outcome}")
     out: list[str] = []
     for item in files:
         if not isinstance(item, str):
-            raise InvalidInput(f"files must hold paths as strings, not {type(item).__name__}. {NOTHING_SAVED}")
+            raise InvalidInput(f"files must hold paths as strings, not {type(item).__name__}. {outcome}")
         raw = item.strip()
         if not raw:
             continue
@@ -70,31 +81,35 @@ def listed(root: Path, files: object) -> list[str]:
             size = len(raw.encode("utf-8"))
         except UnicodeEncodeError:  # a name that is not UTF-8, as Python hands it over from the command line
             raise _refuse(raw, "is not a UTF-8 name; a record stores and shows its files as UTF-8 text, so rename "
-                          "the file or leave it out") from None
+                          "the file or leave it out", outcome) from None
         if size > MAX_PATH_BYTES:
-            raise _refuse(raw, f"is longer than {MAX_PATH_BYTES} bytes")
+            raise _refuse(raw, f"is longer than {MAX_PATH_BYTES} bytes", outcome)
         slashed = raw.replace("\\", "/")
         if slashed.startswith("/") or _DRIVE.match(slashed) or slashed.startswith("~"):
-            raise _refuse(raw, "is absolute; a cited file must be inside the project, given relative to its root")
+            raise _refuse(raw, "is absolute; a file must be inside the project, given relative to its root", outcome)
         if ".." in slashed.split("/"):
-            raise _refuse(raw, "uses '..'; a cited file must be inside the project, given relative to its root "
-                          "without '..'")
+            raise _refuse(raw, "uses '..'; a file must be inside the project, given relative to its root "
+                          "without '..'", outcome)
         path = _normal(raw)
         if not path:
             continue
         if path.split("/", 1)[0] in _NOT_CITABLE:
-            raise _refuse(raw, "is inside .git/ or .context/, which a lesson cannot cite (.context/ holds this memory)")
+            raise _refuse(raw, "is inside .git/ or .context/, which a lesson cannot cite (.context/ holds this memory)",
+                          outcome)
         if _escapes(root, path):
-            raise _refuse(raw, "leads out of the project through a symbolic link; a cited file must be inside the "
-                          "project")
-        if not os.path.isfile(os.path.join(root, path)):
-            why = "is a directory, not a file" if os.path.isdir(os.path.join(root, path)) else "is not a file in the project"
-            raise _refuse(raw, f"{why} ({root})")
+            raise _refuse(raw, "leads out of the project through a symbolic link; a file must be inside the "
+                          "project", outcome)
+        full = os.path.join(root, path)
+        if os.path.isdir(full):
+            raise _refuse(raw, f"is a directory, not a file ({root})", outcome)
+        if existing and not os.path.isfile(full):
+            raise _refuse(raw, f"is not a file in the project ({root})", outcome)
         if path not in out:
             out.append(path)
     if len(out) > MAX_FILES:
-        raise InvalidInput(f"files lists {len(out)} paths; at most {MAX_FILES} may be cited. Keep the files the "
-                           f"lesson is really about. {NOTHING_SAVED}")
+        more = ("Keep the files the lesson is really about" if outcome == NOTHING_SAVED
+                else "Name the ones you are about to read or change")
+        raise InvalidInput(f"files lists {len(out)} paths; at most {MAX_FILES} may be given. {more}. {outcome}")
     return out
 
 

@@ -12,42 +12,91 @@ new index from the old one at the cost of the changed records instead of indexin
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from bisect import bisect_left
-from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, dropwhile, repeat, takewhile
-from operator import mul, sub
+from operator import add, mul, sub
 
-from . import render
+from . import citations, render
 from .gcpause import paused
 from .records import Entry, is_principle, recency
 from .snapshot import Snapshot
+from .staleness import stamp_seconds
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]{2,}")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_SIBILANT = ("ches", "shes", "sses", "xes", "zes")
+
+
+def stem(word: str) -> str:
+    """An English plural as its singular (sessions -> session, queries -> query, matches ->
+    match); any other word as it is. Applied alike to the records and the query."""
+    if len(word) <= 3 or not word.isascii() or not word.isalpha() or word[-1] != "s":
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(_SIBILANT):
+        return word[:-2]
+    if word.endswith(("ss", "us", "is")):
+        return word
+    return word[:-1]
 
 
 def terms(text: str) -> set[str]:
-    """The words and CJK bigrams of text, lower-cased and NFC-normalised."""
-    text = unicodedata.normalize("NFC", text).casefold()
-    found = set(_WORD.findall(text))
+    """The words of text, lower-cased, NFC-normalised and singular (stem); an identifier also
+    yields its parts (SESSION_COOKIE_SAMESITE: session, cookie, samesite; maxRetries: max, retry;
+    a path: its segments); Hangul and other CJK runs also yield character bigrams."""
+    text = unicodedata.normalize("NFC", text)
+    found = set()
+    for word in _WORD.findall(text):
+        low = word.casefold()
+        found.add(stem(low))
+        if "_" in word or (not word.islower() and not word.isupper() and word.isascii()) or (
+                word.isalnum() and not word.isalpha() and not word.isdigit()):
+            for piece in word.split("_"):
+                parts = _CAMEL.findall(piece) if piece.isascii() else [piece]
+                found.update(stem(part.casefold()) for part in parts)
     for run in _CJK.findall(text):
         found.update(run[i : i + 2] for i in range(len(run) - 1))
     found.discard("_")
+    found.discard("")
     return found
 
 
 def record_terms(record: dict) -> tuple[set[str], set[str]]:
-    """(terms of the topic, terms of the text fields) of one record."""
+    """(terms of the topic, terms of the text fields and of the paths of the files it cites)."""
     topic = terms(str(record.get("topic", "")))
-    body = terms(" ".join(str(record.get(k, "")) for k in ("missing_context", "lesson", "ask_next_time")))
+    cited = record.get("files")
+    paths = " ".join(f for f in cited if isinstance(f, str)) if isinstance(cited, list) else ""
+    body = terms(" ".join([*(str(record.get(k, "")) for k in ("missing_context", "lesson", "ask_next_time")), paths]))
     return topic, body
 
 
-TOPIC_WEIGHT = 3  # a query term in the topic counts three times one in the text
+TOPIC_WEIGHT = 2  # a query term in the topic weighs twice one in the text
+K1, B = 1.2, 0.4  # BM25's saturation and length normalisation (each term counts once per record)
+# A record's score is multiplied by 1 + exp(-age / 365), its age in days behind the newest record:
+# up to twice for the newest, 1.37 at a year; the same past five years.
+_RECENCY = [1 + math.exp(-age / 365) for age in range(5 * 365 + 1)]
+# In a memory of COMMON_FROM records or more, a term held by more than COMMON of them orders them only
+# when no rarer query term matches (a word in thousands of records costs time and orders little).
+COMMON, COMMON_FROM = 0.2, 500
+# Near the files asked about: the record cites one of them (2), or a file in the same directory
+# or one git renamed to one of them (1). Nearness comes before the words' score.
+CITES, NEAR = 2, 1
+
+
+def idf(holders: int, records: int) -> float:
+    """BM25's weight of a term that `holders` of `records` hold: rarer terms weigh more."""
+    return math.log(1 + (records - holders + 0.5) / (holders + 0.5))
+
+
+def parent(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
 # Every entry of an index has a rank: an int in static order (principles, newest, id), with
@@ -56,15 +105,18 @@ TOPIC_WEIGHT = 3  # a query term in the topic counts three times one in the text
 # a fresh index starts them at the middle, up to 65,536 apart, leaving the lower half for newer
 # entries (the newest come first).
 _LIMIT = 1 << 30  # every rank is below it: a query's sort key is rank - score * _LIMIT
+_SCALE = 1 << 10  # a score's int: its value in 1/1024ths
+_TIER = 1 << 40  # nearness to the files outweighs any score of words
 
 
 class SearchIndex:
     """An inverted index over one snapshot's entries, built once and reused while the file is
     unchanged: a query then touches only the entries that contain its terms.
 
-    Order: score (query terms contained; topic matches weigh three), then the static order:
-    principles, then the newest, then id. `entries` are in static order and `ranks` (ascending)
-    go with them; postings and topics list ranks. Queries answer with entries."""
+    Order: nearness to the files asked about (CITES, NEAR), then the score of the query's words
+    (BM25 on the memory itself; topic matches weigh three), then the static order: principles,
+    then the newest, then id. `entries` are in static order and `ranks` (ascending) go with them;
+    postings and topics list ranks. Queries answer with entries."""
 
     def __init__(self, entries: Iterable[Entry]) -> None:
         with paused():  # see gcpause: the collector tripled this at 10,000 records
@@ -76,7 +128,13 @@ class SearchIndex:
             self.topic_postings: dict[str, list[int]] = {}  # term -> the ranks of the entries that hold it
             self.body_postings: dict[str, list[int]] = {}
             self.by_topic: dict[object, list[int]] = {}  # exact topic -> its entries' ranks
-            # entry -> its block as search lists it, with that text's ASCII and other characters;
+            self.file_postings: dict[str, list[int]] = {}  # cited path -> ranks
+            self.dir_postings: dict[str, list[int]] = {}  # directory of a cited path -> ranks
+            self.lengths: dict[int, int] = {}  # rank -> terms its record holds
+            self.days: dict[int, int] = {}  # rank -> the day (since 1970) of its record's recency
+            self.total_length = 0
+            self._factors: dict[int, float] = {}  # rank -> its score factor (_add_factors)
+            # entry -> its block as search lists it, that text's estimated tokens and UTF-8 bytes;
             # made when first listed, shared with the indexes derived from this one.
             self._cards: dict[Entry, tuple[str, int, int]] = {}
             for rank, entry in zip(self.ranks, self.entries, strict=True):
@@ -86,9 +144,24 @@ class SearchIndex:
         topic, body = record_terms(entry.record)
         for term in topic:
             change(self.topic_postings, term, rank)
-        for term in body - topic:
+        body -= topic
+        for term in body:
             change(self.body_postings, term, rank)
         change(self.by_topic, entry.record.get("topic"), rank)
+        files = citations.of(entry.record)
+        for path in dict.fromkeys(files):
+            change(self.file_postings, path, rank)
+        for folder in dict.fromkeys(parent(p) for p in files):
+            if folder:
+                change(self.dir_postings, folder, rank)
+        length = len(topic) + len(body)
+        if change is _remove:
+            del self.lengths[rank], self.days[rank]
+            self.total_length -= length
+        else:
+            self.lengths[rank] = length
+            self.days[rank] = (stamp_seconds(recency(entry.record)) or 0) // 86400
+            self.total_length += length
 
     def derive(self, removed: Iterable[Entry], added: Iterable[Entry]) -> SearchIndex | None:
         """The index of these entries less `removed`, plus `added`, made from this one (left as it
@@ -98,6 +171,9 @@ class SearchIndex:
         new.entries, new.ranks = list(self.entries), list(self.ranks)
         new.topic_postings, new.body_postings = dict(self.topic_postings), dict(self.body_postings)
         new.by_topic = dict(self.by_topic)
+        new.file_postings, new.dir_postings = dict(self.file_postings), dict(self.dir_postings)
+        new.lengths, new.total_length, new.days = dict(self.lengths), self.total_length, dict(self.days)
+        new._factors = {}  # the average length and the newest record may differ
         new.principles, new.space, new._by_rank, new._cards = self.principles, self.space, None, self._cards
         with paused():
             for entry in removed:
@@ -130,9 +206,14 @@ class SearchIndex:
             self._by_rank = dict(zip(self.ranks, self.entries, strict=True))
         return self._by_rank
 
-    def ranked(self, query_terms: set[str], topic: object = None) -> Ranked:
-        """`topic`'s entries (all when None) ranked for query_terms."""
+    def ranked(self, query_terms: set[str], topic: object = None, files: Iterable[str] = (),
+               former: Iterable[str] = ()) -> Ranked:
+        """`topic`'s entries (all when None) ranked for query_terms and the files asked about
+        (`former`: paths git renamed to one of them)."""
         scores = self._scores(query_terms)
+        near = self._near(files, former)
+        if near:
+            scores.update(zip(near, map(add, map(scores.get, near, repeat(0)), map(mul, near.values(), repeat(_TIER))), strict=False))
         # One int per matching entry, a higher score first, then the static order (rank < _LIMIT);
         # made and sorted in C (map), as there may be thousands.
         keys = list(map(sub, scores.keys(), map(mul, scores.values(), repeat(_LIMIT))))
@@ -147,55 +228,118 @@ class SearchIndex:
         first_log = self.ranks[self.principles] if self.principles < len(self.ranks) else _LIMIT
         return Ranked(self.by_rank, scored, scope, first_log)
 
-    def _scores(self, query_terms: set[str]) -> Counter:
-        scores: Counter = Counter()
-        for term in query_terms:
-            topic = self.topic_postings.get(term)
-            if topic:
-                for _ in range(TOPIC_WEIGHT):  # Counter.update counts in C: three passes beat a loop
-                    scores.update(topic)
-            body = self.body_postings.get(term)
-            if body:
-                scores.update(body)
-        return scores
+    def _scores(self, query_terms: set[str]) -> dict[int, int]:
+        """rank -> the BM25 score of its record for these terms (binary term frequency, the
+        topic's terms weighing TOPIC_WEIGHT), as an int (_SCALE per unit), for the records that
+        hold a term that is not common."""
+        records = len(self.entries)
+        weights: dict[int, float] = {}
+        # Summed in C (map, zip, dict.update), as a common term may be held by thousands of records;
+        # in a fixed order, so that a derived index sums exactly as one built afresh.
+        common = []
+        # A lone ASCII letter or a number of one or two digits (the parts of "4.4.6") orders nothing
+        # unless the query has nothing else.
+        query_terms = {t for t in query_terms if not (t.isascii() and (len(t) == 1 or (t.isdigit() and len(t) <= 2)))} \
+            or query_terms
+        for term in sorted(query_terms):
+            topic, body = self.topic_postings.get(term, ()), self.body_postings.get(term, ())
+            holders = len(topic) + len(body)
+            if not holders:
+                continue
+            if records >= COMMON_FROM and holders > COMMON * records:
+                common.append((topic, body, holders))
+                continue
+            self._add(weights, topic, body, holders)
+        if not weights:  # only common terms match: they order the records after all
+            for topic, body, holders in common:
+                self._add(weights, topic, body, holders)
+        if not weights:
+            return {}
+        factors = self._factors
+        missing = [rank for rank in weights if rank not in factors]
+        if missing:
+            self._add_factors(missing)
+        return dict(zip(weights, map(int, map(mul, weights.values(), map(factors.__getitem__, weights))), strict=False))
 
-    def fit(self, entries: Iterable[Entry], room: int, marks=None) -> tuple[list[str], list[Entry], bool]:
-        """The numbered blocks of these entries, in order, as many as fit in `room` estimated
-        tokens (0: no limit); the entries listed; and whether all of them fit. Only what is
+    def _add_factors(self, ranks: list[int]) -> None:
+        """Keep each rank's factor: BM25's length normalisation (by the record's length in terms
+        against this index's average) times the recency boost (by its age in days behind this
+        index's newest record), times _SCALE. Made once per rank and index."""
+        records = len(self.entries)
+        lengths = list(map(self.lengths.__getitem__, ranks))
+        low, high = K1 * (1 - B), K1 * B / ((self.total_length / records) or 1)
+        table = [(K1 + 1) * _SCALE / (1 + low + high * length) for length in range(max(lengths) + 1)]
+        days, newest = self.days, max(self.days[self.ranks[0]], self.days[self.ranks[min(self.principles, records - 1)]])
+        boost = map(_RECENCY.__getitem__, map(min, map(sub, repeat(newest), map(days.__getitem__, ranks)),
+                                              repeat(len(_RECENCY) - 1)))
+        self._factors.update(zip(ranks, map(mul, map(table.__getitem__, lengths), boost), strict=False))
+
+    def _add(self, weights: dict[int, float], topic: Sequence[int], body: Sequence[int], holders: int) -> None:
+        weight, get = idf(holders, len(self.entries)), weights.get
+        for postings, value in ((body, weight), (topic, weight * TOPIC_WEIGHT)):
+            if postings:
+                weights.update(zip(postings, map(add, map(get, postings, repeat(0.0)), repeat(value)), strict=False))
+
+    def _near(self, files: Iterable[str], former: Iterable[str]) -> dict[int, int]:
+        """rank -> CITES or NEAR for the records near the files asked about."""
+        near: dict[int, int] = {}
+        files = list(files)
+        if not files:
+            return near
+        for path in [*files, *former]:
+            for folder in (parent(path),):
+                if folder:
+                    near.update(dict.fromkeys(self.dir_postings.get(folder, ()), NEAR))
+        for path in former:
+            near.update(dict.fromkeys(self.file_postings.get(path, ()), NEAR))
+        for path in files:
+            near.update(dict.fromkeys(self.file_postings.get(path, ()), CITES))
+        return near
+
+    def fit(self, entries: Iterable[Entry], room: int, marks=None, first: int = 1,
+            byte_room: int = 0) -> tuple[list[str], list[Entry], bool, int, int]:
+        """The blocks of these entries, numbered from `first`, in order, as many as fit in `room`
+        estimated tokens and `byte_room` UTF-8 bytes (0: no limit); the entries listed; whether
+        all of them fit; and the tokens and bytes listed. Only what is
         listed is rendered, each record's block once per index lineage. `marks(entry, card)`
         gives the card to list instead (the block with the record's stale mark under its header:
         the mark depends on git's HEAD, so it is not part of the card kept here)."""
         blocks: list[str] = []
         shown: list[Entry] = []
-        used, cards = 0, self._cards
+        used, used_bytes, cards = 0, 0, self._cards
         for entry in entries:
             card = cards.get(entry)
             if card is None:
                 card = cards[entry] = _card(entry.record)
             if marks is not None:
                 card = marks(entry, card)
-            body, ascii_chars, other_chars = card
-            block = render.numbered(len(blocks) + 1, body)
-            used += render.tokens_of(ascii_chars + len(block) - len(body), other_chars)  # the number is ASCII
-            if room and used > room:
-                return blocks, shown, False
-            blocks.append(block)
+            body, tokens, size = card
+            number = len(blocks) + first
+            tokens += len(str(number))  # "#n " and the blank line: about a token a digit
+            size += len(str(number)) + 3
+            if (room and used + tokens > room) or (byte_room and used_bytes + size > byte_room):
+                return blocks, shown, False, used, used_bytes
+            blocks.append(render.numbered(number, body))
             shown.append(entry)
-        return blocks, shown, True
+            used += tokens
+            used_bytes += size
+        return blocks, shown, True, used, used_bytes
 
 
 def with_line(card: tuple[str, int, int], line: str) -> tuple[str, int, int]:
     """A card with one more line under the block's header (a stale mark)."""
-    body, ascii_chars, other_chars = card
-    cut = body.find("\n") + 1
-    extra = len(line.encode("ascii", "ignore"))
-    return f"{body[:cut]}{line}\n{body[cut:]}", ascii_chars + extra + 1, other_chars + len(line) - extra
+    body, tokens, size = card
+    if "\n" in body:
+        cut = body.index("\n") + 1
+        joined = f"{body[:cut]}{line}\n{body[cut:]}"
+    else:
+        joined = f"{body}\n{line}"
+    return joined, tokens + render.estimate_tokens(line), size + len(line.encode("utf-8")) + 1
 
 
 def _card(record: dict) -> tuple[str, int, int]:
     body = render.record_body(record)
-    ascii_chars = len(body.encode("ascii", "ignore"))
-    return body, ascii_chars, len(body) - ascii_chars
+    return body, render.estimate_tokens(body), len(body.encode("utf-8"))
 
 
 def _static_key(entry: Entry) -> tuple:
@@ -249,7 +393,13 @@ class Ranked:
 
     def __init__(self, by_rank: dict[int, Entry], scored: list[int], scope: list[int], first_log: int) -> None:
         self._by_rank, self._scored, self._scope, self._first_log = by_rank, scored, scope, first_log
-        self._matched = set(scored)
+        self._matched_set: set[int] | None = None
+
+    @property
+    def _matched(self) -> set[int]:
+        if self._matched_set is None:
+            self._matched_set = set(self._scored)
+        return self._matched_set
 
     def principles_in_scope(self) -> int:
         return bisect_left(self._scope, self._first_log)
@@ -257,6 +407,36 @@ class Ranked:
     def matching(self) -> Iterator[Entry]:
         """The entries that hold at least one query term, best first."""
         return map(self._by_rank.__getitem__, self._scored)
+
+    def matched(self) -> int:
+        """How many entries in scope hold a query term or are near the files asked about."""
+        return len(self._scored)
+
+    def matched_principles(self) -> int:
+        """How many of those are principles."""
+        first_log = self._first_log
+        if not self._scope or self._scope[0] >= first_log:  # no principle in scope
+            return 0
+        return len([r for r in self._scored if r < first_log])
+
+    def principles(self) -> Iterator[Entry]:
+        """The principles in scope: the matching ones best first, then the rest in static order."""
+        first_log = self._first_log
+        if not self._scope or self._scope[0] >= first_log:  # no principle in scope
+            return iter(())
+        matched = self._matched
+        return map(self._by_rank.__getitem__, chain(
+            (r for r in self._scored if r < first_log),
+            (r for r in takewhile(lambda r: r < first_log, self._scope) if r not in matched)))
+
+    def matching_logs(self) -> Iterator[Entry]:
+        """The logs that hold a query term or are near the files asked about, best first."""
+        first_log = self._first_log
+        return map(self._by_rank.__getitem__, (r for r in self._scored if r >= first_log))
+
+    def newest_logs(self) -> Iterator[Entry]:
+        """The logs in scope, newest first."""
+        return map(self._by_rank.__getitem__, dropwhile(lambda r: r < self._first_log, self._scope))
 
     def best_first(self) -> Iterator[Entry]:
         """Every entry in scope: the matching ones best first, then the rest in static order."""

@@ -19,8 +19,9 @@ AGENTS_SECTION = """\
 ## Project memory (Sentinel-Memory)
 
 This project keeps what earlier agent sessions learned in `.context/memory_log.jsonl`, through the
-`sentinel-memory` MCP server. Before a task call `search_memory` and ask the user the relevant
-`ask_next_time` questions; after a task call `log_memory` (topic, missing_context, lesson,
+`sentinel-memory` MCP server. Before a task call `search_memory` with the task in a few words and,
+in `files`, the paths you are about to read or change (the lessons about them come first), and ask
+the user the relevant `ask` questions; after a task call `log_memory` (topic, missing_context, lesson,
 ask_next_time, and the `files` the lesson is about). A record with a `stale:` line cites a file that
 changed since it was written: verify it before applying; if it still holds, log it again to refresh
 it. When a result says compaction is required, call `compact_memory` and save one

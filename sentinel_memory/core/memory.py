@@ -23,9 +23,20 @@ from .staleness import Stale
 from .snapshot import Snapshot
 
 DEFAULT_THRESHOLD = render.DEFAULT_THRESHOLD
-# About 15,000 estimated tokens: on mixed Korean/English text the estimate runs ~20-30% under
-# cl100k's count, so real answers stay near 20,000 tokens, under the 25,000 that clients cap.
-DEFAULT_BUDGET = 15_000
+# The most tokens (estimated, within ~10% of cl100k) any answer of search_memory or compact_memory
+# takes, and the most UTF-8 bytes any search answer takes: under what every client shows whole at
+# its default settings (docs/clients.md): Codex keeps about 10,000 tokens of a tool result (counted
+# as bytes / 4), Gemini CLI 40,000 characters, Claude Code 50,000 characters.
+DEFAULT_BUDGET = 9_000
+MAX_BYTES = 38_000
+# search_memory lists the whole scope while its answer fits SMALL_ANSWER tokens. Past that it lists
+# the principles and the records that match, best first, until the answer reaches about
+# FOCUS_ANSWER tokens (the matches get at least MATCH_ROOM after the principles), and counts the
+# rest by topic.
+SMALL_ANSWER = render.SMALL_ANSWER
+FOCUS_ANSWER = render.FOCUS_ANSWER
+MATCH_ROOM = 1_500
+MIN_BLOCK = 15  # estimated tokens of the shortest block a record can have
 NOTICE_ALLOWANCE = 200  # the left-out and compact-required notices
 STALE_NOTE_ALLOWANCE = 60  # the note that counts the stale records listed, when marks are possible
 BUDGET_ENV = render.BUDGET_ENV
@@ -65,9 +76,13 @@ class Found:
     logs: int  # in scope
     principles: int  # in scope
     budget: int
+    files: list[str] = field(default_factory=list)  # the files asked about
     blocks: list[str] = field(default_factory=list)
     left_out: int = 0
     left_topics: Counter = field(default_factory=Counter)  # topics of what was left out
+    left_matching: int = 0  # of those left out, how many match the query or the files
+    focused: bool = False  # past SMALL_ANSWER: only the principles and the matches are listed
+    cut: bool = False  # the budget, not the focus, stopped the listing
     stale: int = 0  # of the records listed, how many carry a stale mark
     shallow: bool = False  # the marks come from a shallow clone's history (render.SHALLOW_NOTE)
 
@@ -146,34 +161,67 @@ def _marked_cards(check: staleness.Checker):
     return marked
 
 
-def search(path: Path, query: str = "", topic: str | None = None) -> Found:
-    """Every record (or those whose topic equals `topic` exactly), most relevant to `query` first,
-    as many as fit the token budget: principles and the most relevant first when not all fit."""
+def search(path: Path, query: str = "", topic: str | None = None, files: object = None) -> Found:
+    """The records in scope (every record, or those whose topic equals `topic` exactly), the ones
+    near `files` (paths the agent is about to read or change) and the most relevant to `query`
+    first. The whole scope while its answer is small (SMALL_ANSWER); past that, the principles and
+    the records that match, up to about FOCUS_ANSWER tokens, and the rest counted by topic."""
+    root = Path(path).parent.parent
+    asked = citations.asked(root, files)  # refuse a bad path before anything is read
     snap = store.read(path)
     wanted = _topic(topic)
     total = len(snap.records) if wanted is None else snap.topic_counts().get(wanted, 0)
     query_terms = index.terms(query or "")
-    found = Found(path, snap, (query or "").strip(), bool(query_terms), wanted, total, 0, 0, search_budget())
+    found = Found(path, snap, (query or "").strip(), bool(query_terms), wanted, total, 0, 0, search_budget(),
+                  asked)
     if not total:
         return found
     search_index = index.index_of(snap)
-    ranked = search_index.ranked(query_terms, wanted)
+    check = checker(path, snap)
+    former = check.former_names(asked) if check is not None and asked else ()
+    ranked = search_index.ranked(query_terms, wanted, asked, former)
     if wanted is None:
         found.logs, found.principles = snap.counts()
     else:
         found.principles = ranked.principles_in_scope()
         found.logs = total - found.principles
     # The header, the notes and the notices that may follow count against the budget too.
-    check = checker(path, snap)
     allowance = NOTICE_ALLOWANCE + (STALE_NOTE_ALLOWANCE if check is not None else 0)
-    room = found.budget - render.search_overhead(found) - allowance if found.budget else 0
+    fixed = render.search_overhead(found) + allowance
+    room = max(found.budget - fixed, 1) if found.budget else 0
+    byte_room = max(MAX_BYTES - render.search_overhead_bytes(found), 1) if found.budget else 0
     marks = _marked_cards(check) if check is not None else None
-    found.blocks, shown, complete = search_index.fit(ranked.best_first(), room, marks)
+    small = min(room, max(SMALL_ANSWER - fixed, 1)) if room else 0
+    complete = False
+    if not small or total <= small // MIN_BLOCK:  # else it cannot be small: not worth rendering
+        found.blocks, shown, complete, _, _ = search_index.fit(ranked.best_first(), small, marks, 1, byte_room)
     if not complete:
-        found.blocks, shown, _ = search_index.fit(ranked.principles_first(), room, marks)
-        left = Counter({wanted: total}) if wanted else Counter(snap.topic_counts())
-        left.subtract(e.record.get("topic") for e in shown)
-        found.left_out, found.left_topics = total - len(shown), +left
+        found.focused = True
+        found.blocks, shown, complete, used, used_bytes = search_index.fit(ranked.principles(), room, marks, 1,
+                                                                           byte_room)
+        found.cut = not complete
+        if complete:
+            left = room - used
+            focus = min(left, max(FOCUS_ANSWER - fixed - used, MATCH_ROOM))
+            logs = ranked.matching_logs() if (query_terms or asked) else ranked.newest_logs()
+            more, more_shown, complete, _, more_bytes = search_index.fit(
+                logs, focus, marks, len(found.blocks) + 1, max(byte_room - used_bytes, 1))
+            found.blocks += more
+            shown += more_shown
+            found.cut = not complete and (focus >= left or used_bytes + more_bytes + 2_000 > byte_room)
+        if query_terms or asked:
+            if found.cut:
+                listed = set(shown)
+                found.left_matching = sum(1 for e in ranked.matching() if e not in listed)
+            else:  # every principle is listed, and the logs listed are the best matching ones
+                found.left_matching = ranked.matched() - ranked.matched_principles() - len(more_shown)
+        unlisted: Counter = Counter({wanted: total}) if wanted else snap.topic_counts().copy()
+        listed_topics = Counter(e.record.get("topic") for e in shown)
+        unlisted.subtract(listed_topics)
+        for topic in listed_topics:  # only these can have dropped to nothing
+            if unlisted[topic] <= 0:
+                del unlisted[topic]
+        found.left_out, found.left_topics = total - len(shown), unlisted
     if check is not None:
         found.stale = sum(1 for e in shown if check.lines.get(e))
         found.shallow = check.shallow

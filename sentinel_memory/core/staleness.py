@@ -291,6 +291,7 @@ class Checker:
         self._paths: dict[str, str] = {}  # a cited folder -> the folder git tracks ("" for the top)
         self._marks: dict[object, Stale] = {}
         self.lines: dict[object, object] = {}  # entry -> its block with the stale line, kept for the caller
+        self._renamed_from: dict[str, list[str]] | None = None  # new path -> the paths renamed to it
 
     def mark(self, record: dict) -> Stale:
         """The changes to the files the record cites since it was written (empty: not stale)."""
@@ -338,6 +339,29 @@ class Checker:
                 self._paths.clear()
             self._paths[folder] = resolved
         return f"{resolved}/{name}" if resolved else name
+
+    def former_names(self, paths: list[str]) -> list[str]:
+        """The paths (relative to the project root) that commits in the history renamed, directly
+        or through other names, to one of `paths`."""
+        prefix = self.repo.prefix
+        if self._renamed_from is None:
+            back: dict[str, list[str]] = {}
+            for old, events in self.history.events.items():
+                for event in events:
+                    if event[2] == "R" and event[3]:
+                        back.setdefault(event[3], []).append(old)
+            self._renamed_from = back
+        found: list[str] = []
+        todo = [prefix + p for p in paths]
+        seen = set(todo)
+        while todo and len(found) < 1000:
+            for old in self._renamed_from.get(todo.pop(), ()):
+                if old not in seen:
+                    seen.add(old)
+                    todo.append(old)
+                    if old.startswith(prefix):
+                        found.append(old[len(prefix):])
+        return found
 
     def _change(self, path: str, written: int) -> Change | None:
         prefix, events = self.repo.prefix, self.history.events

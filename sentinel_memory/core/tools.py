@@ -8,9 +8,10 @@ from pathlib import Path
 from . import memory, render
 
 
-def search(path: Path, query: str = "", topic: str | None = None) -> str:
-    """search_memory: every record (or one exact topic), most relevant to query first."""
-    return render.search_answer(memory.search(path, query, topic))
+def search(path: Path, query: str = "", topic: str | None = None, files: object = None) -> str:
+    """search_memory: the records (or one exact topic's) near `files` and most relevant to query
+    first; the whole memory while it is small, else the principles and the matches."""
+    return render.search_answer(memory.search(path, query, topic, files))
 
 
 def log(

@@ -1,0 +1,194 @@
+"""search_memory's ranking and answer (docs/contract.md §4.2): files the agent is about to touch,
+words weighed by rarity, plurals and identifier parts, the lean block, and an answer sized to what
+is relevant, in-process through core.tools."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+
+import pytest
+
+from sentinel_memory.core import memory_path
+from sentinel_memory.core.errors import InvalidInput
+from sentinel_memory.core.render import FOCUS_ANSWER, SMALL_ANSWER, estimate_tokens
+from sentinel_memory.core.tools import log, search
+from gitrepos import T0, T1, env, make_repo, put, rec  # noqa: F401  (env: a fixture)
+
+
+def listed(answer: str) -> list[str]:
+    """The ids of the records an answer lists, in order."""
+    return re.findall(r"^#\d+ ([0-9a-f]{16}) \|", answer, re.M)
+
+
+def saved(output: str) -> str:
+    return re.search(r"record ([0-9a-f]{16})", output).group(1)
+
+
+@pytest.fixture
+def project(tmp_path):
+    root = tmp_path / "proj"
+    for name in ("src/pay/refund.py", "src/pay/vat.py", "src/auth/login.py", "docs/notes.md", "README.md"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x\n")
+    return root
+
+
+@pytest.fixture
+def path(project):
+    return memory_path(project)
+
+
+def filler(path, count: int, topic: str = "misc") -> list[str]:
+    """`count` ordinary records that share no word with the queries below."""
+    return [saved(log(path, f"{topic}{i % 4}", f"the build {i} needed a flag nobody wrote down",
+                      f"pass the flag for build number {i} and keep the cache warm between runs"))
+            for i in range(count)]
+
+
+# ------------------------------------------------------------------------------------------ files
+
+def test_records_citing_the_files_come_first_then_their_directory(path):
+    """With files, the records that cite them come first, then those citing a file in the same
+    directory, then the rest, whatever the query's words say."""
+    words = saved(log(path, "pay", "the refund query words", "refund refund vat", files=["docs/notes.md"]))
+    near = saved(log(path, "pay", "vat rounding", "round half up", files=["src/pay/vat.py"]))
+    cites = saved(log(path, "pay", "keys", "send the idempotency key", files=["src/pay/refund.py"]))
+    answer = search(path, "refund vat", files=["src/pay/refund.py"])
+    assert listed(answer) == [cites, near, words]
+    assert "citing src/pay/refund.py" in answer
+    assert listed(search(path, "refund vat"))[0] == words  # without files, the words decide
+
+
+def test_a_file_git_renamed_counts_as_near(tmp_path, env):
+    """A record citing the path a file had before git renamed it is ranked with the same
+    directory's: the agent names today's path."""
+    repo = make_repo(tmp_path, env, wired=False)
+    (repo.path / "lib").mkdir()
+    (repo.path / "lib" / "old_name.py").write_text("x\n")
+    (repo.path / "other.py").write_text("x\n")
+    repo.commit("files")
+    put(repo.memory, rec("lib", "before the rename", "a lesson", created=T0, files=["lib/old_name.py"]),
+        rec("other", "unrelated", "another lesson", created=T1, files=["other.py"]))
+    repo.git("mv", "lib/old_name.py", "core_new.py")
+    repo.commit("rename")
+    first = listed(search(repo.memory, "", files=["core_new.py"]))[0]
+    assert first == rec("lib", "before the rename", "a lesson")["id"]
+
+
+@pytest.mark.parametrize("files, says", [
+    (["/etc/passwd"], "is absolute"),
+    (["../outside.py"], "uses '..'"),
+    (["src/pay"], "is a directory"),
+    ([".context/memory_log.jsonl"], "inside .git/ or .context/"),
+    ([f"src/f{i}.py" for i in range(11)], "at most 10"),
+    ("src/pay/refund.py", "must be a list"),
+])
+def test_bad_files_are_refused_in_one_sentence_and_nothing_is_searched(path, files, says):
+    log(path, "pay", "m", "l")
+    with pytest.raises(InvalidInput) as caught:
+        search(path, "q", files=files)
+    assert says in str(caught.value) and str(caught.value).endswith("Nothing was searched.")
+
+
+def test_a_file_not_written_yet_may_be_named(path):
+    """The agent may be about to create the file: a path that does not exist yet is accepted, and
+    records citing its directory rank first."""
+    other = saved(log(path, "auth", "m", "l", files=["src/auth/login.py"]))
+    near = saved(log(path, "pay", "m2", "l2", files=["src/pay/vat.py"]))
+    assert listed(search(path, "", files=["src/pay/new_module.py"])) == [near, other]
+
+
+# ------------------------------------------------------------------------------------------ words
+
+def test_a_rare_word_outweighs_a_common_one(path):
+    """A record holding the query's rare word comes before newer ones holding only a common one."""
+    rare = saved(log(path, "net", "calls hung", "set a timeout on every outbound call"))
+    common = [saved(log(path, "net", f"flaky step {i}", f"retry the step {i} once")) for i in range(5)]
+    filler(path, 24)
+    assert listed(search(path, "timeout retry"))[0] == rare
+    assert set(listed(search(path, "timeout retry"))[1:6]) == set(common)
+
+
+@pytest.mark.parametrize("query", ["sessions", "samesite cookie", "refund"])
+def test_plurals_identifier_parts_and_cited_paths_match(path, query):
+    """"sessions" finds "session"; the parts of SESSION_COOKIE_SAMESITE are words; a cited path's
+    segments are searchable."""
+    filler(path, 12)
+    target = {
+        "sessions": lambda: log(path, "web", "a session expired early", "extend the session"),
+        "samesite cookie": lambda: log(path, "web", "cross-site posts failed", "set SESSION_COOKIE_SAMESITE=Lax"),
+        "refund": lambda: log(path, "pay", "double charge", "send the key", files=["src/pay/refund.py"]),
+    }[query]()
+    assert listed(search(path, query))[0] == saved(target)
+
+
+# ------------------------------------------------------------------------------------------ block
+
+def test_a_block_leaves_out_empty_fields_and_keeps_the_text_verbatim(path):
+    lesson = "Keep  two spaces, a\ttab and 결제 text as written"
+    rid = saved(log(path, "pay", "what was missing", lesson))
+    answer = search(path, "")
+    block = answer.split(f"#1 {rid} | pay | ", 1)[1]
+    assert "\nmissing: what was missing\n" in block and f"\nlesson: {lesson}" in block
+    assert "ask" not in block and "ask_next_time: -" not in answer and "type=log" not in answer
+    with_question = saved(log(path, "pay", "other", "l", "Which region?"))
+    assert "\nask: Which region?" in search(path, "").split(with_question, 1)[1]
+
+
+# ----------------------------------------------------------------------------------- answer size
+
+def test_a_small_memory_is_listed_whole(path):
+    ids = filler(path, 20)
+    answer = search(path, "nothing matches this")
+    assert sorted(listed(answer)) == sorted(ids) and "NOT SHOWN" not in answer
+    assert estimate_tokens(answer) <= SMALL_ANSWER
+
+
+def test_past_a_small_answer_only_principles_and_matches_are_listed_and_the_rest_counted(path):
+    """A memory whose whole answer is over SMALL_ANSWER: the answer lists the principles and the
+    records that match, and counts the rest by topic, truthfully."""
+    filler(path, 90)
+    target = saved(log(path, "payment", "VAT differs by country", "check the 세율 table"))
+    principle = saved(log(path, "style", "", "prefer small modules", type="principle"))
+    answer = search(path, "세율 VAT")
+    assert listed(answer) == [principle, target]
+    assert "NOT SHOWN: 90 records of 92 (none of them matches the query)" in answer
+    counts = dict(re.findall(r"(misc\d) \((\d+)\)", answer.split("By topic:", 1)[1]))
+    assert counts == {"misc0": "23", "misc1": "23", "misc2": "22", "misc3": "22"}
+    assert 'topic="<one of the topics above>"' in answer and "files=[" in answer
+    assert estimate_tokens(answer) < SMALL_ANSWER
+
+
+def test_many_matches_fill_about_the_focus_size_and_the_rest_are_counted_as_matching(path):
+    """When many records match, the best are listed up to about FOCUS_ANSWER tokens; the notice
+    says how many more match."""
+    ids = [saved(log(path, f"t{i % 3}", f"cache miss {i} on the warm path",
+                     f"the cache key {i} must hold the tenant, the locale and the version of the schema"))
+           for i in range(150)]
+    answer = search(path, "cache")
+    shown = listed(answer)
+    assert 20 < len(shown) < 150 and set(shown) <= set(ids)
+    assert f"NOT SHOWN: {150 - len(shown)} records of 150 (they match the query less than those above)" in answer
+    assert FOCUS_ANSWER * 0.8 < estimate_tokens(answer) < FOCUS_ANSWER * 1.2
+
+
+def test_the_budget_setting_still_caps_the_answer(path, monkeypatch):
+    filler(path, 40)
+    monkeypatch.setenv("SENTINEL_MEMORY_SEARCH_TOKENS", "600")
+    answer = search(path, "build flag")
+    assert "to stay within about 600 tokens (setting SENTINEL_MEMORY_SEARCH_TOKENS)" in answer
+    assert estimate_tokens(answer) <= 600
+    monkeypatch.setenv("SENTINEL_MEMORY_SEARCH_TOKENS", "0")
+    assert len(listed(search(path, "build flag"))) == 40
+
+
+def test_without_a_query_or_files_a_large_memory_lists_the_newest(path):
+    filler(path, 90)
+    stored = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    newest = [r["id"] for r in sorted(stored, key=lambda r: (r["meta"]["created"], r["id"]), reverse=True)]
+    answer = search(path, "")
+    shown = listed(answer)
+    assert 20 < len(shown) < 90 and shown == newest[:len(shown)]
+    assert f"NOT SHOWN: {90 - len(shown)} records of 90 (older than those shown)" in answer
