@@ -55,6 +55,7 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
+import stdio_latency  # noqa: E402
 from stdio_latency import (  # noqa: E402  (also puts the repo root on sys.path)
     ROOT, SERVER, SERVER_LOG, child_env, fill, generate, new_project, params, pct, time_calls,
 )
@@ -276,10 +277,12 @@ async def startup(table: Table, args, node_dir: Path | None) -> dict[str, list[f
     for suffix in ("", " loaded"):
         for kind in ("pass", "bare", "ours", "ready", "first call", "later call", "ours off", "ref"):
             kinds[kind + suffix] = []
-    warm = new_project()  # untimed: the first start writes the compiled modules, as on a user's machine
+    # Untimed: a start writes the compiled modules, as pip does on a user's machine. With the fast
+    # start off, so the timed series begins with the first start after an install: an ordinary one
+    # that records fastmcp's answers in the run's empty cache folder (stdio_latency.CACHE).
+    warm = new_project()
     try:
         await spawn_to_tools_list(StdioServerParameters(command=sys.executable, args=[str(BARE)], env=child_env()))
-        await spawn_to_tools_list(ours_params(warm, True))
         await spawn_to_tools_list(ours_params(warm, False))
     finally:
         shutil.rmtree(warm, ignore_errors=True)
@@ -289,6 +292,7 @@ async def startup(table: Table, args, node_dir: Path | None) -> dict[str, list[f
         if args.loaded_spawns else 0
     if load:
         busy = burners(load)
+        stdio_latency.new_cache()  # the loaded series begins with a first start too
         try:
             time.sleep(0.5)
             for _ in range(args.loaded_spawns):
@@ -309,8 +313,13 @@ async def startup(table: Table, args, node_dir: Path | None) -> dict[str, list[f
         table.timing("python -c pass", kinds["pass" + suffix])
         table.timing("bare mcp low-level server, 1 tool (bench/bare_lowlevel_server)", kinds["bare" + suffix],
                      "1.00x bare")
-        table.timing("python server.py (fastmcp behind the fast start)", kinds["ours" + suffix],
+        table.timing("python server.py (fastmcp behind the fast start), every start", kinds["ours" + suffix],
                      f"{ratio(med(kinds['ours' + suffix]), bare)} bare{vs_ref}")
+        ours = kinds["ours" + suffix]
+        table.timing("  its first start (ordinary: records fastmcp's answers)", ours[:1],
+                     f"{ratio(ours[0], ref)} node reference" if kinds["ref" + suffix] else "")
+        table.timing("  the later starts (answered from the recorded answers)", ours[1:],
+                     f"{ratio(med(ours[1:]), ref)} node reference" if kinds["ref" + suffix] and ours[1:] else "")
         table.timing("python server.py, SENTINEL_MEMORY_FAST_START=0 (fastmcp alone)", kinds["ours off" + suffix],
                      f"{ratio(med(kinds['ours off' + suffix]), bare)} bare")
         if kinds["ref" + suffix]:
@@ -332,7 +341,8 @@ def startup_targets(target, spawn: dict[str, list[float]], ours_stdio: dict) -> 
         ours, ref, bare = spawn["ours" + suffix], spawn["ref" + suffix], spawn["bare" + suffix]
         if ours and ref:
             x = med(ours) / med(ref)
-            target(f"spawn -> tools/list <= node reference server ({how})", f"{x:.2f}x", x <= 1.0,
+            target(f"spawn -> tools/list <= 0.3x node reference server ({how}; every start, the first included)",
+                   f"{x:.2f}x", x <= 0.3,
                    f"{med(ours) * 1000:.0f} ms vs {med(ref) * 1000:.0f} ms; bare low-level "
                    f"{med(bare) * 1000:.0f} ms; fast start off {med(spawn['ours off' + suffix]) * 1000:.0f} ms")
     for suffix, how in (("", "quiet"), (" loaded", "loaded")):

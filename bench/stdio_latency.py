@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import os
 import shutil
 import statistics
@@ -51,8 +52,29 @@ TOPICS = ["auth", "payment", "api-gateway", "db-migration", "frontend", "ci", "s
           "notifications", "deploy", "logging", "cache"]
 
 
+# The servers' cache folder (where the fast start keeps fastmcp's answers): new and empty for each
+# run, so the first start of the run is a first start after an install, and the user's is untouched.
+CACHE = tempfile.mkdtemp(prefix="sentinel-memory-bench-cache-")
+_CACHES = [CACHE]
+
+
+def new_cache() -> str:
+    """Start again from an empty cache folder: the next start is a first start after an install."""
+    global CACHE
+    CACHE = tempfile.mkdtemp(prefix="sentinel-memory-bench-cache-")
+    _CACHES.append(CACHE)
+    return CACHE
+
+
+@atexit.register
+def _remove_caches() -> None:
+    for folder in _CACHES:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def child_env() -> dict[str, str]:
     env = dict(os.environ)
+    env["XDG_CACHE_HOME"] = CACHE
     env["FASTMCP_CHECK_FOR_UPDATES"] = "off"
     env.pop("SENTINEL_MEMORY_PROJECT", None)
     # Servers start as on a user's machine: Python caches the compiled modules after the first

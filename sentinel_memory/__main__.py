@@ -28,16 +28,37 @@ def not_installed(exc: ModuleNotFoundError) -> str:
             f"(pip install -r requirements.txt in the checkout).")
 
 
+def stop_on_signals() -> None:
+    """Ctrl+C in a terminal, or SIGINT/SIGTERM from a client, ends the server at once and quietly,
+    at any point of start-up: fastmcp would wait for its stdin thread (a read that may never end).
+    Every write of the memory file is atomic, so stopping between two calls or in one loses nothing
+    that was saved. A signal the parent set to be ignored stays ignored. A client that closes its
+    end of stdout ends the server at its next write (SIGPIPE's default), as any Unix filter: fastmcp
+    would raise in its writer and then wait on stdin, maybe for good."""
+    import os
+    import signal
+
+    def stop(signum, frame):
+        os._exit(128 + signum)
+
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+
+    for name in ("SIGINT", "SIGTERM"):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) is not signal.SIG_IGN:
+            signal.signal(number, stop)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if serves(argv):
+        stop_on_signals()
         from . import fast_start
 
-        if fast_start.wanted():
-            code = fast_start.run(argv)
-            if code is not None:
-                return code
         try:
+            if fast_start.wanted():
+                return fast_start.run(argv)
             from . import server
         except ModuleNotFoundError as exc:
             print(not_installed(exc), file=sys.stderr)
@@ -50,7 +71,6 @@ def main(argv: list[str] | None = None) -> int:
         print(not_installed(exc), file=sys.stderr)
         return 2
     return cli_main(argv)
-
 
 if __name__ == "__main__":
     sys.exit(main())

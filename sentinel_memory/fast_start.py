@@ -1,24 +1,16 @@
-"""Answer an MCP client's handshake before fastmcp is imported.
+"""Answer an MCP client's handshake before fastmcp is imported (docs/design.md, "Start-up").
 
-Importing fastmcp and the `mcp` SDK takes most of a second; clients that do not wait (headless
-`claude -p`, `codex exec`) would start the agent's first turn without our tools. So `python
-server.py` (no command) on a POSIX system starts like this, with the standard library only:
-
-* fd 0 and fd 1 become pipes, and two threads stand between them and the real stdin/stdout;
-* the main thread imports `server` (fastmcp, the tools) and runs `mcp.run()` unchanged on those
-  pipes, exactly as it would on the real ones; every byte the client sends reaches it, in order;
-* until fastmcp has answered the client's `initialize`, the stdin thread answers `initialize`
-  and the list requests (`tools/list`, `prompts/list`, ...) itself, from `startup_payload.py`:
-  the bytes fastmcp itself sends for this server.py at each protocol version, recorded by
-  `python -m sentinel_memory.fast_start --write`; the stdout thread then drops fastmcp's own answers to those
-  requests (same bytes, tested). Anything else (`tools/call`, a ping, an unknown protocol
-  version) waits for fastmcp, as it would without this module.
-
-The payload is used only when it was recorded from this very server.py (CRC-32 of its bytes)
-and the installed fastmcp, mcp, mcp-types, pydantic and pydantic-core versions; otherwise, or
-with SENTINEL_MEMORY_FAST_START=0, or on Windows, the server starts the ordinary way.
-tests/test_fast_start.py compares both ways byte for byte. docs/design.md says what this
-relies on.
+Standard library only. On a POSIX system, with stdin not a terminal and fastmcp's answers for
+this server code and these packages in the user's cache (fast_cache.py), fd 0 and fd 1 become
+pipes with two threads between them and the real stdin/stdout; the main thread imports the server
+and runs fastmcp unchanged on the pipes, and every byte the client sends reaches it in order.
+While fastmcp loads, the stdin thread answers a prefix of the conversation from the cache (a plain
+`initialize`, `notifications/initialized`, the first page of each list, `logging/setLevel`; or
+stateless `server/discover` and lists): only requests whose shape fastmcp surely accepts, with
+the bytes fastmcp sends for them. At the first line it does not answer, it steps aside for good,
+so fastmcp answers that line and everything after it, in order; the stdout thread drops
+fastmcp's own answers to what was answered here (and forgets the cache should they differ).
+Without answers for this key, the start is ordinary and records them for the next one.
 """
 
 from __future__ import annotations
@@ -26,74 +18,45 @@ from __future__ import annotations
 import os
 import sys
 
-ENV = "SENTINEL_MEMORY_FAST_START"
-HERE = os.path.dirname(os.path.abspath(__file__))
-SERVER_FILE = os.path.join(HERE, "server.py")
-# What the recorded bytes depend on besides server.py (distribution names as in *.dist-info).
-DISTRIBUTIONS = ("fastmcp", "mcp", "mcp_types", "pydantic", "pydantic_core")
-# Requests answered from the payload once initialize was: methods without parameters whose
-# answer depends only on the server's code and the negotiated protocol version.
-LISTS = ("tools/list", "prompts/list", "resources/list", "resources/templates/list")
-# logging/setLevel (the Inspector sends it before tools/list and waits): fastmcp still receives
-# and applies it; its answer is the same empty result at every valid level.
-SET_LEVEL = "logging/setLevel"
-LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-# The stateless era (2026-07-28): no initialize; every request carries its version in `_meta`.
-# server/discover and the lists are answered from the payload when `_meta` holds nothing else
-# than these keys and the client declares no capabilities (which could shape an answer).
-DISCOVER = "server/discover"
-META = "io.modelcontextprotocol/"
-META_KEYS = {META + "protocolVersion", META + "clientInfo", META + "clientCapabilities", META + "logLevel"}
+from .fast_cache import DISCOVER, ENV, LISTS, META, RESPONSE_PREFIX, SET_LEVEL, wanted
+
+__all__ = ["ENV", "run", "wanted"]
+
 EOF_MARK = b"\x00\n"  # never in JSON text: the main thread's "fastmcp wrote its last byte"
-RESPONSE_PREFIX = b'{"jsonrpc":"2.0","id":'
+LINE_LIMIT = 1 << 20  # a longer line is never answered here (and never parsed twice)
+LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+ENVELOPE = frozenset({"jsonrpc", "id", "method", "params"})
+ABSENT = object()
 
 
-def wanted() -> bool:
-    """True on a POSIX system with the fast start not turned off (the caller has decided to serve)."""
-    return os.name == "posix" and os.environ.get(ENV, "1").strip().lower() not in ("0", "false", "no", "off")
+def run(argv: list[str]) -> int:
+    """Serve: with the fast start when its answers are recorded, else the ordinary way (and record them)."""
+    from . import fast_cache
 
-
-def installed_versions() -> dict[str, str] | None:
-    """The versions of DISTRIBUTIONS from the *.dist-info folder names beside fastmcp (one
-    listdir, no importlib.metadata: that alone costs ~30 ms)."""
-    for entry in sys.path:
-        folder = entry or "."
-        if os.path.isfile(os.path.join(folder, "fastmcp", "__init__.py")):
-            break
-    else:
-        return None
-    found: dict[str, str] = {}
     try:
-        names = os.listdir(folder)
+        terminal = os.isatty(0)
     except OSError:
-        return None
-    for name in names:
-        if name.endswith(".dist-info"):
-            dist, _, version = name[: -len(".dist-info")].partition("-")
-            if dist in DISTRIBUTIONS:
-                found[dist] = version
-    return found if len(found) == len(DISTRIBUTIONS) else None
+        terminal = True
+    env = fast_cache.settings()
+    path, digest = fast_cache.where(argv)
+    answers = fast_cache.load(path, digest) if path else None
+    if terminal or answers is None:
+        from sentinel_memory import server
 
+        if path and answers is None:
+            from . import fast_record
 
-def server_crc() -> int:
-    import zlib
-
-    with open(SERVER_FILE, "rb") as handle:
-        return zlib.crc32(handle.read())
-
-
-def load_payload():
-    """The recorded answers, when they were recorded from this server.py and these versions."""
+            fast_record.record_in_background(path, digest, env)
+        server.main(argv)
+        return 0
+    proxy = Proxy(answers, path)
     try:
-        from sentinel_memory import startup_payload as payload
-    except ImportError:
-        return None
-    try:
-        if payload.SERVER_CRC32 != server_crc() or payload.VERSIONS != installed_versions():
-            return None
-    except OSError:
-        return None
-    return payload.RESULTS
+        from sentinel_memory import server
+
+        server.main(argv)
+    finally:
+        proxy.close()
+    return 0
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -105,20 +68,22 @@ def _write_all(fd: int, data: bytes) -> None:
 class Proxy:
     """The two threads between the client and fastmcp, and what they share."""
 
-    def __init__(self, results: dict[str, dict[str, str]]) -> None:
+    def __init__(self, answers: dict, path: str) -> None:
         import threading
 
-        self.results = results
-        self.lock = threading.Lock()      # one writer at a time on the real stdout
-        self.dropped: dict[bytes, int] = {}  # ids (JSON text) answered here, awaiting fastmcp's answer
-        self.ready = False                 # fastmcp answered initialize: it answers everything now
-        self.version: str | None = None    # the protocol version negotiated here
-        self.init_id: bytes | None = None
-        self.answered = 0                  # requests answered here
-        self.waiting = 0                   # requests left for fastmcp to answer before it is ready
+        self.handshake, self.stateless, self.path = answers["handshake"], answers["stateless"], path
+        self.lock = threading.Lock()   # one writer at a time on the real stdout; guards `sent`
+        self.sent: dict[bytes, list[bytes]] = {}  # id (JSON text) -> answer lines sent here, not yet fastmcp's
+        self.used: set[bytes] = set()  # every id answered here
+        self.answering = True          # False once a line went to fastmcp, fastmcp answered, or stdout broke
+        self.ready = False             # fastmcp answered: it answers everything now
+        self.broken = False            # the client's end of stdout is closed
+        self.phase = "start"           # start -> initialized? -> listing | stateless
+        self.version: str | None = None
+        self.answered = 0
         self.real_in = os.dup(0)
         self.real_out = os.dup(1)
-        read_0, self.to_server = os.pipe()
+        read_0, self.to_server = os.pipe()  # None once closed
         self.from_server, write_1 = os.pipe()
         os.dup2(read_0, 0)
         os.dup2(write_1, 1)
@@ -138,132 +103,162 @@ class Proxy:
     def _read(self) -> None:
         import json
 
-        pending = b""
+        parts: list[bytes] = []  # the current line so far (only while answering)
+        size = 0
         try:
             while True:
                 chunk = os.read(self.real_in, 65536)
                 if not chunk:
                     break
-                if not self.ready:
-                    lines = (pending + chunk).split(b"\n")
-                    pending = lines.pop()
-                    for line in lines:
-                        try:
-                            self._answer(json, line)
-                        except Exception:  # never lose a byte over the fast answer: fastmcp answers
-                            self.waiting += 1
-                elif pending:
-                    pending = b""
+                start = 0
+                while self.answering:
+                    end = chunk.find(b"\n", start)
+                    if end < 0:
+                        size += len(chunk) - start
+                        parts.append(chunk[start:])
+                        if size > LINE_LIMIT:
+                            self._step_aside()
+                        break
+                    parts.append(chunk[start:end])
+                    line, parts, size, start = b"".join(parts), [], 0, end + 1
+                    try:
+                        handled = self._handle(json, line)
+                    except Exception:  # never lose a byte over the fast answer: fastmcp answers
+                        handled = False
+                    if not handled:
+                        self._step_aside()
                 _write_all(self.to_server, chunk)
         except OSError:
             pass
         finally:
-            if not self.ready and self.waiting == 0 and self.answered:
+            if self.answering and self.answered and not self.ready and not b"".join(parts):
                 # The client left after what was answered here (e.g. a tools/list probe): nothing
                 # is owed to it, so do not make it wait for fastmcp to load only to exit.
                 os._exit(0)
-            try:
+            with self.lock:
                 os.close(self.to_server)
-            except OSError:
-                pass
+                self.to_server = None
 
-    def _answer(self, json, line: bytes) -> None:
-        """Answer one client line from the payload when it is a request answered there."""
-        try:
-            message = json.loads(line)
-        except ValueError:
-            return
-        if not isinstance(message, dict) or "id" not in message or not isinstance(message.get("method"), str):
-            return  # a notification, a response, a batch: fastmcp's
-        method, ident, params = message["method"], message["id"], message.get("params")
-        if type(ident) is int:
-            key = str(ident).encode()
-        elif isinstance(ident, str) and ident.isascii() and all(c.isalnum() or c in "-_.:" for c in ident):
-            key = b'"' + ident.encode() + b'"'
-        else:
-            key = None  # an id whose JSON spelling might differ from fastmcp's: fastmcp answers
-        result = None
-        modern = _modern_version(params) if key is not None and method in (DISCOVER, *LISTS) else None
-        if modern is not None:
-            result = self.results.get(modern, {}).get(method)
-        elif key is not None and method == "initialize" and self.version is None and _plain_initialize(params):
+    def _step_aside(self) -> None:
+        if self.answering:
+            self.answering = False
+            sys.setswitchinterval(self.switch)
+
+    def _handle(self, json, line: bytes) -> bool:
+        """Answer one client line here, or consume a notification fastmcp answers nothing to;
+        False for anything else (fastmcp answers it, and every line after it)."""
+        if b"\r" in line:  # fastmcp's reader also ends a line at a bare \r
+            return False
+        message = json.loads(line.decode("utf-8"), object_pairs_hook=_unique)
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not message.keys() <= ENVELOPE \
+                or not isinstance(message.get("method"), str):
+            return False
+        method, params = message["method"], message.get("params", ABSENT)
+        if "id" not in message:
+            if method == "notifications/initialized" and self.phase == "initialized?" and params in (ABSENT, {}):
+                self.phase = "listing"
+                return True
+            return False
+        key = _key(message["id"])
+        if key is None or key in self.used:
+            return False
+        answer = None
+        if self.phase in ("start", "stateless") and method in (DISCOVER, *LISTS):
+            version = _stateless_version(params)
+            if version in self.stateless:
+                answer, self.phase = self.stateless[version][method], "stateless"
+        elif self.phase == "start" and method == "initialize" and _plain_initialize(params):
             version = params["protocolVersion"]
-            if version in self.results:
-                self.version, self.init_id = version, key
-                result = self.results[version]["initialize"]
-        elif key is not None and self.version is not None and method in LISTS and _no_cursor(params):
-            result = self.results[self.version].get(method)
-        elif key is not None and self.version is not None and method == SET_LEVEL and isinstance(params, dict) \
+            if version in self.handshake:
+                answer, self.phase, self.version = self.handshake[version]["initialize"], "initialized?", version
+        elif self.phase == "listing" and method in LISTS and _first_page(params):
+            answer = self.handshake[self.version][method]
+        elif self.phase == "listing" and method == SET_LEVEL and isinstance(params, dict) \
                 and params.keys() == {"level"} and params["level"] in LEVELS:
-            result = self.results[self.version].get(method)
-        if result is None:
-            self.waiting += 1
-            return
+            answer = self.handshake[self.version][method]
+        if answer is None:
+            return False
+        data = RESPONSE_PREFIX + key + b',"result":' + answer.encode() + b"}\n"
         self.answered += 1
+        self.used.add(key)
         with self.lock:
-            self.dropped[key] = self.dropped.get(key, 0) + 1
-            _write_all(self.real_out, RESPONSE_PREFIX + key + b',"result":' + result.encode() + b"}\n")
+            self.sent.setdefault(key, []).append(data)
+            if not self.broken:
+                try:
+                    _write_all(self.real_out, data)
+                except OSError:
+                    self.broken = True
+                    self._step_aside()
+        return True
 
     # ---------------------------------------------------------------- fastmcp -> client
     def _write(self) -> None:
         pending = b""
         try:
-            while True:
+            while not self.broken:
                 chunk = os.read(self.from_server, 65536)
-                if not chunk:
+                if not chunk or self.broken:
                     break
-                if not self.dropped and not pending:
+                if not self.sent and not pending:
                     done = chunk.endswith(EOF_MARK)
-                    if done:
-                        chunk = chunk[: -len(EOF_MARK)]
-                    if chunk:
-                        with self.lock:
-                            _write_all(self.real_out, chunk)
-                    if done:
-                        break
-                    continue
-                lines = (pending + chunk).split(b"\n")
-                pending = lines.pop()
-                out, done = [], False
-                for line in lines:
-                    if line == EOF_MARK[:-1]:
-                        done = True
-                        break
-                    try:
-                        dropped = self._drop(line)
-                    except Exception:  # pass it on rather than lose it
-                        dropped = False
-                    if not dropped:
-                        out.append(line + b"\n")
-                if out:
+                    out = [chunk[: -len(EOF_MARK)] if done else chunk]
+                else:
+                    lines = (pending + chunk).split(b"\n")
+                    pending, out, done = lines.pop(), [], False
+                    for line in lines:
+                        if line == EOF_MARK[:-1]:
+                            done = True
+                            break
+                        if not self._drop(line + b"\n"):
+                            out.append(line + b"\n")
+                data = b"".join(out)
+                if data:
                     with self.lock:
-                        _write_all(self.real_out, b"".join(out))
+                        try:
+                            _write_all(self.real_out, data)
+                        except OSError:
+                            self.broken = True
                 if done:
-                    break
+                    return
+        except OSError:
+            pass
+        # The client closed its end of stdout: the server ends, as it would without this proxy.
+        # fastmcp's stdin reaches EOF (what the client sends goes nowhere now) and its next write fails.
+        self.broken = True
+        self._step_aside()
+        with self.lock:
+            if self.to_server is not None:
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, self.to_server)
+                os.close(null)
+        try:
+            os.close(self.from_server)
         except OSError:
             pass
 
     def _drop(self, line: bytes) -> bool:
-        """True for fastmcp's answer to a request already answered here (and then, for
-        initialize, fastmcp is ready: from now on it answers everything itself)."""
-        if not self.dropped or not line.startswith(RESPONSE_PREFIX):
+        """True for fastmcp's answer to a request answered here (fastmcp is serving from now on)."""
+        if not line.startswith(RESPONSE_PREFIX):
             return False
         rest = line[len(RESPONSE_PREFIX):]
-        with self.lock:  # the stdin thread adds ids meanwhile
-            for key in self.dropped:
-                if rest.startswith(key + b',"result":') or rest.startswith(key + b',"error":'):
+        with self.lock:  # the stdin thread adds answers meanwhile
+            for key in self.sent:
+                if rest.startswith(key + b',"'):
                     break
             else:
                 return False
-            count = self.dropped.pop(key) - 1
-            if count:
-                self.dropped[key] = count
-        if rest.startswith(key + b',"error":'):
-            sys.stderr.write(f"sentinel-memory: fast start answered request {key.decode()} but fastmcp "
-                             f"answered it with an error: {line[:500].decode(errors='replace')}\n")
-        if not self.ready:  # fastmcp answered: it is serving (initialize is answered first)
+            sent = self.sent[key].pop(0)
+            if not self.sent[key]:
+                del self.sent[key]
+        if not self.ready:
             self.ready = True
-            sys.setswitchinterval(self.switch)
+            self._step_aside()
+        if sent != line:
+            from . import fast_cache
+
+            fast_cache.forget(self.path)
+            sys.stderr.write(f"sentinel-memory: the fast start answered request {key.decode()} otherwise than fastmcp "
+                             f"now does; its recorded answers are removed and recorded again at the next start\n")
         return True
 
     def close(self) -> None:
@@ -279,148 +274,86 @@ class Proxy:
         self.writer.join(timeout=10)
 
 
-def _no_cursor(params) -> bool:
-    """A list request for the first (here: only) page: no params, or only a progress token in
-    _meta (Codex sends one; a list answer sends no progress)."""
-    if params in (None, {}):
-        return True
-    return (isinstance(params, dict) and params.keys() == {"_meta"} and isinstance(params["_meta"], dict)
-            and params["_meta"].keys() <= {"progressToken"})
+# ------------------------------------------------------------------------------ what is answered here
+# Each check accepts only shapes that fastmcp's models surely accept and whose answer does not
+# depend on them; anything else (however valid) is left to fastmcp.
 
 
-# Client capabilities that change nothing this server answers to discover or a list: it sends no
-# roots, elicitation or sampling requests of its own in that era (Claude Code declares the first two).
-PLAIN_CAPABILITIES = frozenset({"roots", "elicitation", "sampling"})
+def _unique(pairs):
+    """A JSON object without repeated keys (parsers differ on which one wins)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError("repeated key")
+    return out
 
 
-def _modern_version(params) -> str | None:
-    """The protocol version of a stateless-era request whose answer the payload holds."""
-    if not isinstance(params, dict) or params.keys() != {"_meta"} or not isinstance(params["_meta"], dict):
-        return None
-    meta = params["_meta"]
-    version = meta.get(META + "protocolVersion")
-    capabilities = meta.get(META + "clientCapabilities", {})
-    if not isinstance(version, str) or not meta.keys() <= META_KEYS or not isinstance(capabilities, dict) \
-            or not capabilities.keys() <= PLAIN_CAPABILITIES:
-        return None
-    level = meta.get(META + "logLevel")
-    return version if level is None or level in LEVELS else None
+def _key(ident) -> bytes | None:
+    """The id's JSON text, when fastmcp surely writes it back the same way."""
+    if type(ident) is int and -(1 << 53) < ident < (1 << 53):
+        return str(ident).encode()
+    if type(ident) is str and 0 < len(ident) <= 64 and ident.isascii() and all(c.isalnum() or c in "-_.:" for c in ident):
+        return b'"' + ident.encode() + b'"'
+    return None
+
+
+def _text(value) -> bool:
+    return type(value) is str
+
+
+def _plain_info(info) -> bool:
+    """clientInfo: a name and a version, and maybe a title, all strings."""
+    return (type(info) is dict and {"name", "version"} <= info.keys() <= {"name", "version", "title"}
+            and all(_text(v) for v in info.values()))
+
+
+def _empty(value) -> bool:
+    return type(value) is dict and not value
+
+
+def _plain_capabilities(capabilities) -> bool:
+    """Roots (maybe listChanged), sampling and elicitation with their empty sub-capabilities: what
+    clients declare; they change nothing this server answers here."""
+    if type(capabilities) is not dict or not capabilities.keys() <= {"roots", "sampling", "elicitation"}:
+        return False
+    roots = capabilities.get("roots", {})
+    if type(roots) is not dict or not roots.keys() <= {"listChanged"} or \
+            any(type(v) is not bool for v in roots.values()):
+        return False
+    for name, parts in (("sampling", {"context", "tools"}), ("elicitation", {"form", "url"})):
+        value = capabilities.get(name, {})
+        if type(value) is not dict or not value.keys() <= parts or not all(_empty(v) for v in value.values()):
+            return False
+    return True
 
 
 def _plain_initialize(params) -> bool:
-    """The initialize params fastmcp accepts as surely as this module answers them."""
-    if not isinstance(params, dict):
+    return (type(params) is dict and params.keys() == {"protocolVersion", "capabilities", "clientInfo"}
+            and _text(params["protocolVersion"]) and _plain_capabilities(params["capabilities"])
+            and _plain_info(params["clientInfo"]))
+
+
+def _first_page(params) -> bool:
+    """A list request without a cursor: no params, {} or only a progress token in _meta (Codex)."""
+    if params is ABSENT or _empty(params):
+        return True
+    if type(params) is not dict or params.keys() != {"_meta"} or type(params["_meta"]) is not dict:
         return False
-    info = params.get("clientInfo")
-    return (isinstance(params.get("protocolVersion"), str) and isinstance(params.get("capabilities"), dict)
-            and isinstance(info, dict) and isinstance(info.get("name"), str) and isinstance(info.get("version"), str))
+    meta = params["_meta"]
+    return meta.keys() == {"progressToken"} and _key(meta["progressToken"]) is not None
 
 
-def run(argv: list[str]) -> int | None:
-    """Serve with the fast start; None when it does not apply (the caller starts the ordinary way)."""
-    try:
-        if os.isatty(0):
-            return None  # someone in a terminal: nothing to gain
-    except OSError:
+def _stateless_version(params) -> str | None:
+    """A stateless-era request's protocol version, when its _meta holds the version, the client's
+    info and plain capabilities, and maybe a log level, and nothing else."""
+    if type(params) is not dict or params.keys() != {"_meta"} or type(params["_meta"]) is not dict:
         return None
-    results = load_payload()
-    if results is None:
+    meta = params["_meta"]
+    required = {META + "protocolVersion", META + "clientInfo", META + "clientCapabilities"}
+    if not required <= meta.keys() <= required | {META + "logLevel"}:
         return None
-    proxy = Proxy(results)
-    try:
-        from sentinel_memory import server
-
-        server.main(argv)
-    finally:
-        proxy.close()
-    return 0
-
-
-# ------------------------------------------------------------------------------ recording
-
-def record(python: str = sys.executable) -> dict[str, dict[str, str]]:
-    """What `python server.py` (fastmcp, fast start off) answers to initialize, the list requests
-    and logging/setLevel at each handshake protocol version, and to server/discover and the lists
-    at each stateless one: the `result` text of each response line."""
-    import tempfile
-
-    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
-
-    # PYTHONPATH: `-m sentinel_memory` runs in the scratch project and must find this package.
-    env = dict(os.environ, **{ENV: "0", "FASTMCP_CHECK_FOR_UPDATES": "off", "PYTHONPATH": os.path.dirname(HERE)})
-    methods = ("initialize", *LISTS, SET_LEVEL)
-    results: dict[str, dict[str, str]] = {}
-    # An empty scratch project: served on this checkout, the server would wire git's drivers into
-    # its .git/config at start (the answers recorded do not depend on the project).
-    with tempfile.TemporaryDirectory(prefix="sentinel-memory-record-") as project:
-        for version in HANDSHAKE_PROTOCOL_VERSIONS:
-            init = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "record", "version": "0"}}
-            lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
-                     {"jsonrpc": "2.0", "method": "notifications/initialized"}]
-            lines += [{"jsonrpc": "2.0", "id": n, "method": m} for n, m in enumerate(LISTS, start=2)]
-            lines.append({"jsonrpc": "2.0", "id": len(methods), "method": SET_LEVEL, "params": {"level": "debug"}})
-            # stdin is kept open until every answer is in: EOF cancels what is in flight
-            results[version] = _exchange(python, env, project, lines, methods)
-        for version in MODERN_PROTOCOL_VERSIONS:
-            meta = {META + "protocolVersion": version, META + "clientInfo": {"name": "record", "version": "0"},
-                    META + "clientCapabilities": {}}
-            modern = (DISCOVER, *LISTS)
-            lines = [{"jsonrpc": "2.0", "id": n, "method": m, "params": {"_meta": meta}} for n, m in enumerate(modern, 1)]
-            results[version] = _exchange(python, env, project, lines, modern)
-    return results
-
-
-def _exchange(python: str, env: dict, project: str, lines: list[dict], methods: tuple[str, ...]) -> dict[str, str]:
-    """Send lines to `python server.py --project PROJECT`, keep stdin open until one answer per
-    method is in; the `result` text of each, by method (request ids are 1, 2, ... in methods' order)."""
-    import json
-    import subprocess
-
-    child = subprocess.Popen([python, "-m", "sentinel_memory", "--project", project], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=project)
-    child.stdin.write("".join(json.dumps(line) + "\n" for line in lines).encode())
-    child.stdin.flush()
-    out = [child.stdout.readline() for _ in methods]
-    child.stdin.close()
-    child.wait(timeout=60)
-    answers = {}
-    prefix = RESPONSE_PREFIX.decode()
-    for line in (raw.decode("utf-8").rstrip("\n") for raw in out):
-        ident, _, rest = line[len(prefix):].partition(",")
-        assert line.startswith(prefix) and rest.startswith('"result":') and line.endswith("}"), line[:300]
-        answers[methods[int(ident) - 1]] = rest[len('"result":'):-1]
-    assert set(answers) == set(methods), sorted(answers)
-    return answers
-
-
-def write_payload() -> str:
-    versions = installed_versions()
-    assert versions is not None, "fastmcp's distributions were not found beside it"
-    path = os.path.join(HERE, "startup_payload.py")
-    results = record()
-    body = ["\n".join([
-        '"""What fastmcp answers for server.py to initialize and the list requests, per protocol version.',
-        "",
-        "Generated by `python -m sentinel_memory.fast_start --write`; do not edit. fast_start.py serves it only while",
-        "SERVER_CRC32 and VERSIONS match server.py and the installed packages; tests/test_fast_start.py",
-        'checks that it is what fastmcp answers now."""',
-        "",
-        f"SERVER_CRC32 = {server_crc():#010x}",
-        f"VERSIONS = {dict(sorted(versions.items()))!r}",
-        "RESULTS = {",
-    ])]
-    for version, answers in results.items():
-        body.append(f"    {version!r}: {{")
-        for method, text in answers.items():
-            body.append(f"        {method!r}: {text!r},")
-        body.append("    },")
-    body.append("}\n")
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write("\n".join(body))
-    return path
-
-
-if __name__ == "__main__":
-    if sys.argv[1:] != ["--write"]:
-        sys.exit("usage: python -m sentinel_memory.fast_start --write   (records startup_payload.py from python server.py)")
-    print(f"wrote {write_payload()}")
+    if not _plain_info(meta[META + "clientInfo"]) or not _plain_capabilities(meta[META + "clientCapabilities"]):
+        return None
+    if meta.get(META + "logLevel", "debug") not in LEVELS:
+        return None
+    version = meta[META + "protocolVersion"]
+    return version if _text(version) else None

@@ -36,6 +36,16 @@ def anyio_backend():
     return "asyncio"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_cache(tmp_path_factory) -> Path:
+    """No test reads or writes the user's cache folder (where the server keeps fastmcp's answers
+    for its fast start): every process a test starts inherits XDG_CACHE_HOME set to this session's
+    folder, and the stdio fixture passes it on."""
+    path = tmp_path_factory.mktemp("xdg-cache")
+    os.environ["XDG_CACHE_HOME"] = str(path)
+    return path
+
+
 @pytest.fixture
 def home(tmp_path) -> Path:
     """A home directory of its own, so no test sees or touches the real one."""
@@ -100,7 +110,8 @@ def connect(tmp_path, home):
             command=sys.executable,
             args=[str(SERVER), *args],
             cwd=str(cwd),
-            env={"HOME": str(home), "USERPROFILE": str(home), **(env or {})},
+            env={"HOME": str(home), "USERPROFILE": str(home), "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"],
+                 **(env or {})},
         )
         with open(tmp_path / f"server-{spawned[0]}.stderr", "w", encoding="utf-8") as errlog:
             async with stdio_client(params, errlog=errlog) as (read, write):

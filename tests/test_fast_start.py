@@ -1,11 +1,14 @@
-"""The fast start (fast_start.py): the handshake answered from startup_payload.py while fastmcp
-loads must be exactly what fastmcp answers, and everything after it fastmcp's own."""
+"""The fast start (fast_start.py, fast_cache.py): what a client receives with it is what it would
+receive without it, byte for byte and in order, whatever it sends; the first start records
+fastmcp's answers in the user's cache and the next one answers from them; signals stop it."""
 
 from __future__ import annotations
 
 import json
 import os
 import select
+import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -16,26 +19,43 @@ import pytest
 
 from conftest import ROOT, SERVER
 
-from sentinel_memory import fast_start
-from sentinel_memory import startup_payload
+from sentinel_memory import fast_cache, fast_start
 
 PYTHON = sys.executable
 TIMEOUT = 60
+END = b'{"jsonrpc":"2.0","id":"end","method":"ping"}\n'
+QUIET = 1.0
 
 
-def _env(fast: bool) -> dict[str, str]:
-    env = dict(os.environ, FASTMCP_CHECK_FOR_UPDATES="off")
+def _env(fast: bool, cache: Path) -> dict[str, str]:
+    """The environment of a spawned server: its own cache and home, the fast start on or off."""
+    env = dict(os.environ, FASTMCP_CHECK_FOR_UPDATES="off", XDG_CACHE_HOME=str(cache), HOME=str(cache))
     env[fast_start.ENV] = "1" if fast else "0"
     env.pop("SENTINEL_MEMORY_PROJECT", None)
     return env
 
 
+def _init(version: str, ident=1, capabilities=None, info=None, **extra) -> dict:
+    params = {"protocolVersion": version, "capabilities": {} if capabilities is None else capabilities,
+              "clientInfo": info or {"name": "test-client", "version": "1.0"}}
+    return {"jsonrpc": "2.0", "id": ident, "method": "initialize", "params": params, **extra}
+
+
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def _line(message: dict) -> bytes:
+    return json.dumps(message).encode() + b"\n"
+
+
+def _lines(*messages: dict) -> bytes:
+    return b"".join(_line(m) for m in messages)
+
+
 def _messages(version: str, ident=1) -> list[dict]:
-    init = {"protocolVersion": version, "capabilities": {"roots": {"listChanged": True}},
-            "clientInfo": {"name": "test-client", "version": "1.0"}}
     return [
-        {"jsonrpc": "2.0", "id": ident, "method": "initialize", "params": init},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        _init(version, ident, capabilities={"roots": {"listChanged": True}}),
+        INITIALIZED,
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
         {"jsonrpc": "2.0", "id": 3, "method": "prompts/list", "params": {}},
         {"jsonrpc": "2.0", "id": 4, "method": "resources/list"},
@@ -56,7 +76,7 @@ def _exchange(argv: list[str], env: dict, messages: list[dict], cwd) -> dict:
     child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              env=env, cwd=cwd)
     try:
-        child.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
+        child.stdin.write(_lines(*messages))
         child.stdin.flush()
         lines, buffered = {}, b""
         deadline = time.monotonic() + TIMEOUT
@@ -85,173 +105,450 @@ def _exchange(argv: list[str], env: dict, messages: list[dict], cwd) -> dict:
     return lines
 
 
-def test_the_payload_is_what_fastmcp_answers_for_this_server_now():
-    """Regenerate with `python fast_start.py --write` when this fails (server.py or a package changed)."""
-    assert startup_payload.SERVER_CRC32 == fast_start.server_crc(), "server.py changed: python fast_start.py --write"
-    if startup_payload.VERSIONS != fast_start.installed_versions():
-        # Another release of fastmcp, the SDK or pydantic installed (the requirements allow ranges):
-        # the fast start must then stay off, never answer from a recording of other versions.
-        assert fast_start.load_payload() is None
-        return
-    checkout = _checkout_state()
-    assert fast_start.record() == startup_payload.RESULTS
-    assert fast_start.load_payload() is startup_payload.RESULTS
-    assert _checkout_state() == checkout, "recording served this checkout: it must serve a scratch folder"
+def _conversation(argv: list[str], env: dict, data: bytes, cwd, end: bool = True) -> bytes:
+    """Everything the server writes to stdout for these bytes. With `end`, a ping follows them and
+    stdin stays open until its answer is in and the server has been quiet for QUIET seconds;
+    without, stdin is closed right after them."""
+    child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=env, cwd=cwd)
+    try:
+        out, got = child.stdout.fileno(), b""
+        child.stdin.write(data + (END if end else b""))
+        if not end:
+            child.stdin.close()
+        else:
+            child.stdin.flush()
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            ready, _, _ = select.select([out], [], [], max(0.0, deadline - time.monotonic()))
+            assert ready, f"no answer in {TIMEOUT} s; got {got[-500:]!r}: {child.stderr.read().decode()[-3000:]}"
+            chunk = os.read(out, 1 << 20)
+            got += chunk
+            if not chunk or (end and b'"id":"end"' in got):
+                break
+        while end:  # answers may still come after the ping's (fastmcp answers concurrently): until 1 s quiet
+            ready, _, _ = select.select([out], [], [], min(QUIET, max(0.0, deadline - time.monotonic())))
+            chunk = os.read(out, 1 << 20) if ready else b""
+            got += chunk
+            if not chunk:
+                break
+        if end:
+            child.stdin.close()  # (EOF cancels what fastmcp has not answered yet)
+            got += child.stdout.read()
+        child.wait(timeout=TIMEOUT)
+        return got
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.wait()
 
 
-def _checkout_state():
-    """What a server started on this checkout would change: its local git config (the drivers'
-    wiring) and a .context/ folder. (Not the whole listing: the other worker's caches may appear.)"""
-    where = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--path-format=absolute", "--git-path", "config"],
-                           capture_output=True, text=True)
-    config = Path(where.stdout.strip()) if where.returncode == 0 else None
-    return (config.read_bytes() if config and config.is_file() else None), (ROOT / ".context").exists()
+def _cache_file(cache: Path, timeout: float = TIMEOUT) -> Path:
+    """The answers file the first start's recorder writes (waits for it)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = sorted((cache / "sentinel-memory").glob("fast-start-*.json"))
+        if found:
+            return found[0]
+        time.sleep(0.05)
+    raise AssertionError(f"no answers recorded in {cache} within {timeout} s")
 
 
-@pytest.mark.parametrize("version", ["2024-11-05", "2025-11-25", "2099-01-01"])
-def test_fast_and_ordinary_starts_answer_byte_for_byte(project, version):
-    """Every answer (handshake, lists, a call, a ping, a list with a cursor, an unknown protocol
-    version) is the same bytes with the fast start as without it."""
+@pytest.fixture(scope="session")
+def recorded(tmp_path_factory) -> Path:
+    """A cache folder holding the answers recorded in this test session by a first start (the
+    versions installed now, whatever they are); the fast start uses it."""
+    cache = tmp_path_factory.mktemp("cache")
+    project = tmp_path_factory.mktemp("first-start")
     argv = [PYTHON, str(SERVER), "--project", str(project)]
-    fast = _exchange(argv, _env(True), _messages(version), project)
-    ordinary = _exchange(argv, _env(False), _messages(version), project)
-    assert fast == ordinary
-    assert b'"isError":false' in fast[6]
+    first = _exchange(argv, _env(True, cache), _messages("2025-11-25")[:3], project)
+    assert b'"tools"' in first[2]
+    _cache_file(cache)
+    return cache
 
 
-def _modern(method: str, ident: int, level: str | None = None, capabilities: dict | None = None, **params) -> dict:
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+def _both(project, cache, data: bytes, end: bool = True) -> tuple[bytes, bytes]:
+    argv = [PYTHON, str(SERVER), "--project", str(project)]
+    return (_conversation(argv, _env(True, cache), data, project, end),
+            _conversation(argv, _env(False, cache), data, project, end))
+
+
+def _stateless(method: str, ident, level: str | None = None, capabilities: dict | None = None, version="2026-07-28",
+               drop: tuple[str, ...] = (), **params) -> dict:
+    meta = {"io.modelcontextprotocol/protocolVersion": version,
             "io.modelcontextprotocol/clientInfo": {"name": "test-client", "version": "1.0"},
             "io.modelcontextprotocol/clientCapabilities": capabilities or {}}
     if level:
         meta["io.modelcontextprotocol/logLevel"] = level
+    for key in drop:
+        del meta["io.modelcontextprotocol/" + key]
     return {"jsonrpc": "2.0", "id": ident, "method": method, "params": {"_meta": meta, **params}}
 
 
-def test_the_stateless_era_fast_and_ordinary_answer_byte_for_byte(project):
+LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+PLAIN = _lines(_init("2025-06-18"), INITIALIZED)
+# Clients that are odd or hostile. Each is followed by a ping that fastmcp answers (stdin open until
+# then) unless it ends with "then EOF" (stdin closed right after it).
+HOSTILE = {
+    "no jsonrpc key": _lines({k: v for k, v in _init("2025-06-18").items() if k != "jsonrpc"}, INITIALIZED, LIST),
+    "jsonrpc 1.0": _lines({**_init("2025-06-18"), "jsonrpc": "1.0"}, INITIALIZED, LIST),
+    "a BOM before the line": b"\xef\xbb\xbf" + PLAIN + _line(LIST),
+    "UTF-16 input": (PLAIN + _line(LIST)).decode().encode("utf-16") + b"\n",
+    "capabilities roots: yes": _lines(_init("2025-06-18", capabilities={"roots": "yes"}), INITIALIZED, LIST),
+    "a number as clientInfo.title": _lines(_init("2025-06-18", info={"name": "c", "version": "1", "title": 5}),
+                                           INITIALIZED, LIST),
+    "stateless _meta without clientCapabilities": _lines(_stateless("server/discover", 1, drop=("clientCapabilities",)),
+                                                         _stateless("tools/list", 2)),
+    "stateless _meta without clientInfo": _lines(_stateless("tools/list", 1, drop=("clientInfo",))),
+    "tools/list with a handshake-era _meta version, no initialize": _lines(_stateless("tools/list", 1, version="2025-11-25")),
+    "initialize asking for 2026-07-28, then tools/list": _lines(_init("2026-07-28"), INITIALIZED, LIST),
+    "initialize for an unknown version, then tools/list": _lines(_init("2099-01-01"), INITIALIZED, LIST),
+    "a ping that waits for fastmcp, then tools/list": PLAIN + _lines({"jsonrpc": "2.0", "id": 2, "method": "ping"},
+                                                                     {**LIST, "id": 3}),
+    "tools/list before notifications/initialized": _lines(_init("2025-06-18"), LIST, INITIALIZED),
+    "a repeated key": PLAIN + b'{"jsonrpc":"2.0","id":2,"id":3,"method":"tools/list"}\n',
+    "a repeated id": PLAIN + _lines(LIST, LIST),
+    "a float id": PLAIN + _lines({**LIST, "id": 2.0}),
+    "a boolean id": PLAIN + _lines({**LIST, "id": True}),
+    "a huge id": PLAIN + _lines({**LIST, "id": 10 ** 30}),
+    "a non-ASCII string id": PLAIN + _lines({**LIST, "id": "\u00e9"}),
+    "params null": PLAIN + _lines({**LIST, "params": None}),
+    "a cursor": PLAIN + _lines({**LIST, "params": {"cursor": "x"}}),
+    "an extra envelope key": PLAIN + _lines({**LIST, "result": {}}),
+    "two initialize requests": _lines(_init("2025-06-18"), _init("2025-06-18", 2)),
+    "an empty line": b"\n" + PLAIN + _line(LIST),
+    "CRLF line ends": (PLAIN + _line(LIST)).replace(b"\n", b"\r\n"),
+    "a bare CR inside a request": PLAIN.replace(b'"id": 1,', b'"id": 1,\r'),
+    "an 8 MB line before initialize": b'{"pad":"' + b"x" * (8 << 20) + b'"}\n' + PLAIN + _line(LIST),
+    "an unknown log level": PLAIN + _lines({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel",
+                                            "params": {"level": "loud"}}),
+    "invalid UTF-8 in a second initialize, then EOF": _line(_init("2025-06-18")) +
+        _line(_init("2025-06-18", 2, info={"name": "N", "version": "1"})).replace(b'"N"', b'"\xff"'),
+    "a second initialize ended by a bare CR, then EOF": _line(_init("2025-06-18")) +
+        _line(_init("2025-06-18", 2))[:-1] + b"\r",
+    "a partial line, then EOF": _line(_init("2025-06-18")) + _line(_init("2025-06-18", 2))[:-1],
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_odd_and_hostile_clients_get_exactly_what_fastmcp_sends(project, recorded, name):
+    """Whatever the client sends, the fast start's bytes and their order are the ordinary start's:
+    it answers only what fastmcp surely answers the same way, and leaves the rest (and everything
+    after it) to fastmcp. (fastmcp answers concurrent requests in either order, so the lines are
+    compared as a list sorted; the order the fast start could change is tested on its own.)"""
+    fast, ordinary = _both(project, recorded, HOSTILE[name], end=not name.endswith("then EOF"))
+    assert sorted(fast.splitlines(keepends=True)) == sorted(ordinary.splitlines(keepends=True))
+    assert fast.endswith(b"\n") or not fast
+
+
+def test_an_answer_that_waits_for_fastmcp_is_never_overtaken(project, recorded):
+    """A request the fast start leaves to fastmcp (a ping) followed by one it could answer (tools/list):
+    the answers come in the order fastmcp gives them, the ping's first."""
+    data = PLAIN + _lines({"jsonrpc": "2.0", "id": 2, "method": "ping"}, {**LIST, "id": 3})
+    for out in _both(project, recorded, data):
+        ids = [json.loads(line)["id"] for line in out.splitlines()]
+        assert sorted(ids, key=str) == [1, 2, 3, "end"]
+        assert ids.index(1) < ids.index(2) < ids.index(3)
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-11-25", "2099-01-01"])
+def test_fast_and_ordinary_starts_answer_byte_for_byte(project, recorded, version):
+    """Every answer (handshake, lists, a call, a ping, a list with a cursor, an unknown protocol
+    version) is the same bytes with the fast start as without it."""
+    argv = [PYTHON, str(SERVER), "--project", str(project)]
+    fast = _exchange(argv, _env(True, recorded), _messages(version), project)
+    ordinary = _exchange(argv, _env(False, recorded), _messages(version), project)
+    assert fast == ordinary
+    assert b'"isError":false' in fast[6]
+
+
+def test_the_stateless_era_fast_and_ordinary_answer_byte_for_byte(project, recorded):
     """2026-07-28 (fastmcp's own client, mode auto): server/discover and the lists answered from the
-    payload; a call, a log level, client capabilities and a cursor go to fastmcp; same bytes."""
+    cache; a call, a log level, client capabilities and a cursor go to fastmcp; same bytes."""
     messages = [
-        _modern("server/discover", 1), _modern("tools/list", 2, "debug"), _modern("prompts/list", 3),
-        _modern("resources/list", 4), _modern("tools/call", 5, name="search_memory", arguments={"query": "x"}),
-        _modern("tools/list", 6, capabilities={"extensions": {"io.modelcontextprotocol/ui": {}}}),
-        _modern("tools/list", 7, cursor="nope"),
-        _modern("server/discover", 8, capabilities={"roots": {"listChanged": True},  # as Claude Code
-                                                     "elicitation": {"form": {}, "url": {}}}),
-        _modern("tools/list", 9, capabilities={"roots": {"listChanged": True}, "elicitation": {"form": {}}}),
+        _stateless("server/discover", 1), _stateless("tools/list", 2, "debug"), _stateless("prompts/list", 3),
+        _stateless("resources/list", 4), _stateless("tools/call", 5, name="search_memory", arguments={"query": "x"}),
+        _stateless("tools/list", 6, capabilities={"extensions": {"io.modelcontextprotocol/ui": {}}}),
+        _stateless("tools/list", 7, cursor="nope"),
+        _stateless("server/discover", 8, capabilities={"roots": {"listChanged": True},  # as Claude Code
+                                                        "elicitation": {"form": {}, "url": {}}}),
+        _stateless("tools/list", 9, capabilities={"roots": {"listChanged": True}, "elicitation": {"form": {}}}),
     ]
     argv = [PYTHON, str(SERVER), "--project", str(project)]
-    fast = _exchange(argv, _env(True), messages, project)
-    assert fast == _exchange(argv, _env(False), messages, project)
+    fast = _exchange(argv, _env(True, recorded), messages, project)
+    assert fast == _exchange(argv, _env(False, recorded), messages, project)
     assert b'"isError":false' in fast[5]
 
 
-def test_string_ids_and_a_call_right_after_initialized(project):
+def test_string_ids_and_a_call_right_after_initialized(project, recorded):
     messages = [m for m in _messages("2025-06-18", ident="init-1") if m.get("method") not in ("tools/list",)]
     argv = [PYTHON, str(SERVER), "--project", str(project)]
-    fast = _exchange(argv, _env(True), messages, project)
-    assert fast == _exchange(argv, _env(False), messages, project)
+    fast = _exchange(argv, _env(True, recorded), messages, project)
+    assert fast == _exchange(argv, _env(False, recorded), messages, project)
     assert fast["init-1"].startswith(b'{"jsonrpc":"2.0","id":"init-1","result":{"protocolVersion":"2025-06-18"')
 
 
 STALLED = textwrap.dedent("""\
     import sys, time, types
     sys.path.insert(0, {root!r})
-    stalled = types.ModuleType("server")
+    stalled = types.ModuleType("sentinel_memory.server")
     stalled.main = lambda argv: time.sleep(60)   # fastmcp that never finishes loading
-    sys.modules["server"] = stalled
+    sys.modules["sentinel_memory.server"] = stalled
     from sentinel_memory import fast_start
     sys.exit(fast_start.run(sys.argv[1:]))
 """)
 
 
-def test_the_handshake_is_answered_without_fastmcp_and_a_probe_exits_at_once(project):
+def _answers(cache: Path) -> dict:
+    path = _cache_file(cache)
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_the_handshake_is_answered_without_fastmcp_and_a_probe_exits_at_once(project, recorded):
     """With the server module stalled, initialize and tools/list are still answered, from the
-    payload; the client leaving after them ends the process at once."""
-    if fast_start.load_payload() is None:
-        pytest.skip("other package versions than recorded: the fast start is off (the payload test checks that)")
+    recorded answers; the client leaving after them ends the process at once."""
     code = STALLED.format(root=str(ROOT))
-    messages = _messages("2025-11-25")[:3]
-    start = time.monotonic()
-    lines = _exchange([PYTHON, "-c", code], _env(True), messages, project)
-    assert time.monotonic() - start < 30
-    results = startup_payload.RESULTS["2025-11-25"]
+    lines = _exchange([PYTHON, "-c", code, "--project", str(project)], _env(True, recorded),
+                      _messages("2025-11-25")[:3], project)
+    results = _answers(recorded)["handshake"]["2025-11-25"]
     assert lines[1] == b'{"jsonrpc":"2.0","id":1,"result":' + results["initialize"].encode() + b"}\n"
     assert lines[2] == b'{"jsonrpc":"2.0","id":2,"result":' + results["tools/list"].encode() + b"}\n"
 
 
-def test_what_codex_and_claude_code_send_first_is_answered_without_fastmcp(project):
+def test_what_codex_and_claude_code_send_first_is_answered_without_fastmcp(project, recorded):
     """With the server module stalled: Codex's tools/list (a progress token in _meta) and Claude
-    Code's server/discover (roots and elicitation declared) are answered from the payload too, so
+    Code's server/discover (roots and elicitation declared) are answered from the cache too, so
     neither client's first turn waits for fastmcp to load."""
-    if fast_start.load_payload() is None:
-        pytest.skip("other package versions than recorded: the fast start is off (the payload test checks that)")
-    code = STALLED.format(root=str(ROOT))
+    argv = [PYTHON, "-c", STALLED.format(root=str(ROOT)), "--project", str(project)]
     classic = _messages("2025-06-18")[:2] + [_messages("2025-06-18")[-1]]
-    lines = _exchange([PYTHON, "-c", code], _env(True), classic, project)
-    assert lines[11] == b'{"jsonrpc":"2.0","id":11,"result":' + \
-        startup_payload.RESULTS["2025-06-18"]["tools/list"].encode() + b"}\n"
-    discover = _modern("server/discover", 1, capabilities={"roots": {"listChanged": True},
-                                                            "elicitation": {"form": {}, "url": {}}})
-    lines = _exchange([PYTHON, "-c", code], _env(True), [discover], project)
-    assert lines[1] == b'{"jsonrpc":"2.0","id":1,"result":' + \
-        startup_payload.RESULTS["2026-07-28"]["server/discover"].encode() + b"}\n"
+    lines = _exchange(argv, _env(True, recorded), classic, project)
+    answers = _answers(recorded)
+    assert lines[11] == b'{"jsonrpc":"2.0","id":11,"result":' + answers["handshake"]["2025-06-18"]["tools/list"].encode() + b"}\n"
+    discover = _stateless("server/discover", 1, capabilities={"roots": {"listChanged": True},
+                                                               "elicitation": {"form": {}, "url": {}}})
+    lines = _exchange(argv, _env(True, recorded), [discover], project)
+    assert lines[1] == b'{"jsonrpc":"2.0","id":1,"result":' + answers["stateless"]["2026-07-28"]["server/discover"].encode() + b"}\n"
 
 
-def test_a_stale_payload_or_the_switch_turns_the_fast_start_off(monkeypatch):
-    monkeypatch.setattr(startup_payload, "SERVER_CRC32", startup_payload.SERVER_CRC32 ^ 1)
-    assert fast_start.load_payload() is None
-    monkeypatch.undo()
-    monkeypatch.setattr(startup_payload, "VERSIONS", {**startup_payload.VERSIONS, "fastmcp": "9.9.9"})
-    assert fast_start.load_payload() is None
-    monkeypatch.undo()
-    assert fast_start.wanted()
-    monkeypatch.setenv(fast_start.ENV, "0")
-    assert not fast_start.wanted()
+def test_a_client_that_closes_stdout_ends_the_server(project, recorded):
+    """The client closes its end of the server's stdout and keeps stdin open: the server ends, with
+    the fast start as without it (it used to hang for good)."""
+    for fast in (True, False):
+        child = subprocess.Popen([PYTHON, str(SERVER), "--project", str(project)], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_env(fast, recorded), cwd=project)
+        try:
+            child.stdout.close()
+            child.stdin.write(PLAIN + _line(LIST))
+            child.stdin.flush()
+            child.wait(timeout=TIMEOUT)
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+                pytest.fail(f"the server (fast start {'on' if fast else 'off'}) still ran {TIMEOUT} s later")
+            child.stdin.close()
 
 
-@pytest.mark.anyio
-async def test_a_real_stdio_client_sees_what_fastmcp_produces_in_process(project):
-    """What the official client sees over stdio (fast start on) equals what fastmcp answers for
-    the same server object in process: initialize (instructions, capabilities, server info) and
-    every tool's schema."""
-    from fastmcp import Client
-    from mcp import ClientSession, StdioServerParameters
-    from mcp.client.stdio import stdio_client
-
-    from sentinel_memory import server
-
-    params = StdioServerParameters(command=PYTHON, args=[str(SERVER), "--project", str(project)],
-                                   env=_env(True), cwd=str(project))
-    async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
-            wire_init = await session.initialize()
-            wire_tools = await session.list_tools()
-    async with Client(server.mcp, mode="legacy") as client:
-        local_init = client.initialize_result
-        local_tools = await client.list_tools()
-    dump = lambda model: model.model_dump(mode="json", by_alias=True)  # noqa: E731
-    assert dump(wire_init) == dump(local_init)
-    assert [dump(tool) for tool in wire_tools.tools] == [dump(tool) for tool in local_tools]
-    assert wire_init.instructions == server.INSTRUCTIONS
+def _default_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # as a shell's foreground job has it
 
 
-def test_init_asks_claude_code_to_wait_for_the_server_once(tmp_path):
-    """.mcp.json gets "alwaysLoad": true (Claude Code then builds the first turn with our tools);
-    a value the user set is kept; the other clients' entries get no key they do not document."""
-    from sentinel_memory.core import init as setup
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("fast", [True, False], ids=["fast", "ordinary"])
+@pytest.mark.parametrize("when", ["loading", "serving"])
+def test_sigint_and_sigterm_end_the_server_quietly(project, recorded, signum, fast, when):
+    """A client's SIGINT or SIGTERM ends the server, stdin still open, while fastmcp loads or once it
+    serves, with no traceback (SIGINT used to wait for the stdin thread)."""
+    child = subprocess.Popen([PYTHON, str(SERVER), "--project", str(project)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(fast, recorded), cwd=project,
+                             preexec_fn=_default_sigint)
+    try:
+        child.stdin.write(PLAIN)
+        child.stdin.flush()
+        if when == "serving":
+            child.stdin.write(_line({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
+            child.stdin.flush()
+            while b'"id":2' not in child.stdout.readline():
+                pass
+        else:
+            time.sleep(0.3)  # python is importing fastmcp (and, with the fast start, answering)
+        child.send_signal(signum)
+        code = child.wait(timeout=TIMEOUT)
+        assert code in (-signum, 128 + signum)
+        assert b"Traceback" not in child.stderr.read()
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+        child.stdin.close()
 
-    root = tmp_path / "project"
-    root.mkdir()
-    setup.claude_config(root)
-    entry = json.loads((root / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]["sentinel-memory"]
-    assert entry["alwaysLoad"] is True and entry["command"] == "sentinel-memory"
-    assert setup.claude_config(root).startswith("unchanged")
-    entry["alwaysLoad"] = False
-    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"sentinel-memory": entry}}), encoding="utf-8")
-    assert setup.claude_config(root).startswith("unchanged")
-    assert json.loads((root / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]["sentinel-memory"]["alwaysLoad"] is False
-    setup.gemini_config(root), setup.cursor_config(root), setup.codex_config(root)
-    gemini = json.loads((root / ".gemini" / "settings.json").read_text(encoding="utf-8"))["mcpServers"]["sentinel-memory"]
-    assert "alwaysLoad" not in gemini and "timeout" not in gemini  # its default request timeout is 10 minutes
-    assert "startup_timeout_sec" not in (root / ".codex" / "config.toml").read_text(encoding="utf-8")
+
+@pytest.mark.parametrize("presses", [1, 2])
+@pytest.mark.parametrize("when", ["loading", "serving"])
+def test_ctrl_c_in_a_terminal_stops_the_server(project, recorded, presses, when):
+    """`python server.py` in a terminal (the README's command): Ctrl+C ends it, once fastmcp serves
+    or while it loads, without a traceback."""
+    import pty
+
+    pid, master = pty.fork()
+    if pid == 0:
+        try:
+            os.chdir(project)
+            os.execve(PYTHON, [PYTHON, str(SERVER), "--project", str(project)], _env(True, recorded))
+        finally:
+            os._exit(127)
+    output = b""
+    try:
+        if when == "serving":
+            while b"Ctrl+C to stop" not in output:
+                ready, _, _ = select.select([master], [], [], TIMEOUT)
+                assert ready, output
+                output += os.read(master, 65536)
+        else:
+            time.sleep(0.3)
+        for _ in range(presses):
+            os.write(master, b"\x03")
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                try:
+                    output += os.read(master, 65536)
+                except OSError:
+                    pass
+        else:
+            pytest.fail(f"still running {TIMEOUT} s after Ctrl+C: {output.decode(errors='replace')[-2000:]}")
+        assert b"Traceback" not in output
+    finally:
+        try:
+            if not os.waitpid(pid, os.WNOHANG)[0]:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+        os.close(master)
+
+
+def _doctor(project: Path, cache: Path) -> str:
+    done = subprocess.run([PYTHON, str(SERVER), "doctor", "--project", str(project)], env=_env(True, cache),
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    return next(line for line in done.stdout.splitlines() if "fast start" in line)
+
+
+def test_the_first_start_records_fastmcps_answers_and_the_next_start_is_fast(tmp_path, project):
+    """A fresh cache: doctor says the fast start is not ready; the first start is ordinary and
+    records fastmcp's answers in the cache folder; doctor then says ready, and the next start
+    answers the handshake before fastmcp has loaded (here: never loads)."""
+    cache = tmp_path / "cache"
+    assert "not ready" in _doctor(project, cache)
+    argv = [PYTHON, str(SERVER), "--project", str(project)]
+    first = _exchange(argv, _env(True, cache), _messages("2025-06-18")[:3], project)
+    recorded = _cache_file(cache)
+    assert "ready" in _doctor(project, cache) and "not ready" not in _doctor(project, cache)
+    stalled = [PYTHON, "-c", STALLED.format(root=str(ROOT)), "--project", str(project)]
+    second = _exchange(stalled, _env(True, cache), _messages("2025-06-18")[:3], project)
+    assert second == first
+    assert oct(recorded.parent.stat().st_mode & 0o777) == "0o700"
+    assert not list(project.rglob("fast-start-*"))
+
+
+def test_answers_fastmcp_contradicts_are_forgotten(tmp_path, project, recorded):
+    """Should the cache hold an answer fastmcp no longer gives, the fast start says so on stderr and
+    removes the file; the next start is ordinary and records afresh."""
+    cache = tmp_path / "cache"
+    (cache / "sentinel-memory").mkdir(parents=True)
+    source = _cache_file(recorded)
+    data = json.loads(source.read_text(encoding="utf-8"))
+    data["handshake"]["2025-06-18"]["tools/list"] = '{"tools":[]}'
+    planted = cache / "sentinel-memory" / source.name
+    planted.write_text(json.dumps(data), encoding="utf-8")
+    child = subprocess.Popen([PYTHON, str(SERVER), "--project", str(project)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(True, cache), cwd=project)
+    try:
+        child.stdin.write(PLAIN + _line(LIST))
+        child.stdin.flush()
+        assert child.stdout.readline().startswith(b'{"jsonrpc":"2.0","id":1,')
+        assert child.stdout.readline() == b'{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}\n'  # what the file said
+        deadline = time.monotonic() + TIMEOUT
+        while planted.exists() and time.monotonic() < deadline:  # until fastmcp has answered tools/list
+            time.sleep(0.05)
+        assert not planted.exists()
+    finally:
+        child.stdin.close()
+        child.wait(timeout=TIMEOUT)
+    assert b"recorded again" in child.stderr.read()
+
+
+# ------------------------------------------------------------------------------ the cache file
+
+@pytest.fixture
+def answers_file(tmp_path, recorded) -> tuple[Path, str, bytes]:
+    source = _cache_file(recorded)
+    target = tmp_path / "cache" / "sentinel-memory" / source.name
+    target.parent.mkdir(parents=True)
+    data = source.read_bytes()
+    target.write_bytes(data)
+    return target, json.loads(data)["key"], data
+
+
+def test_a_recorded_file_is_read(answers_file):
+    path, key, _ = answers_file
+    assert set(fast_cache.load(str(path), key)["handshake"]) >= {"2024-11-05", "2025-11-25"}
+
+
+def test_a_link_a_fifo_a_huge_or_a_foreign_file_is_never_used(answers_file, tmp_path):
+    path, key, data = answers_file
+    real = tmp_path / "elsewhere.json"
+    path.rename(real)
+    path.symlink_to(real)
+    assert fast_cache.load(str(path), key) is None  # never through a link
+    path.unlink()
+    os.mkfifo(path)
+    assert fast_cache.load(str(path), key) is None  # no reader waits on a pipe
+    path.unlink()
+    path.write_bytes(data[:-1] + b" " * fast_cache.LIMIT + b"}")
+    assert fast_cache.load(str(path), key) is None  # read with a bound
+    for text in (data[: len(data) // 2], data.replace(key.encode(), b"0" * len(key)), b"[]", b"\xff\xfe"):
+        path.write_bytes(text)
+        assert fast_cache.load(str(path), key) is None  # cut short, another key, not ours, not UTF-8
+    answers = json.loads(data)
+    answers["handshake"]["2025-06-18"]["tools/list"] = '{"tools": ['
+    path.write_text(json.dumps(answers), encoding="utf-8")
+    assert fast_cache.load(str(path), key) is None  # an answer that is not a JSON object
+
+
+def test_the_cache_folder_is_never_in_the_project(tmp_path, monkeypatch, project):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(project / ".cache"))
+    path, why = fast_cache.where(["--project", str(project)])
+    assert path is None and "inside the project" in why
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", ".cache")  # relative: the XDG default instead
+    path, _ = fast_cache.where([])
+    assert path.startswith(str(tmp_path / "home" / ".cache" / "sentinel-memory"))
+
+
+def test_the_key_follows_the_code_the_packages_and_fastmcp_settings(monkeypatch, tmp_path):
+    env = fast_cache.settings()
+    base = fast_cache.key(env)
+    assert base == fast_cache.key(dict(env))
+    assert fast_cache.key({**env, "FASTMCP_SOMETHING": "1"}) != base
+    copy = tmp_path / "package"
+    shutil.copytree(fast_cache.HERE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(fast_cache, "HERE", str(copy))
+    assert fast_cache.key(env) == base
+    (copy / "core" / "records.py").write_text((copy / "core" / "records.py").read_text(encoding="utf-8") + "#\n",
+                                              encoding="utf-8")
+    changed = fast_cache.key(env)
+    assert changed != base
+    site = tmp_path / "site"
+    (site / "fastmcp").mkdir(parents=True)
+    (site / "fastmcp" / "__init__.py").write_text("")
+    (site / "pydantic-2.14.3.dist-info").mkdir()
+    monkeypatch.setattr(sys, "path", [str(site)])
+    older = fast_cache.key(env)
+    (site / "pydantic-2.14.3.dist-info").rename(site / "pydantic-2.14.4.dist-info")
+    assert fast_cache.key(env) != older

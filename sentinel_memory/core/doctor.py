@@ -34,6 +34,11 @@ def check(root: ProjectRoot) -> list[tuple[str, str]]:
     missing = [m for m in ("fastmcp", "filelock") if importlib.util.find_spec(m) is None]
     out.append((FAIL, f"{', '.join(missing)} not installed for {sys.executable}: pip install -r requirements.txt")
                if missing else (OK, f"install: {sys.executable} has fastmcp and filelock"))
+    if not missing:
+        from ..fast_cache import status  # standard library only, as is all of core
+
+        fixable, sentence = status(["--project", str(root.path)])
+        out.append((WARN if fixable else OK, sentence))
     if root.guarded:
         out.append((FAIL, f"project root {root.path} is the home directory or a filesystem root: run in the project "
                           "or pass --project DIR"))
