@@ -10,8 +10,9 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from .secret_values import (
-    _HANGUL, _PROSE_GATE, _PROSE_KEYWORD, _SECRET_KEYWORD, _SETTING_KEYWORD, _UUID, _VALUE, _VALUE_GROUPS,
-    _assignment, _assignment_gate, _authorization, _flag_value, _prose_value, _url_password, _words,
+    _BARE, _GENERIC_KEY, _HANGUL, _PROSE_GATE, _PROSE_KEYWORD, _SECRET_KEYWORD, _SETTING_KEYWORD, _UUID, _VALUE,
+    _VALUE_GROUPS, _assignment, _assignment_gate, _authorization, _flag_value, _named_value, _prose_value, _spaced_value,
+    _url_password, _words,
 )
 
 REDACTED = "[REDACTED]"
@@ -132,8 +133,8 @@ RULES: tuple[Rule, ...] = (
     _provider("groq_key", r"gsk_[A-Za-z0-9]{48,}"),
     _provider("xai_key", r"xai-[A-Za-z0-9]{60,}"),
     _provider("perplexity_key", r"pplx-[A-Za-z0-9]{40,}"),
-    _provider("newrelic_key", r"(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9_\-]{32}|[a-f0-9]{36}NRAL)",
-              needles=("NRAK-", "NRII-", "NRAL")),
+    _provider("newrelic_key", r"(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9_\-]{32}|NRIQ-[A-Za-z0-9_\-]{32}|NRJS-[a-f0-9]{19}"
+              r"|[a-f0-9]{36}NRAL)", r"(?![A-Za-z0-9_\-])", needles=("NRAK-", "NRII-", "NRIQ-", "NRJS-", "NRAL")),
     _provider("square_token", r"(?:sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}|EAAA[A-Za-z0-9_\-+=]{60,})", ""),
     _provider("mapbox_secret_token", r"sk\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}", ""),
     _provider("pulumi_token", r"pul-[a-f0-9]{40}"),
@@ -224,6 +225,17 @@ RULES: tuple[Rule, ...] = (
     _provider("adobe_client_secret", r"p8e-[A-Za-z0-9]{32}"),
     _provider("yandex_token", r"(?:AQVN[A-Za-z0-9_\-]{35,38}|y0_Ag[A-Za-z0-9_\-]{40,})", r"(?![A-Za-z0-9_\-])"),
     _provider("azure_devops_pat", r"[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}", needles=("AZDO",)),
+    # Formats that the tests of other scanners (gitleaks, trufflehog, secretlint) look for.
+    _provider("tailscale_key", r"tskey-[a-z]{3,10}-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}"),
+    _provider("flutterwave_key", r"FLW(?:SECK|PUBK)?(?:_TEST)?-?(?:[a-h0-9]{32}-X|[a-h0-9]{12})"
+              , needles=("FLWSECK",)),
+    _provider("octopus_deploy_key", r"API-[A-Z0-9]{26}"),
+    _provider("settlemint_token", r"sm_(?:pat|aat|sat)_[a-z0-9]{16}"),
+    _provider("defined_networking_key", r"dnkey-[a-z0-9=_\-]{26}-[a-z0-9=_\-]{52}", r"(?![a-z0-9=_\-])"),
+    _provider("intercom_token", r"dG9rOj[A-Za-z0-9+/]{40,}={0,2}", r"(?![A-Za-z0-9+/=])"),
+    _provider("authress_key",
+              r"(?:sc|ext|scauth|authress)_[a-z0-9]{5,30}\.[a-z0-9]{4,6}\.acc[_\-][a-z0-9\-]{10,32}\.[A-Za-z0-9+/_=\-]{30,120}",
+              r"(?![A-Za-z0-9+/_=\-])"),
     Rule("teams_webhook", re.compile(
         r"https://[A-Za-z0-9\-]+\.webhook\.office\.com/webhookb2/(?P<value>[A-Za-z0-9@/\-]{40,})"),
         True, ("value",), needles=(".webhook.office.com/",)),
@@ -284,14 +296,38 @@ RULES: tuple[Rule, ...] = (
     # password=..., DB_PASSWORD: ..., "apiKey": "...", client_secret = '...': the key name must
     # end in a secret keyword right before the separator ("tokens: 5" and "secretary:" stay).
     # Whatever precedes the keyword (DB_, db, client_) is not part of the match.
+    # The separators are those of env files, YAML, JSON, code and Makefiles (=, :, :=, ::=, ?=,
+    # .=, +=, ||=, ??=, =>; "값이", "the value is", in Korean), and comparisons with a quoted
+    # value (`if (api_key == "...")`). A
+    # type may sit between the name and the separator (`var api_key string = "..."`, `secret[] =`).
     Rule("keyword_assignment", re.compile(
-        r"(?:" + _SECRET_KEYWORD + r""")["']?(?P<pre>[ \t]*)(?P<sep>:=|=>|:(?!//)|=(?!=))"""
+        r"(?:" + _SECRET_KEYWORD + r"|(?P<gkey>" + _GENERIC_KEY + r"))"
+        r"(?:\[[0-9]{0,4}\]|[ \t]*:[ \t]*(?:String|string|str)(?=[ \t]*=)|[ \t]+(?:string|String)(?=[ \t]*=))?"
+        r"""["']?\]?(?P<pre>[ \t]*)(?P<sep>:{1,3}=|\?\?=|\|\|=|[?.+]=|=>|:(?!//)|[!=]==?|=(?!=)|값(?:이|은|는)?(?=[ \t]))"""
         r"(?P<post>[ \t]*)" + _VALUE), False, _VALUE_GROUPS, _assignment, gate=_assignment_gate),
+    # A setting named apart from its value: `- name: API_TOKEN` then `value: ...` (Kubernetes,
+    # JSON), `<add key="ApiToken" value="..."/>` (.NET), setProperty("API_TOKEN", "..."),
+    # put('apiKey', '...'), setenv("API_TOKEN", "...").
+    Rule("named_value", re.compile(
+        r"""(?:(?i:name|key)["']?[ \t]*[:=][ \t]*["']?(?P<name>[\w.\-]{0,60}?(?:""" + _SECRET_KEYWORD + "|"
+        + _GENERIC_KEY + r"""))["']?[ \t]*,?[ \t]*(?:\r?\n[ \t]*-?[ \t]*)?["']?(?i:value)["']?[ \t]*[:=][ \t]*"""
+        r"""|\([ \t]*["'](?P<cname>[\w.\-]{0,60}?(?:""" + _SECRET_KEYWORD + "|" + _GENERIC_KEY
+        + r"""))["'][ \t]*,[ \t]*(?=@?["']))""" + _VALUE), False, _VALUE_GROUPS, _named_value,
+        gate=_words("value", "(\"", "('", "( \"", "( '")),
+    # `if ("..." == password)`: the value before the name.
+    Rule("reversed_comparison", re.compile(
+        r"""(?P<quote>["'])(?P<pq>[^"'\n]{8,200})(?P=quote)[ \t]*[!=]==?[ \t]*[\w.$]{0,40}?(?:"""
+        + _SECRET_KEYWORD + r")(?![\w])"), False, ("pq",), _spaced_value, needles=("==", "!=")),
+    # Dockerfile ENV and shell `set` forms, whose separator is a blank: ENV API_TOKEN abc123...
+    Rule("shell_setting", re.compile(
+        r"(?<![\w\-])(?:ENV|setx|setenv|set(?:[ \t]+-[A-Za-z]{1,3})?)[ \t]+[A-Za-z0-9_]{0,60}?(?:"
+        + _SECRET_KEYWORD + "|(?P<gkey>" + _GENERIC_KEY + r"))[ \t]+(?P<bare>" + _BARE + ")"), False, ("bare",),
+        _spaced_value, gate=_words("env ", "set")),
     # "the staging password is Tr0ub4dor&3", "비밀번호는 ...": a value named in a sentence must
     # look strongly like a secret (letters with digits or symbols, 8+ chars, not an id or hash).
     Rule("keyword_in_prose", re.compile(
         r"(?P<kw>" + _PROSE_KEYWORD + r")(?:[ \t]+(?i:value)|[ ]?값)?"
-        r"(?:(?P<verb>[ \t]+(?i:is|was|are|were|becomes|now)|[ \t]*[:=]|는|은)|이|가|을|를)?[ \t]+"
+        r"(?:(?P<verb>[ \t]+(?i:is|was|are|were|becomes|now)|[ \t]*[:=]|[ \t]+-(?=[ \t])|는|은)|이|가|을|를)?[ \t]+"
         r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
         r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""),
         False, ("pq", "bare"), _prose_value, gate=_PROSE_GATE),

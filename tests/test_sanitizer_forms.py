@@ -1,0 +1,171 @@
+"""Redaction of the forms other scanners' tests exercise (gitleaks, trufflehog, detect-secrets,
+secretlint): key names of services we do not list, more assignment operators and quoting, settings
+named apart from their value, and more provider formats. Every fake is assembled at run time."""
+
+from __future__ import annotations
+
+import random
+import string
+import uuid
+
+import pytest
+
+from sentinel_memory.core.sanitizer import REDACTED, redact
+
+_R = random.Random(7)
+
+
+def rand(alphabet: str, n: int) -> str:
+    while True:
+        v = "".join(_R.choice(alphabet) for _ in range(n))
+        if any(c.isdigit() for c in v) and any(c.isalpha() for c in v):
+            return v
+
+
+ALNUM = string.ascii_letters + string.digits
+HEX = "0123456789abcdef"
+LOWNUM = string.ascii_lowercase + string.digits
+
+
+def gone(text: str, secret: str) -> bool:
+    out, count = redact(text)
+    return secret not in out and REDACTED in out and count >= 1
+
+
+# --- a name that only ends in "key": a service we do not list ---------------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"DATADOG_KEY={v}",
+    lambda v: f'lobKey: "{v}"',
+    lambda v: f'{{"heroku.key": "{v}"}}',
+    lambda v: f"$env:MAILJET_KEY = \"{v}\"",
+    lambda v: f"openweather-key: '{v}'",
+])
+@pytest.mark.parametrize("value", [lambda: rand(HEX, 32), lambda: str(uuid.UUID(int=_R.getrandbits(128))),
+                                   lambda: rand(ALNUM, 40), lambda: rand(HEX, 8) + ":" + rand(HEX, 8)])
+def test_a_random_value_after_any_name_ending_in_key_is_replaced(make, value):
+    v = value()
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    f'cache_key = "{"3f9a" * 8}"',
+    'primaryKey: "order_id"',
+    f"PUBLIC_KEY={'ab12' * 16}",
+    'sort_key = "1700000000#a1b2c3"',
+    "idempotency_key: 550e8400-e29b-41d4-a716-446655440000",
+    'object_key = "uploads/2024/f00d.png"',
+    "i18n_key = \"settings.datadog.api_key.label\"",
+    "DATADOG_KEY=<your-datadog-key>",
+    "monkey = 'ThisIsNotAKeyAtAll'",
+])
+def test_ordinary_keys_and_placeholders_stay(text):
+    assert redact(text) == (text, 0)
+
+
+# --- operators, quoting and types around a credential's name --------------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda v: f'DB_PASSWORD ?= "{v}"',
+    lambda v: f'API_TOKEN ::= "{v}"',
+    lambda v: f'$client_secret .= "{v}";',
+    lambda v: f'token ||= "{v}"',
+    lambda v: f'if (api_key == "{v}") {{ return true; }}',
+    lambda v: f'if (password !== "{v}")',
+    lambda v: f'password = @"{v}";',
+    lambda v: f'var github_token string = "{v}"',
+    lambda v: f'val apiSecret: String = "{v}"',
+    lambda v: f'char secret[25] = "{v}";',
+    lambda v: f'ENV["STRIPE_TOKEN"] = "{v}"',
+    lambda v: f"slack token - '{v}'",
+    lambda v: f"twitch key - '{v}'",
+])
+def test_a_secret_behind_other_operators_and_quotes_is_replaced(make):
+    v = rand(ALNUM, 24)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    "if token == expected: return",
+    "assert password != confirm",
+    'if (token == "") { retry(); }',
+    "var token_type string = \"bearer\"",
+    "the token - it expires hourly",
+])
+def test_comparisons_and_code_without_a_value_stay(text):
+    assert redact(text) == (text, 0)
+
+
+# --- a setting named apart from its value ----------------------------------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda v: f'- name: SENTRY_AUTH_TOKEN\n  value: "{v}"',
+    lambda v: f'<add key="ApiSecret" value="{v}" />',
+    lambda v: f'{{"name": "OPENAI_API_KEY", "value": "{v}"}}',
+    lambda v: f'System.setProperty("ZENDESK_TOKEN", "{v}");',
+    lambda v: f'os.Setenv("ALGOLIA_KEY", "{v}")',
+    lambda v: f'if ("{v}" == db_password) {{',
+    lambda v: f"ENV NPM_TOKEN {v}",
+    lambda v: f"set -gx OPENAI_API_KEY {v}",
+])
+def test_a_value_named_by_a_setting_beside_it_is_replaced(make):
+    v = rand(ALNUM, 32)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    "- name: LOG_LEVEL\n  value: debug",
+    '<add key="Theme" value="dark" />',
+    '- name: API_TOKEN\n  value: "${API_TOKEN}"',
+    'System.setProperty("TOKEN_URL", "https://auth.internal/token");',
+    "ENV NODE_ENV production",
+    'cfg.put("cache_key", "user:42:profile")',
+])
+def test_settings_without_a_secret_stay(text):
+    assert redact(text) == (text, 0)
+
+
+# --- Korean -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"콘솔에서 발급한 키 {v} 를 환경 변수에 넣었다",
+    lambda v: f'환경 변수 FINNHUB_KEY 값이 "{v}" 로 하드코딩되어 있었다',
+    lambda v: f"azure openai 키: {v}",
+])
+def test_korean_forms_name_the_value(make):
+    v = rand(LOWNUM, 32)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", ["정렬 키: created_at", "기본 키는 id 이다", "키 높이는 180 이다"])
+def test_korean_key_words_for_ordinary_keys_stay(text):
+    assert redact(text) == (text, 0)
+
+
+# --- formats with their own prefix ------------------------------------------------------------------
+
+PREFIXED = [
+    lambda: "ts" + "key-api-" + rand(ALNUM, 12) + "-" + rand(ALNUM, 28),
+    lambda: "FLW" + "SECK_TEST-" + rand(HEX, 32) + "-X",
+    lambda: "AP" + "I-" + rand(string.ascii_uppercase + string.digits, 26),
+    lambda: "sm" + "_pat_" + rand(LOWNUM, 16),
+    lambda: "dn" + "key-" + rand(LOWNUM, 26) + "-" + rand(LOWNUM, 52),
+    lambda: "dG9y" [:3] + "rOj" + rand(ALNUM + "+/", 54) + "=",
+    lambda: "s" + "c_" + rand(LOWNUM, 20) + "." + rand(LOWNUM, 5) + ".acc_" + rand(LOWNUM, 24) + "." + rand(ALNUM, 60),
+    lambda: "NR" + "JS-" + rand(HEX, 19),
+    lambda: "NR" + "IQ-" + rand(ALNUM, 32),
+]
+
+
+@pytest.mark.parametrize("make", PREFIXED)
+def test_prefixed_formats_are_replaced_in_any_field(make):
+    v = make()
+    text = f"The CI job printed {v} in its log; rotate it."
+    assert gone(text, v)
+    assert v not in redact(text, strict_only=True)[0]
+
+
+def test_a_snake_case_prefix_with_a_long_random_tail_is_a_token_not_a_name():
+    v = "li" + "ve_" + rand(HEX, 35)
+    assert gone(f"lob api token - '{v}'", v)
+    assert redact("the token is refresh_token_v2 now") == ("the token is refresh_token_v2 now", 0)
