@@ -241,6 +241,24 @@ _KEYED = [
     ("docker-compose.yml 의 environment 에 {K}: {v} 가 그대로 들어가 있었다", "ko"),
 ]
 
+# Further forms from the same sources, in the dev part only (added while tuning; the held-out
+# part's sentences are unchanged): XML elements, YAML block scalars, Java system properties,
+# escaped JSON, SQL, docker login, PHP define, attribute assignment, headers, Korean labels.
+_KEYED_DEV = [
+    ("<{k}>{v}</{k}>", "en"),
+    ("<{k}>\n\t{v}\n</{k}>", "en"),
+    ("{k}: |\n  {v}\nnext: 1", "en"),
+    ("java -D{d}={v} -jar service.jar", "en"),
+    ('payload = "{{\\"{k}\\": \\"{v}\\"}}"', "en"),
+    ("ALTER USER {s}_svc IDENTIFIED BY '{v}';", "en"),
+    ("docker login -u ci -p {v} registry.internal", "en"),
+    ("define('{K}', '{v}');", "en"),
+    ("config.{k} = \"{v}\"", "en"),
+    ('headers = {{"X-{S}-Token": "{v}"}}', "en"),
+    ("{s} 키는 {v} 로 바뀌었다", "ko"),
+    ("CI 변수 {K} 에 {v} 를 넣어 두었다 ({s} 콘솔에서 발급받은 키)", "ko"),
+]
+
 # Prose words for a service's secret ("the datadog api key").
 _WORDS_EN = ["api key", "token", "secret", "access token", "secret key", "key", "password", "api token"]
 _WORDS_KO = ["API 키", "토큰", "시크릿", "액세스 토큰", "비밀 키", "키", "비밀번호", "인증 키"]
@@ -259,7 +277,7 @@ _PREFIXED = [
 
 def _positives(f: _F, part: int) -> list[Example]:
     out = []
-    keyed = _KEYED[part::2]
+    keyed = _KEYED[part::2] + (_KEYED_DEV if part == 0 else [])
     prefixed = _PREFIXED[part::2]
     for kind, svc, value, has_prefix in _kinds(f):
         n = 8 if has_prefix else 7
@@ -277,7 +295,10 @@ def _positives(f: _F, part: int) -> list[Example]:
             w = f.r.choice(_WORDS_KO if lang == "ko" else _WORDS_EN)
             if svc in ("db", "smtp", "redis"):
                 w = "비밀번호" if lang == "ko" else "password"
-            text = template.format(k=k, K=k, v=v, s=svc.replace("_", " "), w=w)
+            if "IDENTIFIED" in template and not v[:1].isalnum():
+                v = "x" + v
+            text = template.format(k=k, K=k, v=v, s=svc.replace("_", " "), w=w, S=svc.capitalize(),
+                                   d=svc.replace("_", ".") + ".api.key")
             out.append(Example(text, kind, (v,), lang))
     return out
 
@@ -394,9 +415,24 @@ def _negatives(f: _F, part: int) -> list[Example]:
             lambda: ("Keyboard shortcuts: press the key Ctrl+Shift+K to open the token panel.", "en"),
         ],
     }
+    if part == 0:  # look-alikes of the forms added to the dev part while tuning (_KEYED_DEV)
+        cats["dev_forms"] = [
+            lambda: ("<ApiKeyHeader>X-Api-Key</ApiKeyHeader>", "en"),
+            lambda: (f"<secretName>{svc()}-secrets</secretName>", "en"),
+            lambda: ("<password>${DB_PASSWORD}</password>", "en"),
+            lambda: ('<add key="ClientValidationEnabled" value="true" />', "en"),
+            lambda: ("description: |\n  the token is rotated by the nightly job", "en"),
+            lambda: ("docker run -p 8080:80 -e TOKEN_TTL=3600 app", "en"),
+            lambda: (f"java -D{svc()}.api.key.header=X-Api-Key -jar service.jar", "en"),
+            lambda: ("spring.datasource.password=${DB_PASS}", "en"),
+            lambda: (f"CI 변수 {upper_key()} 에 값을 넣어 두었다", "ko"),
+            lambda: (f"<{svc()}_cache_key>{s(HEX, 32)}</{svc()}_cache_key>", "en"),
+            lambda: (f"{svc().upper()}_PUBLIC_KEY={s(HEX, 64)}", "en"),
+            lambda: ("ALTER USER app IDENTIFIED BY PASSWORD;", "en"),
+        ]
     out, seen = [], set()
     for cat, makers in cats.items():
-        mine = makers[part::2] + makers[part::2]  # each part its own half of the shapes, twice over
+        mine = makers if cat == "dev_forms" else makers[part::2] * 2  # each part its own half, twice over
         for _ in range(4):
             for maker in mine:
                 text, lang = maker()

@@ -169,3 +169,44 @@ def test_a_snake_case_prefix_with_a_long_random_tail_is_a_token_not_a_name():
     v = "li" + "ve_" + rand(HEX, 35)
     assert gone(f"lob api token - '{v}'", v)
     assert redact("the token is refresh_token_v2 now") == ("the token is refresh_token_v2 now", 0)
+
+
+# --- XML elements, YAML blocks, properties, escaped JSON, SQL, docker login ----------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"<OKTA_APP_SECRET>{v}</OKTA_APP_SECRET>",
+    lambda v: f"<cloudflare-api-secret>\n\t{v}\n</cloudflare-api-secret>",
+    lambda v: f"<messagebird.access_token>{v}</messagebird.access_token>",
+    lambda v: f"<DATADOG_KEY>{v}</DATADOG_KEY>",
+    lambda v: f"sentry_token: |\n  {v}\nnext: 1",
+    lambda v: f"java -Ddatadog.api.key={v} -jar service.jar",
+    lambda v: 'payload = "{\\"api_key\\": \\"' + v + '\\"}"',
+    lambda v: f"ALTER USER app_svc IDENTIFIED BY '{v}';",
+    lambda v: f"docker login -u ci -p {v} registry.internal",
+    lambda v: f"CI 변수 TWITCH_PRIVATE_KEY 에 {v} 를 넣어 두었다",
+    lambda v: f"datadog 키는 {v} 로 바뀌었다",
+])
+def test_secrets_in_elements_blocks_properties_and_commands_are_replaced(make):
+    v = rand(ALNUM, 30)
+    assert gone(make(v), v)
+
+
+def test_twenty_to_thirty_one_hex_digits_after_a_key_name_are_a_key():
+    v = rand(HEX, 30)
+    assert gone(f"PLAID_KEY={v}", v)
+    assert redact("ORDER_KEY=20240101") == ("ORDER_KEY=20240101", 0)
+
+
+@pytest.mark.parametrize("text", [
+    "<ApiKeyHeader>X-Api-Key</ApiKeyHeader>",
+    "<secretName>app-secrets</secretName>",
+    "<password>${DB_PASSWORD}</password>",
+    f"<app_cache_key>{'3f9a' * 8}</app_cache_key>",
+    "description: |\n  the token is rotated by the nightly job",
+    "docker run -p 8080:80 app",
+    "java -Ddatadog.api.key.header=X-Api-Key -jar service.jar",
+    "CI 변수 DATADOG_API_KEY 에 값을 넣어 두었다",
+    "ALTER USER app IDENTIFIED BY PASSWORD;",
+])
+def test_look_alikes_of_those_forms_stay(text):
+    assert redact(text) == (text, 0)

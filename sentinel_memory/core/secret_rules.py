@@ -11,7 +11,8 @@ from typing import NamedTuple
 
 from .secret_values import (
     _BARE, _GENERIC_KEY, _HANGUL, _PROSE_GATE, _PROSE_KEYWORD, _SECRET_KEYWORD, _SETTING_KEYWORD, _UUID, _VALUE,
-    _VALUE_GROUPS, _assignment, _assignment_gate, _authorization, _flag_value, _named_value, _prose_value, _spaced_value,
+    _VALUE_GROUPS, _assignment, _assignment_gate, _authorization, _flag_value, _named_value, _named_value_gate, _prose_value,
+    _spaced_value,
     _url_password, _words,
 )
 
@@ -225,17 +226,19 @@ RULES: tuple[Rule, ...] = (
     _provider("adobe_client_secret", r"p8e-[A-Za-z0-9]{32}"),
     _provider("yandex_token", r"(?:AQVN[A-Za-z0-9_\-]{35,38}|y0_Ag[A-Za-z0-9_\-]{40,})", r"(?![A-Za-z0-9_\-])"),
     _provider("azure_devops_pat", r"[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}", needles=("AZDO",)),
-    # Formats that the tests of other scanners (gitleaks, trufflehog, secretlint) look for.
-    _provider("tailscale_key", r"tskey-[a-z]{3,10}-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}"),
-    _provider("flutterwave_key", r"FLW(?:SECK|PUBK)?(?:_TEST)?-?(?:[a-h0-9]{32}-X|[a-h0-9]{12})"
-              , needles=("FLWSECK",)),
-    _provider("octopus_deploy_key", r"API-[A-Z0-9]{26}"),
-    _provider("settlemint_token", r"sm_(?:pat|aat|sat)_[a-z0-9]{16}"),
-    _provider("defined_networking_key", r"dnkey-[a-z0-9=_\-]{26}-[a-z0-9=_\-]{52}", r"(?![a-z0-9=_\-])"),
-    _provider("intercom_token", r"dG9rOj[A-Za-z0-9+/]{40,}={0,2}", r"(?![A-Za-z0-9+/=])"),
-    _provider("authress_key",
-              r"(?:sc|ext|scauth|authress)_[a-z0-9]{5,30}\.[a-z0-9]{4,6}\.acc[_\-][a-z0-9\-]{10,32}\.[A-Za-z0-9+/_=\-]{30,120}",
-              r"(?![A-Za-z0-9+/_=\-])"),
+    # Formats that the tests of other scanners (gitleaks, trufflehog, secretlint) look for: Tailscale,
+    # Flutterwave, Octopus Deploy, SettleMint, Defined Networking, Intercom, Authress. One rule, so
+    # that a text holding none of their prefixes costs one test of the needles, not seven.
+    _provider("service_token",
+              r"(?:tskey-[a-z]{3,10}-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}"
+              r"|FLW(?:SECK|PUBK)(?:_TEST)?-?(?:[a-h0-9]{32}-X|[a-h0-9]{12})"
+              r"|API-[A-Z0-9]{26}"
+              r"|sm_(?:pat|aat|sat)_[a-z0-9]{16}"
+              r"|dnkey-[a-z0-9=_\-]{26}-[a-z0-9=_\-]{52}"
+              r"|dG9rOj[A-Za-z0-9+/]{40,}={0,2}"
+              r"|(?:sc|ext|scauth|authress)_[a-z0-9]{5,30}\.[a-z0-9]{4,6}\.acc[_\-][a-z0-9\-]{10,32}\.[A-Za-z0-9+/_=\-]{30,120})",
+              r"(?![A-Za-z0-9+/_=\-])",
+              needles=("tskey-", "FLWSECK", "API-", "sm_", "dnkey-", "dG9rOj", ".acc")),
     Rule("teams_webhook", re.compile(
         r"https://[A-Za-z0-9\-]+\.webhook\.office\.com/webhookb2/(?P<value>[A-Za-z0-9@/\-]{40,})"),
         True, ("value",), needles=(".webhook.office.com/",)),
@@ -276,9 +279,10 @@ RULES: tuple[Rule, ...] = (
     # a bare -p prompts and stays), redis-cli -a S3cret, sshpass -p S3cret.
     Rule("client_password_flag", re.compile(
         r"(?<![\w\-])(?:(?:mysql|mysqldump|mysqladmin|mariadb)(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p(?P<glued>[^\s\"']+)"
-        r"|(?:redis-cli(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-a|sshpass[ \t]+-p)[ \t]+"
+        r"|(?:redis-cli(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-a|sshpass[ \t]+-p"
+        r"|docker[ \t]+login(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p)[ \t]+"
         r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*)))"""),
-        False, ("glued",) + _VALUE_GROUPS, needles=("mysql", "mariadb", "redis-cli", "sshpass")),
+        False, ("glued",) + _VALUE_GROUPS, needles=("mysql", "mariadb", "redis-cli", "sshpass", "docker")),
     # --password hunter2, --api-key abc (the "--password=..." form is a keyword assignment).
     Rule("cli_flag", re.compile(
         r"(?<![\w\-])--?(?i:(?:[a-z0-9]+-){0,3}(?:password|passwd|token|secret|api-key|apikey|" + _SETTING_KEYWORD + r"))"
@@ -290,21 +294,24 @@ RULES: tuple[Rule, ...] = (
         r"(?<![\w\-])(?:machine[ \t]+[^\s]{1,253}|default)[ \t]+login[ \t]+[^\s]{1,100}[ \t]+"
         r"password[ \t]+(?P<bare>[^\s\"'`]+)"),
         False, ("bare",), needles=("password",)),
+    # <password>...</password>, <datadogApiToken>...</...>, the value alone on its own lines too;
+    # after a tag that only ends in "key" (<DATADOG_KEY>) the value must look random.
     Rule("xml_secret_element", re.compile(
-        r"<(?i:(?:[a-z]+[_\-]?)?(?:password|secret|token|api[_\-]?key))>(?P<value>[^<\s]{1,512})</"),
-        False, ("value",), needles=("</",)),
+        r"<(?:[A-Za-z][\w.\-]{0,60}?)?(?:" + _SECRET_KEYWORD + r"|(?P<gkey>" + _GENERIC_KEY + r"))>[ \t\r\n]{0,80}(?P<value>[^<\s]{1,512})[ \t\r\n]{0,80}</"),
+        False, ("value",), lambda m, v: m.group("gkey") is None or _spaced_value(m, v), needles=("</",)),
     # password=..., DB_PASSWORD: ..., "apiKey": "...", client_secret = '...': the key name must
     # end in a secret keyword right before the separator ("tokens: 5" and "secretary:" stay).
     # Whatever precedes the keyword (DB_, db, client_) is not part of the match.
     # The separators are those of env files, YAML, JSON, code and Makefiles (=, :, :=, ::=, ?=,
-    # .=, +=, ||=, ??=, =>; "값이", "the value is", in Korean), and comparisons with a quoted
+    # .=, +=, ||=, ??=, =>; in Korean "값이", "the value is", and "에", "into"), and comparisons with a quoted
     # value (`if (api_key == "...")`). A
     # type may sit between the name and the separator (`var api_key string = "..."`, `secret[] =`).
     Rule("keyword_assignment", re.compile(
         r"(?:" + _SECRET_KEYWORD + r"|(?P<gkey>" + _GENERIC_KEY + r"))"
         r"(?:\[[0-9]{0,4}\]|[ \t]*:[ \t]*(?:String|string|str)(?=[ \t]*=)|[ \t]+(?:string|String)(?=[ \t]*=))?"
-        r"""["']?\]?(?P<pre>[ \t]*)(?P<sep>:{1,3}=|\?\?=|\|\|=|[?.+]=|=>|:(?!//)|[!=]==?|=(?!=)|값(?:이|은|는)?(?=[ \t]))"""
-        r"(?P<post>[ \t]*)" + _VALUE), False, _VALUE_GROUPS, _assignment, gate=_assignment_gate),
+        r"""\\?["']?\]?(?P<pre>[ \t]*)(?P<sep>:{1,3}=|\?\?=|\|\|=|[?.+]=|=>|:(?!//)|[!=]==?|=(?!=)|값(?:이|은|는)?(?=[ \t])|(?<=[ \t])에(?=[ \t]))"""
+        r"(?P<post>[ \t]*(?:[|>][+\-]?[ \t]*\r?\n[ \t]+)?)" + _VALUE), False, _VALUE_GROUPS, _assignment,
+        gate=_assignment_gate),
     # A setting named apart from its value: `- name: API_TOKEN` then `value: ...` (Kubernetes,
     # JSON), `<add key="ApiToken" value="..."/>` (.NET), setProperty("API_TOKEN", "..."),
     # put('apiKey', '...'), setenv("API_TOKEN", "...").
@@ -313,7 +320,7 @@ RULES: tuple[Rule, ...] = (
         + _GENERIC_KEY + r"""))["']?[ \t]*,?[ \t]*(?:\r?\n[ \t]*-?[ \t]*)?["']?(?i:value)["']?[ \t]*[:=][ \t]*"""
         r"""|\([ \t]*["'](?P<cname>[\w.\-]{0,60}?(?:""" + _SECRET_KEYWORD + "|" + _GENERIC_KEY
         + r"""))["'][ \t]*,[ \t]*(?=@?["']))""" + _VALUE), False, _VALUE_GROUPS, _named_value,
-        gate=_words("value", "(\"", "('", "( \"", "( '")),
+        gate=_named_value_gate),
     # `if ("..." == password)`: the value before the name.
     Rule("reversed_comparison", re.compile(
         r"""(?P<quote>["'])(?P<pq>[^"'\n]{8,200})(?P=quote)[ \t]*[!=]==?[ \t]*[\w.$]{0,40}?(?:"""
@@ -323,6 +330,10 @@ RULES: tuple[Rule, ...] = (
         r"(?<![\w\-])(?:ENV|setx|setenv|set(?:[ \t]+-[A-Za-z]{1,3})?)[ \t]+[A-Za-z0-9_]{0,60}?(?:"
         + _SECRET_KEYWORD + "|(?P<gkey>" + _GENERIC_KEY + r"))[ \t]+(?P<bare>" + _BARE + ")"), False, ("bare",),
         _spaced_value, gate=_words("env ", "set")),
+    # "twitch key - '...'": a bare "key" names a value only before a dash and a quoted value.
+    Rule("key_dash_value", re.compile(
+        r"""(?P<kw>(?<![A-Za-z])(?i:key))(?P<verb>[ \t]+-)[ \t]+(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""),
+        False, ("pq",), _prose_value, needles=(" - '", ' - "', " - `")),
     # "the staging password is Tr0ub4dor&3", "비밀번호는 ...": a value named in a sentence must
     # look strongly like a secret (letters with digits or symbols, 8+ chars, not an id or hash).
     Rule("keyword_in_prose", re.compile(

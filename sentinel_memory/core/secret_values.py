@@ -17,25 +17,26 @@ _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 # value never starts with "=" (so "token == expected" is a comparison, not an assignment).
 _BARE = rf"""[^\s"'`,;&<>()\[\]{_HANGUL}=][^\s"'`,;&<>()\[\]{_HANGUL}]*"""
 # A quote may follow "@" (Objective-C and C# string literals: @"...").
-_VALUE = rf"""(?:@?"(?P<dq>[^"\n]*)"|@?'(?P<sq>[^'\n]*)'|(?P<bare>{_BARE}))"""
+# In a JSON string the quotes are escaped: {\"api_key\": \"...\"}.
+_VALUE = rf"""(?:\\?@?"(?P<dq>[^"\n]*?)\\?"|@?'(?P<sq>[^'\n]*)'|(?P<bare>{_BARE}))"""
 _VALUE_GROUPS = ("dq", "sq", "bare")
 
 # Korean names of a credential: password (also the everyday 비번), token, secret, and the compound
 # "<kind> 키" forms (API 키, 액세스 키, 비밀 키, 개인 키, 인증 키); "키" alone (key, height) is not one.
 _KO_KEYWORD = (r"비밀[ ]?번호|패스[ ]?워드|비번|토큰|클라이언트[ ]?시크릿|시크릿[ ]?키|시크릿|암호[ ]?키|암호"
                r"|발급(?:받은|한|된)?[ ]?키"  # "the key issued" (발급받은 키, 콘솔에서 발급한 키)
-               r"|(?<=[A-Za-z0-9] )키(?=[ \t]*[:=])"  # "<service> 키: ..." (a label, not a key id)
+               r"|(?<=[A-Za-z0-9] )키(?=[ \t]*[:=]|는|은)"  # "<service> 키: ..." (a label, not a key id)
                r"|(?i:rest[ ]api|api|액세스|접근|접속|비밀|개인|인증|앱|마스터|서비스|보안|라이선스|라이센스)[ ]?키")
 # Server settings whose value is a password without saying so (redis: requirepass, masterauth).
 _SETTING_KEYWORD = r"requirepass|masterauth"
 # The end of a key name that means its value is a secret (DB_PASSWORD, apiKey, client_secret...).
 _SECRET_KEYWORD = (
     r"(?i:pass(?:word|wd|phrase)|(?:(?<=[_\-])|(?<![A-Za-z]))pass(?![A-Za-z])|pwd|secret|token"
-    r"|api[_\-]?(?:key|hash)|x-api-key|passkey|x-(?:[a-z0-9]+-){1,4}key"
+    r"|api[_\-.]?(?:key|hash)|x-api-key|passkey|x-(?:[a-z0-9]+-){1,4}key"
     r"|(?:private|secret|access|signing|encryption|decryption|master|account|storage|auth|app|admin"
     r"|licen[cs]e|server|service(?:[_\-]?role)?|write|ingest|deploy|sdk|client|consumer|subscription"
     r"|integration|routing|webhook|management|mgmt|partner|merchant|shared|hmac|jwt|cipher|rest"
-    r"|personal|oauth|bot|dev(?:eloper)?|root)[_\-]?key"
+    r"|personal|oauth|bot|dev(?:eloper)?|root)[_\-.]?key"
     r"|(?<=[\"'])auth(?=[\"'])|credentials?|" + _SETTING_KEYWORD + r")|" + _KO_KEYWORD
 )
 # Any other name that ends in "key" (DATADOG_KEY, lobKey, heroku.key): a key of a service not
@@ -51,7 +52,7 @@ _ORDINARY_KEY = frozenset((
 # The same words as they appear in a sentence ("the staging password is ...").
 # The English words must start a word; the Korean ones may follow Latin letters ("DB비밀번호").
 _PROSE_KEYWORD = (
-    r"(?<![A-Za-z])(?i:key(?=[ \t]+-[ \t]+[\"'`])|pass(?:word|wd|phrase)|secret|token"
+    r"(?<![A-Za-z])(?i:pass(?:word|wd|phrase)|secret|token|identified[ \t]+by"
     r"|(?:api|access|secret|private|licen[cs]e|admin|master|signing|encryption|app)[ _\-]?key|"
     + _SETTING_KEYWORD + r")|" + _KO_KEYWORD
 )
@@ -184,11 +185,14 @@ def _random_value(v: str) -> bool:
         return False
     if _KEY_LIKE_ID.fullmatch(v) or _ID_AND_SECRET.fullmatch(v):
         return True
+    if _HEX_RUN.fullmatch(v):  # 20-31 hex digits: a key (plaid, 30), not a number
+        return sum(c.isdigit() for c in v) >= 2 and sum(c.isalpha() for c in v) >= 2
     if _NOT_SECRET_SHAPE.fullmatch(v) or _FILE_PATH.fullmatch(v) or _CODE_REF.fullmatch(v) or ":" in v:
         return False
     return sum(c.isalpha() for c in v) >= 4 and sum(c.isdigit() for c in v) >= 2 and len(set(v)) >= 10
 
 
+_HEX_RUN = re.compile(r"[0-9a-fA-F]{20,}")
 # An id and a secret joined by a colon, as some services hand out (8f14e45f:3c59dc04).
 _ID_AND_SECRET = re.compile(r"(?=[^:]*[0-9][^:]*:)[A-Za-z0-9]{8,64}:[A-Za-z0-9]{8,64}")
 _NAME_TAIL = re.compile(r"[\w.\-]{0,60}$")
@@ -306,16 +310,30 @@ def _url_password(match: re.Match, value: str) -> bool:
 _KEY_NAME_ENDINGS = ("word", "wd", "phrase", "pass", "pwd", "secret", "token", "key", "hash",
                      "credential", "credentials", "auth", "requirepass", "masterauth",
                      "호", "드", "번", "큰", "릿", "키")
-_SEPARATOR = re.compile(r"[:=]|[ ]?값")
+_SEPARATOR = re.compile(r"[:=]|[ ]?값| 에 ")
 _TYPE_WORDS = ("string", "str")
 
 
 def _assignment_gate(low: str) -> bool:
     for sep in _SEPARATOR.finditer(low):
-        head = low[max(0, sep.start() - 32): sep.start()].rstrip(" \t\"'?.+|!:[]0123456789")
+        head = low[max(0, sep.start() - 32): sep.start()].rstrip(" \t\"'?.+|!:[]0123456789\\")
         if head.endswith(_TYPE_WORDS):  # var api_key string = "...", api_key: String = "..."
             head = head[: head.rfind("str")].rstrip(" \t:")
         if head.endswith(_KEY_NAME_ENDINGS):
+            return True
+    return False
+
+
+_NAME_STEMS = ("pass", "pwd", "secret", "token", "key", "auth", "credential", "비밀", "패스", "비번", "토큰", "시크릿",
+               "암호", "키")
+
+
+def _named_value_gate(low: str) -> bool:
+    """named_value: a "value" beside a name, or a call with a quoted first argument, and a key word."""
+    if "value" not in low and "(\"" not in low and "('" not in low and "( " not in low:
+        return False
+    for stem in _NAME_STEMS:
+        if stem in low:
             return True
     return False
 
@@ -331,5 +349,5 @@ def _words(*words: str) -> Callable[[str], bool]:
     return gate
 
 
-_PROSE_GATE = _words("pass", "secret", "token", "key", "requirepass", "masterauth",
+_PROSE_GATE = _words("pass", "secret", "token", "key", "requirepass", "masterauth", "identified",
                      "비밀", "패스", "비번", "토큰", "시크릿", "암호", "키")
