@@ -241,9 +241,10 @@ _KEYED = [
     ("docker-compose.yml 의 environment 에 {K}: {v} 가 그대로 들어가 있었다", "ko"),
 ]
 
-# Further forms from the same sources, in the dev part only (added while tuning; the held-out
-# part's sentences are unchanged): XML elements, YAML block scalars, Java system properties,
-# escaped JSON, SQL, docker login, PHP define, attribute assignment, headers, Korean labels.
+# Further forms, in the dev part only (added while tuning; the held-out part's sentences are
+# unchanged): XML elements, YAML block scalars, Java system properties, escaped JSON, SQL, docker
+# login, PHP define, attribute assignment, headers, Korean labels, "set X to", Markdown, secret
+# stores' command lines, a bare "key" in a sentence, CLI flags, .npmrc.
 _KEYED_DEV = [
     ("<{k}>{v}</{k}>", "en"),
     ("<{k}>\n\t{v}\n</{k}>", "en"),
@@ -257,6 +258,16 @@ _KEYED_DEV = [
     ('headers = {{"X-{S}-Token": "{v}"}}', "en"),
     ("{s} 키는 {v} 로 바뀌었다", "ko"),
     ("CI 변수 {K} 에 {v} 를 넣어 두었다 ({s} 콘솔에서 발급받은 키)", "ko"),
+    ("Set {K} to {v} in the CI settings.", "en"),
+    ("| {K} | {v} | prod |", "en"),
+    ("**{k}**: `{v}`", "en"),
+    ('gh secret set {K} --body "{v}"', "en"),
+    ("aws secretsmanager create-secret --name {s}/prod --secret-string '{v}'", "en"),
+    ("The {s} key is {v}.", "en"),
+    ("The {w} for the {s} account is {v}", "en"),
+    ("The {s} {w} was rotated to {v} yesterday.", "en"),
+    ("{s}-cli login --{s}-key {v}", "en"),
+    ("//registry.internal/:_auth={v}", "en"),
 ]
 
 # Prose words for a service's secret ("the datadog api key").
@@ -429,6 +440,18 @@ def _negatives(f: _F, part: int) -> list[Example]:
             lambda: (f"<{svc()}_cache_key>{s(HEX, 32)}</{svc()}_cache_key>", "en"),
             lambda: (f"{svc().upper()}_PUBLIC_KEY={s(HEX, 64)}", "en"),
             lambda: ("ALTER USER app IDENTIFIED BY PASSWORD;", "en"),
+            lambda: ("Set TOKEN_TTL to 3600 in the CI settings.", "en"),
+            lambda: (f"| {upper_key()} | required | string |", "en"),
+            lambda: ("**Password**: see the vault", "en"),
+            lambda: (f'gh secret set {upper_key()} --body "${upper_key()}"', "en"),
+            lambda: (f"aws secretsmanager get-secret-value --secret-id prod/{svc()}", "en"),
+            lambda: (f"The cache key is {s(HEX, 32)}.", "en"),
+            lambda: ("The primary key is order_id.", "en"),
+            lambda: ("The password for the admin account is in 1Password.", "en"),
+            lambda: ("The token was rotated to fix the leak.", "en"),
+            lambda: ("mycli --ssh-key ~/.ssh/id_ed25519", "en"),
+            lambda: ("basic_auth = true", "en"),
+            lambda: (f"Set {upper_key()} to the value from the vault.", "en"),
         ]
     out, seen = [], set()
     for cat, makers in cats.items():

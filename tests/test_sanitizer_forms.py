@@ -210,3 +210,47 @@ def test_twenty_to_thirty_one_hex_digits_after_a_key_name_are_a_key():
 ])
 def test_look_alikes_of_those_forms_stay(text):
     assert redact(text) == (text, 0)
+
+
+# --- sentences, Markdown, secret stores' command lines ---------------------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"Set DATADOG_API_KEY to {v} in the CI settings.",
+    lambda v: f"| SENTRY_AUTH_TOKEN | {v} | prod |",
+    lambda v: f"**smtp.pass**: `{v}`",
+    lambda v: f"token := `{v}`",
+    lambda v: f'gh secret set NPM_TOKEN --body "{v}"',
+    lambda v: f"aws secretsmanager create-secret --name app/prod --secret-string '{v}'",
+    lambda v: f"The datadog key is {v}.",
+    lambda v: f"The password for the staging db is {v}",
+    lambda v: f"The key for the mailjet account is {v}",
+    lambda v: f"The access token was rotated to {v} yesterday.",
+    lambda v: f"acme-cli login --acme-key {v}",
+    lambda v: f"//registry.internal/:_auth={v}",
+])
+def test_secrets_named_in_sentences_tables_and_store_commands_are_replaced(make):
+    v = rand(ALNUM, 28)
+    assert gone(make(v), v)
+
+
+def test_thirty_hex_digits_stated_in_a_sentence_are_a_key():
+    v = rand(HEX, 30)
+    assert gone(f"The plaid access token was rotated to {v} yesterday.", v)
+
+
+@pytest.mark.parametrize("text", [
+    "Set TOKEN_TTL to 3600 in the CI settings.",
+    "| API_KEY | required | string |",
+    "**Password**: see the vault",
+    'gh secret set API_TOKEN --body "$API_TOKEN"',
+    f"The cache key is {'3f9a' * 8}.",
+    "The primary key is order_id.",
+    "The password for the admin account is in 1Password.",
+    "The token was rotated to fix the leak.",
+    "mycli --ssh-key ~/.ssh/id_ed25519",
+    "basic_auth = true",
+    "Set API_TOKEN to the value from the vault.",
+    f'cache_key = "{"ab12" * 8}"',
+])
+def test_sentences_and_tables_without_a_secret_stay(text):
+    assert redact(text) == (text, 0)

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from .secret_values import (
-    _BARE, _GENERIC_KEY, _HANGUL, _PROSE_GATE, _PROSE_KEYWORD, _SECRET_KEYWORD, _SETTING_KEYWORD, _UUID, _VALUE,
-    _VALUE_GROUPS, _assignment, _assignment_gate, _authorization, _flag_value, _named_value, _named_value_gate, _prose_value,
+    _BARE, _GENERIC_KEY, _VALUE_GROUPS_BQ, _HANGUL, _PROSE_GATE, _PROSE_KEYWORD, _SECRET_KEYWORD, _SETTING_KEYWORD, _UUID, _VALUE,
+    _VALUE_GROUPS, _assignment, _assignment_gate, _authorization, _flag_value, _key_in_prose, _named_value, _named_value_gate, _prose_value,
     _spaced_value,
     _url_password, _words,
 )
@@ -285,10 +285,19 @@ RULES: tuple[Rule, ...] = (
         False, ("glued",) + _VALUE_GROUPS, needles=("mysql", "mariadb", "redis-cli", "sshpass", "docker")),
     # --password hunter2, --api-key abc (the "--password=..." form is a keyword assignment).
     Rule("cli_flag", re.compile(
-        r"(?<![\w\-])--?(?i:(?:[a-z0-9]+-){0,3}(?:password|passwd|token|secret|api-key|apikey|" + _SETTING_KEYWORD + r"))"
+        r"(?<![\w\-])--?(?i:(?:[a-z0-9]+-){0,3}(?:password|passwd|token|secret|api-key|apikey|" + _SETTING_KEYWORD
+        + r")|(?:[a-z0-9]+-){1,3}(?P<gkey>key))(?![\w\-])"
         r"""[ \t]+(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*))"""),
         False, _VALUE_GROUPS, _flag_value,
-        gate=_words("pass", "token", "secret", "api-key", "apikey", "masterauth")),
+        gate=_words("pass", "token", "secret", "api-key", "apikey", "masterauth", "-key")),
+    # Secret stores' command lines: gh secret set NAME --body VALUE, aws secretsmanager
+    # --secret-string VALUE, aws ssm put-parameter ... --value VALUE.
+    Rule("secret_store_cli", re.compile(
+        r"(?<![\w\-])(?:gh[ \t]+secret[ \t]+set[ \t]+[^\s]{1,100}(?:[ \t]+--?[a-z\-]{1,20}[ \t]+[^\s\-][^\s]{0,100}){0,3}"
+        r"[ \t]+(?:--body|-b)|--secret-string|put-parameter(?:[ \t]+[^\s]{1,200}){0,8}?[ \t]+--value)[ \t=]+"
+        r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*))"""),
+        False, _VALUE_GROUPS, lambda m, v: not v.startswith(("file://", "fileb://")) and _flag_value(m, v),
+        needles=("gh secret", "--secret-string", "put-parameter")),
     # .netrc: "machine api.example.com login me password VALUE" - any value after such a login.
     Rule("netrc_password", re.compile(
         r"(?<![\w\-])(?:machine[ \t]+[^\s]{1,253}|default)[ \t]+login[ \t]+[^\s]{1,100}[ \t]+"
@@ -309,8 +318,8 @@ RULES: tuple[Rule, ...] = (
     Rule("keyword_assignment", re.compile(
         r"(?:" + _SECRET_KEYWORD + r"|(?P<gkey>" + _GENERIC_KEY + r"))"
         r"(?:\[[0-9]{0,4}\]|[ \t]*:[ \t]*(?:String|string|str)(?=[ \t]*=)|[ \t]+(?:string|String)(?=[ \t]*=))?"
-        r"""\\?["']?\]?(?P<pre>[ \t]*)(?P<sep>:{1,3}=|\?\?=|\|\|=|[?.+]=|=>|:(?!//)|[!=]==?|=(?!=)|값(?:이|은|는)?(?=[ \t])|(?<=[ \t])에(?=[ \t]))"""
-        r"(?P<post>[ \t]*(?:[|>][+\-]?[ \t]*\r?\n[ \t]+)?)" + _VALUE), False, _VALUE_GROUPS, _assignment,
+        r"""\\?["'`]?\]?\**(?P<pre>[ \t]*)(?P<sep>:{1,3}=|\?\?=|\|\|=|[?.+]=|=>|:(?!//)|[!=]==?|=(?!=)|값(?:이|은|는)?(?=[ \t])|(?<=[ \t])(?:에|to|\|)(?=[ \t]))"""
+        r"(?P<post>[ \t]*(?:[|>][+\-]?[ \t]*\r?\n[ \t]+)?)" + _VALUE), False, _VALUE_GROUPS_BQ, _assignment,
         gate=_assignment_gate),
     # A setting named apart from its value: `- name: API_TOKEN` then `value: ...` (Kubernetes,
     # JSON), `<add key="ApiToken" value="..."/>` (.NET), setProperty("API_TOKEN", "..."),
@@ -319,7 +328,7 @@ RULES: tuple[Rule, ...] = (
         r"""(?:(?i:name|key)["']?[ \t]*[:=][ \t]*["']?(?P<name>[\w.\-]{0,60}?(?:""" + _SECRET_KEYWORD + "|"
         + _GENERIC_KEY + r"""))["']?[ \t]*,?[ \t]*(?:\r?\n[ \t]*-?[ \t]*)?["']?(?i:value)["']?[ \t]*[:=][ \t]*"""
         r"""|\([ \t]*["'](?P<cname>[\w.\-]{0,60}?(?:""" + _SECRET_KEYWORD + "|" + _GENERIC_KEY
-        + r"""))["'][ \t]*,[ \t]*(?=@?["']))""" + _VALUE), False, _VALUE_GROUPS, _named_value,
+        + r"""))["'][ \t]*,[ \t]*(?=@?["']))""" + _VALUE), False, _VALUE_GROUPS_BQ, _named_value,
         gate=_named_value_gate),
     # `if ("..." == password)`: the value before the name.
     Rule("reversed_comparison", re.compile(
@@ -334,11 +343,21 @@ RULES: tuple[Rule, ...] = (
     Rule("key_dash_value", re.compile(
         r"""(?P<kw>(?<![A-Za-z])(?i:key))(?P<verb>[ \t]+-)[ \t]+(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""),
         False, ("pq",), _prose_value, needles=(" - '", ' - "', " - `")),
+    # "the Datadog key is 3f9a...", "signing key: ...": a bare "key" with a verb; the word before
+    # it must not name an ordinary key (cache, primary, public, ...).
+    Rule("key_in_prose", re.compile(
+        r"(?P<kw>(?<![\w.\-])(?i:key))[*_`]{0,2}"
+        r"(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?(?:[ \t]+(?i:is|was|now|to)|[ \t]*[:=]))[ \t]+"
+        r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
+        r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""),
+        False, ("pq", "bare"), _key_in_prose, gate=_words("key")),
     # "the staging password is Tr0ub4dor&3", "비밀번호는 ...": a value named in a sentence must
     # look strongly like a secret (letters with digits or symbols, 8+ chars, not an id or hash).
     Rule("keyword_in_prose", re.compile(
-        r"(?P<kw>" + _PROSE_KEYWORD + r")(?:[ \t]+(?i:value)|[ ]?값)?"
-        r"(?:(?P<verb>[ \t]+(?i:is|was|are|were|becomes|now)|[ \t]*[:=]|[ \t]+-(?=[ \t])|는|은)|이|가|을|를)?[ \t]+"
+        r"(?P<kw>" + _PROSE_KEYWORD + r")[*_`]{0,2}(?:[ \t]+(?i:value)|[ ]?값)?"
+        r"(?:(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"  # "the password for the db is"
+        r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
+        r"|[ \t]+(?i:is|was|are|were|becomes|now|to)|[ \t]*[:=])|[ \t]+-(?=[ \t])|는|은)|이|가|을|를)?[ \t]+"
         r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
         r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""),
         False, ("pq", "bare"), _prose_value, gate=_PROSE_GATE),

@@ -18,8 +18,10 @@ _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 _BARE = rf"""[^\s"'`,;&<>()\[\]{_HANGUL}=][^\s"'`,;&<>()\[\]{_HANGUL}]*"""
 # A quote may follow "@" (Objective-C and C# string literals: @"...").
 # In a JSON string the quotes are escaped: {\"api_key\": \"...\"}.
-_VALUE = rf"""(?:\\?@?"(?P<dq>[^"\n]*?)\\?"|@?'(?P<sq>[^'\n]*)'|(?P<bare>{_BARE}))"""
+# Backquotes: Go raw strings, Markdown code.
+_VALUE = rf"""(?:\\?@?"(?P<dq>[^"\n]*?)\\?"|@?'(?P<sq>[^'\n]*)'|`(?P<bq>[^`\n]*)`|(?P<bare>{_BARE}))"""
 _VALUE_GROUPS = ("dq", "sq", "bare")
+_VALUE_GROUPS_BQ = ("dq", "sq", "bq", "bare")
 
 # Korean names of a credential: password (also the everyday 비번), token, secret, and the compound
 # "<kind> 키" forms (API 키, 액세스 키, 비밀 키, 개인 키, 인증 키); "키" alone (key, height) is not one.
@@ -37,7 +39,7 @@ _SECRET_KEYWORD = (
     r"|licen[cs]e|server|service(?:[_\-]?role)?|write|ingest|deploy|sdk|client|consumer|subscription"
     r"|integration|routing|webhook|management|mgmt|partner|merchant|shared|hmac|jwt|cipher|rest"
     r"|personal|oauth|bot|dev(?:eloper)?|root)[_\-.]?key"
-    r"|(?<=[\"'])auth(?=[\"'])|credentials?|" + _SETTING_KEYWORD + r")|" + _KO_KEYWORD
+    r"|(?<=[\"'])auth(?=[\"'])|(?<=_)auth|credentials?|" + _SETTING_KEYWORD + r")|" + _KO_KEYWORD
 )
 # Any other name that ends in "key" (DATADOG_KEY, lobKey, heroku.key): a key of a service not
 # listed above, or an ordinary key (cache_key, primary_key). Its value must look random
@@ -185,8 +187,8 @@ def _random_value(v: str) -> bool:
         return False
     if _KEY_LIKE_ID.fullmatch(v) or _ID_AND_SECRET.fullmatch(v):
         return True
-    if _HEX_RUN.fullmatch(v):  # 20-31 hex digits: a key (plaid, 30), not a number
-        return sum(c.isdigit() for c in v) >= 2 and sum(c.isalpha() for c in v) >= 2
+    if _HEX_RUN.fullmatch(v):
+        return _hex_key(v)
     if _NOT_SECRET_SHAPE.fullmatch(v) or _FILE_PATH.fullmatch(v) or _CODE_REF.fullmatch(v) or ":" in v:
         return False
     return sum(c.isalpha() for c in v) >= 4 and sum(c.isdigit() for c in v) >= 2 and len(set(v)) >= 10
@@ -214,6 +216,7 @@ def _generic_key_value(text: str, key_end: int, value: str) -> bool:
 
 # Separators that compare rather than assign (`if (api_key == "...")`): only a quoted value counts.
 _COMPARISON = frozenset(("==", "===", "!=", "!=="))
+_WORD_SEPARATORS = frozenset(("to", "|", "에"))
 
 
 def _assignment(match: re.Match, value: str) -> bool:
@@ -222,8 +225,11 @@ def _assignment(match: re.Match, value: str) -> bool:
         return False
     if match.group("gkey") is not None:
         return _generic_key_value(match.string, match.end("gkey"), value)
-    if match.group("sep") in _COMPARISON and match.group("bare") is not None:
+    sep = match.group("sep")
+    if sep in _COMPARISON and match.group("bare") is not None:
         return False
+    if sep in _WORD_SEPARATORS:  # "set API_TOKEN to ...", "| API_TOKEN | ... |": it must look like one
+        return _looks_like_secret(value) and not _CODE_REF.fullmatch(value)
     if match.group("bare") is None:  # quoted: a value was meant
         return not _CODE_REF.fullmatch(value) or _has_digit(value) or len(value) >= 8
     sep, spaced = match.group("sep"), bool(match.group("pre") or match.group("post"))
@@ -270,6 +276,8 @@ def _spaced_value(match: re.Match, value: str) -> bool:
 
 
 def _flag_value(match: re.Match, value: str) -> bool:
+    if "gkey" in match.re.groupindex and match.group("gkey") is not None:  # --datadog-key ...
+        return _generic_key_value(match.string, match.end("gkey"), value)
     return match.group("bare") is None or _looks_like_secret(value)
 
 
@@ -280,7 +288,22 @@ def _prose_value(match: re.Match, value: str) -> bool:
     kw = match.group("kw")
     # "API 키 8f14...", "app key 8f14...", "SENDBIRD_SECRET 값이 ...", "token - '...'"
     stated = match.group("verb") or kw[-1] in "키yY" or "값" in match.group(0)[len(kw):]
-    return _strongly_secret(value) or bool(stated and _KEY_LIKE_ID.fullmatch(value))
+    return _strongly_secret(value) or bool(stated and (_KEY_LIKE_ID.fullmatch(value) or _hex_key(value)))
+
+
+def _hex_key(v: str) -> bool:
+    """20-31 hex digits with letters and digits: a key of some services (30 for Plaid), not a number."""
+    return bool(_HEX_RUN.fullmatch(v)) and sum(c.isdigit() for c in v) >= 2 and sum(c.isalpha() for c in v) >= 2
+
+
+def _key_in_prose(match: re.Match, value: str) -> bool:
+    """"the Datadog key is ...": a value named by a bare "key", unless the word before names an
+    ordinary key (the cache key, the primary key)."""
+    before = _WORD_BEFORE.search(match.string, max(0, match.start() - 40), match.start())
+    return not (before and before.group(1).lower() in _ORDINARY_KEY) and _prose_value(match, value)
+
+
+_WORD_BEFORE = re.compile(r"([A-Za-z0-9]+)[ \t]+$")
 
 
 # Hosts reserved for documentation and tests (RFC 2606, RFC 6761) and the local machine.
@@ -310,13 +333,13 @@ def _url_password(match: re.Match, value: str) -> bool:
 _KEY_NAME_ENDINGS = ("word", "wd", "phrase", "pass", "pwd", "secret", "token", "key", "hash",
                      "credential", "credentials", "auth", "requirepass", "masterauth",
                      "호", "드", "번", "큰", "릿", "키")
-_SEPARATOR = re.compile(r"[:=]|[ ]?값| 에 ")
+_SEPARATOR = re.compile(r"[:=|]|[ ]?값| 에 | to ")
 _TYPE_WORDS = ("string", "str")
 
 
 def _assignment_gate(low: str) -> bool:
     for sep in _SEPARATOR.finditer(low):
-        head = low[max(0, sep.start() - 32): sep.start()].rstrip(" \t\"'?.+|!:[]0123456789\\")
+        head = low[max(0, sep.start() - 32): sep.start()].rstrip(" \t\"'`*?.+|!:[]0123456789\\")
         if head.endswith(_TYPE_WORDS):  # var api_key string = "...", api_key: String = "..."
             head = head[: head.rfind("str")].rstrip(" \t:")
         if head.endswith(_KEY_NAME_ENDINGS):
