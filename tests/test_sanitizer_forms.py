@@ -254,3 +254,12 @@ def test_thirty_hex_digits_stated_in_a_sentence_are_a_key():
 ])
 def test_sentences_and_tables_without_a_secret_stay(text):
     assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("text", [
+    "The feature flag key is checkout-redesign-2025.",
+    "DATADOG_KEY=release_2025_q3",
+    "The translation key is settings.billing.title",
+])
+def test_a_name_made_of_words_and_numbers_after_a_key_is_not_a_secret(text):
+    assert redact(text) == (text, 0)

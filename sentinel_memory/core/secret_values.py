@@ -191,10 +191,14 @@ def _random_value(v: str) -> bool:
         return _hex_key(v)
     if _NOT_SECRET_SHAPE.fullmatch(v) or _FILE_PATH.fullmatch(v) or _CODE_REF.fullmatch(v) or ":" in v:
         return False
+    if _WORDS_AND_NUMBERS.fullmatch(v):  # new-checkout-flow-2024, release_2024_q3: a name
+        return False
     return sum(c.isalpha() for c in v) >= 4 and sum(c.isdigit() for c in v) >= 2 and len(set(v)) >= 10
 
 
 _HEX_RUN = re.compile(r"[0-9a-fA-F]{20,}")
+# Parts of only letters or only digits, joined by - _ or .: a name someone chose, not generated.
+_WORDS_AND_NUMBERS = re.compile(r"(?:[A-Za-z]+|[0-9]+)(?:[\-_.](?:[A-Za-z]+|[0-9]+))+")
 # An id and a secret joined by a colon, as some services hand out (8f14e45f:3c59dc04).
 _ID_AND_SECRET = re.compile(r"(?=[^:]*[0-9][^:]*:)[A-Za-z0-9]{8,64}:[A-Za-z0-9]{8,64}")
 _NAME_TAIL = re.compile(r"[\w.\-]{0,60}$")
@@ -297,10 +301,13 @@ def _hex_key(v: str) -> bool:
 
 
 def _key_in_prose(match: re.Match, value: str) -> bool:
-    """"the Datadog key is ...": a value named by a bare "key", unless the word before names an
-    ordinary key (the cache key, the primary key)."""
+    """"the Datadog key is ...": a value named by a bare "key" must look generated (a flag key or
+    a translation key is a name), and the word before must not name an ordinary key (the cache
+    key, the primary key)."""
     before = _WORD_BEFORE.search(match.string, max(0, match.start() - 40), match.start())
-    return not (before and before.group(1).lower() in _ORDINARY_KEY) and _prose_value(match, value)
+    if before and before.group(1).lower() in _ORDINARY_KEY:
+        return False
+    return _random_value(value) or _KEY_LIKE_ID.fullmatch(value) is not None or _hex_key(value)
 
 
 _WORD_BEFORE = re.compile(r"([A-Za-z0-9]+)[ \t]+$")
