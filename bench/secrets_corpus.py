@@ -972,6 +972,22 @@ def hostile() -> dict[str, str]:
         "search 2": _fill("비밀번호\t://-p-AAAA"),
         "search 3": _fill("-p` .\nmysql "),
         "search 4": _fill(":토큰="),
+        # the forms of the external corpus's rules (bench/secrets_external.py)
+        "reversed comparisons": _fill('"abcdefgh1" == '),
+        "name: lines": _fill("- name: A_KEY\n  "),
+        "xml key tags": _fill("<A_KEY>\n\t"),
+        "set -x": _fill("set -x A_KEY "),
+        "ENV": _fill("ENV A_TOKEN "),
+        "token for a b c": _fill("token for a b c "),
+        "key for a b c is": _fill("key for a b c is "),
+        "NAME to": _fill("API_TOKEN to "),
+        "table cells": _fill("| API_TOKEN | "),
+        "gh secret set": _fill("gh secret set X -a b "),
+        "calls": _fill('("api_token", '),
+        "escaped json": _fill('api_key\\": \\"'),
+        "yaml blocks": _fill("token: |\n  "),
+        "KEY 에": _fill("A_KEY 에 "),
+        "random key values": _fill("a_key=" + "ab12" * 4 + " "),
     }
 
 
