@@ -988,6 +988,8 @@ def hostile() -> dict[str, str]:
         "yaml blocks": _fill("token: |\n  "),
         "KEY 에": _fill("A_KEY 에 "),
         "random key values": _fill("a_key=" + "ab12" * 4 + " "),
+        "brackets before into": _fill("(", "") [:1017] + " into ",
+        "words before to": _fill("(a")[:1016] + " to a",
     }
 
 

@@ -268,6 +268,10 @@ _KEYED_DEV = [
     ("The {s} {w} was rotated to {v} yesterday.", "en"),
     ("{s}-cli login --{s}-key {v}", "en"),
     ("//registry.internal/:_auth={v}", "en"),
+    ("Stored {v} as {K} in the CI secrets.", "en"),
+    ("{v} 를 {K} 에 넣고 재배포했다", "ko"),
+    ("{s}:\n  key: {v}\n  region: eu", "en"),
+    ("[{s}]\nkey = {v}", "en"),
 ]
 
 # Prose words for a service's secret ("the datadog api key").
@@ -452,6 +456,12 @@ def _negatives(f: _F, part: int) -> list[Example]:
             lambda: ("mycli --ssh-key ~/.ssh/id_ed25519", "en"),
             lambda: ("basic_auth = true", "en"),
             lambda: (f"Set {upper_key()} to the value from the vault.", "en"),
+            lambda: (f"Moved {sha1()} in the cache_key rotation.", "en"),
+            lambda: (f"Pinned {sha1()} as the base image, then rotated the token.", "en"),
+            lambda: ("- key: app.kubernetes.io/name\n  value: api", "en"),
+            lambda: ("key: ${{ runner.os }}-npm-${{ hashFiles('**/package-lock.json') }}", "en"),
+            lambda: ("[keys]\nkey = left-arrow", "en"),
+            lambda: (f"커밋 {sha1()} 를 토큰 교체 기준으로 삼았다", "ko"),
         ]
     out, seen = [], set()
     for cat, makers in cats.items():

@@ -263,3 +263,30 @@ def test_sentences_and_tables_without_a_secret_stay(text):
 ])
 def test_a_name_made_of_words_and_numbers_after_a_key_is_not_a_secret(text):
     assert redact(text) == (text, 0)
+
+
+# --- a value before its name, a lone `key:` under a service's section ------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"Stored {v} as DATADOG_API_KEY in the CI secrets.",
+    lambda v: f"{v} 를 SIDEKIQ_API_SECRET 에 넣고 재배포했다",
+    lambda v: f"sendgrid:\n  key: {v}\n  region: eu",
+    lambda v: f"[acme]\nkey = {v}",
+    lambda v: f"The beamer key was rotated to {v} yesterday.",
+])
+def test_a_value_before_its_name_or_under_a_section_is_replaced(make):
+    v = rand(ALNUM, 30)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    f"Pinned {'9f86d081884c7d65' * 2} as the base image, then rotated the token.",
+    f"커밋 {'9f86d081884c7d65' * 2} 를 토큰 교체 기준으로 삼았다",
+    f"Moved {'9f86d081884c7d65' * 2} in the cache_key rotation.",
+    "- key: app.kubernetes.io/name\n  value: api",
+    "key: ${{ runner.os }}-npm-${{ hashFiles('**/package-lock.json') }}",
+    "[keys]\nkey = left-arrow",
+    "Use the key A1b2C3d4 to open the door.",
+])
+def test_values_next_to_names_that_do_not_hold_them_stay(text):
+    assert redact(text) == (text, 0)

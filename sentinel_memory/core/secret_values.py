@@ -229,6 +229,8 @@ def _assignment(match: re.Match, value: str) -> bool:
         return False
     if match.group("gkey") is not None:
         return _generic_key_value(match.string, match.end("gkey"), value)
+    if match.group("lonekey") is not None:  # `  key: 3f9a...` under `datadog:` in YAML or INI
+        return _on_its_own_line(match) and _random_value(value) and not _is_placeholder(value)
     sep = match.group("sep")
     if sep in _COMPARISON and match.group("bare") is not None:
         return False
@@ -269,6 +271,15 @@ def _named_value(match: re.Match, value: str) -> bool:
     if _FILE_PATH.fullmatch(value) or _CODE_REF.fullmatch(value) and not _has_digit(value):
         return False
     return match.group("bare") is None or _looks_like_secret(value)
+
+
+def _value_then_name(match: re.Match, value: str) -> bool:
+    """A value before its name ("stored ... as DATADOG_API_KEY"): it must look generated."""
+    if _is_placeholder(value):
+        return False
+    if match.group("gkey") is not None:
+        return not _ordinary_key(match.string, match.end("gkey")) and _random_value(value)
+    return _random_value(value) or _strongly_secret(value)
 
 
 def _spaced_value(match: re.Match, value: str) -> bool:
