@@ -32,7 +32,10 @@ import hashlib
 import random
 import uuid
 
-from secrets_corpus import ALNUM, B64, B64URL, DIGITS, HEX, LOWER, UPPER, Example
+try:
+    from secrets_corpus import ALNUM, B64, B64URL, DIGITS, HEX, LOWER, UPPER, Example
+except ImportError:  # imported as bench.secrets_external (the tests)
+    from bench.secrets_corpus import ALNUM, B64, B64URL, DIGITS, HEX, LOWER, UPPER, Example
 
 SEEDS = {"dev": 4401, "heldout": 90210}
 LOWNUM = LOWER + DIGITS

@@ -290,3 +290,19 @@ def test_a_value_before_its_name_or_under_a_section_is_replaced(make):
 ])
 def test_values_next_to_names_that_do_not_hold_them_stay(text):
     assert redact(text) == (text, 0)
+
+
+def test_a_yaml_block_keeps_its_indicator_and_redacting_again_changes_nothing():
+    v = rand(ALNUM, 30)
+    once, count = redact(f"fastlySecret: |\n  {v}\nnext: 1")
+    assert once == f"fastlySecret: |\n  {REDACTED}\nnext: 1" and count == 1
+    assert redact(once) == (once, 0)
+
+
+def test_every_text_of_the_external_corpus_is_a_fixed_point_once_redacted():
+    from bench.secrets_external import external
+
+    for example in external("dev") + external("heldout"):
+        for strict_only in (False, True):
+            once = redact(example.text, strict_only=strict_only)[0]
+            assert redact(once, strict_only=strict_only) == (once, 0), example.text

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from .secret_values import (
     _BARE, _GENERIC_KEY, _VALUE_GROUPS_BQ, _HANGUL, _PROSE_GATE, _PROSE_KEYWORD, _SECRET_KEYWORD, _SETTING_KEYWORD, _UUID, _VALUE,
-    _VALUE_GROUPS, _assignment, _assignment_gate, _authorization, _flag_value, _key_in_prose, _value_then_name, _named_value, _named_value_gate, _prose_value,
+    _VALUE_GROUPS, _assignment, _assignment_gate, _authorization, _flag_value, _key_in_prose, _value_then_name, _value_then_name_gate, _named_value, _named_value_gate, _prose_value,
     _spaced_value,
     _url_password, _words,
 )
@@ -316,7 +316,7 @@ RULES: tuple[Rule, ...] = (
     # value (`if (api_key == "...")`). A
     # type may sit between the name and the separator (`var api_key string = "..."`, `secret[] =`).
     Rule("keyword_assignment", re.compile(
-        r"(?:" + _SECRET_KEYWORD + r"|(?P<gkey>" + _GENERIC_KEY + r")|(?P<lonekey>(?<![\w.\-$])(?i:key)))"
+        r"(?:" + _SECRET_KEYWORD + r"|(?P<gkey>" + _GENERIC_KEY + r"))"
         r"(?:\[[0-9]{0,4}\]|[ \t]*:[ \t]*(?:String|string|str)(?=[ \t]*=)|[ \t]+(?:string|String)(?=[ \t]*=))?"
         r"""\\?["'`]?\]?\**(?P<pre>[ \t]*)(?P<sep>:{1,3}=|\?\?=|\|\|=|[?.+]=|=>|:(?!//)|[!=]==?|=(?!=)|값(?:이|은|는)?(?=[ \t])|(?<=[ \t])(?:에|to|\|)(?=[ \t]))"""
         r"(?P<post>[ \t]*(?:[|>][+\-]?[ \t]*\r?\n[ \t]+)?)" + _VALUE), False, _VALUE_GROUPS_BQ, _assignment,
@@ -334,10 +334,10 @@ RULES: tuple[Rule, ...] = (
     # It starts after a blank, a quote or a bracket and cannot run over one, so each character is
     # read by one attempt at most.
     Rule("value_then_name", re.compile(
-        r"""(?<![^\s"'`(])(?P<bare>[^\s"'`()]{8,200}?)["'`]?(?:[ \t]+(?i:into|as|in|to)|[ \t]*(?:를|을))"""
+        r"""(?<![^\s"'`(])(?P<bare>[^\s"'`()]{8,200})["'`]?(?:[ \t]+(?i:into|as|in|to)|[ \t]*(?:를|을))"""
         r"""[ \t]+(?:(?i:the)[ \t]+)?[`"']?(?=[A-Za-z_$])[\w.\-$]{0,60}?(?:""" + _SECRET_KEYWORD + "|(?P<gkey>" + _GENERIC_KEY
         + r"))(?![\w])"), False, ("bare",), _value_then_name,
-        gate=_words(" into ", " as ", " in ", " to ", "를", "을")),
+        gate=_value_then_name_gate),
     # `if ("..." == password)`: the value before the name.
     Rule("reversed_comparison", re.compile(
         r"""(?P<quote>["'])(?P<pq>[^"'\n]{8,200})(?P=quote)[ \t]*[!=]==?[ \t]*[\w.$]{0,40}?(?:"""
@@ -346,7 +346,7 @@ RULES: tuple[Rule, ...] = (
     Rule("shell_setting", re.compile(
         r"(?<![\w\-])(?:ENV|setx|setenv|set(?:[ \t]+-[A-Za-z]{1,3})?)[ \t]+[A-Za-z0-9_]{0,60}?(?:"
         + _SECRET_KEYWORD + "|(?P<gkey>" + _GENERIC_KEY + r"))[ \t]+(?P<bare>" + _BARE + ")"), False, ("bare",),
-        _spaced_value, gate=_words("env ", "set")),
+        _spaced_value, needles=("ENV ", "ENV\t", "set ", "set\t", "setx", "setenv")),
     # "twitch key - '...'": a bare "key" names a value only before a dash and a quoted value.
     Rule("key_dash_value", re.compile(
         r"""(?P<kw>(?<![A-Za-z])(?i:key))(?P<verb>[ \t]+-)[ \t]+(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""),
@@ -354,13 +354,13 @@ RULES: tuple[Rule, ...] = (
     # "the Datadog key is 3f9a...", "signing key: ...": a bare "key" with a verb; the word before
     # it must not name an ordinary key (cache, primary, public, ...).
     Rule("key_in_prose", re.compile(
-        r"(?P<kw>(?<![\w.\-])(?i:key))[*_`]{0,2}"
+        r"(?P<kw>[kK](?<![\w.\-][kK])(?:ey|EY))[*_`]{0,2}"
         r"(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"
         r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
         r"|[ \t]+(?i:is|was|now|to)|[ \t]*[:=]))[ \t]+"
         r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
         r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""),
-        False, ("pq", "bare"), _key_in_prose, gate=_words("key")),
+        False, ("pq", "bare"), _key_in_prose, needles=("key", "Key", "KEY")),
     # "the staging password is Tr0ub4dor&3", "비밀번호는 ...": a value named in a sentence must
     # look strongly like a secret (letters with digits or symbols, 8+ chars, not an id or hash).
     Rule("keyword_in_prose", re.compile(

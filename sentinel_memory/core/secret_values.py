@@ -44,7 +44,8 @@ _SECRET_KEYWORD = (
 # Any other name that ends in "key" (DATADOG_KEY, lobKey, heroku.key): a key of a service not
 # listed above, or an ordinary key (cache_key, primary_key). Its value must look random
 # (_random_value) and the word before "key" must not name an ordinary one (_ORDINARY_KEY).
-_GENERIC_KEY = r"(?:(?<=[A-Za-z0-9][_\-.])(?i:key)|(?<=[a-z0-9])Key)(?![A-Za-z0-9])"
+# (The letter comes before the look-behind so that most positions fail at the first test.)
+_GENERIC_KEY = r"(?:[kK](?<=[A-Za-z0-9][_\-.][kK])(?i:ey)|K(?<=[a-z0-9]K)ey)(?![A-Za-z0-9])"
 _ORDINARY_KEY = frozenset((
     "cache primary foreign sort partition range hash composite natural surrogate unique index row "
     "idempotency dedup dedupe object s3 bucket file path map dict lookup group label i18n translation "
@@ -218,6 +219,9 @@ def _generic_key_value(text: str, key_end: int, value: str) -> bool:
     return _random_value(value) and not _ordinary_key(text, key_end) and not _is_placeholder(value)
 
 
+# A YAML block scalar's indicator (`token: |`): the value is on the next lines.
+_BLOCK_INDICATOR = re.compile(r"[|>][+\-]?[0-9]?")
+
 # Separators that compare rather than assign (`if (api_key == "...")`): only a quoted value counts.
 _COMPARISON = frozenset(("==", "===", "!=", "!=="))
 _WORD_SEPARATORS = frozenset(("to", "|", "에"))
@@ -225,12 +229,10 @@ _WORD_SEPARATORS = frozenset(("to", "|", "에"))
 
 def _assignment(match: re.Match, value: str) -> bool:
     """Whether the value of `key = value`, `key: value`, `"key": "value"` is a secret."""
-    if _FILE_PATH.fullmatch(value):
+    if _FILE_PATH.fullmatch(value) or _BLOCK_INDICATOR.fullmatch(value):
         return False
     if match.group("gkey") is not None:
         return _generic_key_value(match.string, match.end("gkey"), value)
-    if match.group("lonekey") is not None:  # `  key: 3f9a...` under `datadog:` in YAML or INI
-        return _on_its_own_line(match) and _random_value(value) and not _is_placeholder(value)
     sep = match.group("sep")
     if sep in _COMPARISON and match.group("bare") is not None:
         return False
@@ -351,16 +353,40 @@ def _url_password(match: re.Match, value: str) -> bool:
 _KEY_NAME_ENDINGS = ("word", "wd", "phrase", "pass", "pwd", "secret", "token", "key", "hash",
                      "credential", "credentials", "auth", "requirepass", "masterauth",
                      "호", "드", "번", "큰", "릿", "키")
-_SEPARATOR = re.compile(r"[:=|]|[ ]?값| 에 | to ")
+_SEPARATOR = re.compile(r"[:=|]")
+_WORD_SEPARATOR_TEXTS = (" to ", "값", " 에 ")
 _TYPE_WORDS = ("string", "str")
+
+
+def _key_before(low: str, at: int) -> bool:
+    head = low[max(0, at - 32): at].rstrip(" \t\"'`*?.+|!:[]0123456789\\")
+    if head.endswith(_TYPE_WORDS):  # var api_key string = "...", api_key: String = "..."
+        head = head[: head.rfind("str")].rstrip(" \t:")
+    return head.endswith(_KEY_NAME_ENDINGS)
 
 
 def _assignment_gate(low: str) -> bool:
     for sep in _SEPARATOR.finditer(low):
-        head = low[max(0, sep.start() - 32): sep.start()].rstrip(" \t\"'`*?.+|!:[]0123456789\\")
-        if head.endswith(_TYPE_WORDS):  # var api_key string = "...", api_key: String = "..."
-            head = head[: head.rfind("str")].rstrip(" \t:")
-        if head.endswith(_KEY_NAME_ENDINGS):
+        if _key_before(low, sep.start()):
+            return True
+    for word in _WORD_SEPARATOR_TEXTS:  # "set API_TOKEN to ...", "API_KEY 값이 ...", "API_KEY 에 ..."
+        at = low.find(word)
+        while at != -1:
+            if _key_before(low, at):
+                return True
+            at = low.find(word, at + 1)
+    return False
+
+
+# value_then_name: a connector, then a name ending like a key name ("as DATADOG_API_KEY").
+_CONNECTOR = re.compile(r" (?:into|as|in|to) |[를을]")
+_NAME_AFTER_CONNECTOR = re.compile(
+    r"[ \t]*(?:the[ \t]+)?[`\"']?[\w.\-$]{0,60}?(?:" + "|".join(_KEY_NAME_ENDINGS) + r")(?![a-z0-9])")
+
+
+def _value_then_name_gate(low: str) -> bool:
+    for connector in _CONNECTOR.finditer(low):
+        if _NAME_AFTER_CONNECTOR.match(low, connector.end()):
             return True
     return False
 
