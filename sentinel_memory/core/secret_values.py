@@ -379,15 +379,18 @@ def _assignment_gate(low: str) -> bool:
 
 
 # value_then_name: a connector, then a name ending like a key name ("as DATADOG_API_KEY").
-_CONNECTOR = re.compile(r" (?:into|as|in|to) |[를을]")
+_CONNECTORS = (" into ", " as ", " in ", " to ", "를", "을")
 _NAME_AFTER_CONNECTOR = re.compile(
     r"[ \t]*(?:the[ \t]+)?[`\"']?[\w.\-$]{0,60}?(?:" + "|".join(_KEY_NAME_ENDINGS) + r")(?![a-z0-9])")
 
 
 def _value_then_name_gate(low: str) -> bool:
-    for connector in _CONNECTOR.finditer(low):
-        if _NAME_AFTER_CONNECTOR.match(low, connector.end()):
-            return True
+    for connector in _CONNECTORS:
+        at = low.find(connector)
+        while at != -1:
+            if _NAME_AFTER_CONNECTOR.match(low, at + len(connector)):
+                return True
+            at = low.find(connector, at + 1)
     return False
 
 
