@@ -209,8 +209,8 @@ _NAME_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
 def _ordinary_key(text: str, end: int) -> bool:
     """Whether the name ending at `end` (..._key, ...Key) names an ordinary key: cache_key,
     primaryKey, PUBLIC_KEY (see _ORDINARY_KEY)."""
-    name = _NAME_TAIL.search(text, max(0, end - 60), end).group(0)
-    words = [w.lower() for w in _NAME_WORD.findall(name)]
+    tail = _NAME_TAIL.search(text, max(0, end - 60), end)  # always found: it may be empty
+    words = [w.lower() for w in _NAME_WORD.findall(tail.group(0) if tail else "")]
     return len(words) < 2 or words[-2] in _ORDINARY_KEY
 
 
