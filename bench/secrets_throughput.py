@@ -90,7 +90,7 @@ def main(argv: list[str]) -> int:
         print(f"{name:<40} {texts / m:>9,.0f} texts/s  (median pass {m * 1000:.1f} ms over {texts} texts; "
               f"rounds {min(values) * 1000:.1f}-{max(values) * 1000:.1f} ms)")
     here, there = (statistics.median(v) for v in medians.values())
-    paired = sorted(a / b for a, b in zip(*medians.values()))
+    paired = sorted(a / b for a, b in zip(*medians.values(), strict=True))
     print(f"ratio (time here / time there): {here / there:.3f} of the medians; per round "
           f"{statistics.median(paired):.3f} median, {paired[0]:.3f}-{paired[-1]:.3f}")
     return 0
