@@ -990,6 +990,10 @@ def hostile() -> dict[str, str]:
         "random key values": _fill("a_key=" + "ab12" * 4 + " "),
         "brackets before into": _fill("(", "") [:1017] + " into ",
         "words before to": _fill("(a")[:1016] + " to a",
+        "url token users": _fill("a://" + "a" * 19),
+        "pgpass fields": _fill("a:11:"),
+        "oracle logins": _fill("sqlplus a/"),
+        "labelled tokens": _fill("token (a) "),
     }
 
 

@@ -275,6 +275,12 @@ _KEYED_DEV = [
     ("{v} 를 {K} 에 넣고 재배포했다", "ko"),
     ("{s}:\n  key: {v}\n  region: eu", "en"),
     ("[{s}]\nkey = {v}", "en"),
+    ("git clone https://{v}@git.internal/{s}/app.git", "en"),
+    ("curl --oauth2-bearer {v} https://api.internal/v1/me", "en"),
+    ("{s} 토큰 재발급: {v}", "ko"),
+    ("The {s} {w} (new): {v}", "en"),
+    ("db.internal:5432:app:app_user:{v}", "en"),
+    ("jdbc:oracle:thin:{s}_app/{v}@db.internal:1521/ORCL", "en"),
 ]
 
 # Prose words for a service's secret ("the datadog api key").
@@ -465,6 +471,12 @@ def _negatives(f: _F, part: int) -> list[Example]:
             lambda: ("key: ${{ runner.os }}-npm-${{ hashFiles('**/package-lock.json') }}", "en"),
             lambda: ("[keys]\nkey = left-arrow", "en"),
             lambda: (f"커밋 {sha1()} 를 토큰 교체 기준으로 삼았다", "ko"),
+            lambda: ("git clone https://git@git.internal/app.git", "en"),
+            lambda: ("localhost:5432:*:*:*", "en"),
+            lambda: ("10:30:45:12:xyz happened in the log", "en"),
+            lambda: ("sqlplus scott/${ORACLE_PASSWORD}@orcl", "en"),
+            lambda: ("토큰 만료: 3600초", "ko"),
+            lambda: ("The token (old): revoked yesterday", "en"),
         ]
     out, seen = [], set()
     for cat, makers in cats.items():

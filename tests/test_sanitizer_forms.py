@@ -306,3 +306,33 @@ def test_every_text_of_the_external_corpus_is_a_fixed_point_once_redacted():
         for strict_only in (False, True):
             once = redact(example.text, strict_only=strict_only)[0]
             assert redact(once, strict_only=strict_only) == (once, 0), example.text
+
+
+# --- a token as a URL's user, Oracle and .pgpass logins, a bearer flag, a word before the colon -------
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"git clone https://{v}@git.internal/acme/app.git",
+    lambda v: f"curl --oauth2-bearer {v} https://api.internal/v1/me",
+    lambda v: f"jdbc:oracle:thin:acme_app/{v}@db.internal:1521/ORCL",
+    lambda v: f"sqlplus scott/{v}@orcl",
+    lambda v: f"db.internal:5432:app:app_user:{v}",
+    lambda v: f"acme 토큰 재발급: {v}",
+    lambda v: f"The zendesk key (new): {v}",
+    lambda v: f"The datadog api token rotated: {v}",
+])
+def test_logins_and_labelled_values_are_replaced(make):
+    v = rand(ALNUM, 30)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    "git clone https://git@git.internal/app.git",
+    "localhost:5432:*:*:*",
+    "10:30:45:12:xyz happened in the log",
+    "sqlplus scott/${ORACLE_PASSWORD}@orcl",
+    "토큰 만료: 3600초",
+    "The token (old): revoked yesterday",
+    "https://user@example.com/profile",
+])
+def test_look_alikes_of_logins_and_labels_stay(text):
+    assert redact(text) == (text, 0)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from .secret_values import (
-    _BARE, _GENERIC_KEY, _VALUE_GROUPS_BQ, _HANGUL, _PROSE_GATE, _PROSE_KEYWORD, _SECRET_KEYWORD, _SETTING_KEYWORD, _UUID, _VALUE,
+    _BARE, _GENERIC_KEY, _VALUE_GROUPS_BQ, _is_placeholder, _login_pair_gate, _looks_like_secret, _random_value, _HANGUL, _PROSE_GATE, _PROSE_KEYWORD, _SECRET_KEYWORD, _SETTING_KEYWORD, _UUID, _VALUE,
     _VALUE_GROUPS, _assignment, _assignment_gate, _authorization, _flag_value, _key_in_prose, _value_then_name, _value_then_name_gate, _named_value, _named_value_gate, _prose_value,
     _spaced_value,
     _url_password, _words,
@@ -255,6 +255,17 @@ RULES: tuple[Rule, ...] = (
         r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://(?P<user>[^\s:/@?#]*):"
         r"(?P<value>[^\s]{1,256}?)@(?=(?P<host>[^\s/@?#]*)(?:[/?#\s\"'`<>)\]]|$))"),
         False, ("value",), _url_password, needles=("://",)),
+    # A token as the URL's user, without a password: https://<token>@github.com/org/repo.git.
+    Rule("url_token_user", re.compile(
+        r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://(?P<value>[A-Za-z0-9_\-]{20,200})@[A-Za-z0-9.\-]"),
+        False, ("value",), lambda m, v: _random_value(v), needles=("://",)),
+    # Credentials that are not a URL's: Oracle's user/password@host (jdbc:oracle:thin:, sqlplus,
+    # CONNECT) and a .pgpass line (host:port:database:user:password).
+    Rule("login_pair", re.compile(
+        r"(?:(?i:jdbc:oracle:thin:|sqlplus[ \t]+|connect[ \t]+)[\w$#]{1,30}/(?P<value>[^\s@/\"']{1,128})@"
+        r"|(?<!\S)(?=[\w.\-]*[A-Za-z.])[\w.\-]{1,253}:[0-9]{2,5}:[\w*\-]{1,63}:[\w*.@\-]{1,63}:(?P<pgpass>[^\s:]{1,128})(?!\S))"),
+        False, ("value", "pgpass"), lambda m, v: not _is_placeholder(v) and (m.group("pgpass") is None or _looks_like_secret(v)),
+        gate=_login_pair_gate),
     # The same URL percent-encoded, as in a redirect or a query parameter:
     # https%3A%2F%2Fuser%3Apassword%40host (or with a plain "@"); twice-encoded (%253A) too.
     Rule("url_password_encoded", re.compile(
@@ -285,11 +296,11 @@ RULES: tuple[Rule, ...] = (
         False, ("glued",) + _VALUE_GROUPS, needles=("mysql", "mariadb", "redis-cli", "sshpass", "docker")),
     # --password hunter2, --api-key abc (the "--password=..." form is a keyword assignment).
     Rule("cli_flag", re.compile(
-        r"(?<![\w\-])--?(?i:(?:[a-z0-9]+-){0,3}(?:password|passwd|token|secret|api-key|apikey|" + _SETTING_KEYWORD
+        r"(?<![\w\-])--?(?i:(?:[a-z0-9]+-){0,3}(?:password|passwd|token|secret|api-key|apikey|bearer|" + _SETTING_KEYWORD
         + r")|(?:[a-z0-9]+-){1,3}(?P<gkey>key))(?![\w\-])"
         r"""[ \t]+(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*))"""),
         False, _VALUE_GROUPS, _flag_value,
-        gate=_words("pass", "token", "secret", "api-key", "apikey", "masterauth", "-key")),
+        gate=_words("pass", "token", "secret", "api-key", "apikey", "masterauth", "-key", "bearer")),
     # Secret stores' command lines: gh secret set NAME --body VALUE, aws secretsmanager
     # --secret-string VALUE, aws ssm put-parameter ... --value VALUE.
     Rule("secret_store_cli", re.compile(
@@ -357,7 +368,7 @@ RULES: tuple[Rule, ...] = (
         r"(?P<kw>[kK](?<![\w.\-][kK])(?:ey|EY))[*_`]{0,2}"
         r"(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"
         r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
-        r"|[ \t]+(?i:is|was|now|to)|[ \t]*[:=]))[ \t]+"
+        r"|[ \t]+(?i:is|was|now|to)|(?:[ \t]+\(?[A-Za-z]{2,12}\)?)?[ \t]*[:=]))[ \t]+"
         r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
         r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""),
         False, ("pq", "bare"), _key_in_prose, needles=("key", "Key", "KEY")),
@@ -367,7 +378,8 @@ RULES: tuple[Rule, ...] = (
         r"(?P<kw>" + _PROSE_KEYWORD + r")[*_`]{0,2}(?:[ \t]+(?i:value)|[ ]?값)?"
         r"(?:(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"  # "the password for the db is"
         r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
-        r"|[ \t]+(?i:is|was|are|were|becomes|now|to)|[ \t]*[:=])|[ \t]+-(?=[ \t])|는|은)|이|가|을|를)?[ \t]+"
+        r"|[ \t]+(?i:is|was|are|were|becomes|now|to)|(?:[ \t]+\(?[A-Za-z]{2,12}\)?|[ ]?[\uac00-\ud7a3]{1,4})?[ \t]*[:=])"
+        r"|[ \t]+-(?=[ \t])|는|은)|이|가|을|를)?[ \t]+"
         r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
         r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""),
         False, ("pq", "bare"), _prose_value, gate=_PROSE_GATE),

@@ -408,6 +408,14 @@ def _named_value_gate(low: str) -> bool:
     return False
 
 
+_PORT_FIELD = re.compile(r":[0-9]{2,5}:")
+
+
+def _login_pair_gate(low: str) -> bool:
+    """login_pair: an Oracle login (user/password@host) or a .pgpass line (host:port:...)."""
+    return "oracle" in low or "sqlplus" in low or "connect" in low or bool(_PORT_FIELD.search(low))
+
+
 def _words(*words: str) -> Callable[[str], bool]:
     """A gate: the lowercased text holds one of these words."""
     def gate(low: str) -> bool:
