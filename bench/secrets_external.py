@@ -477,6 +477,8 @@ def _negatives(f: _F, part: int) -> list[Example]:
             lambda: ("sqlplus scott/${ORACLE_PASSWORD}@orcl", "en"),
             lambda: ("토큰 만료: 3600초", "ko"),
             lambda: ("The token (old): revoked yesterday", "en"),
+            lambda: (f"sentry dsn https://{s(HEX, 32)}@o{s(DIGITS, 6)}.ingest.sentry.io/{s(DIGITS, 7)}", "en"),
+            lambda: ("Kubernetes secret name: payments-db-creds-v2 in namespace payments.", "en"),
         ]
     out, seen = [], set()
     for cat, makers in cats.items():

@@ -255,10 +255,12 @@ RULES: tuple[Rule, ...] = (
         r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://(?P<user>[^\s:/@?#]*):"
         r"(?P<value>[^\s]{1,256}?)@(?=(?P<host>[^\s/@?#]*)(?:[/?#\s\"'`<>)\]]|$))"),
         False, ("value",), _url_password, needles=("://",)),
-    # A token as the URL's user, without a password: https://<token>@github.com/org/repo.git.
+    # A token as the URL's user, without a password: https://<token>@github.com/org/repo.git. A
+    # Sentry DSN's key stays: it is public by design.
     Rule("url_token_user", re.compile(
-        r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://(?P<value>[A-Za-z0-9_\-]{20,200})@[A-Za-z0-9.\-]"),
-        False, ("value",), lambda m, v: _random_value(v), needles=("://",)),
+        r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://(?P<value>[A-Za-z0-9_\-]{20,200})@(?P<host>[A-Za-z0-9.\-]+)"),
+        False, ("value",), lambda m, v: _random_value(v) and "sentry" not in m.group("host").lower(),
+        needles=("://",)),
     # Credentials that are not a URL's: Oracle's user/password@host (jdbc:oracle:thin:, sqlplus,
     # CONNECT) and a .pgpass line (host:port:database:user:password).
     Rule("login_pair", re.compile(
@@ -368,7 +370,7 @@ RULES: tuple[Rule, ...] = (
         r"(?P<kw>[kK](?<![\w.\-][kK])(?:ey|EY))[*_`]{0,2}"
         r"(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"
         r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
-        r"|[ \t]+(?i:is|was|now|to)|(?:[ \t]+\(?[A-Za-z]{2,12}\)?)?[ \t]*[:=]))[ \t]+"
+        r"|[ \t]+(?i:is|was|now|to)|(?:[ \t]+\([A-Za-z]{2,12}\))?[ \t]*[:=]))[ \t]+"
         r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
         r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""),
         False, ("pq", "bare"), _key_in_prose, needles=("key", "Key", "KEY")),
@@ -378,7 +380,7 @@ RULES: tuple[Rule, ...] = (
         r"(?P<kw>" + _PROSE_KEYWORD + r")[*_`]{0,2}(?:[ \t]+(?i:value)|[ ]?값)?"
         r"(?:(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"  # "the password for the db is"
         r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
-        r"|[ \t]+(?i:is|was|are|were|becomes|now|to)|(?:[ \t]+\(?[A-Za-z]{2,12}\)?|[ ]?[\uac00-\ud7a3]{1,4})?[ \t]*[:=])"
+        r"|[ \t]+(?i:is|was|are|were|becomes|now|to)|(?:[ \t]+\([A-Za-z]{2,12}\)|[ ]?(?:재발급|발급|갱신|변경|교체|생성))?[ \t]*[:=])"
         r"|[ \t]+-(?=[ \t])|는|은)|이|가|을|를)?[ \t]+"
         r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
         r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""),
