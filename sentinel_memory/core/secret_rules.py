@@ -9,11 +9,13 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
+from .secret_gates import (
+    _PROSE_GATE, _assignment_gate, _login_pair_gate, _named_value_gate, _value_then_name_gate, _words,
+)
 from .secret_values import (
-    _BARE, _GENERIC_KEY, _VALUE_GROUPS_BQ, _is_placeholder, _login_pair_gate, _looks_like_secret, _random_value, _HANGUL, _PROSE_GATE, _PROSE_KEYWORD, _SECRET_KEYWORD, _SETTING_KEYWORD, _UUID, _VALUE,
-    _VALUE_GROUPS, _assignment, _assignment_gate, _authorization, _flag_value, _key_in_prose, _value_then_name, _value_then_name_gate, _named_value, _named_value_gate, _prose_value,
-    _spaced_value,
-    _url_password, _words,
+    _BARE, _GENERIC_KEY, _HANGUL, _PROSE_KEYWORD, _SECRET_KEYWORD, _SETTING_KEYWORD, _UUID, _VALUE, _VALUE_GROUPS,
+    _VALUE_GROUPS_BQ, _assignment, _authorization, _flag_value, _is_placeholder, _key_in_prose, _looks_like_secret,
+    _named_value, _prose_value, _random_value, _spaced_value, _url_password, _value_then_name,
 )
 
 REDACTED = "[REDACTED]"
