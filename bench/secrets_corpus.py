@@ -994,6 +994,8 @@ def hostile() -> dict[str, str]:
         "pgpass fields": _fill("a:11:"),
         "oracle logins": _fill("sqlplus a/"),
         "labelled tokens": _fill("token (a) "),
+        "key word suffixes": _fill("password_a_b_"),
+        "suffixes and separators": _fill("token_aaaaaaaaaaaa-a: "),
     }
 
 

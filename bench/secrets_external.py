@@ -281,6 +281,8 @@ _KEYED_DEV = [
     ("The {s} {w} (new): {v}", "en"),
     ("db.internal:5432:app:app_user:{v}", "en"),
     ("jdbc:oracle:thin:{s}_app/{v}@db.internal:1521/ORCL", "en"),
+    ("{K}_PROD={v}", "en"),
+    ("{k}_staging: \"{v}\"", "en"),
 ]
 
 # Prose words for a service's secret ("the datadog api key").
@@ -479,6 +481,12 @@ def _negatives(f: _F, part: int) -> list[Example]:
             lambda: ("The token (old): revoked yesterday", "en"),
             lambda: (f"sentry dsn https://{s(HEX, 32)}@o{s(DIGITS, 6)}.ingest.sentry.io/{s(DIGITS, 7)}", "en"),
             lambda: ("Kubernetes secret name: payments-db-creds-v2 in namespace payments.", "en"),
+            lambda: (f"API_KEY_ID={s(UPPER + DIGITS, 20)}", "en"),
+            lambda: (f"{upper_key()}_URL=https://api.{svc()}.com/v2", "en"),
+            lambda: ("PASSWORD_MIN_LENGTH=12", "en"),
+            lambda: ("token_count: 18432", "en"),
+            lambda: ("password_hash = make_password(raw)", "en"),
+            lambda: (f"{upper_key()}_PROD=${{{{ secrets.{upper_key()}_PROD }}}}", "en"),
         ]
     out, seen = [], set()
     for cat, makers in cats.items():

@@ -339,3 +339,29 @@ def test_logins_and_labelled_values_are_replaced(make):
 ])
 def test_look_alikes_of_logins_and_labels_stay(text):
     assert redact(text) == (text, 0)
+
+
+# --- a suffix after the key word ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"DB_PASSWORD_PROD={v}",
+    lambda v: f'stripe_secret_key_staging: "{v}"',
+    lambda v: f"SECRET_KEY_BASE={v}",
+    lambda v: f"github_token_ci = '{v}'",
+])
+def test_a_key_word_with_an_environment_suffix_names_a_secret(make):
+    v = rand(ALNUM, 32)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    "API_KEY_ID=AB12CD34EF56GH78IJ90",
+    "TOKEN_URL=https://auth.internal/oauth/token",
+    "PASSWORD_MIN_LENGTH=12",
+    "token_count: 18432",
+    "password_hash = make_password(raw)",
+    "API_TOKEN_PROD=${{ secrets.API_TOKEN_PROD }}",
+    "SECRET_NAME_PREFIX=prod/app",
+])
+def test_a_key_word_with_a_suffix_that_names_something_else_stays(text):
+    assert redact(text) == (text, 0)

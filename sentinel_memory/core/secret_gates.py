@@ -20,10 +20,19 @@ _TYPE_WORDS = ("string", "str")
 
 
 def _key_before(low: str, at: int) -> bool:
-    head = low[max(0, at - 32): at].rstrip(" \t\"'`*?.+|!:[]0123456789\\")
+    head = low[max(0, at - 48): at].rstrip(" \t\"'`*?.+|!:[]0123456789\\")
     if head.endswith(_TYPE_WORDS):  # var api_key string = "...", api_key: String = "..."
         head = head[: head.rfind("str")].rstrip(" \t:")
-    return head.endswith(_KEY_NAME_ENDINGS)
+    if head.endswith(_KEY_NAME_ENDINGS):
+        return True
+    for _ in range(2):  # a suffix after the key word: DB_PASSWORD_PROD, api_token_v2
+        cut = max(head.rfind("_"), head.rfind("-"))
+        if cut <= 0 or len(head) - cut > 13:
+            return False
+        head = head[:cut]
+        if head.endswith(_KEY_NAME_ENDINGS):
+            return True
+    return False
 
 
 def _assignment_gate(low: str) -> bool:
