@@ -365,3 +365,9 @@ def test_a_key_word_with_an_environment_suffix_names_a_secret(make):
 ])
 def test_a_key_word_with_a_suffix_that_names_something_else_stays(text):
     assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("name", ["DJANGO_SECRET_KEY", "SECRET_KEY", "app_secret_key"])
+def test_a_key_name_that_ends_in_a_key_word_is_not_read_as_a_word_and_a_suffix(name):
+    v = "9#" + "k$"  # short and all symbols: a secret after SECRET_KEY (a & ends the bare value)
+    assert gone(f"{name}={v}&%c(tk84s in plain text", v)

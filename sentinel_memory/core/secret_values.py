@@ -238,6 +238,10 @@ def _assignment(match: re.Match, value: str) -> bool:
     if _FILE_PATH.fullmatch(value) or _BLOCK_INDICATOR.fullmatch(value):
         return False
     suffix = match.group("suffix")
+    if suffix is not None and _STRICT_NAME.search(match.string, match.start(), match.end("suffix")):
+        suffix = None  # the suffix completes a key name itself: SECRET + _KEY
+    elif suffix is not None and suffix.lower().endswith("key"):  # SECRET_FOO_KEY: any name ending in key
+        return _generic_key_value(match.string, match.end("suffix"), value)
     if suffix is not None:  # DB_PASSWORD_PROD, API_KEY_STAGING: a generated-looking value, not API_KEY_ID
         words = {w.lower() for w in re.split(r"[_\-]", suffix) if w}
         if words & _NOT_SECRET_SUFFIX or _is_placeholder(value):
