@@ -8,6 +8,13 @@ import re
 from collections.abc import Callable
 
 
+# Words after a key word that make the name something else than the secret (API_KEY_ID,
+# TOKEN_URL, PASSWORD_MIN_LENGTH, SECRET_NAME, token_count, password_hash).
+NOT_SECRET_SUFFIX = frozenset((
+    "id ids url urls uri endpoint host name names header ttl length len min max timeout file path dir env "
+    "type prefix suffix expiry expires expiration exp lifetime count size version policy hint field param "
+    "label hash format mode enabled required rotation at in by on ref arn location region").split())
+
 # Every key name of keyword_assignment ends in one of these right before its separator (after an
 # optional quote and blanks): a text without such an ending is skipped. Looking back from each ":"
 # and "=" is quicker than trying the long alternation of key names at every position.
@@ -27,8 +34,8 @@ def _key_before(low: str, at: int) -> bool:
         return True
     for _ in range(2):  # a suffix after the key word: DB_PASSWORD_PROD, api_token_v2
         cut = max(head.rfind("_"), head.rfind("-"))
-        if cut <= 0 or len(head) - cut > 13:
-            return False
+        if cut <= 0 or len(head) - cut > 13 or head[cut + 1:] in NOT_SECRET_SUFFIX:
+            return False  # (TOKEN_TTL, API_KEY_ID: keyword_assignment keeps their values)
         head = head[:cut]
         if head.endswith(_KEY_NAME_ENDINGS):
             return True
@@ -78,12 +85,19 @@ def _named_value_gate(low: str) -> bool:
     return False
 
 
-_PORT_FIELD = re.compile(r":[0-9]{2,5}:")
-
-
 def _login_pair_gate(low: str) -> bool:
     """login_pair: an Oracle login (user/password@host) or a .pgpass line (host:port:...)."""
-    return "oracle" in low or "sqlplus" in low or "connect" in low or bool(_PORT_FIELD.search(low))
+    if "oracle" in low or "sqlplus" in low or "connect" in low:
+        return True
+    at = low.find(":")
+    while at != -1:  # a port between colons
+        end = low.find(":", at + 1)
+        if end == -1:
+            return False
+        if 3 <= end - at <= 6 and low[at + 1: end].isdigit():
+            return True
+        at = end
+    return False
 
 
 def _words(*words: str) -> Callable[[str], bool]:

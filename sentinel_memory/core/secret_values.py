@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from .secret_gates import NOT_SECRET_SUFFIX
+
 _HANGUL = "\uac00-\ud7a3\u3131-\u318e"
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
@@ -221,13 +223,6 @@ def _generic_key_value(text: str, key_end: int, value: str) -> bool:
 # A YAML block scalar's indicator (`token: |`): the value is on the next lines.
 _BLOCK_INDICATOR = re.compile(r"[|>][+\-]?[0-9]?")
 
-# Words after a key word that make the name something else than the secret (API_KEY_ID,
-# TOKEN_URL, PASSWORD_MIN_LENGTH, SECRET_NAME, token_count, password_hash).
-_NOT_SECRET_SUFFIX = frozenset((
-    "id ids url urls uri endpoint host name names header ttl length len min max timeout file path dir env "
-    "type prefix suffix expiry expires expiration exp lifetime count size version policy hint field param "
-    "label hash format mode enabled required rotation at in by on ref arn location region").split())
-
 # Separators that compare rather than assign (`if (api_key == "...")`): only a quoted value counts.
 _COMPARISON = frozenset(("==", "===", "!=", "!=="))
 _WORD_SEPARATORS = frozenset(("to", "|", "에"))
@@ -244,7 +239,7 @@ def _assignment(match: re.Match, value: str) -> bool:
         return _generic_key_value(match.string, match.end("suffix"), value)
     if suffix is not None:  # DB_PASSWORD_PROD, API_KEY_STAGING: a generated-looking value, not API_KEY_ID
         words = {w.lower() for w in re.split(r"[_\-]", suffix) if w}
-        if words & _NOT_SECRET_SUFFIX or _is_placeholder(value):
+        if words & NOT_SECRET_SUFFIX or _is_placeholder(value):
             return False
         if match.group("gkey") is not None:
             return not _ordinary_key(match.string, match.end("gkey")) and _random_value(value)
