@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.secrets_corpus import hostile
+from bench.secrets_external import external
 from sentinel_memory.core.sanitizer import REDACTED, RULES, redact, rules_hit
 
 # --- fakes with the right shape -----------------------------------------------------------------
@@ -745,11 +746,11 @@ def test_the_shortcuts_change_no_result(monkeypatch):
     one_per_kind = list({e.kind: e.secrets[0] for e in examples if e.secrets}.values())
     pairs = [a + sep + b for i, a in enumerate(one_per_kind) for sep in ("", "-")
              for b in (one_per_kind[(i + 1) % len(one_per_kind)], AWS_KEY_ID, GITHUB["ghp"])]
-    texts = ([e.text for e in examples] + glued + pairs + ALL_POSITIVES + NEGATIVES
+    texts = ([e.text for e in examples + external("dev") + external("heldout")] + glued + pairs + ALL_POSITIVES + NEGATIVES
              + [t for t, _ in KEY_VALUE_FORMS] + PLACEHOLDERS + list(HOSTILE.values())
              + ["DB_PASS=" + "Gw5Hq" + "XDgLVXZ", "SMTP_PASS: '" + "x8Yq" + "2kLm'", GOOGLE_API + AWS_KEY_ID])
     quick = {s: [sanitizer._apply(t, s) for t in texts] for s in (False, True)}
-    monkeypatch.setattr(sanitizer, "_RUNS", {s: tuple((r, sub, (), None) for r, sub, _, _ in runs)
+    monkeypatch.setattr(sanitizer, "_RUNS", {s: tuple((r, sub, None, (), None) for r, sub, _, _, _ in runs)
                                              for s, runs in sanitizer._RUNS.items()})
     monkeypatch.setattr(sanitizer, "_GLUE_AFTER", _Everything())
     monkeypatch.setattr(sanitizer, "_GLUE_BEFORE", _Everything())

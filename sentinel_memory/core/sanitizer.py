@@ -42,9 +42,11 @@ _TRAILING = ".)"
 
 _MAX_PASSES = 8  # a bound that is never reached, so that no input can keep the loop going
 
-# The rules each mode runs, in order, each with its pattern's bound sub (looked up once, not per text).
-_RUNS = {strict_only: tuple((rule, rule.pattern.sub, rule.needles, rule.gate) for rule in RULES
-                             if rule.strict or not strict_only)
+# The rules each mode runs, in order, each with its pattern's bound sub (looked up once, not per
+# text) and its needles: the one needle of most rules apart, tested without a loop.
+_RUNS = {strict_only: tuple((rule, rule.pattern.sub, rule.needles[0] if len(rule.needles) == 1 else None,
+                             rule.needles if len(rule.needles) > 1 else (), rule.gate)
+                            for rule in RULES if rule.strict or not strict_only)
          for strict_only in (False, True)}
 
 
@@ -96,8 +98,11 @@ def _apply(text: str, strict_only: bool) -> tuple[str, list[str]]:
     for _ in range(_MAX_PASSES):
         glued[0] = False
         low = text.lower()
-        for rule, sub, needles, gate in _RUNS[strict_only]:  # noqa: B007 (replace() reads rule)
-            if needles:
+        for rule, sub, needle, needles, gate in _RUNS[strict_only]:  # noqa: B007 (replace() reads rule)
+            if needle is not None:
+                if needle not in text:
+                    continue
+            elif needles:
                 for needle in needles:  # (a plain loop: a generator per rule and text costs more than the test)
                     if needle in text:
                         break

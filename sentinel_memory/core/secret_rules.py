@@ -9,9 +9,13 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
+from .secret_gates import (
+    _PROSE_GATE, _assignment_gate, _login_pair_gate, _named_value_gate, _value_then_name_gate, _words,
+)
 from .secret_values import (
-    _HANGUL, _PROSE_GATE, _PROSE_KEYWORD, _SECRET_KEYWORD, _SETTING_KEYWORD, _UUID, _VALUE, _VALUE_GROUPS,
-    _assignment, _assignment_gate, _authorization, _flag_value, _prose_value, _url_password, _words,
+    _BARE, _GENERIC_KEY, _HANGUL, _PROSE_KEYWORD, _SECRET_KEYWORD, _SETTING_KEYWORD, _UUID, _VALUE, _VALUE_GROUPS,
+    _VALUE_GROUPS_BQ, _assignment, _authorization, _flag_value, _is_placeholder, _key_in_prose, _looks_like_secret,
+    _named_value, _prose_value, _random_value, _spaced_value, _url_password, _value_then_name,
 )
 
 REDACTED = "[REDACTED]"
@@ -132,8 +136,8 @@ RULES: tuple[Rule, ...] = (
     _provider("groq_key", r"gsk_[A-Za-z0-9]{48,}"),
     _provider("xai_key", r"xai-[A-Za-z0-9]{60,}"),
     _provider("perplexity_key", r"pplx-[A-Za-z0-9]{40,}"),
-    _provider("newrelic_key", r"(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9_\-]{32}|[a-f0-9]{36}NRAL)",
-              needles=("NRAK-", "NRII-", "NRAL")),
+    _provider("newrelic_key", r"(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9_\-]{32}|NRIQ-[A-Za-z0-9_\-]{32}|NRJS-[a-f0-9]{19}"
+              r"|[a-f0-9]{36}NRAL)", r"(?![A-Za-z0-9_\-])", needles=("NRAK-", "NRII-", "NRIQ-", "NRJS-", "NRAL")),
     _provider("square_token", r"(?:sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}|EAAA[A-Za-z0-9_\-+=]{60,})", ""),
     _provider("mapbox_secret_token", r"sk\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}", ""),
     _provider("pulumi_token", r"pul-[a-f0-9]{40}"),
@@ -224,6 +228,19 @@ RULES: tuple[Rule, ...] = (
     _provider("adobe_client_secret", r"p8e-[A-Za-z0-9]{32}"),
     _provider("yandex_token", r"(?:AQVN[A-Za-z0-9_\-]{35,38}|y0_Ag[A-Za-z0-9_\-]{40,})", r"(?![A-Za-z0-9_\-])"),
     _provider("azure_devops_pat", r"[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}", needles=("AZDO",)),
+    # Formats that the tests of other scanners (gitleaks, trufflehog, secretlint) look for: Tailscale,
+    # Flutterwave, Octopus Deploy, SettleMint, Defined Networking, Intercom, Authress. One rule, so
+    # that a text holding none of their prefixes costs one test of the needles, not seven.
+    _provider("service_token",
+              r"(?:tskey-[a-z]{3,10}-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}"
+              r"|FLW(?:SECK|PUBK)(?:_TEST)?-?(?:[a-h0-9]{32}-X|[a-h0-9]{12})"
+              r"|API-[A-Z0-9]{26}"
+              r"|sm_(?:pat|aat|sat)_[a-z0-9]{16}"
+              r"|dnkey-[a-z0-9=_\-]{26}-[a-z0-9=_\-]{52}"
+              r"|dG9rOj[A-Za-z0-9+/]{40,}={0,2}"
+              r"|(?:sc|ext|scauth|authress)_[a-z0-9]{5,30}\.[a-z0-9]{4,6}\.acc[_\-][a-z0-9\-]{10,32}\.[A-Za-z0-9+/_=\-]{30,120})",
+              r"(?![A-Za-z0-9+/_=\-])",
+              needles=("tskey-", "FLWSECK", "API-", "sm_", "dnkey-", "dG9rOj", ".acc")),
     Rule("teams_webhook", re.compile(
         r"https://[A-Za-z0-9\-]+\.webhook\.office\.com/webhookb2/(?P<value>[A-Za-z0-9@/\-]{40,})"),
         True, ("value",), needles=(".webhook.office.com/",)),
@@ -240,6 +257,19 @@ RULES: tuple[Rule, ...] = (
         r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://(?P<user>[^\s:/@?#]*):"
         r"(?P<value>[^\s]{1,256}?)@(?=(?P<host>[^\s/@?#]*)(?:[/?#\s\"'`<>)\]]|$))"),
         False, ("value",), _url_password, needles=("://",)),
+    # A token as the URL's user, without a password: https://<token>@github.com/org/repo.git. A
+    # Sentry DSN's key stays: it is public by design.
+    Rule("url_token_user", re.compile(
+        r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://(?P<value>[A-Za-z0-9_\-]{20,200})@(?P<host>[A-Za-z0-9.\-]+)"),
+        False, ("value",), lambda m, v: _random_value(v) and "sentry" not in m.group("host").lower(),
+        needles=("://",)),
+    # Credentials that are not a URL's: Oracle's user/password@host (jdbc:oracle:thin:, sqlplus,
+    # CONNECT) and a .pgpass line (host:port:database:user:password).
+    Rule("login_pair", re.compile(
+        r"(?:(?i:jdbc:oracle:thin:|sqlplus[ \t]+|connect[ \t]+)[\w$#]{1,30}/(?P<value>[^\s@/\"']{1,128})@"
+        r"|(?<!\S)(?=[\w.\-]*[A-Za-z.])[\w.\-]{1,253}:[0-9]{2,5}:[\w*\-]{1,63}:[\w*.@\-]{1,63}:(?P<pgpass>[^\s:]{1,128})(?!\S))"),
+        False, ("value", "pgpass"), lambda m, v: not _is_placeholder(v) and (m.group("pgpass") is None or _looks_like_secret(v)),
+        gate=_login_pair_gate),
     # The same URL percent-encoded, as in a redirect or a query parameter:
     # https%3A%2F%2Fuser%3Apassword%40host (or with a plain "@"); twice-encoded (%253A) too.
     Rule("url_password_encoded", re.compile(
@@ -264,34 +294,96 @@ RULES: tuple[Rule, ...] = (
     # a bare -p prompts and stays), redis-cli -a S3cret, sshpass -p S3cret.
     Rule("client_password_flag", re.compile(
         r"(?<![\w\-])(?:(?:mysql|mysqldump|mysqladmin|mariadb)(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p(?P<glued>[^\s\"']+)"
-        r"|(?:redis-cli(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-a|sshpass[ \t]+-p)[ \t]+"
+        r"|(?:redis-cli(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-a|sshpass[ \t]+-p"
+        r"|docker[ \t]+login(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p)[ \t]+"
         r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*)))"""),
-        False, ("glued",) + _VALUE_GROUPS, needles=("mysql", "mariadb", "redis-cli", "sshpass")),
+        False, ("glued",) + _VALUE_GROUPS, needles=("mysql", "mariadb", "redis-cli", "sshpass", "docker")),
     # --password hunter2, --api-key abc (the "--password=..." form is a keyword assignment).
     Rule("cli_flag", re.compile(
-        r"(?<![\w\-])--?(?i:(?:[a-z0-9]+-){0,3}(?:password|passwd|token|secret|api-key|apikey|" + _SETTING_KEYWORD + r"))"
+        r"(?<![\w\-])--?(?i:(?:[a-z0-9]+-){0,3}(?:password|passwd|token|secret|api-key|apikey|bearer|" + _SETTING_KEYWORD
+        + r")|(?:[a-z0-9]+-){1,3}(?P<gkey>key))(?![\w\-])"
         r"""[ \t]+(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*))"""),
         False, _VALUE_GROUPS, _flag_value,
-        gate=_words("pass", "token", "secret", "api-key", "apikey", "masterauth")),
+        gate=_words("pass", "token", "secret", "api-key", "apikey", "masterauth", "-key", "bearer")),
+    # Secret stores' command lines: gh secret set NAME --body VALUE, aws secretsmanager
+    # --secret-string VALUE, aws ssm put-parameter ... --value VALUE.
+    Rule("secret_store_cli", re.compile(
+        r"(?<![\w\-])(?:gh[ \t]+secret[ \t]+set[ \t]+[^\s]{1,100}(?:[ \t]+--?[a-z\-]{1,20}[ \t]+[^\s\-][^\s]{0,100}){0,3}"
+        r"[ \t]+(?:--body|-b)|--secret-string|put-parameter(?:[ \t]+[^\s]{1,200}){0,8}?[ \t]+--value)[ \t=]+"
+        r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*))"""),
+        False, _VALUE_GROUPS, lambda m, v: not v.startswith(("file://", "fileb://")) and _flag_value(m, v),
+        needles=("gh secret", "--secret-string", "put-parameter")),
     # .netrc: "machine api.example.com login me password VALUE" - any value after such a login.
     Rule("netrc_password", re.compile(
         r"(?<![\w\-])(?:machine[ \t]+[^\s]{1,253}|default)[ \t]+login[ \t]+[^\s]{1,100}[ \t]+"
         r"password[ \t]+(?P<bare>[^\s\"'`]+)"),
         False, ("bare",), needles=("password",)),
+    # <password>...</password>, <datadogApiToken>...</...>, the value alone on its own lines too;
+    # after a tag that only ends in "key" (<DATADOG_KEY>) the value must look random.
     Rule("xml_secret_element", re.compile(
-        r"<(?i:(?:[a-z]+[_\-]?)?(?:password|secret|token|api[_\-]?key))>(?P<value>[^<\s]{1,512})</"),
-        False, ("value",), needles=("</",)),
+        r"<(?:[A-Za-z][\w.\-]{0,60}?)?(?:" + _SECRET_KEYWORD + r"|(?P<gkey>" + _GENERIC_KEY + r"))>[ \t\r\n]{0,80}(?P<value>[^<\s]{1,512})[ \t\r\n]{0,80}</"),
+        False, ("value",), lambda m, v: m.group("gkey") is None or _spaced_value(m, v), needles=("</",)),
     # password=..., DB_PASSWORD: ..., "apiKey": "...", client_secret = '...': the key name must
     # end in a secret keyword right before the separator ("tokens: 5" and "secretary:" stay).
     # Whatever precedes the keyword (DB_, db, client_) is not part of the match.
+    # The separators are those of env files, YAML, JSON, code and Makefiles (=, :, :=, ::=, ?=,
+    # .=, +=, ||=, ??=, =>; in Korean "값이", "the value is", and "에", "into"), and comparisons with a quoted
+    # value (`if (api_key == "...")`). A
+    # type may sit between the name and the separator (`var api_key string = "..."`, `secret[] =`).
     Rule("keyword_assignment", re.compile(
-        r"(?:" + _SECRET_KEYWORD + r""")["']?(?P<pre>[ \t]*)(?P<sep>:=|=>|:(?!//)|=(?!=))"""
-        r"(?P<post>[ \t]*)" + _VALUE), False, _VALUE_GROUPS, _assignment, gate=_assignment_gate),
+        r"(?:" + _SECRET_KEYWORD + r"|(?P<gkey>" + _GENERIC_KEY + r"))(?P<suffix>(?:[_\-][A-Za-z0-9]{1,12}){1,2})?"
+        r"(?:\[[0-9]{0,4}\]|[ \t]*:[ \t]*(?:String|string|str)(?=[ \t]*=)|[ \t]+(?:string|String)(?=[ \t]*=))?"
+        r"""\\?["'`]?\]?\**(?P<pre>[ \t]*)(?P<sep>:{1,3}=|\?\?=|\|\|=|[?.+]=|=>|:(?!//)|[!=]==?|=(?!=)|값(?:이|은|는)?(?=[ \t])|(?<=[ \t])(?:에|to|\|)(?=[ \t]))"""
+        r"(?P<post>[ \t]*(?:[|>][+\-]?[ \t]*\r?\n[ \t]+)?)" + _VALUE), False, _VALUE_GROUPS_BQ, _assignment,
+        gate=_assignment_gate),
+    # A setting named apart from its value: `- name: API_TOKEN` then `value: ...` (Kubernetes,
+    # JSON), `<add key="ApiToken" value="..."/>` (.NET), setProperty("API_TOKEN", "..."),
+    # put('apiKey', '...'), setenv("API_TOKEN", "...").
+    Rule("named_value", re.compile(
+        r"""(?:(?i:name|key)["']?[ \t]*[:=][ \t]*["']?(?P<name>[\w.\-]{0,60}?(?:""" + _SECRET_KEYWORD + "|"
+        + _GENERIC_KEY + r"""))["']?[ \t]*,?[ \t]*(?:\r?\n[ \t]*-?[ \t]*)?["']?(?i:value)["']?[ \t]*[:=][ \t]*"""
+        r"""|\([ \t]*["'](?P<cname>[\w.\-]{0,60}?(?:""" + _SECRET_KEYWORD + "|" + _GENERIC_KEY
+        + r"""))["'][ \t]*,[ \t]*(?=@?["']))""" + _VALUE), False, _VALUE_GROUPS_BQ, _named_value,
+        gate=_named_value_gate),
+    # A value written before its name: "stored 3f9a... as DATADOG_API_KEY", "... 를 PLAID_KEY 에".
+    # It starts after a blank, a quote or a bracket and cannot run over one, so each character is
+    # read by one attempt at most.
+    Rule("value_then_name", re.compile(
+        r"""(?<![^\s"'`(])(?P<bare>[^\s"'`()]{8,200})["'`]?(?:[ \t]+(?i:into|as|in|to)|[ \t]*(?:를|을))"""
+        r"""[ \t]+(?:(?i:the)[ \t]+)?[`"']?(?=[A-Za-z_$])[\w.\-$]{0,60}?(?:""" + _SECRET_KEYWORD + "|(?P<gkey>" + _GENERIC_KEY
+        + r"))(?![\w])"), False, ("bare",), _value_then_name,
+        gate=_value_then_name_gate),
+    # `if ("..." == password)`: the value before the name.
+    Rule("reversed_comparison", re.compile(
+        r"""(?P<quote>["'])(?P<pq>[^"'\n]{8,200})(?P=quote)[ \t]*[!=]==?[ \t]*[\w.$]{0,40}?(?:"""
+        + _SECRET_KEYWORD + r")(?![\w])"), False, ("pq",), _spaced_value, needles=("==", "!=")),
+    # Dockerfile ENV and shell `set` forms, whose separator is a blank: ENV API_TOKEN abc123...
+    Rule("shell_setting", re.compile(
+        r"(?<![\w\-])(?:ENV|setx|setenv|set(?:[ \t]+-[A-Za-z]{1,3})?)[ \t]+[A-Za-z0-9_]{0,60}?(?:"
+        + _SECRET_KEYWORD + "|(?P<gkey>" + _GENERIC_KEY + r"))[ \t]+(?P<bare>" + _BARE + ")"), False, ("bare",),
+        _spaced_value, needles=("ENV ", "ENV\t", "set ", "set\t", "setx", "setenv")),
+    # "twitch key - '...'": a bare "key" names a value only before a dash and a quoted value.
+    Rule("key_dash_value", re.compile(
+        r"""(?P<kw>(?<![A-Za-z])(?i:key))(?P<verb>[ \t]+-)[ \t]+(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""),
+        False, ("pq",), _prose_value, needles=(" - '", ' - "', " - `")),
+    # "the Datadog key is 3f9a...", "signing key: ...": a bare "key" with a verb; the word before
+    # it must not name an ordinary key (cache, primary, public, ...).
+    Rule("key_in_prose", re.compile(
+        r"(?P<kw>[kK](?<![\w.\-][kK])(?:ey|EY))[*_`]{0,2}"
+        r"(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"
+        r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
+        r"|[ \t]+(?i:is|was|now|to)|(?:[ \t]+\([A-Za-z]{2,12}\))?[ \t]*[:=]))[ \t]+"
+        r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
+        r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""),
+        False, ("pq", "bare"), _key_in_prose, needles=("key", "Key", "KEY")),
     # "the staging password is Tr0ub4dor&3", "비밀번호는 ...": a value named in a sentence must
     # look strongly like a secret (letters with digits or symbols, 8+ chars, not an id or hash).
     Rule("keyword_in_prose", re.compile(
-        r"(?P<kw>" + _PROSE_KEYWORD + r")(?:[ \t]+(?i:value)|[ ]?값)?"
-        r"(?:(?P<verb>[ \t]+(?i:is|was|are|were|becomes|now)|[ \t]*[:=]|는|은)|이|가|을|를)?[ \t]+"
+        r"(?P<kw>" + _PROSE_KEYWORD + r")[*_`]{0,2}(?:[ \t]+(?i:value)|[ ]?값)?"
+        r"(?:(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"  # "the password for the db is"
+        r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
+        r"|[ \t]+(?i:is|was|are|were|becomes|now|to)|(?:[ \t]+\([A-Za-z]{2,12}\)|[ ]?(?:재발급|발급|갱신|변경|교체|생성))?[ \t]*[:=])"
+        r"|[ \t]+-(?=[ \t])|는|은)|이|가|을|를)?[ \t]+"
         r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
         r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""),
         False, ("pq", "bare"), _prose_value, gate=_PROSE_GATE),

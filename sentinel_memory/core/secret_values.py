@@ -7,7 +7,8 @@ password). docs/security.md lists the decisions."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+
+from .secret_gates import NOT_SECRET_SUFFIX
 
 _HANGUL = "\uac00-\ud7a3\u3131-\u318e"
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
@@ -16,29 +17,46 @@ _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 # part of a bare value, so Korean prose after a colon is never taken for a secret, and a bare
 # value never starts with "=" (so "token == expected" is a comparison, not an assignment).
 _BARE = rf"""[^\s"'`,;&<>()\[\]{_HANGUL}=][^\s"'`,;&<>()\[\]{_HANGUL}]*"""
-_VALUE = rf"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>{_BARE}))"""
+# A quote may follow "@" (Objective-C and C# string literals: @"...").
+# In a JSON string the quotes are escaped: {\"api_key\": \"...\"}.
+# Backquotes: Go raw strings, Markdown code.
+_VALUE = rf"""(?:\\?@?"(?P<dq>[^"\n]*?)\\?"|@?'(?P<sq>[^'\n]*)'|`(?P<bq>[^`\n]*)`|(?P<bare>{_BARE}))"""
 _VALUE_GROUPS = ("dq", "sq", "bare")
+_VALUE_GROUPS_BQ = ("dq", "sq", "bq", "bare")
 
 # Korean names of a credential: password (also the everyday 비번), token, secret, and the compound
 # "<kind> 키" forms (API 키, 액세스 키, 비밀 키, 개인 키, 인증 키); "키" alone (key, height) is not one.
 _KO_KEYWORD = (r"비밀[ ]?번호|패스[ ]?워드|비번|토큰|클라이언트[ ]?시크릿|시크릿[ ]?키|시크릿|암호[ ]?키|암호"
+               r"|발급(?:받은|한|된)?[ ]?키"  # "the key issued" (발급받은 키, 콘솔에서 발급한 키)
+               r"|(?<=[A-Za-z0-9] )키(?=[ \t]*[:=]|는|은)"  # "<service> 키: ..." (a label, not a key id)
                r"|(?i:rest[ ]api|api|액세스|접근|접속|비밀|개인|인증|앱|마스터|서비스|보안|라이선스|라이센스)[ ]?키")
 # Server settings whose value is a password without saying so (redis: requirepass, masterauth).
 _SETTING_KEYWORD = r"requirepass|masterauth"
 # The end of a key name that means its value is a secret (DB_PASSWORD, apiKey, client_secret...).
 _SECRET_KEYWORD = (
     r"(?i:pass(?:word|wd|phrase)|(?:(?<=[_\-])|(?<![A-Za-z]))pass(?![A-Za-z])|pwd|secret|token"
-    r"|api[_\-]?(?:key|hash)|x-api-key|passkey|x-(?:[a-z0-9]+-){1,4}key"
+    r"|api[_\-.]?(?:key|hash)|x-api-key|passkey|x-(?:[a-z0-9]+-){1,4}key"
     r"|(?:private|secret|access|signing|encryption|decryption|master|account|storage|auth|app|admin"
     r"|licen[cs]e|server|service(?:[_\-]?role)?|write|ingest|deploy|sdk|client|consumer|subscription"
     r"|integration|routing|webhook|management|mgmt|partner|merchant|shared|hmac|jwt|cipher|rest"
-    r"|personal|oauth|bot|dev(?:eloper)?|root)[_\-]?key"
-    r"|(?<=[\"'])auth(?=[\"'])|credentials?|" + _SETTING_KEYWORD + r")|" + _KO_KEYWORD
+    r"|personal|oauth|bot|dev(?:eloper)?|root)[_\-.]?key"
+    r"|(?<=[\"'])auth(?=[\"'])|(?<=_)auth|credentials?|" + _SETTING_KEYWORD + r")|" + _KO_KEYWORD
 )
+# Any other name that ends in "key" (DATADOG_KEY, lobKey, heroku.key): a key of a service not
+# listed above, or an ordinary key (cache_key, primary_key). Its value must look random
+# (_random_value) and the word before "key" must not name an ordinary one (_ORDINARY_KEY).
+# (The letter comes before the look-behind so that most positions fail at the first test.)
+_GENERIC_KEY = r"(?:[kK](?<=[A-Za-z0-9][_\-.][kK])(?i:ey)|K(?<=[a-z0-9]K)ey)(?![A-Za-z0-9])"
+_ORDINARY_KEY = frozenset((
+    "cache primary foreign sort partition range hash composite natural surrogate unique index row "
+    "idempotency dedup dedupe object s3 bucket file path map dict lookup group label i18n translation "
+    "message event state query public publishable pub ssh gpg pgp host ca hot shortcut keyboard "
+    "redis memcache kv lock prefix cursor react list item entry field column id").split())
+
 # The same words as they appear in a sentence ("the staging password is ...").
 # The English words must start a word; the Korean ones may follow Latin letters ("DB비밀번호").
 _PROSE_KEYWORD = (
-    r"(?<![A-Za-z])(?i:pass(?:word|wd|phrase)|secret|token"
+    r"(?<![A-Za-z])(?i:pass(?:word|wd|phrase)|secret|token|identified[ \t]+by"
     r"|(?:api|access|secret|private|licen[cs]e|admin|master|signing|encryption|app)[ _\-]?key|"
     + _SETTING_KEYWORD + r")|" + _KO_KEYWORD
 )
@@ -117,7 +135,7 @@ _NOT_SECRET_SHAPE = re.compile(
     r"|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
     r"|v?\d+(?:\.\d+)+.*"                                   # versions
     r"|\d+(?:ms|s|m|h|d|px|kb|mb|gb|%)?"                    # numbers and durations
-    r"|[a-z]+(?:_[a-z0-9]+)+(?:\.[a-z]+)?"                  # snake_case names, file names
+    r"|[a-z]+(?:_[a-z0-9]{1,15})+(?:\.[a-z]+)?"             # snake_case names, file names (not live_8f14...)
     r"|(?:\.{0,2}/|~/|[A-Za-z]:\\).*|[\w.\-]+/[\w.\-/]+\.\w+"   # paths
     r"|\w+://.*",                                           # URLs
 )
@@ -164,10 +182,75 @@ _FILE_PATH = re.compile(
     r"|[A-Za-z]:\\[\w.\-\\ ]*")
 
 
+def _random_value(v: str) -> bool:
+    """A value that looks generated: 16+ characters without blanks, either a long hex string or a
+    UUID, or letters mixed with digits (and no shape of a path, URL, version or name)."""
+    if not 14 <= len(v) <= 256 or any(c.isspace() for c in v):
+        return False
+    if _KEY_LIKE_ID.fullmatch(v) or _ID_AND_SECRET.fullmatch(v):
+        return True
+    if _HEX_RUN.fullmatch(v):
+        return _hex_key(v)
+    if _NOT_SECRET_SHAPE.fullmatch(v) or _FILE_PATH.fullmatch(v) or _CODE_REF.fullmatch(v) or ":" in v:
+        return False
+    if _WORDS_AND_NUMBERS.fullmatch(v):  # new-checkout-flow-2024, release_2024_q3: a name
+        return False
+    return sum(c.isalpha() for c in v) >= 4 and sum(c.isdigit() for c in v) >= 2 and len(set(v)) >= 10
+
+
+_HEX_RUN = re.compile(r"[0-9a-fA-F]{20,}")
+# Parts of only letters or only digits, joined by - _ or .: a name someone chose, not generated.
+_WORDS_AND_NUMBERS = re.compile(r"(?:[A-Za-z]+|[0-9]+)(?:[\-_.](?:[A-Za-z]+|[0-9]+))+")
+# An id and a secret joined by a colon, as some services hand out (8f14e45f:3c59dc04).
+_ID_AND_SECRET = re.compile(r"(?=[^:]*[0-9][^:]*:)[A-Za-z0-9]{8,64}:[A-Za-z0-9]{8,64}")
+_NAME_TAIL = re.compile(r"[\w.\-]{0,60}$")
+_NAME_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
+
+
+def _ordinary_key(text: str, end: int) -> bool:
+    """Whether the name ending at `end` (..._key, ...Key) names an ordinary key: cache_key,
+    primaryKey, PUBLIC_KEY (see _ORDINARY_KEY)."""
+    tail = _NAME_TAIL.search(text, max(0, end - 60), end)  # always found: it may be empty
+    words = [w.lower() for w in _NAME_WORD.findall(tail.group(0) if tail else "")]
+    return len(words) < 2 or words[-2] in _ORDINARY_KEY
+
+
+def _generic_key_value(text: str, key_end: int, value: str) -> bool:
+    """The value after a name that only ends in "key": random-looking, and the name not ordinary."""
+    return _random_value(value) and not _ordinary_key(text, key_end) and not _is_placeholder(value)
+
+
+# A YAML block scalar's indicator (`token: |`): the value is on the next lines.
+_BLOCK_INDICATOR = re.compile(r"[|>][+\-]?[0-9]?")
+
+# Separators that compare rather than assign (`if (api_key == "...")`): only a quoted value counts.
+_COMPARISON = frozenset(("==", "===", "!=", "!=="))
+_WORD_SEPARATORS = frozenset(("to", "|", "에"))
+
+
 def _assignment(match: re.Match, value: str) -> bool:
     """Whether the value of `key = value`, `key: value`, `"key": "value"` is a secret."""
-    if _FILE_PATH.fullmatch(value):
+    if _FILE_PATH.fullmatch(value) or _BLOCK_INDICATOR.fullmatch(value):
         return False
+    suffix = match.group("suffix")
+    if suffix is not None and _STRICT_NAME.search(match.string, match.start(), match.end("suffix")):
+        suffix = None  # the suffix completes a key name itself: SECRET + _KEY
+    elif suffix is not None and suffix.lower().endswith("key"):  # SECRET_FOO_KEY: any name ending in key
+        return _generic_key_value(match.string, match.end("suffix"), value)
+    if suffix is not None:  # DB_PASSWORD_PROD, API_KEY_STAGING: a generated-looking value, not API_KEY_ID
+        words = {w.lower() for w in re.split(r"[_\-]", suffix) if w}
+        if words & NOT_SECRET_SUFFIX or _is_placeholder(value):
+            return False
+        if match.group("gkey") is not None:
+            return not _ordinary_key(match.string, match.end("gkey")) and _random_value(value)
+        return _random_value(value) or (_looks_like_secret(value) and not _CODE_REF.fullmatch(value))
+    if match.group("gkey") is not None:
+        return _generic_key_value(match.string, match.end("gkey"), value)
+    sep = match.group("sep")
+    if sep in _COMPARISON and match.group("bare") is not None:
+        return False
+    if sep in _WORD_SEPARATORS:  # "set API_TOKEN to ...", "| API_TOKEN | ... |": it must look like one
+        return _looks_like_secret(value) and not _CODE_REF.fullmatch(value)
     if match.group("bare") is None:  # quoted: a value was meant
         return not _CODE_REF.fullmatch(value) or _has_digit(value) or len(value) >= 8
     sep, spaced = match.group("sep"), bool(match.group("pre") or match.group("post"))
@@ -189,7 +272,42 @@ def _authorization(match: re.Match, value: str) -> bool:
         len(value) >= 8 and _looks_like_secret(value) and not _CODE_REF.fullmatch(value))
 
 
+_STRICT_NAME = re.compile(r"(?:" + _SECRET_KEYWORD + r")$")
+
+
+def _named_value(match: re.Match, value: str) -> bool:
+    """The value of a setting named apart from it: `- name: API_TOKEN` / `value: ...`,
+    `<add key="ApiToken" value="..."/>`, `setProperty("API_TOKEN", "...")`. After a name that only
+    ends in "key" the value must look random (as for keyword_assignment)."""
+    name = match.group("name") or match.group("cname")
+    if not _STRICT_NAME.search(name):
+        end = match.end("name") if match.group("name") else match.end("cname")
+        return _generic_key_value(match.string, end, value)
+    if _FILE_PATH.fullmatch(value) or _CODE_REF.fullmatch(value) and not _has_digit(value):
+        return False
+    return match.group("bare") is None or _looks_like_secret(value)
+
+
+def _value_then_name(match: re.Match, value: str) -> bool:
+    """A value before its name ("stored ... as DATADOG_API_KEY"): it must look generated."""
+    if _is_placeholder(value):
+        return False
+    if match.group("gkey") is not None:
+        return not _ordinary_key(match.string, match.end("gkey")) and _random_value(value)
+    return _random_value(value) or _strongly_secret(value)
+
+
+def _spaced_value(match: re.Match, value: str) -> bool:
+    """A value after a name and a blank (ENV API_TOKEN ..., set -x API_TOKEN ...) or before a
+    comparison with a name (`"..." == password`): it must look like a secret."""
+    if "gkey" in match.re.groupindex and match.group("gkey") is not None:
+        return _generic_key_value(match.string, match.end("gkey"), value)
+    return _looks_like_secret(value) and not _CODE_REF.fullmatch(value)
+
+
 def _flag_value(match: re.Match, value: str) -> bool:
+    if "gkey" in match.re.groupindex and match.group("gkey") is not None:  # --datadog-key ...
+        return _generic_key_value(match.string, match.end("gkey"), value)
     return match.group("bare") is None or _looks_like_secret(value)
 
 
@@ -197,8 +315,28 @@ def _prose_value(match: re.Match, value: str) -> bool:
     """A value named in a sentence. After "is", "was", "는", ":" or "=" a long hex string or a UUID is
     stated as the credential ("the API key is 8f14e45f..."); without such a verb it stays, as a
     commit, a trace id or a request id would be written ("the token 550e8400-... expired")."""
-    stated = match.group("verb") or match.group("kw")[-1] in "키yY"  # "API 키 8f14...", "app key 8f14..."
-    return _strongly_secret(value) or bool(stated and _KEY_LIKE_ID.fullmatch(value))
+    kw = match.group("kw")
+    # "API 키 8f14...", "app key 8f14...", "SENDBIRD_SECRET 값이 ...", "token - '...'"
+    stated = match.group("verb") or kw[-1] in "키yY" or "값" in match.group(0)[len(kw):]
+    return _strongly_secret(value) or bool(stated and (_KEY_LIKE_ID.fullmatch(value) or _hex_key(value)))
+
+
+def _hex_key(v: str) -> bool:
+    """20-31 hex digits with letters and digits: a key of some services (30 for Plaid), not a number."""
+    return bool(_HEX_RUN.fullmatch(v)) and sum(c.isdigit() for c in v) >= 2 and sum(c.isalpha() for c in v) >= 2
+
+
+def _key_in_prose(match: re.Match, value: str) -> bool:
+    """"the Datadog key is ...": a value named by a bare "key" must look generated (a flag key or
+    a translation key is a name), and the word before must not name an ordinary key (the cache
+    key, the primary key)."""
+    before = _WORD_BEFORE.search(match.string, max(0, match.start() - 40), match.start())
+    if before and before.group(1).lower() in _ORDINARY_KEY:
+        return False
+    return _random_value(value) or _KEY_LIKE_ID.fullmatch(value) is not None or _hex_key(value)
+
+
+_WORD_BEFORE = re.compile(r"([A-Za-z0-9]+)[ \t]+$")
 
 
 # Hosts reserved for documentation and tests (RFC 2606, RFC 6761) and the local machine.
@@ -220,34 +358,3 @@ def _url_password(match: re.Match, value: str) -> bool:
     if _PLAIN_WORD.fullmatch(value) and _EXAMPLE_HOST.fullmatch(match.group("host") or ""):
         return False
     return True
-
-
-# Every key name of keyword_assignment ends in one of these right before its separator (after an
-# optional quote and blanks): a text without such an ending is skipped. Looking back from each ":"
-# and "=" is quicker than trying the long alternation of key names at every position.
-_KEY_NAME_ENDINGS = ("word", "wd", "phrase", "pass", "pwd", "secret", "token", "key", "hash",
-                     "credential", "credentials", "auth", "requirepass", "masterauth",
-                     "호", "드", "번", "큰", "릿", "키")
-_SEPARATOR = re.compile(r"[:=]")
-
-
-def _assignment_gate(low: str) -> bool:
-    for sep in _SEPARATOR.finditer(low):
-        if low[max(0, sep.start() - 24): sep.start()].rstrip(" \t\"'").endswith(_KEY_NAME_ENDINGS):
-            return True
-    return False
-
-
-def _words(*words: str) -> Callable[[str], bool]:
-    """A gate: the lowercased text holds one of these words."""
-    def gate(low: str) -> bool:
-        for word in words:  # (a plain loop: cheaper than a generator for a handful of words)
-            if word in low:
-                return True
-        return False
-
-    return gate
-
-
-_PROSE_GATE = _words("pass", "secret", "token", "key", "requirepass", "masterauth",
-                     "비밀", "패스", "비번", "토큰", "시크릿", "암호", "키")
