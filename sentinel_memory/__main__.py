@@ -23,9 +23,11 @@ def serves(argv: list[str]) -> bool:
 
 def not_installed(exc: ModuleNotFoundError) -> str:
     """What to do when this interpreter lacks the requirements (e.g. the system python, not the venv's)."""
-    return (f"sentinel-memory: {exc.name} is not installed for {sys.executable}. Start it with the python "
-            f"of the environment you installed it into (e.g. .venv/bin/python), or install it there "
-            f"(pip install -r requirements.txt in the checkout).")
+    return (
+        f"sentinel-memory: {exc.name} is not installed for {sys.executable}. Start it with the python "
+        f"of the environment you installed it into (e.g. .venv/bin/python), or install it there "
+        f"(pip install -r requirements.txt in the checkout)."
+    )
 
 
 def stop_on_signals() -> None:
@@ -71,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         print(not_installed(exc), file=sys.stderr)
         return 2
     return cli_main(argv)
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -96,7 +96,7 @@ def project_of(argv: list[str]) -> str:
     if argv[:1] == ["--project"] and len(argv) == 2:
         return argv[1]
     if argv and argv[0].startswith("--project="):
-        return argv[0][len("--project="):]
+        return argv[0][len("--project=") :]
     return os.environ.get("SENTINEL_MEMORY_PROJECT") or "."
 
 
@@ -134,8 +134,11 @@ def load(path: str, digest: str) -> dict | None:
         return None
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > LIMIT or \
-                (hasattr(os, "getuid") and info.st_uid != os.getuid()):
+        if (
+            not stat.S_ISREG(info.st_mode)
+            or info.st_size > LIMIT
+            or (hasattr(os, "getuid") and info.st_uid != os.getuid())
+        ):
             return None
         chunks, size = [], 0
         while size <= LIMIT:
@@ -228,6 +231,8 @@ def status(argv: list[str]) -> tuple[bool, str]:
     if path is None:
         return True, f"fast start: off: {digest}"
     if load(path, digest) is None:
-        return False, (f"fast start: not ready: fastmcp's answers for this server code and these packages are not in "
-                       f"{os.path.dirname(path)} yet; the next start records them and every start after it is fast")
+        return False, (
+            f"fast start: not ready: fastmcp's answers for this server code and these packages are not in "
+            f"{os.path.dirname(path)} yet; the next start records them and every start after it is fast"
+        )
     return False, f"fast start: ready (fastmcp's answers in {path})"

@@ -8,8 +8,18 @@ from __future__ import annotations
 import json
 import os
 
-from .fast_cache import (FORMAT, HANDSHAKE_METHODS, LISTS, META, RESPONSE_PREFIX, SET_LEVEL,
-                         STATELESS_METHODS, key, load, store)
+from .fast_cache import (
+    FORMAT,
+    HANDSHAKE_METHODS,
+    LISTS,
+    META,
+    RESPONSE_PREFIX,
+    SET_LEVEL,
+    STATELESS_METHODS,
+    key,
+    load,
+    store,
+)
 
 
 def record_in_background(path: str, digest: str, env: dict[str, str]) -> None:
@@ -69,16 +79,25 @@ def record(path: str, digest: str, env: dict[str, str]) -> bool:
         lines: list[dict]
         for version in HANDSHAKE_PROTOCOL_VERSIONS:
             init: dict = {"protocolVersion": version, "capabilities": {}, "clientInfo": client}
-            lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
-                     {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+            lines = [
+                {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            ]
             lines += [{"jsonrpc": "2.0", "id": n, "method": m} for n, m in enumerate(LISTS, start=2)]
-            lines.append({"jsonrpc": "2.0", "id": len(HANDSHAKE_METHODS), "method": SET_LEVEL,
-                          "params": {"level": "debug"}})
+            lines.append(
+                {"jsonrpc": "2.0", "id": len(HANDSHAKE_METHODS), "method": SET_LEVEL, "params": {"level": "debug"}}
+            )
             handshake[version] = _exchange(scratch, lines, HANDSHAKE_METHODS)
         for version in MODERN_PROTOCOL_VERSIONS:
-            meta: dict = {META + "protocolVersion": version, META + "clientInfo": client, META + "clientCapabilities": {}}
-            lines = [{"jsonrpc": "2.0", "id": n, "method": m, "params": {"_meta": meta}}
-                     for n, m in enumerate(STATELESS_METHODS, start=1)]
+            meta: dict = {
+                META + "protocolVersion": version,
+                META + "clientInfo": client,
+                META + "clientCapabilities": {},
+            }
+            lines = [
+                {"jsonrpc": "2.0", "id": n, "method": m, "params": {"_meta": meta}}
+                for n, m in enumerate(STATELESS_METHODS, start=1)
+            ]
             stateless[version] = _exchange(scratch, lines, STATELESS_METHODS)
         if key(env) != digest:
             return False  # the code or the packages changed while recording
@@ -120,7 +139,7 @@ def _exchange(project: str, lines: list[dict], methods: tuple[str, ...]) -> dict
         data = "".join(json.dumps(line) + "\n" for line in lines).encode()
         view = memoryview(data)
         while view:
-            view = view[os.write(in_write, view):]
+            view = view[os.write(in_write, view) :]
         buffered, deadline = b"", time.monotonic() + 60
         while len(answers) < len(methods):
             ready, _, _ = select.select([out_read], [], [], max(0.0, deadline - time.monotonic()))
@@ -129,9 +148,9 @@ def _exchange(project: str, lines: list[dict], methods: tuple[str, ...]) -> dict
             *complete, buffered = (buffered + chunk).split(b"\n")
             for line in complete:
                 assert line.startswith(RESPONSE_PREFIX), line[:200]
-                ident, _, rest = line[len(RESPONSE_PREFIX):].partition(b",")
+                ident, _, rest = line[len(RESPONSE_PREFIX) :].partition(b",")
                 assert rest.startswith(b'"result":') and rest.endswith(b"}"), line[:200]
-                text = rest[len(b'"result":'):-1].decode("utf-8")
+                text = rest[len(b'"result":') : -1].decode("utf-8")
                 assert isinstance(json.loads(text), dict)
                 answers[methods[int(ident) - 1]] = text
     finally:

@@ -62,7 +62,7 @@ def run(argv: list[str]) -> int:
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 class Proxy:
@@ -72,13 +72,13 @@ class Proxy:
         import threading
 
         self.handshake, self.stateless, self.path = answers["handshake"], answers["stateless"], path
-        self.lock = threading.Lock()   # one writer at a time on the real stdout; guards `sent`
+        self.lock = threading.Lock()  # one writer at a time on the real stdout; guards `sent`
         self.sent: dict[bytes, list[bytes]] = {}  # id (JSON text) -> answer lines sent here, not yet fastmcp's
         self.used: set[bytes] = set()  # every id answered here
-        self.answering = True          # False once a line went to fastmcp, fastmcp answered, or stdout broke
-        self.ready = False             # fastmcp answered: it answers everything now
-        self.broken = False            # the client's end of stdout is closed
-        self.phase = "start"           # start -> initialized? -> listing | stateless
+        self.answering = True  # False once a line went to fastmcp, fastmcp answered, or stdout broke
+        self.ready = False  # fastmcp answered: it answers everything now
+        self.broken = False  # the client's end of stdout is closed
+        self.phase = "start"  # start -> initialized? -> listing | stateless
         self.version: str | None = None
         self.answered = 0
         self.real_in = os.dup(0)
@@ -150,8 +150,12 @@ class Proxy:
         if b"\r" in line:  # fastmcp's reader also ends a line at a bare \r
             return False
         message = json.loads(line.decode("utf-8"), object_pairs_hook=_unique)
-        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not message.keys() <= ENVELOPE \
-                or not isinstance(message.get("method"), str):
+        if (
+            not isinstance(message, dict)
+            or message.get("jsonrpc") != "2.0"
+            or not message.keys() <= ENVELOPE
+            or not isinstance(message.get("method"), str)
+        ):
             return False
         method, params = message["method"], message.get("params", ABSENT)
         if "id" not in message:
@@ -173,8 +177,13 @@ class Proxy:
                 answer, self.phase, self.version = self.handshake[version]["initialize"], "initialized?", version
         elif self.phase == "listing" and method in LISTS and _first_page(params):
             answer = self.handshake[self.version][method]
-        elif self.phase == "listing" and method == SET_LEVEL and isinstance(params, dict) \
-                and params.keys() == {"level"} and params["level"] in LEVELS:
+        elif (
+            self.phase == "listing"
+            and method == SET_LEVEL
+            and isinstance(params, dict)
+            and params.keys() == {"level"}
+            and params["level"] in LEVELS
+        ):
             answer = self.handshake[self.version][method]
         if answer is None:
             return False
@@ -240,7 +249,7 @@ class Proxy:
         """True for fastmcp's answer to a request answered here (fastmcp is serving from now on)."""
         if not line.startswith(RESPONSE_PREFIX):
             return False
-        rest = line[len(RESPONSE_PREFIX):]
+        rest = line[len(RESPONSE_PREFIX) :]
         with self.lock:  # the stdin thread adds answers meanwhile
             for key in self.sent:
                 if rest.startswith(key + b',"'):
@@ -257,8 +266,10 @@ class Proxy:
             from . import fast_cache
 
             fast_cache.forget(self.path)
-            sys.stderr.write(f"sentinel-memory: the fast start answered request {key.decode()} otherwise than fastmcp "
-                             f"now does; its recorded answers are removed and recorded again at the next start\n")
+            sys.stderr.write(
+                f"sentinel-memory: the fast start answered request {key.decode()} otherwise than fastmcp "
+                f"now does; its recorded answers are removed and recorded again at the next start\n"
+            )
         return True
 
     def close(self) -> None:
@@ -291,7 +302,12 @@ def _key(ident) -> bytes | None:
     """The id's JSON text, when fastmcp surely writes it back the same way."""
     if type(ident) is int and -(1 << 53) < ident < (1 << 53):
         return str(ident).encode()
-    if type(ident) is str and 0 < len(ident) <= 64 and ident.isascii() and all(c.isalnum() or c in "-_.:" for c in ident):
+    if (
+        type(ident) is str
+        and 0 < len(ident) <= 64
+        and ident.isascii()
+        and all(c.isalnum() or c in "-_.:" for c in ident)
+    ):
         return b'"' + ident.encode() + b'"'
     return None
 
@@ -302,8 +318,11 @@ def _text(value) -> bool:
 
 def _plain_info(info) -> bool:
     """clientInfo: a name and a version, and maybe a title, all strings."""
-    return (type(info) is dict and {"name", "version"} <= info.keys() <= {"name", "version", "title"}
-            and all(_text(v) for v in info.values()))
+    return (
+        type(info) is dict
+        and {"name", "version"} <= info.keys() <= {"name", "version", "title"}
+        and all(_text(v) for v in info.values())
+    )
 
 
 def _empty(value) -> bool:
@@ -316,8 +335,11 @@ def _plain_capabilities(capabilities) -> bool:
     if type(capabilities) is not dict or not capabilities.keys() <= {"roots", "sampling", "elicitation"}:
         return False
     roots = capabilities.get("roots", {})
-    if type(roots) is not dict or not roots.keys() <= {"listChanged"} or \
-            any(type(v) is not bool for v in roots.values()):
+    if (
+        type(roots) is not dict
+        or not roots.keys() <= {"listChanged"}
+        or any(type(v) is not bool for v in roots.values())
+    ):
         return False
     for name, parts in (("sampling", {"context", "tools"}), ("elicitation", {"form", "url"})):
         value = capabilities.get(name, {})
@@ -327,9 +349,13 @@ def _plain_capabilities(capabilities) -> bool:
 
 
 def _plain_initialize(params) -> bool:
-    return (type(params) is dict and params.keys() == {"protocolVersion", "capabilities", "clientInfo"}
-            and _text(params["protocolVersion"]) and _plain_capabilities(params["capabilities"])
-            and _plain_info(params["clientInfo"]))
+    return (
+        type(params) is dict
+        and params.keys() == {"protocolVersion", "capabilities", "clientInfo"}
+        and _text(params["protocolVersion"])
+        and _plain_capabilities(params["capabilities"])
+        and _plain_info(params["clientInfo"])
+    )
 
 
 def _first_page(params) -> bool:

@@ -129,7 +129,13 @@ class SentinelMCP(FastMCP):
         return self._session_state
 
 
-mcp = SentinelMCP("sentinel-memory", version=__version__, instructions=INSTRUCTIONS, mask_error_details=True, middleware=[PlainArgumentErrors()])
+mcp = SentinelMCP(
+    "sentinel-memory",
+    version=__version__,
+    instructions=INSTRUCTIONS,
+    mask_error_details=True,
+    middleware=[PlainArgumentErrors()],
+)
 
 
 async def _memory_file(ctx: Context | None) -> Path:
@@ -212,9 +218,24 @@ async def _run(ctx: Context | None, operation, **arguments) -> str:
 
 @mcp.tool(annotations=READ_ONLY, output_schema=None, description=SEARCH_MEMORY_DESCRIPTION)
 async def search_memory(
-    query: Annotated[str, Field(description="The task at hand in a few words, e.g. '결제 모듈 수정' or 'fix login redirect'. Orders records by relevance (rare words weigh more).")],
-    topic: Annotated[str | None, Field(description="Only records whose topic equals this exactly (case-sensitive, no partial match). Omit to get everything.")] = None,
-    files: Annotated[list[str] | None, Field(description='The files you are about to read or change, relative to the project root, e.g. ["src/payment/refund.py"] (at most 10; they need not exist yet). Records citing them come first, then those citing their directory or their names before a git rename.')] = None,
+    query: Annotated[
+        str,
+        Field(
+            description="The task at hand in a few words, e.g. '결제 모듈 수정' or 'fix login redirect'. Orders records by relevance (rare words weigh more)."
+        ),
+    ],
+    topic: Annotated[
+        str | None,
+        Field(
+            description="Only records whose topic equals this exactly (case-sensitive, no partial match). Omit to get everything."
+        ),
+    ] = None,
+    files: Annotated[
+        list[str] | None,
+        Field(
+            description='The files you are about to read or change, relative to the project root, e.g. ["src/payment/refund.py"] (at most 10; they need not exist yet). Records citing them come first, then those citing their directory or their names before a git rename.'
+        ),
+    ] = None,
     ctx: Context | None = None,
 ) -> str:
     return await _run(ctx, core.search, query=query, topic=topic, files=files)
@@ -222,26 +243,73 @@ async def search_memory(
 
 @mcp.tool(annotations=WRITES, output_schema=None, description=LOG_MEMORY_DESCRIPTION)
 async def log_memory(
-    topic: Annotated[str, Field(description="Module-level tag, reused if a similar one exists: auth, payment, api-gateway, db-migration. Not too narrow (login_bug_fix_2026) or broad (code). At most 64 UTF-8 bytes.")],
-    missing_context: Annotated[str, Field(description="What the initial instructions lacked but the task needed. At most 1,024 UTF-8 bytes. Required for type=log; may be empty for a principle.")],
-    lesson: Annotated[str, Field(description="The rule or constraint to apply next time. For a principle: one sentence that keeps every rule of the records it summarises. At most 1,024 UTF-8 bytes.")],
-    ask_next_time: Annotated[str, Field(description="A question to ask the user before the next task here. At most 512 UTF-8 bytes (a principle's is cut to fit).")] = "",
-    type: Annotated[Literal["log", "principle"], Field(description='"log" (default) after a task, or "principle" to save a compaction summary.')] = "log",
-    compact_threshold: Annotated[int, Field(description="Log records above this count make compaction required.", ge=1)] = 50,
-    source_ids: Annotated[list[str] | None, Field(description='With type="principle": the records it summarises, as compact_memory shows them ("<id>@<version>"). Each is deleted in the same write if it is still that version; one changed since is kept and named.')] = None,
-    files: Annotated[list[str] | None, Field(description='The files the lesson is about, relative to the project root, e.g. ["src/payment/refund.py"] (at most 10, inside the project). When a commit later changes, deletes or renames one, search_memory marks the record stale. Paths the lesson or missing_context names count too. Omit to keep the files the record already cites.')] = None,
+    topic: Annotated[
+        str,
+        Field(
+            description="Module-level tag, reused if a similar one exists: auth, payment, api-gateway, db-migration. Not too narrow (login_bug_fix_2026) or broad (code). At most 64 UTF-8 bytes."
+        ),
+    ],
+    missing_context: Annotated[
+        str,
+        Field(
+            description="What the initial instructions lacked but the task needed. At most 1,024 UTF-8 bytes. Required for type=log; may be empty for a principle."
+        ),
+    ],
+    lesson: Annotated[
+        str,
+        Field(
+            description="The rule or constraint to apply next time. For a principle: one sentence that keeps every rule of the records it summarises. At most 1,024 UTF-8 bytes."
+        ),
+    ],
+    ask_next_time: Annotated[
+        str,
+        Field(
+            description="A question to ask the user before the next task here. At most 512 UTF-8 bytes (a principle's is cut to fit)."
+        ),
+    ] = "",
+    type: Annotated[
+        Literal["log", "principle"],
+        Field(description='"log" (default) after a task, or "principle" to save a compaction summary.'),
+    ] = "log",
+    compact_threshold: Annotated[
+        int, Field(description="Log records above this count make compaction required.", ge=1)
+    ] = 50,
+    source_ids: Annotated[
+        list[str] | None,
+        Field(
+            description='With type="principle": the records it summarises, as compact_memory shows them ("<id>@<version>"). Each is deleted in the same write if it is still that version; one changed since is kept and named.'
+        ),
+    ] = None,
+    files: Annotated[
+        list[str] | None,
+        Field(
+            description='The files the lesson is about, relative to the project root, e.g. ["src/payment/refund.py"] (at most 10, inside the project). When a commit later changes, deletes or renames one, search_memory marks the record stale. Paths the lesson or missing_context names count too. Omit to keep the files the record already cites.'
+        ),
+    ] = None,
     ctx: Context | None = None,
 ) -> str:
     return await _run(
-        ctx, core.log, topic=topic, missing_context=missing_context, lesson=lesson, ask_next_time=ask_next_time,
-        type=type, compact_threshold=compact_threshold, source_ids=source_ids, files=files,
+        ctx,
+        core.log,
+        topic=topic,
+        missing_context=missing_context,
+        lesson=lesson,
+        ask_next_time=ask_next_time,
+        type=type,
+        compact_threshold=compact_threshold,
+        source_ids=source_ids,
+        files=files,
     )
 
 
 @mcp.tool(annotations=READ_ONLY, output_schema=None, description=COMPACT_MEMORY_DESCRIPTION)
 async def compact_memory(
-    target_topic: Annotated[str | None, Field(description="Only this topic (exact match). Omit for every topic.")] = None,
-    compact_threshold: Annotated[int, Field(description="Log records above this count make compaction required.", ge=1)] = 50,
+    target_topic: Annotated[
+        str | None, Field(description="Only this topic (exact match). Omit for every topic.")
+    ] = None,
+    compact_threshold: Annotated[
+        int, Field(description="Log records above this count make compaction required.", ge=1)
+    ] = 50,
     ctx: Context | None = None,
 ) -> str:
     return await _run(ctx, core.compact, target_topic=target_topic, compact_threshold=compact_threshold)
@@ -266,7 +334,9 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
         prog=SELF,
         description="Sentinel-Memory MCP server (stdio). With no arguments it serves MCP on stdin/stdout.",
     )
-    parser.add_argument("--project", metavar="DIR", help=f"project root (default: ${core.project.ENV_VAR}, else the current directory)")
+    parser.add_argument(
+        "--project", metavar="DIR", help=f"project root (default: ${core.project.ENV_VAR}, else the current directory)"
+    )
     return parser.parse_args(argv)
 
 

@@ -33,8 +33,10 @@ _NOT_CITABLE = (".git", ".context")
 def _refuse(path: str, rule: str, outcome: str = NOTHING_SAVED) -> InvalidInput:
     shown = path if len(path) <= 120 else path[:117] + "..."
     how = "Cite files" if outcome == NOTHING_SAVED else "Name files"
-    return InvalidInput(f"files: {shown!r} {rule}. {how} by their path relative to the project root, "
-                        f"e.g. \"src/payment/refund.py\". {outcome}")
+    return InvalidInput(
+        f"files: {shown!r} {rule}. {how} by their path relative to the project root, "
+        f'e.g. "src/payment/refund.py". {outcome}'
+    )
 
 
 def _normal(raw: str) -> str:
@@ -68,8 +70,9 @@ def listed(root: Path, files: object, existing: bool = True, outcome: str = NOTH
     if files is None:
         return []
     if isinstance(files, str) or not isinstance(files, (list, tuple)):
-        raise InvalidInput(f'files must be a list of paths relative to the project root, such as ["src/app.py"]. '
-                           f"{outcome}")
+        raise InvalidInput(
+            f'files must be a list of paths relative to the project root, such as ["src/app.py"]. {outcome}'
+        )
     out: list[str] = []
     for item in files:
         if not isinstance(item, str):
@@ -80,25 +83,32 @@ def listed(root: Path, files: object, existing: bool = True, outcome: str = NOTH
         try:
             size = len(raw.encode("utf-8"))
         except UnicodeEncodeError:  # a name that is not UTF-8, as Python hands it over from the command line
-            raise _refuse(raw, "is not a UTF-8 name; a record stores and shows its files as UTF-8 text, so rename "
-                          "the file or leave it out", outcome) from None
+            raise _refuse(
+                raw,
+                "is not a UTF-8 name; a record stores and shows its files as UTF-8 text, so rename "
+                "the file or leave it out",
+                outcome,
+            ) from None
         if size > MAX_PATH_BYTES:
             raise _refuse(raw, f"is longer than {MAX_PATH_BYTES} bytes", outcome)
         slashed = raw.replace("\\", "/")
         if slashed.startswith("/") or _DRIVE.match(slashed) or slashed.startswith("~"):
             raise _refuse(raw, "is absolute; a file must be inside the project, given relative to its root", outcome)
         if ".." in slashed.split("/"):
-            raise _refuse(raw, "uses '..'; a file must be inside the project, given relative to its root "
-                          "without '..'", outcome)
+            raise _refuse(
+                raw, "uses '..'; a file must be inside the project, given relative to its root without '..'", outcome
+            )
         path = _normal(raw)
         if not path:
             continue
         if path.split("/", 1)[0] in _NOT_CITABLE:
-            raise _refuse(raw, "is inside .git/ or .context/, which a lesson cannot cite (.context/ holds this memory)",
-                          outcome)
+            raise _refuse(
+                raw, "is inside .git/ or .context/, which a lesson cannot cite (.context/ holds this memory)", outcome
+            )
         if _escapes(root, path):
-            raise _refuse(raw, "leads out of the project through a symbolic link; a file must be inside the "
-                          "project", outcome)
+            raise _refuse(
+                raw, "leads out of the project through a symbolic link; a file must be inside the project", outcome
+            )
         full = os.path.join(root, path)
         if os.path.isdir(full):
             raise _refuse(raw, f"is a directory, not a file ({root})", outcome)
@@ -107,8 +117,11 @@ def listed(root: Path, files: object, existing: bool = True, outcome: str = NOTH
         if path not in out:
             out.append(path)
     if len(out) > MAX_FILES:
-        more = ("Keep the files the lesson is really about" if outcome == NOTHING_SAVED
-                else "Name the ones you are about to read or change")
+        more = (
+            "Keep the files the lesson is really about"
+            if outcome == NOTHING_SAVED
+            else "Name the ones you are about to read or change"
+        )
         raise InvalidInput(f"files lists {len(out)} paths; at most {MAX_FILES} may be given. {more}. {outcome}")
     return out
 

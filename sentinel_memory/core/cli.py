@@ -17,14 +17,14 @@ from dataclasses import asdict
 from pathlib import Path
 
 from . import console, gitdriver, memory, render, review
+from .clients import CLIENTS as CLIENT_KEYS
 from .disk import atomic_write
 from .errors import InvalidInput, MemoryToolError, ProjectRootError
-from .clients import CLIENTS as CLIENT_KEYS
 from .install import SELF
 from .memory import DEFAULT_THRESHOLD
-from .review import MIN_PREFIX
 from .project import ENV_VAR, resolve
 from .records import LIMITS
+from .review import MIN_PREFIX
 
 EXIT_CODES = (
     "exit codes: 0 success; 1 nothing found, or a check failed; 2 bad usage or input (nothing "
@@ -41,20 +41,30 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     project = argparse.ArgumentParser(add_help=False)
     project.add_argument("--project", metavar="DIR", default=argparse.SUPPRESS, help=PROJECT_HELP)
     parser = argparse.ArgumentParser(
-        prog=SELF, epilog=EXIT_CODES,
+        prog=SELF,
+        epilog=EXIT_CODES,
         description="Sentinel-Memory. With no command: the MCP server on stdio (what a client starts). "
-                    "With a command: a tool for people and for git.",
+        "With a command: a tool for people and for git.",
     )
     parser.add_argument("--project", metavar="DIR", help=PROJECT_HELP)
     sub = parser.add_subparsers(dest="command", required=True, metavar="command")
 
     def command(name: str, summary: str, for_people: bool = True) -> argparse.ArgumentParser:
-        return sub.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".",
-                              parents=[project] if for_people else [], epilog=EXIT_CODES if for_people else None)
+        return sub.add_parser(
+            name,
+            help=summary,
+            description=summary[0].upper() + summary[1:] + ".",
+            parents=[project] if for_people else [],
+            epilog=EXIT_CODES if for_people else None,
+        )
 
     p = command("search", "records that mention QUERY, most relevant first; without QUERY every record")
-    p.add_argument("query", nargs="*", metavar="QUERY", help="words to look for (quotes not needed); Korean "
-                   "matches inside words too")
+    p.add_argument(
+        "query",
+        nargs="*",
+        metavar="QUERY",
+        help="words to look for (quotes not needed); Korean matches inside words too",
+    )
     p.add_argument("--topic", metavar="T", help="only records whose topic is exactly T")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p = command("list", "topics with their log and principle counts and newest date")
@@ -63,46 +73,90 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     p.add_argument("id", metavar="ID", help=f"the record's id, or a unique prefix of at least {MIN_PREFIX} characters")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p = command("stats", "records by type and topic, file size, estimated tokens, compaction status")
-    p.add_argument("--threshold", metavar="N", type=_at_least_one, default=DEFAULT_THRESHOLD,
-                   help=f"log records above N make compaction required (default {DEFAULT_THRESHOLD})")
+    p.add_argument(
+        "--threshold",
+        metavar="N",
+        type=_at_least_one,
+        default=DEFAULT_THRESHOLD,
+        help=f"log records above N make compaction required (default {DEFAULT_THRESHOLD})",
+    )
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p = command("log", "add a lesson by hand, with the same validation, limits and redaction as log_memory")
-    for name, required, what in (("topic", True, "a module-level tag such as auth or payment"),
-                                 ("missing_context", True, "what the instructions lacked"),
-                                 ("lesson", True, "the rule to apply next time"),
-                                 ("ask_next_time", False, "a question to ask first next time")):
-        p.add_argument("--" + name.replace("_", "-"), metavar="TEXT", required=required, default="",
-                       help=f"{what}; at most {LIMITS[name]:,} bytes in UTF-8")
-    p.add_argument("--file", metavar="PATH", action="append", dest="files",
-                   help="a file the lesson is about, relative to the project root (repeat for several, at most "
-                        "10); the record is marked stale when a commit changes it")
+    for name, required, what in (
+        ("topic", True, "a module-level tag such as auth or payment"),
+        ("missing_context", True, "what the instructions lacked"),
+        ("lesson", True, "the rule to apply next time"),
+        ("ask_next_time", False, "a question to ask first next time"),
+    ):
+        p.add_argument(
+            "--" + name.replace("_", "-"),
+            metavar="TEXT",
+            required=required,
+            default="",
+            help=f"{what}; at most {LIMITS[name]:,} bytes in UTF-8",
+        )
+    p.add_argument(
+        "--file",
+        metavar="PATH",
+        action="append",
+        dest="files",
+        help="a file the lesson is about, relative to the project root (repeat for several, at most "
+        "10); the record is marked stale when a commit changes it",
+    )
     p.add_argument("--json", action="store_true", help=JSON_HELP + " (the outcome and the stored record)")
-    p = command("stale", "records whose cited files a commit changed, deleted or renamed after they were written, "
-                         "with why")
+    p = command(
+        "stale", "records whose cited files a commit changed, deleted or renamed after they were written, with why"
+    )
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p = command("forget", "delete records in one atomic write under the lock; says what git diff will show")
-    p.add_argument("ids", nargs="+", metavar="ID", help=f"ids or unique prefixes (at least {MIN_PREFIX} characters); "
-                   "if one is not found, nothing is deleted")
+    p.add_argument(
+        "ids",
+        nargs="+",
+        metavar="ID",
+        help=f"ids or unique prefixes (at least {MIN_PREFIX} characters); if one is not found, nothing is deleted",
+    )
     p = command("export", "the whole memory as a Markdown document, for a wiki or a review")
     p.add_argument("--format", choices=["markdown"], default="markdown", help="the document's format")
-    p.add_argument("--output", "-o", metavar="FILE", help="write UTF-8 to FILE instead of printing (safe on any "
-                   "console, e.g. PowerShell, whose > re-encodes)")
+    p.add_argument(
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="write UTF-8 to FILE instead of printing (safe on any console, e.g. PowerShell, whose > re-encodes)",
+    )
     p = command("scan", "look for credentials already in the memory file")
     how = p.add_mutually_exclusive_group()
-    how.add_argument("--redact", action="store_true", help="replace them with [REDACTED] in place (atomic, under the lock)")
-    how.add_argument("--staged", action="store_true", help="look in .context/ as staged for the next commit instead "
-                     "(what the pre-commit check runs; exit 1 refuses the commit)")
+    how.add_argument(
+        "--redact", action="store_true", help="replace them with [REDACTED] in place (atomic, under the lock)"
+    )
+    how.add_argument(
+        "--staged",
+        action="store_true",
+        help="look in .context/ as staged for the next commit instead "
+        "(what the pre-commit check runs; exit 1 refuses the commit)",
+    )
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p = command("init", "prepare a project: client config, rules, .context/, git merge and diff drivers")
-    p.add_argument("--client", action="append", choices=list(CLIENT_KEYS),
-                   help="client to configure (repeat for several; default: cursor)")
-    p.add_argument("--rules", choices=["cursorrules", "mdc"], help="where Cursor's workflow rules go: .cursorrules, or "
-                   ".cursor/rules/sentinel-memory.mdc (default: the form the project already uses)")
+    p.add_argument(
+        "--client",
+        action="append",
+        choices=list(CLIENT_KEYS),
+        help="client to configure (repeat for several; default: cursor)",
+    )
+    p.add_argument(
+        "--rules",
+        choices=["cursorrules", "mdc"],
+        help="where Cursor's workflow rules go: .cursorrules, or "
+        ".cursor/rules/sentinel-memory.mdc (default: the form the project already uses)",
+    )
     p.add_argument("--agents-md", action="store_true", help="also add the workflow to AGENTS.md")
     command("doctor", "check the install, the project, the memory file, the git wiring and the client config")
     p = command("fold", "merge a stray memory file (e.g. one doctor found in a subfolder) into the project's memory")
-    p.add_argument("file", metavar="FILE", help="the other .context/memory_log.jsonl, or the folder holding its "
-                   ".context/; merged by id, the newer version of a shared id kept; the file itself is left as it is")
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        help="the other .context/memory_log.jsonl, or the folder holding its "
+        ".context/; merged by id, the newer version of a shared id kept; the file itself is left as it is",
+    )
     p = command("merge-driver", "git's merge driver (git runs it with %%O %%A %%B %%P)", for_people=False)
     for name in ("base", "ours", "theirs"):
         p.add_argument(name)
@@ -155,8 +209,13 @@ def _glued(argv: list[str], parsers) -> list[str]:
     while i < len(argv):
         arg = argv[i]
         value = argv[i + 1] if i + 1 < len(argv) else None
-        if (arg in takes_value and value is not None and value.startswith("-") and value != "--"
-                and value.split("=", 1)[0] not in options):
+        if (
+            arg in takes_value
+            and value is not None
+            and value.startswith("-")
+            and value != "--"
+            and value.split("=", 1)[0] not in options
+        ):
             out.append(f"{arg}={value}")
             i += 2
         else:
@@ -212,8 +271,9 @@ def _fail(message: object, code: int) -> int:
 
 def _refuse_guarded(root) -> None:
     if root.guarded:
-        raise ProjectRootError(f"{root.path} is the home directory or a filesystem root; run this in the project "
-                               "or pass --project DIR.")
+        raise ProjectRootError(
+            f"{root.path} is the home directory or a filesystem root; run this in the project or pass --project DIR."
+        )
 
 
 def _dump(value) -> None:
@@ -226,8 +286,17 @@ def cmd_search(root, args) -> int:
     if args.json:
         _dump(found)
     else:
-        print(console.search_result(found, in_scope, query, args.topic, root.memory_file, bool(in_scope) or
-                                    bool(review.records(root.memory_file)), memory.stale_marks(root.memory_file)))
+        print(
+            console.search_result(
+                found,
+                in_scope,
+                query,
+                args.topic,
+                root.memory_file,
+                bool(in_scope) or bool(review.records(root.memory_file)),
+                memory.stale_marks(root.memory_file),
+            )
+        )
     return 0 if found else 1
 
 
@@ -257,18 +326,30 @@ def cmd_show(root, args) -> int:
 def cmd_stats(root, args) -> int:
     stats = review.stats(root.memory_file, args.threshold)
     if args.json:
-        _dump({"file": str(stats.file), "records": stats.records, "logs": stats.logs, "principles": stats.principles,
-               "bytes": stats.bytes, "estimated_tokens": stats.estimated_tokens, "threshold": stats.threshold,
-               "over_threshold": stats.over_threshold, "compaction_required": stats.compaction_required,
-               "unreadable_lines": stats.unreadable_lines, "topics": [asdict(t) for t in stats.topics]})
+        _dump(
+            {
+                "file": str(stats.file),
+                "records": stats.records,
+                "logs": stats.logs,
+                "principles": stats.principles,
+                "bytes": stats.bytes,
+                "estimated_tokens": stats.estimated_tokens,
+                "threshold": stats.threshold,
+                "over_threshold": stats.over_threshold,
+                "compaction_required": stats.compaction_required,
+                "unreadable_lines": stats.unreadable_lines,
+                "topics": [asdict(t) for t in stats.topics],
+            }
+        )
     else:
         print(console.stats_report(stats))
     return 0
 
 
 def cmd_log(root, args) -> int:
-    logged = memory.upsert(root.memory_file, args.topic, args.missing_context, args.lesson, args.ask_next_time,
-                           files=args.files)
+    logged = memory.upsert(
+        root.memory_file, args.topic, args.missing_context, args.lesson, args.ask_next_time, files=args.files
+    )
     text = render.log_answer(logged)
     if args.json:
         _dump({"status": logged.status, "id": logged.record["id"], "record": logged.record, "message": text})
@@ -280,8 +361,18 @@ def cmd_log(root, args) -> int:
 def cmd_stale(root, args) -> int:
     records, marks = review.stale(root.memory_file)
     if args.json:
-        _dump([{"id": r["id"], "topic": r.get("topic"), "stale": render.stale_line(marks[r["id"]]),
-                "changes": [asdict(c) for c in marks[r["id"]]], "record": r} for r in records])
+        _dump(
+            [
+                {
+                    "id": r["id"],
+                    "topic": r.get("topic"),
+                    "stale": render.stale_line(marks[r["id"]]),
+                    "changes": [asdict(c) for c in marks[r["id"]]],
+                    "record": r,
+                }
+                for r in records
+            ]
+        )
     else:
         print(console.stale_report(records, marks, root.memory_file))
         if memory.shallow_history(root.memory_file):
@@ -291,8 +382,10 @@ def cmd_stale(root, args) -> int:
 
 def cmd_forget(root, args) -> int:
     if not any(i.strip() for i in args.ids):
-        raise InvalidInput("no id given: name the records to delete by id, or by a unique prefix of at least "
-                           f"{MIN_PREFIX} characters (search or list shows them). Nothing was deleted.")
+        raise InvalidInput(
+            "no id given: name the records to delete by id, or by a unique prefix of at least "
+            f"{MIN_PREFIX} characters (search or list shows them). Nothing was deleted."
+        )
     result = review.forget(root.memory_file, args.ids)
     if result.unknown:
         for given in result.unknown:
@@ -351,8 +444,7 @@ def cmd_fold(root, args) -> int:
 def cmd_init(root, args) -> int:
     from .init import init
 
-    for line in init(root.path, agents_md=args.agents_md, clients=tuple(args.client or ["cursor"]),
-                     rules=args.rules):
+    for line in init(root.path, agents_md=args.agents_md, clients=tuple(args.client or ["cursor"]), rules=args.rules):
         print(line)
     return 0
 
@@ -368,8 +460,17 @@ def cmd_doctor(root, args) -> int:
 
 
 HANDLERS = {
-    "search": cmd_search, "list": cmd_list, "show": cmd_show, "stats": cmd_stats, "log": cmd_log, "stale": cmd_stale,
-    "forget": cmd_forget, "export": cmd_export, "scan": cmd_scan, "init": cmd_init, "doctor": cmd_doctor,
+    "search": cmd_search,
+    "list": cmd_list,
+    "show": cmd_show,
+    "stats": cmd_stats,
+    "log": cmd_log,
+    "stale": cmd_stale,
+    "forget": cmd_forget,
+    "export": cmd_export,
+    "scan": cmd_scan,
+    "init": cmd_init,
+    "doctor": cmd_doctor,
     "fold": cmd_fold,
 }
 COMMANDS = tuple(build_parser()[1])

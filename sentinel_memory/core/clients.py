@@ -43,34 +43,75 @@ class Client:
     defaults: dict = field(default_factory=dict)  # added once; a value the user changed is kept
 
 
-CLIENTS: dict[str, Client] = {c.key: c for c in (
-    Client("cursor", "Cursor", Path(".cursor") / "mcp.json", "mcpServers",
-           {"command": COMMAND, "args": WORKSPACE},
-           'in .cursor/mcp.json give "args": ["--project", "${workspaceFolder}"] (Cursor expands it; init writes it)',
-           ("cursor",)),
-    Client("vscode", "VS Code", Path(".vscode") / "mcp.json", "servers",
-           {"type": "stdio", "command": COMMAND, "args": WORKSPACE},
-           'in .vscode/mcp.json give "args": ["--project", "${workspaceFolder}"] (VS Code expands it)',
-           ("visual studio code", "vscode")),
-    # Claude Code starts a project's servers in the folder it runs in: no --project needed.
-    # alwaysLoad: it waits for the server before the first turn (docs/clients.md).
-    Client("claude", "Claude Code", Path(".mcp.json"), "mcpServers", {"command": COMMAND, "args": []},
-           "add the server with `claude mcp add --scope project` in the project (Claude Code starts it there), "
-           'or give "--project" and the absolute path in your own (local or user scope) entry',
-           ("claude",), {"alwaysLoad": True}),
-    # Codex starts the server in the folder it runs in; the server finds the project's root from there.
-    Client("codex", "Codex CLI", Path(".codex") / "config.toml", "mcp_servers", {"command": COMMAND, "args": []},
-           "start codex in the project (the server starts where Codex runs and finds the root), or give "
-           'args "--project" and the absolute path in ~/.codex/config.toml',
-           ("codex",), {"tools": {SAVING_TOOL: {"approval_mode": "approve"}}}),
-    # Gemini CLI reads .gemini/settings.json in the folder it starts in and starts the server there.
-    Client("gemini", "Gemini CLI", Path(".gemini") / "settings.json", "mcpServers", {"command": COMMAND, "args": []},
-           "start gemini in the project's root, where .gemini/settings.json is (the server starts there), "
-           'or set "cwd" to the project in ~/.gemini/settings.json',
-           ("gemini",), {"trust": True}),
-    Client("windsurf", "Windsurf", None, "mcpServers", {},
-           'in ~/.codeium/windsurf/mcp_config.json give "--project" and the absolute path', ("windsurf",)),
-)}
+CLIENTS: dict[str, Client] = {
+    c.key: c
+    for c in (
+        Client(
+            "cursor",
+            "Cursor",
+            Path(".cursor") / "mcp.json",
+            "mcpServers",
+            {"command": COMMAND, "args": WORKSPACE},
+            'in .cursor/mcp.json give "args": ["--project", "${workspaceFolder}"] (Cursor expands it; init writes it)',
+            ("cursor",),
+        ),
+        Client(
+            "vscode",
+            "VS Code",
+            Path(".vscode") / "mcp.json",
+            "servers",
+            {"type": "stdio", "command": COMMAND, "args": WORKSPACE},
+            'in .vscode/mcp.json give "args": ["--project", "${workspaceFolder}"] (VS Code expands it)',
+            ("visual studio code", "vscode"),
+        ),
+        # Claude Code starts a project's servers in the folder it runs in: no --project needed.
+        # alwaysLoad: it waits for the server before the first turn (docs/clients.md).
+        Client(
+            "claude",
+            "Claude Code",
+            Path(".mcp.json"),
+            "mcpServers",
+            {"command": COMMAND, "args": []},
+            "add the server with `claude mcp add --scope project` in the project (Claude Code starts it there), "
+            'or give "--project" and the absolute path in your own (local or user scope) entry',
+            ("claude",),
+            {"alwaysLoad": True},
+        ),
+        # Codex starts the server in the folder it runs in; the server finds the project's root from there.
+        Client(
+            "codex",
+            "Codex CLI",
+            Path(".codex") / "config.toml",
+            "mcp_servers",
+            {"command": COMMAND, "args": []},
+            "start codex in the project (the server starts where Codex runs and finds the root), or give "
+            'args "--project" and the absolute path in ~/.codex/config.toml',
+            ("codex",),
+            {"tools": {SAVING_TOOL: {"approval_mode": "approve"}}},
+        ),
+        # Gemini CLI reads .gemini/settings.json in the folder it starts in and starts the server there.
+        Client(
+            "gemini",
+            "Gemini CLI",
+            Path(".gemini") / "settings.json",
+            "mcpServers",
+            {"command": COMMAND, "args": []},
+            "start gemini in the project's root, where .gemini/settings.json is (the server starts there), "
+            'or set "cwd" to the project in ~/.gemini/settings.json',
+            ("gemini",),
+            {"trust": True},
+        ),
+        Client(
+            "windsurf",
+            "Windsurf",
+            None,
+            "mcpServers",
+            {},
+            'in ~/.codeium/windsurf/mcp_config.json give "--project" and the absolute path',
+            ("windsurf",),
+        ),
+    )
+}
 
 
 def machine_specific(key: str, value) -> bool:
@@ -88,8 +129,10 @@ def snippet(client: Client) -> str:
     """Our entry as the text to paste by hand."""
     if client.config is not None and client.config.suffix == ".toml":
         args = ", ".join(json.dumps(a) for a in client.entry["args"])
-        return (f'[mcp_servers.{SERVER_NAME}] command = "{COMMAND}", args = [{args}], and '
-                f'[mcp_servers.{SERVER_NAME}.tools.{SAVING_TOOL}] approval_mode = "approve"')
+        return (
+            f'[mcp_servers.{SERVER_NAME}] command = "{COMMAND}", args = [{args}], and '
+            f'[mcp_servers.{SERVER_NAME}.tools.{SAVING_TOOL}] approval_mode = "approve"'
+        )
     return json.dumps({client.servers: {SERVER_NAME: {**client.entry, **client.defaults}}}, ensure_ascii=False)
 
 
@@ -101,8 +144,10 @@ def write(key: str, root: Path) -> str:
     client, root = CLIENTS[key], Path(root).resolve()
     if client.config is None:
         entry = {"command": ENTRY[0], "args": [*ENTRY[1:], "--project", str(root)]}
-        return (f"left alone ~/.codeium/windsurf/mcp_config.json (global, one per machine): add under "
-                f'"mcpServers": {json.dumps({SERVER_NAME: entry}, ensure_ascii=False)}')
+        return (
+            f"left alone ~/.codeium/windsurf/mcp_config.json (global, one per machine): add under "
+            f'"mcpServers": {json.dumps({SERVER_NAME: entry}, ensure_ascii=False)}'
+        )
     path = root / client.config
     try:
         target = configedit.target(path, root)
@@ -112,8 +157,9 @@ def write(key: str, root: Path) -> str:
             new, current, left = _merge_toml(configedit, text, client)
         else:
             left = ""
-            new, current = configedit.merge_json_entry(text, client.servers, SERVER_NAME, client.entry,
-                                                       client.defaults, machine_specific)
+            new, current = configedit.merge_json_entry(
+                text, client.servers, SERVER_NAME, client.entry, client.defaults, machine_specific
+            )
         if data is not None and new == text:
             return f"unchanged {path}{left}"
         configedit.write(target, bom + new.encode("utf-8"))
@@ -123,7 +169,9 @@ def write(key: str, root: Path) -> str:
         return f"left alone {path}: it nests deeper than a config does; add this yourself: {snippet(client)}"
     shown = f"{path} (through the link, in {target})" if target != path else str(path)
     if client.defaults.get("tools") and not left and not _has_approval(current):
-        left = f'; set {SAVING_TOOL} approval_mode = "approve" (Codex saves without asking; make it "prompt" to be asked)'
+        left = (
+            f'; set {SAVING_TOOL} approval_mode = "approve" (Codex saves without asking; make it "prompt" to be asked)'
+        )
     if data is None:
         return f"created {shown}: server {SERVER_NAME!r}{left}"
     if current is None:
@@ -131,7 +179,8 @@ def write(key: str, root: Path) -> str:
     dropped = [k for k, v in current.items() if k not in client.entry and machine_specific(k, v)]
     kept = [k for k in current if k not in client.entry and k not in client.defaults and k not in dropped]
     notes = ([f"removed this machine's {', '.join(dropped)}"] if dropped else []) + (
-        [f"kept your {', '.join(kept)}"] if kept else [])
+        [f"kept your {', '.join(kept)}"] if kept else []
+    )
     return f"updated {shown}: server {SERVER_NAME!r}" + (f" ({'; '.join(notes)})" if notes else "") + left
 
 
@@ -144,8 +193,14 @@ def _merge_toml(configedit, text: str, client: Client) -> tuple[str, dict | None
         return new, current, ""
     except configedit.Refused:
         new, current = configedit.merge_toml_table(text, where, client.entry, {})
-    return new, current, (f"; left alone the approval of {SAVING_TOOL}: add [mcp_servers.{SERVER_NAME}.tools."
-                          f'{SAVING_TOOL}] approval_mode = "approve" yourself, or Codex asks before every save')
+    return (
+        new,
+        current,
+        (
+            f"; left alone the approval of {SAVING_TOOL}: add [mcp_servers.{SERVER_NAME}.tools."
+            f'{SAVING_TOOL}] approval_mode = "approve" yourself, or Codex asks before every save'
+        ),
+    )
 
 
 def _has_approval(table: dict | None) -> bool:
@@ -189,21 +244,28 @@ def read_entry(root: Path, client: Client) -> tuple[Path, dict | None, str | Non
     except (OSError, ValueError, AttributeError, RecursionError) as exc:
         kind = "TOML" if client.config.suffix == ".toml" else "JSON"
         return path, None, f"{path} is not valid {kind} ({str(exc)[:120]}): fix it", warnings
-    warnings += [f"{path} has the {name!r} key more than once: the client reads only the last, so the servers in the "
-                 "others are ignored; merge them into one" for name in dict.fromkeys(duplicates)]
+    warnings += [
+        f"{path} has the {name!r} key more than once: the client reads only the last, so the servers in the "
+        "others are ignored; merge them into one"
+        for name in dict.fromkeys(duplicates)
+    ]
     return path, entry if isinstance(entry, dict) else None, None, warnings
 
 
 def extra_check(client: Client, path: Path, entry: dict) -> str | None:
     """A warning about a setting the client needs beyond the command (None when it is fine)."""
     if client.key == "gemini" and entry.get("trust") is not True:
-        return (f"{path} does not trust the server: Gemini CLI asks before each tool call, and headless "
-                "gemini -p cannot save (docs/clients.md)")
+        return (
+            f"{path} does not trust the server: Gemini CLI asks before each tool call, and headless "
+            "gemini -p cannot save (docs/clients.md)"
+        )
     if client.key == "codex":
         tools = entry.get("tools", {})
         tool = tools.get(SAVING_TOOL) if isinstance(tools, dict) else None
         mode = tool.get("approval_mode") if isinstance(tool, dict) else None
         if mode != "approve":
-            return (f"{path} does not approve {SAVING_TOOL} (approval_mode is {mode or 'unset'}): Codex asks before "
-                    "every save and headless codex exec cannot save; run init --client codex")
+            return (
+                f"{path} does not approve {SAVING_TOOL} (approval_mode is {mode or 'unset'}): Codex asks before "
+                "every save and headless codex exec cannot save; run init --client codex"
+            )
     return None

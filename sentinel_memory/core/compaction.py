@@ -14,8 +14,7 @@ def group_by_topic(records: list[dict]) -> dict[str, list[dict]]:
     for record in records:
         groups.setdefault(str(record.get("topic", "")), []).append(record)
     return {
-        topic: sorted(groups[topic], key=lambda r: (r.get("type") != "principle", r["id"]))
-        for topic in sorted(groups)
+        topic: sorted(groups[topic], key=lambda r: (r.get("type") != "principle", r["id"])) for topic in sorted(groups)
     }
 
 

@@ -31,6 +31,7 @@ class Refused(Exception):
 
 # ------------------------------------------------------------------------------ files on disk
 
+
 def target(path: Path, root: Path) -> Path:
     """The file an edit of `path` writes: itself, or, for a symbolic link, what it points at, which
     must be a regular file inside the project (a cloned repository may point links anywhere)."""
@@ -72,7 +73,7 @@ def split_bom(data: bytes) -> tuple[bytes, str]:
     """(the BOM or b"", the text); a file that is not UTF-8 is refused."""
     bom = BOM if data.startswith(BOM) else b""
     try:
-        return bom, data[len(bom):].decode("utf-8")
+        return bom, data[len(bom) :].decode("utf-8")
     except UnicodeDecodeError:
         raise Refused("it is not UTF-8 text") from None
 
@@ -82,6 +83,7 @@ def newline_of(text: str) -> str:
 
 
 # ------------------------------------------------------------------------------ JSON, spliced
+
 
 class Node:
     """A JSON value's place in the text: [start, end), and for an object its members as
@@ -167,29 +169,33 @@ def set_member(text: str, obj: Node, key: str, value) -> str:
     member added after the last one, indented as its siblings."""
     unit, newline = indent_unit(text), newline_of(text)
     existing = obj.get(key)
-    inline = "\n" not in text[obj.start:obj.end] and (bool(obj.members) or "\n" not in text)
+    inline = "\n" not in text[obj.start : obj.end] and (bool(obj.members) or "\n" not in text)
     if existing:
         node = existing[-1]
         indent = _line_indent(text, node.start)
-        return text[:node.start] + _render(value, unit, indent, newline, inline) + text[node.end:]
+        return text[: node.start] + _render(value, unit, indent, newline, inline) + text[node.end :]
     if obj.members:
         last = obj.members[-1][2]
         if inline:
-            member = f', {json.dumps(key, ensure_ascii=False)}: {_render(value, unit, "", newline, True)}'
+            member = f", {json.dumps(key, ensure_ascii=False)}: {_render(value, unit, '', newline, True)}"
         else:
             indent = _line_indent(text, obj.members[-1][1])
-            member = (f",{newline}{indent}{json.dumps(key, ensure_ascii=False)}: "
-                      f"{_render(value, unit, indent, newline, False)}")
-        return text[:last.end] + member + text[last.end:]
+            member = (
+                f",{newline}{indent}{json.dumps(key, ensure_ascii=False)}: "
+                f"{_render(value, unit, indent, newline, False)}"
+            )
+        return text[: last.end] + member + text[last.end :]
     close = obj.end - 1
     if inline:
         member = f"{json.dumps(key, ensure_ascii=False)}: {_render(value, unit, '', newline, True)}"
-        return text[:obj.start + 1] + member + text[close:]
+        return text[: obj.start + 1] + member + text[close:]
     outer = _line_indent(text, obj.start)
     indent = outer + unit
-    member = (f"{newline}{indent}{json.dumps(key, ensure_ascii=False)}: "
-              f"{_render(value, unit, indent, newline, False)}{newline}{outer}")
-    return text[:obj.start + 1] + member + text[close:]
+    member = (
+        f"{newline}{indent}{json.dumps(key, ensure_ascii=False)}: "
+        f"{_render(value, unit, indent, newline, False)}{newline}{outer}"
+    )
+    return text[: obj.start + 1] + member + text[close:]
 
 
 def delete_member(text: str, obj: Node, key: str) -> str:
@@ -198,10 +204,10 @@ def delete_member(text: str, obj: Node, key: str) -> str:
     index = next(i for i, (name, _at, _v) in enumerate(members) if name == key)
     _name, key_at, value = members[index]
     if index > 0:
-        return text[:members[index - 1][2].end] + text[value.end:]
+        return text[: members[index - 1][2].end] + text[value.end :]
     if len(members) > 1:
-        return text[:key_at] + text[members[1][1]:]
-    return text[:obj.start + 1] + text[obj.end - 1:]
+        return text[:key_at] + text[members[1][1] :]
+    return text[: obj.start + 1] + text[obj.end - 1 :]
 
 
 def _single(obj: Node, key: str, where: str) -> Node | None:
@@ -237,7 +243,7 @@ def merge_json_entry(text: str, key: str, name: str, wanted: dict, defaults: dic
         return set_member(text, servers, name, {**wanted, **defaults}), None
     if ours.members is None:
         raise Refused(f"its {name!r} entry is not an object")
-    current = json.loads(text[ours.start:ours.end])
+    current = json.loads(text[ours.start : ours.end])
     for k in current:
         _single(ours, k, f"the {name!r} entry")
     for k, v in list(wanted.items()) + [(k, v) for k, v in defaults.items() if k not in current]:
@@ -255,14 +261,14 @@ def _entry_node(text: str, key: str, name: str) -> Node:
 
 # ------------------------------------------------------------------------------ TOML, tomlkit
 
+
 def merge_toml_table(text: str, path: tuple[str, ...], wanted: dict, defaults: dict) -> tuple[str, dict | None]:
     """(the new text, the table as it was or None) with the table at `path` holding `wanted`
     (set) and `defaults` (nested dicts: each leaf added only when absent). Edited with tomlkit so
     comments, quoting and layout stay; the result must parse to exactly the old document plus
     these values, else Refused (tomlkit cannot always extend a table written with dotted keys)."""
-    import tomllib
-
     import tomlkit
+    import tomllib
 
     try:
         before = tomllib.loads(text)
@@ -293,11 +299,15 @@ def merge_toml_table(text: str, path: tuple[str, ...], wanted: dict, defaults: d
         out = tomlkit.dumps(doc)
         after = tomllib.loads(out)
     except Exception:
-        raise Refused(f"init could not extend its {'.'.join(path)} table without changing its meaning "
-                      "(written with dotted keys or inline)") from None
+        raise Refused(
+            f"init could not extend its {'.'.join(path)} table without changing its meaning "
+            "(written with dotted keys or inline)"
+        ) from None
     if after != expected:
-        raise Refused(f"init could not extend its {'.'.join(path)} table without changing its meaning "
-                      "(written with dotted keys or inline)")
+        raise Refused(
+            f"init could not extend its {'.'.join(path)} table without changing its meaning "
+            "(written with dotted keys or inline)"
+        )
     if "\r\n" in text:
         out = out.replace("\r\n", "\n").replace("\n", "\r\n")
     return out, current

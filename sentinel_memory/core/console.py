@@ -32,8 +32,9 @@ def table(rows: list[list[str]], header: list[str]) -> str:
     """A plain aligned table; columns sized by display width, numbers aligned on the right."""
     cols = [max(width(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     numeric = [bool(rows) and all(str(r[i]).isdigit() for r in rows) for i in range(len(header))]
-    lines = ["  ".join(pad(str(cell), cols[i], numeric[i]) for i, cell in enumerate(r)).rstrip()
-             for r in [header, *rows]]
+    lines = [
+        "  ".join(pad(str(cell), cols[i], numeric[i]) for i, cell in enumerate(r)).rstrip() for r in [header, *rows]
+    ]
     lines.insert(1, "  ".join("-" * c for c in cols))
     return "\n".join(lines)
 
@@ -61,8 +62,15 @@ def record_block(record: dict, stale: tuple = ()) -> str:
     return "\n".join(lines)
 
 
-def search_result(found: list[dict], in_scope: int, query: str, topic: str | None, file: Path, any_records: bool,
-                  stale: dict | None = None) -> str:
+def search_result(
+    found: list[dict],
+    in_scope: int,
+    query: str,
+    topic: str | None,
+    file: Path,
+    any_records: bool,
+    stale: dict | None = None,
+) -> str:
     if not found:
         scope = f" with topic {topic!r}" if topic else ""
         what = f" mention {query!r}" if in_scope else ""
@@ -71,8 +79,10 @@ def search_result(found: list[dict], in_scope: int, query: str, topic: str | Non
     text = "\n\n".join(record_block(r, stale.get(r["id"], ())) for r in found)
     others = in_scope - len(found)
     if others:
-        text += (f"\n\n({plural(others, 'other record')} {'does' if others == 1 else 'do'} not mention {query!r}; "
-                 "`server.py search` without words shows every record.)")
+        text += (
+            f"\n\n({plural(others, 'other record')} {'does' if others == 1 else 'do'} not mention {query!r}; "
+            "`server.py search` without words shows every record.)"
+        )
     return text
 
 
@@ -82,23 +92,34 @@ def topic_table(topics: list[TopicSummary]) -> str:
 
 
 def stats_report(stats: Stats) -> str:
-    lines = [f"{stats.file}: {plural(stats.records, 'record')} ({plural(stats.logs, 'log')}, "
-             f"{plural(stats.principles, 'principle')}), {stats.bytes:,} bytes, ~{stats.estimated_tokens:,} tokens"]
+    lines = [
+        f"{stats.file}: {plural(stats.records, 'record')} ({plural(stats.logs, 'log')}, "
+        f"{plural(stats.principles, 'principle')}), {stats.bytes:,} bytes, ~{stats.estimated_tokens:,} tokens"
+    ]
     if stats.compaction_required:
-        lines.append(colour(f"compaction required: {stats.logs} logs, {stats.over_threshold} past the threshold of "
-                            f"{stats.threshold} (the agent's compact_memory folds each topic into a principle)", "33"))
+        lines.append(
+            colour(
+                f"compaction required: {stats.logs} logs, {stats.over_threshold} past the threshold of "
+                f"{stats.threshold} (the agent's compact_memory folds each topic into a principle)",
+                "33",
+            )
+        )
     else:
         lines.append(f"compaction not required: {stats.logs} of {stats.threshold} logs")
     if stats.unreadable_lines:
-        lines.append(f"{plural(stats.unreadable_lines, 'unreadable line')} (moved to the quarantine file on the next write)")
+        lines.append(
+            f"{plural(stats.unreadable_lines, 'unreadable line')} (moved to the quarantine file on the next write)"
+        )
     if stats.records:
         lines.append("\n" + topic_table(stats.topics))
     return "\n".join(lines)
 
 
 def not_found(given: str, file: Path, min_prefix: int) -> str:
-    return (f"no record with id {given!r} in {file} (`server.py search` shows the ids; "
-            f"a prefix needs at least {min_prefix} characters)")
+    return (
+        f"no record with id {given!r} in {file} (`server.py search` shows the ids; "
+        f"a prefix needs at least {min_prefix} characters)"
+    )
 
 
 def forget_report(result: Forgotten, file: Path) -> tuple[list[str], list[str]]:
@@ -107,45 +128,58 @@ def forget_report(result: Forgotten, file: Path) -> tuple[list[str], list[str]]:
     errors = [f"{rid} was already gone" for rid in result.gone]  # deleted by someone else meanwhile
     if result.deleted:
         them = "it" if len(result.deleted) == 1 else "them"
-        out.append(f"`git diff -- {file}` now shows {plural(len(result.deleted), 'removed record')}; commit it to share "
-                   f"the change, or, if the file was committed, bring {them} back with `git restore -- {file}`.")
+        out.append(
+            f"`git diff -- {file}` now shows {plural(len(result.deleted), 'removed record')}; commit it to share "
+            f"the change, or, if the file was committed, bring {them} back with `git restore -- {file}`."
+        )
     return out, errors
 
 
 def fold_report(folded: Folded, self_name: str) -> str:
-    lines = [f"folded {plural(folded.records, 'record')} of {folded.stray} into {folded.target}: {folded.added} added, "
-             f"{folded.updated} updated (the newer version), {folded.already_there} already there"]
+    lines = [
+        f"folded {plural(folded.records, 'record')} of {folded.stray} into {folded.target}: {folded.added} added, "
+        f"{folded.updated} updated (the newer version), {folded.already_there} already there"
+    ]
     if folded.unreadable:
-        lines.append(f"{plural(folded.unreadable, 'line')} of {folded.stray} {'is' if folded.unreadable == 1 else 'are'} "
-                     "not a record and stayed there: look at them before deleting the file")
+        lines.append(
+            f"{plural(folded.unreadable, 'line')} of {folded.stray} {'is' if folded.unreadable == 1 else 'are'} "
+            "not a record and stayed there: look at them before deleting the file"
+        )
     if folded.folder is not None:
         gone = f"then delete {folded.folder} (git rm -r it if it was committed)"
     else:
         gone = f"then delete {folded.stray} (git rm it if it was committed)"
-    lines.append(f"review with `git diff -- {folded.target}`; {gone}. `{self_name} doctor` no longer lists it once it "
-                 "is gone.")
+    lines.append(
+        f"review with `git diff -- {folded.target}`; {gone}. `{self_name} doctor` no longer lists it once it is gone."
+    )
     return "\n".join(lines)
 
 
 def scan_report(findings: list, file: Path) -> list[str]:
     lines = [f"{f.record_id}  {f.field}: looks like {f.rule}" for f in findings]
-    lines.append(f"{plural(len(findings), 'possible credential')} in {file}"
-                 + (". Run scan --redact to replace them." if findings else "."))
+    lines.append(
+        f"{plural(len(findings), 'possible credential')} in {file}"
+        + (". Run scan --redact to replace them." if findings else ".")
+    )
     return lines
 
 
 def staged_refusal(findings: list, self_name: str) -> str:
     where = "; ".join(f"{f.record_id} {f.field}: looks like {f.rule}" for f in findings[:10])
     more = f" and {len(findings) - 10} more" if len(findings) > 10 else ""
-    return (f"the staged .context/ holds {plural(len(findings), 'possible credential')} ({where}{more}); the commit "
-            f"was stopped. Run `{self_name} scan --redact`, then `git add .context` and commit again, and rotate the "
-            "key. To commit anyway (a false alarm): git commit --no-verify.")
+    return (
+        f"the staged .context/ holds {plural(len(findings), 'possible credential')} ({where}{more}); the commit "
+        f"was stopped. Run `{self_name} scan --redact`, then `git add .context` and commit again, and rotate the "
+        "key. To commit anyway (a false alarm): git commit --no-verify."
+    )
 
 
 def redact_report(records: int, values: int, file: Path) -> str:
-    return (f"Redacted {plural(values, 'value')} ({plural(records, 'record')} changed; values in "
-            f"lines that are not records are redacted in the quarantine file) in {file}; review with git diff "
-            "(a redacted log gets a new id), and rotate the keys: git history still has them.")
+    return (
+        f"Redacted {plural(values, 'value')} ({plural(records, 'record')} changed; values in "
+        f"lines that are not records are redacted in the quarantine file) in {file}; review with git diff "
+        "(a redacted log gets a new id), and rotate the keys: git history still has them."
+    )
 
 
 def stale_report(records: list[dict], marks: dict, file: Path) -> str:
@@ -153,9 +187,14 @@ def stale_report(records: list[dict], marks: dict, file: Path) -> str:
     if not records:
         return f"No stale records in {file}: no file a record cites was changed by a commit after it was written."
     blocks = [record_block(r, marks[r["id"]]) for r in records]
-    return "\n\n".join([*blocks, f"{plural(len(records), 'stale record')} in {file}. Verify each against the code; "
-                                    "if it still holds, log it again (same topic and missing context) to refresh it, "
-                                    "else correct it or `forget` it."])
+    return "\n\n".join(
+        [
+            *blocks,
+            f"{plural(len(records), 'stale record')} in {file}. Verify each against the code; "
+            "if it still holds, log it again (same topic and missing context) to refresh it, "
+            "else correct it or `forget` it.",
+        ]
+    )
 
 
 def markdown(records: list[dict], source: Path, stale: dict | None = None) -> str:
@@ -182,7 +221,10 @@ def markdown(records: list[dict], source: Path, stale: dict | None = None) -> st
             cited = files_line(r)
             if cited:
                 out.append("- **files**: " + ", ".join(f"`{shown(str(f))}`" for f in r["files"]))
-            out += [f"- **{name}**: " + str(r[name]).replace("\n", "\n  ")
-                    for name in ("missing_context", "lesson", "ask_next_time") if r.get(name)]
+            out += [
+                f"- **{name}**: " + str(r[name]).replace("\n", "\n  ")
+                for name in ("missing_context", "lesson", "ask_next_time")
+                if r.get(name)
+            ]
             out.append("")
     return "\n".join(out)

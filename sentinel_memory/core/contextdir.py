@@ -57,8 +57,11 @@ def tidy(memory_file: str) -> None:
         names = []
     stem = name.split(".")[0]  # the memory file's and the quarantine file's temporary files alike
     for other in names:
-        if is_temporary(other, stem) or (other.startswith((".gitignore.", ".gitattributes.")) and
-                                         other.endswith(".tmp") and _older_than(os.path.join(context, other), 60)):
+        if is_temporary(other, stem) or (
+            other.startswith((".gitignore.", ".gitattributes."))
+            and other.endswith(".tmp")
+            and _older_than(os.path.join(context, other), 60)
+        ):
             # (.gitignore and .gitattributes are also written outside the lock, by `init` and by the
             # first write: only a temporary file a minute old is surely a killed writer's.)
             with suppress(OSError):

@@ -31,6 +31,7 @@ _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 # --------------------------------------------------------------------- reading files of ours
 
+
 def _refusal(path: str, what: str) -> StorageError:
     return StorageError(
         f"{path} is {what}; Sentinel-Memory reads and writes only regular files of its own in .context/ "
@@ -77,8 +78,15 @@ def read_regular(path: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
     try:
         st = os.fstat(fd)
         if not stat_.S_ISREG(st.st_mode):
-            kind = "a directory" if stat_.S_ISDIR(st.st_mode) else "a FIFO" if stat_.S_ISFIFO(st.st_mode) else \
-                "a device" if stat_.S_ISCHR(st.st_mode) or stat_.S_ISBLK(st.st_mode) else "not a regular file"
+            kind = (
+                "a directory"
+                if stat_.S_ISDIR(st.st_mode)
+                else "a FIFO"
+                if stat_.S_ISFIFO(st.st_mode)
+                else "a device"
+                if stat_.S_ISCHR(st.st_mode) or stat_.S_ISBLK(st.st_mode)
+                else "not a regular file"
+            )
             raise _refusal(path, kind)
         if not _NOFOLLOW and os.path.islink(path):  # Windows: no O_NOFOLLOW, so ask after opening
             raise _refusal(path, f"a symbolic link (to {_link_target(path)})")
@@ -105,6 +113,7 @@ def read_regular(path: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
 
 
 # ------------------------------------------------------------------------------------ the lock
+
 
 @contextmanager
 def locked(path: str, timeout: float):
@@ -145,8 +154,10 @@ def _flocked(name: str, path: str, timeout: float) -> int | None:
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 raise _refusal(name, f"a symbolic link (to {_link_target(name)})") from None
-            raise StorageError(f"Could not open the lock file {name}: {exc.strerror or exc}. Nothing was saved; "
-                               "check that the .context directory is writable.") from exc
+            raise StorageError(
+                f"Could not open the lock file {name}: {exc.strerror or exc}. Nothing was saved; "
+                "check that the .context directory is writable."
+            ) from exc
         try:
             while not lock_descriptor(fd, blocking=False):
                 if time.monotonic() >= deadline:
@@ -176,7 +187,10 @@ def _lock_timeout(path: str, timeout: float) -> LockTimeout:
 
 # ------------------------------------------------------------------------------ atomic replace
 
-def atomic_write(path: str | os.PathLike, data: bytes | list[memoryview], mtime_ns: int | None = None) -> os.stat_result:
+
+def atomic_write(
+    path: str | os.PathLike, data: bytes | list[memoryview], mtime_ns: int | None = None
+) -> os.stat_result:
     """Write data (bytes, or buffers to write one after another) to path so that readers see the
     old bytes or the new ones, never a mix: Staged(...) then commit(). Returns the new file's stat."""
     staged = Staged(path, data, mtime_ns)

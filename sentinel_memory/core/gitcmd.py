@@ -72,20 +72,29 @@ def environment() -> dict[str, str]:
     return {**os.environ, **ENV}
 
 
-def run(*args: str, cwd: os.PathLike | str | None = None, timeout: float = TIMEOUT, text: bool = False,
-        check: bool = False) -> subprocess.CompletedProcess:
+def run(
+    *args: str, cwd: os.PathLike | str | None = None, timeout: float = TIMEOUT, text: bool = False, check: bool = False
+) -> subprocess.CompletedProcess:
     """Run git with the pinned settings, standard input closed, output captured. Raises what
     subprocess.run raises (OSError when git is missing, TimeoutExpired, CalledProcessError with
     check)."""
-    return subprocess.run(argv(*args, cwd=cwd), env=environment(), capture_output=True, text=text,
-                          encoding="utf-8" if text else None, errors="replace" if text else None,
-                          stdin=subprocess.DEVNULL, timeout=timeout, check=check)
+    return subprocess.run(
+        argv(*args, cwd=cwd),
+        env=environment(),
+        capture_output=True,
+        text=text,
+        encoding="utf-8" if text else None,
+        errors="replace" if text else None,
+        stdin=subprocess.DEVNULL,
+        timeout=timeout,
+        check=check,
+    )
 
 
 def shell_prefix() -> str:
     """`git` with the pinned settings, as a shell script's words (the pre-commit hook), folded
     into lines of a few settings each."""
     words = argv()
-    pairs = [" ".join(words[i:i + 2]) for i in range(2, len(words), 2)]
-    lines = [" ".join(words[:2])] + [" ".join(pairs[i:i + 4]) for i in range(0, len(pairs), 4)]
+    pairs = [" ".join(words[i : i + 2]) for i in range(2, len(words), 2)]
+    lines = [" ".join(words[:2])] + [" ".join(pairs[i : i + 4]) for i in range(0, len(pairs), 4)]
     return " \\\n  ".join(lines)

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 from . import gitcmd
+from .disk import atomic_write
 from .install import SELF
 from .merge import merge_three_way
-from .disk import atomic_write
 from .snapshot import Snapshot, parse
 
 DRIVER = "sentinel-memory"
@@ -36,15 +36,21 @@ def merge_driver(base: str, ours: str, theirs: str, name: str = "") -> int:
         why = f"could not be merged by id ({type(exc).__name__}: {exc})"
     print(f"sentinel-memory: {name or ours} {why}; using git's text merge", file=sys.stderr)
     try:
-        result = subprocess.run(gitcmd.argv("merge-file", "--diff3", *TEXT_MERGE_LABELS, ours, base, theirs),
-                                env=gitcmd.environment(), stdin=subprocess.DEVNULL)
+        result = subprocess.run(
+            gitcmd.argv("merge-file", "--diff3", *TEXT_MERGE_LABELS, ours, base, theirs),
+            env=gitcmd.environment(),
+            stdin=subprocess.DEVNULL,
+        )
         merged = 0 <= result.returncode < 128  # the number of conflicts; 255: git refused (binary input)
     except OSError:
         merged = False
     if merged:
         return 1 if result.returncode else 0
-    print(f"sentinel-memory: git's text merge refused {name or ours} too; writing both sides whole "
-          "between conflict markers", file=sys.stderr)
+    print(
+        f"sentinel-memory: git's text merge refused {name or ours} too; writing both sides whole "
+        "between conflict markers",
+        file=sys.stderr,
+    )
     _whole_sides_conflict(base, ours, theirs)
     return 1
 
@@ -55,8 +61,10 @@ def _whole_sides_conflict(base: str, ours: str, theirs: str) -> None:
     (docs/contract.md §5.5) and sets aside what is not a record."""
     sides = [Path(p).read_bytes() for p in (ours, base, theirs)]
     body = [side if side.endswith(b"\n") or not side else side + b"\n" for side in sides]
-    atomic_write(Path(ours), b"".join([b"<<<<<<< ours\n", body[0], b"||||||| base\n", body[1], b"=======\n", body[2],
-                                       b">>>>>>> theirs\n"]))
+    atomic_write(
+        Path(ours),
+        b"".join([b"<<<<<<< ours\n", body[0], b"||||||| base\n", body[1], b"=======\n", body[2], b">>>>>>> theirs\n"]),
+    )
 
 
 def textconv(path: str, out=None) -> int:
@@ -103,10 +111,12 @@ def index_stages(path: Path) -> tuple[bytes, bytes, bytes] | None:
                 blobs[int(stage)] = sha.decode()
         if 2 not in blobs or 3 not in blobs:
             return None
+
         def blob(stage: int) -> bytes:
             if stage not in blobs:
                 return b""
             return gitcmd.run("cat-file", "blob", blobs[stage], cwd=path.parent, timeout=10, check=True).stdout
+
         return blob(1), blob(2), blob(3)
     except (OSError, ValueError, subprocess.SubprocessError):
         return None
@@ -137,10 +147,10 @@ def driver_commands(*command: str) -> dict[str, str]:
         f"merge.{DRIVER}.driver": (
             f"{run} merge-driver %O %A %B %P; s=$?; [ $s -le 1 ] && exit $s; "
             f"echo \"sentinel-memory: the merge driver did not run (exit $s); using git's text merge. "
-            f"Run {SELF} doctor\" >&2; {text_merge}"
+            f'Run {SELF} doctor" >&2; {text_merge}'
         ),
         # git appends the file as "$@": our textconv gets it as $1, the fallback `cat` as "$@".
-        f"diff.{DRIVER}.textconv": f"{run} textconv \"$1\" || cat",
+        f"diff.{DRIVER}.textconv": f'{run} textconv "$1" || cat',
     }
 
 
@@ -167,8 +177,9 @@ def git_dir(root: Path) -> Path | None:
 
 def current_config(root: Path) -> dict[str, str]:
     try:
-        result = gitcmd.run("config", "--local", "--get-regexp", rf"^(merge|diff)\.{DRIVER}\.", cwd=root, text=True,
-                            timeout=10)
+        result = gitcmd.run(
+            "config", "--local", "--get-regexp", rf"^(merge|diff)\.{DRIVER}\.", cwd=root, text=True, timeout=10
+        )
     except (OSError, subprocess.SubprocessError):
         return {}
     pairs = (line.split(" ", 1) for line in result.stdout.splitlines() if " " in line)

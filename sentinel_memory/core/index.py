@@ -28,7 +28,6 @@ from .records import Entry, is_principle, recency
 from .snapshot import Snapshot
 from .staleness import stamp_seconds
 
-
 Card = tuple[str, int, int]  # a record's block, its estimated tokens, its UTF-8 bytes
 
 
@@ -69,8 +68,11 @@ def terms(text: str) -> set[str]:
     for word in _WORD.findall(text):
         low = word.casefold()
         found.add(stem(low))
-        if "_" in word or (not word.islower() and not word.isupper() and word.isascii()) or (
-                word.isalnum() and not word.isalpha() and not word.isdigit()):
+        if (
+            "_" in word
+            or (not word.islower() and not word.isupper() and word.isascii())
+            or (word.isalnum() and not word.isalpha() and not word.isdigit())
+        ):
             for piece in word.split("_"):
                 parts = _CAMEL.findall(piece) if piece.isascii() else [piece]
                 found.update(stem(part.casefold()) for part in parts)
@@ -202,8 +204,9 @@ class SearchIndex:
                 at = _static_position(new.entries, entry)
                 if at < len(new.entries) and new.entries[at] is entry:
                     return None
-                rank = _rank_between(new.ranks[at - 1] if at else None, new.ranks[at] if at < len(new.ranks) else None,
-                                     new.space)
+                rank = _rank_between(
+                    new.ranks[at - 1] if at else None, new.ranks[at] if at < len(new.ranks) else None, new.space
+                )
                 if rank is None:
                     return None
                 new.entries.insert(at, entry)
@@ -219,14 +222,21 @@ class SearchIndex:
             self._by_rank = dict(zip(self.ranks, self.entries, strict=True))
         return self._by_rank
 
-    def ranked(self, query_terms: set[str], topic: object = None, files: Iterable[str] = (),
-               former: Iterable[str] = ()) -> Ranked:
+    def ranked(
+        self, query_terms: set[str], topic: object = None, files: Iterable[str] = (), former: Iterable[str] = ()
+    ) -> Ranked:
         """`topic`'s entries (all when None) ranked for query_terms and the files asked about
         (`former`: paths git renamed to one of them)."""
         scores = self._scores(query_terms)
         near = self._near(files, former)
         if near:
-            scores.update(zip(near, map(add, map(scores.get, near, repeat(0)), map(mul, near.values(), repeat(_TIER))), strict=False))
+            scores.update(
+                zip(
+                    near,
+                    map(add, map(scores.get, near, repeat(0)), map(mul, near.values(), repeat(_TIER))),
+                    strict=False,
+                )
+            )
         # One int per matching entry, a higher score first, then the static order (rank < _LIMIT);
         # made and sorted in C (map), as there may be thousands.
         keys = list(map(sub, scores.keys(), map(mul, scores.values(), repeat(_LIMIT))))
@@ -252,8 +262,9 @@ class SearchIndex:
         common = []
         # A lone ASCII letter or a number of one or two digits (the parts of "4.4.6") orders nothing
         # unless the query has nothing else.
-        query_terms = {t for t in query_terms if not (t.isascii() and (len(t) == 1 or (t.isdigit() and len(t) <= 2)))} \
-            or query_terms
+        query_terms = {
+            t for t in query_terms if not (t.isascii() and (len(t) == 1 or (t.isdigit() and len(t) <= 2)))
+        } or query_terms
         for term in sorted(query_terms):
             topic, body = self.topic_postings.get(term, ()), self.body_postings.get(term, ())
             holders = len(topic) + len(body)
@@ -282,9 +293,14 @@ class SearchIndex:
         lengths = list(map(self.lengths.__getitem__, ranks))
         low, high = K1 * (1 - B), K1 * B / ((self.total_length / records) or 1)
         table = [(K1 + 1) * _SCALE / (1 + low + high * length) for length in range(max(lengths) + 1)]
-        days, newest = self.days, max(self.days[self.ranks[0]], self.days[self.ranks[min(self.principles, records - 1)]])
-        boost = map(_RECENCY.__getitem__, map(min, map(sub, repeat(newest), map(days.__getitem__, ranks)),
-                                              repeat(len(_RECENCY) - 1)))
+        days, newest = (
+            self.days,
+            max(self.days[self.ranks[0]], self.days[self.ranks[min(self.principles, records - 1)]]),
+        )
+        boost = map(
+            _RECENCY.__getitem__,
+            map(min, map(sub, repeat(newest), map(days.__getitem__, ranks)), repeat(len(_RECENCY) - 1)),
+        )
         self._factors.update(zip(ranks, map(mul, map(table.__getitem__, lengths), boost), strict=False))
 
     def _add(self, weights: dict[int, float], topic: Sequence[int], body: Sequence[int], holders: int) -> None:
@@ -309,8 +325,9 @@ class SearchIndex:
             near.update(dict.fromkeys(self.file_postings.get(path, ()), CITES))
         return near
 
-    def fit(self, entries: Iterable[Entry], room: int, layout: Layout, marks=None, first: int = 1,
-            byte_room: int = 0) -> tuple[list[str], list[Entry], bool, int, int]:
+    def fit(
+        self, entries: Iterable[Entry], room: int, layout: Layout, marks=None, first: int = 1, byte_room: int = 0
+    ) -> tuple[list[str], list[Entry], bool, int, int]:
         """The blocks of these entries, numbered from `first`, in order, as many as fit in `room`
         estimated tokens and `byte_room` UTF-8 bytes (0: no limit); the entries listed; whether
         all of them fit; and the tokens and bytes listed. `layout` makes the words (a record's
@@ -424,9 +441,13 @@ class Ranked:
         if not self._scope or self._scope[0] >= first_log:  # no principle in scope
             return iter(())
         matched = self._matched
-        return map(self._by_rank.__getitem__, chain(
-            (r for r in self._scored if r < first_log),
-            (r for r in takewhile(lambda r: r < first_log, self._scope) if r not in matched)))
+        return map(
+            self._by_rank.__getitem__,
+            chain(
+                (r for r in self._scored if r < first_log),
+                (r for r in takewhile(lambda r: r < first_log, self._scope) if r not in matched),
+            ),
+        )
 
     def matching_logs(self) -> Iterator[Entry]:
         """The logs that hold a query term or are near the files asked about, best first."""
@@ -445,11 +466,15 @@ class Ranked:
     def principles_first(self) -> Iterator[Entry]:
         """The same order, principles before the rest."""
         first_log, matched, scope, scored = self._first_log, self._matched, self._scope, self._scored
-        return map(self._by_rank.__getitem__, chain(
-            (r for r in scored if r < first_log),
-            (r for r in takewhile(lambda r: r < first_log, scope) if r not in matched),
-            (r for r in scored if r >= first_log),
-            (r for r in dropwhile(lambda r: r < first_log, scope) if r not in matched)))
+        return map(
+            self._by_rank.__getitem__,
+            chain(
+                (r for r in scored if r < first_log),
+                (r for r in takewhile(lambda r: r < first_log, scope) if r not in matched),
+                (r for r in scored if r >= first_log),
+                (r for r in dropwhile(lambda r: r < first_log, scope) if r not in matched),
+            ),
+        )
 
 
 # ------------------------------------------------------------------- the index of the last snapshot

@@ -61,8 +61,10 @@ def on_path() -> str | None:
     """A warning when the executable the committed configs start is not on this machine's PATH."""
     if shutil.which(table.COMMAND):
         return None
-    return (f"warning: the client configs start `{table.COMMAND}`, which is not on PATH here, so a client "
-            f"cannot start the server yet: {path_fix()}")
+    return (
+        f"warning: the client configs start `{table.COMMAND}`, which is not on PATH here, so a client "
+        f"cannot start the server yet: {path_fix()}"
+    )
 
 
 # Cursor's project rules: Markdown with front matter; alwaysApply puts the workflow in every request.
@@ -125,8 +127,9 @@ def _merge_lines(path: Path, template: str) -> str:
     to the drivers and keep locks and copies out of git); the user's lines stay as they are."""
     current = path.read_text(encoding="utf-8-sig")
     have = {line.strip() for line in current.splitlines()}
-    missing = [line for line in template.splitlines() if line.strip() and not line.startswith("#")
-               and line.strip() not in have]
+    missing = [
+        line for line in template.splitlines() if line.strip() and not line.startswith("#") and line.strip() not in have
+    ]
     if not missing:
         return f"unchanged {path}"
     kept = current.rstrip("\n") + "\n" if current.strip() else ""
@@ -150,13 +153,16 @@ def rules_files(root: Path, rules: str | None = None) -> list[str]:
     for form, other in RULES_FILES.items():
         other = root / other
         if form != chosen and other.exists() and RULES_BEGIN in other.read_text(encoding="utf-8", errors="replace"):
-            report.append(f"left alone {other}: it also holds the workflow; remove it from one of the two so "
-                          "Cursor does not read it twice")
+            report.append(
+                f"left alone {other}: it also holds the workflow; remove it from one of the two so "
+                "Cursor does not read it twice"
+            )
     return report
 
 
-def init(root: Path, agents_md: bool = False, clients: tuple[str, ...] = ("cursor",),
-         rules: str | None = None) -> list[str]:
+def init(
+    root: Path, agents_md: bool = False, clients: tuple[str, ...] = ("cursor",), rules: str | None = None
+) -> list[str]:
     """Prepare the project for the given clients; returns one line per thing done or left alone.
     rules: "cursorrules" or "mdc" (Cursor's .cursor/rules/*.mdc); None picks what the project uses."""
     root = Path(root).resolve()
@@ -179,6 +185,7 @@ def init(root: Path, agents_md: bool = False, clients: tuple[str, ...] = ("curso
         changed = gitdriver.configure(root, *ENTRY)
         report.append(
             f"configured git merge and diff drivers in the local git config ({', '.join(changed)})"
-            if changed else "unchanged git merge and diff drivers (already point at this install)"
+            if changed
+            else "unchanged git merge and diff drivers (already point at this install)"
         )
     return report

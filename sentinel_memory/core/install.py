@@ -57,8 +57,10 @@ def path_fix() -> str:
     """How to put the `sentinel-memory` executable on PATH for this install: the committed client
     configs start it by that name on every teammate's machine."""
     if is_checkout():
-        return (f"install this clone as a command once: pipx install --editable {INSTALL_DIR} "
-                f"(or uv tool install --editable {INSTALL_DIR})")
+        return (
+            f"install this clone as a command once: pipx install --editable {INSTALL_DIR} "
+            f"(or uv tool install --editable {INSTALL_DIR})"
+        )
     executable = _executable()
     if executable:
         return f"add {os.path.dirname(executable)} to PATH (or pipx install / uv tool install the package)"

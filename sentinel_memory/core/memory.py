@@ -17,10 +17,22 @@ from pathlib import Path
 from . import citations, index, render, staleness, store
 from .compaction import group_by_topic, similar_groups
 from .errors import InvalidInput
-from .records import (NOTHING_SAVED, REVISION_LENGTH, Draft, Entry, is_principle, meta_of, normalize, prepare,
-                      recency, revision, stands_for, utc_now)
-from .staleness import Stale
+from .records import (
+    NOTHING_SAVED,
+    REVISION_LENGTH,
+    Draft,
+    Entry,
+    is_principle,
+    meta_of,
+    normalize,
+    prepare,
+    recency,
+    revision,
+    stands_for,
+    utc_now,
+)
 from .snapshot import Snapshot
+from .staleness import Stale
 
 DEFAULT_THRESHOLD = render.DEFAULT_THRESHOLD
 # The most tokens (estimated, within ~10% of cl100k) any answer of search_memory or compact_memory
@@ -62,6 +74,7 @@ def _topic(value: object) -> str | None:
 
 
 # ------------------------------------------------------------------------------------------ search
+
 
 @dataclass
 class Found:
@@ -158,6 +171,7 @@ def _marked_cards(check: staleness.Checker):
             mark = check.mark_entry(entry)
             got = cards[entry] = render.with_line(card, render.stale_line(mark)) if mark else None
         return got or card
+
     return marked
 
 
@@ -172,8 +186,7 @@ def search(path: Path, query: str = "", topic: str | None = None, files: object 
     wanted = _topic(topic)
     total = len(snap.records) if wanted is None else snap.topic_counts().get(wanted, 0)
     query_terms = index.terms(query or "")
-    found = Found(path, snap, (query or "").strip(), bool(query_terms), wanted, total, 0, 0, search_budget(),
-                  asked)
+    found = Found(path, snap, (query or "").strip(), bool(query_terms), wanted, total, 0, 0, search_budget(), asked)
     if not total:
         return found
     search_index = index.index_of(snap)
@@ -197,15 +210,17 @@ def search(path: Path, query: str = "", topic: str | None = None, files: object 
         found.blocks, shown, complete, _, _ = search_index.fit(ranked.best_first(), small, render, marks, 1, byte_room)
     if not complete:
         found.focused = True
-        found.blocks, shown, complete, used, used_bytes = search_index.fit(ranked.principles(), room, render, marks, 1,
-                                                                           byte_room)
+        found.blocks, shown, complete, used, used_bytes = search_index.fit(
+            ranked.principles(), room, render, marks, 1, byte_room
+        )
         found.cut = not complete
         if complete:
             left = room - used
             focus = min(left, max(FOCUS_ANSWER - fixed - used, MATCH_ROOM))
             logs = ranked.matching_logs() if (query_terms or asked) else ranked.newest_logs()
             more, more_shown, complete, _, more_bytes = search_index.fit(
-                logs, focus, render, marks, len(found.blocks) + 1, max(byte_room - used_bytes, 1))
+                logs, focus, render, marks, len(found.blocks) + 1, max(byte_room - used_bytes, 1)
+            )
             found.blocks += more
             shown += more_shown
             found.cut = not complete and (focus >= left or used_bytes + more_bytes + 2_000 > byte_room)
@@ -238,6 +253,7 @@ def matching(path: Path, query: str = "", topic: str | None = None) -> tuple[lis
 
 
 # ------------------------------------------------------------------------------------------- log
+
 
 @dataclass(frozen=True)
 class Logged:
@@ -313,8 +329,21 @@ def upsert(
     missing = [i for i in sources if i not in before.records]
     changed = [after.records[i].record for i in sources if i in after.records]
     logs, principles = after.counts()
-    return Logged(path, draft, status, stored.record, deleted, missing, logs, principles, threshold, report,
-                  citations.of(stored.record), marks.get("was", ()), changed)
+    return Logged(
+        path,
+        draft,
+        status,
+        stored.record,
+        deleted,
+        missing,
+        logs,
+        principles,
+        threshold,
+        report,
+        citations.of(stored.record),
+        marks.get("was", ()),
+        changed,
+    )
 
 
 def write(path: Path, change) -> store.WriteReport:
@@ -330,17 +359,21 @@ def _source_ids(value: object, type_: str) -> list[tuple[str, str | None]]:
     if value is None:
         return []
     if isinstance(value, str) or not isinstance(value, (list, tuple)):
-        raise InvalidInput(f'source_ids must be a list of record ids as compact_memory shows them, such as '
-                           f'["1a2b3c4d5e6f7a8b@9c8d7e6f"]. {NOTHING_SAVED}')
+        raise InvalidInput(
+            f"source_ids must be a list of record ids as compact_memory shows them, such as "
+            f'["1a2b3c4d5e6f7a8b@9c8d7e6f"]. {NOTHING_SAVED}'
+        )
     if value and type_ != "principle":
         raise InvalidInput(
             'source_ids is only valid with type="principle" (the ids a principle summarises are deleted '
-            f"when it is saved). Drop source_ids or set type=\"principle\". {NOTHING_SAVED}"
+            f'when it is saved). Drop source_ids or set type="principle". {NOTHING_SAVED}'
         )
     ids = []
     for item in value:
         if not isinstance(item, str):
-            raise InvalidInput(f"source_ids must hold record ids as strings, not {type(item).__name__}. {NOTHING_SAVED}")
+            raise InvalidInput(
+                f"source_ids must hold record ids as strings, not {type(item).__name__}. {NOTHING_SAVED}"
+            )
         if item.strip():
             ids.append(_versioned_id(item.strip()))
     first: dict[str, str | None] = {}
@@ -357,8 +390,9 @@ def _versioned_id(item: str) -> tuple[str, str | None]:
     return item, None
 
 
-def _build(draft: Draft, old: dict | None, deleted: list[Entry], files: list[str] | None = None,
-           refresh: bool = False) -> dict | None:
+def _build(
+    draft: Draft, old: dict | None, deleted: list[Entry], files: list[str] | None = None, refresh: bool = False
+) -> dict | None:
     """The record to store, or None when the stored one already says exactly this (and is not
     stale: `refresh` saves it again so that its new date clears the mark)."""
     body = {"id": draft.id, **draft.fields()}
@@ -388,6 +422,7 @@ def _build(draft: Draft, old: dict | None, deleted: list[Entry], files: list[str
 
 
 # --------------------------------------------------------------------------------------- compact
+
 
 @dataclass(frozen=True)
 class Compaction:
@@ -428,8 +463,18 @@ def compact(path: Path, target_topic: str | None = None, compact_threshold: obje
         stale = {e.id: mark for e in entries if (mark := check.mark_entry(e))}
     root = Path(path).parent.parent
     files = {topic: cited for topic, members in groups.items() if (cited := _cited_by(root, members))}
-    return Compaction(path, snap, threshold, wanted, groups, clusters, search_budget(), stale, files,
-                      check is not None and check.shallow)
+    return Compaction(
+        path,
+        snap,
+        threshold,
+        wanted,
+        groups,
+        clusters,
+        search_budget(),
+        stale,
+        files,
+        check is not None and check.shallow,
+    )
 
 
 def _cited_by(root: Path, members: list[dict]) -> list[str]:
@@ -438,4 +483,4 @@ def _cited_by(root: Path, members: list[dict]) -> list[str]:
     keeps its sources' citations."""
     counts = Counter(f for r in members for f in citations.of(r))
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    return sorted([f for f, _ in ranked if os.path.isfile(os.path.join(root, f))][:citations.MAX_FILES])
+    return sorted([f for f, _ in ranked if os.path.isfile(os.path.join(root, f))][: citations.MAX_FILES])

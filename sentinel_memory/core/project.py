@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ProjectRootError
 from .clients import CLIENTS, client_key  # noqa: F401 (client_key: re-exported)
+from .errors import ProjectRootError
 from .store import memory_path
 
 ENV_VAR = "SENTINEL_MEMORY_PROJECT"
@@ -27,8 +27,10 @@ def how_to_set(client: str | None = None, unexpanded: bool = False) -> str:
     else:
         fix = f"{FIXES[key]}, or set {ENV_VAR}"
     if unexpanded:  # the variable arrived as text: suggesting it again would not help
-        fix = ("give the project's absolute path instead (this client does not expand variables there), "
-               f"or drop --project and start the server in the project; or set {ENV_VAR}")
+        fix = (
+            "give the project's absolute path instead (this client does not expand variables there), "
+            f"or drop --project and start the server in the project; or set {ENV_VAR}"
+        )
     return fix
 
 
@@ -99,8 +101,12 @@ def enclosing_project(root: Path) -> Path | None:
     return None
 
 
-def resolve(project: str | None = None, environ: Mapping[str, str] | None = None, cwd: str | None = None,
-            client: str | None = None) -> ProjectRoot:
+def resolve(
+    project: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    client: str | None = None,
+) -> ProjectRoot:
     """The project root by precedence; raises ProjectRootError for a path that cannot be used.
     client: the connected client's name, when known, to name its fix in an error."""
     environ = os.environ if environ is None else environ
@@ -124,10 +130,13 @@ def _checked(value: str, source: str, client: str | None = None) -> Path:
         usable = path.is_dir()
     except (OSError, RuntimeError) as exc:  # a name too long for the filesystem, a symlink loop
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ProjectRootError(f"{source} is {value[:200]!r}, which cannot be used ({reason}); "
-                               f"{how_to_set(client)}.") from None
+        raise ProjectRootError(
+            f"{source} is {value[:200]!r}, which cannot be used ({reason}); {how_to_set(client)}."
+        ) from None
     if not usable:
-        raise ProjectRootError(f"{source} is {value[:200]!r}, which is not an existing directory; {how_to_set(client)}.")
+        raise ProjectRootError(
+            f"{source} is {value[:200]!r}, which is not an existing directory; {how_to_set(client)}."
+        )
     return path
 
 

@@ -120,8 +120,7 @@ def _bounded(name: str, value: object, cut: bool) -> object:
 def _too_long(name: str, value: str) -> InvalidInput:
     size, limit = utf8_len(value), LIMITS[name]
     return InvalidInput(
-        f"{name} is {size:,} bytes in UTF-8; the limit is {limit:,}. "
-        f"Shorten it and try again. {NOTHING_SAVED}"
+        f"{name} is {size:,} bytes in UTF-8; the limit is {limit:,}. Shorten it and try again. {NOTHING_SAVED}"
     )
 
 
@@ -140,8 +139,10 @@ def prepare(
     if type not in TYPES:
         raise InvalidInput(f'type must be "log" or "principle", not {str(type)[:40]!r}. {NOTHING_SAVED}')
     raw = {"topic": topic, "missing_context": missing_context, "lesson": lesson, "ask_next_time": ask_next_time}
-    values = {name: _text(name, _bounded(name, value, cut=name == "ask_next_time" and type == "principle"))
-              for name, value in raw.items()}
+    values = {
+        name: _text(name, _bounded(name, value, cut=name == "ask_next_time" and type == "principle"))
+        for name, value in raw.items()
+    }
     if not values["topic"]:
         raise InvalidInput(f"topic is empty; give a short module-level tag such as auth or payment. {NOTHING_SAVED}")
     if not values["lesson"]:
@@ -210,6 +211,7 @@ def parse_line(line: str) -> dict | None:
 # ------------------------------------------------------------------ reading a record safely
 # A record read from the file may come from another tool or a hand edit: these accessors never
 # assume more than parse_line checked (a JSON object with a string id).
+
 
 def meta_of(record: dict) -> dict:
     """The record's meta object, or {} when it has none (or something else in its place)."""

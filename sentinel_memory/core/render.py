@@ -55,8 +55,10 @@ def header(record: dict) -> str:
         parts.append(str(kind))
     parts.append(str(record.get("topic", "")).replace("\n", " "))
     if kind == "principle":
-        when = (f"compacted {day(meta.get('compacted_at') or meta.get('created'))} "
-                f"from {plural(meta.get('source_count', 0), 'record')}")
+        when = (
+            f"compacted {day(meta.get('compacted_at') or meta.get('created'))} "
+            f"from {plural(meta.get('source_count', 0), 'record')}"
+        )
     else:
         when = day(meta.get("created"))
     if meta.get("updated"):
@@ -87,8 +89,12 @@ def stale_change(change: Change) -> str:
 
 def stale_line(mark: tuple) -> str:
     """The line that marks a stale record: `stale:`, why, and what to do."""
-    return ("stale: the code it cites changed after this was written: "
-            + "; ".join(stale_change(c) for c in mark) + ". " + STALE_ADVICE)
+    return (
+        "stale: the code it cites changed after this was written: "
+        + "; ".join(stale_change(c) for c in mark)
+        + ". "
+        + STALE_ADVICE
+    )
 
 
 def files_line(record: dict) -> str | None:
@@ -101,8 +107,10 @@ def files_line(record: dict) -> str | None:
 # A listed record's fields, by the short names its block gives them (the legend in search's header
 # says what each holds); an empty field is left out.
 FIELD_NAMES = (("missing_context", "missing"), ("lesson", "lesson"), ("ask_next_time", "ask"))
-LEGEND = ("Each record: #n id | topic | date; files it cites; missing: what the task's instructions "
-          "lacked; lesson: what to do; ask: a question for the user.")
+LEGEND = (
+    "Each record: #n id | topic | date; files it cites; missing: what the task's instructions "
+    "lacked; lesson: what to do; ask: a question for the user."
+)
 
 
 def record_body(record: dict) -> str:
@@ -180,9 +188,14 @@ def estimate_tokens(text: str) -> int:
     (bench/search_quality.py measures it)."""
     ascii_chars = len(text.encode("ascii", "ignore"))
     syllables = len(_SYLLABLES.findall(text)) if ascii_chars < len(text) else 0
-    return (_ASCII * ascii_chars + _WORD_RUN * len(_LETTERS.findall(text)) + _DIGIT * len(_DIGITS.findall(text))
-            + _PUNCT * len(_PUNCTS.findall(text)) + _HANGUL * syllables
-            + _OTHER * (len(text) - ascii_chars - syllables)) // 1000 + 1
+    return (
+        _ASCII * ascii_chars
+        + _WORD_RUN * len(_LETTERS.findall(text))
+        + _DIGIT * len(_DIGITS.findall(text))
+        + _PUNCT * len(_PUNCTS.findall(text))
+        + _HANGUL * syllables
+        + _OTHER * (len(text) - ascii_chars - syllables)
+    ) // 1000 + 1
 
 
 def _topics_line(topics: Counter, shown: int = 12) -> str:
@@ -196,32 +209,44 @@ def left_out_notice(found: Found) -> str:
     """What search_memory did not list, why, and how to ask for it."""
     count, matching = found.left_out, found.left_matching
     searched = found.ordered or bool(found.files)
-    what = ("the query" if found.ordered else "") + (" or " if found.ordered and found.files else "") + (
-        "the files" if found.files else "")
+    what = (
+        ("the query" if found.ordered else "")
+        + (" or " if found.ordered and found.files else "")
+        + ("the files" if found.files else "")
+    )
     if not searched:
         why = "older than those shown"
     elif matching == count:
         why = f"{'it matches' if count == 1 else 'they match'} {what} less than those above"
     elif matching:
-        why = (f"{plural(matching, 'record')} {'matches' if matching == 1 else 'match'} {what} less than those "
-               f"above; {count - matching:,} {'matches' if count - matching == 1 else 'match'} neither")
+        why = (
+            f"{plural(matching, 'record')} {'matches' if matching == 1 else 'match'} {what} less than those "
+            f"above; {count - matching:,} {'matches' if count - matching == 1 else 'match'} neither"
+        )
     else:
         why = f"none of them matches {what}"
     if found.cut:
         size = f"to stay within about {found.budget:,} tokens (setting {BUDGET_ENV})"
     else:
-        size = (f"a memory whose whole answer passes about {SMALL_ANSWER:,} tokens is answered with its "
-                f"principles and the records that match, best first, up to about {FOCUS_ANSWER:,} tokens")
+        size = (
+            f"a memory whose whole answer passes about {SMALL_ANSWER:,} tokens is answered with its "
+            f"principles and the records that match, best first, up to about {FOCUS_ANSWER:,} tokens"
+        )
     ways = [] if found.topic else ['topic="<one of the topics above>" (that topic, best first)']
     ways += ["files=[the paths you are about to read or change]", "other words"]
-    return (f"NOT SHOWN: {plural(count, 'record')} of {found.total:,} ({why}); {size}. "
-            f"By topic: {_topics_line(found.left_topics)}. To see them, call search_memory again with "
-            + ", or ".join(ways) + f"; `{SELF} search` lists everything in a terminal.")
+    return (
+        f"NOT SHOWN: {plural(count, 'record')} of {found.total:,} ({why}); {size}. "
+        f"By topic: {_topics_line(found.left_topics)}. To see them, call search_memory again with "
+        + ", or ".join(ways)
+        + f"; `{SELF} search` lists everything in a terminal."
+    )
 
 
-SHALLOW_NOTE = ("Note: this is a shallow clone, so git's history here starts at its oldest commit: a change made "
-                "before that is unknown, and a record written before it is marked only for the changes the clone "
-                "holds (`git fetch --unshallow` brings the whole history).")
+SHALLOW_NOTE = (
+    "Note: this is a shallow clone, so git's history here starts at its oldest commit: a change made "
+    "before that is unknown, and a record written before it is marked only for the changes the clone "
+    "holds (`git fetch --unshallow` brings the whole history)."
+)
 
 
 def read_notes(snap: Snapshot) -> list[str]:
@@ -245,6 +270,7 @@ def read_notes(snap: Snapshot) -> list[str]:
 
 # ------------------------------------------------------------------------------- search_memory
 
+
 def _search_head(found: Found) -> str:
     order = []
     if found.files:
@@ -254,9 +280,11 @@ def _search_head(found: Found) -> str:
     if not order:
         order.append("principles first, newest first")
     scope = f' with topic "{found.topic}"' if found.topic else ""
-    return (f"[memory_log - {plural(found.total, 'record')}{scope}: "
-            f"{plural(found.logs, 'log')}, {plural(found.principles, 'principle')}; {'; '.join(order)}]\n"
-            f"File: {found.path}\n{DATA_NOT_INSTRUCTIONS}\n{LEGEND}")
+    return (
+        f"[memory_log - {plural(found.total, 'record')}{scope}: "
+        f"{plural(found.logs, 'log')}, {plural(found.principles, 'principle')}; {'; '.join(order)}]\n"
+        f"File: {found.path}\n{DATA_NOT_INSTRUCTIONS}\n{LEGEND}"
+    )
 
 
 def search_overhead(found: Found) -> int:
@@ -279,17 +307,21 @@ def search_answer(found: Found) -> str:
         if found.topic and snap.records:
             topics = sorted({str(e.record.get("topic")) for e in snap.records.values()})
             shown = ", ".join(topics[:30]) + (" ..." if len(topics) > 30 else "")
-            head = (f'No records with topic exactly "{found.topic}" in {found.path} '
-                    f"({plural(len(snap.records), 'record')} under other topics: {shown}). "
-                    "Call search_memory without topic to see them all.")
+            head = (
+                f'No records with topic exactly "{found.topic}" in {found.path} '
+                f"({plural(len(snap.records), 'record')} under other topics: {shown}). "
+                "Call search_memory without topic to see them all."
+            )
         else:
             head = f"No records yet in {found.path}."
         return "\n\n".join([head, *notes, gap_questions()])
     tail = list(notes)
     if found.stale:
-        tail.insert(0, f"STALE: {plural(found.stale, 'record')} listed above {'cites' if found.stale == 1 else 'cite'} "
-                       "files that commits changed after it was written (the `stale:` line says which). "
-                       + STALE_ADVICE)
+        tail.insert(
+            0,
+            f"STALE: {plural(found.stale, 'record')} listed above {'cites' if found.stale == 1 else 'cite'} "
+            "files that commits changed after it was written (the `stale:` line says which). " + STALE_ADVICE,
+        )
     if found.left_out:
         tail.insert(0, left_out_notice(found))
     if found.shallow:
@@ -301,42 +333,64 @@ def search_answer(found: Found) -> str:
 
 # ---------------------------------------------------------------------------------- log_memory
 
+
 def log_answer(logged: Logged) -> str:
     draft, rid, path, report = logged.draft, logged.draft.id, logged.path, logged.report
-    out = [{
-        "saved": f'saved: new {draft.type} record {rid} (topic "{draft.topic}") in {path}.',
-        "updated": f'updated: {draft.type} record {rid} (topic "{draft.topic}") in {path}; created date kept.',
-        "unchanged": f"unchanged: record {rid} in {path} already holds exactly this"
-                     + ("." if report.written else "; the file was not rewritten."),  # written: duplicates collapsed
-    }[logged.status]]
+    out = [
+        {
+            "saved": f'saved: new {draft.type} record {rid} (topic "{draft.topic}") in {path}.',
+            "updated": f'updated: {draft.type} record {rid} (topic "{draft.topic}") in {path}; created date kept.',
+            "unchanged": f"unchanged: record {rid} in {path} already holds exactly this"
+            + ("." if report.written else "; the file was not rewritten."),  # written: duplicates collapsed
+        }[logged.status]
+    ]
     if logged.deleted:
-        out.append(f"Deleted the {plural(len(logged.deleted), 'source record')} this principle "
-                   f"summarises: {', '.join(logged.deleted)}.")
+        out.append(
+            f"Deleted the {plural(len(logged.deleted), 'source record')} this principle "
+            f"summarises: {', '.join(logged.deleted)}."
+        )
     if logged.missing:
-        out.append(f"Not in the file (already deleted or never existed), so nothing to delete: "
-                   f"{', '.join(logged.missing)}.")
+        out.append(
+            f"Not in the file (already deleted or never existed), so nothing to delete: {', '.join(logged.missing)}."
+        )
     if logged.changed:
         out.append(changed_sources(logged))
     if logged.files:
-        out.append(f"Cites {plural(len(logged.files), 'file')}: {', '.join(map(shown, logged.files))} (search marks the record "
-                   "stale when a commit changes one of them).")
+        out.append(
+            f"Cites {plural(len(logged.files), 'file')}: {', '.join(map(shown, logged.files))} (search marks the record "
+            "stale when a commit changes one of them)."
+        )
     if logged.was_stale and logged.status != "saved":
-        out.append("It was marked stale: " + "; ".join(stale_change(c) for c in logged.was_stale)
-                   + ". Saved again now, it is dated after those changes, which clears the mark.")
+        out.append(
+            "It was marked stale: "
+            + "; ".join(stale_change(c) for c in logged.was_stale)
+            + ". Saved again now, it is dated after those changes, which clears the mark."
+        )
     if draft.redactions:
-        out.append(f"Redacted {plural(draft.redactions, 'value')} that looked like a credential "
-                   "(replaced with [REDACTED] before saving).")
+        out.append(
+            f"Redacted {plural(draft.redactions, 'value')} that looked like a credential "
+            "(replaced with [REDACTED] before saving)."
+        )
     logs, principles = logged.logs, logged.principles
-    out.append(f"The memory now holds {plural(logs + principles, 'record')}: "
-               f"{plural(logs, 'log')}, {plural(principles, 'principle')}.")
+    out.append(
+        f"The memory now holds {plural(logs + principles, 'record')}: "
+        f"{plural(logs, 'log')}, {plural(principles, 'principle')}."
+    )
     if report.quarantined:
-        redacted = (f"; {plural(report.quarantine_redactions, 'value')} that looked like a credential "
-                    "redacted there" if report.quarantine_redactions else "")
-        out.append(f"Moved {plural(report.quarantined, 'unreadable line')} to .context/{QUARANTINE_FILE} "
-                   f"(kept for review; nothing lost{redacted}).")
+        redacted = (
+            f"; {plural(report.quarantine_redactions, 'value')} that looked like a credential redacted there"
+            if report.quarantine_redactions
+            else ""
+        )
+        out.append(
+            f"Moved {plural(report.quarantined, 'unreadable line')} to .context/{QUARANTINE_FILE} "
+            f"(kept for review; nothing lost{redacted})."
+        )
     if report.written and report.before.conflict_regions and report.conflict_copy is not None:
-        out.append(f"Resolved {plural(report.before.conflict_regions, 'git conflict region')} in the file; "
-                   f"the conflicted original was kept as {report.conflict_copy.name} (git-ignored).")
+        out.append(
+            f"Resolved {plural(report.before.conflict_regions, 'git conflict region')} in the file; "
+            f"the conflicted original was kept as {report.conflict_copy.name} (git-ignored)."
+        )
     if report.written and report.before.duplicates:
         out.append(f"Collapsed {plural(report.before.duplicates, 'duplicate id')} (the newer record kept).")
     if logs > logged.threshold:
@@ -349,43 +403,54 @@ def changed_sources(logged: Logged) -> str:
     them now, and the save that folds them in."""
     records = logged.changed
     one = len(records) == 1
-    lines = [f"KEPT, NOT DELETED: {plural(len(records), 'source record')} changed after compact_memory showed "
-             f"{'it' if one else 'them'} (edited here, by another session or by a git pull), so this principle "
-             f"does not summarise {'its' if one else 'their'} new version:"]
+    lines = [
+        f"KEPT, NOT DELETED: {plural(len(records), 'source record')} changed after compact_memory showed "
+        f"{'it' if one else 'them'} (edited here, by another session or by a git pull), so this principle "
+        f"does not summarise {'its' if one else 'their'} new version:"
+    ]
     for r in records:
         lines.append(f'  - {r.get("type")} {versioned(r)} (topic "{r.get("topic")}")')
         lines.append("    " + field_line("lesson", r.get("lesson")).replace("\n", "\n    "))
         if r.get("ask_next_time"):
             lines.append("    " + field_line("ask_next_time", r.get("ask_next_time")).replace("\n", "\n    "))
     ids = ", ".join(f'"{x}"' for x in [versioned(logged.record), *(versioned(r) for r in records)])
-    lines.append(f"Fold {'it' if one else 'them'} in with another save: log_memory(type=\"principle\", "
-                 f"topic={json.dumps(logged.record.get('topic'), ensure_ascii=False)}, missing_context=\"\", "
-                 "lesson=\"<this principle's lesson with the new rules above folded in>\", "
-                 f"ask_next_time=\"<the questions, merged>\", source_ids=[{ids}]).")
+    lines.append(
+        f'Fold {"it" if one else "them"} in with another save: log_memory(type="principle", '
+        f'topic={json.dumps(logged.record.get("topic"), ensure_ascii=False)}, missing_context="", '
+        'lesson="<this principle\'s lesson with the new rules above folded in>", '
+        f'ask_next_time="<the questions, merged>", source_ids=[{ids}]).'
+    )
     return "\n".join(lines)
 
 
 # ------------------------------------------------------------------------------ compact_memory
 
+
 def compact_answer(c: Compaction) -> str:
     """The groups as they fit the budget (a topic that does not fit is named, not shown), and how
     to finish."""
-    state = (f"Compaction is REQUIRED: {plural(c.all_logs, 'log record')} exceed the threshold of {c.threshold}."
-             if c.required else
-             f"Compaction is not required yet: {plural(c.all_logs, 'log record')}, threshold {c.threshold}.")
+    state = (
+        f"Compaction is REQUIRED: {plural(c.all_logs, 'log record')} exceed the threshold of {c.threshold}."
+        if c.required
+        else f"Compaction is not required yet: {plural(c.all_logs, 'log record')}, threshold {c.threshold}."
+    )
     out = [state, f"File: {c.path}. This call changed nothing; the summarising is yours."]
     out += read_notes(c.snapshot)
     if not c.groups:
-        out.append(f'No records with topic exactly "{c.topic}".' if c.topic else "The memory is empty; nothing to compact.")
+        out.append(
+            f'No records with topic exactly "{c.topic}".' if c.topic else "The memory is empty; nothing to compact."
+        )
         return "\n\n".join(out)
     if c.stale:
         out.append(_stale_block(c))
     if c.shallow:
         out.append(SHALLOW_NOTE)
     if c.clusters:
-        out.append("Similar topics you may merge into one principle (merge only what is truly one subject; "
-                   "pass the ids of every merged group in source_ids):\n"
-                   + "\n".join(f"- {', '.join(cluster)}" for cluster in c.clusters))
+        out.append(
+            "Similar topics you may merge into one principle (merge only what is truly one subject; "
+            "pass the ids of every merged group in source_ids):\n"
+            + "\n".join(f"- {', '.join(cluster)}" for cluster in c.clusters)
+        )
     budget, used = c.budget, sum(estimate_tokens(x) for x in out)
     not_shown: list[tuple[str, int]] = []
     shown = 0
@@ -428,18 +493,21 @@ def _stale_block(c: Compaction) -> str:
     """The stale records first: to verify against the code, and rewrite or log again."""
     records = {r["id"]: r for members in c.groups.values() for r in members}
     ids = sorted(c.stale, key=lambda rid: (str(records[rid].get("topic")), rid))
-    lines = [f"VERIFY FIRST: {plural(len(ids), 'record')} {'cites' if len(ids) == 1 else 'cite'} files that commits "
-             "changed after it was written. Check each against the code before folding it into a principle: if it "
-             "still holds, log it again (same topic and missing_context) to refresh it; if not, rewrite its lesson "
-             "(log_memory) or leave the outdated rule out of the principle."]
+    lines = [
+        f"VERIFY FIRST: {plural(len(ids), 'record')} {'cites' if len(ids) == 1 else 'cite'} files that commits "
+        "changed after it was written. Check each against the code before folding it into a principle: if it "
+        "still holds, log it again (same topic and missing_context) to refresh it; if not, rewrite its lesson "
+        "(log_memory) or leave the outdated rule out of the principle."
+    ]
     for rid in ids[:STALE_SHOWN]:
         r = records[rid]
         lines.append(f'  - {r.get("type")} {rid} (topic "{r.get("topic")}")')
         lines.append("    " + field_line("lesson", r.get("lesson")).replace("\n", "\n    "))
         lines.append("    " + stale_line(c.stale[rid]).replace(" " + STALE_ADVICE, ""))
     if len(ids) > STALE_SHOWN:
-        lines.append(f"  ... and {plural(len(ids) - STALE_SHOWN, 'more stale record')} (`{SELF} stale` "
-                     "lists them all).")
+        lines.append(
+            f"  ... and {plural(len(ids) - STALE_SHOWN, 'more stale record')} (`{SELF} stale` lists them all)."
+        )
     return "\n".join(lines)
 
 

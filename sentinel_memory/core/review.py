@@ -17,6 +17,7 @@ from .snapshot import Snapshot
 
 MIN_PREFIX = 4  # an id may be shortened to a unique prefix of at least this many characters, as in git
 
+
 def stale(path: Path) -> tuple[list[dict], dict]:
     """The stale records, oldest first, and their marks by id."""
     marks = stale_marks(path)
@@ -39,8 +40,9 @@ def full_id(snap: Snapshot, given: str) -> str | None:
     matches = sorted(rid for rid in snap.records if rid.startswith(prefix)) if len(prefix) >= MIN_PREFIX else []
     if len(matches) > 1:
         shown = ", ".join(matches[:5]) + (" ..." if len(matches) > 5 else "")
-        raise InvalidInput(f"id {given!r} is the start of {len(matches)} records ({shown}); give more of it. "
-                           "Nothing was changed.")
+        raise InvalidInput(
+            f"id {given!r} is the start of {len(matches)} records ({shown}); give more of it. Nothing was changed."
+        )
     return matches[0] if matches else None
 
 
@@ -104,20 +106,25 @@ def stray_path(root: Path, given: str) -> Path:
     that, from the current directory. A symbolic link, as the file or as its folder, is refused:
     fold reads the file it is given, never where a link leads."""
     if not given.strip():
-        raise InvalidInput("no file given: name the other .context/memory_log.jsonl, or the folder holding its "
-                           ".context/. Nothing was changed.")
+        raise InvalidInput(
+            "no file given: name the other .context/memory_log.jsonl, or the folder holding its "
+            ".context/. Nothing was changed."
+        )
     candidates = [Path(given)] if Path(given).is_absolute() else [root / given, Path.cwd() / given]
     for candidate in candidates:
         for path in (candidate, store.memory_path(candidate)):
             path = Path(os.path.abspath(path))
             link = next((p for p in (path, path.parent) if p.is_symlink()), None)
             if link is not None:
-                raise InvalidInput(f"{link} is a symbolic link (to {os.readlink(link)}); fold reads only a regular "
-                                   "memory file, not a link. Nothing was changed.")
+                raise InvalidInput(
+                    f"{link} is a symbolic link (to {os.readlink(link)}); fold reads only a regular "
+                    "memory file, not a link. Nothing was changed."
+                )
             if path.is_file():
                 return path
-    raise InvalidInput(f"{given!r} is neither a memory file nor a folder with .context/memory_log.jsonl. "
-                       "Nothing was changed.")
+    raise InvalidInput(
+        f"{given!r} is neither a memory file nor a folder with .context/memory_log.jsonl. Nothing was changed."
+    )
 
 
 def fold(root: Path, given: str) -> Folded:
@@ -131,8 +138,10 @@ def fold(root: Path, given: str) -> Folded:
     other = store.read(stray)
     if not other.records:
         lines = f" ({len(other.unreadable)} lines that are not records)" if other.unreadable else ""
-        raise InvalidInput(f"{stray} holds no memory records{lines}, so there is nothing to fold in; check that it "
-                           "is the other .context/memory_log.jsonl. Nothing was changed.")
+        raise InvalidInput(
+            f"{stray} holds no memory records{lines}, so there is nothing to fold in; check that it "
+            "is the other .context/memory_log.jsonl. Nothing was changed."
+        )
 
     def change(snap: Snapshot) -> Snapshot | None:
         merged = merge_two_way(snap.records, other.records)
@@ -193,6 +202,14 @@ def stats(path: Path, threshold: int = DEFAULT_THRESHOLD) -> Stats:
     snap = store.read(path)
     logs, principles = snap.counts()
     size = path.stat().st_size if path.exists() else 0
-    return Stats(path, len(snap.records), logs, principles, size,
-                 render.estimate_tokens(snap.text().decode("utf-8")), threshold, len(snap.unreadable),
-                 topics([e.record for e in snap.records.values()]))
+    return Stats(
+        path,
+        len(snap.records),
+        logs,
+        principles,
+        size,
+        render.estimate_tokens(snap.text().decode("utf-8")),
+        threshold,
+        len(snap.unreadable),
+        topics([e.record for e in snap.records.values()]),
+    )

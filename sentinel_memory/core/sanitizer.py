@@ -24,7 +24,6 @@ in a few milliseconds at most (bench/secrets_corpus.py:hostile holds such inputs
 bench/secrets_bench.py prints their times).
 """
 
-
 from __future__ import annotations
 
 import re
@@ -44,10 +43,20 @@ _MAX_PASSES = 8  # a bound that is never reached, so that no input can keep the 
 
 # The rules each mode runs, in order, each with its pattern's bound sub (looked up once, not per
 # text) and its needles: the one needle of most rules apart, tested without a loop.
-_RUNS = {strict_only: tuple((rule, rule.pattern.sub, rule.needles[0] if len(rule.needles) == 1 else None,
-                             rule.needles if len(rule.needles) > 1 else (), rule.gate)
-                            for rule in RULES if rule.strict or not strict_only)
-         for strict_only in (False, True)}
+_RUNS = {
+    strict_only: tuple(
+        (
+            rule,
+            rule.pattern.sub,
+            rule.needles[0] if len(rule.needles) == 1 else None,
+            rule.needles if len(rule.needles) > 1 else (),
+            rule.gate,
+        )
+        for rule in RULES
+        if rule.strict or not strict_only
+    )
+    for strict_only in (False, True)
+}
 
 
 def redact(text: str, *, strict_only: bool = False) -> tuple[str, int]:
@@ -77,8 +86,11 @@ def _apply(text: str, strict_only: bool) -> tuple[str, list[str]]:
         group = next((g for g in rule.groups if match.group(g) is not None), 0)
         start, end = match.span(group)
         if group == "bare":
-            while end > start + 1 and match.string[end - 1] in _TRAILING and (
-                    end == len(match.string) or match.string[end].isspace()):
+            while (
+                end > start + 1
+                and match.string[end - 1] in _TRAILING
+                and (end == len(match.string) or match.string[end].isspace())
+            ):
                 end -= 1
         value = match.string[start:end]
         placeholder = _PLACEHOLDER.fullmatch(value) if rule.name in _URL_RULES else _is_placeholder(value)
@@ -90,7 +102,7 @@ def _apply(text: str, strict_only: bool) -> tuple[str, list[str]]:
             glued[0] = True
         offset = match.start()
         whole = match.group(0)
-        return whole[: start - offset] + REDACTED + whole[end - offset:]
+        return whole[: start - offset] + REDACTED + whole[end - offset :]
 
     # A key glued to the end of another ("...AIza...AKIA...") only shows its start once the first
     # one is gone, so passes repeat until one replaces nothing next to such a character (a value

@@ -7,34 +7,55 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-
 # Words after a key word that make the name something else than the secret (API_KEY_ID,
 # TOKEN_URL, PASSWORD_MIN_LENGTH, SECRET_NAME, token_count, password_hash).
-NOT_SECRET_SUFFIX = frozenset((
-    "id ids url urls uri endpoint host name names header ttl length len min max timeout file path dir env "
-    "type prefix suffix expiry expires expiration exp lifetime count size version policy hint field param "
-    "label hash format mode enabled required rotation at in by on ref arn location region").split())
+NOT_SECRET_SUFFIX = frozenset(
+    (
+        "id ids url urls uri endpoint host name names header ttl length len min max timeout file path dir env "
+        "type prefix suffix expiry expires expiration exp lifetime count size version policy hint field param "
+        "label hash format mode enabled required rotation at in by on ref arn location region"
+    ).split()
+)
 
 # Every key name of keyword_assignment ends in one of these right before its separator (after an
 # optional quote and blanks): a text without such an ending is skipped. Looking back from each ":"
 # and "=" is quicker than trying the long alternation of key names at every position.
-_KEY_NAME_ENDINGS = ("word", "wd", "phrase", "pass", "pwd", "secret", "token", "key", "hash",
-                     "credential", "credentials", "auth", "requirepass", "masterauth",
-                     "호", "드", "번", "큰", "릿", "키")
+_KEY_NAME_ENDINGS = (
+    "word",
+    "wd",
+    "phrase",
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "key",
+    "hash",
+    "credential",
+    "credentials",
+    "auth",
+    "requirepass",
+    "masterauth",
+    "호",
+    "드",
+    "번",
+    "큰",
+    "릿",
+    "키",
+)
 _SEPARATOR = re.compile(r"[:=|]")
 _WORD_SEPARATOR_TEXTS = (" to ", "값", " 에 ")
 _TYPE_WORDS = ("string", "str")
 
 
 def _key_before(low: str, at: int) -> bool:
-    head = low[max(0, at - 48): at].rstrip(" \t\"'`*?.+|!:[]0123456789\\")
+    head = low[max(0, at - 48) : at].rstrip(" \t\"'`*?.+|!:[]0123456789\\")
     if head.endswith(_TYPE_WORDS):  # var api_key string = "...", api_key: String = "..."
         head = head[: head.rfind("str")].rstrip(" \t:")
     if head.endswith(_KEY_NAME_ENDINGS):
         return True
     for _ in range(2):  # a suffix after the key word: DB_PASSWORD_PROD, api_token_v2
         cut = max(head.rfind("_"), head.rfind("-"))
-        if cut <= 0 or len(head) - cut > 13 or head[cut + 1:] in NOT_SECRET_SUFFIX:
+        if cut <= 0 or len(head) - cut > 13 or head[cut + 1 :] in NOT_SECRET_SUFFIX:
             return False  # (TOKEN_TTL, API_KEY_ID: keyword_assignment keeps their values)
         head = head[:cut]
         if head.endswith(_KEY_NAME_ENDINGS):
@@ -58,7 +79,8 @@ def _assignment_gate(low: str) -> bool:
 # value_then_name: a connector, then a name ending like a key name ("as DATADOG_API_KEY").
 _CONNECTORS = (" into ", " as ", " in ", " to ", "를", "을")
 _NAME_AFTER_CONNECTOR = re.compile(
-    r"[ \t]*(?:the[ \t]+)?[`\"']?[\w.\-$]{0,60}?(?:" + "|".join(_KEY_NAME_ENDINGS) + r")(?![a-z0-9])")
+    r"[ \t]*(?:the[ \t]+)?[`\"']?[\w.\-$]{0,60}?(?:" + "|".join(_KEY_NAME_ENDINGS) + r")(?![a-z0-9])"
+)
 
 
 def _value_then_name_gate(low: str) -> bool:
@@ -71,13 +93,27 @@ def _value_then_name_gate(low: str) -> bool:
     return False
 
 
-_NAME_STEMS = ("pass", "pwd", "secret", "token", "key", "auth", "credential", "비밀", "패스", "비번", "토큰", "시크릿",
-               "암호", "키")
+_NAME_STEMS = (
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "key",
+    "auth",
+    "credential",
+    "비밀",
+    "패스",
+    "비번",
+    "토큰",
+    "시크릿",
+    "암호",
+    "키",
+)
 
 
 def _named_value_gate(low: str) -> bool:
     """named_value: a "value" beside a name, or a call with a quoted first argument, and a key word."""
-    if "value" not in low and "(\"" not in low and "('" not in low and "( " not in low:
+    if "value" not in low and '("' not in low and "('" not in low and "( " not in low:
         return False
     for stem in _NAME_STEMS:
         if stem in low:
@@ -94,7 +130,7 @@ def _login_pair_gate(low: str) -> bool:
         end = low.find(":", at + 1)
         if end == -1:
             return False
-        if 3 <= end - at <= 6 and low[at + 1: end].isdigit():
+        if 3 <= end - at <= 6 and low[at + 1 : end].isdigit():
             return True
         at = end
     return False
@@ -102,6 +138,7 @@ def _login_pair_gate(low: str) -> bool:
 
 def _words(*words: str) -> Callable[[str], bool]:
     """A gate: the lowercased text holds one of these words."""
+
     def gate(low: str) -> bool:
         for word in words:  # (a plain loop: cheaper than a generator for a handful of words)
             if word in low:
@@ -111,5 +148,19 @@ def _words(*words: str) -> Callable[[str], bool]:
     return gate
 
 
-_PROSE_GATE = _words("pass", "secret", "token", "key", "requirepass", "masterauth", "identified",
-                     "비밀", "패스", "비번", "토큰", "시크릿", "암호", "키")
+_PROSE_GATE = _words(
+    "pass",
+    "secret",
+    "token",
+    "key",
+    "requirepass",
+    "masterauth",
+    "identified",
+    "비밀",
+    "패스",
+    "비번",
+    "토큰",
+    "시크릿",
+    "암호",
+    "키",
+)

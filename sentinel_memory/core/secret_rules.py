@@ -10,12 +10,36 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from .secret_gates import (
-    _PROSE_GATE, _assignment_gate, _login_pair_gate, _named_value_gate, _value_then_name_gate, _words,
+    _PROSE_GATE,
+    _assignment_gate,
+    _login_pair_gate,
+    _named_value_gate,
+    _value_then_name_gate,
+    _words,
 )
 from .secret_values import (
-    _BARE, _GENERIC_KEY, _HANGUL, _PROSE_KEYWORD, _SECRET_KEYWORD, _SETTING_KEYWORD, _UUID, _VALUE, _VALUE_GROUPS,
-    _VALUE_GROUPS_BQ, _assignment, _authorization, _flag_value, _is_placeholder, _key_in_prose, _looks_like_secret,
-    _named_value, _prose_value, _random_value, _spaced_value, _url_password, _value_then_name,
+    _BARE,
+    _GENERIC_KEY,
+    _HANGUL,
+    _PROSE_KEYWORD,
+    _SECRET_KEYWORD,
+    _SETTING_KEYWORD,
+    _UUID,
+    _VALUE,
+    _VALUE_GROUPS,
+    _VALUE_GROUPS_BQ,
+    _assignment,
+    _authorization,
+    _flag_value,
+    _is_placeholder,
+    _key_in_prose,
+    _looks_like_secret,
+    _named_value,
+    _prose_value,
+    _random_value,
+    _spaced_value,
+    _url_password,
+    _value_then_name,
 )
 
 REDACTED = "[REDACTED]"
@@ -43,8 +67,9 @@ _END = r"(?![A-Za-z0-9])"
 def _provider(name: str, body: str, end: str = _END, needles: tuple[str, ...] | None = None) -> Rule:
     """A strict rule for a key with a fixed prefix and shape; the whole match goes. Unless given,
     the literal prefixes of the body's alternatives become the rule's needles."""
-    return Rule(name, re.compile(_START + body + end), True,
-                needles=_literal_prefixes(body) if needles is None else needles)
+    return Rule(
+        name, re.compile(_START + body + end), True, needles=_literal_prefixes(body) if needles is None else needles
+    )
 
 
 def _literal_prefixes(body: str) -> tuple[str, ...]:
@@ -79,36 +104,61 @@ RULES: tuple[Rule, ...] = (
     # PEM blocks first: their base64 body must be gone before the token rules look at it.
     # An unterminated block is redacted to the end of the text. Inside JSON the newlines are
     # "\n" escapes, which the block swallows just the same.
-    Rule("pem_private_key", re.compile(
-        r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-        r"(?:.*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|.*)", re.DOTALL), True,
-        needles=("-----BEGIN",)),
+    Rule(
+        "pem_private_key",
+        re.compile(
+            r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+            r"(?:.*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|.*)",
+            re.DOTALL,
+        ),
+        True,
+        needles=("-----BEGIN",),
+    ),
     # A GCP service-account file: its private_key is a PEM block (above); its key id goes too.
-    Rule("gcp_private_key_id", re.compile(
-        r""""private_key_id"[ \t]*:[ \t]*"(?P<value>[0-9a-f]{40})\""""), True, ("value",),
-        needles=('"private_key_id"',)),
+    Rule(
+        "gcp_private_key_id",
+        re.compile(r""""private_key_id"[ \t]*:[ \t]*"(?P<value>[0-9a-f]{40})\""""),
+        True,
+        ("value",),
+        needles=('"private_key_id"',),
+    ),
     _provider("aws_access_key_id", r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}"),
     _provider("aws_session_token", r"(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdzE)[A-Za-z0-9/+=]{40,}", ""),
     # 40 base64 characters right after an "aws secret" keyword. Forty lowercase hex digits
     # (a git SHA) are never taken for one.
-    Rule("aws_secret_access_key", re.compile(
-        r"(?i:aws[_\-. ]?secret(?:[_\-. ]?access)?(?:[_\-. ]?key)?|secret[_\-. ]?(?:access[_\-. ]?)?key)"
-        r"""(?:["']?[ \t]*(?::=|=>|[:=])[ \t]*["']?|[ \t]+)"""
-        r"(?P<value>(?![0-9a-f]{40}(?![A-Za-z0-9/+]))[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
-        True, ("value",), gate=_words("secret")),
+    Rule(
+        "aws_secret_access_key",
+        re.compile(
+            r"(?i:aws[_\-. ]?secret(?:[_\-. ]?access)?(?:[_\-. ]?key)?|secret[_\-. ]?(?:access[_\-. ]?)?key)"
+            r"""(?:["']?[ \t]*(?::=|=>|[:=])[ \t]*["']?|[ \t]+)"""
+            r"(?P<value>(?![0-9a-f]{40}(?![A-Za-z0-9/+]))[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+        ),
+        True,
+        ("value",),
+        gate=_words("secret"),
+    ),
     _provider("github_token", r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
-    _provider("gitlab_token",
-              r"(?:gl(?:pat|dt|rt|ptt|soat|cbt|imt|agent|oas|ffct|ft|suat)-[A-Za-z0-9_\-]{20,}(?:\.[0-9a-z]{2,12}){0,2}"
-              r"|GR1348941[A-Za-z0-9_\-]{20,})", ""),
+    _provider(
+        "gitlab_token",
+        r"(?:gl(?:pat|dt|rt|ptt|soat|cbt|imt|agent|oas|ffct|ft|suat)-[A-Za-z0-9_\-]{20,}(?:\.[0-9a-z]{2,12}){0,2}"
+        r"|GR1348941[A-Za-z0-9_\-]{20,})",
+        "",
+    ),
     _provider("slack_token", r"(?:xox[abposre]|xoxe\.xox[bp]|xapp)-[A-Za-z0-9\-]{10,}", ""),
-    Rule("slack_webhook", re.compile(
-        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/"
-        r"(?P<value>[A-Za-z0-9_\-]+/[A-Za-z0-9_/\-]{8,})"), True, ("value",), needles=("hooks.slack.com/",)),
+    Rule(
+        "slack_webhook",
+        re.compile(
+            r"https://hooks\.slack\.com/(?:services|workflows|triggers)/"
+            r"(?P<value>[A-Za-z0-9_\-]+/[A-Za-z0-9_/\-]{8,})"
+        ),
+        True,
+        ("value",),
+        needles=("hooks.slack.com/",),
+    ),
     _provider("stripe_key", r"(?:(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})"),
     # Anthropic before OpenAI: both start with "sk-".
     _provider("anthropic_key", r"sk-ant-[A-Za-z0-9_\-]{20,}", ""),
-    _provider("openai_key",
-              r"sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{20,}|[A-Za-z0-9]{20,})", ""),
+    _provider("openai_key", r"sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{20,}|[A-Za-z0-9]{20,})", ""),
     _provider("google_api_key", r"AIza[A-Za-z0-9_\-]{35}", ""),
     _provider("google_oauth_client_secret", r"GOCSPX-[A-Za-z0-9_\-]{20,}", ""),
     _provider("google_oauth_token", r"ya29\.[A-Za-z0-9_\-]{20,}", ""),
@@ -136,33 +186,62 @@ RULES: tuple[Rule, ...] = (
     _provider("groq_key", r"gsk_[A-Za-z0-9]{48,}"),
     _provider("xai_key", r"xai-[A-Za-z0-9]{60,}"),
     _provider("perplexity_key", r"pplx-[A-Za-z0-9]{40,}"),
-    _provider("newrelic_key", r"(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9_\-]{32}|NRIQ-[A-Za-z0-9_\-]{32}|NRJS-[a-f0-9]{19}"
-              r"|[a-f0-9]{36}NRAL)", r"(?![A-Za-z0-9_\-])", needles=("NRAK-", "NRII-", "NRIQ-", "NRJS-", "NRAL")),
+    _provider(
+        "newrelic_key",
+        r"(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9_\-]{32}|NRIQ-[A-Za-z0-9_\-]{32}|NRJS-[a-f0-9]{19}"
+        r"|[a-f0-9]{36}NRAL)",
+        r"(?![A-Za-z0-9_\-])",
+        needles=("NRAK-", "NRII-", "NRIQ-", "NRJS-", "NRAL"),
+    ),
     _provider("square_token", r"(?:sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}|EAAA[A-Za-z0-9_\-+=]{60,})", ""),
     _provider("mapbox_secret_token", r"sk\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}", ""),
     _provider("pulumi_token", r"pul-[a-f0-9]{40}"),
     _provider("terraform_cloud_token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}", "", needles=(".atlasv1.",)),
     _provider("firebase_fcm_server_key", r"AAAA[A-Za-z0-9_\-]{7}:APA91b[A-Za-z0-9_\-]{100,}", "", needles=(":APA91b",)),
     # Entra ID (Azure AD) client secrets: three characters, a digit, "Q~", then 31-34 more.
-    Rule("azure_ad_client_secret", re.compile(
-        r"(?<![A-Za-z0-9_~.\-])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])"), True,
-        needles=("Q~",)),
+    Rule(
+        "azure_ad_client_secret",
+        re.compile(r"(?<![A-Za-z0-9_~.\-])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])"),
+        True,
+        needles=("Q~",),
+    ),
     _provider("age_secret_key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
     # Discord bot token: base64 of the bot's numeric id, a timestamp, an HMAC.
-    _provider("discord_bot_token",
-              r"[MNO][A-Za-z0-9]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}", r"(?![A-Za-z0-9_\-])"),
-    Rule("discord_webhook", re.compile(
-        r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{5,25}/"
-        r"(?P<value>[A-Za-z0-9_\-]{30,})"), True, ("value",), needles=("/api/webhooks/",)),
+    _provider(
+        "discord_bot_token", r"[MNO][A-Za-z0-9]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}", r"(?![A-Za-z0-9_\-])"
+    ),
+    Rule(
+        "discord_webhook",
+        re.compile(
+            r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{5,25}/"
+            r"(?P<value>[A-Za-z0-9_\-]{30,})"
+        ),
+        True,
+        ("value",),
+        needles=("/api/webhooks/",),
+    ),
     # Telegram bot token: the bot id, a colon, 35 characters ("bot123:AA..." in API URLs).
-    Rule("telegram_bot_token", re.compile(
-        r"(?<![0-9])[0-9]{5,16}:A[A-Za-z0-9_\-]{34}(?![A-Za-z0-9_\-])"), True, needles=(":A",)),
+    Rule(
+        "telegram_bot_token",
+        re.compile(r"(?<![0-9])[0-9]{5,16}:A[A-Za-z0-9_\-]{34}(?![A-Za-z0-9_\-])"),
+        True,
+        needles=(":A",),
+    ),
     # Azure: storage-account keys in connection strings, and the signature of a SAS URL.
-    Rule("azure_storage_key", re.compile(
-        r"(?i:AccountKey|SharedAccessKey)=(?P<value>[A-Za-z0-9+/]{20,}={0,2})"), True, ("value",),
-        gate=_words("accountkey=", "sharedaccesskey=")),
-    Rule("azure_sas_signature", re.compile(
-        r"(?<![A-Za-z0-9_])sig=(?P<value>[A-Za-z0-9%+/]{20,}={0,2})"), True, ("value",), needles=("sig=",)),
+    Rule(
+        "azure_storage_key",
+        re.compile(r"(?i:AccountKey|SharedAccessKey)=(?P<value>[A-Za-z0-9+/]{20,}={0,2})"),
+        True,
+        ("value",),
+        gate=_words("accountkey=", "sharedaccesskey="),
+    ),
+    Rule(
+        "azure_sas_signature",
+        re.compile(r"(?<![A-Za-z0-9_])sig=(?P<value>[A-Za-z0-9%+/]{20,}={0,2})"),
+        True,
+        ("value",),
+        needles=("sig=",),
+    ),
     # Providers whose formats gitleaks' rule set and the providers' own
     # documentation describe; the shapes are written here from those descriptions.
     _provider("openrouter_key", r"sk-or-v1-[a-f0-9]{64}"),
@@ -173,14 +252,16 @@ RULES: tuple[Rule, ...] = (
     _provider("mailchimp_key", r"[0-9a-f]{32}-us[0-9]{1,2}", needles=("-us",)),
     _provider("airtable_token", r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}"),
     _provider("figma_token", r"figd_[A-Za-z0-9_\-]{30,}", r"(?![A-Za-z0-9_\-])"),
-    _provider("hubspot_token",
-              r"pat-(?:na|eu|ap)[0-9]-" + _UUID),
+    _provider("hubspot_token", r"pat-(?:na|eu|ap)[0-9]-" + _UUID),
     _provider("vercel_token", r"vc[pikar]_[A-Za-z0-9]{24,}"),
     _provider("netlify_token", r"nf[pc]_[A-Za-z0-9]{30,}"),
     _provider("grafana_legacy_api_key", r"eyJrIjoi[A-Za-z0-9]{40,}={0,3}", ""),
-    _provider("dropbox_token",
-              r"(?:sl\.(?:u\.)?[A-Za-z0-9_\-=]{100,}|(?=A{0,10}[B-Za-z0-9])[A-Za-z0-9]{11}AAAAAAAAAA[A-Za-z0-9_\-=]{43})",
-              r"(?![A-Za-z0-9_\-=])", needles=("sl.", "A" * 10)),
+    _provider(
+        "dropbox_token",
+        r"(?:sl\.(?:u\.)?[A-Za-z0-9_\-=]{100,}|(?=A{0,10}[B-Za-z0-9])[A-Za-z0-9]{11}AAAAAAAAAA[A-Za-z0-9_\-=]{43})",
+        r"(?![A-Za-z0-9_\-=])",
+        needles=("sl.", "A" * 10),
+    ),
     _provider("facebook_token", r"EAA[B-Z][A-Za-z0-9]{80,}"),
     _provider("braintree_token", r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}"),
     _provider("alibaba_access_key_id", r"LTAI[A-Za-z0-9]{12,20}"),
@@ -189,19 +270,26 @@ RULES: tuple[Rule, ...] = (
     _provider("salesforce_token", r"00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{60,}", ""),
     _provider("asana_token", r"[0-9]/[0-9]{10,}(?:/[0-9]{10,})?:[a-f0-9]{32}", needles=(":",)),
     _provider("clickup_token", r"pk_[0-9]{6,10}_[A-Z0-9]{32}"),
-    _provider("plaid_token",
-              r"access-(?:sandbox|development|production)-" + _UUID),
+    _provider("plaid_token", r"access-(?:sandbox|development|production)-" + _UUID),
     _provider("launchdarkly_key", r"(?:sdk|api)-" + _UUID),
     _provider("jfrog_token", r"(?:AKCp[A-Za-z0-9]{60,}|cmVmd[A-Za-z0-9]{59})"),
     _provider("clojars_token", r"CLOJARS_[a-z0-9]{60}"),
-    _provider("onepassword_token", r"(?:ops_eyJ[A-Za-z0-9+/]{100,}={0,3}"
-              r"|A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5})", ""),
+    _provider(
+        "onepassword_token",
+        r"(?:ops_eyJ[A-Za-z0-9+/]{100,}={0,3}"
+        r"|A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5})",
+        "",
+    ),
     _provider("harness_token", r"(?:pat|sat)\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}"),
     _provider("cloudflare_origin_ca_key", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
     _provider("dynatrace_token", r"dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}"),
     _provider("easypost_key", r"EZ[AT]K[A-Za-z0-9]{54}"),
-    _provider("flyio_token", r"(?:fo1_[A-Za-z0-9_\-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3})", "",
-              needles=("fo1_", "fm1", "fm2_")),
+    _provider(
+        "flyio_token",
+        r"(?:fo1_[A-Za-z0-9_\-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3})",
+        "",
+        needles=("fo1_", "fm1", "fm2_"),
+    ),
     _provider("infracost_key", r"ico-[A-Za-z0-9]{32}"),
     _provider("readme_key", r"rdme_[a-z0-9]{70}"),
     _provider("typeform_token", r"tfp_[A-Za-z0-9_\-.=]{40,}", ""),
@@ -231,98 +319,184 @@ RULES: tuple[Rule, ...] = (
     # Formats that the tests of other scanners (gitleaks, trufflehog, secretlint) look for: Tailscale,
     # Flutterwave, Octopus Deploy, SettleMint, Defined Networking, Intercom, Authress. One rule, so
     # that a text holding none of their prefixes costs one test of the needles, not seven.
-    _provider("service_token",
-              r"(?:tskey-[a-z]{3,10}-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}"
-              r"|FLW(?:SECK|PUBK)(?:_TEST)?-?(?:[a-h0-9]{32}-X|[a-h0-9]{12})"
-              r"|API-[A-Z0-9]{26}"
-              r"|sm_(?:pat|aat|sat)_[a-z0-9]{16}"
-              r"|dnkey-[a-z0-9=_\-]{26}-[a-z0-9=_\-]{52}"
-              r"|dG9rOj[A-Za-z0-9+/]{40,}={0,2}"
-              r"|(?:sc|ext|scauth|authress)_[a-z0-9]{5,30}\.[a-z0-9]{4,6}\.acc[_\-][a-z0-9\-]{10,32}\.[A-Za-z0-9+/_=\-]{30,120})",
-              r"(?![A-Za-z0-9+/_=\-])",
-              needles=("tskey-", "FLWSECK", "API-", "sm_", "dnkey-", "dG9rOj", ".acc")),
-    Rule("teams_webhook", re.compile(
-        r"https://[A-Za-z0-9\-]+\.webhook\.office\.com/webhookb2/(?P<value>[A-Za-z0-9@/\-]{40,})"),
-        True, ("value",), needles=(".webhook.office.com/",)),
+    _provider(
+        "service_token",
+        r"(?:tskey-[a-z]{3,10}-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}"
+        r"|FLW(?:SECK|PUBK)(?:_TEST)?-?(?:[a-h0-9]{32}-X|[a-h0-9]{12})"
+        r"|API-[A-Z0-9]{26}"
+        r"|sm_(?:pat|aat|sat)_[a-z0-9]{16}"
+        r"|dnkey-[a-z0-9=_\-]{26}-[a-z0-9=_\-]{52}"
+        r"|dG9rOj[A-Za-z0-9+/]{40,}={0,2}"
+        r"|(?:sc|ext|scauth|authress)_[a-z0-9]{5,30}\.[a-z0-9]{4,6}\.acc[_\-][a-z0-9\-]{10,32}\.[A-Za-z0-9+/_=\-]{30,120})",
+        r"(?![A-Za-z0-9+/_=\-])",
+        needles=("tskey-", "FLWSECK", "API-", "sm_", "dnkey-", "dG9rOj", ".acc"),
+    ),
+    Rule(
+        "teams_webhook",
+        re.compile(r"https://[A-Za-z0-9\-]+\.webhook\.office\.com/webhookb2/(?P<value>[A-Za-z0-9@/\-]{40,})"),
+        True,
+        ("value",),
+        needles=(".webhook.office.com/",),
+    ),
     # header.payload.signature, base64url; the header is JSON, so it starts with "eyJ".
-    Rule("jwt", re.compile(
-        r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"), True,
-        needles=("eyJ",)),
-
+    Rule(
+        "jwt",
+        re.compile(r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"),
+        True,
+        needles=("eyJ",),
+    ),
     # --- the rules below judge by context, so strict_only=True skips them ---
     # scheme://user:password@host -> only the password goes. The password runs to the last "@"
     # that is followed by a host (a name, then "/", "?", "#", whitespace or the end), so an
     # unescaped "@", "#", "?", "/", "+" or "=" inside it is covered too (base64 passwords).
-    Rule("url_password", re.compile(
-        r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://(?P<user>[^\s:/@?#]*):"
-        r"(?P<value>[^\s]{1,256}?)@(?=(?P<host>[^\s/@?#]*)(?:[/?#\s\"'`<>)\]]|$))"),
-        False, ("value",), _url_password, needles=("://",)),
+    Rule(
+        "url_password",
+        re.compile(
+            r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://(?P<user>[^\s:/@?#]*):"
+            r"(?P<value>[^\s]{1,256}?)@(?=(?P<host>[^\s/@?#]*)(?:[/?#\s\"'`<>)\]]|$))"
+        ),
+        False,
+        ("value",),
+        _url_password,
+        needles=("://",),
+    ),
     # A token as the URL's user, without a password: https://<token>@github.com/org/repo.git. A
     # Sentry DSN's key stays: it is public by design.
-    Rule("url_token_user", re.compile(
-        r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://(?P<value>[A-Za-z0-9_\-]{20,200})@(?P<host>[A-Za-z0-9.\-]+)"),
-        False, ("value",), lambda m, v: _random_value(v) and "sentry" not in m.group("host").lower(),
-        needles=("://",)),
+    Rule(
+        "url_token_user",
+        re.compile(
+            r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://(?P<value>[A-Za-z0-9_\-]{20,200})@(?P<host>[A-Za-z0-9.\-]+)"
+        ),
+        False,
+        ("value",),
+        lambda m, v: _random_value(v) and "sentry" not in m.group("host").lower(),
+        needles=("://",),
+    ),
     # Credentials that are not a URL's: Oracle's user/password@host (jdbc:oracle:thin:, sqlplus,
     # CONNECT) and a .pgpass line (host:port:database:user:password).
-    Rule("login_pair", re.compile(
-        r"(?:(?i:jdbc:oracle:thin:|sqlplus[ \t]+|connect[ \t]+)[\w$#]{1,30}/(?P<value>[^\s@/\"']{1,128})@"
-        r"|(?<!\S)(?=[\w.\-]*[A-Za-z.])[\w.\-]{1,253}:[0-9]{2,5}:[\w*\-]{1,63}:[\w*.@\-]{1,63}:(?P<pgpass>[^\s:]{1,128})(?!\S))"),
-        False, ("value", "pgpass"), lambda m, v: not _is_placeholder(v) and (m.group("pgpass") is None or _looks_like_secret(v)),
-        gate=_login_pair_gate),
+    Rule(
+        "login_pair",
+        re.compile(
+            r"(?:(?i:jdbc:oracle:thin:|sqlplus[ \t]+|connect[ \t]+)[\w$#]{1,30}/(?P<value>[^\s@/\"']{1,128})@"
+            r"|(?<!\S)(?=[\w.\-]*[A-Za-z.])[\w.\-]{1,253}:[0-9]{2,5}:[\w*\-]{1,63}:[\w*.@\-]{1,63}:(?P<pgpass>[^\s:]{1,128})(?!\S))"
+        ),
+        False,
+        ("value", "pgpass"),
+        lambda m, v: not _is_placeholder(v) and (m.group("pgpass") is None or _looks_like_secret(v)),
+        gate=_login_pair_gate,
+    ),
     # The same URL percent-encoded, as in a redirect or a query parameter:
     # https%3A%2F%2Fuser%3Apassword%40host (or with a plain "@"); twice-encoded (%253A) too.
-    Rule("url_password_encoded", re.compile(
-        r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}(?i:%(?:25)?3A%(?:25)?2F%(?:25)?2F)"
-        r"(?P<user>[A-Za-z0-9._~\-]*)(?i:%(?:25)?3A)"
-        r"(?P<value>[^\s@&%]{0,256}(?:%(?!(?:25)?40)[0-9A-Fa-f]{2}[^\s@&%]{0,256}){0,32})"
-        r"(?:@|(?i:%(?:25)?40))(?P<host>[A-Za-z0-9.\-]*)"), False, ("value",), _url_password, needles=("%2",)),
-    Rule("authorization_header", re.compile(
-        r"(?i:\b(?:proxy-)?authorization)" + r"""["']?[ \t]*(?::=|=>|[:=])[ \t]*["']?"""
-        r"(?P<scheme>[A-Za-z][A-Za-z0-9_\-]{1,30})[ \t]+(?P<value>[A-Za-z0-9._~+/:\-]+=*)"),
-        False, ("value",), _authorization, gate=_words("authorization")),
+    Rule(
+        "url_password_encoded",
+        re.compile(
+            r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}(?i:%(?:25)?3A%(?:25)?2F%(?:25)?2F)"
+            r"(?P<user>[A-Za-z0-9._~\-]*)(?i:%(?:25)?3A)"
+            r"(?P<value>[^\s@&%]{0,256}(?:%(?!(?:25)?40)[0-9A-Fa-f]{2}[^\s@&%]{0,256}){0,32})"
+            r"(?:@|(?i:%(?:25)?40))(?P<host>[A-Za-z0-9.\-]*)"
+        ),
+        False,
+        ("value",),
+        _url_password,
+        needles=("%2",),
+    ),
+    Rule(
+        "authorization_header",
+        re.compile(
+            r"(?i:\b(?:proxy-)?authorization)" + r"""["']?[ \t]*(?::=|=>|[:=])[ \t]*["']?"""
+            r"(?P<scheme>[A-Za-z][A-Za-z0-9_\-]{1,30})[ \t]+(?P<value>[A-Za-z0-9._~+/:\-]+=*)"
+        ),
+        False,
+        ("value",),
+        _authorization,
+        gate=_words("authorization"),
+    ),
     # "Bearer <token>" without the header name: the token must be long and contain a digit,
     # so that "bearer authentication" stays.
-    Rule("bearer_token", re.compile(
-        r"(?i:\bbearer)[ \t]+(?=[A-Za-z._~+/\-]*[0-9])(?P<value>[A-Za-z0-9._~+/\-]{16,}=*)"),
-        False, ("value",), gate=_words("bearer")),
+    Rule(
+        "bearer_token",
+        re.compile(r"(?i:\bbearer)[ \t]+(?=[A-Za-z._~+/\-]*[0-9])(?P<value>[A-Za-z0-9._~+/\-]{16,}=*)"),
+        False,
+        ("value",),
+        gate=_words("bearer"),
+    ),
     # curl -u user:password, --user user:password
-    Rule("basic_auth_flag", re.compile(
-        r"(?<![\w\-])(?:-u|--user)[ \t]+[\"']?[^\s:\"'@]+:(?P<value>[^\s\"']+)"), False, ("value",),
-        needles=("-u",)),
+    Rule(
+        "basic_auth_flag",
+        re.compile(r"(?<![\w\-])(?:-u|--user)[ \t]+[\"']?[^\s:\"'@]+:(?P<value>[^\s\"']+)"),
+        False,
+        ("value",),
+        needles=("-u",),
+    ),
     # Clients whose password flag is not named "password": mysql -u root -pS3cret (glued to -p;
     # a bare -p prompts and stays), redis-cli -a S3cret, sshpass -p S3cret.
-    Rule("client_password_flag", re.compile(
-        r"(?<![\w\-])(?:(?:mysql|mysqldump|mysqladmin|mariadb)(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p(?P<glued>[^\s\"']+)"
-        r"|(?:redis-cli(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-a|sshpass[ \t]+-p"
-        r"|docker[ \t]+login(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p)[ \t]+"
-        r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*)))"""),
-        False, ("glued",) + _VALUE_GROUPS, needles=("mysql", "mariadb", "redis-cli", "sshpass", "docker")),
+    Rule(
+        "client_password_flag",
+        re.compile(
+            r"(?<![\w\-])(?:(?:mysql|mysqldump|mysqladmin|mariadb)(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p(?P<glued>[^\s\"']+)"
+            r"|(?:redis-cli(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-a|sshpass[ \t]+-p"
+            r"|docker[ \t]+login(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p)[ \t]+"
+            r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*)))"""
+        ),
+        False,
+        ("glued",) + _VALUE_GROUPS,
+        needles=("mysql", "mariadb", "redis-cli", "sshpass", "docker"),
+    ),
     # --password hunter2, --api-key abc (the "--password=..." form is a keyword assignment).
-    Rule("cli_flag", re.compile(
-        r"(?<![\w\-])--?(?i:(?:[a-z0-9]+-){0,3}(?:password|passwd|token|secret|api-key|apikey|bearer|" + _SETTING_KEYWORD
-        + r")|(?:[a-z0-9]+-){1,3}(?P<gkey>key))(?![\w\-])"
-        r"""[ \t]+(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*))"""),
-        False, _VALUE_GROUPS, _flag_value,
-        gate=_words("pass", "token", "secret", "api-key", "apikey", "masterauth", "-key", "bearer")),
+    Rule(
+        "cli_flag",
+        re.compile(
+            r"(?<![\w\-])--?(?i:(?:[a-z0-9]+-){0,3}(?:password|passwd|token|secret|api-key|apikey|bearer|"
+            + _SETTING_KEYWORD
+            + r")|(?:[a-z0-9]+-){1,3}(?P<gkey>key))(?![\w\-])"
+            r"""[ \t]+(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*))"""
+        ),
+        False,
+        _VALUE_GROUPS,
+        _flag_value,
+        gate=_words("pass", "token", "secret", "api-key", "apikey", "masterauth", "-key", "bearer"),
+    ),
     # Secret stores' command lines: gh secret set NAME --body VALUE, aws secretsmanager
     # --secret-string VALUE, aws ssm put-parameter ... --value VALUE.
-    Rule("secret_store_cli", re.compile(
-        r"(?<![\w\-])(?:gh[ \t]+secret[ \t]+set[ \t]+[^\s]{1,100}(?:[ \t]+--?[a-z\-]{1,20}[ \t]+[^\s\-][^\s]{0,100}){0,3}"
-        r"[ \t]+(?:--body|-b)|--secret-string|put-parameter(?:[ \t]+[^\s]{1,200}){0,8}?[ \t]+--value)[ \t=]+"
-        r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*))"""),
-        False, _VALUE_GROUPS, lambda m, v: not v.startswith(("file://", "fileb://")) and _flag_value(m, v),
-        needles=("gh secret", "--secret-string", "put-parameter")),
+    Rule(
+        "secret_store_cli",
+        re.compile(
+            r"(?<![\w\-])(?:gh[ \t]+secret[ \t]+set[ \t]+[^\s]{1,100}(?:[ \t]+--?[a-z\-]{1,20}[ \t]+[^\s\-][^\s]{0,100}){0,3}"
+            r"[ \t]+(?:--body|-b)|--secret-string|put-parameter(?:[ \t]+[^\s]{1,200}){0,8}?[ \t]+--value)[ \t=]+"
+            r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*))"""
+        ),
+        False,
+        _VALUE_GROUPS,
+        lambda m, v: not v.startswith(("file://", "fileb://")) and _flag_value(m, v),
+        needles=("gh secret", "--secret-string", "put-parameter"),
+    ),
     # .netrc: "machine api.example.com login me password VALUE" - any value after such a login.
-    Rule("netrc_password", re.compile(
-        r"(?<![\w\-])(?:machine[ \t]+[^\s]{1,253}|default)[ \t]+login[ \t]+[^\s]{1,100}[ \t]+"
-        r"password[ \t]+(?P<bare>[^\s\"'`]+)"),
-        False, ("bare",), needles=("password",)),
+    Rule(
+        "netrc_password",
+        re.compile(
+            r"(?<![\w\-])(?:machine[ \t]+[^\s]{1,253}|default)[ \t]+login[ \t]+[^\s]{1,100}[ \t]+"
+            r"password[ \t]+(?P<bare>[^\s\"'`]+)"
+        ),
+        False,
+        ("bare",),
+        needles=("password",),
+    ),
     # <password>...</password>, <datadogApiToken>...</...>, the value alone on its own lines too;
     # after a tag that only ends in "key" (<DATADOG_KEY>) the value must look random.
-    Rule("xml_secret_element", re.compile(
-        r"<(?:[A-Za-z][\w.\-]{0,60}?)?(?:" + _SECRET_KEYWORD + r"|(?P<gkey>" + _GENERIC_KEY + r"))>[ \t\r\n]{0,80}(?P<value>[^<\s]{1,512})[ \t\r\n]{0,80}</"),
-        False, ("value",), lambda m, v: m.group("gkey") is None or _spaced_value(m, v), needles=("</",)),
+    Rule(
+        "xml_secret_element",
+        re.compile(
+            r"<(?:[A-Za-z][\w.\-]{0,60}?)?(?:"
+            + _SECRET_KEYWORD
+            + r"|(?P<gkey>"
+            + _GENERIC_KEY
+            + r"))>[ \t\r\n]{0,80}(?P<value>[^<\s]{1,512})[ \t\r\n]{0,80}</"
+        ),
+        False,
+        ("value",),
+        lambda m, v: m.group("gkey") is None or _spaced_value(m, v),
+        needles=("</",),
+    ),
     # password=..., DB_PASSWORD: ..., "apiKey": "...", client_secret = '...': the key name must
     # end in a secret keyword right before the separator ("tokens: 5" and "secretary:" stay).
     # Whatever precedes the keyword (DB_, db, client_) is not part of the match.
@@ -330,61 +504,134 @@ RULES: tuple[Rule, ...] = (
     # .=, +=, ||=, ??=, =>; in Korean "값이", "the value is", and "에", "into"), and comparisons with a quoted
     # value (`if (api_key == "...")`). A
     # type may sit between the name and the separator (`var api_key string = "..."`, `secret[] =`).
-    Rule("keyword_assignment", re.compile(
-        r"(?:" + _SECRET_KEYWORD + r"|(?P<gkey>" + _GENERIC_KEY + r"))(?P<suffix>(?:[_\-][A-Za-z0-9]{1,12}){1,2})?"
-        r"(?:\[[0-9]{0,4}\]|[ \t]*:[ \t]*(?:String|string|str)(?=[ \t]*=)|[ \t]+(?:string|String)(?=[ \t]*=))?"
-        r"""\\?["'`]?\]?\**(?P<pre>[ \t]*)(?P<sep>:{1,3}=|\?\?=|\|\|=|[?.+]=|=>|:(?!//)|[!=]==?|=(?!=)|값(?:이|은|는)?(?=[ \t])|(?<=[ \t])(?:에|to|\|)(?=[ \t]))"""
-        r"(?P<post>[ \t]*(?:[|>][+\-]?[ \t]*\r?\n[ \t]+)?)" + _VALUE), False, _VALUE_GROUPS_BQ, _assignment,
-        gate=_assignment_gate),
+    Rule(
+        "keyword_assignment",
+        re.compile(
+            r"(?:" + _SECRET_KEYWORD + r"|(?P<gkey>" + _GENERIC_KEY + r"))(?P<suffix>(?:[_\-][A-Za-z0-9]{1,12}){1,2})?"
+            r"(?:\[[0-9]{0,4}\]|[ \t]*:[ \t]*(?:String|string|str)(?=[ \t]*=)|[ \t]+(?:string|String)(?=[ \t]*=))?"
+            r"""\\?["'`]?\]?\**(?P<pre>[ \t]*)(?P<sep>:{1,3}=|\?\?=|\|\|=|[?.+]=|=>|:(?!//)|[!=]==?|=(?!=)|값(?:이|은|는)?(?=[ \t])|(?<=[ \t])(?:에|to|\|)(?=[ \t]))"""
+            r"(?P<post>[ \t]*(?:[|>][+\-]?[ \t]*\r?\n[ \t]+)?)" + _VALUE
+        ),
+        False,
+        _VALUE_GROUPS_BQ,
+        _assignment,
+        gate=_assignment_gate,
+    ),
     # A setting named apart from its value: `- name: API_TOKEN` then `value: ...` (Kubernetes,
     # JSON), `<add key="ApiToken" value="..."/>` (.NET), setProperty("API_TOKEN", "..."),
     # put('apiKey', '...'), setenv("API_TOKEN", "...").
-    Rule("named_value", re.compile(
-        r"""(?:(?i:name|key)["']?[ \t]*[:=][ \t]*["']?(?P<name>[\w.\-]{0,60}?(?:""" + _SECRET_KEYWORD + "|"
-        + _GENERIC_KEY + r"""))["']?[ \t]*,?[ \t]*(?:\r?\n[ \t]*-?[ \t]*)?["']?(?i:value)["']?[ \t]*[:=][ \t]*"""
-        r"""|\([ \t]*["'](?P<cname>[\w.\-]{0,60}?(?:""" + _SECRET_KEYWORD + "|" + _GENERIC_KEY
-        + r"""))["'][ \t]*,[ \t]*(?=@?["']))""" + _VALUE), False, _VALUE_GROUPS_BQ, _named_value,
-        gate=_named_value_gate),
+    Rule(
+        "named_value",
+        re.compile(
+            r"""(?:(?i:name|key)["']?[ \t]*[:=][ \t]*["']?(?P<name>[\w.\-]{0,60}?(?:"""
+            + _SECRET_KEYWORD
+            + "|"
+            + _GENERIC_KEY
+            + r"""))["']?[ \t]*,?[ \t]*(?:\r?\n[ \t]*-?[ \t]*)?["']?(?i:value)["']?[ \t]*[:=][ \t]*"""
+            r"""|\([ \t]*["'](?P<cname>[\w.\-]{0,60}?(?:"""
+            + _SECRET_KEYWORD
+            + "|"
+            + _GENERIC_KEY
+            + r"""))["'][ \t]*,[ \t]*(?=@?["']))"""
+            + _VALUE
+        ),
+        False,
+        _VALUE_GROUPS_BQ,
+        _named_value,
+        gate=_named_value_gate,
+    ),
     # A value written before its name: "stored 3f9a... as DATADOG_API_KEY", "... 를 PLAID_KEY 에".
     # It starts after a blank, a quote or a bracket and cannot run over one, so each character is
     # read by one attempt at most.
-    Rule("value_then_name", re.compile(
-        r"""(?<![^\s"'`(])(?P<bare>[^\s"'`()]{8,200})["'`]?(?:[ \t]+(?i:into|as|in|to)|[ \t]*(?:를|을))"""
-        r"""[ \t]+(?:(?i:the)[ \t]+)?[`"']?(?=[A-Za-z_$])[\w.\-$]{0,60}?(?:""" + _SECRET_KEYWORD + "|(?P<gkey>" + _GENERIC_KEY
-        + r"))(?![\w])"), False, ("bare",), _value_then_name,
-        gate=_value_then_name_gate),
+    Rule(
+        "value_then_name",
+        re.compile(
+            r"""(?<![^\s"'`(])(?P<bare>[^\s"'`()]{8,200})["'`]?(?:[ \t]+(?i:into|as|in|to)|[ \t]*(?:를|을))"""
+            r"""[ \t]+(?:(?i:the)[ \t]+)?[`"']?(?=[A-Za-z_$])[\w.\-$]{0,60}?(?:"""
+            + _SECRET_KEYWORD
+            + "|(?P<gkey>"
+            + _GENERIC_KEY
+            + r"))(?![\w])"
+        ),
+        False,
+        ("bare",),
+        _value_then_name,
+        gate=_value_then_name_gate,
+    ),
     # `if ("..." == password)`: the value before the name.
-    Rule("reversed_comparison", re.compile(
-        r"""(?P<quote>["'])(?P<pq>[^"'\n]{8,200})(?P=quote)[ \t]*[!=]==?[ \t]*[\w.$]{0,40}?(?:"""
-        + _SECRET_KEYWORD + r")(?![\w])"), False, ("pq",), _spaced_value, needles=("==", "!=")),
+    Rule(
+        "reversed_comparison",
+        re.compile(
+            r"""(?P<quote>["'])(?P<pq>[^"'\n]{8,200})(?P=quote)[ \t]*[!=]==?[ \t]*[\w.$]{0,40}?(?:"""
+            + _SECRET_KEYWORD
+            + r")(?![\w])"
+        ),
+        False,
+        ("pq",),
+        _spaced_value,
+        needles=("==", "!="),
+    ),
     # Dockerfile ENV and shell `set` forms, whose separator is a blank: ENV API_TOKEN abc123...
-    Rule("shell_setting", re.compile(
-        r"(?<![\w\-])(?:ENV|setx|setenv|set(?:[ \t]+-[A-Za-z]{1,3})?)[ \t]+[A-Za-z0-9_]{0,60}?(?:"
-        + _SECRET_KEYWORD + "|(?P<gkey>" + _GENERIC_KEY + r"))[ \t]+(?P<bare>" + _BARE + ")"), False, ("bare",),
-        _spaced_value, needles=("ENV ", "ENV\t", "set ", "set\t", "setx", "setenv")),
+    Rule(
+        "shell_setting",
+        re.compile(
+            r"(?<![\w\-])(?:ENV|setx|setenv|set(?:[ \t]+-[A-Za-z]{1,3})?)[ \t]+[A-Za-z0-9_]{0,60}?(?:"
+            + _SECRET_KEYWORD
+            + "|(?P<gkey>"
+            + _GENERIC_KEY
+            + r"))[ \t]+(?P<bare>"
+            + _BARE
+            + ")"
+        ),
+        False,
+        ("bare",),
+        _spaced_value,
+        needles=("ENV ", "ENV\t", "set ", "set\t", "setx", "setenv"),
+    ),
     # "twitch key - '...'": a bare "key" names a value only before a dash and a quoted value.
-    Rule("key_dash_value", re.compile(
-        r"""(?P<kw>(?<![A-Za-z])(?i:key))(?P<verb>[ \t]+-)[ \t]+(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""),
-        False, ("pq",), _prose_value, needles=(" - '", ' - "', " - `")),
+    Rule(
+        "key_dash_value",
+        re.compile(
+            r"""(?P<kw>(?<![A-Za-z])(?i:key))(?P<verb>[ \t]+-)[ \t]+(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
+        ),
+        False,
+        ("pq",),
+        _prose_value,
+        needles=(" - '", ' - "', " - `"),
+    ),
     # "the Datadog key is 3f9a...", "signing key: ...": a bare "key" with a verb; the word before
     # it must not name an ordinary key (cache, primary, public, ...).
-    Rule("key_in_prose", re.compile(
-        r"(?P<kw>[kK](?<![\w.\-][kK])(?:ey|EY))[*_`]{0,2}"
-        r"(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"
-        r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
-        r"|[ \t]+(?i:is|was|now|to)|(?:[ \t]+\([A-Za-z]{2,12}\))?[ \t]*[:=]))[ \t]+"
-        r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
-        r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""),
-        False, ("pq", "bare"), _key_in_prose, needles=("key", "Key", "KEY")),
+    Rule(
+        "key_in_prose",
+        re.compile(
+            r"(?P<kw>[kK](?<![\w.\-][kK])(?:ey|EY))[*_`]{0,2}"
+            r"(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"
+            r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
+            r"|[ \t]+(?i:is|was|now|to)|(?:[ \t]+\([A-Za-z]{2,12}\))?[ \t]*[:=]))[ \t]+"
+            r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
+            r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""
+        ),
+        False,
+        ("pq", "bare"),
+        _key_in_prose,
+        needles=("key", "Key", "KEY"),
+    ),
     # "the staging password is Tr0ub4dor&3", "비밀번호는 ...": a value named in a sentence must
     # look strongly like a secret (letters with digits or symbols, 8+ chars, not an id or hash).
-    Rule("keyword_in_prose", re.compile(
-        r"(?P<kw>" + _PROSE_KEYWORD + r")[*_`]{0,2}(?:[ \t]+(?i:value)|[ ]?값)?"
-        r"(?:(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"  # "the password for the db is"
-        r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
-        r"|[ \t]+(?i:is|was|are|were|becomes|now|to)|(?:[ \t]+\([A-Za-z]{2,12}\)|[ ]?(?:재발급|발급|갱신|변경|교체|생성))?[ \t]*[:=])"
-        r"|[ \t]+-(?=[ \t])|는|은)|이|가|을|를)?[ \t]+"
-        r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
-        r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""),
-        False, ("pq", "bare"), _prose_value, gate=_PROSE_GATE),
+    Rule(
+        "keyword_in_prose",
+        re.compile(
+            r"(?P<kw>" + _PROSE_KEYWORD + r")[*_`]{0,2}(?:[ \t]+(?i:value)|[ ]?값)?"
+            r"(?:(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"  # "the password for the db is"
+            r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
+            r"|[ \t]+(?i:is|was|are|were|becomes|now|to)|(?:[ \t]+\([A-Za-z]{2,12}\)|[ ]?(?:재발급|발급|갱신|변경|교체|생성))?[ \t]*[:=])"
+            r"|[ \t]+-(?=[ \t])|는|은)|이|가|을|를)?[ \t]+"
+            r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
+            r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""
+        ),
+        False,
+        ("pq", "bare"),
+        _prose_value,
+        gate=_PROSE_GATE,
+    ),
 )

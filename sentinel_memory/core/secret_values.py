@@ -26,10 +26,12 @@ _VALUE_GROUPS_BQ = ("dq", "sq", "bq", "bare")
 
 # Korean names of a credential: password (also the everyday 비번), token, secret, and the compound
 # "<kind> 키" forms (API 키, 액세스 키, 비밀 키, 개인 키, 인증 키); "키" alone (key, height) is not one.
-_KO_KEYWORD = (r"비밀[ ]?번호|패스[ ]?워드|비번|토큰|클라이언트[ ]?시크릿|시크릿[ ]?키|시크릿|암호[ ]?키|암호"
-               r"|발급(?:받은|한|된)?[ ]?키"  # "the key issued" (발급받은 키, 콘솔에서 발급한 키)
-               r"|(?<=[A-Za-z0-9] )키(?=[ \t]*[:=]|는|은)"  # "<service> 키: ..." (a label, not a key id)
-               r"|(?i:rest[ ]api|api|액세스|접근|접속|비밀|개인|인증|앱|마스터|서비스|보안|라이선스|라이센스)[ ]?키")
+_KO_KEYWORD = (
+    r"비밀[ ]?번호|패스[ ]?워드|비번|토큰|클라이언트[ ]?시크릿|시크릿[ ]?키|시크릿|암호[ ]?키|암호"
+    r"|발급(?:받은|한|된)?[ ]?키"  # "the key issued" (발급받은 키, 콘솔에서 발급한 키)
+    r"|(?<=[A-Za-z0-9] )키(?=[ \t]*[:=]|는|은)"  # "<service> 키: ..." (a label, not a key id)
+    r"|(?i:rest[ ]api|api|액세스|접근|접속|비밀|개인|인증|앱|마스터|서비스|보안|라이선스|라이센스)[ ]?키"
+)
 # Server settings whose value is a password without saying so (redis: requirepass, masterauth).
 _SETTING_KEYWORD = r"requirepass|masterauth"
 # The end of a key name that means its value is a secret (DB_PASSWORD, apiKey, client_secret...).
@@ -47,18 +49,23 @@ _SECRET_KEYWORD = (
 # (_random_value) and the word before "key" must not name an ordinary one (_ORDINARY_KEY).
 # (The letter comes before the look-behind so that most positions fail at the first test.)
 _GENERIC_KEY = r"(?:[kK](?<=[A-Za-z0-9][_\-.][kK])(?i:ey)|K(?<=[a-z0-9]K)ey)(?![A-Za-z0-9])"
-_ORDINARY_KEY = frozenset((
-    "cache primary foreign sort partition range hash composite natural surrogate unique index row "
-    "idempotency dedup dedupe object s3 bucket file path map dict lookup group label i18n translation "
-    "message event state query public publishable pub ssh gpg pgp host ca hot shortcut keyboard "
-    "redis memcache kv lock prefix cursor react list item entry field column id").split())
+_ORDINARY_KEY = frozenset(
+    (
+        "cache primary foreign sort partition range hash composite natural surrogate unique index row "
+        "idempotency dedup dedupe object s3 bucket file path map dict lookup group label i18n translation "
+        "message event state query public publishable pub ssh gpg pgp host ca hot shortcut keyboard "
+        "redis memcache kv lock prefix cursor react list item entry field column id"
+    ).split()
+)
 
 # The same words as they appear in a sentence ("the staging password is ...").
 # The English words must start a word; the Korean ones may follow Latin letters ("DB비밀번호").
 _PROSE_KEYWORD = (
     r"(?<![A-Za-z])(?i:pass(?:word|wd|phrase)|secret|token|identified[ \t]+by"
     r"|(?:api|access|secret|private|licen[cs]e|admin|master|signing|encryption|app)[ _\-]?key|"
-    + _SETTING_KEYWORD + r")|" + _KO_KEYWORD
+    + _SETTING_KEYWORD
+    + r")|"
+    + _KO_KEYWORD
 )
 
 # --- how a value must look ----------------------------------------------------------------------
@@ -66,15 +73,15 @@ _PROSE_KEYWORD = (
 # Values that stand for a secret without being one. Matched against the whole value.
 _PLACEHOLDER = re.compile(
     r"""(?:\[REDACTED\])+"""
-    r"""|<[A-Za-z_].*"""                                # <YOUR_API_KEY>, <your password>
-    r"""|\$\{.*|\$\(.*|\$[A-Za-z_][A-Za-z0-9_]*"""      # ${DB_PASSWORD}, $(pass show x), $TOKEN
-    r"""|%[A-Za-z_][A-Za-z0-9_]*%|%\(.*|\{.*"""         # %DB_PASS%, %(pw)s, {{ secret }}
+    r"""|<[A-Za-z_].*"""  # <YOUR_API_KEY>, <your password>
+    r"""|\$\{.*|\$\(.*|\$[A-Za-z_][A-Za-z0-9_]*"""  # ${DB_PASSWORD}, $(pass show x), $TOKEN
+    r"""|%[A-Za-z_][A-Za-z0-9_]*%|%\(.*|\{.*"""  # %DB_PASS%, %(pw)s, {{ secret }}
     r"""|(?i:null|none|nil|undefined|true|false|yes|no|on|off|~|required|optional|empty|unset"""
     r"""|hidden|masked|redacted|changeme|change[_\-]me|changeit|placeholder|dummy|example"""
     r"""|sample|todo|tbd|fixme|str|string|bytes|int|bool|secret|password|token)"""
-    r"""|(?i:your|my)[_\- ].*"""                        # your-api-key, YOUR_TOKEN_HERE
+    r"""|(?i:your|my)[_\- ].*"""  # your-api-key, YOUR_TOKEN_HERE
     r"""|(?:os\.environ|os\.getenv|process\.env|getenv)\b.*|env[\[(.].*"""  # os.environ["PW"]
-    r"""|[xX*.#•_\-%]*"""                               # "", xxxx, ****, ..., "%" of %(pw)s
+    r"""|[xX*.#•_\-%]*"""  # "", xxxx, ****, ..., "%" of %(pw)s
     r"""|(?:[A-Za-z0-9]{1,10}[_\-.]){1,2}[xX*.#•]{3,}"""  # sk-xxxx, ghp_XXXX, sk-proj-****
     # The documentation examples of AWS (AKIAIOSFODNN7EXAMPLE and its secret): public, never valid.
     r"""|(?:AKIA|ASIA)[A-Z0-9]{9}EXAMPLE|[A-Za-z0-9/+]{30}EXAMPLEKEY""",
@@ -90,9 +97,9 @@ _PLACEHOLDER_WORD = (
     r"|here|value|me|it|this|that|goes|with|string|foo|bar|baz|please|default|local|dev|todo|tbd"
     r"|none|blank|empty|something|whatever|app|db|database|admin|user|username|service|account"
     r"|bot|webhook|signing|id|for|of|to|in|on|and|or|only|tests?|use|xxx+|yyy+|zzz+|[.]{3}|[*]{3,}"
-    r"|발급받은|키|비밀번호|토큰|값|여기에?|입력)")
-_PLACEHOLDER_WORDS = re.compile(
-    r"(?i:[<\[({]?[ ]?(?:" + _PLACEHOLDER_WORD + r"(?:[_\-. ]+(?=.)|[ ]?[>\])}]?$))+)")
+    r"|발급받은|키|비밀번호|토큰|값|여기에?|입력)"
+)
+_PLACEHOLDER_WORDS = re.compile(r"(?i:[<\[({]?[ ]?(?:" + _PLACEHOLDER_WORD + r"(?:[_\-. ]+(?=.)|[ ]?[>\])}]?$))+)")
 _VALUE_PART = re.compile(r"[_\-.:]+")
 # A prefix, then one character repeated: AKIAXXXXXXXXXXXXXXXX, sk_live_000000000000.
 _PREFIX_AND_REPEAT = re.compile(r"[A-Za-z0-9]{0,8}?([xX*0#])\1{5,}")
@@ -112,9 +119,12 @@ def _is_placeholder(value: str) -> bool:
         return bool(_PREFIX_AND_REPEAT.fullmatch(parts[0]))
     # short prefix parts (sk, live, xoxb, SG), then only placeholder parts
     tail = len(parts)
-    while tail > 0 and (len(set(parts[tail - 1])) == 1 and len(parts[tail - 1]) >= 3
-                        or _PLACEHOLDER_WORDS.fullmatch(parts[tail - 1])
-                        or _PREFIX_AND_REPEAT.fullmatch(parts[tail - 1])):
+    while tail > 0 and (
+        len(set(parts[tail - 1])) == 1
+        and len(parts[tail - 1]) >= 3
+        or _PLACEHOLDER_WORDS.fullmatch(parts[tail - 1])
+        or _PREFIX_AND_REPEAT.fullmatch(parts[tail - 1])
+    ):
         tail -= 1
     return 0 < tail < len(parts) and all(len(part) <= 8 for part in parts[:tail])
 
@@ -127,17 +137,18 @@ _WORDS = re.compile(r"[A-Za-z]+(?:[\-_][A-Za-z]+)*")
 # Ids that some providers use as keys (Heroku's UUIDs, 32-hex API keys): kept unless stated as
 # the value of a credential.
 _KEY_LIKE_ID = re.compile(
-    r"[0-9a-fA-F]{32,}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+    r"[0-9a-fA-F]{32,}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
 _SYMBOL = re.compile(r"[!@#$%^&*+/=~?|\\]")
 _NOT_SECRET_SHAPE = re.compile(
-    r"[0-9a-fA-F]+"                                         # hashes, SHAs, ids
-    r"|(?i:sha\d*|md5|blake2[bs]?)[:\-][A-Za-z0-9+/=]+"       # digests, integrity hashes
+    r"[0-9a-fA-F]+"  # hashes, SHAs, ids
+    r"|(?i:sha\d*|md5|blake2[bs]?)[:\-][A-Za-z0-9+/=]+"  # digests, integrity hashes
     r"|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-    r"|v?\d+(?:\.\d+)+.*"                                   # versions
-    r"|\d+(?:ms|s|m|h|d|px|kb|mb|gb|%)?"                    # numbers and durations
-    r"|[a-z]+(?:_[a-z0-9]{1,15})+(?:\.[a-z]+)?"             # snake_case names, file names (not live_8f14...)
-    r"|(?:\.{0,2}/|~/|[A-Za-z]:\\).*|[\w.\-]+/[\w.\-/]+\.\w+"   # paths
-    r"|\w+://.*",                                           # URLs
+    r"|v?\d+(?:\.\d+)+.*"  # versions
+    r"|\d+(?:ms|s|m|h|d|px|kb|mb|gb|%)?"  # numbers and durations
+    r"|[a-z]+(?:_[a-z0-9]{1,15})+(?:\.[a-z]+)?"  # snake_case names, file names (not live_8f14...)
+    r"|(?:\.{0,2}/|~/|[A-Za-z]:\\).*|[\w.\-]+/[\w.\-/]+\.\w+"  # paths
+    r"|\w+://.*",  # URLs
 )
 
 
@@ -168,18 +179,20 @@ def _strongly_secret(v: str) -> bool:
 def _on_its_own_line(match: re.Match) -> bool:
     """`  password: value` alone on its line, as in YAML, INI or a .env file."""
     text = match.string
-    head = text[text.rfind("\n", 0, match.start()) + 1: match.start()]
+    head = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
     end = text.find("\n", match.end())
-    tail = text[match.end(): len(text) if end == -1 else end]
+    tail = text[match.end() : len(text) if end == -1 else end]
     return bool(re.fullmatch(r"""[ \t]*(?:-[ \t]+)?["']?[\w.\-]*""", head)) and (
-        not tail.strip() or tail.lstrip().startswith("#"))
+        not tail.strip() or tail.lstrip().startswith("#")
+    )
 
 
 # A file path: where a key lives (client_key: /etc/ssl/client.key), not the key.
 _FILE_PATH = re.compile(
     r"(?:~|\.{1,2})?/(?:[\w.\-]+/)*[\w\-]+\.[A-Za-z0-9]{1,5}"
     r"|(?:~|\.{1,2})/[\w.\-/]*|/(?:etc|var|run|home|usr|opt|tmp|mnt|srv|secrets?|certs?|keys?)/[\w.\-/]*"
-    r"|[A-Za-z]:\\[\w.\-\\ ]*")
+    r"|[A-Za-z]:\\[\w.\-\\ ]*"
+)
 
 
 def _random_value(v: str) -> bool:
@@ -269,7 +282,8 @@ def _authorization(match: re.Match, value: str) -> bool:
     """`Authorization: <scheme> <value>`: any value after a known scheme; after another word
     (KakaoAK, GenieKey, DeepL-Auth-Key, ...) a value that looks like a secret, 8+ characters."""
     return bool(_AUTH_SCHEME.fullmatch(match.group("scheme"))) or (
-        len(value) >= 8 and _looks_like_secret(value) and not _CODE_REF.fullmatch(value))
+        len(value) >= 8 and _looks_like_secret(value) and not _CODE_REF.fullmatch(value)
+    )
 
 
 _STRICT_NAME = re.compile(r"(?:" + _SECRET_KEYWORD + r")$")
@@ -317,7 +331,7 @@ def _prose_value(match: re.Match, value: str) -> bool:
     commit, a trace id or a request id would be written ("the token 550e8400-... expired")."""
     kw = match.group("kw")
     # "API 키 8f14...", "app key 8f14...", "SENDBIRD_SECRET 값이 ...", "token - '...'"
-    stated = match.group("verb") or kw[-1] in "키yY" or "값" in match.group(0)[len(kw):]
+    stated = match.group("verb") or kw[-1] in "키yY" or "값" in match.group(0)[len(kw) :]
     return _strongly_secret(value) or bool(stated and (_KEY_LIKE_ID.fullmatch(value) or _hex_key(value)))
 
 
@@ -327,7 +341,7 @@ def _hex_key(v: str) -> bool:
 
 
 def _key_in_prose(match: re.Match, value: str) -> bool:
-    """"the Datadog key is ...": a value named by a bare "key" must look generated (a flag key or
+    """ "the Datadog key is ...": a value named by a bare "key" must look generated (a flag key or
     a translation key is a name), and the word before must not name an ordinary key (the cache
     key, the primary key)."""
     before = _WORD_BEFORE.search(match.string, max(0, match.start() - 40), match.start())
@@ -342,7 +356,8 @@ _WORD_BEFORE = re.compile(r"([A-Za-z0-9]+)[ \t]+$")
 # Hosts reserved for documentation and tests (RFC 2606, RFC 6761) and the local machine.
 _EXAMPLE_HOST = re.compile(
     r"(?i:(?:[\w\-]+\.)*(?:example\.(?:com|org|net)|example|test|invalid|localhost)"
-    r"|localhost|127\.0\.0\.1|0\.0\.0\.0|\[?::1\]?)(?::\d+)?")
+    r"|localhost|127\.0\.0\.1|0\.0\.0\.0|\[?::1\]?)(?::\d+)?"
+)
 _PLAIN_WORD = re.compile(r"[a-z]+")
 # A port and a path, not a password: "https://host:8080/a@b" has no credentials.
 _PORT_AND_PATH = re.compile(r"\d{1,5}(?:/.*)?", re.DOTALL)

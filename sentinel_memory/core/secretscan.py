@@ -23,11 +23,11 @@ from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
 
+from .contextdir import QUARANTINE_FILE
+from .disk import atomic_write, read_regular
 from .merge import Records
 from .records import STRICT_ONLY, TYPES, Entry, meta_of, newer, record_id, utc_now
 from .sanitizer import redact, rules_hit
-from .contextdir import QUARANTINE_FILE
-from .disk import atomic_write, read_regular
 from .snapshot import Snapshot, parse
 from .store import read, update
 
@@ -63,8 +63,11 @@ def findings(snap: Snapshot, memory_lines: list[bytes], quarantine_lines: list[b
                 found += [Finding(rid, field, name) for name in rules_hit(value, strict_only=strict)]
     unreadable = set(snap.unreadable)
     for file, lines, only_unreadable in ((name, memory_lines, True), (QUARANTINE_FILE, quarantine_lines, False)):
-        numbered = [(number, line) for number, line in enumerate(lines, 1)
-                    if not only_unreadable or line.removeprefix(b"\xef\xbb\xbf").rstrip(b"\r") in unreadable]
+        numbered = [
+            (number, line)
+            for number, line in enumerate(lines, 1)
+            if not only_unreadable or line.removeprefix(b"\xef\xbb\xbf").rstrip(b"\r") in unreadable
+        ]
         each: Counter[str] = Counter()
         for number, line in numbered:
             hits = rules_hit(_text(line))

@@ -114,8 +114,12 @@ def parse(data: bytes) -> Snapshot:
         snap.records, snap.duplicates = keep_newest(entries)
         ids = [e.id for e in entries]
         # Already exactly what text() would write: keep these bytes as the text to splice into.
-        if not snap.duplicates and not snap.unreadable and ids == sorted(ids) and \
-                b"".join([e.data for e in entries]) == data:
+        if (
+            not snap.duplicates
+            and not snap.unreadable
+            and ids == sorted(ids)
+            and b"".join([e.data for e in entries]) == data
+        ):
             snap._text = FileText(data, ids)
         return snap
 
@@ -156,14 +160,13 @@ def parse(data: bytes) -> Snapshot:
 def lines_of(data: bytes) -> list[bytes]:
     """The non-blank lines of file bytes, without a BOM or line endings (LF or CRLF)."""
     if data.startswith(BOM):
-        data = data[len(BOM):]
+        data = data[len(BOM) :]
     out = []
     for line in data.split(b"\n"):
         line = line.rstrip(b"\r")
         if line.strip():
             out.append(line)
     return out
-
 
 
 def _entries(lines: list[bytes], unreadable: list[bytes]) -> list[Entry]:

@@ -53,6 +53,7 @@ Stale = tuple  # of Change; empty when the record is not stale
 
 # ------------------------------------------------------------------------------ the repository
 
+
 @dataclass(frozen=True)
 class _Repo:
     top: str  # the work tree's top directory
@@ -102,7 +103,7 @@ def find_repo(root: os.PathLike | str) -> _Repo | None:
             text = (_read(dotgit) or "").strip()
             if not text.startswith("gitdir:"):
                 return None
-            gitdir = os.path.normpath(os.path.join(here, text[len("gitdir:"):].strip()))
+            gitdir = os.path.normpath(os.path.join(here, text[len("gitdir:") :].strip()))
             break
         parent = os.path.dirname(here)
         if parent == here:
@@ -169,13 +170,15 @@ def _git(repo: _Repo, *args: str) -> str | None:
         log.info("git unavailable for the stale marks: %s", exc)
         return None
     if result.returncode != 0:
-        log.info("git %s failed for the stale marks: %s", args[0],
-                 result.stderr.decode("utf-8", "replace").strip()[:200])
+        log.info(
+            "git %s failed for the stale marks: %s", args[0], result.stderr.decode("utf-8", "replace").strip()[:200]
+        )
         return None
     return result.stdout.decode("utf-8", "replace")
 
 
 # --------------------------------------------------------------------------------- the history
+
 
 class History:
     """The commits since `since` (epoch seconds) up to one HEAD, as events per repository path,
@@ -185,8 +188,15 @@ class History:
     reached (None: none). Such a commit's parents are not in the clone, so git lists every file it
     holds as added: its list says nothing and is skipped, and what changed before it is unknown."""
 
-    def __init__(self, head: str, since: int, events: dict[str, list[tuple[int, str, str, str | None]]],
-                 truncated: bool, oldest: int, shallow: int | None = None) -> None:
+    def __init__(
+        self,
+        head: str,
+        since: int,
+        events: dict[str, list[tuple[int, str, str, str | None]]],
+        truncated: bool,
+        oldest: int,
+        shallow: int | None = None,
+    ) -> None:
         self.head, self.since, self.events, self.truncated, self.oldest = head, since, events, truncated, oldest
         self.shallow = shallow
         self.depth: tuple[int, int] | None = None  # the shallow file's stamp when it was read
@@ -199,8 +209,20 @@ def shallow_commits(repo: _Repo) -> set[str]:
 
 def _read_history(repo: _Repo, sha: str, since: int) -> History:
     stamp = datetime.fromtimestamp(since, timezone.utc).isoformat()
-    out = _git(repo, "log", "-z", *gitcmd.DIFF_OPTIONS, "--no-merges", "-M", "--name-status",
-               "--format=%x01%h %ct %H", f"--max-count={MAX_COMMITS}", f"--since={stamp}", sha, "--")
+    out = _git(
+        repo,
+        "log",
+        "-z",
+        *gitcmd.DIFF_OPTIONS,
+        "--no-merges",
+        "-M",
+        "--name-status",
+        "--format=%x01%h %ct %H",
+        f"--max-count={MAX_COMMITS}",
+        f"--since={stamp}",
+        sha,
+        "--",
+    )
     boundaries = shallow_commits(repo)
     events: dict[str, list] = {}
     commits, oldest, shallow = 0, since, None
@@ -283,6 +305,7 @@ def stamp_seconds(stamp: str) -> int | None:
 
 # ------------------------------------------------------------------------------------ the marks
 
+
 class Checker:
     """The stale marks of one project's records against one history; each computed once."""
 
@@ -360,7 +383,7 @@ class Checker:
                     seen.add(old)
                     todo.append(old)
                     if old.startswith(prefix):
-                        found.append(old[len(prefix):])
+                        found.append(old[len(prefix) :])
         return found
 
     def _change(self, path: str, written: int) -> Change | None:
@@ -377,9 +400,10 @@ class Checker:
             while hops < 20 and events.get(target) and events[target][0][2] == "R":
                 target, hops = events[target][0][3] or "", hops + 1
             deleted = bool(events.get(target)) and events[target][0][2] == "D"
-            renamed = target[len(prefix):] if target.startswith(prefix) else target
-        at_least = ((self.history.truncated and written < self.history.oldest)
-                    or (self.history.shallow is not None and written < self.history.shallow))
+            renamed = target[len(prefix) :] if target.startswith(prefix) else target
+        at_least = (self.history.truncated and written < self.history.oldest) or (
+            self.history.shallow is not None and written < self.history.shallow
+        )
         return Change(path, len(newer), latest[1], when, deleted, renamed, at_least)
 
 

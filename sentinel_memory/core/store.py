@@ -105,9 +105,14 @@ def _merged_from_index(path: str, snap: Snapshot) -> Snapshot:
     base, ours, theirs = (parse(blob) for blob in stages)
     if any(side.unreadable or side.conflict_regions for side in (base, ours, theirs)):
         return snap
-    return Snapshot(records=merge_three_way(base.records, ours.records, theirs.records), unreadable=snap.unreadable,
-                    conflict_regions=snap.conflict_regions, conflict_base=True, duplicates=snap.duplicates,
-                    raw_bytes=snap.raw_bytes)
+    return Snapshot(
+        records=merge_three_way(base.records, ours.records, theirs.records),
+        unreadable=snap.unreadable,
+        conflict_regions=snap.conflict_regions,
+        conflict_base=True,
+        duplicates=snap.duplicates,
+        raw_bytes=snap.raw_bytes,
+    )
 
 
 @dataclass

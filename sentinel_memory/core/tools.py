@@ -27,8 +27,9 @@ def log(
 ) -> str:
     """log_memory: upsert one record by id; a principle's source_ids are deleted in the same write;
     `files` are the paths it cites (relative to the project root)."""
-    return render.log_answer(memory.upsert(path, topic, missing_context, lesson, ask_next_time, type,
-                                           compact_threshold, source_ids, files))
+    return render.log_answer(
+        memory.upsert(path, topic, missing_context, lesson, ask_next_time, type, compact_threshold, source_ids, files)
+    )
 
 
 def compact(path: Path, target_topic: str | None = None, compact_threshold: object = memory.DEFAULT_THRESHOLD) -> str:
