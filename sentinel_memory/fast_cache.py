@@ -3,7 +3,7 @@ records them. Standard library only: read before fastmcp is imported, and by `do
 
 The answers live in the user's cache folder ($XDG_CACHE_HOME or ~/.cache, ~/Library/Caches,
 %LOCALAPPDATA%), in `sentinel-memory/fast-start-<key>.json`, where the key hashes this package's
-code, the installed distributions beside fastmcp, the interpreter and the FASTMCP_/MCP_ settings:
+code, the installed distributions beside fastmcp, the interpreter and the FASTMCP_ settings:
 anything that could change what fastmcp answers gives another key. A start that finds no file for
 its key is an ordinary one; once fastmcp is imported it forks a detached, low-priority recorder
 that serves a scratch folder the ordinary way for each protocol version, keeps fastmcp's answers
@@ -22,7 +22,10 @@ ENV = "SENTINEL_MEMORY_FAST_START"
 HERE = os.path.dirname(os.path.abspath(__file__))
 FORMAT = "sentinel-memory fast start 1"
 LIMIT = 4 << 20  # bytes: the file is ~80 KB
-SETTINGS = ("FASTMCP_", "MCP_")  # environment variables that may shape fastmcp's answers
+# Environment variables that may shape fastmcp's answers (its settings' prefix). Not MCP_*: the SDK
+# reads none, and clients set some (MCP_TIMEOUT) or pass a reduced environment to the server, so
+# `doctor` in the user's shell would look for another key than the server used.
+SETTINGS = ("FASTMCP_",)
 # What the cache holds per protocol version (see fast_start.py for when each is served).
 LISTS = ("tools/list", "prompts/list", "resources/list", "resources/templates/list")
 SET_LEVEL = "logging/setLevel"
@@ -61,7 +64,7 @@ def _site() -> str | None:
 
 
 def settings() -> dict[str, str]:
-    """The FASTMCP_ and MCP_ environment variables (taken before the server module sets its defaults)."""
+    """The FASTMCP_ environment variables (taken before the server module sets its defaults)."""
     return {name: value for name, value in os.environ.items() if name.startswith(SETTINGS)}
 
 

@@ -536,6 +536,10 @@ def test_the_key_follows_the_code_the_packages_and_fastmcp_settings(monkeypatch,
     base = fast_cache.key(env)
     assert base == fast_cache.key(dict(env))
     assert fast_cache.key({**env, "FASTMCP_SOMETHING": "1"}) != base
+    # A client's own MCP_* variables (MCP_TIMEOUT) change nothing fastmcp answers: doctor, run in
+    # the user's shell, must find the answers the server recorded under the client's environment.
+    monkeypatch.setenv("MCP_TIMEOUT", "30000")
+    assert fast_cache.key(fast_cache.settings()) == base
     copy = tmp_path / "package"
     shutil.copytree(fast_cache.HERE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(fast_cache, "HERE", str(copy))
