@@ -29,14 +29,14 @@ _VALUE_GROUPS_BQ = ("dq", "sq", "bq", "bare")
 _KO_KEYWORD = (
     r"비밀[ ]?번호|패스[ ]?워드|비번|토큰|클라이언트[ ]?시크릿|시크릿[ ]?키|시크릿|암호[ ]?키|암호"
     r"|발급(?:받은|한|된)?[ ]?키"  # "the key issued" (발급받은 키, 콘솔에서 발급한 키)
-    r"|(?<=[A-Za-z0-9] )키(?=[ \t]*[:=]|는|은)"  # "<service> 키: ..." (a label, not a key id)
+    r"|(?<=[A-Za-z0-9] )키(?=[ \t]*[:=]|는|은|가[ \t])"  # "<service> 키: ..." (a label, not a key id)
     r"|(?i:rest[ ]api|api|액세스|접근|접속|비밀|개인|인증|앱|마스터|서비스|보안|라이선스|라이센스)[ ]?키"
 )
 # Server settings whose value is a password without saying so (redis: requirepass, masterauth).
 _SETTING_KEYWORD = r"requirepass|masterauth"
 # The end of a key name that means its value is a secret (DB_PASSWORD, apiKey, client_secret...).
 _SECRET_KEYWORD = (
-    r"(?i:pass(?:word|wd|phrase)|(?:(?<=[_\-])|(?<![A-Za-z]))pass(?![A-Za-z])|pwd|secret|token"
+    r"(?i:pass(?:word|wd|phrase)|(?:(?<=[_\-])|(?<![A-Za-z]))pass(?![A-Za-z])|(?-i:(?<=[a-z0-9])Pass)(?![a-z])|pwd|secret|token"
     r"|api[_\-.]?(?:key|hash)|x-api-key|passkey|x-(?:[a-z0-9]+-){1,4}key"
     r"|(?:private|secret|access|signing|encryption|decryption|master|account|storage|auth|app|admin"
     r"|licen[cs]e|server|service(?:[_\-]?role)?|write|ingest|deploy|sdk|client|consumer|subscription"
@@ -332,6 +332,8 @@ def _prose_value(match: re.Match, value: str) -> bool:
     kw = match.group("kw")
     # "API 키 8f14...", "app key 8f14...", "SENDBIRD_SECRET 값이 ...", "token - '...'"
     stated = match.group("verb") or kw[-1] in "키yY" or "값" in match.group(0)[len(kw) :]
+    # "토큰이 8f14…인데", "…으로 설정됨": a copula or particle glued to the value states it.
+    stated = stated or _KO_STATED.match(match.string, match.end()) is not None
     return _strongly_secret(value) or bool(stated and (_KEY_LIKE_ID.fullmatch(value) or _hex_key(value)))
 
 
@@ -351,6 +353,7 @@ def _key_in_prose(match: re.Match, value: str) -> bool:
 
 
 _WORD_BEFORE = re.compile(r"([A-Za-z0-9]+)[ \t]+$")
+_KO_STATED = re.compile(r"으로|로|입니|이다|인데|이고|이에요|예요|이며|임(?![\w])")
 
 
 # Hosts reserved for documentation and tests (RFC 2606, RFC 6761) and the local machine.

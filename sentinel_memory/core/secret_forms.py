@@ -1,0 +1,143 @@
+"""Context rules for the ways people write a credential down apart from `name = value`: a value
+named after it in a sentence ("… is the Snyk token", "…을 sumo 시크릿 키로"), a default beside an
+environment variable's name (`os.Getenv("X_TOKEN") // was "…"`), a column of a Markdown table
+headed by a credential word, and a Markdown list item that pairs a name with a generated value in
+backquotes. core/sanitizer.py runs them after the rules of core/secret_rules.py."""
+
+from __future__ import annotations
+
+import re
+
+from .secret_gates import _PROSE_GATE, _words
+from .secret_rules import Rule
+from .secret_values import (
+    _GENERIC_KEY,
+    _KEY_LIKE_ID,
+    _ORDINARY_KEY,
+    _SECRET_KEYWORD,
+    _hex_key,
+    _is_placeholder,
+    _looks_like_secret,
+    _random_value,
+    _strongly_secret,
+)
+
+# A credential's name in prose, English or Korean; the Korean words may carry a particle.
+_NAME_EN = r"(?P<kw>(?i:pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?))(?![A-Za-z0-9_])"
+_NAME_KO = r"(?P<ko>비밀[ ]?번호|비번|패스워드|토큰|시크릿|인증키|키)(?=$|[\s.,;:!?)\]]|으?로|[은는이가을를에]|입니|이다|예요|값)"
+# What may follow an English name for the sentence to have named the value: an end, a clause.
+_AFTER_NAME = (
+    r"(?=[ \t]*(?:$|[\n.,;:!?)\]\"'`<—]|-|(?i:and|but|from|for|in|on|of|to|with|so|we|i|it|that|which|until"
+    r"|after|before|until|now|today|yesterday)(?![A-Za-z])))"
+)
+
+# "<value> is the snyk token.", "used <value> as the db password and", "rotate <value>? it's the
+# okta key", "<value> <- etsy access token", "<value>을 sumo 시크릿 키로 쓰면 됩니다". The value starts
+# after a blank, a quote or a bracket and cannot run over one; up to three words of the name stand
+# before its credential word.
+_VALUE_NAMED_AFTER = re.compile(
+    r"""(?<![^\s"'`(])["'`]?(?P<bare>[^\s"'`()]{7,199}[^\s"'`()?.,;:!])["'`]?[?.,;:!]?"""
+    r"(?:[ \t]+(?i:is|was)[ \t]+(?i:the|our|my|your|an?|its)"
+    r"|[ \t]+(?i:as)[ \t]+(?i:the|our|my|your|an?)"
+    r"|[ \t]+(?i:it'?s|it[ \t]+is|that'?s|that[ \t]+is)[ \t]+(?i:the|our|my|your|an?)"
+    r"|[ \t]+<-{1,2}"
+    r"|(?:을|를|은|는|이|가))"
+    r"(?:[ \t]+[\w.\-]{1,30}){0,3}?[ \t]+(?:" + _NAME_EN + _AFTER_NAME + "|" + _NAME_KO + ")"
+)
+
+
+def _value_named_after(match: re.Match, value: str) -> bool:
+    """The value must look generated or strongly like a secret, and the word before the name
+    must not make it an ordinary key (the cache key, the public token)."""
+    if _is_placeholder(value):
+        return False
+    name_at = match.start("kw") if match.group("kw") is not None else match.start("ko")
+    before = _WORD_BEFORE.search(match.string, max(0, name_at - 40), name_at)
+    if before and before.group(1).lower() in _ORDINARY_KEY:
+        return False
+    return (
+        _random_value(value) or _strongly_secret(value) or _KEY_LIKE_ID.fullmatch(value) is not None or _hex_key(value)
+    )
+
+
+_WORD_BEFORE = re.compile(r"([A-Za-z0-9]+)[ \t]+$")
+_CONNECTOR_TEXTS = (" is ", " was ", " as ", "it's ", "it is ", "that", "<-", "을", "를", "은", "는", "이", "가")
+
+
+def _value_named_after_gate(low: str) -> bool:
+    return _PROSE_GATE(low) and any(c in low for c in _CONNECTOR_TEXTS)
+
+
+# `os.Getenv("DATADOG_API_KEY") // was "…"`, `GetEnvironmentVariable("X_TOKEN") ?? "…"`,
+# `os.environ.get("API_TOKEN", "…")`: a quoted name of a credential, then on the same line a
+# quoted value, a fallback or an old value.
+_ENV_DEFAULT = re.compile(
+    r"""(?i:getenv|environ(?:\.get)?|env(?:\.fetch|::var)?|GetEnvironmentVariable|getProperty)[ \t]*[(\[][ \t]*"""
+    r"""(?P<q>["'])[\w.\-]{0,60}?(?:""" + _SECRET_KEYWORD + "|(?P<gkey>" + _GENERIC_KEY + r"))(?P=q)"
+    r"""[^"'\n]{0,40}?["'](?P<dq>[^"'\n]{8,200})["']"""
+)
+
+
+def _env_default(match: re.Match, value: str) -> bool:
+    return _random_value(value) or _strongly_secret(value)
+
+
+# A Markdown table: a cell in a column whose header is a credential word.
+_TABLE_CELL = re.compile(r"(?m)(?<=\|)[ \t]*`?(?P<bare>[^|\s`]{8,256})`?[ \t]*(?=\|)")
+_CREDENTIAL_HEADER = re.compile(
+    r"[ \t*_`]*(?i:(?:api|access|secret|private|auth)?[ _\-]?(?:key|token|secret|password|passwd|credential)s?"
+    r"|비밀번호|토큰|시크릿|키|인증키|API[ ]?키)[ \t*_`]*",
+)
+_TABLE_RULE_LINE = re.compile(r"[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*:?-*:?[ \t]*")
+
+
+def _table_cell(match: re.Match, value: str) -> bool:
+    """The cell's column must be headed by a credential word (the header is the row above the
+    |---| line of the table that holds the cell), and the value must look like a secret."""
+    text = match.string
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    column = text.count("|", line_start, match.start())
+    lines = text[:line_start].split("\n")[:-1]  # the lines above, nearest last
+    for i in range(len(lines) - 1, 0, -1):
+        if _TABLE_RULE_LINE.fullmatch(lines[i]):
+            header = lines[i - 1].split("|")
+            break
+        if "|" not in lines[i]:
+            return False
+    else:
+        return False
+    if column >= len(header) or not _CREDENTIAL_HEADER.fullmatch(header[column]):
+        return False
+    return not _is_placeholder(value) and (_random_value(value) or _looks_like_secret(value))
+
+
+# "* etsy: `…`", "- **cloudflare**: `…`": a list item that names something and gives a value in
+# backquotes; the value must look generated and not be a hash or an id (a commit, a digest).
+_LIST_ITEM = re.compile(
+    r"(?m)^[ \t]*[-*+][ \t]+\**(?P<name>[A-Za-z][\w.\- ]{0,40}?)\**[ \t]*:[ \t]*`(?P<bq>[^`\n]{8,256})`"
+)
+_NOT_CREDENTIAL_NAME = re.compile(
+    r"(?i).*\b(?:commit|sha|hash|digest|checksum|etag|id|uuid|version|build|image|tag|ref|branch|path|file|url"
+    r"|trace|span|request|run|job|release|fixed|fix|revision)\b.*"
+)
+
+
+def _list_item(match: re.Match, value: str) -> bool:
+    if _NOT_CREDENTIAL_NAME.fullmatch(match.group("name")) or _is_placeholder(value):
+        return False
+    return _random_value(value) and _KEY_LIKE_ID.fullmatch(value) is None and not _hex_key(value)
+
+
+FORM_RULES: tuple[Rule, ...] = (
+    Rule("value_named_after", _VALUE_NAMED_AFTER, False, ("bare",), _value_named_after, gate=_value_named_after_gate),
+    Rule(
+        "env_default",
+        _ENV_DEFAULT,
+        False,
+        ("dq",),
+        _env_default,
+        gate=_words("getenv", "environ", "env.", "env::", "getenvironmentvariable", "getproperty"),
+    ),
+    Rule("table_column", _TABLE_CELL, False, ("bare",), _table_cell, needles=("---",)),
+    Rule("list_item_value", _LIST_ITEM, False, ("bq",), _list_item, needles=(": `",)),
+)
