@@ -258,7 +258,7 @@ def _negatives(f: _F, part: int, count: int) -> list[Example]:
         lambda: (f"wget https://releases.{svc()}.com/v{ver()}/cli.tar.gz", "en"),
         lambda: (f"npm install @{svc()}/sdk@{ver()}", "en"),
         lambda: (f"registry=https://npm.{svc()}.internal/", "en"),
-        lambda: (f"[pypi]\nrepository = https://upload.pypi.org/legacy/\nusername = __token__", "en"),
+        lambda: ("[pypi]\nrepository = https://upload.pypi.org/legacy/\nusername = __token__", "en"),
         lambda: (f"machine api.{svc()}.internal login deploy", "en"),
     ]
     named = _NEG_FORMS[part::2] + _NEG_FORMS  # the held-out part sees every negative form too

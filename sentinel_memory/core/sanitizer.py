@@ -30,8 +30,7 @@ import re
 import string
 
 from .secret_forms import FORM_RULES
-from .secret_rules import REDACTED, Rule  # noqa: F401  (REDACTED, RULES, Rule: this module's surface)
-from .secret_rules import RULES as _FORMAT_RULES
+from .secret_rules import REDACTED, RULES as _FORMAT_RULES, Rule  # noqa: F401  (REDACTED, RULES, Rule: this module's surface)
 from .secret_values import _PLACEHOLDER, _is_placeholder
 
 # A URL's password is judged by _url_password: "Pass" in https://u:Pass@host is a password, while
