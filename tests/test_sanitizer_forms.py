@@ -371,3 +371,131 @@ def test_a_key_word_with_a_suffix_that_names_something_else_stays(text):
 def test_a_key_name_that_ends_in_a_key_word_is_not_read_as_a_word_and_a_suffix(name):
     v = "9#" + "k$"  # short and all symbols: a secret after SECRET_KEY (a & ends the bare value)
     assert gone(f"{name}={v}&%c(tk84s in plain text", v)
+
+
+# --- how people write a value down: named after it, beside an env var's name, tables, lists -------------
+
+def uid() -> str:
+    return str(uuid.UUID(int=_R.getrandbits(128)))
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"{v} is the snyk token.",
+    lambda v: f"ok so I used {v} as the db password and it worked",
+    lambda v: f"@ops can you rotate {v}? it's the okta key from staging",
+    lambda v: f"{v} <- etsy access token, revoke after the demo",
+    lambda v: f"{v}을 sumo 시크릿 키로 쓰면 됩니다",
+    lambda v: f"`{v}` was the launchdarkly secret until Monday",
+])
+def test_a_value_named_after_it_in_a_sentence_goes(make):
+    for v in (rand(ALNUM, 28), uid(), rand(HEX, 40)):
+        assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    "0f3a9c1d2b7e is the commit that fixed the token refresh.",
+    uid() + " is the request id of the failed token call.",
+    "v2.14.3 is the release with the new token cache.",
+    "order-service-prod is the name of the secret.",
+    rand(HEX, 40) + " is the cache key for the session.",
+    "pk_" + rand(ALNUM, 24) + " is the public key of the widget.",
+    "<YOUR_API_KEY> is the placeholder for your token.",
+    "배포 커밋 " + rand(HEX, 40) + "을 기준으로 토큰 갱신을 확인했다",
+])
+def test_a_hash_an_id_or_a_name_before_a_credential_word_stays(text):
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f'apiKey := os.Getenv("ETHEREUM_API_KEY") // was "{v}"',
+    lambda v: f'var key = Environment.GetEnvironmentVariable("NUGET_API_KEY") ?? "{v}";',
+    lambda v: f"token = os.environ.get('SQUARESPACE_TOKEN', '{v}')",
+])
+def test_a_default_beside_an_environment_variables_name_goes(make):
+    v = rand(ALNUM, 32)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    'token := os.Getenv("API_TOKEN") // was "changeme"',
+    'region := os.Getenv("AWS_REGION") // was "' + rand(ALNUM, 20) + '"',
+    "secret = os.environ.get('APP_SECRET', '')",
+])
+def test_an_environment_default_that_is_no_secret_stays(text):
+    assert redact(text) == (text, 0)
+
+
+def test_a_cell_under_a_credential_column_of_a_markdown_table_goes():
+    values = [uid(), rand(HEX, 32), rand(ALNUM, 24)]
+    rows = "".join(f"| {svc} | {v} | eu |\n" for svc, v in zip(["snyk", "trello", "looker"], values))
+    text = "| Service | API Key | Region |\n|---|:---:|---|\n" + rows
+    out, count = redact(text)
+    assert count == 3 and not any(v in out for v in values)
+    assert "| snyk |" in out and "| eu |" in out and "| Service | API Key |" in out
+
+
+@pytest.mark.parametrize("text", [
+    "| Build | Commit | Status |\n|---|---|---|\n| 1412 | " + rand(HEX, 40) + " | passed |",
+    "| Service | Key |\n|---|---|\n| stripe | <YOUR_STRIPE_KEY> |",
+    "| name | token |\n|---|---|\n| ci | ${{ secrets.CI_TOKEN }} |",
+    "| Service | Key | Owner |\n|---|---|---|\n| snyk | see vault | " + rand(HEX, 40) + " |",
+])
+def test_a_markdown_table_without_a_secret_in_a_credential_column_stays(text):
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"* etsy: `{v}`",
+    lambda v: f"- **cloudflare**: `{v}`",
+    lambda v: f"notes\n  + twitter: `{v}`",
+])
+def test_a_list_item_that_names_a_generated_value_goes(make):
+    v = rand(LOWNUM, 24)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    "- fixed in: `" + rand(HEX, 12) + "`",
+    "* commit: `" + rand(HEX, 40) + "`",
+    "* build id: `" + rand(LOWNUM, 24) + "`",
+    "* image: `ghcr.io/acme/api:1.4.2`",
+    "- sendbird: `" + rand(HEX, 40) + "`",  # the shape of a commit: kept in a list
+    "* flag: `new-checkout-flow-2024`",
+])
+def test_a_list_item_with_a_hash_an_id_or_a_name_stays(text):
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"datadog 토큰이 {v}인데 권한이 부족함",
+    lambda v: f"ipstack 시크릿가 {v}으로 설정돼 있음",
+    lambda v: f"meraki 토큰은 {v}입니다.",
+    lambda v: f"bitbucket 키가 {v}로 바뀜",
+])
+def test_a_korean_copula_glued_to_a_hex_or_uuid_value_states_it(make):
+    for v in (rand(HEX, 40), uid()):
+        assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    "토큰이 " + uid() + " 요청에서 만료됨",
+    "커밋이 " + rand(HEX, 40) + "인데 아직 배포 안 됨",
+    "키가 " + rand(HEX, 32) + "로 계산된다 (캐시)",
+])
+def test_a_korean_sentence_about_an_id_stays(text):
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"SMTP_PASS 값: {v}",
+    lambda v: f"helm upgrade api ./chart --set redis.redisPass={v}",
+    lambda v: f'{{"smtpPass": "{v}"}}',
+])
+def test_a_value_after_a_korean_label_or_a_camel_case_pass_goes(make):
+    v = rand(ALNUM, 14) + "*"
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", ["compassRose = 12", "byPassCache: true", "bootPassCount=3", "SurPass: none"])
+def test_pass_inside_a_word_is_no_key_name(text):
+    assert redact(text) == (text, 0)

@@ -22,9 +22,12 @@ from .secret_values import (
     _strongly_secret,
 )
 
-# A credential's name in prose, English or Korean; the Korean words may carry a particle.
+# A credential's name in prose, English or Korean; a Korean name ends the clause or takes 로, 으로
+# or a copula ("…을 토큰으로 쓴다"), so "…을 기준으로 토큰 갱신" names no value.
 _NAME_EN = r"(?P<kw>(?i:pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?))(?![A-Za-z0-9_])"
-_NAME_KO = r"(?P<ko>비밀[ ]?번호|비번|패스워드|토큰|시크릿|인증키|키)(?=$|[\s.,;:!?)\]]|으?로|[은는이가을를에]|입니|이다|예요|값)"
+_NAME_KO = (
+    r"(?P<ko>비밀[ ]?번호|비번|패스워드|토큰|시크릿|인증키|키)(?=으?로|입니|이다|이에요|예요|[ \t]*(?:$|[\n.,;:!?)\]]))"
+)
 # What may follow an English name for the sentence to have named the value: an end, a clause.
 _AFTER_NAME = (
     r"(?=[ \t]*(?:$|[\n.,;:!?)\]\"'`<—]|-|(?i:and|but|from|for|in|on|of|to|with|so|we|i|it|that|which|until"
