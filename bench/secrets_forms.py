@@ -152,13 +152,39 @@ _FORMS = [
     ("{K}={v} 를 .env 에 추가했습니다.", "ko"),
 ]
 
+# Further forms, in the dev part only (the held-out part's templates are unchanged): a value
+# with its name after it in brackets, HTTP headers and query strings, inline tables, CSV, YAML
+# lists, the possessive, arrows, and more Korean word orders.
+_FORMS_DEV = [
+    ("{v} ({s} {w})", "en"),
+    ("the {s} account's {w}: {v}", "en"),
+    ("{w} for {s} -> {v}", "en"),
+    ("curl -H \"PRIVATE-TOKEN: {v}\" https://git.{s}.internal/api/v4/projects", "en"),
+    ("GET /v1/export?access_token={v} HTTP/1.1", "en"),
+    ("X-Auth-Token: {v}", "en"),
+    ("{s} = {{ {k} = \"{v}\", region = \"eu\" }}", "en"),
+    ("service,{k},owner\n{s},{v},ops", "en"),
+    ("- {k}: {v}\n- region: eu", "en"),
+    ("{s}.api.key: {v}", "en"),
+    ("here's the {s} key `{v}` - keep it safe", "en"),
+    ("Rotated {s} {w} {v} today; the old one is revoked.", "en"),
+    ("{s} {w} = {v}", "en"),
+    ("requests.post(url, auth=(\"api\", \"{v}\"))", "en"),
+    ("{s} API 키 → {v}", "ko"),
+    ("{s} 토큰 = {v}", "ko"),
+    ("{s} {w} 값은 {v} 입니다", "ko"),
+    ("{v} 이게 {s} {w}임", "ko"),
+    ("{s} 비번 {v} 으로 로그인 성공", "ko"),
+    ("{s}용 {w}: `{v}`", "ko"),
+]
+
 _WORDS_EN = ["api key", "token", "secret", "key", "password", "access token", "API key", "secret key"]
 _WORDS_KO = ["API 키", "토큰", "시크릿", "키", "비밀번호", "액세스 토큰", "인증키", "시크릿 키"]
 _SUFFIXES = ["api_key", "token", "secret", "key", "access_token", "secret_key", "apikey", "auth_token"]
 
 
 def _positives(f: _F, part: int) -> list[Example]:
-    forms = _FORMS[part::2]
+    forms = _FORMS[part::2] + (_FORMS_DEV if part == 0 else [])
     out = []
     for kind, svc, value, _ in _kinds(f):
         for _ in range(6):

@@ -25,9 +25,7 @@ from .secret_values import (
 # A credential's name in prose, English or Korean; a Korean name ends the clause or takes 로, 으로
 # or a copula ("…을 토큰으로 쓴다"), so "…을 기준으로 토큰 갱신" names no value.
 _NAME_EN = r"(?P<kw>(?i:pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?))(?![A-Za-z0-9_])"
-_NAME_KO = (
-    r"(?P<ko>비밀[ ]?번호|비번|패스워드|토큰|시크릿|인증키|키)(?=으?로|입니|이다|이에요|예요|[ \t]*(?:$|[\n.,;:!?)\]]))"
-)
+_NAME_KO = r"(?P<ko>비밀[ ]?번호|비번|패스워드|토큰|시크릿|인증키|키)(?=으?로|입니|이다|이에요|예요|임|[ \t]*(?:$|[\n.,;:!?)\]]))"
 # What may follow an English name for the sentence to have named the value: an end, a clause.
 _AFTER_NAME = (
     r"(?=[ \t]*(?:$|[\n.,;:!?)\]\"'`<—]|-|(?i:and|but|from|for|in|on|of|to|with|so|we|i|it|that|which|until"
@@ -43,9 +41,9 @@ _VALUE_NAMED_AFTER = re.compile(
     r"(?:[ \t]+(?i:is|was)[ \t]+(?i:the|our|my|your|an?|its)"
     r"|[ \t]+(?i:as)[ \t]+(?i:the|our|my|your|an?)"
     r"|[ \t]+(?i:it'?s|it[ \t]+is|that'?s|that[ \t]+is)[ \t]+(?i:the|our|my|your|an?)"
-    r"|[ \t]+<-{1,2}"
-    r"|(?:을|를|은|는|이|가))"
-    r"(?:[ \t]+[\w.\-]{1,30}){0,3}?[ \t]+(?:" + _NAME_EN + _AFTER_NAME + "|" + _NAME_KO + ")"
+    r"|[ \t]+<-{1,2}|[ \t]+\("
+    r"|[ \t]?(?:을|를|은|는|이|가|이게|이건))"
+    r"(?:[ \t]*[\w.\-]{1,30}){0,3}?[ \t]+(?:" + _NAME_EN + _AFTER_NAME + "|" + _NAME_KO + ")"
 )
 
 
@@ -64,7 +62,7 @@ def _value_named_after(match: re.Match, value: str) -> bool:
 
 
 _WORD_BEFORE = re.compile(r"([A-Za-z0-9]+)[ \t]+$")
-_CONNECTOR_TEXTS = (" is ", " was ", " as ", "it's ", "it is ", "that", "<-", "을", "를", "은", "는", "이", "가")
+_CONNECTOR_TEXTS = (" is ", " was ", " as ", "it's ", "it is ", "that", "<-", " (", "을", "를", "은", "는", "이", "가")
 
 
 def _value_named_after_gate(low: str) -> bool:
@@ -85,13 +83,35 @@ def _env_default(match: re.Match, value: str) -> bool:
     return _random_value(value) or _strongly_secret(value)
 
 
-# A Markdown table: a cell in a column whose header is a credential word.
+# A table: a cell of a Markdown table or of CSV in a column whose header is a credential word or
+# a key name (| Service | API Key |, service,datadog_api_key,owner).
 _TABLE_CELL = re.compile(r"(?m)(?<=\|)[ \t]*`?(?P<bare>[^|\s`]{8,256})`?[ \t]*(?=\|)")
+_CSV_CELL = re.compile(r"""(?m)(?:^|(?<=,))(?P<bare>[^,\s"'`|]{8,256})(?=,|[ \t]*\r?$)""")
 _CREDENTIAL_HEADER = re.compile(
-    r"[ \t*_`]*(?i:(?:api|access|secret|private|auth)?[ _\-]?(?:key|token|secret|password|passwd|credential)s?"
-    r"|비밀번호|토큰|시크릿|키|인증키|API[ ]?키)[ \t*_`]*",
+    r"[ \t*_`\"]*(?:(?i:(?:api|access|secret|private|auth)?[ _\-]?(?:key|token|secret|password|passwd|credential)s?)"
+    r"|비밀번호|토큰|시크릿|키|인증키|API[ ]?키|[\w.\- ]{0,60}?(?:"
+    + _SECRET_KEYWORD
+    + "|"
+    + _GENERIC_KEY
+    + r"))[ \t*_`\"]*",
 )
 _TABLE_RULE_LINE = re.compile(r"[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*:?-*:?[ \t]*")
+_LOOK_BACK_LINES = 64  # the rows a header may stand above a cell (a bound on the work per cell)
+
+
+def _lines_above(text: str, line_start: int) -> list[str]:
+    """Up to _LOOK_BACK_LINES lines above the line that starts at line_start, nearest first."""
+    lines: list[str] = []
+    end = line_start - 1
+    while end >= 0 and len(lines) < _LOOK_BACK_LINES:
+        start = text.rfind("\n", 0, end) + 1
+        lines.append(text[start:end].rstrip("\r"))
+        end = start - 1
+    return lines
+
+
+def _secret_cell(value: str) -> bool:
+    return not _is_placeholder(value) and (_random_value(value) or _looks_like_secret(value))
 
 
 def _table_cell(match: re.Match, value: str) -> bool:
@@ -100,18 +120,46 @@ def _table_cell(match: re.Match, value: str) -> bool:
     text = match.string
     line_start = text.rfind("\n", 0, match.start()) + 1
     column = text.count("|", line_start, match.start())
-    lines = text[:line_start].split("\n")[:-1]  # the lines above, nearest last
-    for i in range(len(lines) - 1, 0, -1):
-        if _TABLE_RULE_LINE.fullmatch(lines[i]):
-            header = lines[i - 1].split("|")
+    above = _lines_above(text, line_start)
+    for i, line in enumerate(above[:-1]):
+        if _TABLE_RULE_LINE.fullmatch(line):
+            header = above[i + 1].split("|")
             break
-        if "|" not in lines[i]:
+        if "|" not in line:
             return False
     else:
         return False
-    if column >= len(header) or not _CREDENTIAL_HEADER.fullmatch(header[column]):
+    return column < len(header) and bool(_CREDENTIAL_HEADER.fullmatch(header[column])) and _secret_cell(value)
+
+
+def _csv_cell(match: re.Match, value: str) -> bool:
+    """The header is the first of the lines above with as many commas as the cell's line."""
+    text = match.string
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    line_end = text.find("\n", match.end())
+    commas = text.count(",", line_start, len(text) if line_end == -1 else line_end)
+    header = None
+    for line in _lines_above(text, line_start):
+        if line.count(",") != commas:
+            break
+        header = line
+    if header is None:
         return False
-    return not _is_placeholder(value) and (_random_value(value) or _looks_like_secret(value))
+    cells = header.split(",")
+    column = text.count(",", line_start, match.start())
+    return bool(_CREDENTIAL_HEADER.fullmatch(cells[column])) and _secret_cell(value)
+
+
+# `auth=("api", "…")`, `HTTPBasicAuth("user", "…")`, `req.SetBasicAuth("user", "…")`: the second
+# element of a login pair given to an HTTP client is its password.
+_AUTH_PAIR = re.compile(
+    r"""(?i:auth|basicauth|basic_auth|credentials)[ \t]*(?:=[ \t]*)?[(\[][ \t]*(?P<q>["'])[^"'\n]{0,100}(?P=q)[ \t]*,[ \t]*"""
+    r"""["'](?P<dq>[^"'\n]{6,200})["'][ \t]*[)\]]"""
+)
+
+
+def _auth_pair(match: re.Match, value: str) -> bool:
+    return _looks_like_secret(value) or _random_value(value)
 
 
 # "* etsy: `…`", "- **cloudflare**: `…`": a list item that names something and gives a value in
@@ -131,6 +179,10 @@ def _list_item(match: re.Match, value: str) -> bool:
     return _random_value(value) and _KEY_LIKE_ID.fullmatch(value) is None and not _hex_key(value)
 
 
+def _csv_gate(low: str) -> bool:
+    return "\n" in low and _PROSE_GATE(low)
+
+
 FORM_RULES: tuple[Rule, ...] = (
     Rule("value_named_after", _VALUE_NAMED_AFTER, False, ("bare",), _value_named_after, gate=_value_named_after_gate),
     Rule(
@@ -142,5 +194,7 @@ FORM_RULES: tuple[Rule, ...] = (
         gate=_words("getenv", "environ", "env.", "env::", "getenvironmentvariable", "getproperty"),
     ),
     Rule("table_column", _TABLE_CELL, False, ("bare",), _table_cell, needles=("---",)),
+    Rule("csv_column", _CSV_CELL, False, ("bare",), _csv_cell, needles=(",",), gate=_csv_gate),
+    Rule("auth_pair", _AUTH_PAIR, False, ("dq",), _auth_pair, gate=_words("auth", "credentials")),
     Rule("list_item_value", _LIST_ITEM, False, ("bq",), _list_item, needles=(": `",)),
 )

@@ -607,7 +607,7 @@ RULES: tuple[Rule, ...] = (
             r"(?P<kw>[kK](?<![\w.\-][kK])(?:ey|EY))[*_`]{0,2}"
             r"(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"
             r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
-            r"|[ \t]+(?i:is|was|now|to)|(?:[ \t]+\([A-Za-z]{2,12}\))?[ \t]*[:=]))[ \t]+"
+            r"|[ \t]+(?i:is|was|now|to)|(?:[ \t]+\([A-Za-z]{2,12}\))?[ \t]*(?:[:=]|->|→|=>)))?[ \t]+"
             r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
             r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""
         ),
@@ -624,7 +624,7 @@ RULES: tuple[Rule, ...] = (
             r"(?P<kw>" + _PROSE_KEYWORD + r")[*_`]{0,2}(?:[ \t]+(?i:value)|[ ]?값)?"
             r"(?:(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"  # "the password for the db is"
             r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
-            r"|[ \t]+(?i:is|was|are|were|becomes|now|to)|(?:[ \t]+\([A-Za-z]{2,12}\)|[ ]?(?:재발급|발급|갱신|변경|교체|생성))?[ \t]*[:=])"
+            r"|[ \t]+(?i:is|was|are|were|becomes|now|to)|(?:[ \t]+\([A-Za-z]{2,12}\)|[ ]?(?:재발급|발급|갱신|변경|교체|생성))?[ \t]*(?:[:=]|->|→|=>))"
             r"|[ \t]+-(?=[ \t])|는|은)|이|가|을|를)?[ \t]+"
             r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
             r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""

@@ -349,11 +349,14 @@ def _key_in_prose(match: re.Match, value: str) -> bool:
     before = _WORD_BEFORE.search(match.string, max(0, match.start() - 40), match.start())
     if before and before.group(1).lower() in _ORDINARY_KEY:
         return False
+    if match.group("verb") is None and match.group("quote") is None:
+        # "rotated the travis key OFAk6YWS…": right after "key", a generated value, not an id
+        return _random_value(value) and not _KEY_LIKE_ID.fullmatch(value) and not _hex_key(value)
     return _random_value(value) or _KEY_LIKE_ID.fullmatch(value) is not None or _hex_key(value)
 
 
 _WORD_BEFORE = re.compile(r"([A-Za-z0-9]+)[ \t]+$")
-_KO_STATED = re.compile(r"으로|로|입니|이다|인데|이고|이에요|예요|이며|임(?![\w])")
+_KO_STATED = re.compile(r"로|[ \t]?(?:으로|입니|이다|인데|이고|이에요|예요|이며|임(?![\w]))")
 
 
 # Hosts reserved for documentation and tests (RFC 2606, RFC 6761) and the local machine.
