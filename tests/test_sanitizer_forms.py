@@ -499,3 +499,65 @@ def test_a_value_after_a_korean_label_or_a_camel_case_pass_goes(make):
 @pytest.mark.parametrize("text", ["compassRose = 12", "byPassCache: true", "bootPassCount=3", "SurPass: none"])
 def test_pass_inside_a_word_is_no_key_name(text):
     assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"{v} (algolia API key)",
+    lambda v: f"password for smtp -> {v}",
+    lambda v: f"ethereum API 키 → {v}",
+    lambda v: f"here's the okta key `{v}` - keep it safe",
+    lambda v: f"Rotated the travis key {v} today; the old one is revoked.",
+    lambda v: f"{v} 이게 freshbooks 시크릿 키임",
+    lambda v: f"codecov 비번 {v} 으로 로그인 성공",
+])
+def test_arrows_brackets_and_a_key_word_right_before_a_value(make):
+    v = rand(ALNUM, 30)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    "Rotated the cache key " + rand(ALNUM, 30) + " today.",
+    "the key " + rand(HEX, 40) + " is a commit, not a key",
+    "node -> " + rand(ALNUM, 20) + " (the next hop)",
+    "release-2024-q3 (the key date)",
+    "토큰 조회는 " + uid() + " 요청에서 실패",
+])
+def test_look_alikes_of_arrows_and_brackets_stay(text):
+    assert redact(text) == (text, 0)
+
+
+def test_a_csv_column_headed_by_a_key_name_goes():
+    a, b = rand(LOWNUM, 32), rand(ALNUM, 40)
+    text = f"service,datadog_api_key,owner\ndatadog,{a},ops\nokta,{b},sec"
+    out, count = redact(text)
+    assert count == 2 and a not in out and b not in out and "service,datadog_api_key,owner" in out
+
+
+@pytest.mark.parametrize("text", [
+    "service,commit,owner\napi," + rand(HEX, 40) + ",ops",
+    "name,api_key,owner\nstripe,<YOUR_KEY>,ops",
+    "id,token_count,ts\n" + uid() + ",18432,2024-01-02T10:11:12Z",
+    "a,b\nkey_id," + rand(ALNUM, 20),
+])
+def test_a_csv_without_a_secret_in_a_credential_column_stays(text):
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f'requests.post(url, auth=("api", "{v}"))',
+    lambda v: f"session.auth = ('deploy', '{v}')",
+    lambda v: f'req.SetBasicAuth("ci", "{v}")',
+    lambda v: f'HTTPBasicAuth("admin", "{v}")',
+])
+def test_the_password_of_an_http_clients_login_pair_goes(make):
+    v = rand(ALNUM, 22)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    'requests.get(url, auth=("user", os.environ["PASSWORD"]))',
+    'auth=("api", "<your-token>")',
+    'oauth_scopes = ("read", "write_all")',
+])
+def test_a_login_pair_without_a_password_literal_stays(text):
+    assert redact(text) == (text, 0)
