@@ -176,6 +176,22 @@ _FORMS_DEV = [
     ("{v} 이게 {s} {w}임", "ko"),
     ("{s} 비번 {v} 으로 로그인 성공", "ko"),
     ("{s}용 {w}: `{v}`", "ko"),
+    ("INSERT INTO api_keys (service, {k}) VALUES ('{s}', '{v}');", "en"),
+    ("UPDATE settings SET value = '{v}' WHERE name = '{k}';", "en"),
+    ("client.setApiKey(\"{v}\");", "en"),
+    ("let client = Client::new().bearer_auth(\"{v}\");", "en"),
+    ("{s}.with_token('{v}')", "en"),
+    ("new NetworkCredential(\"svc-{s}\", \"{v}\")", "en"),
+    ("{{\"{S} API Key\": \"{v}\"}}", "en"),
+    ("Access key ID,Secret access key\nAKIA{K},{v}", "en"),
+    ("{s} pw: {v}", "en"),
+    ("{S} {w}\n{v}\nCopy this now; it will not be shown again.", "en"),
+    ("with:\n  {s}-api-key: {v}", "en"),
+    ("set {K}={v}", "en"),
+    ("{s} 비밀번호를 {v}로 변경했습니다", "ko"),
+    ("{s}에서 받은 키: {v}", "ko"),
+    ("{v} ← {s} {w}", "ko"),
+    ("{s} {w}\n{v}\n(다시 표시되지 않음)", "ko"),
 ]
 
 _WORDS_EN = ["api key", "token", "secret", "key", "password", "access token", "API key", "secret key"]

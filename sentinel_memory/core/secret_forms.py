@@ -41,7 +41,7 @@ _VALUE_NAMED_AFTER = re.compile(
     r"(?:[ \t]+(?i:is|was)[ \t]+(?i:the|our|my|your|an?|its)"
     r"|[ \t]+(?i:as)[ \t]+(?i:the|our|my|your|an?)"
     r"|[ \t]+(?i:it'?s|it[ \t]+is|that'?s|that[ \t]+is)[ \t]+(?i:the|our|my|your|an?)"
-    r"|[ \t]+<-{1,2}|[ \t]+\("
+    r"|[ \t]+(?:<-{1,2}|←)|[ \t]+\("
     r"|[ \t]?(?:을|를|은|는|이|가|이게|이건))"
     r"(?:[ \t]*[\w.\-]{1,30}){0,3}?[ \t]+(?:" + _NAME_EN + _AFTER_NAME + "|" + _NAME_KO + ")"
 )
@@ -52,9 +52,10 @@ def _value_named_after(match: re.Match, value: str) -> bool:
     must not make it an ordinary key (the cache key, the public token)."""
     if _is_placeholder(value):
         return False
+    name = match.group("kw") or match.group("ko")
     name_at = match.start("kw") if match.group("kw") is not None else match.start("ko")
     before = _WORD_BEFORE.search(match.string, max(0, name_at - 40), name_at)
-    if before and before.group(1).lower() in _ORDINARY_KEY:
+    if name.lower() in ("key", "키") and before and before.group(1).lower() in _ORDINARY_KEY:
         return False
     return (
         _random_value(value) or _strongly_secret(value) or _KEY_LIKE_ID.fullmatch(value) is not None or _hex_key(value)
@@ -62,7 +63,23 @@ def _value_named_after(match: re.Match, value: str) -> bool:
 
 
 _WORD_BEFORE = re.compile(r"([A-Za-z0-9]+)[ \t]+$")
-_CONNECTOR_TEXTS = (" is ", " was ", " as ", "it's ", "it is ", "that", "<-", " (", "을", "를", "은", "는", "이", "가")
+_CONNECTOR_TEXTS = (
+    " is ",
+    " was ",
+    " as ",
+    "it's ",
+    "it is ",
+    "that",
+    "<-",
+    "←",
+    " (",
+    "을",
+    "를",
+    "은",
+    "는",
+    "이",
+    "가",
+)
 
 
 def _value_named_after_gate(low: str) -> bool:
@@ -153,7 +170,7 @@ def _csv_cell(match: re.Match, value: str) -> bool:
 # `auth=("api", "…")`, `HTTPBasicAuth("user", "…")`, `req.SetBasicAuth("user", "…")`: the second
 # element of a login pair given to an HTTP client is its password.
 _AUTH_PAIR = re.compile(
-    r"""(?i:auth|basicauth|basic_auth|credentials)[ \t]*(?:=[ \t]*)?[(\[][ \t]*(?P<q>["'])[^"'\n]{0,100}(?P=q)[ \t]*,[ \t]*"""
+    r"""(?i:auth|basicauth|basic_auth|credentials?)[ \t]*(?:=[ \t]*)?[(\[][ \t]*(?P<q>["'])[^"'\n]{0,100}(?P=q)[ \t]*,[ \t]*"""
     r"""["'](?P<dq>[^"'\n]{6,200})["'][ \t]*[)\]]"""
 )
 
@@ -179,6 +196,90 @@ def _list_item(match: re.Match, value: str) -> bool:
     return _random_value(value) and _KEY_LIKE_ID.fullmatch(value) is None and not _hex_key(value)
 
 
+# setApiKey("…"), .bearer_auth("…"), twitch.with_token('…'): a call that sets a credential from
+# a literal. A getter (getToken("scope"), read_secret("path")) names a value, it does not hold one.
+_SETTER_CALL = re.compile(
+    r"(?:"
+    + _SECRET_KEYWORD
+    + r"|(?i:bearer_auth|basic_auth))[ \t]*\([ \t]*(?P<q>[\"'])(?P<dq>[^\"'\n]{8,200})(?P=q)[ \t]*\)"
+)
+_GETTER = re.compile(
+    r"(?i)(?:get|read|fetch|load|find|lookup|has|is|delete|remove|revoke|validate|verify|check|parse|decode|hash"
+    r"|encrypt|decrypt|mask|redact|gen|generate|create|new|rotate|refresh|require|describe|list)(?![a-z])"
+)
+
+
+def _setter_call(match: re.Match, value: str) -> bool:
+    text, start = match.string, match.start()
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_$"):
+        start -= 1
+    if _GETTER.match(text, start):
+        return False
+    return _random_value(value) or _strongly_secret(value)
+
+
+# A label alone on its line and the value alone on the next (a console's "API key" then the key,
+# copied): "Okta key\n00…\nCopy this now", "zendesk 키\n…".
+_LABEL_LINE = re.compile(
+    r"(?m)^[ \t>*#\-]*[^\n]{0,60}?(?:(?P<kw>(?i:key|token|secret|password|passwd|pw|credentials?))(?![A-Za-z0-9_])"
+    r"|(?P<ko>키|토큰|시크릿|비밀번호|비번|인증키))[ \t*:]*\r?\n[ \t]*`?(?P<bare>[^\s`]{8,256})`?[ \t]*\r?$"
+)
+
+
+def _label_line(match: re.Match, value: str) -> bool:
+    if _is_placeholder(value):
+        return False
+    if match.group("kw") is not None and match.group("kw").lower() == "key" or match.group("ko") == "키":
+        before = _WORD_BEFORE.search(
+            match.string,
+            max(0, match.start("kw" if match.group("kw") else "ko") - 40),
+            match.start("kw" if match.group("kw") else "ko"),
+        )
+        if before and before.group(1).lower() in _ORDINARY_KEY:
+            return False
+    return _random_value(value) or _strongly_secret(value) or _hex_key(value)
+
+
+# SQL: UPDATE settings SET value = '…' WHERE name = 'nytimes_api_key'; and INSERT INTO t (service,
+# api_key) VALUES ('x', '…'): the literal in the column, or of the row, that a credential names.
+_SQL_NAMED = re.compile(
+    r"""(?i:set)[ \t]+[\w.]{0,30}?(?i:value|val)[ \t]*=[ \t]*'(?P<sq>[^'\n]{6,200})'[ \t]+(?i:where)[ \t]+"""
+    r"""[\w.]{0,30}?(?i:name|key|setting|id)[ \t]*=[ \t]*'[\w.\-]{0,60}?(?:"""
+    + _SECRET_KEYWORD
+    + "|"
+    + _GENERIC_KEY
+    + r")'"
+)
+_SQL_INSERT = re.compile(
+    r"(?i:insert[ \t]+into)[ \t]+[\w.\"`]{1,80}[ \t]*\((?P<cols>[^()\n]{1,400})\)[ \t]*(?i:values)[ \t]*\("
+    r"(?P<vals>(?:[ \t]*(?:'[^'\n]{0,256}'|[\w.\-]{1,40})[ \t]*,){0,20}[ \t]*(?:'[^'\n]{0,256}'|[\w.\-]{1,40}))[ \t]*\)"
+)
+_SQL_LITERAL = re.compile(r"'([^'\n]{0,256})'|[\w.\-]{1,40}")
+_COLUMN_NAME = re.compile(r"[ \t\"`]*[\w.\-]{0,60}?(?:" + _SECRET_KEYWORD + "|" + _GENERIC_KEY + r")[ \t\"`]*")
+
+
+_SQL_VALUE = re.compile(r"'(?P<sq>[^'\n]{6,256})'")
+_INSERT_AT = re.compile(r"(?i:insert[ \t]+into)")
+
+
+def _sql_insert_value(match: re.Match, value: str) -> bool:
+    """A literal of an INSERT's VALUES under a column named like a credential."""
+    text = match.string
+    at = max((m.start() for m in _INSERT_AT.finditer(text, max(0, match.start() - 2000), match.start())), default=-1)
+    statement = _SQL_INSERT.match(text, at) if at >= 0 else None
+    if statement is None or not statement.start("vals") <= match.start() < statement.end("vals"):
+        return False
+    cols = statement.group("cols").split(",")
+    for i, lit in enumerate(_SQL_LITERAL.finditer(text, statement.start("vals"), statement.end("vals"))):
+        if lit.start() == match.start():
+            return i < len(cols) and bool(_COLUMN_NAME.fullmatch(cols[i])) and _secret_cell(value)
+    return False
+
+
+def _sql_insert_gate(low: str) -> bool:
+    return "insert" in low and "values" in low
+
+
 def _csv_gate(low: str) -> bool:
     return "\n" in low and _PROSE_GATE(low)
 
@@ -195,6 +296,17 @@ FORM_RULES: tuple[Rule, ...] = (
     ),
     Rule("table_column", _TABLE_CELL, False, ("bare",), _table_cell, needles=("---",)),
     Rule("csv_column", _CSV_CELL, False, ("bare",), _csv_cell, needles=(",",), gate=_csv_gate),
-    Rule("auth_pair", _AUTH_PAIR, False, ("dq",), _auth_pair, gate=_words("auth", "credentials")),
+    Rule("auth_pair", _AUTH_PAIR, False, ("dq",), _auth_pair, gate=_words("auth", "credential")),
     Rule("list_item_value", _LIST_ITEM, False, ("bq",), _list_item, needles=(": `",)),
+    Rule("setter_call", _SETTER_CALL, False, ("dq",), _setter_call, needles=('("', "('", '( "', "( '")),
+    Rule("label_line", _LABEL_LINE, False, ("bare",), _label_line, needles=("\n",), gate=_PROSE_GATE),
+    Rule(
+        "sql_named_value",
+        _SQL_NAMED,
+        False,
+        ("sq",),
+        lambda m, v: _random_value(v) or _strongly_secret(v),
+        gate=_words("where"),
+    ),
+    Rule("sql_insert_value", _SQL_VALUE, False, ("sq",), _sql_insert_value, gate=_sql_insert_gate),
 )

@@ -28,7 +28,7 @@ _VALUE_GROUPS_BQ = ("dq", "sq", "bq", "bare")
 # "<kind> 키" forms (API 키, 액세스 키, 비밀 키, 개인 키, 인증 키); "키" alone (key, height) is not one.
 _KO_KEYWORD = (
     r"비밀[ ]?번호|패스[ ]?워드|비번|토큰|클라이언트[ ]?시크릿|시크릿[ ]?키|시크릿|암호[ ]?키|암호"
-    r"|발급(?:받은|한|된)?[ ]?키"  # "the key issued" (발급받은 키, 콘솔에서 발급한 키)
+    r"|(?:발급|전달)?받은[ ]?키|발급(?:한|된)?[ ]?키"  # "the key issued" (발급받은 키, 콘솔에서 발급한 키)
     r"|(?<=[A-Za-z0-9] )키(?=[ \t]*[:=]|는|은|가[ \t])"  # "<service> 키: ..." (a label, not a key id)
     r"|(?i:rest[ ]api|api|액세스|접근|접속|비밀|개인|인증|앱|마스터|서비스|보안|라이선스|라이센스)[ ]?키"
 )
@@ -37,11 +37,11 @@ _SETTING_KEYWORD = r"requirepass|masterauth"
 # The end of a key name that means its value is a secret (DB_PASSWORD, apiKey, client_secret...).
 _SECRET_KEYWORD = (
     r"(?i:pass(?:word|wd|phrase)|(?:(?<=[_\-])|(?<![A-Za-z]))pass(?![A-Za-z])|(?-i:(?<=[a-z0-9])Pass)(?![a-z])|pwd|secret|token"
-    r"|api[_\-.]?(?:key|hash)|x-api-key|passkey|x-(?:[a-z0-9]+-){1,4}key"
+    r"|(?<![A-Za-z])pw(?![A-Za-z])|api[_\-. ]?(?:key|hash)|x-api-key|passkey|x-(?:[a-z0-9]+-){1,4}key"
     r"|(?:private|secret|access|signing|encryption|decryption|master|account|storage|auth|app|admin"
     r"|licen[cs]e|server|service(?:[_\-]?role)?|write|ingest|deploy|sdk|client|consumer|subscription"
     r"|integration|routing|webhook|management|mgmt|partner|merchant|shared|hmac|jwt|cipher|rest"
-    r"|personal|oauth|bot|dev(?:eloper)?|root)[_\-.]?key"
+    r"|personal|oauth|bot|dev(?:eloper)?|root)[_\-. ]?key"
     r"|(?<=[\"'])auth(?=[\"'])|(?<=_)auth|credentials?|" + _SETTING_KEYWORD + r")|" + _KO_KEYWORD
 )
 # Any other name that ends in "key" (DATADOG_KEY, lobKey, heroku.key): a key of a service not
