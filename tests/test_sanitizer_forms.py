@@ -561,3 +561,73 @@ def test_the_password_of_an_http_clients_login_pair_goes(make):
 ])
 def test_a_login_pair_without_a_password_literal_stays(text):
     assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f'client.setApiKey("{v}");',
+    lambda v: f'let client = Client::new().bearer_auth("{v}");',
+    lambda v: f"twitch.with_token('{v}')",
+    lambda v: f'new NetworkCredential("svc-travis", "{v}")',
+])
+def test_a_call_that_sets_a_credential_from_a_literal_goes(make):
+    v = rand(ALNUM, 30)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    'token = vault.getToken("payments-prod-2024")',
+    "secret = read_secret('kv/data/app/stripe')",
+    'keyring.get_password("svc", "deploy-user-01")',
+    'validateToken("' + rand(ALNUM, 30) + '")',
+    'client.setApiKey("<YOUR_API_KEY>");',
+])
+def test_a_getter_or_a_placeholder_in_a_call_stays(text):
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"Okta key\n{v}\nCopy this now; it will not be shown again.",
+    lambda v: f"zendesk 키\n{v}\n(다시 표시되지 않음)",
+    lambda v: f"## Personal access token\n\n`{v}`".replace("\n\n", "\n"),
+])
+def test_a_label_line_then_the_value_alone_on_the_next_goes(make):
+    v = rand(ALNUM, 36)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    "Cache key\n" + rand(ALNUM, 36),
+    "Fix the token refresh\n" + rand(HEX, 40),
+    "## Token\nSee the vault entry payments/prod.",
+])
+def test_a_label_line_over_an_ordinary_key_or_prose_stays(text):
+    assert redact(text) == (text, 0)
+
+
+def test_sql_rows_under_a_credential_column_and_named_settings_go():
+    a, b = rand(ALNUM, 32), rand(ALNUM, 40)
+    insert = f"INSERT INTO api_keys (service, etsy_token, owner) VALUES ('etsy', '{a}', 'ops-team');"
+    out, count = redact(insert)
+    assert count == 1 and a not in out and "'etsy'" in out and "'ops-team'" in out
+    update = f"UPDATE settings SET value = '{b}' WHERE name = 'nytimes_api_key';"
+    assert gone(update, b)
+
+
+@pytest.mark.parametrize("text", [
+    "INSERT INTO commits (repo, sha) VALUES ('api', '" + rand(HEX, 40) + "');",
+    "INSERT INTO tokens (name, token_ttl) VALUES ('ci', '3600');",
+    "UPDATE settings SET value = '" + rand(ALNUM, 20) + "' WHERE name = 'region';",
+])
+def test_sql_without_a_credential_column_stays(text):
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"{{\"Datadog API Key\": \"{v}\"}}",
+    lambda v: f"algolia pw: {v}",
+    lambda v: f"ethereum에서 받은 키: {v}",
+    lambda v: f"{v} ← cohere 토큰",
+])
+def test_spaced_key_names_pw_and_korean_received_keys(make):
+    v = rand(ALNUM, 32)
+    assert gone(make(v), v)

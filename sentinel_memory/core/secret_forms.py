@@ -204,7 +204,7 @@ _SETTER_CALL = re.compile(
     + r"|(?i:bearer_auth|basic_auth))[ \t]*\([ \t]*(?P<q>[\"'])(?P<dq>[^\"'\n]{8,200})(?P=q)[ \t]*\)"
 )
 _GETTER = re.compile(
-    r"(?i)(?:get|read|fetch|load|find|lookup|has|is|delete|remove|revoke|validate|verify|check|parse|decode|hash"
+    r"(?i:get|read|fetch|load|find|lookup|has|is|delete|remove|revoke|validate|verify|check|parse|decode|hash"
     r"|encrypt|decrypt|mask|redact|gen|generate|create|new|rotate|refresh|require|describe|list)(?![a-z])"
 )
 
