@@ -631,3 +631,22 @@ def test_sql_without_a_credential_column_stays(text):
 def test_spaced_key_names_pw_and_korean_received_keys(make):
     v = rand(ALNUM, 32)
     assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("template", [
+    "The key for the mailjet account is {v}",
+    "DATADOG_KEY={v}",
+    "Rotated the travis key {v} today.",
+])
+def test_a_generated_value_with_a_single_digit_is_still_generated(template):
+    v = "jsNOBAGx5diFoNPc" + "bdaKwtgHwIoA"  # 28 letters of both cases and one digit
+    assert gone(template.format(v=v), v)
+
+
+@pytest.mark.parametrize("text", [
+    "DATADOG_KEY=ParseHTTPResponseBody2",
+    "The key for the flag is NewCheckoutFlowEnabled1",
+    "api_key_name: abcdefghijklmnopqrs1",
+])
+def test_camel_case_words_with_one_digit_stay(text):
+    assert redact(text) == (text, 0)

@@ -6,6 +6,8 @@ backquotes. core/sanitizer.py runs them after the rules of core/secret_rules.py.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 
 from .secret_gates import _PROSE_GATE, _words
@@ -151,20 +153,32 @@ def _table_cell(match: re.Match, value: str) -> bool:
 
 def _csv_cell(match: re.Match, value: str) -> bool:
     """The header is the first of the lines above with as many commas as the cell's line."""
+    if not _secret_cell(value):
+        return False
     text = match.string
     line_start = text.rfind("\n", 0, match.start()) + 1
-    line_end = text.find("\n", match.end())
-    commas = text.count(",", line_start, len(text) if line_end == -1 else line_end)
-    header = None
-    for line in _lines_above(text, line_start):
-        if line.count(",") != commas:
-            break
-        header = line
+    header = _csv_headers(text).get(line_start)
     if header is None:
         return False
     cells = header.split(",")
     column = text.count(",", line_start, match.start())
-    return bool(_CREDENTIAL_HEADER.fullmatch(cells[column])) and _secret_cell(value)
+    return bool(_CREDENTIAL_HEADER.fullmatch(cells[column]))
+
+
+@functools.lru_cache(maxsize=16)
+def _csv_headers(text: str) -> dict[int, str]:
+    """For each line under the first of a run of lines with the same number of commas (one or
+    more): where it starts, and that first line (one pass per text: its cells share it)."""
+    out: dict[int, str] = {}
+    header, previous, start = "", -1, 0
+    for line in text.split("\n"):
+        commas = line.count(",")
+        if commas and commas == previous:
+            out[start] = header
+        else:
+            header = line.rstrip("\r")
+        previous, start = commas, start + len(line) + 1
+    return out
 
 
 # `auth=("api", "…")`, `HTTPBasicAuth("user", "…")`, `req.SetBasicAuth("user", "…")`: the second
@@ -258,22 +272,34 @@ _SQL_LITERAL = re.compile(r"'([^'\n]{0,256})'|[\w.\-]{1,40}")
 _COLUMN_NAME = re.compile(r"[ \t\"`]*[\w.\-]{0,60}?(?:" + _SECRET_KEYWORD + "|" + _GENERIC_KEY + r")[ \t\"`]*")
 
 
-_SQL_VALUE = re.compile(r"'(?P<sq>[^'\n]{6,256})'")
 _INSERT_AT = re.compile(r"(?i:insert[ \t]+into)")
+_SQL_VALUE = re.compile(r"'(?P<sq>[^'\n]{6,256})'")
 
 
 def _sql_insert_value(match: re.Match, value: str) -> bool:
     """A literal of an INSERT's VALUES under a column named like a credential."""
     text = match.string
-    at = max((m.start() for m in _INSERT_AT.finditer(text, max(0, match.start() - 2000), match.start())), default=-1)
-    statement = _SQL_INSERT.match(text, at) if at >= 0 else None
-    if statement is None or not statement.start("vals") <= match.start() < statement.end("vals"):
-        return False
+    starts = _insert_starts(text)
+    i = bisect.bisect_left(starts, match.start())
+    columns = _insert_columns(text, starts[i - 1]) if i else {}
+    return columns.get(match.start(), False) and _secret_cell(value)
+
+
+@functools.lru_cache(maxsize=64)
+def _insert_starts(text: str) -> list[int]:
+    return [m.start() for m in _INSERT_AT.finditer(text)]
+
+
+@functools.lru_cache(maxsize=64)
+def _insert_columns(text: str, at: int) -> dict[int, bool]:
+    """Where each literal of the INSERT at `at` starts, and whether its column names a credential
+    (once per statement: its literals share it)."""
+    statement = _SQL_INSERT.match(text, at)
+    if statement is None:
+        return {}
     cols = statement.group("cols").split(",")
-    for i, lit in enumerate(_SQL_LITERAL.finditer(text, statement.start("vals"), statement.end("vals"))):
-        if lit.start() == match.start():
-            return i < len(cols) and bool(_COLUMN_NAME.fullmatch(cols[i])) and _secret_cell(value)
-    return False
+    literals = _SQL_LITERAL.finditer(text, statement.start("vals"), statement.end("vals"))
+    return {lit.start(): i < len(cols) and bool(_COLUMN_NAME.fullmatch(cols[i])) for i, lit in enumerate(literals)}
 
 
 def _sql_insert_gate(low: str) -> bool:

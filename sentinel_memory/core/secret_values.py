@@ -208,10 +208,17 @@ def _random_value(v: str) -> bool:
         return False
     if _WORDS_AND_NUMBERS.fullmatch(v):  # new-checkout-flow-2024, release_2024_q3: a name
         return False
-    return sum(c.isalpha() for c in v) >= 4 and sum(c.isdigit() for c in v) >= 2 and len(set(v)) >= 10
+    letters, digits = sum(c.isalpha() for c in v), sum(c.isdigit() for c in v)
+    if digits < 2 and len(v) >= 20:  # base62 drawn at random holds few digits one time in thirty
+        upper = sum(c.isupper() for c in v)
+        balanced = 4 * upper >= letters and 4 * (letters - upper) >= letters
+        return balanced and len(set(v)) >= 12 and not _CAMEL_WORDS.fullmatch(v)
+    return letters >= 4 and digits >= 2 and len(set(v)) >= 10
 
 
 _HEX_RUN = re.compile(r"[0-9a-fA-F]{20,}")
+# Words written in camel case (HelloWorldFooBar, ParseHTTPResponse2): a name, not drawn at random.
+_CAMEL_WORDS = re.compile(r"(?:[A-Z]?[a-z]{2,}|[A-Z]+(?![a-z])|[0-9]+)+")
 # Parts of only letters or only digits, joined by - _ or .: a name someone chose, not generated.
 _WORDS_AND_NUMBERS = re.compile(r"(?:[A-Za-z]+|[0-9]+)(?:[\-_.](?:[A-Za-z]+|[0-9]+))+")
 # An id and a secret joined by a colon, as some services hand out (8f14e45f:3c59dc04).
