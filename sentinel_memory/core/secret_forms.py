@@ -39,7 +39,10 @@ _AFTER_NAME = (
 # after a blank, a quote or a bracket and cannot run over one; up to three words of the name stand
 # before its credential word.
 _VALUE_NAMED_AFTER = re.compile(
-    r"""(?<![^\s"'`(])["'`]?(?P<bare>[^\s"'`()]{7,199}[^\s"'`()?.,;:!])["'`]?[?.,;:!]?"""
+    # (atomic: the value ends before a blank, a quote, Hangul or closing punctuation, with nothing
+    # to try again; its length is judged after)
+    r"""(?<![^\s"'`(])["'`]?(?P<bare>(?>[^\s"'`()?.,;:!\uac00-\ud7a3]+(?:[?.,;:!]+[^\s"'`()?.,;:!\uac00-\ud7a3]+)*))"""
+    r"""["'`]?[?.,;:!]?"""
     r"(?:[ \t]+(?i:is|was)[ \t]+(?i:the|our|my|your|an?|its)"
     r"|[ \t]+(?i:as)[ \t]+(?i:the|our|my|your|an?)"
     r"|[ \t]+(?i:it'?s|it[ \t]+is|that'?s|that[ \t]+is)[ \t]+(?i:the|our|my|your|an?)"
@@ -52,7 +55,7 @@ _VALUE_NAMED_AFTER = re.compile(
 def _value_named_after(match: re.Match, value: str) -> bool:
     """The value must look generated or strongly like a secret, and the word before the name
     must not make it an ordinary key (the cache key, the public token)."""
-    if _is_placeholder(value):
+    if not 8 <= len(value) <= 200 or _is_placeholder(value):
         return False
     name = match.group("kw") or match.group("ko")
     name_at = match.start("kw") if match.group("kw") is not None else match.start("ko")
@@ -212,11 +215,8 @@ def _list_item(match: re.Match, value: str) -> bool:
 
 # setApiKey("…"), .bearer_auth("…"), twitch.with_token('…'): a call that sets a credential from
 # a literal. A getter (getToken("scope"), read_secret("path")) names a value, it does not hold one.
-_SETTER_CALL = re.compile(
-    r"(?:"
-    + _SECRET_KEYWORD
-    + r"|(?i:bearer_auth|basic_auth))[ \t]*\([ \t]*(?P<q>[\"'])(?P<dq>[^\"'\n]{8,200})(?P=q)[ \t]*\)"
-)
+_SETTER_CALL = re.compile(r"""(?<=[A-Za-z0-9_$])\([ \t]*(?P<q>["'])(?P<dq>[^"'\n]{8,200})(?P=q)[ \t]*\)""")
+_SETTER_NAME = re.compile(r"(?:" + _SECRET_KEYWORD + r"|(?i:bearer_auth|basic_auth))$")
 _GETTER = re.compile(
     r"(?i:get|read|fetch|load|find|lookup|has|is|delete|remove|revoke|validate|verify|check|parse|decode|hash"
     r"|encrypt|decrypt|mask|redact|gen|generate|create|new|rotate|refresh|require|describe|list)(?![a-z])"
@@ -227,7 +227,8 @@ def _setter_call(match: re.Match, value: str) -> bool:
     text, start = match.string, match.start()
     while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_$"):
         start -= 1
-    if _GETTER.match(text, start):
+    name = text[start : match.start()]
+    if not _SETTER_NAME.search(name) or _GETTER.match(name):
         return False
     return _random_value(value) or _strongly_secret(value)
 
@@ -235,14 +236,14 @@ def _setter_call(match: re.Match, value: str) -> bool:
 # A label alone on its line and the value alone on the next (a console's "API key" then the key,
 # copied): "Okta key\n00…\nCopy this now", "zendesk 키\n…".
 _LABEL_LINE = re.compile(
-    r"(?m)^[ \t>*#\-]*[^\n]{0,60}?(?:(?P<kw>(?i:key|token|secret|password|passwd|pw|credentials?))(?![A-Za-z0-9_])"
+    r"(?m)(?:(?P<kw>(?i:key|token|secret|password|passwd|pw|credentials?))(?![A-Za-z0-9_])"
     r"|(?P<ko>키|토큰|시크릿|비밀번호|비번|인증키))[ \t*:]*\r?\n[ \t]*`?(?P<bare>[^\s`]{8,256})`?[ \t]*\r?$"
 )
 
 
 def _label_line(match: re.Match, value: str) -> bool:
-    if _is_placeholder(value):
-        return False
+    if _is_placeholder(value) or match.start() - match.string.rfind("\n", 0, match.start()) > 64:
+        return False  # (a label, not the end of a long line)
     if match.group("kw") is not None and match.group("kw").lower() == "key" or match.group("ko") == "키":
         before = _WORD_BEFORE.search(
             match.string,
@@ -300,6 +301,9 @@ def _insert_columns(text: str, at: int) -> dict[int, bool]:
     cols = statement.group("cols").split(",")
     literals = _SQL_LITERAL.finditer(text, statement.start("vals"), statement.end("vals"))
     return {lit.start(): i < len(cols) and bool(_COLUMN_NAME.fullmatch(cols[i])) for i, lit in enumerate(literals)}
+
+
+_SETTER_GATE = _words("pass", "pw", "secret", "token", "key", "auth", "credential")
 
 
 def _sql_insert_gate(low: str) -> bool:
