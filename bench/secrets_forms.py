@@ -192,6 +192,22 @@ _FORMS_DEV = [
     ("{s}에서 받은 키: {v}", "ko"),
     ("{v} ← {s} {w}", "ko"),
     ("{s} {w}\n{v}\n(다시 표시되지 않음)", "ko"),
+    ("aws configure set {k} {v}", "en"),
+    ("git config --global {s}.token {v}", "en"),
+    ("yarn config set npmAuthToken {v}", "en"),
+    ("npm config set //registry.{s}.internal/:_authToken {v}", "en"),
+    ("firebase functions:config:set {s}.key=\"{v}\"", "en"),
+    ("docker run --rm -e \"{K}={v}\" api:latest", "en"),
+    ("vault kv put secret/{s} {k}={v}", "en"),
+    ("{s}: {{ token: {v} }}", "en"),
+    ("the {s} key's {v}", "en"),
+    ("GET https://maps.{s}.internal/api/geocode?address=x&key={v}&format=json", "en"),
+    ("{s}.secret : {v}", "en"),
+    ("level=info msg=\"request\" headers=\"map[Authorization:[Bearer {v}]]\"", "en"),
+    ("{s} 토큰 알려드립니다: {v}", "ko"),
+    ("{s} API 키를 {v}로 설정", "ko"),
+    ("{s} 비번은 {v}", "ko"),
+    ("키 값 {v} ({s})", "ko"),
 ]
 
 _WORDS_EN = ["api key", "token", "secret", "key", "password", "access token", "API key", "secret key"]

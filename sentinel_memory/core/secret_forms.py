@@ -101,6 +101,10 @@ _ENV_DEFAULT = re.compile(
 )
 
 
+def _random_key(match: re.Match, value: str) -> bool:
+    return not _is_placeholder(value) and (_random_value(value) or _hex_key(value))
+
+
 def _env_default(match: re.Match, value: str) -> bool:
     return _random_value(value) or _strongly_secret(value)
 
@@ -310,6 +314,10 @@ def _sql_insert_gate(low: str) -> bool:
     return "insert" in low and "values" in low
 
 
+# ?key=… in a URL's query: a bare "key" parameter (a maps or search API's key).
+_QUERY_KEY = re.compile(r"""(?<=[?&])(?i:key)=(?P<bare>[^&#\s"'<>`]{8,256})""")
+
+
 def _csv_gate(low: str) -> bool:
     return "\n" in low and _PROSE_GATE(low)
 
@@ -329,6 +337,7 @@ FORM_RULES: tuple[Rule, ...] = (
     Rule("auth_pair", _AUTH_PAIR, False, ("dq",), _auth_pair, gate=_words("auth", "credential")),
     Rule("list_item_value", _LIST_ITEM, False, ("bq",), _list_item, needles=(": `",)),
     Rule("setter_call", _SETTER_CALL, False, ("dq",), _setter_call, needles=('("', "('", '( "', "( '")),
+    Rule("query_key", _QUERY_KEY, False, ("bare",), _random_key, needles=("key=", "KEY=", "Key=")),
     Rule("label_line", _LABEL_LINE, False, ("bare",), _label_line, needles=("\n",), gate=_PROSE_GATE),
     Rule(
         "sql_named_value",

@@ -575,7 +575,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "shell_setting",
         re.compile(
-            r"(?<![\w\-])(?:ENV|setx|setenv|set(?:[ \t]+-[A-Za-z]{1,3})?)[ \t]+[A-Za-z0-9_]{0,60}?(?:"
+            r"(?<![\w\-])(?:ENV|setx|setenv|set(?:[ \t]+-[A-Za-z]{1,3})?|config(?:[ \t]+--?[a-z\-]{1,20}){0,2})"
+            r"[ \t]+[\w.\-/:@]{0,100}?(?:"
             + _SECRET_KEYWORD
             + "|(?P<gkey>"
             + _GENERIC_KEY
@@ -586,7 +587,7 @@ RULES: tuple[Rule, ...] = (
         False,
         ("bare",),
         _spaced_value,
-        needles=("ENV ", "ENV\t", "set ", "set\t", "setx", "setenv"),
+        needles=("ENV ", "ENV\t", "set ", "set\t", "setx", "setenv", "config "),
     ),
     # "twitch key - '...'": a bare "key" names a value only before a dash and a quoted value.
     Rule(
@@ -607,7 +608,7 @@ RULES: tuple[Rule, ...] = (
             r"(?P<kw>[kK](?<![\w.\-][kK])(?:ey|EY))[*_`]{0,2}"
             r"(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"
             r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
-            r"|[ \t]+(?i:is|was|now|to)|(?:[ \t]+\([A-Za-z]{2,12}\))?[ \t]*(?:[:=]|->|→|=>)))?[ \t]+"
+            r"|[ \t]+(?i:is|was|now|to)|['’]s|(?:[ \t]+\([A-Za-z]{2,12}\))?[ \t]*(?:[:=]|->|→|=>)))?[ \t]+"
             r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
             r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""
         ),
@@ -624,7 +625,8 @@ RULES: tuple[Rule, ...] = (
             r"(?P<kw>" + _PROSE_KEYWORD + r")[*_`]{0,2}(?:[ \t]+(?i:value)|[ ]?값)?"
             r"(?:(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"  # "the password for the db is"
             r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
-            r"|[ \t]+(?i:is|was|are|were|becomes|now|to)|(?:[ \t]+\([A-Za-z]{2,12}\)|[ ]?(?:재발급|발급|갱신|변경|교체|생성))?[ \t]*(?:[:=]|->|→|=>))"
+            r"|[ \t]+(?i:is|was|are|were|becomes|now|to)|['’]s"
+            r"|(?:[ \t]+\([A-Za-z]{2,12}\)|(?:[ ]?[\uac00-\ud7a3]{1,8}){1,2})?[ \t]*(?:[:=]|->|→|=>))"
             r"|[ \t]+-(?=[ \t])|는|은)|이|가|을|를)?[ \t]+"
             r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
             r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""

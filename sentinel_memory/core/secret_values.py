@@ -30,6 +30,8 @@ _KO_KEYWORD = (
     r"비밀[ ]?번호|패스[ ]?워드|비번|토큰|클라이언트[ ]?시크릿|시크릿[ ]?키|시크릿|암호[ ]?키|암호"
     r"|(?:발급|전달)?받은[ ]?키|발급(?:한|된)?[ ]?키"  # "the key issued" (발급받은 키, 콘솔에서 발급한 키)
     r"|(?<=[A-Za-z0-9] )키(?=[ \t]*[:=]|는|은|가[ \t])"  # "<service> 키: ..." (a label, not a key id)
+    r"|(?<=[A-Za-z0-9][\uac00-\ud7a3] )키(?=[ \t]*[:=])"  # "nuget용 키:", "datadog의 키:"
+    r"|(?<![^\n])키(?=[ ]?값)|(?<=[A-Za-z0-9] )키(?=[ ]?값)"  # "키 값 …" opening a line, "<service> 키 값"
     r"|(?i:rest[ ]api|api|액세스|접근|접속|비밀|개인|인증|앱|마스터|서비스|보안|라이선스|라이센스)[ ]?키"
 )
 # Server settings whose value is a password without saying so (redis: requirepass, masterauth).
