@@ -650,3 +650,28 @@ def test_a_generated_value_with_a_single_digit_is_still_generated(template):
 ])
 def test_camel_case_words_with_one_digit_stay(text):
     assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"npm config set //registry.internal/:_authToken {v}",
+    lambda v: f"git config --global looker.token {v}",
+    lambda v: f"the snyk key's {v}",
+    lambda v: f"etsy 토큰 알려드립니다: {v}",
+    lambda v: f"nuget용 키: `{v}`",
+    lambda v: f"키 값 {v} (heroku)",
+    lambda v: f"GET https://maps.internal/api/geocode?address=x&key={v}&format=json",
+])
+def test_config_commands_possessives_korean_predicates_and_query_keys(make):
+    v = rand(ALNUM, 32)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    "토큰 이름: ci-deploy-2025",
+    "캐시 키 값 " + rand(HEX, 40),
+    "git config --global user.name ci-bot-2024",
+    "https://shop.internal/search?key=red-shoes-2024&page=2",
+    "the token's expiry is 3600",
+])
+def test_their_look_alikes_stay(text):
+    assert redact(text) == (text, 0)
