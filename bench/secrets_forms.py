@@ -208,6 +208,22 @@ _FORMS_DEV = [
     ("{s} API 키를 {v}로 설정", "ko"),
     ("{s} 비번은 {v}", "ko"),
     ("키 값 {v} ({s})", "ko"),
+    ("http POST api.{s}.internal/v1/jobs x-api-key:{v}", "en"),
+    ("ansible_password: {v}", "en"),
+    ("TF_VAR_{k}={v} terraform apply", "en"),
+    ("const string {S}ApiKey = \"{v}\";", "en"),
+    ("ENV['{K}'] ||= '{v}'", "en"),
+    ("$_ENV['{K}'] = '{v}';", "en"),
+    ("putenv(\"{K}={v}\");", "en"),
+    ("std::env::set_var(\"{K}\", \"{v}\");", "en"),
+    ("props.put(\"{s}.{c}\", \"{v}\");", "en"),
+    ("**{S} token:** {v}", "en"),
+    ("| {S} {w} | {v} |", "en"),
+    ("| **{w}** | `{v}` |", "en"),
+    ("{s} 시크릿을 {v}으로 교체", "ko"),
+    ("{s} 키는 {v}(으)로 설정", "ko"),
+    ("{s} 인증 토큰: {v}", "ko"),
+    ("{K} 는 {v}", "ko"),
 ]
 
 _WORDS_EN = ["api key", "token", "secret", "key", "password", "access token", "API key", "secret key"]

@@ -675,3 +675,22 @@ def test_config_commands_possessives_korean_predicates_and_query_keys(make):
 ])
 def test_their_look_alikes_stay(text):
     assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"**Cohere token:** {v}",
+    lambda v: f"| **key** | `{v}` |",
+    lambda v: f"| Algolia API key | {v} |",
+])
+def test_bold_labels_and_two_column_tables_of_names_and_values(make):
+    v = rand(LOWNUM, 30)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    "| **cache key** | `user:1234:profile` |",
+    "| token | expires in 3600 s |",
+    "**Token:** see the vault entry",
+])
+def test_tables_of_names_and_values_without_a_secret_stay(text):
+    assert redact(text) == (text, 0)

@@ -146,6 +146,11 @@ def _table_cell(match: re.Match, value: str) -> bool:
     text = match.string
     line_start = text.rfind("\n", 0, match.start()) + 1
     column = text.count("|", line_start, match.start())
+    if column >= 2:  # a two-column table of names and values: | **API key** | `…` |
+        line_end = text.find("\n", match.end())
+        row = text[line_start : len(text) if line_end == -1 else line_end].split("|")
+        if _CREDENTIAL_HEADER.fullmatch(row[column - 1]) and _secret_cell(value):
+            return True
     above = _lines_above(text, line_start)
     for i, line in enumerate(above[:-1]):
         if _TABLE_RULE_LINE.fullmatch(line):
@@ -332,7 +337,7 @@ FORM_RULES: tuple[Rule, ...] = (
         _env_default,
         gate=_words("getenv", "environ", "env.", "env::", "getenvironmentvariable", "getproperty"),
     ),
-    Rule("table_column", _TABLE_CELL, False, ("bare",), _table_cell, needles=("---",)),
+    Rule("table_column", _TABLE_CELL, False, ("bare",), _table_cell, needles=("|",), gate=_PROSE_GATE),
     Rule("csv_column", _CSV_CELL, False, ("bare",), _csv_cell, needles=(",",), gate=_csv_gate),
     Rule("auth_pair", _AUTH_PAIR, False, ("dq",), _auth_pair, gate=_words("auth", "credential")),
     Rule("list_item_value", _LIST_ITEM, False, ("bq",), _list_item, needles=(": `",)),
