@@ -1,10 +1,10 @@
 """Recall, false positives and throughput of core.sanitizer.redact, beside detect-secrets, on six
 parts: the tuning corpus (bench/secrets_corpus.py, which the rules were fitted to), the held-out
-corpus (bench/secrets_heldout.py, written before a round of rules and never tuned on), and the
-two parts of the external corpus (bench/secrets_external.py: built from what other scanners'
-tests look for; "dev" may be tuned on, "heldout" never), the two parts of the forms corpus
-(bench/secrets_forms.py: the ways people write a credential down; likewise); and the time of hostile inputs of the
-maximum field size.
+corpus (bench/secrets_heldout.py, written before a round of rules and never tuned on), the two
+parts of the external corpus (bench/secrets_external.py: built from what other scanners' tests
+look for; "dev" may be tuned on, "heldout" never) and the two parts of the forms corpus
+(bench/secrets_forms.py: the ways people write a credential down; likewise); and the time of
+hostile inputs of the maximum field size.
 
     python bench/secrets_bench.py [--kinds] [--repeat N]
 
