@@ -1,9 +1,10 @@
-"""Recall, false positives and throughput of core.sanitizer.redact, beside detect-secrets, on four
+"""Recall, false positives and throughput of core.sanitizer.redact, beside detect-secrets, on six
 parts: the tuning corpus (bench/secrets_corpus.py, which the rules were fitted to), the held-out
-corpus (bench/secrets_heldout.py, written before a round of rules and never tuned on), and the
-two parts of the external corpus (bench/secrets_external.py: built from what other scanners'
-tests look for; "dev" may be tuned on, "heldout" never); and the time of hostile inputs of the
-maximum field size.
+corpus (bench/secrets_heldout.py, written before a round of rules and never tuned on), the two
+parts of the external corpus (bench/secrets_external.py: built from what other scanners' tests
+look for; "dev" may be tuned on, "heldout" never) and the two parts of the forms corpus
+(bench/secrets_forms.py: the ways people write a credential down; likewise); and the time of
+hostile inputs of the maximum field size.
 
     python bench/secrets_bench.py [--kinds] [--repeat N]
 
@@ -33,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from secrets_corpus import Example, corpus, further_kinds, hostile  # noqa: E402
 from secrets_external import external  # noqa: E402
+from secrets_forms import forms  # noqa: E402
 from secrets_heldout import heldout  # noqa: E402
 
 from sentinel_memory.core.records import normalize, prepare  # noqa: E402
@@ -220,6 +222,9 @@ def main(argv: list[str]) -> int:
         examples_ = external(part)
         cols = _columns(examples_, logged)
         summary.append((f"external {part}", cols["sentinel-memory"], cols))
+    for part in ("dev", "heldout"):
+        cols = _columns(forms(part), logged)
+        summary.append((f"forms {part}", cols["sentinel-memory"], cols))
     ds_name = next((n for n in columns if n.startswith("detect-secrets")), None)
     print("\nSUMMARY (external parts scored through sentinel_memory.core.records.prepare, as log_memory stores a lesson)\n")
     head = ["corpus", "texts", "recall", "false positives"] + (
@@ -234,8 +239,8 @@ def main(argv: list[str]) -> int:
             row += [f"{d['recall']:.3f}", f"{d['fpr']:.3f} ({d['fps']}/{d['neg']})"]
         print("| " + " | ".join(row) + " |")
 
-    external_dev = summary[2][1]
-    for part, result in (("tuning", first), ("held-out", h), ("external dev", external_dev)):
+    external_dev, forms_dev = summary[2][1], summary[4][1]
+    for part, result in (("tuning", first), ("held-out", h), ("external dev", external_dev), ("forms dev", forms_dev)):
         for label, key in (("missed by sentinel-memory", "missed"), ("changed negatives", "flagged")):
             items = result[key]
             if items:

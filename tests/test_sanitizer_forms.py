@@ -371,3 +371,326 @@ def test_a_key_word_with_a_suffix_that_names_something_else_stays(text):
 def test_a_key_name_that_ends_in_a_key_word_is_not_read_as_a_word_and_a_suffix(name):
     v = "9#" + "k$"  # short and all symbols: a secret after SECRET_KEY (a & ends the bare value)
     assert gone(f"{name}={v}&%c(tk84s in plain text", v)
+
+
+# --- how people write a value down: named after it, beside an env var's name, tables, lists -------------
+
+def uid() -> str:
+    return str(uuid.UUID(int=_R.getrandbits(128)))
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"{v} is the snyk token.",
+    lambda v: f"ok so I used {v} as the db password and it worked",
+    lambda v: f"@ops can you rotate {v}? it's the okta key from staging",
+    lambda v: f"{v} <- etsy access token, revoke after the demo",
+    lambda v: f"{v}을 sumo 시크릿 키로 쓰면 됩니다",
+    lambda v: f"`{v}` was the launchdarkly secret until Monday",
+])
+def test_a_value_named_after_it_in_a_sentence_goes(make):
+    for v in (rand(ALNUM, 28), uid(), rand(HEX, 40)):
+        assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    "0f3a9c1d2b7e is the commit that fixed the token refresh.",
+    uid() + " is the request id of the failed token call.",
+    "v2.14.3 is the release with the new token cache.",
+    "order-service-prod is the name of the secret.",
+    rand(HEX, 40) + " is the cache key for the session.",
+    "pk_" + rand(ALNUM, 24) + " is the public key of the widget.",
+    "<YOUR_API_KEY> is the placeholder for your token.",
+    "배포 커밋 " + rand(HEX, 40) + "을 기준으로 토큰 갱신을 확인했다",
+])
+def test_a_hash_an_id_or_a_name_before_a_credential_word_stays(text):
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f'apiKey := os.Getenv("ETHEREUM_API_KEY") // was "{v}"',
+    lambda v: f'var key = Environment.GetEnvironmentVariable("NUGET_API_KEY") ?? "{v}";',
+    lambda v: f"token = os.environ.get('SQUARESPACE_TOKEN', '{v}')",
+])
+def test_a_default_beside_an_environment_variables_name_goes(make):
+    v = rand(ALNUM, 32)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    'token := os.Getenv("API_TOKEN") // was "changeme"',
+    'region := os.Getenv("AWS_REGION") // was "' + rand(ALNUM, 20) + '"',
+    "secret = os.environ.get('APP_SECRET', '')",
+])
+def test_an_environment_default_that_is_no_secret_stays(text):
+    assert redact(text) == (text, 0)
+
+
+def test_a_cell_under_a_credential_column_of_a_markdown_table_goes():
+    values = [uid(), rand(HEX, 32), rand(ALNUM, 24)]
+    rows = "".join(f"| {svc} | {v} | eu |\n" for svc, v in zip(["snyk", "trello", "looker"], values))
+    text = "| Service | API Key | Region |\n|---|:---:|---|\n" + rows
+    out, count = redact(text)
+    assert count == 3 and not any(v in out for v in values)
+    assert "| snyk |" in out and "| eu |" in out and "| Service | API Key |" in out
+
+
+@pytest.mark.parametrize("text", [
+    "| Build | Commit | Status |\n|---|---|---|\n| 1412 | " + rand(HEX, 40) + " | passed |",
+    "| Service | Key |\n|---|---|\n| stripe | <YOUR_STRIPE_KEY> |",
+    "| name | token |\n|---|---|\n| ci | ${{ secrets.CI_TOKEN }} |",
+    "| Service | Key | Owner |\n|---|---|---|\n| snyk | see vault | " + rand(HEX, 40) + " |",
+])
+def test_a_markdown_table_without_a_secret_in_a_credential_column_stays(text):
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"* etsy: `{v}`",
+    lambda v: f"- **cloudflare**: `{v}`",
+    lambda v: f"notes\n  + twitter: `{v}`",
+])
+def test_a_list_item_that_names_a_generated_value_goes(make):
+    v = rand(LOWNUM, 24)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    "- fixed in: `" + rand(HEX, 12) + "`",
+    "* commit: `" + rand(HEX, 40) + "`",
+    "* build id: `" + rand(LOWNUM, 24) + "`",
+    "* image: `ghcr.io/acme/api:1.4.2`",
+    "- sendbird: `" + rand(HEX, 40) + "`",  # the shape of a commit: kept in a list
+    "* flag: `new-checkout-flow-2024`",
+])
+def test_a_list_item_with_a_hash_an_id_or_a_name_stays(text):
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"datadog 토큰이 {v}인데 권한이 부족함",
+    lambda v: f"ipstack 시크릿가 {v}으로 설정돼 있음",
+    lambda v: f"meraki 토큰은 {v}입니다.",
+    lambda v: f"bitbucket 키가 {v}로 바뀜",
+])
+def test_a_korean_copula_glued_to_a_hex_or_uuid_value_states_it(make):
+    for v in (rand(HEX, 40), uid()):
+        assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    "토큰이 " + uid() + " 요청에서 만료됨",
+    "커밋이 " + rand(HEX, 40) + "인데 아직 배포 안 됨",
+    "키가 " + rand(HEX, 32) + "로 계산된다 (캐시)",
+])
+def test_a_korean_sentence_about_an_id_stays(text):
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"SMTP_PASS 값: {v}",
+    lambda v: f"helm upgrade api ./chart --set redis.redisPass={v}",
+    lambda v: f'{{"smtpPass": "{v}"}}',
+])
+def test_a_value_after_a_korean_label_or_a_camel_case_pass_goes(make):
+    v = rand(ALNUM, 14) + "*"
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", ["compassRose = 12", "byPassCache: true", "bootPassCount=3", "SurPass: none"])
+def test_pass_inside_a_word_is_no_key_name(text):
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"{v} (algolia API key)",
+    lambda v: f"password for smtp -> {v}",
+    lambda v: f"ethereum API 키 → {v}",
+    lambda v: f"here's the okta key `{v}` - keep it safe",
+    lambda v: f"Rotated the travis key {v} today; the old one is revoked.",
+    lambda v: f"{v} 이게 freshbooks 시크릿 키임",
+    lambda v: f"codecov 비번 {v} 으로 로그인 성공",
+])
+def test_arrows_brackets_and_a_key_word_right_before_a_value(make):
+    v = rand(ALNUM, 30)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    "Rotated the cache key " + rand(ALNUM, 30) + " today.",
+    "the key " + rand(HEX, 40) + " is a commit, not a key",
+    "node -> " + rand(ALNUM, 20) + " (the next hop)",
+    "release-2024-q3 (the key date)",
+    "토큰 조회는 " + uid() + " 요청에서 실패",
+])
+def test_look_alikes_of_arrows_and_brackets_stay(text):
+    assert redact(text) == (text, 0)
+
+
+def test_a_csv_column_headed_by_a_key_name_goes():
+    a, b = rand(LOWNUM, 32), rand(ALNUM, 40)
+    text = f"service,datadog_api_key,owner\ndatadog,{a},ops\nokta,{b},sec"
+    out, count = redact(text)
+    assert count == 2 and a not in out and b not in out and "service,datadog_api_key,owner" in out
+
+
+@pytest.mark.parametrize("text", [
+    "service,commit,owner\napi," + rand(HEX, 40) + ",ops",
+    "name,api_key,owner\nstripe,<YOUR_KEY>,ops",
+    "id,token_count,ts\n" + uid() + ",18432,2024-01-02T10:11:12Z",
+    "a,b\nkey_id," + rand(ALNUM, 20),
+])
+def test_a_csv_without_a_secret_in_a_credential_column_stays(text):
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f'requests.post(url, auth=("api", "{v}"))',
+    lambda v: f"session.auth = ('deploy', '{v}')",
+    lambda v: f'req.SetBasicAuth("ci", "{v}")',
+    lambda v: f'HTTPBasicAuth("admin", "{v}")',
+])
+def test_the_password_of_an_http_clients_login_pair_goes(make):
+    v = rand(ALNUM, 22)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    'requests.get(url, auth=("user", os.environ["PASSWORD"]))',
+    'auth=("api", "<your-token>")',
+    'oauth_scopes = ("read", "write_all")',
+])
+def test_a_login_pair_without_a_password_literal_stays(text):
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f'client.setApiKey("{v}");',
+    lambda v: f'let client = Client::new().bearer_auth("{v}");',
+    lambda v: f"twitch.with_token('{v}')",
+    lambda v: f'new NetworkCredential("svc-travis", "{v}")',
+])
+def test_a_call_that_sets_a_credential_from_a_literal_goes(make):
+    v = rand(ALNUM, 30)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    'token = vault.getToken("payments-prod-2024")',
+    "secret = read_secret('kv/data/app/stripe')",
+    'keyring.get_password("svc", "deploy-user-01")',
+    'validateToken("' + rand(ALNUM, 30) + '")',
+    'client.setApiKey("<YOUR_API_KEY>");',
+])
+def test_a_getter_or_a_placeholder_in_a_call_stays(text):
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"Okta key\n{v}\nCopy this now; it will not be shown again.",
+    lambda v: f"zendesk 키\n{v}\n(다시 표시되지 않음)",
+    lambda v: f"## Personal access token\n\n`{v}`".replace("\n\n", "\n"),
+])
+def test_a_label_line_then_the_value_alone_on_the_next_goes(make):
+    v = rand(ALNUM, 36)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    "Cache key\n" + rand(ALNUM, 36),
+    "Fix the token refresh\n" + rand(HEX, 40),
+    "## Token\nSee the vault entry payments/prod.",
+])
+def test_a_label_line_over_an_ordinary_key_or_prose_stays(text):
+    assert redact(text) == (text, 0)
+
+
+def test_sql_rows_under_a_credential_column_and_named_settings_go():
+    a, b = rand(ALNUM, 32), rand(ALNUM, 40)
+    insert = f"INSERT INTO api_keys (service, etsy_token, owner) VALUES ('etsy', '{a}', 'ops-team');"
+    out, count = redact(insert)
+    assert count == 1 and a not in out and "'etsy'" in out and "'ops-team'" in out
+    update = f"UPDATE settings SET value = '{b}' WHERE name = 'nytimes_api_key';"
+    assert gone(update, b)
+
+
+@pytest.mark.parametrize("text", [
+    "INSERT INTO commits (repo, sha) VALUES ('api', '" + rand(HEX, 40) + "');",
+    "INSERT INTO tokens (name, token_ttl) VALUES ('ci', '3600');",
+    "UPDATE settings SET value = '" + rand(ALNUM, 20) + "' WHERE name = 'region';",
+])
+def test_sql_without_a_credential_column_stays(text):
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"{{\"Datadog API Key\": \"{v}\"}}",
+    lambda v: f"algolia pw: {v}",
+    lambda v: f"ethereum에서 받은 키: {v}",
+    lambda v: f"{v} ← cohere 토큰",
+])
+def test_spaced_key_names_pw_and_korean_received_keys(make):
+    v = rand(ALNUM, 32)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("template", [
+    "The key for the mailjet account is {v}",
+    "DATADOG_KEY={v}",
+    "Rotated the travis key {v} today.",
+])
+def test_a_generated_value_with_a_single_digit_is_still_generated(template):
+    v = "jsNOBAGx5diFoNPc" + "bdaKwtgHwIoA"  # 28 letters of both cases and one digit
+    assert gone(template.format(v=v), v)
+
+
+@pytest.mark.parametrize("text", [
+    "DATADOG_KEY=ParseHTTPResponseBody2",
+    "The key for the flag is NewCheckoutFlowEnabled1",
+    "api_key_name: abcdefghijklmnopqrs1",
+])
+def test_camel_case_words_with_one_digit_stay(text):
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"npm config set //registry.internal/:_authToken {v}",
+    lambda v: f"git config --global looker.token {v}",
+    lambda v: f"the snyk key's {v}",
+    lambda v: f"etsy 토큰 알려드립니다: {v}",
+    lambda v: f"nuget용 키: `{v}`",
+    lambda v: f"키 값 {v} (heroku)",
+    lambda v: f"GET https://maps.internal/api/geocode?address=x&key={v}&format=json",
+])
+def test_config_commands_possessives_korean_predicates_and_query_keys(make):
+    v = rand(ALNUM, 32)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    "토큰 이름: ci-deploy-2025",
+    "캐시 키 값 " + rand(HEX, 40),
+    "git config --global user.name ci-bot-2024",
+    "https://shop.internal/search?key=red-shoes-2024&page=2",
+    "the token's expiry is 3600",
+])
+def test_their_look_alikes_stay(text):
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: f"**Cohere token:** {v}",
+    lambda v: f"| **key** | `{v}` |",
+    lambda v: f"| Algolia API key | {v} |",
+])
+def test_bold_labels_and_two_column_tables_of_names_and_values(make):
+    v = rand(LOWNUM, 30)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize("text", [
+    "| **cache key** | `user:1234:profile` |",
+    "| token | expires in 3600 s |",
+    "**Token:** see the vault entry",
+])
+def test_tables_of_names_and_values_without_a_secret_stay(text):
+    assert redact(text) == (text, 0)

@@ -29,11 +29,14 @@ from __future__ import annotations
 import re
 import string
 
-from .secret_rules import REDACTED, RULES, Rule  # noqa: F401  (REDACTED, RULES, Rule: this module's surface)
+from .secret_forms import FORM_RULES
+from .secret_rules import REDACTED, RULES as _FORMAT_RULES, Rule  # noqa: F401  (REDACTED, RULES, Rule: this module's surface)
 from .secret_values import _PLACEHOLDER, _is_placeholder
 
 # A URL's password is judged by _url_password: "Pass" in https://u:Pass@host is a password, while
 # the placeholder words (pass, test, admin, ...) would keep it.
+# The rules of core/secret_rules.py, then those of the written forms (core/secret_forms.py).
+RULES: tuple[Rule, ...] = _FORMAT_RULES + FORM_RULES
 _URL_RULES = frozenset({"url_password", "url_password_encoded"})
 
 # Sentence punctuation that ends a bare value ("the password is Xy7#kq9z.") stays in the text.

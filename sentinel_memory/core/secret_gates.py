@@ -26,6 +26,7 @@ _KEY_NAME_ENDINGS = (
     "phrase",
     "pass",
     "pwd",
+    "pw",
     "secret",
     "token",
     "key",

@@ -509,7 +509,7 @@ RULES: tuple[Rule, ...] = (
         re.compile(
             r"(?:" + _SECRET_KEYWORD + r"|(?P<gkey>" + _GENERIC_KEY + r"))(?P<suffix>(?:[_\-][A-Za-z0-9]{1,12}){1,2})?"
             r"(?:\[[0-9]{0,4}\]|[ \t]*:[ \t]*(?:String|string|str)(?=[ \t]*=)|[ \t]+(?:string|String)(?=[ \t]*=))?"
-            r"""\\?["'`]?\]?\**(?P<pre>[ \t]*)(?P<sep>:{1,3}=|\?\?=|\|\|=|[?.+]=|=>|:(?!//)|[!=]==?|=(?!=)|값(?:이|은|는)?(?=[ \t])|(?<=[ \t])(?:에|to|\|)(?=[ \t]))"""
+            r"""\\?["'`]?\]?\**(?P<pre>[ \t]*)(?P<sep>:{1,3}=|\?\?=|\|\|=|[?.+]=|=>|:(?!//)|[!=]==?|=(?!=)|값(?:이|은|는)?(?=[ \t])|값[ \t]*:(?=[ \t])|(?<=[ \t])(?:에|to|\|)(?=[ \t]))"""
             r"(?P<post>[ \t]*(?:[|>][+\-]?[ \t]*\r?\n[ \t]+)?)" + _VALUE
         ),
         False,
@@ -575,7 +575,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "shell_setting",
         re.compile(
-            r"(?<![\w\-])(?:ENV|setx|setenv|set(?:[ \t]+-[A-Za-z]{1,3})?)[ \t]+[A-Za-z0-9_]{0,60}?(?:"
+            r"(?<![\w\-])(?:ENV|setx|setenv|set(?:[ \t]+-[A-Za-z]{1,3})?|config(?:[ \t]+--?[a-z\-]{1,20}){0,2})"
+            r"[ \t]+[\w.\-/:@]{0,100}?(?:"
             + _SECRET_KEYWORD
             + "|(?P<gkey>"
             + _GENERIC_KEY
@@ -586,7 +587,7 @@ RULES: tuple[Rule, ...] = (
         False,
         ("bare",),
         _spaced_value,
-        needles=("ENV ", "ENV\t", "set ", "set\t", "setx", "setenv"),
+        needles=("ENV ", "ENV\t", "set ", "set\t", "setx", "setenv", "config "),
     ),
     # "twitch key - '...'": a bare "key" names a value only before a dash and a quoted value.
     Rule(
@@ -607,7 +608,7 @@ RULES: tuple[Rule, ...] = (
             r"(?P<kw>[kK](?<![\w.\-][kK])(?:ey|EY))[*_`]{0,2}"
             r"(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"
             r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
-            r"|[ \t]+(?i:is|was|now|to)|(?:[ \t]+\([A-Za-z]{2,12}\))?[ \t]*[:=]))[ \t]+"
+            r"|[ \t]+(?i:is|was|now|to)|['’]s|(?:[ \t]+\([A-Za-z]{2,12}\))?[ \t]*(?:[:=]|->|→|=>)[*_]{0,2}))?[ \t]+"
             r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
             r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""
         ),
@@ -624,7 +625,10 @@ RULES: tuple[Rule, ...] = (
             r"(?P<kw>" + _PROSE_KEYWORD + r")[*_`]{0,2}(?:[ \t]+(?i:value)|[ ]?값)?"
             r"(?:(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"  # "the password for the db is"
             r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
-            r"|[ \t]+(?i:is|was|are|were|becomes|now|to)|(?:[ \t]+\([A-Za-z]{2,12}\)|[ ]?(?:재발급|발급|갱신|변경|교체|생성))?[ \t]*[:=])"
+            r"|[ \t]+(?i:is|was|are|were|becomes|now|to)|['’]s"
+            # a verb (토큰 재발급:, 토큰 알려드립니다:, 비번 바꿨어요:), not a noun (토큰 이름:)
+            r"|(?:[ \t]+\([A-Za-z]{2,12}\)|[ ]?(?:재발급|발급|갱신|변경|교체|생성)"
+            r"|[ ]?[\uac00-\ud7a3]{0,8}(?:니다|어요|아요|해요|했음|했다|함|됨|임|다))?[ \t]*(?:[:=]|->|→|=>)[*_]{0,2})"
             r"|[ \t]+-(?=[ \t])|는|은)|이|가|을|를)?[ \t]+"
             r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
             r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""

@@ -28,20 +28,22 @@ _VALUE_GROUPS_BQ = ("dq", "sq", "bq", "bare")
 # "<kind> 키" forms (API 키, 액세스 키, 비밀 키, 개인 키, 인증 키); "키" alone (key, height) is not one.
 _KO_KEYWORD = (
     r"비밀[ ]?번호|패스[ ]?워드|비번|토큰|클라이언트[ ]?시크릿|시크릿[ ]?키|시크릿|암호[ ]?키|암호"
-    r"|발급(?:받은|한|된)?[ ]?키"  # "the key issued" (발급받은 키, 콘솔에서 발급한 키)
-    r"|(?<=[A-Za-z0-9] )키(?=[ \t]*[:=]|는|은)"  # "<service> 키: ..." (a label, not a key id)
+    r"|(?:발급|전달)?받은[ ]?키|발급(?:한|된)?[ ]?키"  # "the key issued" (발급받은 키, 콘솔에서 발급한 키)
+    r"|(?<=[A-Za-z0-9] )키(?=[ \t]*[:=]|는|은|가[ \t])"  # "<service> 키: ..." (a label, not a key id)
+    r"|(?<=[A-Za-z0-9][\uac00-\ud7a3] )키(?=[ \t]*[:=])"  # "nuget용 키:", "datadog의 키:"
+    r"|(?<![^\n])키(?=[ ]?값)|(?<=[A-Za-z0-9] )키(?=[ ]?값)"  # "키 값 …" opening a line, "<service> 키 값"
     r"|(?i:rest[ ]api|api|액세스|접근|접속|비밀|개인|인증|앱|마스터|서비스|보안|라이선스|라이센스)[ ]?키"
 )
 # Server settings whose value is a password without saying so (redis: requirepass, masterauth).
 _SETTING_KEYWORD = r"requirepass|masterauth"
 # The end of a key name that means its value is a secret (DB_PASSWORD, apiKey, client_secret...).
 _SECRET_KEYWORD = (
-    r"(?i:pass(?:word|wd|phrase)|(?:(?<=[_\-])|(?<![A-Za-z]))pass(?![A-Za-z])|pwd|secret|token"
-    r"|api[_\-.]?(?:key|hash)|x-api-key|passkey|x-(?:[a-z0-9]+-){1,4}key"
+    r"(?i:pass(?:word|wd|phrase)|(?:(?<=[_\-])|(?<![A-Za-z]))pass(?![A-Za-z])|(?-i:(?<=[a-z0-9])Pass)(?![a-z])|pwd|secret|token"
+    r"|(?<![A-Za-z])pw(?![A-Za-z])|api[_\-. ]?(?:key|hash)|x-api-key|passkey|x-(?:[a-z0-9]+-){1,4}key"
     r"|(?:private|secret|access|signing|encryption|decryption|master|account|storage|auth|app|admin"
     r"|licen[cs]e|server|service(?:[_\-]?role)?|write|ingest|deploy|sdk|client|consumer|subscription"
     r"|integration|routing|webhook|management|mgmt|partner|merchant|shared|hmac|jwt|cipher|rest"
-    r"|personal|oauth|bot|dev(?:eloper)?|root)[_\-.]?key"
+    r"|personal|oauth|bot|dev(?:eloper)?|root)[_\-. ]?key"
     r"|(?<=[\"'])auth(?=[\"'])|(?<=_)auth|credentials?|" + _SETTING_KEYWORD + r")|" + _KO_KEYWORD
 )
 # Any other name that ends in "key" (DATADOG_KEY, lobKey, heroku.key): a key of a service not
@@ -208,10 +210,17 @@ def _random_value(v: str) -> bool:
         return False
     if _WORDS_AND_NUMBERS.fullmatch(v):  # new-checkout-flow-2024, release_2024_q3: a name
         return False
-    return sum(c.isalpha() for c in v) >= 4 and sum(c.isdigit() for c in v) >= 2 and len(set(v)) >= 10
+    letters, digits = sum(c.isalpha() for c in v), sum(c.isdigit() for c in v)
+    if digits < 2 and len(v) >= 20:  # base62 drawn at random holds few digits one time in thirty
+        upper = sum(c.isupper() for c in v)
+        balanced = 4 * upper >= letters and 4 * (letters - upper) >= letters
+        return balanced and len(set(v)) >= 12 and not _CAMEL_WORDS.fullmatch(v)
+    return letters >= 4 and digits >= 2 and len(set(v)) >= 10
 
 
 _HEX_RUN = re.compile(r"[0-9a-fA-F]{20,}")
+# Words written in camel case (HelloWorldFooBar, ParseHTTPResponse2): a name, not drawn at random.
+_CAMEL_WORDS = re.compile(r"(?:[A-Z]?[a-z]{2,}|[A-Z]+(?![a-z])|[0-9]+)+")
 # Parts of only letters or only digits, joined by - _ or .: a name someone chose, not generated.
 _WORDS_AND_NUMBERS = re.compile(r"(?:[A-Za-z]+|[0-9]+)(?:[\-_.](?:[A-Za-z]+|[0-9]+))+")
 # An id and a secret joined by a colon, as some services hand out (8f14e45f:3c59dc04).
@@ -332,6 +341,8 @@ def _prose_value(match: re.Match, value: str) -> bool:
     kw = match.group("kw")
     # "API 키 8f14...", "app key 8f14...", "SENDBIRD_SECRET 값이 ...", "token - '...'"
     stated = match.group("verb") or kw[-1] in "키yY" or "값" in match.group(0)[len(kw) :]
+    # "토큰이 8f14…인데", "…으로 설정됨": a copula or particle glued to the value states it.
+    stated = stated or _KO_STATED.match(match.string, match.end()) is not None
     return _strongly_secret(value) or bool(stated and (_KEY_LIKE_ID.fullmatch(value) or _hex_key(value)))
 
 
@@ -347,10 +358,14 @@ def _key_in_prose(match: re.Match, value: str) -> bool:
     before = _WORD_BEFORE.search(match.string, max(0, match.start() - 40), match.start())
     if before and before.group(1).lower() in _ORDINARY_KEY:
         return False
+    if match.group("verb") is None and match.group("quote") is None:
+        # "rotated the travis key OFAk6YWS…": right after "key", a generated value, not an id
+        return _random_value(value) and not _KEY_LIKE_ID.fullmatch(value) and not _hex_key(value)
     return _random_value(value) or _KEY_LIKE_ID.fullmatch(value) is not None or _hex_key(value)
 
 
 _WORD_BEFORE = re.compile(r"([A-Za-z0-9]+)[ \t]+$")
+_KO_STATED = re.compile(r"로|[ \t]?(?:으로|입니|이다|인데|이고|이에요|예요|이며|임(?![\w]))")
 
 
 # Hosts reserved for documentation and tests (RFC 2606, RFC 6761) and the local machine.
