@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import memory, render
+from . import compaction_words, memory, render
 
 
 def search(path: Path, query: str = "", topic: str | None = None, files: object = None) -> str:
@@ -34,4 +34,4 @@ def log(
 
 def compact(path: Path, target_topic: str | None = None, compact_threshold: object = memory.DEFAULT_THRESHOLD) -> str:
     """compact_memory: the records grouped by topic, similar topics, and the calls that finish it."""
-    return render.compact_answer(memory.compact(path, target_topic, compact_threshold))
+    return compaction_words.compact_answer(memory.compact(path, target_topic, compact_threshold))
