@@ -13,8 +13,6 @@ new index from the old one at the cost of the changed records instead of indexin
 from __future__ import annotations
 
 import math
-import re
-import unicodedata
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -27,6 +25,7 @@ from .gcpause import paused
 from .records import Entry, is_principle, recency
 from .snapshot import Snapshot
 from .staleness import stamp_seconds
+from .terms import record_terms, stem, terms  # noqa: F401 (stem, terms: this module's surface too)
 
 Card = tuple[str, int, int]  # a record's block, its estimated tokens, its UTF-8 bytes
 
@@ -37,59 +36,6 @@ class Layout(Protocol):
     def card(self, record: dict) -> Card: ...
 
     def numbered(self, number: int, body: str) -> str: ...
-
-
-_WORD = re.compile(r"\w+", re.UNICODE)
-_CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]{2,}")
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-_SIBILANT = ("ches", "shes", "sses", "xes", "zes")
-
-
-def stem(word: str) -> str:
-    """An English plural as its singular (sessions -> session, queries -> query, matches ->
-    match); any other word as it is. Applied alike to the records and the query."""
-    if len(word) <= 3 or not word.isascii() or not word.isalpha() or word[-1] != "s":
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith(_SIBILANT):
-        return word[:-2]
-    if word.endswith(("ss", "us", "is")):
-        return word
-    return word[:-1]
-
-
-def terms(text: str) -> set[str]:
-    """The words of text, lower-cased, NFC-normalised and singular (stem); an identifier also
-    yields its parts (SESSION_COOKIE_SAMESITE: session, cookie, samesite; maxRetries: max, retry;
-    a path: its segments); Hangul and other CJK runs also yield character bigrams."""
-    text = unicodedata.normalize("NFC", text)
-    found = set()
-    for word in _WORD.findall(text):
-        low = word.casefold()
-        found.add(stem(low))
-        if (
-            "_" in word
-            or (not word.islower() and not word.isupper() and word.isascii())
-            or (word.isalnum() and not word.isalpha() and not word.isdigit())
-        ):
-            for piece in word.split("_"):
-                parts = _CAMEL.findall(piece) if piece.isascii() else [piece]
-                found.update(stem(part.casefold()) for part in parts)
-    for run in _CJK.findall(text):
-        found.update(run[i : i + 2] for i in range(len(run) - 1))
-    found.discard("_")
-    found.discard("")
-    return found
-
-
-def record_terms(record: dict) -> tuple[set[str], set[str]]:
-    """(terms of the topic, terms of the text fields and of the paths of the files it cites)."""
-    topic = terms(str(record.get("topic", "")))
-    cited = record.get("files")
-    paths = " ".join(f for f in cited if isinstance(f, str)) if isinstance(cited, list) else ""
-    body = terms(" ".join([*(str(record.get(k, "")) for k in ("missing_context", "lesson", "ask_next_time")), paths]))
-    return topic, body
 
 
 TOPIC_WEIGHT = 2  # a query term in the topic weighs twice one in the text
