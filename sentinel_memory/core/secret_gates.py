@@ -94,6 +94,9 @@ def _value_then_name_gate(low: str) -> bool:
     return False
 
 
+# The Korean words that name a credential (password, pass, token, secret, key), in every gate.
+_KOREAN_STEMS = ("비밀", "패스", "비번", "토큰", "시크릿", "암호", "키")
+
 _NAME_STEMS = (
     "pass",
     "pwd",
@@ -102,13 +105,7 @@ _NAME_STEMS = (
     "key",
     "auth",
     "credential",
-    "비밀",
-    "패스",
-    "비번",
-    "토큰",
-    "시크릿",
-    "암호",
-    "키",
+    *_KOREAN_STEMS,
 )
 
 
@@ -157,11 +154,5 @@ _PROSE_GATE = _words(
     "requirepass",
     "masterauth",
     "identified",
-    "비밀",
-    "패스",
-    "비번",
-    "토큰",
-    "시크릿",
-    "암호",
-    "키",
+    *_KOREAN_STEMS,
 )
