@@ -643,8 +643,19 @@ def test_a_generated_value_with_a_single_digit_is_still_generated(template):
     assert gone(template.format(v=v), v)
 
 
+@pytest.mark.parametrize("template", [
+    '$env:SUMO_KEY = "{v}"',
+    "The smtp key is {v}.",
+])
+def test_a_short_generated_value_with_a_single_digit_is_still_generated(template):
+    v = "suuVLjHiq" + "0sbrQ"  # 14 characters of both cases, one digit: a third of such draws
+    assert gone(template.format(v=v), v)
+
+
 @pytest.mark.parametrize("text", [
     "DATADOG_KEY=ParseHTTPResponseBody2",
+    "CACHE_KEY=UserProfileCache1",
+    "the flag key is EnableDarkMode7",
     "The key for the flag is NewCheckoutFlowEnabled1",
     "api_key_name: abcdefghijklmnopqrs1",
 ])

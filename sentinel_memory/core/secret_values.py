@@ -211,10 +211,10 @@ def _random_value(v: str) -> bool:
     if _WORDS_AND_NUMBERS.fullmatch(v):  # new-checkout-flow-2024, release_2024_q3: a name
         return False
     letters, digits = sum(c.isalpha() for c in v), sum(c.isdigit() for c in v)
-    if digits < 2 and len(v) >= 20:  # base62 drawn at random holds few digits one time in thirty
+    if digits < 2:  # base62 drawn at random: 14 characters hold fewer than two digits one time in three
         upper = sum(c.isupper() for c in v)
         balanced = 4 * upper >= letters and 4 * (letters - upper) >= letters
-        return balanced and len(set(v)) >= 12 and not _CAMEL_WORDS.fullmatch(v)
+        return balanced and 4 * len(set(v)) >= 3 * len(v) and len(set(v)) >= 11 and not _CAMEL_WORDS.fullmatch(v)
     return letters >= 4 and digits >= 2 and len(set(v)) >= 10
 
 
