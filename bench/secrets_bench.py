@@ -3,8 +3,10 @@ parts: the tuning corpus (bench/secrets_corpus.py, which the rules were fitted t
 corpus (bench/secrets_heldout.py, written before a round of rules and never tuned on), the two
 parts of the external corpus (bench/secrets_external.py: built from what other scanners' tests
 look for; "dev" may be tuned on, "heldout" never) and the two parts of the forms corpus
-(bench/secrets_forms.py: the ways people write a credential down; likewise); and the time of
-hostile inputs of the maximum field size.
+(bench/secrets_forms.py: the ways people write a credential down; likewise), the two parts of
+three corpora written without sight of the rules (bench/secrets_writer_a.py: lessons as an agent
+logs them; _b: configuration and operations snippets; _c: chat, incidents and HTTP captures;
+"dev" may be tuned on, "heldout" never); and the time of hostile inputs of the maximum field size.
 
     python bench/secrets_bench.py [--kinds] [--repeat N]
 
@@ -36,6 +38,9 @@ from secrets_corpus import Example, corpus, further_kinds, hostile  # noqa: E402
 from secrets_external import external  # noqa: E402
 from secrets_forms import forms  # noqa: E402
 from secrets_heldout import heldout  # noqa: E402
+from secrets_writer_a import corpus as writer_a  # noqa: E402
+from secrets_writer_b import corpus as writer_b  # noqa: E402
+from secrets_writer_c import corpus as writer_c  # noqa: E402
 
 from sentinel_memory.core.records import normalize, prepare  # noqa: E402
 from sentinel_memory.core.sanitizer import redact  # noqa: E402
@@ -225,6 +230,10 @@ def main(argv: list[str]) -> int:
     for part in ("dev", "heldout"):
         cols = _columns(forms(part), logged)
         summary.append((f"forms {part}", cols["sentinel-memory"], cols))
+    for name, writer in WRITERS.items():
+        for part in ("dev", "heldout"):
+            cols = _columns(writer(part), logged)
+            summary.append((f"{name} {part}", cols["sentinel-memory"], cols))
     ds_name = next((n for n in columns if n.startswith("detect-secrets")), None)
     print("\nSUMMARY (external parts scored through sentinel_memory.core.records.prepare, as log_memory stores a lesson)\n")
     head = ["corpus", "texts", "recall", "false positives"] + (
@@ -239,8 +248,8 @@ def main(argv: list[str]) -> int:
             row += [f"{d['recall']:.3f}", f"{d['fpr']:.3f} ({d['fps']}/{d['neg']})"]
         print("| " + " | ".join(row) + " |")
 
-    external_dev, forms_dev = summary[2][1], summary[4][1]
-    for part, result in (("tuning", first), ("held-out", h), ("external dev", external_dev), ("forms dev", forms_dev)):
+    shown = [("tuning", first), ("held-out", h)] + [(label, r) for label, r, _ in summary[2:] if label.endswith(" dev")]
+    for part, result in shown:
         for label, key in (("missed by sentinel-memory", "missed"), ("changed negatives", "flagged")):
             items = result[key]
             if items:
@@ -248,6 +257,14 @@ def main(argv: list[str]) -> int:
                 for e in items:
                     print(f"  [{e.kind}] {redact(e.text)[0][:200]!r}")
     return 0
+
+
+def _writer(corpus_):
+    """A corpus written without sight of the rules (bench/secrets_writer_*.py), as Examples."""
+    return lambda part: [Example(text, kind, tuple(secrets), lang) for text, kind, secrets, lang in corpus_(part)]
+
+
+WRITERS = {"writer A": _writer(writer_a), "writer B": _writer(writer_b), "writer C": _writer(writer_c)}
 
 
 def _columns(examples: list[Example], run=ours) -> dict[str, dict]:
