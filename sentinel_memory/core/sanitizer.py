@@ -30,13 +30,15 @@ import re
 import string
 
 from .secret_forms import FORM_RULES
+from .secret_nearby import NEARBY_RULES
 from .secret_rules import REDACTED, RULES as _FORMAT_RULES, Rule  # noqa: F401  (REDACTED, RULES, Rule: this module's surface)
 from .secret_values import _PLACEHOLDER, _is_placeholder
 
 # A URL's password is judged by _url_password: "Pass" in https://u:Pass@host is a password, while
 # the placeholder words (pass, test, admin, ...) would keep it.
-# The rules of core/secret_rules.py, then those of the written forms (core/secret_forms.py).
-RULES: tuple[Rule, ...] = _FORMAT_RULES + FORM_RULES
+# The rules of core/secret_rules.py, then those of the written forms (core/secret_forms.py), then
+# the one that reads a value's sentence (core/secret_nearby.py).
+RULES: tuple[Rule, ...] = _FORMAT_RULES + FORM_RULES + NEARBY_RULES
 _URL_RULES = frozenset({"url_password", "url_password_encoded"})
 
 # Sentence punctuation that ends a bare value ("the password is Xy7#kq9z.") stays in the text.
@@ -79,15 +81,36 @@ _GLUE_AFTER = frozenset(string.ascii_letters + string.digits + "_-.~+/=%")
 _GLUE_BEFORE = frozenset(string.ascii_letters + string.digits + "_-.~+/%")
 
 
+# A PEM block whose body is public: a public key, a certificate, a request for one.
+_PUBLIC_BLOCK = re.compile(
+    r"-----BEGIN (?P<label>(?:[A-Z0-9]+ )*?(?:PUBLIC KEY|CERTIFICATE(?: REQUEST)?|PGP PUBLIC KEY BLOCK|PGP SIGNATURE))-----"
+    r"[^-]{0,65536}?-----END (?P=label)-----"
+)
+
+
+# A reference to where a secret is kept: an ARN (arn:aws:secretsmanager:…), a systemd credential's
+# name and file (api_token:/etc/credstore/api_token) or a path under its directory (%d/api_token).
+_REFERENCE = re.compile(r"arn:[\w\-]+:[\w\-]+:[\w\-]*:\d*:\S*|[\w.\-]+:/[\w.\-/]+|%[dhHSCELtT]/\S*")
+# Inside an ARN: `…:secret:prod/api-key-Q1w2E3` names a secret, it does not hold one.
+_ARN_BEFORE = re.compile(r"arn:[\w\-]+:[\w\-]+:[^\s\"'`]*$")
+
+
+def _public_blocks(text: str) -> list[tuple[int, int]]:
+    return [match.span() for match in _PUBLIC_BLOCK.finditer(text)]
+
+
 def _apply(text: str, strict_only: bool) -> tuple[str, list[str]]:
     names: list[str] = []
     if not text:
         return text, names
     glued = [False]  # whether a value replaced in this pass touched a character of _GLUE_*
+    public: list[tuple[int, int]] = []  # the spans of public PEM blocks in the text a rule reads
+    arn = False  # whether the text holds an ARN
 
     def replace(match: re.Match) -> str:  # `rule` is the rule being applied in the loop below
         group = next((g for g in rule.groups if match.group(g) is not None), 0)
         start, end = match.span(group)
+        whole_end = end
         if group == "bare":
             while (
                 end > start + 1
@@ -96,9 +119,18 @@ def _apply(text: str, strict_only: bool) -> tuple[str, list[str]]:
             ):
                 end -= 1
         value = match.string[start:end]
-        placeholder = _PLACEHOLDER.fullmatch(value) if rule.name in _URL_RULES else _is_placeholder(value)
+        if public and not rule.strict and any(a <= start < b for a, b in public):
+            return match.group(0)  # a public key's or a certificate's body holds no secret
+        if rule.name in _URL_RULES:
+            placeholder = _PLACEHOLDER.fullmatch(value) is not None
+        else:  # "sk-..." is a placeholder before its dots are taken for the sentence's
+            placeholder = _is_placeholder(value) or (end < whole_end and _is_placeholder(match.string[start:whole_end]))
         if placeholder or (rule.accept and not rule.accept(match, value)):
             return match.group(0)
+        if not rule.strict and (
+            _REFERENCE.fullmatch(value) or (arn and _ARN_BEFORE.search(match.string, max(0, start - 200), start))
+        ):
+            return match.group(0)  # where a secret is kept, not the secret: an ARN, a credential's file
         names.append(rule.name)
         string_ = match.string
         if (end < len(string_) and string_[end] in _GLUE_AFTER) or (start > 0 and string_[start - 1] in _GLUE_BEFORE):
@@ -125,6 +157,8 @@ def _apply(text: str, strict_only: bool) -> tuple[str, list[str]]:
                     continue
             if gate is not None and not gate(low):
                 continue
+            public[:] = _public_blocks(text) if "-----BEGIN" in text else ()
+            arn = "arn:" in text
             text = sub(replace, text)
         if not glued[0]:
             break

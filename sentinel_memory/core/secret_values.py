@@ -6,6 +6,8 @@ password). docs/security.md lists the decisions."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 
 from .secret_gates import NOT_SECRET_SUFFIX
@@ -334,11 +336,30 @@ def _flag_value(match: re.Match, value: str) -> bool:
     return match.group("bare") is None or _looks_like_secret(value)
 
 
+def _decodes_to_text(value: str) -> bool:
+    """Base64 of ordinary text or JSON (a pagination cursor, `SGVsbG8=`), not of random bytes."""
+    body = value.rstrip("=")
+    if len(body) < 16 or len(body) % 4 == 1:
+        return False
+    try:
+        raw = base64.b64decode(body.replace("-", "+").replace("_", "/") + "=" * (-len(body) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return sum(32 <= b < 127 for b in raw) >= 0.9 * len(raw)
+
+
+# Words that make the credential word after them something else (a page token is a position).
+_NOT_A_CREDENTIAL = frozenset("public publishable page pagination continuation next sync cursor resume".split())
+
+
 def _prose_value(match: re.Match, value: str) -> bool:
     """A value named in a sentence. After "is", "was", "는", ":" or "=" a long hex string or a UUID is
     stated as the credential ("the API key is 8f14e45f..."); without such a verb it stays, as a
     commit, a trace id or a request id would be written ("the token 550e8400-... expired")."""
     kw = match.group("kw")
+    before = _WORD_BEFORE.search(match.string, max(0, match.start() - 40), match.start())
+    if (before and before.group(1).lower() in _NOT_A_CREDENTIAL) or _decodes_to_text(value):
+        return False  # the next page token, a cursor: base64 of ordinary text
     # "API 키 8f14...", "app key 8f14...", "SENDBIRD_SECRET 값이 ...", "token - '...'"
     stated = match.group("verb") or kw[-1] in "키yY" or "값" in match.group(0)[len(kw) :]
     # "토큰이 8f14…인데", "…으로 설정됨": a copula or particle glued to the value states it.

@@ -1,0 +1,195 @@
+"""The last context rule: a generated-looking value in a sentence that names a credential, however
+the sentence is worded: "the Cohere token changed, it's now …", "토큰 여기요: …", "the NuGet token
+(…) was printed", "use this one → … (the old Twilio token got revoked)", "creds are in DD_APP_KEY,
+current value …". The rules before it know the forms; this one knows only that a credential word
+and a value that looks generated share a sentence, with no word nearer the value that makes it
+something else (a commit, a request id, a checksum, a public key). core/sanitizer.py runs it
+after every other rule, so it judges only what they left.
+
+The words are read as a scanner's keyword window reads them (trufflehog pairs a service's name
+with a value's shape the same way), but in both directions and only within the sentence."""
+
+from __future__ import annotations
+
+import re
+
+from .secret_formats import Rule
+from .secret_values import (
+    _HANGUL,
+    _KEY_LIKE_ID,
+    _NOT_A_CREDENTIAL,
+    _ORDINARY_KEY,
+    _decodes_to_text,
+    _is_placeholder,
+    _random_value,
+    _strongly_secret,
+)
+
+# A candidate: a run of the characters keys and passwords are made of, from a letter or a digit;
+# a dot only inside it, "=" only as base64 padding at its end. It is taken whole or not at all
+# (possessive), so each character is read once.
+_CANDIDATE = re.compile(
+    r"(?<![A-Za-z0-9_\-+/=.~!@#$%^*&])(?P<value>[A-Za-z0-9](?:[A-Za-z0-9_\-+/~!@#$%^*&]|\.(?=[A-Za-z0-9_])){7,255}+={0,2})"
+    r"(?![A-Za-z0-9_\-+/=~!@#$%^*&])"
+)
+
+# Words that name a credential (a password's apart: its value may be any strong password) and
+# words that make a value next to them something else.
+_PASSWORD_WORDS = frozenset("password passwords passwd pwd pw passphrase".split())
+_CREDENTIAL_WORDS = frozenset("key keys token tokens secret secrets credential credentials creds apikey".split())
+_OTHER_WORDS = frozenset(
+    (
+        "id ids uuid guid request trace span correlation commit commits sha hash hashes checksum digest etag "
+        "integrity fingerprint revision rev tag tagged release version build cursor kid nonce salt arn price "
+        "product customer invoice order channel thread message object blob idempotency reference ref serial "
+        "public publishable pub pinned image issue merge merged event hashed hashing row rows record entry column field"
+    ).split()
+)
+_KO_PASSWORD = ("비밀번호", "비번", "패스워드", "암호")
+_KO_CREDENTIAL = ("토큰", "시크릿", "인증키", "액세스키")
+_KO_OTHER = (
+    "아이디",
+    "커밋",
+    "해시",
+    "요청",
+    "식별자",
+    "체크섬",
+    "버전",
+    "태그",
+    "공개",
+    "채널",
+    "캐시",
+    "지문",
+    "핑거프린트",
+)
+_KO_ORDINARY = ("캐시", "기본", "정렬", "파티션", "외래", "고유", "인덱스", "멱등", "조회", "공개")
+# "키" alone is also "height": a key only with a particle or a copula of its own ("키는", "키였음").
+_KO_KEY_TAIL = re.compile(r"(?:는|은|가|를|을|로|값|이|의|도|만|였음|였다|였어요|입니다|예요|이에요|여기요|임)?")
+
+_WORD = re.compile(rf"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[{_HANGUL}]+")
+# Where a sentence ends: a line break, or ". ", "! ", "? " (a dot inside a value or a name is not one).
+_SENTENCE_END = re.compile(r"\n|[.!?](?=\s|$)")
+_BEFORE, _AFTER = 120, 80  # characters of the sentence read before and after the value
+
+_HEX_OR_UUID = re.compile(r"[0-9a-fA-F]{16,}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+_EMAIL = re.compile(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+")
+_HOST = re.compile(r"(?:[A-Za-z0-9\-]+\.)+[A-Za-z]{2,}")
+# A name and its separator right before the value (`"region": "…"`, `status=…`): the value is that
+# name's, and the assignment rules have judged it. A plain word before a colon ("here: …") is prose.
+_LABEL = re.compile(r"""(?P<q>["']?)(?P<name>[A-Za-z_][\w.\-]*)(?P=q)[ \t]*(?P<sep>[:=])[ \t]*["'`]?$""")
+_CALL = re.compile(r"""[A-Za-z_][\w.]*\([ \t]*["'`]$""")
+_STRONG_SYMBOL = re.compile(r"[!@#$%^&*+=?~]")
+_SWITCH = re.compile(r"[A-Za-z](?=[0-9])|[0-9](?=[A-Za-z])")
+
+
+def _kind(word: str, previous: str) -> str | None:
+    """ "password", "credential", "other" or None for one word of the sentence."""
+    low = word.lower()
+    if word[0] >= "\uac00":
+        if word.startswith(_KO_PASSWORD):
+            return "password"
+        if word.startswith(_KO_CREDENTIAL):
+            return "credential"
+        if word[0] == "키" and _KO_KEY_TAIL.fullmatch(word, 1):  # 캐시 키, 기본 키: an ordinary key
+            return "other" if previous.startswith(_KO_ORDINARY) or previous in _ORDINARY_KEY else "credential"
+        return "other" if word.startswith(_KO_OTHER) else None
+    if low in _PASSWORD_WORDS:
+        return "password"
+    if low in _CREDENTIAL_WORDS:
+        # the cache key, a public token, a page token: an ordinary key, a public one, a position
+        return "other" if previous in _ORDINARY_KEY or previous in _NOT_A_CREDENTIAL else "credential"
+    return "other" if low in _OTHER_WORDS else None
+
+
+def _kinds(text: str) -> list[str]:
+    out: list[str] = []
+    previous = ""
+    for word in _WORD.findall(text):
+        kind = _kind(word, previous)
+        if kind is not None:
+            out.append(kind)
+        previous = word.lower()
+    return out
+
+
+def _password_like(value: str) -> bool:
+    """A value named only as a password: strong, and not a name with a number (1Password, argon2id,
+    ap-northeast-2, base64-encoded): a symbol, or capitals inside with two digits, or letters and
+    digits alternating three times."""
+    if not _strongly_secret(value):
+        return False
+    digits = sum(c.isdigit() for c in value)
+    inner_upper = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
+    return bool(_STRONG_SYMBOL.search(value)) or (inner_upper and digits >= 2) or len(_SWITCH.findall(value)) >= 3
+
+
+def _labelled_otherwise(before: str) -> bool:
+    """Whether a name that is not a credential's stands right before the value with its separator."""
+    label = _LABEL.search(before)
+    if label is None:
+        return False
+    name = label.group("name")
+    named = label.group("q") or label.group("sep") == "=" or re.search(r"[_.\-]|[a-z][A-Z]", name)
+    return bool(named) and not any(kind != "other" for kind in _kinds(name))
+
+
+def _named_nearby(match: re.Match, value: str) -> bool:
+    text, start, end = match.string, match.start("value"), match.end("value")
+    if (
+        _is_placeholder(value)
+        or _EMAIL.fullmatch(value)
+        or _HOST.fullmatch(value)
+        or value.startswith("AAAA")
+        or _decodes_to_text(value)
+    ):
+        return False  # a placeholder, an address, a host, an SSH public key's body, encoded text
+    # Part of a URL or an ARN: the URL rules judge those.
+    chunk_start = start
+    while chunk_start > 0 and not text[chunk_start - 1].isspace() and text[chunk_start - 1] not in "\"'`":
+        chunk_start -= 1
+    chunk = text[chunk_start:start]
+    if "://" in chunk or chunk.startswith("arn:") or chunk.endswith("@"):
+        return False
+    before = text[max(0, start - _BEFORE) : start]
+    cut = max((m.end() for m in _SENTENCE_END.finditer(before)), default=0)
+    before = before[cut:]
+    after = text[end : end + _AFTER]
+    stop = _SENTENCE_END.search(after)
+    after = after[: stop.start()] if stop else after
+    if _labelled_otherwise(before) or _CALL.search(before):
+        return False  # the value of another name, or an argument: the call rules judge those
+    kinds_before, kinds_after = _kinds(before), _kinds(after)
+    hexy = _HEX_OR_UUID.fullmatch(value) is not None
+    if hexy and (not kinds_before or kinds_before[-1] == "other" or "other" in kinds_after):
+        return False  # a hash, an id or a commit in a sentence about a token: it must be named before
+    if kinds_before:
+        kind = kinds_before[-1]  # the nearest word before the value decides
+    elif kinds_after:
+        kind = kinds_after[0]
+    else:
+        return False
+    if kind == "other":
+        return False
+    if hexy:
+        return _KEY_LIKE_ID.fullmatch(value) is not None or len(value) >= 24
+    return _generated(value) or (kind == "password" and _password_like(value))
+
+
+def _generated(value: str) -> bool:
+    """_random_value, and in lower case alone more than a name with a number (base64-encoded)."""
+    if not _random_value(value):
+        return False
+    return any(c.isupper() for c in value) or len(_SWITCH.findall(value)) >= 3
+
+
+_GATE_WORDS = ("key", "token", "secret", "pass", "pw", "cred", "토큰", "키", "시크릿", "비밀", "비번", "암호")
+
+
+def _gate(low: str) -> bool:
+    for word in _GATE_WORDS:
+        if word in low:
+            return True
+    return False
+
+
+NEARBY_RULES: tuple[Rule, ...] = (Rule("named_nearby", _CANDIDATE, False, ("value",), _named_nearby, gate=_gate),)

@@ -1,0 +1,137 @@
+"""Redaction of a generated value that a sentence names as a credential however it is worded, and
+the references, public blocks and placeholders that stay. Every fake is assembled at run time."""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import string
+
+import pytest
+
+from sentinel_memory.core.sanitizer import REDACTED, redact
+
+_R = random.Random(23)
+ALNUM = string.ascii_letters + string.digits
+LOWNUM = string.ascii_lowercase + string.digits
+HEX = "0123456789abcdef"
+
+
+def rand(alphabet: str, n: int) -> str:
+    while True:
+        v = "".join(_R.choice(alphabet) for _ in range(n))
+        if sum(c.isdigit() for c in v) >= 3 and sum(c.isalpha() for c in v) >= 3:
+            if alphabet != ALNUM or (any(c.isupper() for c in v) and any(c.islower() for c in v)):
+                return v
+
+
+def gone(text: str, secret: str) -> bool:
+    out, count = redact(text)
+    return secret not in out and REDACTED in out and count >= 1
+
+
+def kept(text: str) -> bool:
+    return redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: f"Quick one from dana: the Cohere token changed, it's now {v}!",
+        lambda v: f"서진님 슬랙 메시지: Cohere 키 여기요: {v}",
+        lambda v: f"INC-5573 postmortem: the NuGet token ({v}) was printed by the retry wrapper.",
+        lambda v: f'kate in #deploy: "use this one → {v} (the old Contentful token got revoked)".',
+        lambda v: f"Handover note: Datadog creds are in DD_APP_KEY, current value {v}, expires end of quarter.",
+        lambda v: f"Alibaba Cloud creds from the vendor email: AccessKeySecret {v}.",
+        lambda v: f"Zendesk 연동할 때 {v}을 넣으세요 라고 전달받았는데, 스테이징용 키였음.",
+        lambda v: f"User clarified mid-task that CO_API_KEY should be {v}, not the value in the README.",
+        lambda v: f"Two credentials were missing from the brief; the Snyk one is {v} and the other is in Vault.",
+    ],
+)
+def test_a_generated_value_in_a_sentence_that_names_a_credential_goes(make):
+    v = rand(ALNUM, 40)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: f"Two credentials were missing; the Datadog one is {v} and the other was in Vault.",
+        lambda v: f"Twilio는 ID(AC{rand(HEX, 32)})와 시크릿({v})이 둘 다 필요했다.",
+        lambda v: f"the Twilio auth token changed, it's now {v}.",
+    ],
+)
+def test_a_hex_key_named_before_it_goes(make):
+    v = rand(HEX, 32)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: f"Incident note: the reporting database password (`{v}`) was in the README since March.",
+        lambda v: f"The staging deploy failed because KEYCLOAK_ADMIN_PASSWORD was not set; I set it to {v} in .env.",
+    ],
+)
+def test_a_strong_password_named_in_its_sentence_goes(make):
+    v = "Kimchi$" + "19007XSHm"
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # hashes, commits and ids in sentences about tokens
+        f"Merge {rand(HEX, 40)} into main after the secrets rotation PR lands.",
+        f"Sentry issue {rand(HEX, 32)} groups the token refresh errors.",
+        f"the token {rand(HEX, 40)} row was deleted by the cleanup job",
+        f"Release v2.25.15 is tagged at {rand(HEX, 40)}; the changelog mentions the token cache fix.",
+        f"The failing webhook had request id {rand(HEX, 8)}-4b1e-4c2d-9a3f-{rand(HEX, 12)}; the token was fine.",
+        f"GPG 서명 키 지문 {rand(HEX, 40).upper()}을 allowed signers에 추가했다.",
+        f"Stripe price id for the Pro plan is `price_{rand(ALNUM, 24)}`; the API key was fine.",
+        # names with numbers after a password word
+        "The password for the admin account is in 1Password.",
+        "The user wanted passwords hashed with argon2id, not bcrypt.",
+        'The settings dump showed {"snowflakePassword": "TBD", "region": "ap-northeast-2"}.',
+        "The secret is 32 random bytes from secrets.token_bytes, base64-encoded.",
+        "aws ecr get-login-password --region ap-northeast-2 | docker login --username AWS --password-stdin "
+        "123456789012.dkr.ecr.ap-northeast-2.amazonaws.com",
+        # encoded data, public and positional tokens
+        "The next page token `"
+        + base64.urlsafe_b64encode(json.dumps({"last_id": 79187, "dir": "next"}).encode()).decode().rstrip("=")
+        + "` is just base64 JSON of the last id.",
+        "The Mapbox public token goes in the bundle; the secret token stays on the server.",
+        # a call's argument is judged by the call rules
+        f'validateToken("{rand(ALNUM, 30)}") returns false for an expired one',
+    ],
+)
+def test_ids_hashes_names_and_data_near_a_credential_word_stay(text):
+    assert kept(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DB_PASSWORD_ARN=arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db/password-AbC9dE",
+        "password: arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod-db-Xy12Qw",
+        "valueFrom: arn:aws:secretsmanager:us-east-1:123456789012:secret:stripe/api-key-Q1w2E3",
+        "LoadCredential=api_token:/etc/credstore/api_token",
+        "Environment=DB_PASSWORD=%d/db-password",
+        "Added .env.example for new devs:\nTWILIO_AUTH_TOKEN=sk-...\nLOG_LEVEL=info",
+    ],
+)
+def test_where_a_secret_is_kept_and_placeholders_stay(text):
+    assert kept(text)
+
+
+def test_a_public_key_block_stays_whatever_its_lines_spell():
+    body = "\n".join(rand(ALNUM + "+/", 64) for _ in range(5))
+    body = body[:70] + "EKEY" + "esW:" + body[78:]  # a line that spells KEY and a colon
+    text = f"JWT verification key (public half only):\n-----BEGIN PUBLIC KEY-----\n{body}\n-----END PUBLIC KEY-----"
+    assert kept(text)
+
+
+def test_a_credential_set_from_a_literal_by_systemd_goes():
+    v = "Xk9#mQ2v" + "Lp7!"
+    assert gone(f"SetCredential=db_password:{v}", v)
