@@ -16,7 +16,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from . import console, gitdriver, memory, render, review
+from . import blocks, console, gitdriver, memory, render, review
 from .clients import CLIENTS as CLIENT_KEYS
 from .disk import atomic_write
 from .errors import InvalidInput, MemoryToolError, ProjectRootError
@@ -319,7 +319,7 @@ def cmd_show(root, args) -> int:
         _dump(record)
     else:
         mark = memory.stale_marks(root.memory_file).get(record["id"])
-        print(gitdriver.readable_block(record).rstrip() + (f"\n  {render.stale_line(mark)}" if mark else ""))
+        print(gitdriver.readable_block(record).rstrip() + (f"\n  {blocks.stale_line(mark)}" if mark else ""))
     return 0
 
 
@@ -366,7 +366,7 @@ def cmd_stale(root, args) -> int:
                 {
                     "id": r["id"],
                     "topic": r.get("topic"),
-                    "stale": render.stale_line(marks[r["id"]]),
+                    "stale": blocks.stale_line(marks[r["id"]]),
                     "changes": [asdict(c) for c in marks[r["id"]]],
                     "record": r,
                 }
@@ -404,7 +404,7 @@ def cmd_export(root, args) -> int:
     text = console.markdown(records, root.memory_file, memory.stale_marks(root.memory_file))
     if args.output:
         atomic_write(Path(args.output), text.encode("utf-8"))
-        print(f"wrote {render.plural(len(records), 'record')} to {args.output}")
+        print(f"wrote {blocks.plural(len(records), 'record')} to {args.output}")
     else:
         sys.stdout.write(text)
     return 0

@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import citations, index, render, staleness, store
+from . import blocks, citations, index, render, staleness, store
 from .compaction import group_by_topic, similar_groups
 from .errors import InvalidInput
 from .records import (
@@ -169,7 +169,7 @@ def _marked_cards(check: staleness.Checker):
         got = cards.get(entry, False)
         if got is False:
             mark = check.mark_entry(entry)
-            got = cards[entry] = render.with_line(card, render.stale_line(mark)) if mark else None
+            got = cards[entry] = blocks.with_line(card, blocks.stale_line(mark)) if mark else None
         return got or card
 
     return marked
@@ -207,11 +207,11 @@ def search(path: Path, query: str = "", topic: str | None = None, files: object 
     small = min(room, max(SMALL_ANSWER - fixed, 1)) if room else 0
     complete = False
     if not small or total <= small // MIN_BLOCK:  # else it cannot be small: not worth rendering
-        found.blocks, shown, complete, _, _ = search_index.fit(ranked.best_first(), small, render, marks, 1, byte_room)
+        found.blocks, shown, complete, _, _ = search_index.fit(ranked.best_first(), small, blocks, marks, 1, byte_room)
     if not complete:
         found.focused = True
         found.blocks, shown, complete, used, used_bytes = search_index.fit(
-            ranked.principles(), room, render, marks, 1, byte_room
+            ranked.principles(), room, blocks, marks, 1, byte_room
         )
         found.cut = not complete
         if complete:
@@ -219,7 +219,7 @@ def search(path: Path, query: str = "", topic: str | None = None, files: object 
             focus = min(left, max(FOCUS_ANSWER - fixed - used, MATCH_ROOM))
             logs = ranked.matching_logs() if (query_terms or asked) else ranked.newest_logs()
             more, more_shown, complete, _, more_bytes = search_index.fit(
-                logs, focus, render, marks, len(found.blocks) + 1, max(byte_room - used_bytes, 1)
+                logs, focus, blocks, marks, len(found.blocks) + 1, max(byte_room - used_bytes, 1)
             )
             found.blocks += more
             shown += more_shown

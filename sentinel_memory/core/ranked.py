@@ -17,7 +17,7 @@ Card = tuple[str, int, int]  # a record's block, its estimated tokens, its UTF-8
 
 
 class Layout(Protocol):
-    """The words of a listing, given by the caller (render.py's)."""
+    """The words of a listing, given by the caller (blocks.py's)."""
 
     def card(self, record: dict) -> Card: ...
 
