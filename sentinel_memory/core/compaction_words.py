@@ -12,7 +12,7 @@ from .records import count_types, is_principle, meta_of, versioned
 from .render import BUDGET_ENV, SHALLOW_NOTE, read_notes
 
 if TYPE_CHECKING:  # the operation's result, for annotations only
-    from .memory import Compaction
+    from .results import Compaction
 
 
 def compact_answer(c: Compaction) -> str:

@@ -31,7 +31,7 @@ from .install import SELF
 from .records import versioned
 
 if TYPE_CHECKING:  # the operations' results, for annotations only (memory imports this module)
-    from .memory import Found, Logged
+    from .results import Found, Logged
     from .snapshot import Snapshot
 
 BUDGET_ENV = "SENTINEL_MEMORY_SEARCH_TOKENS"
