@@ -6,21 +6,13 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from .blocks import STALE_ADVICE, estimate_tokens, field_line, plural, stale_line
 from .install import SELF
 from .records import count_types, is_principle, meta_of, versioned
-from .render import (
-    BUDGET_ENV,
-    SHALLOW_NOTE,
-    STALE_ADVICE,
-    estimate_tokens,
-    field_line,
-    plural,
-    read_notes,
-    stale_line,
-)
+from .render import BUDGET_ENV, SHALLOW_NOTE, read_notes
 
 if TYPE_CHECKING:  # the operation's result, for annotations only
-    from .memory import Compaction
+    from .results import Compaction
 
 
 def compact_answer(c: Compaction) -> str:

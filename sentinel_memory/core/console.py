@@ -10,9 +10,9 @@ import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .blocks import day, files_line, header, plural, stale_line
 from .citations import shown
 from .records import is_principle, meta_of
-from .render import day, files_line, header, plural, stale_line
 
 if TYPE_CHECKING:  # the operations' results, for annotations only
     from .review import Folded, Forgotten, Stats, TopicSummary

@@ -1,5 +1,6 @@
-"""Search, in one place: the terms of a text, the index of a snapshot's records, its derivation
-after a write, ranking, and the walk that fits the ranked records into a token budget.
+"""Search: the index of a snapshot's records, its derivation after a write, and ranking. The terms
+of a text are core/terms.py's; the ranked entries and the walk that fits them into a token budget,
+core/ranked.py's.
 
 Words are lower-cased runs of letters and digits; Hangul and other CJK runs also yield
 character bigrams, because Korean attaches particles to words ("결제모듈을" should still match
@@ -13,30 +14,18 @@ new index from the old one at the cost of the changed records instead of indexin
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import chain, dropwhile, repeat, takewhile
+from itertools import repeat
 from operator import add, mul, sub
-from typing import Protocol
 
 from . import citations
 from .gcpause import paused
+from .ranked import Card, Layout, Ranked, fit
 from .records import Entry, is_principle, recency
 from .snapshot import Snapshot
 from .staleness import stamp_seconds
 from .terms import record_terms, stem, terms  # noqa: F401 (stem, terms: this module's surface too)
-
-Card = tuple[str, int, int]  # a record's block, its estimated tokens, its UTF-8 bytes
-
-
-class Layout(Protocol):
-    """The words of a listing, given by the caller (render.py's)."""
-
-    def card(self, record: dict) -> Card: ...
-
-    def numbered(self, number: int, body: str) -> str: ...
-
 
 TOPIC_WEIGHT = 2  # a query term in the topic weighs twice one in the text
 K1, B = 1.2, 0.4  # BM25's saturation and length normalisation (each term counts once per record)
@@ -97,7 +86,7 @@ class SearchIndex:
             self._factors: dict[int, float] = {}  # rank -> its score factor (_add_factors)
             # entry -> its block as search lists it, that text's estimated tokens and UTF-8 bytes;
             # made when first listed, shared with the indexes derived from this one.
-            self._cards: dict[Entry, tuple[str, int, int]] = {}
+            self._cards: dict[Entry, Card] = {}
             for rank, entry in zip(self.ranks, self.entries, strict=True):
                 self._index(entry, rank, _add)
 
@@ -282,26 +271,7 @@ class SearchIndex:
         lineage. `marks(entry, card)` gives the card to list instead (the block with the record's
         stale mark under its header: the mark depends on git's HEAD, so it is not part of the card
         kept here)."""
-        blocks: list[str] = []
-        shown: list[Entry] = []
-        used, used_bytes, cards = 0, 0, self._cards
-        for entry in entries:
-            card = cards.get(entry)
-            if card is None:
-                card = cards[entry] = layout.card(entry.record)
-            if marks is not None:
-                card = marks(entry, card)
-            body, tokens, size = card
-            number = len(blocks) + first
-            tokens += len(str(number))  # "#n " and the blank line: about a token a digit
-            size += len(str(number)) + 3
-            if (room and used + tokens > room) or (byte_room and used_bytes + size > byte_room):
-                return blocks, shown, False, used, used_bytes
-            blocks.append(layout.numbered(number, body))
-            shown.append(entry)
-            used += tokens
-            used_bytes += size
-        return blocks, shown, True, used, used_bytes
+        return fit(self._cards, entries, room, layout, marks, first, byte_room)
 
 
 def _static_key(entry: Entry) -> tuple:
@@ -346,81 +316,6 @@ def _remove(index: dict, key, rank: int) -> None:
         index[key] = left
     else:
         del index[key]
-
-
-class Ranked:
-    """Entries in one index's order: those that match the query (best first), then the rest of
-    the scope in static order. Lazy past the matching ones, so taking the first few costs little
-    however many entries there are."""
-
-    def __init__(self, by_rank: dict[int, Entry], scored: list[int], scope: list[int], first_log: int) -> None:
-        self._by_rank, self._scored, self._scope, self._first_log = by_rank, scored, scope, first_log
-        self._matched_set: set[int] | None = None
-
-    @property
-    def _matched(self) -> set[int]:
-        if self._matched_set is None:
-            self._matched_set = set(self._scored)
-        return self._matched_set
-
-    def principles_in_scope(self) -> int:
-        return bisect_left(self._scope, self._first_log)
-
-    def matching(self) -> Iterator[Entry]:
-        """The entries that hold at least one query term, best first."""
-        return map(self._by_rank.__getitem__, self._scored)
-
-    def matched(self) -> int:
-        """How many entries in scope hold a query term or are near the files asked about."""
-        return len(self._scored)
-
-    def matched_principles(self) -> int:
-        """How many of those are principles."""
-        first_log = self._first_log
-        if not self._scope or self._scope[0] >= first_log:  # no principle in scope
-            return 0
-        return len([r for r in self._scored if r < first_log])
-
-    def principles(self) -> Iterator[Entry]:
-        """The principles in scope: the matching ones best first, then the rest in static order."""
-        first_log = self._first_log
-        if not self._scope or self._scope[0] >= first_log:  # no principle in scope
-            return iter(())
-        matched = self._matched
-        return map(
-            self._by_rank.__getitem__,
-            chain(
-                (r for r in self._scored if r < first_log),
-                (r for r in takewhile(lambda r: r < first_log, self._scope) if r not in matched),
-            ),
-        )
-
-    def matching_logs(self) -> Iterator[Entry]:
-        """The logs that hold a query term or are near the files asked about, best first."""
-        first_log = self._first_log
-        return map(self._by_rank.__getitem__, (r for r in self._scored if r >= first_log))
-
-    def newest_logs(self) -> Iterator[Entry]:
-        """The logs in scope, newest first."""
-        return map(self._by_rank.__getitem__, dropwhile(lambda r: r < self._first_log, self._scope))
-
-    def best_first(self) -> Iterator[Entry]:
-        """Every entry in scope: the matching ones best first, then the rest in static order."""
-        matched = self._matched
-        return map(self._by_rank.__getitem__, chain(self._scored, (r for r in self._scope if r not in matched)))
-
-    def principles_first(self) -> Iterator[Entry]:
-        """The same order, principles before the rest."""
-        first_log, matched, scope, scored = self._first_log, self._matched, self._scope, self._scored
-        return map(
-            self._by_rank.__getitem__,
-            chain(
-                (r for r in scored if r < first_log),
-                (r for r in takewhile(lambda r: r < first_log, scope) if r not in matched),
-                (r for r in scored if r >= first_log),
-                (r for r in dropwhile(lambda r: r < first_log, scope) if r not in matched),
-            ),
-        )
 
 
 # ------------------------------------------------------------------- the index of the last snapshot

@@ -2,35 +2,23 @@
 compact (read-only), with the stale marks they show. core/review.py holds the operations only the
 commands for people use.
 
-Each takes the memory file's path and plain arguments and returns a typed result; the words are
-core/render.py's (the tools) and core/console.py's (the commands). Expected failures raise
-MemoryToolError subclasses whose message is the whole story (docs/contract.md §4).
+Each takes the memory file's path and plain arguments and returns a typed result (core/results.py);
+the words are core/render.py's (the tools) and core/console.py's (the commands). What an upsert
+stores is core/revise.py's. Expected failures raise MemoryToolError subclasses whose message is
+the whole story (docs/contract.md §4).
 """
 
 from __future__ import annotations
 
 import os
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import citations, index, render, staleness, store
+from . import blocks, citations, index, render, revise, staleness, store
 from .compaction import group_by_topic, similar_groups
 from .errors import InvalidInput
-from .records import (
-    NOTHING_SAVED,
-    REVISION_LENGTH,
-    Draft,
-    Entry,
-    is_principle,
-    meta_of,
-    normalize,
-    prepare,
-    recency,
-    revision,
-    stands_for,
-    utc_now,
-)
+from .records import NOTHING_SAVED, Entry, normalize, prepare, recency, revision
+from .results import Compaction, Found, Logged
 from .snapshot import Snapshot
 from .staleness import Stale
 
@@ -71,37 +59,6 @@ def _threshold(value: object) -> int:
 
 def _topic(value: object) -> str | None:
     return normalize(value) if isinstance(value, str) and value.strip() else None
-
-
-# ------------------------------------------------------------------------------------------ search
-
-
-@dataclass
-class Found:
-    """What search_memory found: the scope's counts, and the numbered blocks that fit the budget."""
-
-    path: Path
-    snapshot: Snapshot
-    query: str
-    ordered: bool  # the query has terms to order by
-    topic: str | None
-    total: int  # records in scope
-    logs: int  # in scope
-    principles: int  # in scope
-    budget: int
-    files: list[str] = field(default_factory=list)  # the files asked about
-    blocks: list[str] = field(default_factory=list)
-    left_out: int = 0
-    left_topics: Counter = field(default_factory=Counter)  # topics of what was left out
-    left_matching: int = 0  # of those left out, how many match the query or the files
-    focused: bool = False  # past SMALL_ANSWER: only the principles and the matches are listed
-    cut: bool = False  # the budget, not the focus, stopped the listing
-    stale: int = 0  # of the records listed, how many carry a stale mark
-    shallow: bool = False  # the marks come from a shallow clone's history (render.SHALLOW_NOTE)
-
-    @property
-    def all_logs(self) -> int:
-        return self.snapshot.counts()[0]
 
 
 # ------------------------------------------------------------------------------- stale marks
@@ -169,7 +126,7 @@ def _marked_cards(check: staleness.Checker):
         got = cards.get(entry, False)
         if got is False:
             mark = check.mark_entry(entry)
-            got = cards[entry] = render.with_line(card, render.stale_line(mark)) if mark else None
+            got = cards[entry] = blocks.with_line(card, blocks.stale_line(mark)) if mark else None
         return got or card
 
     return marked
@@ -207,11 +164,11 @@ def search(path: Path, query: str = "", topic: str | None = None, files: object 
     small = min(room, max(SMALL_ANSWER - fixed, 1)) if room else 0
     complete = False
     if not small or total <= small // MIN_BLOCK:  # else it cannot be small: not worth rendering
-        found.blocks, shown, complete, _, _ = search_index.fit(ranked.best_first(), small, render, marks, 1, byte_room)
+        found.blocks, shown, complete, _, _ = search_index.fit(ranked.best_first(), small, blocks, marks, 1, byte_room)
     if not complete:
         found.focused = True
         found.blocks, shown, complete, used, used_bytes = search_index.fit(
-            ranked.principles(), room, render, marks, 1, byte_room
+            ranked.principles(), room, blocks, marks, 1, byte_room
         )
         found.cut = not complete
         if complete:
@@ -219,7 +176,7 @@ def search(path: Path, query: str = "", topic: str | None = None, files: object 
             focus = min(left, max(FOCUS_ANSWER - fixed - used, MATCH_ROOM))
             logs = ranked.matching_logs() if (query_terms or asked) else ranked.newest_logs()
             more, more_shown, complete, _, more_bytes = search_index.fit(
-                logs, focus, render, marks, len(found.blocks) + 1, max(byte_room - used_bytes, 1)
+                logs, focus, blocks, marks, len(found.blocks) + 1, max(byte_room - used_bytes, 1)
             )
             found.blocks += more
             shown += more_shown
@@ -255,28 +212,6 @@ def matching(path: Path, query: str = "", topic: str | None = None) -> tuple[lis
 # ------------------------------------------------------------------------------------------- log
 
 
-@dataclass(frozen=True)
-class Logged:
-    """What one upsert did (docs/contract.md §4): its status, the record as stored, the sources it
-    deleted or did not find, and what the write set aside on the way."""
-
-    path: Path
-    draft: Draft
-    status: str  # "saved", "updated" or "unchanged"
-    record: dict
-    deleted: list[str]
-    missing: list[str]
-    logs: int
-    principles: int
-    threshold: int
-    report: store.WriteReport
-    files: list[str] = field(default_factory=list)  # the files the stored record cites
-    was_stale: Stale = ()  # the stale mark the record had before this save (which clears it)
-    # Sources named with a version the file no longer holds (changed since compact_memory showed
-    # them): kept, not deleted; their records as the file holds them now.
-    changed: list[dict] = field(default_factory=list)
-
-
 def upsert(
     path: Path,
     topic: object,
@@ -300,7 +235,7 @@ def upsert(
     mark."""
     threshold = _threshold(compact_threshold)
     draft = prepare(topic, missing_context, lesson, ask_next_time, type)
-    wanted = {rid: rev for rid, rev in _source_ids(source_ids, draft.type) if rid != draft.id}
+    wanted = {rid: rev for rid, rev in revise.source_ids(source_ids, draft.type) if rid != draft.id}
     sources = list(wanted)
     root = Path(path).parent.parent
     citations.listed(root, files)  # refuse a bad path before anything else is read
@@ -316,7 +251,7 @@ def upsert(
         cited = citations.cited(root, files, kept, draft.missing_context, draft.lesson)
         stale = check.mark(old.record) if check is not None and old is not None else ()
         marks["was"] = stale
-        new = _build(draft, old.record if old else None, deleted, cited, bool(stale))
+        new = revise.revised(draft, old.record if old else None, deleted, cited, bool(stale))
         if new is None and not deleted and not snap.duplicates:
             return None
         return snap.edited(put=[Entry.of(new)] if new is not None else [], drop=[e.id for e in deleted])
@@ -354,99 +289,7 @@ def write(path: Path, change) -> store.WriteReport:
     return report
 
 
-def _source_ids(value: object, type_: str) -> list[tuple[str, str | None]]:
-    """(id, revision or None for a bare id) of each source, in order, without repeats."""
-    if value is None:
-        return []
-    if isinstance(value, str) or not isinstance(value, (list, tuple)):
-        raise InvalidInput(
-            f"source_ids must be a list of record ids as compact_memory shows them, such as "
-            f'["1a2b3c4d5e6f7a8b@9c8d7e6f"]. {NOTHING_SAVED}'
-        )
-    if value and type_ != "principle":
-        raise InvalidInput(
-            'source_ids is only valid with type="principle" (the ids a principle summarises are deleted '
-            f'when it is saved). Drop source_ids or set type="principle". {NOTHING_SAVED}'
-        )
-    ids = []
-    for item in value:
-        if not isinstance(item, str):
-            raise InvalidInput(
-                f"source_ids must hold record ids as strings, not {type(item).__name__}. {NOTHING_SAVED}"
-            )
-        if item.strip():
-            ids.append(_versioned_id(item.strip()))
-    first: dict[str, str | None] = {}
-    for rid, rev in ids:
-        first.setdefault(rid, rev)
-    return list(first.items())
-
-
-def _versioned_id(item: str) -> tuple[str, str | None]:
-    """`<id>@<revision>` as (id, revision); any other string is a bare id (None)."""
-    rid, at, rev = item.rpartition("@")
-    if at and rid and len(rev) == REVISION_LENGTH and all(c in "0123456789abcdef" for c in rev.lower()):
-        return rid, rev.lower()
-    return item, None
-
-
-def _build(
-    draft: Draft, old: dict | None, deleted: list[Entry], files: list[str] | None = None, refresh: bool = False
-) -> dict | None:
-    """The record to store, or None when the stored one already says exactly this (and is not
-    stale: `refresh` saves it again so that its new date clears the mark)."""
-    body = {"id": draft.id, **draft.fields()}
-    folded = sum(stands_for(e.record) for e in deleted)
-    files = files or []
-    same_files = old is not None and ((old.get("files") == files) if files else "files" not in old)
-    if old is not None and not folded and not refresh and same_files and all(old.get(k) == v for k, v in body.items()):
-        return None
-    now = utc_now()
-    meta = dict(meta_of(old)) if old else {}
-    meta.setdefault("created", now)
-    if old is not None:
-        meta["updated"] = now
-    if draft.type == "principle":
-        prior = meta.get("source_count") if old and is_principle(old) else 0
-        meta["compacted_at"] = now
-        meta["source_count"] = (prior if isinstance(prior, int) else 0) + folded
-    else:
-        meta.pop("compacted_at", None)
-        meta.pop("source_count", None)
-    record = {**(old or {}), **body, "meta": meta}
-    if files:
-        record["files"] = files
-    else:
-        record.pop("files", None)
-    return record
-
-
 # --------------------------------------------------------------------------------------- compact
-
-
-@dataclass(frozen=True)
-class Compaction:
-    """What compact_memory shows (it changes nothing): the records of the scope grouped by topic,
-    principles first, and clusters of similar topics that may be merged."""
-
-    path: Path
-    snapshot: Snapshot
-    threshold: int
-    topic: str | None
-    groups: dict[str, list[dict]]
-    clusters: list[list[str]]
-    budget: int
-    stale: dict[str, Stale] = field(default_factory=dict)  # the marks of the stale records in scope, by id
-    files: dict[str, list[str]] = field(default_factory=dict)  # per topic, the files its principle may cite
-    shallow: bool = False  # the stale marks come from a shallow clone's history
-
-    @property
-    def all_logs(self) -> int:
-        return self.snapshot.counts()[0]
-
-    @property
-    def required(self) -> bool:
-        return self.all_logs > self.threshold
 
 
 def compact(path: Path, target_topic: str | None = None, compact_threshold: object = DEFAULT_THRESHOLD) -> Compaction:

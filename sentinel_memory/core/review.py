@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import render, store
+from . import blocks, store
 from .errors import InvalidInput
 from .memory import DEFAULT_THRESHOLD, stale_marks, write
 from .merge import merge_two_way
@@ -208,7 +208,7 @@ def stats(path: Path, threshold: int = DEFAULT_THRESHOLD) -> Stats:
         logs,
         principles,
         size,
-        render.estimate_tokens(snap.text().decode("utf-8")),
+        blocks.estimate_tokens(snap.text().decode("utf-8")),
         threshold,
         len(snap.unreadable),
         topics([e.record for e in snap.records.values()]),
