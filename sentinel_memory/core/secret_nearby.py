@@ -11,9 +11,11 @@ with a value's shape the same way), but in both directions and only within the s
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 
-from .secret_formats import Rule
+from .secret_formats import REDACTED, Rule
 from .secret_values import (
     _HANGUL,
     _KEY_LIKE_ID,
@@ -69,15 +71,18 @@ _KO_KEY_TAIL = re.compile(r"(?:는|은|가|를|을|로|값|이|의|도|만|였�
 _WORD = re.compile(rf"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[{_HANGUL}]+")
 # Where a sentence ends: a line break, or ". ", "! ", "? " (a dot inside a value or a name is not one).
 _SENTENCE_END = re.compile(r"\n|[.!?](?=\s|$)")
-_BEFORE, _AFTER = 120, 80  # characters of the sentence read before and after the value
+_WINDOW = 24  # words of the sentence read on each side of the value
+_REDACTED = re.compile(re.escape(REDACTED))
 
 _HEX_OR_UUID = re.compile(r"[0-9a-fA-F]{16,}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
 _EMAIL = re.compile(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+")
 _HOST = re.compile(r"(?:[A-Za-z0-9\-]+\.)+[A-Za-z]{2,}")
 # A name and its separator right before the value (`"region": "…"`, `status=…`): the value is that
 # name's, and the assignment rules have judged it. A plain word before a colon ("here: …") is prose.
-_LABEL = re.compile(r"""(?P<q>["']?)(?P<name>[A-Za-z_][\w.\-]*)(?P=q)[ \t]*(?P<sep>[:=])[ \t]*["'`]?$""")
-_CALL = re.compile(r"""[A-Za-z_][\w.]*\([ \t]*["'`]$""")
+# (Both are matched against the reversed text before the value, from its end: read once, not once
+# per starting position.)
+_LABEL_REVERSED = re.compile(r"""["'`]?[ \t]*(?P<sep>[:=])[ \t]*(?P<q>["']?)(?P<name>[\w.\-]*[A-Za-z_])(?P=q)""")
+_CALL_REVERSED = re.compile(r"""["'`][ \t]*\([\w.]*[A-Za-z_]""")
 _STRONG_SYMBOL = re.compile(r"[!@#$%^&*+=?~]")
 _SWITCH = re.compile(r"[A-Za-z](?=[0-9])|[0-9](?=[A-Za-z])")
 
@@ -99,6 +104,48 @@ def _kind(word: str, previous: str) -> str | None:
         # the cache key, a public token, a page token: an ordinary key, a public one, a position
         return "other" if previous in _ORDINARY_KEY or previous in _NOT_A_CREDENTIAL else "credential"
     return "other" if low in _OTHER_WORDS else None
+
+
+def _value_like(value: str) -> bool:
+    return _HEX_OR_UUID.fullmatch(value) is not None or _random_value(value) or _password_like(value)
+
+
+@functools.lru_cache(maxsize=16)
+def _reading(text: str) -> tuple[list[int], list[str | None], list[int], list[int]]:
+    """The text's words (where each starts, and its kind), and where its sentences end (the start and
+    the end of each end mark), read once per text with every value-like run and every [REDACTED]
+    blanked: what a window reads is the same before and after redaction, so redacting twice
+    changes nothing."""
+    blank = [m.span("value") for m in _CANDIDATE.finditer(text) if _value_like(m.group("value"))]
+    blank += [m.span() for m in _REDACTED.finditer(text)]
+    chars = list(text)
+    for a, b in blank:
+        chars[a:b] = " " * (b - a)
+    clean = "".join(chars)
+    starts: list[int] = []
+    kinds: list[str | None] = []
+    previous = ""
+    for m in _WORD.finditer(clean):
+        starts.append(m.start())
+        kinds.append(_kind(m.group(), previous))
+        previous = m.group().lower()
+    marks = list(_SENTENCE_END.finditer(clean))
+    return starts, kinds, [m.start() for m in marks], [m.end() for m in marks]
+
+
+def _window(text: str, start: int, end: int) -> tuple[list[str], list[str]]:
+    """The kinds of the classified words of the value's sentence: before it (nearest last) and after
+    it (nearest first), at most _WINDOW words each way."""
+    starts, kinds, mark_starts, mark_ends = _reading(text)
+    i = bisect.bisect_right(mark_ends, start)
+    sentence_start = mark_ends[i - 1] if i else 0
+    j = bisect.bisect_left(mark_starts, end)
+    sentence_end = mark_starts[j] if j < len(mark_starts) else len(text)
+    first, here = bisect.bisect_left(starts, sentence_start), bisect.bisect_left(starts, start)
+    after, last = bisect.bisect_left(starts, end), bisect.bisect_left(starts, sentence_end)
+    before_kinds = [k for k in kinds[max(first, here - _WINDOW) : here] if k is not None]
+    after_kinds = [k for k in kinds[after : min(last, after + _WINDOW)] if k is not None]
+    return before_kinds, after_kinds
 
 
 def _kinds(text: str) -> list[str]:
@@ -125,10 +172,10 @@ def _password_like(value: str) -> bool:
 
 def _labelled_otherwise(before: str) -> bool:
     """Whether a name that is not a credential's stands right before the value with its separator."""
-    label = _LABEL.search(before)
+    label = _LABEL_REVERSED.match(before[::-1])
     if label is None:
         return False
-    name = label.group("name")
+    name = label.group("name")[::-1]
     named = label.group("q") or label.group("sep") == "=" or re.search(r"[_.\-]|[a-z][A-Z]", name)
     return bool(named) and not any(kind != "other" for kind in _kinds(name))
 
@@ -144,21 +191,14 @@ def _named_nearby(match: re.Match, value: str) -> bool:
     ):
         return False  # a placeholder, an address, a host, an SSH public key's body, encoded text
     # Part of a URL or an ARN: the URL rules judge those.
-    chunk_start = start
-    while chunk_start > 0 and not text[chunk_start - 1].isspace() and text[chunk_start - 1] not in "\"'`":
-        chunk_start -= 1
-    chunk = text[chunk_start:start]
+    run = text[max(0, start - 300) : start]
+    chunk = run[max(run.rfind(c) for c in " \t\r\n\"'`") + 1 :]
     if "://" in chunk or chunk.startswith("arn:") or chunk.endswith("@"):
         return False
-    before = text[max(0, start - _BEFORE) : start]
-    cut = max((m.end() for m in _SENTENCE_END.finditer(before)), default=0)
-    before = before[cut:]
-    after = text[end : end + _AFTER]
-    stop = _SENTENCE_END.search(after)
-    after = after[: stop.start()] if stop else after
-    if _labelled_otherwise(before) or _CALL.search(before):
+    near = text[max(0, start - 80) : start]
+    if _labelled_otherwise(near) or _CALL_REVERSED.match(near[::-1]):
         return False  # the value of another name, or an argument: the call rules judge those
-    kinds_before, kinds_after = _kinds(before), _kinds(after)
+    kinds_before, kinds_after = _window(text, start, end)
     hexy = _HEX_OR_UUID.fullmatch(value) is not None
     if hexy and (not kinds_before or kinds_before[-1] == "other" or "other" in kinds_after):
         return False  # a hash, an id or a commit in a sentence about a token: it must be named before
