@@ -450,7 +450,7 @@ def test_a_markdown_table_without_a_secret_in_a_credential_column_stays(text):
     lambda v: f"notes\n  + twitter: `{v}`",
 ])
 def test_a_list_item_that_names_a_generated_value_goes(make):
-    v = rand(LOWNUM, 24)
+    v = rand(LOWNUM, 22) + "7q"  # (two digits at least, as a generated value of this length has 49 times in 50)
     assert gone(make(v), v)
 
 

@@ -135,3 +135,62 @@ def test_a_public_key_block_stays_whatever_its_lines_spell():
 def test_a_credential_set_from_a_literal_by_systemd_goes():
     v = "Xk9#mQ2v" + "Lp7!"
     assert gone(f"SetCredential=db_password:{v}", v)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: f"Cookie: theme=dark; sessionid={v}",
+        lambda v: f"Set-Cookie: __Host-session={v}; Path=/; Secure; HttpOnly",
+        lambda v: f"재현할 때 쓴 쿠키예요 → Cookie: theme=dark; connect.sid=s%3A{v}",
+        lambda v: f"`Cookie: theme=dark; _gitlab_session={v}`",
+    ],
+)
+def test_a_session_cookie_on_a_cookie_line_goes(make):
+    v = rand(LOWNUM, 32)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Cookie: theme=dark; session_expiry=2025-01-01T00:00:00Z",
+        "the session_timeout=3600000000000000 setting is in milliseconds",
+        "sessionid=" + "a" * 24 + " is what the docs show, not a cookie header",
+    ],
+)
+def test_session_settings_and_ids_off_a_cookie_line_stay(text):
+    assert kept(text)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: f"curl -u backend:'{v}' https://nexus.corp.example/api/v1/artifacts",
+        lambda v: f"ldapsearch -x -H ldap://ad01.corp.lan -D 'cn=admin,dc=corp' -w '{v}' -b 'ou=people'",
+        lambda v: f"mysql -h 10.0.12.34 -u deploy -p'{v}' users < dump.sql",
+        lambda v: f"poetry config http-basic.private ci-bot {v}",
+        lambda v: f"Handover: login for the SMTP relay — ops / {v}",
+        lambda v: f"Jenkins login is admin:{v} (shared account, rotate monthly).",
+        lambda v: f"스테이징 어드민 계정 admin / {v}",
+    ],
+)
+def test_passwords_of_command_lines_and_written_logins_go(make):
+    v = "Lantern!" + "Harbor6506#"
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ldapsearch -x -W -D cn=admin -b ou=people",
+        "poetry config http-basic.private ci-bot",
+        "login page at https://x.example/login/v2",
+        "account 123456789012:role/Admin",
+        "account: payments-prod / eu-west-1",
+        '```elixir\nconfig :my_app, MyApp.Stripe,\n  api_key: System.fetch_env!("DB_PASSWORD")\n```',
+        "The .env.example now reads:\n```\nDD_API_KEY=example-token\nLOG_LEVEL=info\n```",
+    ],
+)
+def test_prompts_pages_accounts_getters_and_settings_below_a_label_stay(text):
+    assert kept(text)

@@ -250,9 +250,15 @@ _LABEL_LINE = re.compile(
 )
 
 
+_SETTING_LINE = re.compile(r"[A-Za-z_][\w.\-]*[ \t]*[=:]")
+
+
 def _label_line(match: re.Match, value: str) -> bool:
-    if _is_placeholder(value) or match.start() - match.string.rfind("\n", 0, match.start()) > 64:
+    line_start = match.string.rfind("\n", 0, match.start()) + 1
+    if _is_placeholder(value) or match.start() - line_start > 64:
         return False  # (a label, not the end of a long line)
+    if "=" in match.string[line_start : match.start()] or _SETTING_LINE.match(value):
+        return False  # an assignment above (X_KEY=example-token) or below (LOG_LEVEL=info): no label
     if match.group("kw") is not None and match.group("kw").lower() == "key" or match.group("ko") == "키":
         before = _WORD_BEFORE.search(
             match.string,

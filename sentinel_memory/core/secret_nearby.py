@@ -16,6 +16,7 @@ import functools
 import re
 
 from .secret_formats import REDACTED, Rule
+from .secret_gates import _words
 from .secret_values import (
     _HANGUL,
     _KEY_LIKE_ID,
@@ -31,7 +32,7 @@ from .secret_values import (
 # a dot only inside it, "=" only as base64 padding at its end. It is taken whole or not at all
 # (possessive), so each character is read once.
 _CANDIDATE = re.compile(
-    r"(?<![A-Za-z0-9_\-+/=.~!@#$%^*&])(?P<value>[A-Za-z0-9](?:[A-Za-z0-9_\-+/~!@#$%^*&]|\.(?=[A-Za-z0-9_])){7,255}+={0,2})"
+    r"(?<![A-Za-z0-9_\-+/.~!@#$%^*&])(?P<value>[A-Za-z0-9](?:[A-Za-z0-9_\-+/~!@#$%^*&]|\.(?=[A-Za-z0-9_])){7,255}+={0,2})"
     r"(?![A-Za-z0-9_\-+/=~!@#$%^*&])"
 )
 
@@ -232,4 +233,27 @@ def _gate(low: str) -> bool:
     return False
 
 
-NEARBY_RULES: tuple[Rule, ...] = (Rule("named_nearby", _CANDIDATE, False, ("value",), _named_nearby, gate=_gate),)
+# "login for the SMTP relay — ops / RxPx…", "Jenkins login is admin:BLUE!bird…", "어드민 계정 admin /
+# SUNN*y…": a user and a password after a word for a login, in the same line.
+_LOGIN_PAIR = re.compile(
+    r"(?<![A-Za-z])(?i:login|logins|log-in|sign-in|account|creds|credentials|계정|로그인)(?![A-Za-z])"
+    r"[^\n]{0,80}?(?<![\w@.\-/:])[A-Za-z0-9_.@\-]{1,64}(?:[ \t]*/[ \t]*|:)"
+    r"""(?P<value>[^\s/:'"`,;()<>\[\]]{6,128})"""
+)
+
+
+def _login_password(match: re.Match, value: str) -> bool:
+    return _password_like(value) or _generated(value)
+
+
+NEARBY_RULES: tuple[Rule, ...] = (
+    Rule(
+        "login_pair_in_prose",
+        _LOGIN_PAIR,
+        False,
+        ("value",),
+        _login_password,
+        gate=_words("log", "account", "cred", "계정", "로그인"),
+    ),
+    Rule("named_nearby", _CANDIDATE, False, ("value",), _named_nearby, gate=_gate),
+)

@@ -27,6 +27,7 @@ from .secret_values import (
     _VALUE_GROUPS_BQ,
     _assignment,
     _authorization,
+    _cookie_value,
     _flag_value,
     _is_placeholder,
     _key_in_prose,
@@ -106,6 +107,19 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         _authorization,
         gate=_words("authorization"),
     ),
+    # Cookie: theme=dark; sessionid=…, Set-Cookie: __Host-session=…; Path=/: the value of a cookie
+    # whose name says it holds a session or a credential, on a Cookie or Set-Cookie line.
+    Rule(
+        "session_cookie",
+        re.compile(
+            r"(?<![\w.\-])[\w.\-]{0,40}?(?i:sess|sid|auth|token|jwt|remember)[\w.\-]{0,40}="
+            r"""(?P<value>[^;\s,"'`]{16,4096})"""
+        ),
+        False,
+        ("value",),
+        _cookie_value,
+        gate=_words("cookie"),
+    ),
     # "Bearer <token>" without the header name: the token must be long and contain a digit,
     # so that "bearer authentication" stays.
     Rule(
@@ -118,9 +132,11 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # curl -u user:password, --user user:password
     Rule(
         "basic_auth_flag",
-        re.compile(r"(?<![\w\-])(?:-u|--user)[ \t]+[\"']?[^\s:\"'@]+:(?P<value>[^\s\"']+)"),
+        re.compile(
+            r"""(?<![\w\-])(?:-u|--user)[ \t]+["']?[^\s:"'@]+:(?:'(?P<sq>[^'\n]+)'|"(?P<dq>[^"\n]+)"|(?P<value>[^\s"']+))"""
+        ),
         False,
-        ("value",),
+        ("value", "sq", "dq"),
         needles=("-u",),
     ),
     # Clients whose password flag is not named "password": mysql -u root -pS3cret (glued to -p;
@@ -128,14 +144,17 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         "client_password_flag",
         re.compile(
-            r"(?<![\w\-])(?:(?:mysql|mysqldump|mysqladmin|mariadb)(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p(?P<glued>[^\s\"']+)"
+            r"(?<![\w\-])(?:(?:mysql|mysqldump|mysqladmin|mariadb)(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p"
+            r"(?:'(?P<gsq>[^'\n]+)'|\"(?P<gdq>[^\"\n]+)\"|(?P<glued>[^\s\"']+))"
             r"|(?:redis-cli(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-a|sshpass[ \t]+-p"
+            r"|ldap(?:search|modify|add|delete|passwd|compare|whoami)(?:[ \t]+[^\s]{1,100}){0,10}?[ \t]+-w"
+            r"|poetry[ \t]+config[ \t]+http-basic\.[\w.\-]{1,60}[ \t]+[^\s]{1,100}"
             r"|docker[ \t]+login(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p)[ \t]+"
             r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*)))"""
         ),
         False,
-        ("glued",) + _VALUE_GROUPS,
-        needles=("mysql", "mariadb", "redis-cli", "sshpass", "docker"),
+        ("gsq", "gdq", "glued") + _VALUE_GROUPS,
+        needles=("mysql", "mariadb", "redis-cli", "sshpass", "docker", "ldap", "poetry"),
     ),
     # --password hunter2, --api-key abc (the "--password=..." form is a keyword assignment).
     Rule(

@@ -135,7 +135,7 @@ def _is_placeholder(value: str) -> bool:
 
 # Code, not a value: a dotted name (settings.SECRET_KEY, getpass.getpass) or a bare identifier
 # without digits (await, load_token) after "token = ".
-_CODE_REF = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+|[A-Za-z_$][A-Za-z_$]*")
+_CODE_REF = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+[!?]?|[A-Za-z_$][A-Za-z_$]*[!?]?")
 # Lowercase words, maybe hyphenated ("expires", "short-lived"): prose after "token:".
 _WORDS = re.compile(r"[A-Za-z]+(?:[\-_][A-Za-z]+)*")
 # Ids that some providers use as keys (Heroku's UUIDs, 32-hex API keys): kept unless stated as
@@ -216,7 +216,10 @@ def _random_value(v: str) -> bool:
     if digits < 2:  # base62 drawn at random: 14 characters hold fewer than two digits one time in three
         upper = sum(c.isupper() for c in v)
         balanced = 4 * upper >= letters and 4 * (letters - upper) >= letters
-        return balanced and 4 * len(set(v)) >= 3 * len(v) and len(set(v)) >= 11 and not _CAMEL_WORDS.fullmatch(v)
+        varied = 4 * len(set(v)) >= 3 * len(v) and len(set(v)) >= 11
+        if not balanced:  # one case: 20+ characters this varied are not words (words repeat letters)
+            return len(v) >= 20 and 10 * len(set(v.lower())) >= 7 * len(v) and v.isalnum()
+        return varied and not _CAMEL_WORDS.fullmatch(v)
     return letters >= 4 and digits >= 2 and len(set(v)) >= 10
 
 
@@ -295,6 +298,16 @@ def _authorization(match: re.Match, value: str) -> bool:
     return bool(_AUTH_SCHEME.fullmatch(match.group("scheme"))) or (
         len(value) >= 8 and _looks_like_secret(value) and not _CODE_REF.fullmatch(value)
     )
+
+
+_COOKIE_LINE = re.compile(r"(?i:cookie)[\"']?[ \t]*:")
+
+
+def _cookie_value(match: re.Match, value: str) -> bool:
+    """A session cookie's value, on a line that a Cookie or Set-Cookie header starts."""
+    text = match.string
+    line = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
+    return bool(_COOKIE_LINE.search(line)) and _random_value(value)
 
 
 _STRICT_NAME = re.compile(r"(?:" + _SECRET_KEYWORD + r")$")
