@@ -194,3 +194,64 @@ def test_passwords_of_command_lines_and_written_logins_go(make):
 )
 def test_prompts_pages_accounts_getters_and_settings_below_a_label_stay(text):
     assert kept(text)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: f"What the instructions lacked: the NuGet API key. The user gave me `{v}` and the job ran.",
+        lambda v: f"오늘 알게 된 점: 운영용 API 토큰이 따로 있음. 운영 쪽 값은 `{v}` 이고, 프론트에 넣으면 안 됨.",
+        lambda v: f"prod AWS → {v}",
+        lambda v: f"- Zendesk: {v}\n- region: ap-northeast-2",
+        lambda v: f"Values I ended up using:\n| service | value |\n|---|---|\n| Okta | `{v}` |",
+    ],
+)
+def test_a_value_given_after_its_credential_or_beside_a_service_name_goes(make):
+    v = rand(ALNUM, 40)
+    assert gone(make(v), v)
+
+
+def test_a_hex_value_on_a_service_line_goes():
+    v = rand(HEX, 32)
+    assert gone(f"Twilio: {v}", v)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"Commit: {rand(HEX, 40)}",
+        f"ETag → {rand(HEX, 32)}",
+        f"- Container: {rand(HEX, 64)}",
+        f"| build | `{rand(HEX, 40)}` |",
+        f"We rotated the API key yesterday. The deploy commit was `{rand(HEX, 40)}`.",
+        f"Branch: feature/{rand(LOWNUM, 8)}-login-fix",
+        "Status: OK, see https://status.example.com/incidents/" + rand(LOWNUM, 20),
+        f"node: {rand(HEX, 12)}-alpine",
+    ],
+)
+def test_ids_hashes_and_names_on_a_line_of_their_own_stay(text):
+    assert kept(text)
+
+
+@pytest.mark.parametrize("writer", ["a", "b", "c", "d"])
+def test_every_text_of_the_corpora_written_elsewhere_is_a_fixed_point_once_redacted(writer):
+    """A first redaction can bring words nearer to a value; a second must find nothing more."""
+    import importlib
+
+    corpus = importlib.import_module(f"bench.secrets_writer_{writer}").corpus
+    for text, _, _, _ in corpus("dev") + corpus("heldout"):
+        once = redact(text)[0]
+        assert redact(once) == (once, 0), text
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: f"Log line: `WARN auth failed for Zendesk key={v} status=401`",
+        lambda v: f"The staging bitbucket token (OPyCU8u1PUV4ITbKN={v}) was shared in the channel.",
+    ],
+)
+def test_a_value_after_a_bare_key_or_inside_an_equals_sign_goes_whole(make):
+    v = rand(ALNUM, 24)
+    out, _ = redact(make(v))
+    assert v not in out and "OPyCU8u1PUV4ITbKN" not in out

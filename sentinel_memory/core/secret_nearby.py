@@ -28,11 +28,13 @@ from .secret_values import (
     _strongly_secret,
 )
 
-# A candidate: a run of the characters keys and passwords are made of, from a letter or a digit;
-# a dot only inside it, "=" only as base64 padding at its end. It is taken whole or not at all
-# (possessive), so each character is read once.
+# A candidate: a run of the characters keys and passwords are made of, from a letter or a digit,
+# a dot only inside it. A name and "=" before it (key=…, DD_API_KEY=…) are not part of it; an "="
+# after other characters is (…N=vA9…). Each part is taken whole or not at all (atomic, possessive),
+# so each character is read once.
 _CANDIDATE = re.compile(
-    r"(?<![A-Za-z0-9_\-+/.~!@#$%^*&])(?P<value>[A-Za-z0-9](?:[A-Za-z0-9_\-+/~!@#$%^*&]|\.(?=[A-Za-z0-9_])){7,255}+={0,2})"
+    r"(?<![A-Za-z0-9_\-+/.~!@#$%^*&=])(?>(?:[A-Za-z_][A-Za-z_.\-]{0,40}=)?)"
+    r"(?P<value>[A-Za-z0-9](?:[A-Za-z0-9_\-+/~!@#$%^*&=]|\.(?=[A-Za-z0-9_])){7,255}+)"
     r"(?![A-Za-z0-9_\-+/=~!@#$%^*&])"
 )
 
@@ -45,7 +47,8 @@ _OTHER_WORDS = frozenset(
         "id ids uuid guid request trace span correlation commit commits sha hash hashes checksum digest etag "
         "integrity fingerprint revision rev tag tagged release version build cursor kid nonce salt arn price "
         "product customer invoice order channel thread message object blob idempotency reference ref serial "
-        "public publishable pub pinned image issue merge merged event hashed hashing row rows record entry column field"
+        "public publishable pub pinned image issue merge merged event hashed hashing row rows record entry column field "
+        "md container volume network node tx transaction block wallet address device run job pipeline deployment"
     ).split()
 )
 _KO_PASSWORD = ("비밀번호", "비번", "패스워드", "암호")
@@ -77,6 +80,8 @@ _REDACTED = re.compile(re.escape(REDACTED))
 
 _HEX_OR_UUID = re.compile(r"[0-9a-fA-F]{16,}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
 _EMAIL = re.compile(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+")
+# A part of plain lower-case letters between separators: two make a branch or a path (feature/…-login-fix).
+_WORD_PART = re.compile(r"(?:^|(?<=[/\-_.]))[a-z]{4,}(?=[/\-_.]|$)")
 _HOST = re.compile(r"(?:[A-Za-z0-9\-]+\.)+[A-Za-z]{2,}")
 # A name and its separator right before the value (`"region": "…"`, `status=…`): the value is that
 # name's, and the assignment rules have judged it. A plain word before a colon ("here: …") is prose.
@@ -91,6 +96,8 @@ _SWITCH = re.compile(r"[A-Za-z](?=[0-9])|[0-9](?=[A-Za-z])")
 def _kind(word: str, previous: str) -> str | None:
     """ "password", "credential", "other" or None for one word of the sentence."""
     low = word.lower()
+    if word.startswith("값"):
+        return "ref"
     if word[0] >= "\uac00":
         if word.startswith(_KO_PASSWORD):
             return "password"
@@ -104,6 +111,8 @@ def _kind(word: str, previous: str) -> str | None:
     if low in _CREDENTIAL_WORDS:
         # the cache key, a public token, a page token: an ordinary key, a public one, a position
         return "other" if previous in _ORDINARY_KEY or previous in _NOT_A_CREDENTIAL else "credential"
+    if low in ("value", "values"):
+        return "ref"
     return "other" if low in _OTHER_WORDS else None
 
 
@@ -134,19 +143,23 @@ def _reading(text: str) -> tuple[list[int], list[str | None], list[int], list[in
     return starts, kinds, [m.start() for m in marks], [m.end() for m in marks]
 
 
-def _window(text: str, start: int, end: int) -> tuple[list[str], list[str]]:
+def _window(text: str, start: int, end: int) -> tuple[list[str], list[str | None], list[str]]:
     """The kinds of the classified words of the value's sentence: before it (nearest last) and after
-    it (nearest first), at most _WINDOW words each way."""
+    it (nearest first, the word right after it always, classified or not), at most _WINDOW words each
+    way; and those of the sentence before."""
     starts, kinds, mark_starts, mark_ends = _reading(text)
     i = bisect.bisect_right(mark_ends, start)
     sentence_start = mark_ends[i - 1] if i else 0
+    previous_start = mark_ends[i - 2] if i >= 2 else 0
+    earlier = kinds[bisect.bisect_left(starts, previous_start) : bisect.bisect_left(starts, sentence_start)]
+    previous_kinds = [k for k in earlier[-_WINDOW:] if k is not None] if i else []
     j = bisect.bisect_left(mark_starts, end)
     sentence_end = mark_starts[j] if j < len(mark_starts) else len(text)
     first, here = bisect.bisect_left(starts, sentence_start), bisect.bisect_left(starts, start)
     after, last = bisect.bisect_left(starts, end), bisect.bisect_left(starts, sentence_end)
     before_kinds = [k for k in kinds[max(first, here - _WINDOW) : here] if k is not None]
-    after_kinds = [k for k in kinds[after : min(last, after + _WINDOW)] if k is not None]
-    return before_kinds, after_kinds
+    after_kinds = [k for i, k in enumerate(kinds[after : min(last, after + _WINDOW)]) if k is not None or i == 0]
+    return before_kinds, after_kinds, previous_kinds
 
 
 def _kinds(text: str) -> list[str]:
@@ -177,6 +190,8 @@ def _labelled_otherwise(before: str) -> bool:
     if label is None:
         return False
     name = label.group("name")[::-1]
+    if _value_like(name):
+        return False  # a value before its own separator, not a name (it reads the same once redacted)
     named = label.group("q") or label.group("sep") == "=" or re.search(r"[_.\-]|[a-z][A-Z]", name)
     return bool(named) and not any(kind != "other" for kind in _kinds(name))
 
@@ -189,8 +204,9 @@ def _named_nearby(match: re.Match, value: str) -> bool:
         or _HOST.fullmatch(value)
         or value.startswith("AAAA")
         or _decodes_to_text(value)
+        or len(_WORD_PART.findall(value)) >= 2
     ):
-        return False  # a placeholder, an address, a host, an SSH public key's body, encoded text
+        return False  # a placeholder, an address, a host, an SSH public key's body, encoded text, a name
     # Part of a URL or an ARN: the URL rules judge those.
     run = text[max(0, start - 300) : start]
     chunk = run[max(run.rfind(c) for c in " \t\r\n\"'`") + 1 :]
@@ -199,14 +215,23 @@ def _named_nearby(match: re.Match, value: str) -> bool:
     near = text[max(0, start - 80) : start]
     if _labelled_otherwise(near) or _CALL_REVERSED.match(near[::-1]):
         return False  # the value of another name, or an argument: the call rules judge those
-    kinds_before, kinds_after = _window(text, start, end)
+    kinds_before, kinds_after, kinds_previous = _window(text, start, end)
     hexy = _HEX_OR_UUID.fullmatch(value) is not None
-    if hexy and (not kinds_before or kinds_before[-1] == "other" or "other" in kinds_after):
-        return False  # a hash, an id or a commit in a sentence about a token: it must be named before
+    refers = "ref" in kinds_before  # "the value is …", "값은 …": the value of what came before
+    kinds_before = [k for k in kinds_before if k != "ref"]
+    if kinds_after[:1] == ["other"] or (hexy and "other" in kinds_after):
+        return False  # "the token <hex> row", a hash or an id in a sentence about a token
+    kinds_after = [k for k in kinds_after if k is not None and k != "ref"]
+    kind: str | None
     if kinds_before:
         kind = kinds_before[-1]  # the nearest word before the value decides
-    elif kinds_after:
-        kind = kinds_after[0]
+    elif not hexy and any(k != "other" for k in kinds_after):
+        kind = next(k for k in kinds_after if k != "other")  # "… (the old NuGet token got revoked)"
+    elif kinds_previous and (refers or not hexy):
+        # "…the NuGet API key. The user gave me `…`", "…API 토큰이 따로 있음. 운영 쪽 값은 `…`"
+        kind = kinds_previous[-1]
+    elif not kinds_after and _label_line(text, start, end):
+        kind = "credential"  # "Twilio: …", "prod AWS → …", "| Datadog | `…` |": a name and its value
     else:
         return False
     if kind == "other":
@@ -214,6 +239,26 @@ def _named_nearby(match: re.Match, value: str) -> bool:
     if hexy:
         return _KEY_LIKE_ID.fullmatch(value) is not None or len(value) >= 24
     return _generated(value) or (kind == "password" and _password_like(value))
+
+
+# A line that is only a short name, a separator and the value: "- Trello: …", "prod AWS → …",
+# "| Postmark | `…` |". The name must hold a capital or Hangul (a service), no more than four words.
+_LABEL_BEFORE = re.compile(
+    r"(?:^|\n)[ \t]*(?:[-*+]|\d{1,2}[.)])?[ \t]*\|?[ \t]*(?P<label>[^\n:|→=>`'\"]{1,40}?)[ \t]*(?::|\||->|=>|→)[ \t]*[`'\"]?$"
+)
+_LABEL_AFTER = re.compile(r"""[`'"]?[ \t]*(?:\|[^\n]*)?[.,;]?[ \t]*(?:\n|$)""")
+
+
+def _label_line(text: str, start: int, end: int) -> bool:
+    line_start = text.rfind("\n", 0, start) + 1
+    label = _LABEL_BEFORE.search(text, max(0, line_start - 1), start)
+    if label is None or not _LABEL_AFTER.match(text, end):
+        return False
+    name = label.group("label")
+    if REDACTED in name:
+        return False
+    words = name.split()
+    return 1 <= len(words) <= 4 and any(c.isupper() or c >= "\uac00" for c in name)
 
 
 def _generated(value: str) -> bool:
@@ -230,7 +275,7 @@ def _gate(low: str) -> bool:
     for word in _GATE_WORDS:
         if word in low:
             return True
-    return False
+    return ":" in low or "|" in low or "->" in low or "=>" in low or "→" in low  # a name and its value on a line
 
 
 # "login for the SMTP relay — ops / RxPx…", "Jenkins login is admin:BLUE!bird…", "어드민 계정 admin /
