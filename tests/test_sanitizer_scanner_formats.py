@@ -134,6 +134,56 @@ def test_a_gitlab_session_cookie_loses_its_value_and_keeps_its_name():
         f"curl -b '_gitlab_session={REDACTED}' https://gitlab.example.com/api/v4/user", 1)
 
 
+# (rule, fake key) for providers with a distinctive prefix that no format held before.
+ADDED = [
+    ("aws_bedrock_key", "AB" + "SK" + rand(B64, 130) + "="),
+    ("aws_bedrock_key", "bedrock-api-key-" + "YmVkcm9jay5hbWF6b25hd3MuY29t" + rand(B64, 60) + "%3D"),
+    ("cloudflare_api_token", "cf" + "ut_" + rand(ALNUM, 40) + rand(HEX, 8)),
+    ("cloudflare_api_token", "cf" + "k_" + rand(ALNUM, 40) + rand(HEX, 8)),
+    ("salesforce_oauth_token", "3MV" + "G9" + rand(ALNUM + "._", 90) + "Q"),
+    ("salesforce_oauth_token", "5AE" + "P861" + rand(ALNUM + "._=", 90) + "Q"),
+    ("clickhouse_key", "4b" + "1d" + rand(ALNUM, 38, must="Qz")),
+    ("intra42_secret", "s-s4" + "t2ud-" + rand(HEX, 64)),
+    ("intra42_secret", "u-s4" + "t2af-" + rand(HEX, 64)),
+    ("platform_token", "apify" + "_api_" + rand(ALNUM, 36)),
+    ("platform_token", "BB" + "DC-" + rand(ALNUM + "+/@_-", 44)),
+    ("platform_token", "en" + "dr+" + rand(ALNUM, 16)),
+    ("platform_token", "roo" + "tly_" + rand(HEX, 64)),
+    ("platform_token", "salad" + "_cloud_" + rand(ALNUM, 5) + "_" + rand(ALNUM, 60)),
+    ("platform_token", "thog" + "-secret-" + rand(HEX, 32)),
+    ("platform_token", "ph" + "x_" + rand(ALNUM + "_", 45)),
+    ("platform_token", "nv" + "api-" + rand(ALNUM + "_-", 64)),
+    ("platform_token", "tkn" + ".v1_" + rand(ALNUM, 71) + "="),
+    ("platform_token", "git" + "&" + rand(DIGITS, 12) + "&" + rand(B64, 85) + _R.choice(ALNUM) + "=="),
+    ("platform_token", "N" + "F-" + rand(ALNUM, 32)),
+    ("commerce_token", "ak" + "_live_" + rand(ALNUM, 30)),
+    ("commerce_token", "rz" + "p_live_" + rand(ALNUM, 14)),
+    ("commerce_token", "ramp" + "_sec_" + rand(ALNUM, 48)),
+    ("commerce_token", "rh" + "-api-" + alnum_uuid(HEX)),
+    ("commerce_token", "p" + "i_" + rand(ALNUM, 24) + "_secret_" + rand(ALNUM, 25)),
+    ("commerce_token", "s" + "k_" + rand(DIGITS, 4) + "_" + rand(DIGITS, 6) + "_" + rand(HEX, 32)),
+    ("commerce_token", "flb" + "_live_" + rand(ALNUM, 20)),
+    ("commerce_token", "shl" + "tm_" + rand(ALNUM + "_-", 40)),
+    ("saas_token", "bb" + "_pr_" + rand(HEX, 30)),
+    ("saas_token", "BB" + "FF-" + rand(ALNUM, 30)),
+    ("saas_token", "V" + "F.DM." + rand(HEX, 24) + "." + rand(ALNUM, 16)),
+    ("saas_token", "na" + "1." + rand(B64, 100)),
+    ("saas_token", "10" + "00." + rand(HEX, 32) + "." + rand(HEX, 32)),
+    ("saas_token", "su" + "b-c-" + alnum_uuid(LOWER + DIGITS)),
+    ("saas_token", "ai" + "o_" + rand(ALNUM, 28)),
+    ("webhook_url", "https://acme-corp.tines" + ".com/webhook/" + rand(LOWER + DIGITS, 32) + "/"
+     + rand(LOWER + DIGITS, 32)),
+    ("webhook_url", "https://hooks.zapier" + ".com/hooks/catch/" + rand(DIGITS, 7) + "/" + rand(LOWER + DIGITS, 6) + "/"),
+]
+
+
+@pytest.mark.parametrize(("rule", "key"), ADDED, ids=[f"{r}-{i}" for i, (r, _) in enumerate(ADDED)])
+def test_a_key_with_a_distinctive_prefix_goes_with_no_key_word_nearby(rule, key):
+    """A key whose prefix alone names its provider is replaced whole, with no key word nearby,
+    even with only the strict rules."""
+    test_a_key_of_a_scanners_shape_goes_whole(rule, key)
+
+
 # Words and values that only share a prefix with a widened format, or are too short for it.
 LOOKALIKES = [
     "npm_package_dependencies_left_pad_version_number_xy",
@@ -162,6 +212,24 @@ LOOKALIKES = [
     "pul-request",
     "EAAA",
     "PMAK-short",
+    "ABSK-1234",
+    "bedrock-api-key",
+    "3MVG9 is the consumer key prefix",
+    "4b1d" + "0123456789abcdef0123456789abcdef012345",
+    "s-s4t2ud-",
+    "phx_short",
+    "NF-123",
+    "sk_2024_release",
+    "pi_approximation_secret_sauce",
+    "ramp_id_column",
+    "1000.50 EUR",
+    "na1.example",
+    "aio_" + "connectionpoolmanagerinstancex",
+    "aio_http_session",
+    "sub-c-section",
+    "https://hooks.zapier.com/hooks/catch/",
+    "VF.DM.short",
+    "BBFF-ff",
 ]
 
 

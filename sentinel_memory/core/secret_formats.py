@@ -1,7 +1,7 @@
 """The strict redaction rules: PEM blocks and provider formats with a fixed prefix and shape,
 applied to every field (docs/security.md). Each is a Rule; `_provider` builds them and works out
-their needles (literal prefixes every match holds). secret_rules.py puts the key-word rules after
-them."""
+their needles (literal prefixes every match holds); secret_formats_more.py holds more providers'
+formats, built here the same way. secret_rules.py puts the key-word rules after them."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
+from .secret_formats_more import MORE_FORMATS
 from .secret_gates import (
     _words,
 )
@@ -274,7 +275,7 @@ FORMAT_RULES: tuple[Rule, ...] = (
     _provider("asana_token", r"[0-9]/[0-9]{10,}(?:/[0-9]{10,})?:[a-f0-9]{32}", needles=(":",)),
     _provider("clickup_token", r"pk_[0-9]{6,10}_[A-Z0-9]{32}"),
     _provider("plaid_token", r"access-(?:sandbox|development|production)-" + _UUID),
-    _provider("launchdarkly_key", r"(?:sdk|api)-" + _ALNUM_UUID),
+    _provider("launchdarkly_key", r"(?<!rh-)(?:sdk|api)-" + _ALNUM_UUID, needles=("sdk-", "api-")),  # not rh-api-
     _provider("jfrog_token", r"(?:AKCp[A-Za-z0-9]{60,}|cmVmd[A-Za-z0-9]{59})"),
     _provider("clojars_token", r"CLOJARS_[A-Za-z0-9]{60}"),
     _provider(
@@ -335,6 +336,8 @@ FORMAT_RULES: tuple[Rule, ...] = (
         r"(?![A-Za-z0-9+/_=\-])",
         needles=("tskey-", "FLW", "API-", "sm_", "dnkey-", "dG9rOj", ".acc"),
     ),
+    # The providers of secret_formats_more.py.
+    *(_provider(f.name, f.body, _END if f.end is None else f.end, f.needles) for f in MORE_FORMATS),
     Rule(
         "teams_webhook",
         re.compile(r"https://[A-Za-z0-9\-]+\.webhook\.office\.com/webhookb2/(?P<value>[A-Za-z0-9@/\-]{40,})"),
