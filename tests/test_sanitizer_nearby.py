@@ -255,3 +255,63 @@ def test_a_value_after_a_bare_key_or_inside_an_equals_sign_goes_whole(make):
     v = rand(ALNUM, 24)
     out, _ = redact(make(v))
     assert v not in out and "OPyCU8u1PUV4ITbKN" not in out
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: f"Plaid needed both values: id `{rand(HEX, 24)}`, secret `{v}`. The brief only mentioned the id.",
+        lambda v: f'priya in #deploy: "use this one → {v} (the old Braintree token got revoked)".',
+        lambda v: f"{v} <- Rails secret_key_base, don't lose it",
+    ],
+)
+def test_a_hex_key_named_next_to_it_goes(make):
+    v = rand(HEX, 32)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: f"TODO move SSH_PASS ({v}) into vault",
+        lambda v: f"WIFI_PSK ?= {v}",
+        lambda v: f"| staging | WIFI_PSK | {v} |",
+    ],
+)
+def test_a_pass_or_psk_in_a_name_names_a_password(make):
+    v = "qwer3867" + "!@na"
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: f"TODO move NAVER_CLIENT_SECRET ({v}) into vault",
+        lambda v: f"네이버 검색 API Client Secret이 필요하면 이거 쓰면 됩니다: {v}. 권한은 읽기 전용이에요.",
+        lambda v: f"The qa deploy failed because KEYCLOAK_ADMIN_PASSWORD was not set; I set it to {v}Q in .env.",
+        lambda v: f"TODO move DB_PASSWORD_B64 ({base64.b64encode(v.encode()).decode()}) into vault",
+    ],
+)
+def test_short_secrets_right_after_their_name_and_encoded_passwords_go(make):
+    v = "yF34sbpSjP"
+    text = make(v)
+    secret = base64.b64encode(v.encode()).decode() if "B64" in text else v
+    assert gone(text, secret)
+
+
+def test_djangos_generated_key_goes_anywhere():
+    v = "django-insecure-" + "n^ah(xdms638_#z5#h3x=t(@dne569n0p%&_ir^kaj@1#nnu=x"
+    assert gone(f"- Django: {v}\n- region: ap-northeast-2", v)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Use the key A1b2C3d4 to open the door.",
+        "The user gave me ObjectId 507f1f77bcf86cd799439011 for the test; the API key was fine.",
+        "Encoded note: " + base64.b64encode(b"hello world from the build").decode() + " (the token is elsewhere)",
+        "the token is valid; see PR-1234 and ShipIt2024 for the rollout",
+    ],
+)
+def test_short_codes_ids_and_encoded_prose_stay(text):
+    assert kept(text)

@@ -27,6 +27,9 @@ MORE_FORMATS: tuple[Format, ...] = (
         r"(?:ABSK[A-Za-z0-9+/]{109,}={0,2}|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=%_\-]*)",
         r"(?![A-Za-z0-9+/=%_\-])",
     ),
+    # Django's generated SECRET_KEY as `startproject` writes it: "django-insecure-" and 50 characters
+    # of its alphabet (letters, digits and !@#$%^&*(-_=+)).
+    Format("django_insecure_key", r"django-insecure-[a-z0-9!@#$%^&*(\-_=+)]{40,60}", r"(?![a-z0-9!@#$%^&*(\-_=+)])"),
     # Cloudflare account API keys and user/account tokens: 40 characters and an 8-hex checksum.
     Format("cloudflare_api_token", r"(?:cfk|cfut|cfat)_[A-Za-z0-9]{40}[a-f0-9]{8}"),
     # Salesforce connected-app consumer keys and refresh tokens; a sentence's full stop stays.

@@ -18,6 +18,7 @@ import re
 from .secret_formats import REDACTED, Rule
 from .secret_gates import _words
 from .secret_values import (
+    _CAMEL_WORDS,
     _HANGUL,
     _KEY_LIKE_ID,
     _NOT_A_CREDENTIAL,
@@ -30,17 +31,17 @@ from .secret_values import (
 
 # A candidate: a run of the characters keys and passwords are made of, from a letter or a digit,
 # a dot only inside it. A name and "=" before it (key=…, DD_API_KEY=…) are not part of it; an "="
-# after other characters is (…N=vA9…). Each part is taken whole or not at all (atomic, possessive),
+# after other characters is (…N=vA9…), and so is base64's padding (…UA==, …CM=)). Each part is taken whole or not at all (atomic, possessive),
 # so each character is read once.
 _CANDIDATE = re.compile(
-    r"(?<![A-Za-z0-9_\-+/.~!@#$%^*&=])(?>(?:[A-Za-z_][A-Za-z_.\-]{0,40}=)?)"
+    r"(?<![A-Za-z0-9_\-+/.~!@#$%^*&=])(?>(?:[A-Za-z_][A-Za-z_.\-]{0,40}=(?=[^=\s)\]},;.`]))?)"
     r"(?P<value>[A-Za-z0-9](?:[A-Za-z0-9_\-+/~!@#$%^*&=]|\.(?=[A-Za-z0-9_])){7,255}+)"
     r"(?![A-Za-z0-9_\-+/=~!@#$%^*&])"
 )
 
 # Words that name a credential (a password's apart: its value may be any strong password) and
 # words that make a value next to them something else.
-_PASSWORD_WORDS = frozenset("password passwords passwd pwd pw passphrase".split())
+_PASSWORD_WORDS = frozenset("password passwords passwd pwd pw passphrase psk".split())
 _CREDENTIAL_WORDS = frozenset("key keys token tokens secret secrets credential credentials creds apikey".split())
 _OTHER_WORDS = frozenset(
     (
@@ -72,6 +73,11 @@ _KO_ORDINARY = ("캐시", "기본", "정렬", "파티션", "외래", "고유", "
 # "키" alone is also "height": a key only with a particle or a copula of its own ("키는", "키였음").
 _KO_KEY_TAIL = re.compile(r"(?:는|은|가|를|을|로|값|이|의|도|만|였음|였다|였어요|입니다|예요|이에요|여기요|임)?")
 
+# The value right after a credential's name: "NAVER_CLIENT_SECRET (…", "Client Secret이 …: …".
+_RIGHT_AFTER_NAME = re.compile(
+    r"(?i:secret|token|key|password|passwd|pwd|pw|시크릿|토큰|키|비밀번호|비번)[\uac00-\ud7a3]{0,3}[ \t]*(?:[(:=→]|->|[^\n]{0,24}:)?[ \t]*[`'\"]?$"
+)
+_APART = re.compile(r"[,;:()`\"'|]")
 _WORD = re.compile(rf"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[{_HANGUL}]+")
 # Where a sentence ends: a line break, or ". ", "! ", "? " (a dot inside a value or a name is not one).
 _SENTENCE_END = re.compile(r"\n|[.!?](?=\s|$)")
@@ -82,6 +88,7 @@ _HEX_OR_UUID = re.compile(r"[0-9a-fA-F]{16,}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3
 _EMAIL = re.compile(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+")
 # A part of plain lower-case letters between separators: two make a branch or a path (feature/…-login-fix).
 _WORD_PART = re.compile(r"(?:^|(?<=[/\-_.]))[a-z]{4,}(?=[/\-_.]|$)")
+_SNAKE_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
 _HOST = re.compile(r"(?:[A-Za-z0-9\-]+\.)+[A-Za-z]{2,}")
 # A name and its separator right before the value (`"region": "…"`, `status=…`): the value is that
 # name's, and the assignment rules have judged it. A plain word before a colon ("here: …") is prose.
@@ -106,7 +113,7 @@ def _kind(word: str, previous: str) -> str | None:
         if word[0] == "키" and _KO_KEY_TAIL.fullmatch(word, 1):  # 캐시 키, 기본 키: an ordinary key
             return "other" if previous.startswith(_KO_ORDINARY) or previous in _ORDINARY_KEY else "credential"
         return "other" if word.startswith(_KO_OTHER) else None
-    if low in _PASSWORD_WORDS:
+    if low in _PASSWORD_WORDS or word == "PASS":  # SSH_PASS: "pass" in a name, not the verb
         return "password"
     if low in _CREDENTIAL_WORDS:
         # the cache key, a public token, a page token: an ordinary key, a public one, a position
@@ -117,6 +124,8 @@ def _kind(word: str, previous: str) -> str | None:
 
 
 def _value_like(value: str) -> bool:
+    if _SNAKE_NAME.fullmatch(value):
+        return False  # DB_PASSWORD_B64, api_key_v2: a name
     return _HEX_OR_UUID.fullmatch(value) is not None or _random_value(value) or _password_like(value)
 
 
@@ -134,11 +143,13 @@ def _reading(text: str) -> tuple[list[int], list[str | None], list[int], list[in
     clean = "".join(chars)
     starts: list[int] = []
     kinds: list[str | None] = []
-    previous = ""
+    previous, previous_end = "", 0
     for m in _WORD.finditer(clean):
+        if m.start() - previous_end > 3 or _APART.search(clean, previous_end, m.start()):
+            previous = ""  # "id `…`, secret": a value or a mark between them, the word does not qualify
         starts.append(m.start())
         kinds.append(_kind(m.group(), previous))
-        previous = m.group().lower()
+        previous, previous_end = m.group().lower(), m.end()
     marks = list(_SENTENCE_END.finditer(clean))
     return starts, kinds, [m.start() for m in marks], [m.end() for m in marks]
 
@@ -205,6 +216,7 @@ def _named_nearby(match: re.Match, value: str) -> bool:
         or value.startswith("AAAA")
         or _decodes_to_text(value)
         or len(_WORD_PART.findall(value)) >= 2
+        or _SNAKE_NAME.fullmatch(value)
     ):
         return False  # a placeholder, an address, a host, an SSH public key's body, encoded text, a name
     # Part of a URL or an ARN: the URL rules judge those.
@@ -216,6 +228,7 @@ def _named_nearby(match: re.Match, value: str) -> bool:
     if _labelled_otherwise(near) or _CALL_REVERSED.match(near[::-1]):
         return False  # the value of another name, or an argument: the call rules judge those
     kinds_before, kinds_after, kinds_previous = _window(text, start, end)
+    right_after = _RIGHT_AFTER_NAME.search(near) is not None
     hexy = _HEX_OR_UUID.fullmatch(value) is not None
     refers = "ref" in kinds_before  # "the value is …", "값은 …": the value of what came before
     kinds_before = [k for k in kinds_before if k != "ref"]
@@ -225,7 +238,7 @@ def _named_nearby(match: re.Match, value: str) -> bool:
     kind: str | None
     if kinds_before:
         kind = kinds_before[-1]  # the nearest word before the value decides
-    elif not hexy and any(k != "other" for k in kinds_after):
+    elif any(k != "other" for k in kinds_after):
         kind = next(k for k in kinds_after if k != "other")  # "… (the old NuGet token got revoked)"
     elif kinds_previous and (refers or not hexy):
         # "…the NuGet API key. The user gave me `…`", "…API 토큰이 따로 있음. 운영 쪽 값은 `…`"
@@ -238,7 +251,10 @@ def _named_nearby(match: re.Match, value: str) -> bool:
         return False
     if hexy:
         return _KEY_LIKE_ID.fullmatch(value) is not None or len(value) >= 24
-    return _generated(value) or (kind == "password" and _password_like(value))
+    if kind == "password" and _password_like(value):
+        return True
+    # right after its name (NAVER_CLIENT_SECRET (Sfw4jkYqql)), 10 characters of both cases and digits do
+    return _generated(value) or (kinds_before[-1:] == [kind] and right_after and _short_generated(value))
 
 
 # A line that is only a short name, a separator and the value: "- Trello: …", "prod AWS → …",
@@ -261,6 +277,18 @@ def _label_line(text: str, start: int, end: int) -> bool:
     return 1 <= len(words) <= 4 and any(c.isupper() or c >= "\uac00" for c in name)
 
 
+def _short_generated(value: str) -> bool:
+    """10-13 characters holding capitals, small letters and digits, in no words (yF34sbpSjP)."""
+    return (
+        10 <= len(value) < 14
+        and value.isalnum()
+        and any(c.isupper() for c in value)
+        and any(c.islower() for c in value)
+        and any(c.isdigit() for c in value)
+        and not _CAMEL_WORDS.fullmatch(value)
+    )
+
+
 def _generated(value: str) -> bool:
     """_random_value, and in lower case alone more than a name with a number (base64-encoded)."""
     if not _random_value(value):
@@ -268,7 +296,7 @@ def _generated(value: str) -> bool:
     return any(c.isupper() for c in value) or len(_SWITCH.findall(value)) >= 3
 
 
-_GATE_WORDS = ("key", "token", "secret", "pass", "pw", "cred", "토큰", "키", "시크릿", "비밀", "비번", "암호")
+_GATE_WORDS = ("key", "token", "secret", "pass", "pw", "psk", "cred", "토큰", "키", "시크릿", "비밀", "비번", "암호")
 
 
 def _gate(low: str) -> bool:

@@ -41,7 +41,7 @@ _SETTING_KEYWORD = r"requirepass|masterauth"
 # The end of a key name that means its value is a secret (DB_PASSWORD, apiKey, client_secret...).
 _SECRET_KEYWORD = (
     r"(?i:pass(?:word|wd|phrase)|(?:(?<=[_\-])|(?<![A-Za-z]))pass(?![A-Za-z])|(?-i:(?<=[a-z0-9])Pass)(?![a-z])|pwd|secret|token"
-    r"|(?<![A-Za-z])pw(?![A-Za-z])|api[_\-. ]?(?:key|hash)|x-api-key|passkey|x-(?:[a-z0-9]+-){1,4}key"
+    r"|(?<![A-Za-z])pw(?![A-Za-z])|(?<![A-Za-z])psk(?![A-Za-z])|api[_\-. ]?(?:key|hash)|x-api-key|passkey|x-(?:[a-z0-9]+-){1,4}key"
     r"|(?:private|secret|access|signing|encryption|decryption|master|account|storage|auth|app|admin"
     r"|licen[cs]e|server|service(?:[_\-]?role)?|write|ingest|deploy|sdk|client|consumer|subscription"
     r"|integration|routing|webhook|management|mgmt|partner|merchant|shared|hmac|jwt|cipher|rest"
@@ -208,8 +208,10 @@ def _random_value(v: str) -> bool:
         return True
     if _HEX_RUN.fullmatch(v):
         return _hex_key(v)
-    if _NOT_SECRET_SHAPE.fullmatch(v) or _FILE_PATH.fullmatch(v) or _CODE_REF.fullmatch(v) or ":" in v:
+    if _NOT_SECRET_SHAPE.fullmatch(v) or _FILE_PATH.fullmatch(v) or ":" in v:
         return False
+    if _CODE_REF.fullmatch(v) and ("." in v or len(v) < 20 or _CAMEL_WORDS.fullmatch(v)):
+        return False  # a name in code; 20+ letters of both cases in no words are drawn at random
     if _WORDS_AND_NUMBERS.fullmatch(v):  # new-checkout-flow-2024, release_2024_q3: a name
         return False
     letters, digits = sum(c.isalpha() for c in v), sum(c.isdigit() for c in v)
@@ -358,7 +360,10 @@ def _decodes_to_text(value: str) -> bool:
         raw = base64.b64decode(body.replace("-", "+").replace("_", "/") + "=" * (-len(body) % 4), validate=True)
     except (binascii.Error, ValueError):
         return False
-    return sum(32 <= b < 127 for b in raw) >= 0.9 * len(raw)
+    if sum(32 <= b < 127 for b in raw) < 0.9 * len(raw):
+        return False  # random bytes: a key
+    # words or data (a space, JSON, markup), not an encoded password or a user:password pair
+    return b" " in raw or raw[:1] in (b"{", b"[", b"<") or raw.isalpha()
 
 
 # Words that make the credential word after them something else (a page token is a position).
