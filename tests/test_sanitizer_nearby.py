@@ -315,3 +315,64 @@ def test_djangos_generated_key_goes_anywhere():
 )
 def test_short_codes_ids_and_encoded_prose_stay(text):
     assert kept(text)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: f"Postmortem: the sessionid value {v} was visible in a shared screenshot.",
+        lambda v: f"Logged by the debug middleware: request.cookies = {{'sessionid': '{v}'}}",
+        lambda v: f"지원팀이 세션 값(sessionid={v})을 티켓에 남김.",
+        lambda v: f"Notes from the call with yuna: Cloudflare → {v}; project id is the one in the README.",
+        lambda v: f"cargo login {v}\n(stores it in credentials.toml)",
+        lambda v: f"az login --service-principal -u {rand(HEX, 8)}-be73-4683-b1df-{rand(HEX, 12)} -p {v} --tenant x",
+        lambda v: f'variable "db_password" {{\n  type    = string\n  default = "{v}"\n}}',
+    ],
+)
+def test_sessions_service_lines_logins_and_defaults_go(make):
+    v = rand(ALNUM, 36)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: f"echo '*:*:orders:app:{v}' >> ~/.pgpass && chmod 600 ~/.pgpass",
+        lambda v: f"Slack: try ci-bot with {v} — the shared staging box only, not prod.",
+        lambda v: f'Message from tom: "admin + {v}" gets you into the reporting database.',
+        lambda v: f"The failing test printed `login('ops', '{v}')` for the SMTP relay.",
+        lambda v: f"Parameters:\n  MysqlRootSecret:\n    Type: String\n    NoEcho: true\n    Default: '{v}'\n",
+    ],
+)
+def test_passwords_in_pgpass_wildcards_chat_calls_and_secret_blocks_go(make):
+    v = "Glacier.Ember" + "4126*"
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda b: f'RequestHeader set Authorization "Basic {b}"',
+        lambda b: f"Incident INC-2810: basic auth header (Basic {b}) captured in the APM trace.",
+        lambda b: f"partner api basic auth hdr → Basic {b}",
+    ],
+)
+def test_basic_credentials_go_wherever_they_are_written(make):
+    b = base64.b64encode(b"deployer:" + b"FALC.on2hanbit").decode()
+    assert gone(make(b), b)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Basic auth is enabled; see the basic settings page",
+        "Basic " + base64.b64encode(b"just some words here").decode() + " is how the banner is encoded",
+        'variable "region" {\n  type = string\n  default = "ap-northeast-2"\n}',
+        "sessionid=" + "a" * 24 + " is what the docs show, not a cookie header",
+        f"{rand(HEX, 40)} is the cache key for the session.",
+        "try it with 2024-01-01 data",
+        "cargo login",
+    ],
+)
+def test_words_defaults_and_ids_near_those_forms_stay(text):
+    assert kept(text)

@@ -11,6 +11,8 @@ with a value's shape the same way), but in both directions and only within the s
 
 from __future__ import annotations
 
+import base64
+import binascii
 import bisect
 import functools
 import re
@@ -42,7 +44,9 @@ _CANDIDATE = re.compile(
 # Words that name a credential (a password's apart: its value may be any strong password) and
 # words that make a value next to them something else.
 _PASSWORD_WORDS = frozenset("password passwords passwd pwd pw passphrase psk".split())
-_CREDENTIAL_WORDS = frozenset("key keys token tokens secret secrets credential credentials creds apikey".split())
+_CREDENTIAL_WORDS = frozenset(
+    "key keys token tokens secret secrets credential credentials creds apikey session sessionid sid cookie".split()
+)
 _OTHER_WORDS = frozenset(
     (
         "id ids uuid guid request trace span correlation commit commits sha hash hashes checksum digest etag "
@@ -53,7 +57,7 @@ _OTHER_WORDS = frozenset(
     ).split()
 )
 _KO_PASSWORD = ("비밀번호", "비번", "패스워드", "암호")
-_KO_CREDENTIAL = ("토큰", "시크릿", "인증키", "액세스키")
+_KO_CREDENTIAL = ("토큰", "시크릿", "인증키", "액세스키", "세션", "쿠키")
 _KO_OTHER = (
     "아이디",
     "커밋",
@@ -77,6 +81,9 @@ _KO_KEY_TAIL = re.compile(r"(?:는|은|가|를|을|로|값|이|의|도|만|였�
 _RIGHT_AFTER_NAME = re.compile(
     r"(?i:secret|token|key|password|passwd|pwd|pw|시크릿|토큰|키|비밀번호|비번)[\uac00-\ud7a3]{0,3}[ \t]*(?:[(:=→]|->|[^\n]{0,24}:)?[ \t]*[`'\"]?$"
 )
+_COPULA_AFTER = re.compile(r"[`'\"]?[ \t]?(?:입니다|이에요|예요|이고|임(?![\uac00-\ud7a3]))")
+_GENERIC_LABELS = frozenset(("default", "value", "val", "defaultvalue", "default_value"))
+_GENERIC_LABEL_BEFORE = re.compile(r"""(?i:default|value|val|defaultvalue|default_value)["']?[ \t]*[:=][ \t]*["'`]?$""")
 _APART = re.compile(r"[,;:()`\"'|]")
 _WORD = re.compile(rf"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[{_HANGUL}]+")
 # Where a sentence ends: a line break, or ". ", "! ", "? " (a dot inside a value or a name is not one).
@@ -156,7 +163,7 @@ def _reading(text: str) -> tuple[list[int], list[str | None], list[int], list[in
 
 def _window(text: str, start: int, end: int) -> tuple[list[str], list[str | None], list[str]]:
     """The kinds of the classified words of the value's sentence: before it (nearest last) and after
-    it (nearest first, the word right after it always, classified or not), at most _WINDOW words each
+    it (nearest first, the three words right after it always, classified or not), at most _WINDOW words each
     way; and those of the sentence before."""
     starts, kinds, mark_starts, mark_ends = _reading(text)
     i = bisect.bisect_right(mark_ends, start)
@@ -169,7 +176,7 @@ def _window(text: str, start: int, end: int) -> tuple[list[str], list[str | None
     first, here = bisect.bisect_left(starts, sentence_start), bisect.bisect_left(starts, start)
     after, last = bisect.bisect_left(starts, end), bisect.bisect_left(starts, sentence_end)
     before_kinds = [k for k in kinds[max(first, here - _WINDOW) : here] if k is not None]
-    after_kinds = [k for i, k in enumerate(kinds[after : min(last, after + _WINDOW)]) if k is not None or i == 0]
+    after_kinds = [k for i, k in enumerate(kinds[after : min(last, after + _WINDOW)]) if k is not None or i < 3]
     return before_kinds, after_kinds, previous_kinds
 
 
@@ -201,7 +208,9 @@ def _labelled_otherwise(before: str) -> bool:
     if label is None:
         return False
     name = label.group("name")[::-1]
-    if _value_like(name):
+    if name.lower() in _GENERIC_LABELS:
+        return False  # `default = "…"`, `Default: '…'`: the value of the block around it
+    if len(name) > 40 or _value_like(name):
         return False  # a value before its own separator, not a name (it reads the same once redacted)
     named = label.group("q") or label.group("sep") == "=" or re.search(r"[_.\-]|[a-z][A-Z]", name)
     return bool(named) and not any(kind != "other" for kind in _kinds(name))
@@ -228,31 +237,38 @@ def _named_nearby(match: re.Match, value: str) -> bool:
     if _labelled_otherwise(near) or _CALL_REVERSED.match(near[::-1]):
         return False  # the value of another name, or an argument: the call rules judge those
     kinds_before, kinds_after, kinds_previous = _window(text, start, end)
+    in_block = not kinds_before and _GENERIC_LABEL_BEFORE.search(near) is not None
+    if in_block:
+        # `default = "…"` in a block: the block's name, a line or three above, names the value
+        block = text[max(0, start - 300) : start].split("\n")[-4:-1]
+        kinds_before = [k for k in _kinds(" ".join(block)) if k != "ref"]
     right_after = _RIGHT_AFTER_NAME.search(near) is not None
     hexy = _HEX_OR_UUID.fullmatch(value) is not None
     refers = "ref" in kinds_before  # "the value is …", "값은 …": the value of what came before
     kinds_before = [k for k in kinds_before if k != "ref"]
-    if kinds_after[:1] == ["other"] or (hexy and "other" in kinds_after):
+    if kinds_after[:1] == ["other"] or (hexy and "other" in kinds_after[:3]):
         return False  # "the token <hex> row", a hash or an id in a sentence about a token
+    refers = refers or _COPULA_AFTER.match(text, end) is not None  # "… 인증키 알려드릴게요. <hex> 입니다!"
     kinds_after = [k for k in kinds_after if k is not None and k != "ref"]
     kind: str | None
     if kinds_before:
         kind = kinds_before[-1]  # the nearest word before the value decides
-    elif any(k != "other" for k in kinds_after):
-        kind = next(k for k in kinds_after if k != "other")  # "… (the old NuGet token got revoked)"
+    elif kinds_after[:1] in (["credential"], ["password"]):
+        kind = kinds_after[0]  # "… (the old NuGet token got revoked)"; not "… is the cache key"
     elif kinds_previous and (refers or not hexy):
         # "…the NuGet API key. The user gave me `…`", "…API 토큰이 따로 있음. 운영 쪽 값은 `…`"
         kind = kinds_previous[-1]
-    elif not kinds_after and _label_line(text, start, end):
+    elif _label_line(text, start, end):
         kind = "credential"  # "Twilio: …", "prod AWS → …", "| Datadog | `…` |": a name and its value
     else:
         return False
     if kind == "other":
         return False
-    if hexy:
-        return _KEY_LIKE_ID.fullmatch(value) is not None or len(value) >= 24
-    if kind == "password" and _password_like(value):
-        return True
+    if hexy:  # drawn at random: digits and letters, and not a few characters repeated
+        varied = len(set(value)) >= 8 and sum(c.isdigit() for c in value) >= 2 and sum(c.isalpha() for c in value) >= 2
+        return varied and (_KEY_LIKE_ID.fullmatch(value) is not None or len(value) >= 24)
+    if (kind == "password" or in_block) and _password_like(value):
+        return True  # a strong password after a password word, or as a secret block's default
     # right after its name (NAVER_CLIENT_SECRET (Sfw4jkYqql)), 10 characters of both cases and digits do
     return _generated(value) or (kinds_before[-1:] == [kind] and right_after and _short_generated(value))
 
@@ -260,9 +276,9 @@ def _named_nearby(match: re.Match, value: str) -> bool:
 # A line that is only a short name, a separator and the value: "- Trello: …", "prod AWS → …",
 # "| Postmark | `…` |". The name must hold a capital or Hangul (a service), no more than four words.
 _LABEL_BEFORE = re.compile(
-    r"(?:^|\n)[ \t]*(?:[-*+]|\d{1,2}[.)])?[ \t]*\|?[ \t]*(?P<label>[^\n:|→=>`'\"]{1,40}?)[ \t]*(?::|\||->|=>|→)[ \t]*[`'\"]?$"
+    r"(?:^|\n|: )[ \t]*(?:[-*+]|\d{1,2}[.)])?[ \t]*\|?[ \t]*(?P<label>[^\n:|→=>`'\"]{1,40}?)[ \t]*(?::|\||->|=>|→)[ \t]*[`'\"]?$"
 )
-_LABEL_AFTER = re.compile(r"""[`'"]?[ \t]*(?:\|[^\n]*)?[.,;]?[ \t]*(?:\n|$)""")
+_LABEL_AFTER = re.compile(r"""[`'"]?[ \t]*(?:\|[^\n]*|[.,;]?[ \t]*(?:\n|$)|[,;][ \t])""")
 
 
 def _label_line(text: str, start: int, end: int) -> bool:
@@ -296,7 +312,26 @@ def _generated(value: str) -> bool:
     return any(c.isupper() for c in value) or len(_SWITCH.findall(value)) >= 3
 
 
-_GATE_WORDS = ("key", "token", "secret", "pass", "pw", "psk", "cred", "토큰", "키", "시크릿", "비밀", "비번", "암호")
+_GATE_WORDS = (
+    "key",
+    "token",
+    "secret",
+    "pass",
+    "pw",
+    "psk",
+    "cred",
+    "sess",
+    "sid",
+    "cookie",
+    "세션",
+    "쿠키",
+    "토큰",
+    "키",
+    "시크릿",
+    "비밀",
+    "비번",
+    "암호",
+)
 
 
 def _gate(low: str) -> bool:
@@ -309,8 +344,12 @@ def _gate(low: str) -> bool:
 # "login for the SMTP relay — ops / RxPx…", "Jenkins login is admin:BLUE!bird…", "어드민 계정 admin /
 # SUNN*y…": a user and a password after a word for a login, in the same line.
 _LOGIN_PAIR = re.compile(
-    r"(?<![A-Za-z])(?i:login|logins|log-in|sign-in|account|creds|credentials|계정|로그인)(?![A-Za-z])"
+    r"(?:(?<![A-Za-z])(?i:login|logins|log-in|sign-in|account|creds|credentials|계정|로그인)(?![A-Za-z])"
     r"[^\n]{0,80}?(?<![\w@.\-/:])[A-Za-z0-9_.@\-]{1,64}(?:[ \t]*/[ \t]*|:)"
+    # try ci-bot with …, "admin + …", login('ops', '…')
+    r"|(?<![A-Za-z])(?i:try|use)[ \t]+[A-Za-z0-9_.@\-]{1,64}[ \t]+with[ \t]+"
+    r"|[\"'“][A-Za-z0-9_.@\-]{1,64}[ \t]+\+[ \t]+"
+    r"|(?<![A-Za-z])(?i:login|log_in|authenticate|auth|connect|sign_in)\([ \t]*['\"][^'\"\n]{1,64}['\"][ \t]*,[ \t]*['\"])"
     r"""(?P<value>[^\s/:'"`,;()<>\[\]]{6,128})"""
 )
 
@@ -319,14 +358,28 @@ def _login_password(match: re.Match, value: str) -> bool:
     return _password_like(value) or _generated(value)
 
 
+# "Basic <base64 of user:password>" wherever it is written (an Apache RequestHeader, a trace).
+_BASIC = re.compile(r"(?<![A-Za-z])(?i:basic)[ \t]+(?P<value>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
+
+
+def _basic_credentials(match: re.Match, value: str) -> bool:
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    user, colon, password = raw.partition(b":")
+    return bool(colon and user and password) and all(32 < b < 127 for b in raw)
+
+
 NEARBY_RULES: tuple[Rule, ...] = (
+    Rule("basic_credentials", _BASIC, False, ("value",), _basic_credentials, gate=_words("basic")),
     Rule(
         "login_pair_in_prose",
         _LOGIN_PAIR,
         False,
         ("value",),
         _login_password,
-        gate=_words("log", "account", "cred", "계정", "로그인"),
+        gate=_words("log", "account", "cred", "계정", "로그인", "try", "use", " + ", "auth", "connect"),
     ),
     Rule("named_nearby", _CANDIDATE, False, ("value",), _named_nearby, gate=_gate),
 )

@@ -74,7 +74,8 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "login_pair",
         re.compile(
             r"(?:(?i:jdbc:oracle:thin:|sqlplus[ \t]+|connect[ \t]+)[\w$#]{1,30}/(?P<value>[^\s@/\"']{1,128})@"
-            r"|(?<!\S)(?=[\w.\-]*[A-Za-z.])[\w.\-]{1,253}:[0-9]{2,5}:[\w*\-]{1,63}:[\w*.@\-]{1,63}:(?P<pgpass>[^\s:]{1,128})(?!\S))"
+            r"|(?<![^\s'\"])(?:\*|(?=[\w.\-]*[A-Za-z.])[\w.\-]{1,253}):(?:\*|[0-9]{2,5}):[\w*\-]{1,63}:[\w*.@\-]{1,63}:"
+            r"(?P<pgpass>[^\s:'\"]{1,128})(?![^\s'\"]))"
         ),
         False,
         ("value", "pgpass"),
@@ -149,12 +150,12 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             r"|(?:redis-cli(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-a|sshpass[ \t]+-p"
             r"|ldap(?:search|modify|add|delete|passwd|compare|whoami)(?:[ \t]+[^\s]{1,100}){0,10}?[ \t]+-w"
             r"|poetry[ \t]+config[ \t]+http-basic\.[\w.\-]{1,60}[ \t]+[^\s]{1,100}"
-            r"|docker[ \t]+login(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p)[ \t]+"
+            r"|(?:docker|az)[ \t]+login(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p|cargo[ \t]+login(?:[ \t]+--registry[ \t]+[^\s]{1,60})?)[ \t]+"
             r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*)))"""
         ),
         False,
         ("gsq", "gdq", "glued") + _VALUE_GROUPS,
-        needles=("mysql", "mariadb", "redis-cli", "sshpass", "docker", "ldap", "poetry"),
+        needles=("mysql", "mariadb", "redis-cli", "sshpass", "docker", "ldap", "poetry", "az", "cargo"),
     ),
     # --password hunter2, --api-key abc (the "--password=..." form is a keyword assignment).
     Rule(
