@@ -376,3 +376,30 @@ def test_basic_credentials_go_wherever_they_are_written(make):
 )
 def test_words_defaults_and_ids_near_those_forms_stay(text):
     assert kept(text)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: f"set BRANCH_SECRET in CI secrets (current value secret_live_{v})",
+        lambda v: f"customer pasted their OneSignal REST API key (os_v2_app_{v.lower()}) into the chat",
+        lambda v: f"Test account: qa+7@example.com / pass {v} (role: admin).",
+    ],
+)
+def test_prefixed_secrets_with_underscores_and_test_account_passwords_go(make):
+    v = rand(ALNUM, 32)
+    text = make(v)
+    secret = next(w.strip("()") for w in text.split() if v.lower() in w.lower())
+    assert gone(text, secret)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "## 배포 체크리스트\n1. 버전 코드 확인\n2. 서명 키 비밀번호는 1Password 에서 복사\n3. 스토어 업로드",
+        'engine = create_engine(URL.create("snowflake", username=user, password=getpass.getpass()))',
+        "the api_key_rotation_job_v2 runs nightly and rotates the token",
+    ],
+)
+def test_password_managers_calls_and_snake_names_stay(text):
+    assert kept(text)

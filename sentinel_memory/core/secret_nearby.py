@@ -93,9 +93,10 @@ _REDACTED = re.compile(re.escape(REDACTED))
 
 _HEX_OR_UUID = re.compile(r"[0-9a-fA-F]{16,}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
 _EMAIL = re.compile(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+")
-# A part of plain lower-case letters between separators: two make a branch or a path (feature/…-login-fix).
-_WORD_PART = re.compile(r"(?:^|(?<=[/\-_.]))[a-z]{4,}(?=[/\-_.]|$)")
-_SNAKE_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+# A part of plain lower-case letters between separators: two make a branch or a path (feature/…-login-fix);
+# (not "_": sk_live_…, secret_live_… are prefixes).
+_WORD_PART = re.compile(r"(?:^|(?<=[/\-.]))[a-z]{4,}(?=[/\-.]|$)")
+_SNAKE_NAME = re.compile(r"[A-Z][A-Z0-9]{0,15}(?:_[A-Z0-9]{1,15})+|[a-z][a-z0-9]{0,15}(?:_[a-z0-9]{1,15})+")
 _HOST = re.compile(r"(?:[A-Za-z0-9\-]+\.)+[A-Za-z]{2,}")
 # A name and its separator right before the value (`"region": "…"`, `status=…`): the value is that
 # name's, and the assignment rules have judged it. A plain word before a colon ("here: …") is prose.
@@ -345,7 +346,7 @@ def _gate(low: str) -> bool:
 # SUNN*y…": a user and a password after a word for a login, in the same line.
 _LOGIN_PAIR = re.compile(
     r"(?:(?<![A-Za-z])(?i:login|logins|log-in|sign-in|account|creds|credentials|계정|로그인)(?![A-Za-z])"
-    r"[^\n]{0,80}?(?<![\w@.\-/:])[A-Za-z0-9_.@\-]{1,64}(?:[ \t]*/[ \t]*|:)"
+    r"[^\n]{0,80}?(?<![\w@.+\-/:])[A-Za-z0-9_.@+\-]{1,64}(?:[ \t]*/[ \t]*(?:(?i:pass(?:word)?|pw|pwd)[ \t:]+)?|:)"
     # try ci-bot with …, "admin + …", login('ops', '…')
     r"|(?<![A-Za-z])(?i:try|use)[ \t]+[A-Za-z0-9_.@\-]{1,64}[ \t]+with[ \t]+"
     r"|[\"'“][A-Za-z0-9_.@\-]{1,64}[ \t]+\+[ \t]+"

@@ -218,7 +218,8 @@ def _random_value(v: str) -> bool:
     if digits < 2:  # base62 drawn at random: 14 characters hold fewer than two digits one time in three
         upper = sum(c.isupper() for c in v)
         balanced = 4 * upper >= letters and 4 * (letters - upper) >= letters
-        varied = 4 * len(set(v)) >= 3 * len(v) and len(set(v)) >= 11
+        # (distinct characters: three in four up to 24 drawn, three in five beyond, as random draws give)
+        varied = (4 if len(v) < 24 else 5) * len(set(v)) >= 3 * len(v) and len(set(v)) >= 11
         if not balanced:  # one case: 20+ characters this varied are not words (words repeat letters)
             return len(v) >= 20 and 10 * len(set(v.lower())) >= 7 * len(v) and v.isalnum()
         return varied and not _CAMEL_WORDS.fullmatch(v)
@@ -261,6 +262,8 @@ def _assignment(match: re.Match, value: str) -> bool:
     """Whether the value of `key = value`, `key: value`, `"key": "value"` is a secret."""
     if _FILE_PATH.fullmatch(value) or _BLOCK_INDICATOR.fullmatch(value):
         return False
+    if match.group("bare") is not None and match.string[match.end() : match.end() + 1] == "(":
+        return False  # password=getpass.getpass(): a call that asks for it
     suffix = match.group("suffix")
     if suffix is not None and _STRICT_NAME.search(match.string, match.start(), match.end("suffix")):
         suffix = None  # the suffix completes a key name itself: SECRET + _KEY
@@ -366,6 +369,7 @@ def _decodes_to_text(value: str) -> bool:
     return b" " in raw or raw[:1] in (b"{", b"[", b"<") or raw.isalpha()
 
 
+_PASSWORD_MANAGERS = frozenset("1password lastpass bitwarden keepass keepassxc dashlane vaultwarden".split())
 # Words that make the credential word after them something else (a page token is a position).
 _NOT_A_CREDENTIAL = frozenset("public publishable page pagination continuation next sync cursor resume".split())
 
@@ -378,6 +382,8 @@ def _prose_value(match: re.Match, value: str) -> bool:
     before = _WORD_BEFORE.search(match.string, max(0, match.start() - 40), match.start())
     if (before and before.group(1).lower() in _NOT_A_CREDENTIAL) or _decodes_to_text(value):
         return False  # the next page token, a cursor: base64 of ordinary text
+    if value.lower() in _PASSWORD_MANAGERS:
+        return False  # "비밀번호는 1Password 에서 복사": where it is kept
     # "API 키 8f14...", "app key 8f14...", "SENDBIRD_SECRET 값이 ...", "token - '...'"
     stated = match.group("verb") or kw[-1] in "키yY" or "값" in match.group(0)[len(kw) :]
     # "토큰이 8f14…인데", "…으로 설정됨": a copula or particle glued to the value states it.
