@@ -403,3 +403,39 @@ def test_prefixed_secrets_with_underscores_and_test_account_passwords_go(make):
 )
 def test_password_managers_calls_and_snake_names_stay(text):
     assert kept(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Gmail SMTP: swyy" + "kvuaoobhjkxz",
+        "스테이징 Gmail SMTP 앱 비밀번호 바뀜 → otcf epqt " + "lgzp hrlx",
+        "- 현재 스테이징 앱 비밀번호: mrjonmaxn" + "ooslkcv\n- 요청 한도는 분당 600회",
+    ],
+)
+def test_an_app_password_goes(text):
+    assert redact(text)[1] == 1 and REDACTED in redact(text)[0]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda v: f"office Wi-Fi: {v}", lambda v: f"Android keystore: {v}", lambda v: f"- staging VPN → {v}"],
+)
+def test_a_strong_password_beside_what_it_opens_goes(make):
+    v = "qwer9188" + "!@dr"
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The SMTP relay rejects this that with from",
+        "gmail filters: thisisjustsometext",
+        "db: postgres-14.2",
+        "ssh: ubuntu@10.0.0.5",
+        "root: /var/www/html2",
+        "admin console: https://admin.example.com",
+    ],
+)
+def test_words_hosts_and_paths_beside_those_names_stay(text):
+    assert kept(text)

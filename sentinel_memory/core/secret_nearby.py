@@ -211,7 +211,7 @@ def _labelled_otherwise(before: str) -> bool:
     name = label.group("name")[::-1]
     if name.lower() in _GENERIC_LABELS:
         return False  # `default = "…"`, `Default: '…'`: the value of the block around it
-    if len(name) > 40 or _value_like(name):
+    if len(name) > 40 or _value_like(name) or _LOGIN_TARGET.search(name):
         return False  # a value before its own separator, not a name (it reads the same once redacted)
     named = label.group("q") or label.group("sep") == "=" or re.search(r"[_.\-]|[a-z][A-Z]", name)
     return bool(named) and not any(kind != "other" for kind in _kinds(name))
@@ -259,8 +259,8 @@ def _named_nearby(match: re.Match, value: str) -> bool:
     elif kinds_previous and (refers or not hexy):
         # "…the NuGet API key. The user gave me `…`", "…API 토큰이 따로 있음. 운영 쪽 값은 `…`"
         kind = kinds_previous[-1]
-    elif _label_line(text, start, end):
-        kind = "credential"  # "Twilio: …", "prod AWS → …", "| Datadog | `…` |": a name and its value
+    elif labelled := _label_line(text, start, end):
+        kind = labelled  # "Twilio: …", "prod AWS → …", "| Datadog | `…` |", "office Wi-Fi: …"
     else:
         return False
     if kind == "other":
@@ -282,16 +282,23 @@ _LABEL_BEFORE = re.compile(
 _LABEL_AFTER = re.compile(r"""[`'"]?[ \t]*(?:\|[^\n]*|[.,;]?[ \t]*(?:\n|$)|[,;][ \t])""")
 
 
-def _label_line(text: str, start: int, end: int) -> bool:
+def _label_line(text: str, start: int, end: int) -> str | None:
+    """The kind of a line that is only a name, a separator and the value: "password" when the name
+    is what one logs into (admin console, office Wi-Fi, keystore), "credential" for a service's."""
     line_start = text.rfind("\n", 0, start) + 1
     label = _LABEL_BEFORE.search(text, max(0, line_start - 1), start)
     if label is None or not _LABEL_AFTER.match(text, end):
-        return False
+        return None
     name = label.group("label")
-    if REDACTED in name:
-        return False
-    words = name.split()
-    return 1 <= len(words) <= 4 and any(c.isupper() or c >= "\uac00" for c in name)
+    if REDACTED in name or not 1 <= len(name.split()) <= 4:
+        return None
+    if _LOGIN_TARGET.search(name):
+        return "password"
+    return "credential" if any(c.isupper() or c >= "\uac00" for c in name) else None
+
+
+# What one logs into with a password: a label naming one makes a strong password its value.
+_LOGIN_TARGET = re.compile(r"(?i:console|wi-?fi|keystore|router|vpn|ssh|admin|root|database|db|ftp|smtp|ldap)(?![a-z])")
 
 
 def _short_generated(value: str) -> bool:
@@ -372,7 +379,32 @@ def _basic_credentials(match: re.Match, value: str) -> bool:
     return bool(colon and user and password) and all(32 < b < 127 for b in raw)
 
 
+# A Google app password: 16 small letters, often in four groups, in a text about app passwords,
+# Gmail or SMTP. Words are not one: a group without a vowel, or four consonants in a row, and few
+# vowels in all.
+_APP_PASSWORD = re.compile(r"(?<![A-Za-z])(?P<value>(?:[a-z]{4} ){3}[a-z]{4}|[a-z]{16})(?![A-Za-z])")
+_APP_PASSWORD_CONTEXT = re.compile(r"(?i:app[ \-]?(?:specific[ \-]?)?password|gmail|smtp)|앱[ ]?(?:비밀번호|암호)")
+
+
+def _app_password(match: re.Match, value: str) -> bool:
+    letters = value.replace(" ", "")
+    vowels = sum(c in "aeiou" for c in letters)
+    groups = value.split(" ") if " " in value else [letters[i : i + 4] for i in range(0, 16, 4)]
+    unlike_words = any(not any(c in "aeiouy" for c in g) for g in groups) or (
+        " " not in value and re.search(r"[^aeiouy]{4}", letters)
+    )
+    return vowels <= 5 and bool(unlike_words) and _APP_PASSWORD_CONTEXT.search(match.string) is not None
+
+
 NEARBY_RULES: tuple[Rule, ...] = (
+    Rule(
+        "app_password",
+        _APP_PASSWORD,
+        False,
+        ("value",),
+        _app_password,
+        gate=_words("password", "gmail", "smtp", "비밀번호", "암호"),
+    ),
     Rule("basic_credentials", _BASIC, False, ("value",), _basic_credentials, gate=_words("basic")),
     Rule(
         "login_pair_in_prose",
