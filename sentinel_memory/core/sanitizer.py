@@ -106,6 +106,7 @@ def _apply(text: str, strict_only: bool) -> tuple[str, list[str]]:
     glued = [False]  # whether a value replaced in this pass touched a character of _GLUE_*
     public: list[tuple[int, int]] = []  # the spans of public PEM blocks in the text a rule reads
     arn = False  # whether the text holds an ARN
+    read = None  # the text public and arn were read from
 
     def replace(match: re.Match) -> str:  # `rule` is the rule being applied in the loop below
         group = next((g for g in rule.groups if match.group(g) is not None), 0)
@@ -157,8 +158,9 @@ def _apply(text: str, strict_only: bool) -> tuple[str, list[str]]:
                     continue
             if gate is not None and not gate(low):
                 continue
-            public[:] = _public_blocks(text) if "-----BEGIN" in text else ()
-            arn = "arn:" in text
+            if text is not read:  # (read once per text a rule is given, not once per rule)
+                public[:] = _public_blocks(text) if "-----BEGIN" in text else ()
+                arn, read = "arn:" in text, text
             text = sub(replace, text)
         if not glued[0]:
             break

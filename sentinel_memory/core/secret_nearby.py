@@ -37,6 +37,8 @@ from .secret_values import (
 # so each character is read once.
 _CANDIDATE = re.compile(
     r"(?<![A-Za-z0-9_\-+/.~!@#$%^*&=])(?>(?:[A-Za-z_][A-Za-z_.\-]{0,40}=(?=[^=\s)\]},;.`]))?)"
+    # (a digit, a symbol or a capital after the first character: a word is no candidate)
+    r"(?=[0-9]|.[A-Za-z0-9_\-+/~!@#$%^*&=.]*?[0-9A-Z!@#$%^*&+=/~])"
     r"(?P<value>[A-Za-z0-9](?:[A-Za-z0-9_\-+/~!@#$%^*&=]|\.(?=[A-Za-z0-9_])){7,255}+)"
     r"(?![A-Za-z0-9_\-+/=~!@#$%^*&])"
 )
@@ -96,6 +98,7 @@ _EMAIL = re.compile(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+")
 # A part of plain lower-case letters between separators: two make a branch or a path (feature/…-login-fix);
 # (not "_": sk_live_…, secret_live_… are prefixes).
 _WORD_PART = re.compile(r"(?:^|(?<=[/\-.]))[a-z]{4,}(?=[/\-.]|$)")
+_MARKED = re.compile(r"[0-9!@#$%^*&+=/~]|(?<=.)[A-Z]")
 _SNAKE_NAME = re.compile(r"[A-Z][A-Z0-9]{0,15}(?:_[A-Z0-9]{1,15})+|[a-z][a-z0-9]{0,15}(?:_[a-z0-9]{1,15})+")
 _HOST = re.compile(r"(?:[A-Za-z0-9\-]+\.)+[A-Za-z]{2,}")
 # A name and its separator right before the value (`"region": "…"`, `status=…`): the value is that
@@ -198,7 +201,7 @@ def _password_like(value: str) -> bool:
     digits alternating three times."""
     if not _strongly_secret(value):
         return False
-    digits = sum(c.isdigit() for c in value)
+    digits = sum(map(str.isdigit, value))
     inner_upper = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
     return bool(_STRONG_SYMBOL.search(value)) or (inner_upper and digits >= 2) or len(_SWITCH.findall(value)) >= 3
 
@@ -218,6 +221,12 @@ def _labelled_otherwise(before: str) -> bool:
 
 
 def _named_nearby(match: re.Match, value: str) -> bool:
+    if not _MARKED.search(value):
+        return False  # a word: every shape below holds a digit, a symbol or a capital inside
+    hexy = _HEX_OR_UUID.fullmatch(value) is not None
+    generated, password_like = not hexy and _generated(value), _password_like(value)
+    if not (hexy or generated or password_like or _short_generated(value)):
+        return False  # no shape a value named nearby must have (the sentence is not read)
     text, start, end = match.string, match.start("value"), match.end("value")
     if (
         _is_placeholder(value)
@@ -244,7 +253,6 @@ def _named_nearby(match: re.Match, value: str) -> bool:
         block = text[max(0, start - 300) : start].split("\n")[-4:-1]
         kinds_before = [k for k in _kinds(" ".join(block)) if k != "ref"]
     right_after = _RIGHT_AFTER_NAME.search(near) is not None
-    hexy = _HEX_OR_UUID.fullmatch(value) is not None
     refers = "ref" in kinds_before  # "the value is …", "값은 …": the value of what came before
     kinds_before = [k for k in kinds_before if k != "ref"]
     if kinds_after[:1] == ["other"] or (hexy and "other" in kinds_after[:3]):
@@ -266,12 +274,12 @@ def _named_nearby(match: re.Match, value: str) -> bool:
     if kind == "other":
         return False
     if hexy:  # drawn at random: digits and letters, and not a few characters repeated
-        varied = len(set(value)) >= 8 and sum(c.isdigit() for c in value) >= 2 and sum(c.isalpha() for c in value) >= 2
+        varied = len(set(value)) >= 8 and sum(map(str.isdigit, value)) >= 2 and sum(map(str.isalpha, value)) >= 2
         return varied and (_KEY_LIKE_ID.fullmatch(value) is not None or len(value) >= 24)
-    if (kind == "password" or in_block) and _password_like(value):
+    if (kind == "password" or in_block) and password_like:
         return True  # a strong password after a password word, or as a secret block's default
     # right after its name (NAVER_CLIENT_SECRET (Sfw4jkYqql)), 10 characters of both cases and digits do
-    return _generated(value) or (kinds_before[-1:] == [kind] and right_after and _short_generated(value))
+    return generated or (kinds_before[-1:] == [kind] and right_after and _short_generated(value))
 
 
 # A line that is only a short name, a separator and the value: "- Trello: …", "prod AWS → …",
@@ -396,6 +404,19 @@ def _app_password(match: re.Match, value: str) -> bool:
     return vowels <= 5 and bool(unlike_words) and _APP_PASSWORD_CONTEXT.search(match.string) is not None
 
 
+def _app_password_gate(low: str) -> bool:
+    return _APP_PASSWORD_CONTEXT.search(low) is not None
+
+
+_LOGIN_WORDS = _words("log", "account", "cred", "계정", "로그인", "auth(", "connect(")
+
+
+def _login_gate(low: str) -> bool:
+    if _LOGIN_WORDS(low):
+        return True
+    return (" with " in low and ("try " in low or "use " in low)) or (" + " in low and ('"' in low or "'" in low))
+
+
 NEARBY_RULES: tuple[Rule, ...] = (
     Rule(
         "app_password",
@@ -403,7 +424,7 @@ NEARBY_RULES: tuple[Rule, ...] = (
         False,
         ("value",),
         _app_password,
-        gate=_words("password", "gmail", "smtp", "비밀번호", "암호"),
+        gate=_app_password_gate,
     ),
     Rule("basic_credentials", _BASIC, False, ("value",), _basic_credentials, gate=_words("basic")),
     Rule(
@@ -412,7 +433,7 @@ NEARBY_RULES: tuple[Rule, ...] = (
         False,
         ("value",),
         _login_password,
-        gate=_words("log", "account", "cred", "계정", "로그인", "try", "use", " + ", "auth", "connect"),
+        gate=_login_gate,
     ),
     Rule("named_nearby", _CANDIDATE, False, ("value",), _named_nearby, gate=_gate),
 )
