@@ -439,3 +439,61 @@ def test_a_strong_password_beside_what_it_opens_goes(make):
 )
 def test_words_hosts_and_paths_beside_those_names_stay(text):
     assert kept(text)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: f"use {v} for AWS until the vault migration lands",
+        lambda v: f'main = do\n  let cred = "{v}" :: ByteString\n  runClient cred',
+        lambda v: f'naver_client_secret <- "{v}"',
+        lambda v: f'val creds = Map("keystore_password" -> "{v}", "region" -> "eu-west-1")',
+        lambda v: f"bearer for staging gw = {v}",
+        lambda v: f"http --auth-type=bearer --auth='{v}' GET https://api.example.org/health",
+    ],
+)
+def test_a_value_put_to_use_or_assigned_in_other_languages_goes(make):
+    v = rand(ALNUM, 32)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: f"Postgres app user creds updated - {v}",
+        lambda v: f"admin console → svc_batch / {v}",
+        lambda v: f"라우터 관리 화면은 svc_batch/{v} 로 들어가면 됨.",
+        lambda v: f"use {v} for Android keystore until the vault migration lands",
+    ],
+)
+def test_a_password_after_creds_or_beside_what_it_opens_goes(make):
+    v = "COFF@ee9" + "violet"
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'my $token = $ENV{STRIPE_SECRET_KEY} or die "STRIPE_SECRET_KEY missing\\n";',
+        "$api_key = $_ENV['STRIPE_SECRET_KEY'];",
+        "use v2.3.1 for Node until the upgrade",
+        "use Python3 for Lambda",
+        f"use {rand(HEX, 40)} for the build",
+        "the credentials file is ~/.aws/credentials",
+    ],
+)
+def test_environment_lookups_versions_and_builds_stay(text):
+    assert kept(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"Bisected to {rand(HEX, 40)}; the parent {rand(HEX, 40)} still passes the Stripe auth tests.",
+        "$ aws configure list\naccess_key     ****************xeU6 shared-credentials-file\n"
+        "secret_key     ****************xeU6 shared-credentials-file",
+        "the old key was sk-...abcd, rotated since",
+    ],
+)
+def test_commits_before_an_auth_word_and_masked_values_stay(text):
+    assert kept(text)

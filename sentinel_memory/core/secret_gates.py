@@ -43,7 +43,7 @@ _KEY_NAME_ENDINGS = (
     "릿",
     "키",
 )
-_SEPARATOR = re.compile(r"[:=|]")
+_SEPARATOR = re.compile(r"[:=|]|<-|->")
 _WORD_SEPARATOR_TEXTS = (" to ", "값", " 에 ")
 _TYPE_WORDS = ("string", "str")
 

@@ -45,17 +45,17 @@ _CANDIDATE = re.compile(
 
 # Words that name a credential (a password's apart: its value may be any strong password) and
 # words that make a value next to them something else.
-_PASSWORD_WORDS = frozenset("password passwords passwd pwd pw passphrase psk".split())
-_CREDENTIAL_WORDS = frozenset(
-    "key keys token tokens secret secrets credential credentials creds apikey session sessionid sid cookie".split()
-)
+# (credentials: what one logs in with, so a strong password counts as much as a generated key)
+_PASSWORD_WORDS = frozenset("password passwords passwd pwd pw passphrase psk creds cred credential credentials".split())
+_CREDENTIAL_WORDS = frozenset("key keys token tokens secret secrets apikey session sessionid cookie bearer".split())
 _OTHER_WORDS = frozenset(
     (
         "id ids uuid guid request trace span correlation commit commits sha hash hashes checksum digest etag "
         "integrity fingerprint revision rev tag tagged release version build cursor kid nonce salt arn price "
         "product customer invoice order channel thread message object blob idempotency reference ref serial "
         "public publishable pub pinned image issue merge merged event hashed hashing row rows record entry column field "
-        "md container volume network node tx transaction block wallet address device run job pipeline deployment"
+        "md container volume network node tx transaction block wallet address device run job pipeline deployment "
+        "bisected parent revert reverted"
     ).split()
 )
 _KO_PASSWORD = ("비밀번호", "비번", "패스워드", "암호")
@@ -86,6 +86,10 @@ _RIGHT_AFTER_NAME = re.compile(
 _COPULA_AFTER = re.compile(r"[`'\"]?[ \t]?(?:입니다|이에요|예요|이고|임(?![\uac00-\ud7a3]))")
 _GENERIC_LABELS = frozenset(("default", "value", "val", "defaultvalue", "default_value"))
 _GENERIC_LABEL_BEFORE = re.compile(r"""(?i:default|value|val|defaultvalue|default_value)["']?[ \t]*[:=][ \t]*["'`]?$""")
+_USE_BEFORE = re.compile(r"(?<![A-Za-z])(?i:use|using|try)[ \t]+[`'\"]?$")
+_USE_FOR = re.compile(
+    r"""[`'"]?[ \t]+for[ \t]+(?:the[ \t]+)?(?P<name>[A-Z\uac00-\ud7a3][\w.&\-]*(?:[ \t][\w.&\-]+){0,2})"""
+)
 _APART = re.compile(r"[,;:()`\"'|]")
 _WORD = re.compile(rf"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[{_HANGUL}]+")
 # Where a sentence ends: a line break, or ". ", "! ", "? " (a dot inside a value or a name is not one).
@@ -131,6 +135,10 @@ def _kind(word: str, previous: str) -> str | None:
         return "other" if previous in _ORDINARY_KEY or previous in _NOT_A_CREDENTIAL else "credential"
     if low in ("value", "values"):
         return "ref"
+    if low == "sid":  # a session's (connect.sid), not an account's or a message's (Twilio's AC…, SM…)
+        return "other" if previous in ("account", "twilio", "message", "call", "service", "sms") else "credential"
+    if low == "auth":
+        return "auth"  # names a value before it (--auth=…), not one after it ("… passes the auth tests")
     return "other" if low in _OTHER_WORDS else None
 
 
@@ -217,7 +225,12 @@ def _labelled_otherwise(before: str) -> bool:
     if len(name) > 40 or _value_like(name) or _LOGIN_TARGET.search(name):
         return False  # a value before its own separator, not a name (it reads the same once redacted)
     named = label.group("q") or label.group("sep") == "=" or re.search(r"[_.\-]|[a-z][A-Z]", name)
-    return bool(named) and not any(kind != "other" for kind in _kinds(name))
+    if not named or any(kind != "other" for kind in _kinds(name)):
+        return False
+    # a plain word after a credential's name qualifies it ("bearer for staging gw = …")
+    qualified = not label.group("q") and name.isalpha() and name.islower()
+    rest = before[: len(before) - label.end()].rsplit("\n", 1)[-1]
+    return not (qualified and any(kind in ("credential", "password", "auth") for kind in _kinds(rest)[-4:]))
 
 
 def _named_nearby(match: re.Match, value: str) -> bool:
@@ -254,7 +267,9 @@ def _named_nearby(match: re.Match, value: str) -> bool:
         kinds_before = [k for k in _kinds(" ".join(block)) if k != "ref"]
     right_after = _RIGHT_AFTER_NAME.search(near) is not None
     refers = "ref" in kinds_before  # "the value is …", "값은 …": the value of what came before
-    kinds_before = [k for k in kinds_before if k != "ref"]
+    kinds_before = ["credential" if k == "auth" else k for k in kinds_before if k != "ref"]
+    kinds_after = [k for k in kinds_after if k != "auth"]
+    kinds_previous = [k for k in kinds_previous if k != "auth"]
     if kinds_after[:1] == ["other"] or (hexy and "other" in kinds_after[:3]):
         return False  # "the token <hex> row", a hash or an id in a sentence about a token
     refers = refers or _COPULA_AFTER.match(text, end) is not None  # "… 인증키 알려드릴게요. <hex> 입니다!"
@@ -267,6 +282,9 @@ def _named_nearby(match: re.Match, value: str) -> bool:
     elif kinds_previous and (refers or not hexy):
         # "…the NuGet API key. The user gave me `…`", "…API 토큰이 따로 있음. 운영 쪽 값은 `…`"
         kind = kinds_previous[-1]
+    elif (used := _USE_FOR.match(text, end)) and _USE_BEFORE.search(near):
+        # "use … for Razorpay until …", "use … for Android keystore": a value put to a service's use
+        kind = "password" if _LOGIN_TARGET.search(used.group("name")) else "credential"
     elif labelled := _label_line(text, start, end):
         kind = labelled  # "Twilio: …", "prod AWS → …", "| Datadog | `…` |", "office Wi-Fi: …"
     else:
@@ -306,7 +324,9 @@ def _label_line(text: str, start: int, end: int) -> str | None:
 
 
 # What one logs into with a password: a label naming one makes a strong password its value.
-_LOGIN_TARGET = re.compile(r"(?i:console|wi-?fi|keystore|router|vpn|ssh|admin|root|database|db|ftp|smtp|ldap)(?![a-z])")
+_LOGIN_TARGET = re.compile(
+    r"(?i:console|wi-?fi|keystore|router|vpn|ssh|admin|root|database|db|ftp|smtp|ldap)(?![a-z])|라우터|관리자"
+)
 
 
 def _short_generated(value: str) -> bool:
@@ -332,6 +352,8 @@ _GATE_WORDS = (
     "key",
     "token",
     "secret",
+    "bearer",
+    "auth",
     "pass",
     "pw",
     "psk",
@@ -354,13 +376,15 @@ def _gate(low: str) -> bool:
     for word in _GATE_WORDS:
         if word in low:
             return True
-    return ":" in low or "|" in low or "->" in low or "=>" in low or "→" in low  # a name and its value on a line
+    if ":" in low or "|" in low or "->" in low or "=>" in low or "→" in low:
+        return True  # a name and its value on a line
+    return " for " in low and ("use " in low or "using " in low or "try " in low)  # use … for <service>
 
 
 # "login for the SMTP relay — ops / RxPx…", "Jenkins login is admin:BLUE!bird…", "어드민 계정 admin /
 # SUNN*y…": a user and a password after a word for a login, in the same line.
 _LOGIN_PAIR = re.compile(
-    r"(?:(?<![A-Za-z])(?i:login|logins|log-in|sign-in|account|creds|credentials|계정|로그인)(?![A-Za-z])"
+    r"(?:(?<![A-Za-z])(?i:login|logins|log-in|sign-in|account|creds|credentials|console|router|vpn|계정|로그인|라우터)(?![A-Za-z])"
     r"[^\n]{0,80}?(?<![\w@.+\-/:])[A-Za-z0-9_.@+\-]{1,64}(?:[ \t]*/[ \t]*(?:(?i:pass(?:word)?|pw|pwd)[ \t:]+)?|:)"
     # try ci-bot with …, "admin + …", login('ops', '…')
     r"|(?<![A-Za-z])(?i:try|use)[ \t]+[A-Za-z0-9_.@\-]{1,64}[ \t]+with[ \t]+"
@@ -408,7 +432,9 @@ def _app_password_gate(low: str) -> bool:
     return _APP_PASSWORD_CONTEXT.search(low) is not None
 
 
-_LOGIN_WORDS = _words("log", "account", "cred", "계정", "로그인", "auth(", "connect(")
+_LOGIN_WORDS = _words(
+    "log", "account", "cred", "console", "router", "vpn", "계정", "로그인", "라우터", "auth(", "connect("
+)
 
 
 def _login_gate(low: str) -> bool:

@@ -84,9 +84,11 @@ _PLACEHOLDER = re.compile(
     r"""|hidden|masked|redacted|changeme|change[_\-]me|changeit|placeholder|dummy|example"""
     r"""|sample|todo|tbd|fixme|str|string|bytes|int|bool|secret|password|token)"""
     r"""|(?i:your|my)[_\- ].*"""  # your-api-key, YOUR_TOKEN_HERE
-    r"""|(?:os\.environ|os\.getenv|process\.env|getenv)\b.*|env[\[(.].*"""  # os.environ["PW"]
+    r"""|(?:os\.environ|os\.getenv|process\.env|getenv)\b.*|(?i:env)[\[(.].*"""  # os.environ["PW"], ENV["PW"]
+    r"""|\$ENV\{.*|\$_(?:ENV|SERVER)\[.*"""  # Perl's $ENV{PW}, PHP's $_ENV['PW']
     r"""|[xX*.#•_\-%]*"""  # "", xxxx, ****, ..., "%" of %(pw)s
     r"""|(?:[A-Za-z0-9]{1,10}[_\-.]){1,2}[xX*.#•]{3,}"""  # sk-xxxx, ghp_XXXX, sk-proj-****
+    r"""|(?:[A-Za-z0-9]{1,10}[_\-.]){0,2}(?:[*•]{3,}|\.{3}|…)[A-Za-z0-9]{1,6}"""  # ****xeU6, sk-...abcd: the last four shown
     # The documentation examples of AWS (AKIAIOSFODNN7EXAMPLE and its secret): public, never valid.
     r"""|(?:AKIA|ASIA)[A-Z0-9]{9}EXAMPLE|[A-Za-z0-9/+]{30}EXAMPLEKEY""",
     re.DOTALL,
