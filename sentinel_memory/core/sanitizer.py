@@ -30,15 +30,16 @@ import re
 import string
 
 from .secret_forms import FORM_RULES
+from .secret_logins import LOGIN_RULES
 from .secret_nearby import NEARBY_RULES
 from .secret_rules import REDACTED, RULES as _FORMAT_RULES, Rule  # noqa: F401  (REDACTED, RULES, Rule: this module's surface)
 from .secret_values import _PLACEHOLDER, _is_placeholder
 
 # A URL's password is judged by _url_password: "Pass" in https://u:Pass@host is a password, while
 # the placeholder words (pass, test, admin, ...) would keep it.
-# The rules of core/secret_rules.py, then those of the written forms (core/secret_forms.py), then
-# the one that reads a value's sentence (core/secret_nearby.py).
-RULES: tuple[Rule, ...] = _FORMAT_RULES + FORM_RULES + NEARBY_RULES
+# The rules of core/secret_rules.py, then those of the written forms (core/secret_forms.py) and of
+# logins (core/secret_logins.py), then the one that reads a value's sentence (core/secret_nearby.py).
+RULES: tuple[Rule, ...] = _FORMAT_RULES + FORM_RULES + LOGIN_RULES + NEARBY_RULES
 _URL_RULES = frozenset({"url_password", "url_password_encoded"})
 
 # Sentence punctuation that ends a bare value ("the password is Xy7#kq9z.") stays in the text.

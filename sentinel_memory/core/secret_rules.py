@@ -15,6 +15,7 @@ from .secret_gates import (
     _value_then_name_gate,
     _words,
 )
+from .secret_prose import _key_in_prose, _prose_value
 from .secret_values import (
     _BARE,
     _GENERIC_KEY,
@@ -30,10 +31,8 @@ from .secret_values import (
     _cookie_value,
     _flag_value,
     _is_placeholder,
-    _key_in_prose,
     _looks_like_secret,
     _named_value,
-    _prose_value,
     _random_value,
     _spaced_value,
     _url_password,
