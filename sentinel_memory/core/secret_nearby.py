@@ -29,8 +29,8 @@ from .secret_values import (
 
 # A candidate: a run of the characters keys and passwords are made of, from a letter or a digit,
 # a dot only inside it. A name and "=" before it (key=…, DD_API_KEY=…) are not part of it; an "="
-# after other characters is (…N=vA9…), and so is base64's padding (…UA==, …CM=)). Each part is taken whole or not at all (atomic, possessive),
-# so each character is read once.
+# after other characters is (…N=vA9…), and so is base64's padding (…UA==, …CM=)). Each part is
+# taken whole or not at all (atomic, possessive), so each character is read once.
 _CANDIDATE = re.compile(
     r"(?<![A-Za-z0-9_\-+/.~!@#$%^*&=])(?>(?:[A-Za-z_][A-Za-z_.\-]{0,40}=(?=[^=\s)\]},;.`]))?)"
     # (a digit, a symbol or a capital after the first character: a word is no candidate)
@@ -80,8 +80,11 @@ _RIGHT_AFTER_NAME = re.compile(
     r"(?i:secret|token|key|password|passwd|pwd|pw|시크릿|토큰|키|비밀번호|비번)[\uac00-\ud7a3]{0,3}[ \t]*(?:[(:=→]|->|[^\n]{0,24}:)?[ \t]*[`'\"]?$"
 )
 _COPULA_AFTER = re.compile(r"[`'\"]?[ \t]?(?:입니다|이에요|예요|이고|임(?![\uac00-\ud7a3]))")
+# `default = "…"`, `Default: '…'`, `value: …`: the value of the block around it, named above
 _GENERIC_LABELS = frozenset(("default", "value", "val", "defaultvalue", "default_value"))
-_GENERIC_LABEL_BEFORE = re.compile(r"""(?i:default|value|val|defaultvalue|default_value)["']?[ \t]*[:=][ \t]*["'`]?$""")
+_GENERIC_LABEL_BEFORE = re.compile(
+    r"(?i:" + "|".join(sorted(_GENERIC_LABELS, key=len, reverse=True)) + r""")["']?[ \t]*[:=][ \t]*["'`]?$"""
+)
 _USE_BEFORE = re.compile(r"(?<![A-Za-z])(?i:use|using|try)[ \t]+[`'\"]?$")
 _USE_FOR = re.compile(
     r"""[`'"]?[ \t]+for[ \t]+(?:the[ \t]+)?(?P<name>[A-Z\uac00-\ud7a3][\w.&\-]*(?:[ \t][\w.&\-]+){0,2})"""
@@ -112,7 +115,9 @@ _SWITCH = re.compile(r"[A-Za-z](?=[0-9])|[0-9](?=[A-Za-z])")
 
 
 def _kind(word: str, previous: str) -> str | None:
-    """ "password", "credential", "other" or None for one word of the sentence."""
+    """What one word of the sentence says of a value near it: "password", "credential", "other"
+    (an id, a hash, a commit…), "ref" (value, 값: the value of what came before), "auth" (a
+    credential's name before a value only) or None."""
     low = word.lower()
     if word.startswith("값"):
         return "ref"
