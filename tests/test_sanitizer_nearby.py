@@ -497,3 +497,46 @@ def test_environment_lookups_versions_and_builds_stay(text):
 )
 def test_commits_before_an_auth_word_and_masked_values_stay(text):
     assert kept(text)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: f"- [2025-09-01] okta: {v}",
+        lambda v: f"* circleci: {v}",
+    ],
+)
+def test_a_service_in_small_letters_on_a_list_line_gives_a_generated_value(make):
+    v = rand(ALNUM, 40)
+    assert gone(make(v), v)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: f"pw for jenkins admin is {v}",
+        lambda v: f"- [2025-10-14] grafana admin: {v}",
+    ],
+)
+def test_a_passphrase_after_a_password_word_or_beside_what_it_opens_goes(make):
+    v = "violet-coffee-" + "pencil8"
+    assert gone(make(v), v)
+
+
+def test_a_test_accounts_password_after_pass_goes():
+    v = "Galaxy_" + "1998"
+    assert gone(f"Test account: qa+7@example.com / pass {v} (role: admin).", v)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'keyring.get_password("svc", "deploy-user-01")',
+        "apiVersion: v1\nkind: ConfigMap\nbinaryData:\n  settings: "
+        + base64.b64encode(b"max_workers=4\nlog_level=info\nretry=3\n").decode(),
+        f"- [2025-09-01] commit: {rand(HEX, 40)}",
+        "  settings: " + rand(ALNUM, 32),
+    ],
+)
+def test_getters_config_data_commits_and_unlisted_settings_stay(text):
+    assert kept(text)

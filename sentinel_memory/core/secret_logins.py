@@ -13,6 +13,7 @@ import re
 from .secret_formats import Rule
 from .secret_gates import _words
 from .secret_nearby import _generated, _password_like
+from .secret_values import _strongly_secret
 
 # "login for the SMTP relay — ops / RxPx…", "Jenkins login is admin:BLUE!bird…", "어드민 계정 admin /
 # SUNN*y…": a user and a password after a word for a login, in the same line.
@@ -28,7 +29,15 @@ _LOGIN_PAIR = re.compile(
 
 
 def _login_password(match: re.Match, value: str) -> bool:
-    return _password_like(value) or _generated(value)
+    # after "pass" itself ("… / pass Galaxy_1998"), any strong password
+    return (
+        _password_like(value)
+        or _generated(value)
+        or (_PASS_WORD.search(match.group(0)) is not None and _strongly_secret(value))
+    )
+
+
+_PASS_WORD = re.compile(r"(?i:pass(?:word)?|pw|pwd)[ \t:]")
 
 
 # "Basic <base64 of user:password>" wherever it is written (an Apache RequestHeader, a trace).

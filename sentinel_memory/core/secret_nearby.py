@@ -109,7 +109,9 @@ _HOST = re.compile(r"(?:[A-Za-z0-9\-]+\.)+[A-Za-z]{2,}")
 # (Both are matched against the reversed text before the value, from its end: read once, not once
 # per starting position.)
 _LABEL_REVERSED = re.compile(r"""["'`]?[ \t]*(?P<sep>[:=])[ \t]*(?P<q>["']?)(?P<name>[\w.\-]*[A-Za-z_])(?P=q)""")
-_CALL_REVERSED = re.compile(r"""["'`][ \t]*\([\w.]*[A-Za-z_]""")
+_CALL_REVERSED = re.compile(r"""["'`][ \t]*(?:,[ \t]*["'][^"'\n]{0,64}["'][ \t]*){0,3}\([\w.]*[A-Za-z_]""")
+_LISTED = re.compile(r"[ \t]*(?:[-*+][ \t]|\[[\d\-: ]{4,20}\])")
+_PASSPHRASE_PART = re.compile(r"[\-_.]")
 _STRONG_SYMBOL = re.compile(r"[!@#$%^&*+=?~]")
 _SWITCH = re.compile(r"[A-Za-z](?=[0-9])|[0-9](?=[A-Za-z])")
 
@@ -212,7 +214,13 @@ def _password_like(value: str) -> bool:
         return False
     digits = sum(map(str.isdigit, value))
     inner_upper = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
-    return bool(_STRONG_SYMBOL.search(value)) or (inner_upper and digits >= 2) or len(_SWITCH.findall(value)) >= 3
+    if _STRONG_SYMBOL.search(value) or (inner_upper and digits >= 2) or len(_SWITCH.findall(value)) >= 3:
+        return True
+    # a passphrase: two words of four letters and a word with a digit (violet-coffee-pencil8), not a
+    # name and a number (deploy-user-01)
+    parts = _PASSPHRASE_PART.split(value)
+    words = sum(p.isalpha() and len(p) >= 4 for p in parts)
+    return words >= 2 and any(_SWITCH.search(p) for p in parts)
 
 
 def _labelled_otherwise(before: str) -> bool:
@@ -248,7 +256,6 @@ def _named_nearby(match: re.Match, value: str) -> bool:
         or _HOST.fullmatch(value)
         or value.startswith("AAAA")
         or _decodes_to_text(value)
-        or len(_WORD_PART.findall(value)) >= 2
         or _SNAKE_NAME.fullmatch(value)
     ):
         return False  # a placeholder, an address, a host, an SSH public key's body, encoded text, a name
@@ -290,8 +297,10 @@ def _named_nearby(match: re.Match, value: str) -> bool:
         kind = labelled  # "Twilio: …", "prod AWS → …", "| Datadog | `…` |", "office Wi-Fi: …"
     else:
         return False
-    if kind == "other":
-        return False
+    if kind == "other" or (kind != "password" and len(_WORD_PART.findall(value)) >= 2):
+        return False  # (two plain words between separators: a branch or a path, unless a password's)
+    if kind == "service":  # a name in small letters: a generated value, not a hex string, goes
+        return generated
     if hexy:  # drawn at random: digits and letters, and not a few characters repeated
         varied = len(set(value)) >= 8 and sum(map(str.isdigit, value)) >= 2 and sum(map(str.isalpha, value)) >= 2
         return varied and (_KEY_LIKE_ID.fullmatch(value) is not None or len(value) >= 24)
@@ -321,7 +330,12 @@ def _label_line(text: str, start: int, end: int) -> str | None:
         return None
     if _LOGIN_TARGET.search(name):
         return "password"
-    return "credential" if any(c.isupper() or c >= "\uac00" for c in name) else None
+    if any(c.isupper() or c >= "\uac00" for c in name):
+        return "credential"
+    # "- [2025-09-01] okta: …": a service in small letters, one word of a list item or a dated note
+    word = name.split()[-1]
+    listed = _LISTED.match(text, line_start) is not None
+    return "service" if listed and word.isalpha() and len(word) >= 3 else None
 
 
 # What one logs into with a password: a label naming one makes a strong password its value.

@@ -22,10 +22,10 @@ def _decodes_to_text(value: str) -> bool:
         raw = base64.b64decode(body.replace("-", "+").replace("_", "/") + "=" * (-len(body) % 4), validate=True)
     except (binascii.Error, ValueError):
         return False
-    if sum(32 <= b < 127 for b in raw) < 0.9 * len(raw):
+    if sum(32 <= b < 127 or b in (9, 10, 13) for b in raw) < 0.9 * len(raw):
         return False  # random bytes: a key
-    # words or data (a space, JSON, markup), not an encoded password or a user:password pair
-    return b" " in raw or raw[:1] in (b"{", b"[", b"<") or raw.isalpha()
+    # words or data (a space, lines, JSON, markup), not an encoded password or a user:password pair
+    return b" " in raw or b"\n" in raw or raw[:1] in (b"{", b"[", b"<") or raw.isalpha()
 
 
 _PASSWORD_MANAGERS = frozenset("1password lastpass bitwarden keepass keepassxc dashlane vaultwarden".split())
