@@ -540,3 +540,11 @@ def test_a_test_accounts_password_after_pass_goes():
 )
 def test_getters_config_data_commits_and_unlisted_settings_stay(text):
     assert kept(text)
+
+
+def test_a_cookies_full_stop_stays_in_the_sentence():
+    v = rand(LOWNUM, 32)
+    assert redact(f"Cookie: theme=dark; sessionid={v}. Pinned it.") == (
+        f"Cookie: theme=dark; sessionid={REDACTED}. Pinned it.",
+        1,
+    )

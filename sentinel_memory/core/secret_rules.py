@@ -113,10 +113,10 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         "session_cookie",
         re.compile(
             r"(?<![\w.\-])[\w.\-]{0,40}?(?i:sess|sid|auth|token|jwt|remember)[\w.\-]{0,40}="
-            r"""(?P<value>[^;\s,"'`]{16,4096})"""
+            r"""(?P<bare>[^;\s,"'`]{16,4096})"""  # (as a bare value: a sentence's full stop after it stays)
         ),
         False,
-        ("value",),
+        ("bare",),
         _cookie_value,
         gate=_words("cookie"),
     ),
