@@ -548,3 +548,8 @@ def test_a_cookies_full_stop_stays_in_the_sentence():
         f"Cookie: theme=dark; sessionid={REDACTED}. Pinned it.",
         1,
     )
+
+
+def test_a_password_passed_to_authenticate_goes():
+    v = "Falcon!" + "7530LWv8G"
+    assert gone(f"client.authenticate('svc-bot', '{v}')", v)

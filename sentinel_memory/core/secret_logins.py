@@ -75,7 +75,19 @@ def _app_password_gate(low: str) -> bool:
 
 
 _LOGIN_WORDS = _words(
-    "log", "account", "cred", "console", "router", "vpn", "계정", "로그인", "라우터", "auth(", "connect("
+    "log",
+    "account",
+    "cred",
+    "console",
+    "router",
+    "vpn",
+    "계정",
+    "로그인",
+    "라우터",
+    "auth(",
+    "authenticate(",
+    "connect(",
+    "sign_in(",
 )
 
 
