@@ -4,11 +4,12 @@ corpus (bench/secrets_heldout.py, written before a round of rules and never tune
 parts of the external corpus (bench/secrets_external.py: built from what other scanners' tests
 look for; "dev" may be tuned on, "heldout" never) and the two parts of the forms corpus
 (bench/secrets_forms.py: the ways people write a credential down; likewise), the two parts of
-six corpora written without sight of the rules (bench/secrets_writer_a.py: lessons as an agent
+seven corpora written without sight of the rules (bench/secrets_writer_a.py: lessons as an agent
 logs them; _b: configuration and operations snippets; _c: chat, incidents and HTTP captures;
 _d: long lessons with pasted snippets, shorthand notes, less common languages, Korean-dominant;
 _e: QA accounts, data and mobile settings, runbooks with Korean headings; _f: a team's file over
-months: terse notes, terminal output, JSON blobs, Slack-style Korean;
+months: terse notes, terminal output, JSON blobs, Slack-style Korean; _g: a balanced mixture of
+all of these, written after the last rule;
 "dev" may be tuned on, "heldout" never); and the time of hostile inputs of the maximum field size.
 
     python bench/secrets_bench.py [--kinds] [--repeat N]
@@ -47,6 +48,7 @@ from secrets_writer_c import corpus as writer_c  # noqa: E402
 from secrets_writer_d import corpus as writer_d  # noqa: E402
 from secrets_writer_e import corpus as writer_e  # noqa: E402
 from secrets_writer_f import corpus as writer_f  # noqa: E402
+from secrets_writer_g import corpus as writer_g  # noqa: E402
 
 from sentinel_memory.core.records import normalize, prepare  # noqa: E402
 from sentinel_memory.core.sanitizer import redact  # noqa: E402
@@ -272,7 +274,7 @@ def _writer(corpus_):
 
 WRITERS = {"writer A": _writer(writer_a), "writer B": _writer(writer_b), "writer C": _writer(writer_c),
            "writer D": _writer(writer_d), "writer E": _writer(writer_e),
-           "writer F": _writer(writer_f)}
+           "writer F": _writer(writer_f), "writer G": _writer(writer_g)}
 
 
 def _columns(examples: list[Example], run=ours) -> dict[str, dict]:
