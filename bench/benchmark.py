@@ -64,11 +64,15 @@ from filelock import lock_descriptor  # noqa: E402
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
-from sentinel_memory import core  # noqa: E402
-from sentinel_memory.core import index, memory, render, staleness, store  # noqa: E402
-from sentinel_memory.core.memory import BUDGET_ENV, search_budget  # noqa: E402
-from sentinel_memory.core.records import Entry, utc_now  # noqa: E402
-from sentinel_memory.core.snapshot import Snapshot  # noqa: E402
+from sentinel_memory import tools as core  # noqa: E402
+from sentinel_memory.search import index  # noqa: E402
+from sentinel_memory.tools import memory
+from sentinel_memory.tools import render
+from sentinel_memory.git import staleness
+from sentinel_memory.record import store
+from sentinel_memory.tools.memory import BUDGET_ENV, search_budget  # noqa: E402
+from sentinel_memory.record.records import Entry, utc_now  # noqa: E402
+from sentinel_memory.record.snapshot import Snapshot  # noqa: E402
 
 BARE = BENCH / "bare_lowlevel_server.py"
 NODE_PACKAGES = {"@modelcontextprotocol/server-memory": "2026.8.31", "js-tiktoken": "1.0.21"}

@@ -35,7 +35,7 @@ ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
 import search_quality as sq  # noqa: E402  (puts the repository root on sys.path)
-from sentinel_memory.core import tools  # noqa: E402
+from sentinel_memory.tools import answers as tools  # noqa: E402
 
 TOOL = "search_memory"
 
@@ -191,7 +191,7 @@ def _text_of(value) -> str:
 
 def principle_of(entry):
     """The record as a principle: every principle is listed, so the answer fills the budget."""
-    from sentinel_memory.core.records import Entry, record_id
+    from sentinel_memory.record.records import Entry, record_id
     record = dict(entry.record, type="principle")
     record["id"] = record_id("principle", record["topic"], record["missing_context"], record["lesson"])
     record["meta"] = {"created": record["meta"]["created"], "compacted_at": record["meta"]["created"],

@@ -55,13 +55,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sentinel_memory.core import render, tools  # noqa: E402
-from sentinel_memory.core.contextdir import prepare as prepare_context_dir  # noqa: E402
-from sentinel_memory.core.disk import atomic_write  # noqa: E402
-from sentinel_memory.core.index import terms  # noqa: E402
-from sentinel_memory.core.records import LIMITS, Entry, prepare, truncate_utf8  # noqa: E402
-from sentinel_memory.core.snapshot import Snapshot  # noqa: E402
-from sentinel_memory.core.store import memory_path  # noqa: E402
+from sentinel_memory.tools import render  # noqa: E402
+from sentinel_memory.tools import answers as tools
+from sentinel_memory.record.contextdir import prepare as prepare_context_dir  # noqa: E402
+from sentinel_memory.record.disk import atomic_write  # noqa: E402
+from sentinel_memory.search.index import terms  # noqa: E402
+from sentinel_memory.record.records import LIMITS, Entry, prepare, truncate_utf8  # noqa: E402
+from sentinel_memory.record.snapshot import Snapshot  # noqa: E402
+from sentinel_memory.record.store import memory_path  # noqa: E402
 
 _ID = re.compile(r"\b[0-9a-f]{16}\b")
 _CHANGELOG = re.compile(r"(^|/)(changes|changelog|history|news|release[-_ ]?notes?|authors|contributors|readme"

@@ -50,8 +50,8 @@ from secrets_writer_e import corpus as writer_e  # noqa: E402
 from secrets_writer_f import corpus as writer_f  # noqa: E402
 from secrets_writer_g import corpus as writer_g  # noqa: E402
 
-from sentinel_memory.core.records import normalize, prepare  # noqa: E402
-from sentinel_memory.core.sanitizer import redact  # noqa: E402
+from sentinel_memory.record.records import normalize, prepare  # noqa: E402
+from sentinel_memory.redaction.engine import redact  # noqa: E402
 
 
 
@@ -71,7 +71,7 @@ def ours(example: Example) -> tuple[bool, bool]:
 
 def logged(example: Example) -> tuple[bool, bool]:
     """(every secret gone, text changed) for the text as log_memory stores it: the lesson of a
-    record prepared by sentinel_memory.core.records.prepare (trimmed, NFC, then redacted with all the rules)."""
+    record prepared by sentinel_memory.record.records.prepare (trimmed, NFC, then redacted with all the rules)."""
     out = prepare("bench", "what the instructions lacked", example.text).lesson
     return all(s not in out for s in example.secrets), out != normalize(example.text)
 
@@ -243,7 +243,7 @@ def main(argv: list[str]) -> int:
             cols = _columns(writer(part), logged)
             summary.append((f"{name} {part}", cols["sentinel-memory"], cols))
     ds_name = next((n for n in columns if n.startswith("detect-secrets")), None)
-    print("\nSUMMARY (external parts scored through sentinel_memory.core.records.prepare, as log_memory stores a lesson)\n")
+    print("\nSUMMARY (external parts scored through sentinel_memory.record.records.prepare, as log_memory stores a lesson)\n")
     head = ["corpus", "texts", "recall", "false positives"] + (
         [f"{ds_name} recall", f"{ds_name} FP"] if ds_name else [])
     print("| " + " | ".join(head) + " |")

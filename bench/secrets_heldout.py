@@ -1,7 +1,7 @@
 """The held-out part of the redaction benchmark: written before the rules it measures, never tuned on.
 
 This file was written and committed before the provider and key-value rules of that round were
-added to core/secret_rules.py; its sentences, key names and look-alikes are its own (none is copied
+added to redaction/rules.py; its sentences, key names and look-alikes are its own (none is copied
 from bench/secrets_corpus.py, the tuning part). The rules are tuned on the tuning part only;
 this part is run to report a figure, and a miss here is reported, not fixed here.
 

@@ -5,7 +5,7 @@
 DIR holds another checkout's `sentinel_memory` package (for example `git archive <commit>
 sentinel_memory | tar -x -C DIR`). Each round starts one fresh process per checkout, in
 alternating order so that the machine's slow spells hit both alike; each process runs
-`sentinel_memory.core.records.prepare` (trim, NFC, redaction with every rule, id: what log_memory
+`sentinel_memory.record.records.prepare` (trim, NFC, redaction with every rule, id: what log_memory
 does before it writes) over every text of the four corpora (bench/secrets_corpus.py,
 secrets_heldout.py, secrets_external.py dev and heldout), --passes times, and reports its median
 pass in CPU time (process_time: on a shared machine the wall clock mostly measures the others). With --mode log each pass instead calls log_memory in-process (core.tools.log: the lock,
@@ -32,8 +32,8 @@ sys.path.insert(0, sys.argv[1]); sys.path.insert(0, sys.argv[2])
 from secrets_corpus import corpus
 from secrets_heldout import heldout
 from secrets_external import external
-from sentinel_memory.core.records import prepare
-from sentinel_memory.core.tools import log
+from sentinel_memory.record.records import prepare
+from sentinel_memory.tools.answers import log
 texts = [e.text for e in corpus() + heldout() + external("dev") + external("heldout")]
 prepare("warm", "up", texts[0])
 mode, passes = sys.argv[3], int(sys.argv[4])

@@ -39,11 +39,11 @@ from mcp.client.stdio import stdio_client
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sentinel_memory.core.records import Entry, prepare, utc_now  # noqa: E402
-from sentinel_memory.core.contextdir import prepare as prepare_context_dir  # noqa: E402
-from sentinel_memory.core.disk import atomic_write  # noqa: E402
-from sentinel_memory.core.snapshot import Snapshot  # noqa: E402
-from sentinel_memory.core.store import memory_path  # noqa: E402
+from sentinel_memory.record.records import Entry, prepare, utc_now  # noqa: E402
+from sentinel_memory.record.contextdir import prepare as prepare_context_dir  # noqa: E402
+from sentinel_memory.record.disk import atomic_write  # noqa: E402
+from sentinel_memory.record.snapshot import Snapshot  # noqa: E402
+from sentinel_memory.record.store import memory_path  # noqa: E402
 
 SERVER = ROOT / "server.py"
 # The servers' stderr (fastmcp's start-up INFO line, any logged failure) goes here, not to the table.

@@ -3,7 +3,7 @@ checkout's `python server.py` all come here, and this is the one place that deci
 words name a command (for people and git) or start the MCP server on stdio.
 
 Standard library only until that decision: serving answers the client's handshake before fastmcp
-is imported (fast_start.py), and a command never imports FastMCP (git's drivers start fast).
+is imported (proxy.py), and a command never imports FastMCP (git's drivers start fast).
 """
 
 from __future__ import annotations
@@ -56,11 +56,11 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if serves(argv):
         stop_on_signals()
-        from . import fast_start
+        from .faststart import proxy
 
         try:
-            if fast_start.wanted():
-                return fast_start.run(argv)
+            if proxy.wanted():
+                return proxy.run(argv)
             from . import server
         except ModuleNotFoundError as exc:
             print(not_installed(exc), file=sys.stderr)
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         server.main(argv)
         return 0
     try:
-        from .core.cli import main as cli_main
+        from .cli.commands import main as cli_main
     except ModuleNotFoundError as exc:
         print(not_installed(exc), file=sys.stderr)
         return 2

@@ -1,5 +1,5 @@
-"""The MCP adapter: FastMCP with three typed tools, each body one call into core, which holds every
-rule. Also the project root (with the client's MCP roots as a fallback), error mapping and stderr
+"""The MCP adapter: FastMCP with three typed tools, each body one call into `tools`, which holds
+every rule. Also the project root (with the client's MCP roots as a fallback), error mapping and stderr
 logging. Started through __main__.py (`python server.py`, `python -m sentinel_memory`, the
 `sentinel-memory` executable), which decides that the words ask for the server.
 """
@@ -31,9 +31,12 @@ from fastmcp.server.middleware import Middleware  # noqa: E402
 from mcp_types import ToolAnnotations  # noqa: E402
 from pydantic import Field  # noqa: E402
 
-from . import __version__, core  # noqa: E402
-from .core.gitdriver import ensure_configured  # noqa: E402
-from .core.install import ENTRY, SELF  # noqa: E402
+from . import __version__, tools  # noqa: E402
+from .errors import MemoryToolError, ProjectRootError  # noqa: E402
+from .git.drivers import ensure_configured  # noqa: E402
+from .invocation import ENTRY, SELF  # noqa: E402
+from .record.store import memory_path  # noqa: E402
+from .setup.project import ENV_VAR as PROJECT_ENV, is_home_or_root, refusal, resolve  # noqa: E402
 
 log = logging.getLogger("sentinel_memory")
 
@@ -143,19 +146,19 @@ async def _memory_file(ctx: Context | None) -> Path:
     the server was started in the home directory or a filesystem root."""
     global _client_root
     client = _client_name(ctx)
-    root = core.resolve(_project_arg, client=client)
+    root = resolve(_project_arg, client=client)
     project = root.path
     if root.guarded:
         if _client_root is None:
             _client_root = await _workspace_root(ctx)
         if _client_root is None:
-            raise core.ProjectRootError(core.refusal(root, client))
+            raise ProjectRootError(refusal(root, client))
         project = _client_root
     if project not in _git_checked:
         # A teammate who only pulled gets the merge and diff drivers when the server starts (the
         # warm-up) or first uses the memory. Cheap (one git call per process and project).
         await anyio.to_thread.run_sync(_check_git, project)
-    return core.memory_path(project)
+    return memory_path(project)
 
 
 def _check_git(project: Path) -> None:
@@ -195,7 +198,7 @@ async def _workspace_root(ctx: Context | None) -> Path | None:
         uri = urlparse(str(root.uri))
         if uri.scheme == "file":
             path = Path(unquote(uri.path.lstrip("/") if os.name == "nt" else uri.path))
-            if path.is_dir() and not core.project.is_home_or_root(path):
+            if path.is_dir() and not is_home_or_root(path):
                 return path.resolve()
     return None
 
@@ -206,7 +209,7 @@ async def _run(ctx: Context | None, operation, **arguments) -> str:
     try:
         path = await _memory_file(ctx)
         return await anyio.to_thread.run_sync(partial(operation, path, **arguments))
-    except core.MemoryToolError as exc:
+    except MemoryToolError as exc:
         raise ToolError(str(exc)) from None
     except Exception:
         log.exception("unexpected failure in %s", operation.__name__)
@@ -238,7 +241,7 @@ async def search_memory(
     ] = None,
     ctx: Context | None = None,
 ) -> str:
-    return await _run(ctx, core.search, query=query, topic=topic, files=files)
+    return await _run(ctx, tools.search, query=query, topic=topic, files=files)
 
 
 @mcp.tool(annotations=WRITES, output_schema=None, description=LOG_MEMORY_DESCRIPTION)
@@ -290,7 +293,7 @@ async def log_memory(
 ) -> str:
     return await _run(
         ctx,
-        core.log,
+        tools.log,
         topic=topic,
         missing_context=missing_context,
         lesson=lesson,
@@ -312,7 +315,7 @@ async def compact_memory(
     ] = 50,
     ctx: Context | None = None,
 ) -> str:
-    return await _run(ctx, core.compact, target_topic=target_topic, compact_threshold=compact_threshold)
+    return await _run(ctx, tools.compact, target_topic=target_topic, compact_threshold=compact_threshold)
 
 
 def _warm_up() -> None:
@@ -322,7 +325,7 @@ def _warm_up() -> None:
     file (0.45 s at 10,000 records), fastmcp's first-call imports and models. Read-only on the
     memory; never fatal."""
     try:
-        if core.resolve(_project_arg).guarded:
+        if resolve(_project_arg).guarded:
             return  # the client's workspace root decides, at the first call
         anyio.run(partial(mcp.call_tool, "search_memory", {"query": "memory"}))
     except Exception as exc:  # the first call meets the same problem and reports it
@@ -335,7 +338,7 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
         description="Sentinel-Memory MCP server (stdio). With no arguments it serves MCP on stdin/stdout.",
     )
     parser.add_argument(
-        "--project", metavar="DIR", help=f"project root (default: ${core.project.ENV_VAR}, else the current directory)"
+        "--project", metavar="DIR", help=f"project root (default: ${PROJECT_ENV}, else the current directory)"
     )
     return parser.parse_args(argv)
 
@@ -350,8 +353,8 @@ def main(argv: list[str] | None = None) -> None:
             stream.reconfigure(encoding="utf-8")
     if sys.stdin.isatty():
         try:
-            where: Path | str = core.resolve(_project_arg).memory_file
-        except core.MemoryToolError as exc:
+            where: Path | str = resolve(_project_arg).memory_file
+        except MemoryToolError as exc:
             where = f"(no usable project: {exc})"
         example = json.dumps({"command": ENTRY[0], "args": [*ENTRY[1:], "--project", "${workspaceFolder}"]})
         print(

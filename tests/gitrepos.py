@@ -21,9 +21,11 @@ SERVER = ROOT / "server.py"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from sentinel_memory.core import contextdir, store, tools  # noqa: E402
-from sentinel_memory.core.snapshot import parse  # noqa: E402
-from sentinel_memory.core.records import Entry, record_id  # noqa: E402
+from sentinel_memory.record import contextdir  # noqa: E402
+from sentinel_memory.record import store
+from sentinel_memory.tools import answers
+from sentinel_memory.record.snapshot import parse  # noqa: E402
+from sentinel_memory.record.records import Entry, record_id  # noqa: E402
 
 MARKERS = ("<<<<<<<", "|||||||", "=======", ">>>>>>>")
 T0, T1, T2, T3 = (f"2026-0{m}-01T00:00:00+00:00" for m in (1, 2, 3, 4))
@@ -122,8 +124,8 @@ def clone(origin: Repo, tmp_path: Path, name: str, wired: bool) -> Repo:
 
 
 def logged(path: Path, topic: str, missing_context: str, lesson: str, **kwargs) -> str:
-    """core.tools.log, returning the record's id."""
-    text = tools.log(path, topic, missing_context, lesson, **kwargs)
+    """tools.log, returning the record's id."""
+    text = answers.log(path, topic, missing_context, lesson, **kwargs)
     return re.search(r"record ([0-9a-f]{16})", text).group(1)
 
 

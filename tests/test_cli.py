@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from sentinel_memory.core.cli import COMMANDS
-from sentinel_memory.core.records import prepare
+from sentinel_memory.cli.commands import COMMANDS
+from sentinel_memory.record.records import prepare
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = str(ROOT / "server.py")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from gitrepos import SERVER, env, logged, make_repo  # noqa: F401  (env is a fixture)
-from sentinel_memory.core import project
+from sentinel_memory.setup import project
 
 MEMORY = Path(".context") / "memory_log.jsonl"
 
@@ -167,9 +167,9 @@ def test_doctor_warns_about_a_stray_memory_file_and_fold_brings_it_in(tmp_path, 
     stray = stray_dir / MEMORY
     (stray_dir / ".context").mkdir(parents=True)
     stray.write_bytes(repo.memory.read_bytes())
-    from sentinel_memory.core import tools
+    from sentinel_memory.tools import answers
 
-    tools.log(stray, "api", "shared", "old lesson", ask_next_time="asked in web")  # same id, newer
+    answers.log(stray, "api", "shared", "old lesson", ask_next_time="asked in web")  # same id, newer
     only_stray = logged(stray, "web", "w", "web lesson")
 
     doctor = run(env, repo.path, "doctor")

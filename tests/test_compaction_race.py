@@ -12,10 +12,10 @@ import subprocess
 import pytest
 
 from gitrepos import T0, T1, by_id, clone, env, make_repo, put, rec, server  # noqa: F401
-from sentinel_memory.core import memory_path
-from sentinel_memory.core.errors import InvalidInput
-from sentinel_memory.core.records import revision
-from sentinel_memory.core.tools import compact, log
+from sentinel_memory.record.store import memory_path
+from sentinel_memory.errors import InvalidInput
+from sentinel_memory.record.records import revision
+from sentinel_memory.tools.answers import compact, log
 
 
 def next_call(answer: str, topic: str) -> list[str]:

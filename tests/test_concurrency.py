@@ -21,13 +21,14 @@ from conftest import lock_held_elsewhere
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# A writer process: prints "ready", waits for the start file, then logs its records with core.log
+# A writer process: prints "ready", waits for the start file, then logs its records with tools.log
 # directly (the same function the server's log_memory calls) and prints each id once it returned.
 WRITER = textwrap.dedent(
     """
     import os, re, sys, time
     sys.path.insert(0, sys.argv[1])
-    from sentinel_memory.core import log, memory_path
+    from sentinel_memory.tools import log
+    from sentinel_memory.record.store import memory_path
 
     project, start, name, count = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
     path = memory_path(project)
@@ -122,7 +123,8 @@ async def test_concurrent_servers_lose_no_write(connect, project, memory_file, r
 
 def test_threads_of_one_process_writing_at_once_lose_no_write(project, memory_file, records):
     """Eight threads of one process (as a server runs parallel tool calls) logging 25 records each at once: all 200 are stored exactly once."""
-    from sentinel_memory.core import log, memory_path
+    from sentinel_memory.tools import log
+    from sentinel_memory.record.store import memory_path
 
     writers, per_writer = 8, 25
     start = threading.Barrier(writers)
@@ -148,7 +150,7 @@ def test_threads_of_one_process_writing_at_once_lose_no_write(project, memory_fi
 
 
 def test_eight_processes_writing_through_core_lose_no_write(tmp_path, project, memory_file, records):
-    """Eight processes calling core.log at the same moment, 25 records each: all 200 records are stored exactly once."""
+    """Eight processes calling tools.log at the same moment, 25 records each: all 200 records are stored exactly once."""
     writers, per_writer = 8, 25
     start = tmp_path / "start"
     procs = [start_writer(project, start, f"proc{n}", per_writer) for n in range(writers)]

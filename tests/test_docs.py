@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sentinel_memory.core.cli import build_parser
-from sentinel_memory.core.init import AGENTS_SECTION
+from sentinel_memory.cli.commands import build_parser
+from sentinel_memory.setup.initialise import AGENTS_SECTION
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ("search_memory", "log_memory", "compact_memory")
@@ -54,7 +54,7 @@ def test_every_tool_is_documented_and_registered():
     server = _read(ROOT / "sentinel_memory" / "server.py")
     defined = set(re.findall(r"^async def (\w+_memory)\(", server, re.M))
     assert defined == set(TOOLS)
-    for doc in ("docs/tools.md", "README.md", "docs/README.ko.md", "sentinel_memory/core/cursorrules.md"):
+    for doc in ("docs/tools.md", "README.md", "docs/README.ko.md", "sentinel_memory/setup/cursorrules.md"):
         text = _read(ROOT / doc)
         assert all(t in text for t in TOOLS), doc
 

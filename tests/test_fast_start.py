@@ -1,4 +1,4 @@
-"""The fast start (fast_start.py, fast_cache.py): what a client receives with it is what it would
+"""The fast start (faststart/proxy.py, faststart/cache.py): what a client receives with it is what it would
 receive without it, byte for byte and in order, whatever it sends; the first start records
 fastmcp's answers in the user's cache and the next one answers from them; signals stop it."""
 
@@ -19,7 +19,7 @@ import pytest
 
 from conftest import ROOT, SERVER
 
-from sentinel_memory import fast_cache, fast_start
+from sentinel_memory.faststart import cache as fast_cache, proxy as fast_start
 
 PYTHON = sys.executable
 TIMEOUT = 60
@@ -294,7 +294,7 @@ STALLED = textwrap.dedent("""\
     stalled = types.ModuleType("sentinel_memory.server")
     stalled.main = lambda argv: time.sleep(60)   # fastmcp that never finishes loading
     sys.modules["sentinel_memory.server"] = stalled
-    from sentinel_memory import fast_start
+    from sentinel_memory.faststart import proxy as fast_start
     sys.exit(fast_start.run(sys.argv[1:]))
 """)
 
@@ -544,8 +544,8 @@ def test_the_key_follows_the_code_the_packages_and_fastmcp_settings(monkeypatch,
     shutil.copytree(fast_cache.HERE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(fast_cache, "HERE", str(copy))
     assert fast_cache.key(env) == base
-    (copy / "core" / "records.py").write_text((copy / "core" / "records.py").read_text(encoding="utf-8") + "#\n",
-                                              encoding="utf-8")
+    (copy / "record" / "records.py").write_text(
+        (copy / "record" / "records.py").read_text(encoding="utf-8") + "#\n", encoding="utf-8")
     changed = fast_cache.key(env)
     assert changed != base
     site = tmp_path / "site"

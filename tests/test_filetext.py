@@ -1,9 +1,9 @@
-"""core.filetext: a file's text kept as pieces, edited line by line, gives the bytes of a full rewrite."""
+"""record.filetext: a file's text kept as pieces, edited line by line, gives the bytes of a full rewrite."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sentinel_memory.core.filetext import MAX_PIECES, FileText
+from sentinel_memory.record.filetext import MAX_PIECES, FileText
 
 ids = st.text(alphabet="0123456789abcdef", min_size=1, max_size=2)
 lines = st.dictionaries(ids, st.sampled_from(["x", "yy", "zzz"]), max_size=10)

@@ -2,7 +2,7 @@
 
 Every test builds git repositories in tmp_path and drives them with the real `git` binary
 (tests/gitrepos.py). The merge driver and the diff textconv are wired the way a user wires them:
-`python server.py --project REPO init`. Records are written in-process with core.tools.log, or
+`python server.py --project REPO init`. Records are written in-process with tools.log, or
 line by line with explicit timestamps where "the newer wins" matters.
 """
 
@@ -18,8 +18,9 @@ from gitrepos import (  # noqa: F401  (env is a fixture)
     MARKERS, MEMORY, SERVER, T0, T1, T2, T3, Repo, by_id, clone, drop, env, last_id, logged,
     make_repo, mc_after, put, rec, server, text_merge_conflicts,
 )
-from sentinel_memory.core import gitdriver, tools  # noqa: E402
-from sentinel_memory.core.records import Entry, record_id  # noqa: E402
+from sentinel_memory.git import drivers as gitdriver  # noqa: E402
+from sentinel_memory.tools import answers
+from sentinel_memory.record.records import Entry, record_id  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------
@@ -265,7 +266,7 @@ def test_teammate_without_the_driver_gets_markers_that_the_loader_merges(tmp_pat
     assert any(line.startswith("<<<<<<<") for line in conflicted.splitlines())
     assert any(line.startswith("|||||||") for line in conflicted.splitlines()) == bool(style)
 
-    found = tools.search(repo.memory)
+    found = answers.search(repo.memory)
     assert "conflict" in found
     for lesson in ("use the theme tokens", "added on main", "added on feature", "use Inter 16px"):
         assert lesson in found
@@ -274,7 +275,7 @@ def test_teammate_without_the_driver_gets_markers_that_the_loader_merges(tmp_pat
     # stages git keeps in its index while the merge is in progress.
     assert "the last record" not in found
 
-    out = tools.log(repo.memory, "ui", "after the merge", "one more")
+    out = answers.log(repo.memory, "ui", "after the merge", "one more")
 
     assert "conflict" in out and ".conflicted" in out
     records = by_id(repo.data())
@@ -309,7 +310,7 @@ def test_two_way_markers_committed_without_the_driver_keep_every_record_the_newe
     review = repo.git("diff", "HEAD~1", "HEAD", "--", MEMORY).stdout
     assert "+GIT CONFLICT MARKERS IN THE FILE: 1 regions, shown merged by id" in review
 
-    found = tools.search(repo.memory)
+    found = answers.search(repo.memory)
 
     for lesson in ("use the theme tokens", "added on main", "added on feature", "use Inter 16px"):
         assert lesson in found
@@ -318,7 +319,7 @@ def test_two_way_markers_committed_without_the_driver_keep_every_record_the_newe
     # read again (documented; the next compaction folds it in) rather than risk losing one.
     assert "deleted on feature" in found
 
-    out = tools.log(repo.memory, "ui", "after the merge", "one more")
+    out = answers.log(repo.memory, "ui", "after the merge", "one more")
 
     assert ".conflicted" in out
     records = by_id(repo.data())
@@ -354,7 +355,7 @@ def test_a_moved_install_still_merges_with_both_sides_kept_and_git_diff_still_wo
     text = repo.data().decode("utf-8")
     assert all(any(line.startswith(m) for line in text.splitlines()) for m in MARKERS), text
     assert ours in text and theirs in text
-    found = tools.search(repo.memory)
+    found = answers.search(repo.memory)
     assert "added on main" in found and "added on feature" in found and "60 s" in found
 
     diff = repo.git("diff", "HEAD~1", "HEAD", "--", MEMORY)

@@ -1,7 +1,7 @@
 """A repository's own git config runs none of its commands through us (docs/security.md): a cloned
 or downloaded project carries its .git/config, and every git process the server, the commands,
 the merge driver and the pre-commit hook start pins the settings that would run one
-(core/gitcmd.py). Each test plants one kind of hostile setting whose command would leave a trace,
+(git/command.py). Each test plants one kind of hostile setting whose command would leave a trace,
 then drives every path that starts git: the server's warm-up and its three tools over stdio, the
 commands, the merge driver and the hook's check."""
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from gitrepos import SERVER, T0, Repo, env, make_repo, put, rec, server  # noqa: F401
-from sentinel_memory.core import precommit
+from sentinel_memory.setup import precommit
 
 LATER = "2026-03-01T00:00:00+00:00"
 PAY = rec("payment", "refunds need a key", "send the idempotency key", created=T0, files=["src/pay.py"])

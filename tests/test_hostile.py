@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from sentinel_memory.core import memory_path
+from sentinel_memory.record.store import memory_path
 from gitrepos import env  # noqa: F401  (a fixture)
-from sentinel_memory.core.errors import InvalidInput, StorageError
-from sentinel_memory.core.records import Entry, record_id
-from sentinel_memory.core.secretscan import redact_file, scan
-from sentinel_memory.core.tools import log, search
+from sentinel_memory.errors import InvalidInput, StorageError
+from sentinel_memory.record.records import Entry, record_id
+from sentinel_memory.setup.scan import redact_file, scan
+from sentinel_memory.tools.answers import log, search
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = str(ROOT / "server.py")
@@ -149,7 +149,7 @@ def test_a_memory_file_that_is_not_a_regular_file_is_refused_at_once_with_exit_3
 
 def test_a_device_opened_directly_is_refused_without_reading_it():
     """The reader refuses a character device by its type, before reading a byte of it."""
-    from sentinel_memory.core.disk import read_regular
+    from sentinel_memory.record.disk import read_regular
 
     with pytest.raises(StorageError, match="a device"):
         read_regular("/dev/zero")
@@ -158,7 +158,7 @@ def test_a_device_opened_directly_is_refused_without_reading_it():
 def test_a_memory_file_past_the_size_limit_is_refused_without_reading_it(path):
     """A file bigger than the 64 MiB the reader accepts is refused by its size (a sparse file here,
     so the test writes nothing)."""
-    from sentinel_memory.core.disk import MAX_FILE_BYTES
+    from sentinel_memory.record.disk import MAX_FILE_BYTES
 
     path.parent.mkdir(parents=True)
     with open(path, "wb") as handle:
@@ -191,7 +191,7 @@ def test_a_write_that_fails_on_a_full_disk_leaves_no_conflicted_copy_and_no_quar
     """A file with conflict markers and a broken line, then a write that cannot fit on the disk
     (a file-size limit on the writer): the call fails, and .context/ is exactly as before — no
     copy of the conflicted file, no quarantine file, no temporary file."""
-    from sentinel_memory.core.contextdir import prepare
+    from sentinel_memory.record.contextdir import prepare
 
     prepare(path.parent)  # the project as committed: .gitignore and .gitattributes in place
     a, b = record_line("t", "a", "l"), record_line("t", "b", "l")
@@ -203,8 +203,8 @@ def test_a_write_that_fails_on_a_full_disk_leaves_no_conflicted_copy_and_no_quar
         import resource, signal, sys
         sys.path.insert(0, {str(ROOT)!r})
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        from sentinel_memory.core.tools import log
-        from sentinel_memory.core.errors import StorageError
+        from sentinel_memory.tools.answers import log
+        from sentinel_memory.errors import StorageError
         resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))
         try:
             log({str(path)!r}, "t", "another missing context", "x" * 1000)

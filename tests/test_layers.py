@@ -24,9 +24,11 @@ EXCEPTIONS: set[tuple[str, str]] = set()
 # Run-time import cycles that start-up needs, each named in docs/design.md. None today.
 ALLOWED_CYCLES: set[frozenset[str]] = set()
 
-# What core/ may import besides the standard library and itself: no FastMCP, mcp or pydantic, so
-# git's drivers and the commands start fast.
+# What the package may import besides the standard library and itself, outside the MCP adapter
+# (server.py) and the recorder that imports it: no FastMCP, mcp or pydantic, so git's drivers and
+# the commands start fast.
 CORE_THIRD_PARTY = {"filelock", "tomlkit"}
+FASTMCP_MODULES = {"sentinel_memory.server", "sentinel_memory.faststart.recorder"}
 
 
 class Import(NamedTuple):
@@ -92,7 +94,7 @@ def imports_of(name: str, path: Path) -> list[Import]:
         elif isinstance(child, ast.ImportFrom):
             source = _resolve(name, is_package, child)
             for alias in child.names:
-                # `from . import render` imports the module sentinel_memory.core.render
+                # `from . import render` imports the module sentinel_memory.tools.render
                 sub = f"{source}.{alias.name}"
                 found.append(Import(name, sub if sub in MODULES else source, child.lineno, function))
         else:
@@ -163,15 +165,15 @@ def test_the_file_layer_runs_no_git():
     """The memory file's modules and those below them neither import git's modules nor run processes."""
     names = [name for _, modules in LAYERS[[layer for layer, _ in LAYERS].index("the file"):]
              for name in modules]
-    assert "sentinel_memory.core.store" in names and "sentinel_memory.core.gitdriver" not in names
+    assert "sentinel_memory.record.store" in names and "sentinel_memory.git.drivers" not in names
     offending = [i.where() for i in IMPORTS if i.importer in names
-                 and i.imported in ("subprocess", "sentinel_memory.core.gitdriver", "sentinel_memory.core.staleness")]
+                 and i.imported in ("subprocess", "sentinel_memory.git.drivers", "sentinel_memory.git.staleness")]
     assert not offending, "\n".join(offending)
 
 
-def test_core_imports_nothing_but_the_standard_library_filelock_and_tomlkit():
-    """core/ never imports FastMCP, mcp or pydantic, even inside a function."""
-    outside = [i.where() for i in IMPORTS if i.importer.startswith("sentinel_memory.core")
+def test_the_rooms_import_nothing_but_the_standard_library_filelock_and_tomlkit():
+    """Nothing but the MCP adapter imports FastMCP, mcp or pydantic, even inside a function."""
+    outside = [i.where() for i in IMPORTS if i.importer not in FASTMCP_MODULES
                and i.imported not in MODULES and i.imported.split(".")[0] not in sys.stdlib_module_names
                and i.imported.split(".")[0] not in CORE_THIRD_PARTY]
     assert not outside, "\n".join(outside)
@@ -196,7 +198,7 @@ def _loaded_on_import(name: str) -> set[str]:
 def test_the_entry_point_and_the_fast_start_load_only_the_standard_library():
     """`python server.py` decides, and starts answering the handshake, before anything but the
     standard library is imported: fastmcp comes later, inside a function."""
-    for name in ("sentinel_memory.__main__", "sentinel_memory.fast_start"):
+    for name in ("sentinel_memory.__main__", "sentinel_memory.faststart.proxy"):
         outside = sorted(m for m in _loaded_on_import(name) if m not in MODULES and m != "__future__"
                          and m.split(".")[0] not in sys.stdlib_module_names)
         assert not outside, f"importing {name} loads {outside}"
@@ -205,7 +207,7 @@ def test_the_entry_point_and_the_fast_start_load_only_the_standard_library():
 def test_the_import_walk_follows_parents_and_modules():
     """The check above can fail: importing the MCP adapter loads fastmcp, through core's facade too."""
     loaded = _loaded_on_import("sentinel_memory.server")
-    assert "fastmcp" in loaded and "sentinel_memory.core.store" in loaded and "filelock" in loaded
+    assert "fastmcp" in loaded and "sentinel_memory.record.store" in loaded and "filelock" in loaded
 
 
 def test_the_root_server_py_is_only_a_shim_for_the_entry_point():
@@ -274,17 +276,17 @@ def test_no_run_time_import_cycles_but_the_named_ones():
 def test_the_imports_are_read_from_both_levels():
     """The parser sees imports inside functions as well as at the top (where the lazy ones hide)."""
     functions = {(i.importer, i.imported) for i in OWN if i.function}
-    assert ("sentinel_memory.core.cli", "sentinel_memory.core.doctor") in functions
+    assert ("sentinel_memory.cli.commands", "sentinel_memory.setup.doctor") in functions
     assert ("sentinel_memory.__main__", "sentinel_memory.server") in functions
     top = {(i.importer, i.imported) for i in OWN if i.function is None}
-    assert ("sentinel_memory.core.memory", "sentinel_memory.core.store") in top
+    assert ("sentinel_memory.tools.memory", "sentinel_memory.record.store") in top
     # Annotations-only imports are not run: render names memory's results but does not import it.
-    assert ("sentinel_memory.core.render", "sentinel_memory.core.memory") not in functions | top
+    assert ("sentinel_memory.tools.render", "sentinel_memory.tools.memory") not in functions | top
 
 
 # Where each client keeps its MCP config, spelt once: the per-client table. doctor.py spells them
 # again (a temporary exception: doctor is to read them from the table, as init does).
-CLIENT_TABLE = "sentinel_memory.core.clients"
+CLIENT_TABLE = "sentinel_memory.setup.clients"
 CLIENT_TABLE_EXCEPTIONS: set[str] = set()
 CLIENT_PATHS = (".cursor", ".vscode", ".mcp.json", ".codex", ".gemini", "mcp_config.json")
 
@@ -302,3 +304,33 @@ def test_the_clients_config_paths_are_spelt_in_one_table():
     assert CLIENT_TABLE in spelling
     assert spelling - {CLIENT_TABLE} == CLIENT_TABLE_EXCEPTIONS, (
         f"client config paths spelt outside {CLIENT_TABLE}: {sorted(spelling - {CLIENT_TABLE})}")
+
+
+ROOMS = {name for name, path in MODULES.items() if path.name == "__init__.py" and name != "sentinel_memory"}
+
+
+def _room_of(module: str) -> str:
+    return next((room for room in ROOMS if module == room or module.startswith(room + ".")), "sentinel_memory")
+
+
+def test_every_room_is_small_enough_to_walk():
+    """A subpackage holds at most about 12 modules, so its name says what a newcomer will find."""
+    sizes = {room: sum(1 for m in MODULES if _room_of(m) == room and m != room) for room in ROOMS}
+    assert len(ROOMS) >= 6 and all(sizes.values()), sizes
+    assert max(sizes.values()) <= 12, sizes
+
+
+def _underscore_names(node: ast.ImportFrom) -> list[str]:
+    return [alias.name for alias in node.names if alias.name.startswith("_") and not alias.name.startswith("__")]
+
+
+def test_underscore_names_stay_inside_their_room():
+    """Another room imports only a room's public names: its `_private` ones are its own to change."""
+    crossing = []
+    for name, path in MODULES.items():
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.ImportFrom) and _underscore_names(node):
+                source = _resolve(name, path.name == "__init__.py", node)
+                if source in MODULES and _room_of(source) != _room_of(name):
+                    crossing.append(f"{name} imports {_underscore_names(node)} from {source}")
+    assert not crossing, "\n".join(crossing)

@@ -5,9 +5,9 @@ import re
 
 import pytest
 
-from sentinel_memory.core import memory_path
-from sentinel_memory.core.errors import InvalidInput
-from sentinel_memory.core.tools import compact, log, search
+from sentinel_memory.record.store import memory_path
+from sentinel_memory.errors import InvalidInput
+from sentinel_memory.tools.answers import compact, log, search
 
 
 def records(path):

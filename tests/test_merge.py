@@ -1,7 +1,7 @@
 """Id-aware merging (docs/contract.md §8.2 rules, used by the loader for conflict markers)."""
 
-from sentinel_memory.core.merge import merge_three_way, merge_two_way
-from sentinel_memory.core.records import Entry
+from sentinel_memory.record.merge import merge_three_way, merge_two_way
+from sentinel_memory.record.records import Entry
 
 
 def rec(rid, lesson="l", ask="", updated=None, **extra):

@@ -7,13 +7,13 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sentinel_memory.core import memory_path
-from sentinel_memory.core.errors import InvalidInput
-from sentinel_memory.core.tools import log
-from sentinel_memory.core.merge import merge_three_way
-from sentinel_memory.core.records import LIMITS, Entry, prepare
-from sentinel_memory.core.snapshot import Snapshot, parse
-from sentinel_memory.core.store import read
+from sentinel_memory.record.store import memory_path
+from sentinel_memory.errors import InvalidInput
+from sentinel_memory.tools.answers import log
+from sentinel_memory.record.merge import merge_three_way
+from sentinel_memory.record.records import LIMITS, Entry, prepare
+from sentinel_memory.record.snapshot import Snapshot, parse
+from sentinel_memory.record.store import read
 
 text = st.text(
     alphabet=st.one_of(st.characters(codec="utf-8", exclude_categories=("Cs",)), st.sampled_from("가나다 \n\u2028")),
@@ -110,7 +110,7 @@ def test_a_deletion_never_beats_a_change(base, theirs):
 def test_search_order_is_a_permutation_with_the_matching_records_first(batch, query):
     """Search orders every record exactly once; the records that hold a word of the query that
     counts come before those that hold none (docs/contract.md §4.2)."""
-    from sentinel_memory.core.index import index_of, record_terms, terms
+    from sentinel_memory.search.index import index_of, record_terms, terms
 
     path = fresh_path()
     for args in batch:
@@ -170,7 +170,7 @@ days = st.sampled_from(["2026-01-01T00:00:00+00:00", "2026-03-01T00:00:00+00:00"
 def test_a_search_index_derived_after_writes_ranks_as_one_built_afresh(start, edits):
     """After writes in this process, search derives the new snapshot's index from the previous one;
     it orders every query (and topic) exactly as an index built from all the records would."""
-    from sentinel_memory.core.index import SearchIndex, terms
+    from sentinel_memory.search.index import SearchIndex, terms
 
     def made(rid, lesson, type_, topic, created):
         return Entry.of({"id": rid, "type": type_, "topic": topic, "missing_context": rid, "lesson": lesson,

@@ -6,8 +6,8 @@ import unicodedata
 
 import pytest
 
-from sentinel_memory.core.errors import InvalidInput
-from sentinel_memory.core.records import Entry, prepare, record_id, to_line
+from sentinel_memory.errors import InvalidInput
+from sentinel_memory.record.records import Entry, prepare, record_id, to_line
 
 
 def sha16(text: str) -> str:

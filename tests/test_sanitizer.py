@@ -1,4 +1,4 @@
-"""Behaviour of core.sanitizer.redact: credentials go, everything else stays byte for byte.
+"""Behaviour of redaction.engine.redact: credentials go, everything else stays byte for byte.
 
 No real credential appears here. Every fake is built in code with the right shape, and the
 prefixes are split from the bodies so that secret scanners on the repository stay quiet.
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from bench.secrets_corpus import hostile
 from bench.secrets_external import external
-from sentinel_memory.core.sanitizer import REDACTED, RULES, redact, rules_hit
+from sentinel_memory.redaction.engine import REDACTED, RULES, redact, rules_hit
 
 # --- fakes with the right shape -----------------------------------------------------------------
 
@@ -735,7 +735,7 @@ def test_the_shortcuts_change_no_result(monkeypatch):
     run on every text, pass after pass, gives the same texts and counts, glued keys included."""
     import random
 
-    import sentinel_memory.core.sanitizer as sanitizer
+    import sentinel_memory.redaction.engine as sanitizer
     from bench.secrets_corpus import corpus
 
     examples = corpus()

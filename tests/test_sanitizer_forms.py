@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from sentinel_memory.core.sanitizer import REDACTED, redact
+from sentinel_memory.redaction.engine import REDACTED, redact
 
 _R = random.Random(7)
 

@@ -10,7 +10,7 @@ import string
 
 import pytest
 
-from sentinel_memory.core.sanitizer import REDACTED, redact
+from sentinel_memory.redaction.engine import REDACTED, redact
 
 _R = random.Random(23)
 ALNUM = string.ascii_letters + string.digits

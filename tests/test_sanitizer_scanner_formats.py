@@ -10,7 +10,7 @@ import string
 
 import pytest
 
-from sentinel_memory.core.sanitizer import REDACTED, redact, rules_hit
+from sentinel_memory.redaction.engine import REDACTED, redact, rules_hit
 
 _R = random.Random(20261125)
 

@@ -1,6 +1,6 @@
 """search_memory's ranking and answer (docs/contract.md §4.2): files the agent is about to touch,
 words weighed by rarity, plurals and identifier parts, the lean block, and an answer sized to what
-is relevant, in-process through core.tools."""
+is relevant, in-process through sentinel_memory.tools."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import subprocess
 
 import pytest
 
-from sentinel_memory.core import memory_path
-from sentinel_memory.core.errors import InvalidInput
-from sentinel_memory.core.render import FOCUS_ANSWER, SMALL_ANSWER, estimate_tokens
-from sentinel_memory.core.tools import log, search
+from sentinel_memory.record.store import memory_path
+from sentinel_memory.errors import InvalidInput
+from sentinel_memory.tools.render import FOCUS_ANSWER, SMALL_ANSWER, estimate_tokens
+from sentinel_memory.tools.answers import log, search
 from gitrepos import T0, T1, env, make_repo, put, rec  # noqa: F401  (env: a fixture)
 
 

@@ -1,4 +1,4 @@
-"""Behaviour of core.secretscan: find credentials already in a memory file, and redact them in place.
+"""Behaviour of setup.scan: find credentials already in a memory file, and redact them in place.
 
 The files are real files in tmp_path, written line by line so that they hold credentials the
 sanitizer would have refused (as a hand edit or an older install would leave them). Fakes are
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from sentinel_memory.core.errors import LockTimeout
-from sentinel_memory.core.records import record_id, to_line
-from sentinel_memory.core.secretscan import Finding, redact_file, scan
-from sentinel_memory.core.store import read
+from sentinel_memory.errors import LockTimeout
+from sentinel_memory.record.records import record_id, to_line
+from sentinel_memory.setup.scan import Finding, redact_file, scan
+from sentinel_memory.record.store import read
 from conftest import lock_held_elsewhere
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -191,9 +191,9 @@ WRITER = """
 import sys
 sys.path.insert(0, {root!r})
 from pathlib import Path
-from sentinel_memory.core.records import record_id
-from sentinel_memory.core.store import update
-from sentinel_memory.core.records import Entry
+from sentinel_memory.record.records import record_id
+from sentinel_memory.record.store import update
+from sentinel_memory.record.records import Entry
 
 path, who = Path({path!r}), sys.argv[1]
 for i in range({n}):
@@ -209,7 +209,7 @@ REDACTOR = """
 import sys
 sys.path.insert(0, {root!r})
 from pathlib import Path
-from sentinel_memory.core.secretscan import redact_file
+from sentinel_memory.setup.scan import redact_file
 for _ in range({n}):
     redact_file(Path({path!r}))
 """

@@ -16,8 +16,8 @@ import pytest
 from gitrepos import (  # noqa: F401  (env is a fixture)
     MEMORY, SERVER, by_id, env, last_id, logged, make_repo, mc_after, put, rec, server,
 )
-from sentinel_memory.core import gitdriver
-from sentinel_memory.core.init import init
+from sentinel_memory.git import drivers as gitdriver
+from sentinel_memory.setup.initialise import init
 
 
 # ---------------------------------------------------------------------------------------------

@@ -17,10 +17,13 @@ from pathlib import Path
 import pytest
 
 from gitrepos import T0, T1, T2, T3, Repo, by_id, clone, env, make_repo, put, rec, server  # noqa: F401
-from sentinel_memory.core import gitdriver, staleness, store, tools
-from sentinel_memory.core.errors import InvalidInput
-from sentinel_memory.core.records import Entry
-from sentinel_memory.core.snapshot import Snapshot
+from sentinel_memory.git import drivers
+from sentinel_memory.git import staleness
+from sentinel_memory.record import store
+from sentinel_memory.tools import answers
+from sentinel_memory.errors import InvalidInput
+from sentinel_memory.record.records import Entry
+from sentinel_memory.record.snapshot import Snapshot
 
 BEFORE = "2025-12-01T00:00:00+00:00"
 FUTURE = "2030-01-01T00:00:00+00:00"
@@ -69,14 +72,14 @@ def test_a_commit_that_changes_a_cited_file_marks_only_the_records_that_cite_it(
     src/auth.py and the one citing nothing carry no mark, and the order does not change."""
     repo = project(tmp_path, env)
     put(repo.memory, PAY, AUTH, PLAIN)
-    before = tools.search(repo.memory, "refund login")
+    before = answers.search(repo.memory, "refund login")
     assert "stale:" not in before
 
     (repo.path / "src" / "pay.py").write_text("def refund(key): ...\n")
     commit_at(repo, "first change", T1)
     (repo.path / "src" / "pay.py").write_text("def refund(key, retries=3): ...\n")
     latest = commit_at(repo, "second change", T2)
-    after = tools.search(repo.memory, "refund login")
+    after = answers.search(repo.memory, "refund login")
 
     by = blocks(after)
     assert order(after) == order(before)
@@ -97,7 +100,7 @@ def test_a_commit_dated_before_the_record_and_uncommitted_edits_do_not_mark_it(t
     put(repo.memory, PAY)
     (repo.path / "src" / "pay.py").write_text("edited, not committed\n")
 
-    assert "stale:" not in tools.search(repo.memory, "refund")
+    assert "stale:" not in answers.search(repo.memory, "refund")
 
 
 def test_a_path_the_lesson_names_is_cited_without_being_listed(tmp_path, env):
@@ -107,7 +110,7 @@ def test_a_path_the_lesson_names_is_cited_without_being_listed(tmp_path, env):
     in .context/ (the memory's own directory). A commit
     that changes a named file marks the record."""
     repo = project(tmp_path, env)
-    tools.log(repo.memory, "payment", "the retry rule in `src/pay.py` was unknown (e.g., since v1.2)",
+    answers.log(repo.memory, "payment", "the retry rule in `src/pay.py` was unknown (e.g., since v1.2)",
               "See docs/notes.md and https://example.com/a.py; src/none.py does not exist; "
               "nor is .context/.gitignore cited.")
     stored = next(iter(by_id(repo.data()).values()))
@@ -117,7 +120,7 @@ def test_a_path_the_lesson_names_is_cited_without_being_listed(tmp_path, env):
     (repo.path / "docs" / "notes.md").write_text("new notes\n")
     commit_at(repo, "notes", FUTURE)
     assert "stale: the code it cites changed after this was written: docs/notes.md changed (1 commit since" \
-        in tools.search(repo.memory, "retry")
+        in answers.search(repo.memory, "retry")
 
 
 def test_a_deleted_file_and_a_renamed_file_say_so(tmp_path, env):
@@ -132,7 +135,7 @@ def test_a_deleted_file_and_a_renamed_file_say_so(tmp_path, env):
     repo.git("mv", "src/payments.py", "src/billing.py")
     commit_at(repo, "rename again", T3)
 
-    by = blocks(tools.search(repo.memory, "refund login"))
+    by = blocks(answers.search(repo.memory, "refund login"))
     assert f"src/auth.py was deleted (1 commit since; latest {deleted} on 2026-02-01)" in by[AUTH["id"]]
     assert f"src/pay.py was renamed to src/billing.py (1 commit since; latest {renamed} on 2026-03-01)" \
         in by[PAY["id"]]
@@ -147,11 +150,11 @@ def test_a_change_pulled_from_a_teammate_counts_like_ones_own(tmp_path, env):
     put(mine.memory, PAY)
     (origin.path / "src" / "pay.py").write_text("teammate's change\n")
     theirs = commit_at(origin, "teammate", T1)
-    assert "stale:" not in tools.search(mine.memory, "refund")
+    assert "stale:" not in answers.search(mine.memory, "refund")
 
     mine.git("pull", "-q", "--ff-only")
 
-    assert f"src/pay.py changed (1 commit since; latest {theirs} on 2026-02-01)" in tools.search(mine.memory, "refund")
+    assert f"src/pay.py changed (1 commit since; latest {theirs} on 2026-02-01)" in answers.search(mine.memory, "refund")
 
 
 def test_a_project_in_a_subdirectory_of_the_repository_cites_paths_from_its_own_root(tmp_path, env):
@@ -167,7 +170,7 @@ def test_a_project_in_a_subdirectory_of_the_repository_cites_paths_from_its_own_
     (app / "src" / "pay.py").write_text("v2\n")
     commit_at(repo, "change", T1)
 
-    assert "src/pay.py changed (1 commit since" in tools.search(memory, "refund")
+    assert "src/pay.py changed (1 commit since" in answers.search(memory, "refund")
 
 
 def test_logging_a_stale_record_again_clears_its_mark(tmp_path, env):
@@ -178,16 +181,16 @@ def test_logging_a_stale_record_again_clears_its_mark(tmp_path, env):
     put(repo.memory, PAY)
     (repo.path / "src" / "pay.py").write_text("changed\n")
     commit_at(repo, "change", T1)
-    assert "stale:" in tools.search(repo.memory, "refund")
+    assert "stale:" in answers.search(repo.memory, "refund")
 
-    answer = tools.log(repo.memory, PAY["topic"], PAY["missing_context"], PAY["lesson"])
+    answer = answers.log(repo.memory, PAY["topic"], PAY["missing_context"], PAY["lesson"])
 
     assert answer.startswith("updated:")
     assert "It was marked stale: src/pay.py changed" in answer and "clears the mark" in answer
     stored = by_id(repo.data())[PAY["id"]]
     assert stored["files"] == ["src/pay.py"] and stored["meta"]["updated"] > T1
-    assert "stale:" not in tools.search(repo.memory, "refund")
-    assert tools.log(repo.memory, PAY["topic"], PAY["missing_context"], PAY["lesson"]).startswith("unchanged:")
+    assert "stale:" not in answers.search(repo.memory, "refund")
+    assert answers.log(repo.memory, PAY["topic"], PAY["missing_context"], PAY["lesson"]).startswith("unchanged:")
 
 
 def test_the_history_is_read_once_per_head(tmp_path, env):
@@ -195,13 +198,13 @@ def test_the_history_is_read_once_per_head(tmp_path, env):
     again, and the mark follows."""
     repo = project(tmp_path, env)
     put(repo.memory, PAY)
-    tools.search(repo.memory, "refund")
+    answers.search(repo.memory, "refund")
     first = staleness.checker(repo.path, T0)
-    tools.search(repo.memory, "refund")
+    answers.search(repo.memory, "refund")
     assert staleness.checker(repo.path, T0).history is first.history
     (repo.path / "src" / "pay.py").write_text("changed\n")
     commit_at(repo, "change", T1)
-    assert "stale:" in tools.search(repo.memory, "refund")
+    assert "stale:" in answers.search(repo.memory, "refund")
     assert staleness.checker(repo.path, T0).history is not first.history
 
 
@@ -214,12 +217,12 @@ def test_outside_a_git_repository_nothing_is_marked_and_nothing_fails(tmp_path):
     (root / "src").mkdir(parents=True)
     (root / "src" / "pay.py").write_text("x\n")
     memory = store.memory_path(root)
-    tools.log(memory, "payment", "refunds", "send the key", files=["src/pay.py"])
+    answers.log(memory, "payment", "refunds", "send the key", files=["src/pay.py"])
     put(memory, PAY)
 
     assert by_id(memory.read_bytes())[PAY["id"]]["files"] == ["src/pay.py"]
-    assert "stale:" not in tools.search(memory, "refund")
-    assert "VERIFY FIRST" not in tools.compact(memory)
+    assert "stale:" not in answers.search(memory, "refund")
+    assert "VERIFY FIRST" not in answers.compact(memory)
 
 
 def test_without_git_on_the_path_nothing_is_marked_and_nothing_fails(tmp_path, env, monkeypatch):
@@ -232,7 +235,7 @@ def test_without_git_on_the_path_nothing_is_marked_and_nothing_fails(tmp_path, e
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
 
-    answer = tools.search(repo.memory, "refund")
+    answer = answers.search(repo.memory, "refund")
 
     assert "send the idempotency key" in answer and "stale:" not in answer
 
@@ -243,7 +246,7 @@ def test_a_repository_without_commits_marks_nothing(tmp_path, env):
     (repo.path / "src").mkdir()
     (repo.path / "src" / "pay.py").write_text("x\n")
     put(repo.memory, PAY)
-    assert "stale:" not in tools.search(repo.memory, "refund")
+    assert "stale:" not in answers.search(repo.memory, "refund")
 
 
 # ------------------------------------------------------------------------------ the files argument
@@ -271,7 +274,7 @@ def test_a_cited_path_that_is_not_a_file_inside_the_project_is_refused(tmp_path,
     data = repo.data()
 
     with pytest.raises(InvalidInput) as caught:
-        tools.log(repo.memory, "payment", "refunds", "send the key", files=["src/pay.py", bad])
+        answers.log(repo.memory, "payment", "refunds", "send the key", files=["src/pay.py", bad])
 
     message = str(caught.value)
     assert repr(bad) in message and rule in message and "Nothing was saved." in message
@@ -282,14 +285,14 @@ def test_files_are_normalised_sorted_deduplicated_and_limited_to_ten(tmp_path, e
     """Backslashes and `./` are normalised, repeats dropped and the list sorted; more than ten
     distinct files are refused."""
     repo = project(tmp_path, env)
-    tools.log(repo.memory, "payment", "refunds", "send the key",
+    answers.log(repo.memory, "payment", "refunds", "send the key",
               files=["src\\pay.py", "./docs//notes.md", "src/pay.py", " "])
     assert next(iter(by_id(repo.data()).values()))["files"] == ["docs/notes.md", "src/pay.py"]
 
     for i in range(11):
         (repo.path / f"f{i}.txt").write_text("x\n")
     with pytest.raises(InvalidInput, match="at most 10"):
-        tools.log(repo.memory, "payment", "many", "too many files", files=[f"f{i}.txt" for i in range(11)])
+        answers.log(repo.memory, "payment", "many", "too many files", files=[f"f{i}.txt" for i in range(11)])
 
 
 def test_an_upsert_with_other_files_is_an_update_and_with_the_same_is_unchanged(tmp_path, env):
@@ -297,12 +300,12 @@ def test_an_upsert_with_other_files_is_an_update_and_with_the_same_is_unchanged(
     omitted (which keeps the cited files), unchanged; an empty list removes them."""
     repo = project(tmp_path, env)
     args = ("payment", "refunds", "send the key")
-    assert tools.log(repo.memory, *args, files=["src/pay.py"]).startswith("saved:")
-    assert tools.log(repo.memory, *args, files=["src/pay.py"]).startswith("unchanged:")
-    assert tools.log(repo.memory, *args).startswith("unchanged:")
-    assert tools.log(repo.memory, *args, files=["src/pay.py", "src/auth.py"]).startswith("updated:")
+    assert answers.log(repo.memory, *args, files=["src/pay.py"]).startswith("saved:")
+    assert answers.log(repo.memory, *args, files=["src/pay.py"]).startswith("unchanged:")
+    assert answers.log(repo.memory, *args).startswith("unchanged:")
+    assert answers.log(repo.memory, *args, files=["src/pay.py", "src/auth.py"]).startswith("updated:")
     assert next(iter(by_id(repo.data()).values()))["files"] == ["src/auth.py", "src/pay.py"]
-    assert tools.log(repo.memory, *args, files=[]).startswith("updated:")
+    assert answers.log(repo.memory, *args, files=[]).startswith("updated:")
     assert "files" not in next(iter(by_id(repo.data()).values()))
 
 
@@ -316,7 +319,7 @@ def test_compact_memory_lists_stale_records_first(tmp_path, env):
     (repo.path / "src" / "pay.py").write_text("changed\n")
     commit_at(repo, "change", T1)
 
-    answer = tools.compact(repo.memory)
+    answer = answers.compact(repo.memory)
 
     verify = answer.index("VERIFY FIRST: 1 record")
     assert verify < answer.index('Topic "auth"') < answer.index('Topic "payment"')
@@ -371,7 +374,7 @@ def test_the_merge_driver_keeps_the_files_field(tmp_path):
         paths[name] = tmp_path / name
         paths[name].write_bytes(Snapshot(records={r["id"]: Entry.of(r) for r in records}).text())
 
-    assert gitdriver.merge_driver(str(paths["base"]), str(paths["ours"]), str(paths["theirs"])) == 0
+    assert drivers.merge_driver(str(paths["base"]), str(paths["ours"]), str(paths["theirs"])) == 0
 
     merged = by_id(paths["ours"].read_bytes())
     assert merged[base["id"]]["files"] == ["src/pay.py", "src/refund.py"]
@@ -385,13 +388,13 @@ def test_a_record_citing_a_file_logged_after_a_search_in_the_same_process_is_mar
     next search marks it."""
     repo = project(tmp_path, env)
     put(repo.memory, PLAIN)
-    assert "stale:" not in tools.search(repo.memory, "refund")
-    tools.log(repo.memory, "payment", "refunds need a key", "send the key", files=["src/pay.py"])
-    assert "stale:" not in tools.search(repo.memory, "refund")
+    assert "stale:" not in answers.search(repo.memory, "refund")
+    answers.log(repo.memory, "payment", "refunds need a key", "send the key", files=["src/pay.py"])
+    assert "stale:" not in answers.search(repo.memory, "refund")
     (repo.path / "src" / "pay.py").write_text("changed\n")
     commit_at(repo, "change", FUTURE)
 
-    assert "src/pay.py changed (1 commit since" in tools.search(repo.memory, "refund")
+    assert "src/pay.py changed (1 commit since" in answers.search(repo.memory, "refund")
 
 
 def test_compact_memory_passes_the_topics_cited_files_on_to_its_principle(tmp_path, env):
@@ -401,7 +404,7 @@ def test_compact_memory_passes_the_topics_cited_files_on_to_its_principle(tmp_pa
     gone = rec("payment", "old refund path", "see src/legacy.py", created=T0, files=["src/legacy.py", "src/pay.py"])
     put(repo.memory, PAY, gone, AUTH)
 
-    answer = tools.compact(repo.memory)
+    answer = answers.compact(repo.memory)
 
     payment = answer[answer.index('Topic "payment"'):]
     assert 'source_ids=["' in payment and payment.split("\n\n")[0].rstrip().endswith('files=["src/pay.py"])')
@@ -442,14 +445,14 @@ def test_head_is_found_through_packed_refs_and_in_a_linked_work_tree(tmp_path, e
     repo.git("pack-refs", "--all")
     assert not (repo.path / ".git" / "refs" / "heads" / "main").exists()
     put(repo.memory, PAY)
-    assert f"latest {change} on 2026-02-01" in tools.search(repo.memory, "refund")
+    assert f"latest {change} on 2026-02-01" in answers.search(repo.memory, "refund")
 
     linked = tmp_path / "linked"
     repo.git("worktree", "add", "-q", "-b", "side", str(linked))
     memory = store.memory_path(linked)
     put(memory, PAY)
-    assert f"latest {change} on 2026-02-01" in tools.search(memory, "refund")
+    assert f"latest {change} on 2026-02-01" in answers.search(memory, "refund")
     (linked / "src" / "pay.py").write_text("changed on the side\n")
     side = commit_at(Repo(linked, env), "side change", T2)
-    assert f"2 commits since; latest {side} on 2026-03-01" in tools.search(memory, "refund")
-    assert f"1 commit since; latest {change} on 2026-02-01" in tools.search(repo.memory, "refund")
+    assert f"2 commits since; latest {side} on 2026-03-01" in answers.search(memory, "refund")
+    assert f"1 commit since; latest {change} on 2026-02-01" in answers.search(repo.memory, "refund")

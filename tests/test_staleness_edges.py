@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 from gitrepos import SERVER, T0, T1, T2, T3, Repo, env, make_repo, put, rec, server  # noqa: F401
-from sentinel_memory.core import memory_path, tools
+from sentinel_memory.tools import answers
+from sentinel_memory.record.store import memory_path
 
 BEFORE = "2025-12-01T00:00:00+00:00"
 PAY = rec("payment", "refunds need a key", "send the idempotency key", created=T0, files=["src/pay.py"])
@@ -51,8 +52,8 @@ def test_a_shallow_clone_marks_nothing_its_history_cannot_know_and_says_so_once(
     a change, and the record citing src/pay.py is not stale."""
     clone = shallow_clone(origin_with_history(tmp_path, env), tmp_path, "ci", depth=1)
     stale = server(env, "--project", str(clone.path), "stale")
-    search = tools.search(clone.memory, "refund")
-    compact = tools.compact(clone.memory)
+    search = answers.search(clone.memory, "refund")
+    compact = answers.compact(clone.memory)
     assert stale.returncode == 1 and "No stale records" in stale.stdout, stale.stdout
     assert stale.stdout.count("shallow clone") == 1
     assert "stale:" not in search and "[stale" not in compact and compact.count("shallow clone") == 1
@@ -64,7 +65,7 @@ def test_a_shallow_clone_still_marks_a_change_it_holds_as_at_least(tmp_path, env
     (origin.path / "src" / "pay.py").write_text("def refund(key): ...\n")
     commit_at(origin, "a key", T3)
     clone = shallow_clone(origin, tmp_path, "ci", depth=2)
-    search = tools.search(clone.memory, "refund")
+    search = answers.search(clone.memory, "refund")
     assert "stale: the code it cites changed after this was written: src/pay.py changed (1+ commits since" in search
 
 
@@ -77,7 +78,7 @@ def test_a_citation_through_a_symlinked_folder_goes_stale_when_the_tracked_file_
     put(repo.memory, rec("payment", "m", "l", created=T0, files=["lib/pay.py"]))
     (repo.path / "src" / "pay.py").write_text("def refund(key): ...\n")
     commit_at(repo, "a key", T1)
-    search = tools.search(repo.memory, "")
+    search = answers.search(repo.memory, "")
     assert "stale: the code it cites changed after this was written: lib/pay.py changed (1 commit since" in search
 
 
@@ -87,12 +88,12 @@ def test_a_file_name_with_a_line_break_stays_on_its_line(tmp_path, env):
     odd = "src/two\nlines.py"
     (repo.path / odd).write_text("x = 1\n")
     commit_at(repo, "an odd name", BEFORE)
-    saved = tools.log(repo.memory, "odd", "names", "quote them", files=[odd])
+    saved = answers.log(repo.memory, "odd", "names", "quote them", files=[odd])
     record = json.loads(repo.memory.read_text(encoding="utf-8"))
     put(repo.memory, {**record, "meta": {"created": T0}})
     (repo.path / odd).write_text("x = 2\n")
     commit_at(repo, "changed", T1)
-    search = tools.search(repo.memory, "")
+    search = answers.search(repo.memory, "")
     stale = server(env, "--project", str(repo.path), "stale").stdout
     export = server(env, "--project", str(repo.path), "export").stdout
     for text in (saved, search, stale, export):
@@ -129,7 +130,7 @@ def test_log_file_takes_a_name_that_starts_with_a_dash(tmp_path, env):
 def test_forget_with_no_id_is_refused_and_deletes_nothing(tmp_path, env):
     project = tmp_path / "p"
     project.mkdir()
-    tools.log(memory_path(project), "t", "m", "l")
+    answers.log(memory_path(project), "t", "m", "l")
     before = memory_path(project).read_bytes()
     for ids in ([""], ["  ", ""]):
         result = server(env, "--project", str(project), "forget", *ids)
@@ -185,6 +186,6 @@ def test_after_fetch_unshallow_the_same_process_marks_what_the_whole_history_sho
     (origin.path / "notes.md").write_text("more notes\n")
     commit_at(origin, "notes", T3)
     clone = shallow_clone(origin, tmp_path, "ci", depth=1)
-    assert "stale:" not in tools.search(clone.memory, "refund")
+    assert "stale:" not in answers.search(clone.memory, "refund")
     clone.git("fetch", "-q", "--unshallow")
-    assert "src/pay.py changed (1 commit since" in tools.search(clone.memory, "refund")
+    assert "src/pay.py changed (1 commit since" in answers.search(clone.memory, "refund")

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from sentinel_memory.core import memory_path
-from sentinel_memory.core.errors import LockTimeout, StorageError
-from sentinel_memory.core.tools import log, search
-from sentinel_memory.core.records import Entry
-from sentinel_memory.core.disk import atomic_write
-from sentinel_memory.core.snapshot import parse
-from sentinel_memory.core.store import read, update
+from sentinel_memory.record.store import memory_path
+from sentinel_memory.errors import LockTimeout, StorageError
+from sentinel_memory.tools.answers import log, search
+from sentinel_memory.record.records import Entry
+from sentinel_memory.record.disk import atomic_write
+from sentinel_memory.record.snapshot import parse
+from sentinel_memory.record.store import read, update
 from conftest import lock_held_elsewhere
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,8 +81,8 @@ def test_a_long_run_of_edits_writes_exactly_what_a_full_rewrite_would(tmp_path):
     of copying it) leave byte for byte the file a fresh sort of the same records gives."""
     import random
 
-    from sentinel_memory.core.review import forget
-    from sentinel_memory.core.snapshot import Snapshot
+    from sentinel_memory.cli.maintenance import forget
+    from sentinel_memory.record.snapshot import Snapshot
 
     path = memory_path(tmp_path)
     rng = random.Random(5)
@@ -259,8 +259,8 @@ def test_a_failed_write_leaves_the_original_byte_for_byte_and_no_debris(tmp_path
         import resource, signal, sys
         sys.path.insert(0, {str(ROOT)!r})
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        from sentinel_memory.core.tools import log
-        from sentinel_memory.core.errors import StorageError
+        from sentinel_memory.tools.answers import log
+        from sentinel_memory.errors import StorageError
         resource.setrlimit(resource.RLIMIT_FSIZE, ({len(before) + 50}, {len(before) + 50}))
         try:
             log({str(path)!r}, "t", "another missing context", "x" * 1000)
@@ -284,7 +284,7 @@ def test_atomic_write_reports_an_unwritable_target_as_storage_error(tmp_path):
 def test_the_lock_timeout_is_a_setting_that_falls_back_to_ten_seconds(monkeypatch, value, seconds):
     """SENTINEL_MEMORY_LOCK_TIMEOUT sets how long a write waits for the lock; a value that is not a
     finite number of seconds of at least 0 leaves the 10 s default."""
-    from sentinel_memory.core.store import lock_timeout
+    from sentinel_memory.record.store import lock_timeout
 
     monkeypatch.setenv("SENTINEL_MEMORY_LOCK_TIMEOUT", value)
     assert lock_timeout() == seconds

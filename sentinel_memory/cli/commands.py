@@ -1,0 +1,261 @@
+"""Commands beside the server, for people and for git: `python server.py <command> ...`; per
+command one call into core and a print. The parser is cli/parser.py's.
+
+Stdlib only and no FastMCP import, so git's drivers start fast. Exit codes that scripts can rely on
+are in EXIT_CODES; `--project DIR` is accepted before or after the command name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from ..errors import InvalidInput, MemoryToolError, ProjectRootError
+from ..git import drivers as gitdriver
+from ..invocation import SELF
+from ..record.disk import atomic_write
+from ..setup.project import resolve
+from ..tools import blocks, memory, render
+from . import console, maintenance
+from .maintenance import MIN_PREFIX
+from .parser import EXIT_CODES, build_parser, parse  # noqa: F401 (EXIT_CODES: this module's surface too)
+
+
+def main(argv: list[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(encoding="utf-8")
+    args = parse(sys.argv[1:] if argv is None else argv)
+    try:
+        if args.command == "merge-driver":
+            return gitdriver.merge_driver(args.base, args.ours, args.theirs, args.name)
+        if args.command == "textconv":
+            return gitdriver.textconv(args.file)
+        root = resolve(args.project)
+        if args.command in ("log", "forget", "init", "fold") or getattr(args, "redact", False):
+            _refuse_guarded(root)
+        return HANDLERS[args.command](root, args)
+    except (InvalidInput, ProjectRootError) as exc:
+        return _fail(exc, 2)
+    except MemoryToolError as exc:
+        return _fail(exc, 3)
+    except KeyboardInterrupt:  # Ctrl+C: writes are atomic, so the file is the old one or the new one
+        return _fail("interrupted", 130)
+    except BrokenPipeError:  # output piped into `head` and the like: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _fail(message: object, code: int) -> int:
+    print(f"sentinel-memory: {message}", file=sys.stderr)
+    return code
+
+
+def _refuse_guarded(root) -> None:
+    if root.guarded:
+        raise ProjectRootError(
+            f"{root.path} is the home directory or a filesystem root; run this in the project or pass --project DIR."
+        )
+
+
+def _dump(value) -> None:
+    print(json.dumps(value, ensure_ascii=False, indent=2))
+
+
+def cmd_search(root, args) -> int:
+    query = " ".join(args.query)
+    found, in_scope = memory.matching(root.memory_file, query, args.topic)
+    if args.json:
+        _dump(found)
+    else:
+        print(
+            console.search_result(
+                found,
+                in_scope,
+                query,
+                args.topic,
+                root.memory_file,
+                bool(in_scope) or bool(maintenance.records(root.memory_file)),
+                memory.stale_marks(root.memory_file),
+            )
+        )
+    return 0 if found else 1
+
+
+def cmd_list(root, args) -> int:
+    topics = maintenance.topics(maintenance.records(root.memory_file))
+    if args.json:
+        _dump([asdict(t) for t in topics])
+    elif topics:
+        print(console.topic_table(topics))
+    else:
+        print(f"No records in {root.memory_file}.")
+    return 0
+
+
+def cmd_show(root, args) -> int:
+    record = maintenance.record(root.memory_file, args.id)
+    if record is None:
+        return _fail(console.not_found(args.id, root.memory_file, maintenance.MIN_PREFIX), 1)
+    if args.json:
+        _dump(record)
+    else:
+        mark = memory.stale_marks(root.memory_file).get(record["id"])
+        print(gitdriver.readable_block(record).rstrip() + (f"\n  {blocks.stale_line(mark)}" if mark else ""))
+    return 0
+
+
+def cmd_stats(root, args) -> int:
+    stats = maintenance.stats(root.memory_file, args.threshold)
+    if args.json:
+        _dump(
+            {
+                "file": str(stats.file),
+                "records": stats.records,
+                "logs": stats.logs,
+                "principles": stats.principles,
+                "bytes": stats.bytes,
+                "estimated_tokens": stats.estimated_tokens,
+                "threshold": stats.threshold,
+                "over_threshold": stats.over_threshold,
+                "compaction_required": stats.compaction_required,
+                "unreadable_lines": stats.unreadable_lines,
+                "topics": [asdict(t) for t in stats.topics],
+            }
+        )
+    else:
+        print(console.stats_report(stats))
+    return 0
+
+
+def cmd_log(root, args) -> int:
+    logged = memory.upsert(
+        root.memory_file, args.topic, args.missing_context, args.lesson, args.ask_next_time, files=args.files
+    )
+    text = render.log_answer(logged)
+    if args.json:
+        _dump({"status": logged.status, "id": logged.record["id"], "record": logged.record, "message": text})
+    else:
+        print(text)
+    return 0
+
+
+def cmd_stale(root, args) -> int:
+    records, marks = maintenance.stale(root.memory_file)
+    if args.json:
+        _dump(
+            [
+                {
+                    "id": r["id"],
+                    "topic": r.get("topic"),
+                    "stale": blocks.stale_line(marks[r["id"]]),
+                    "changes": [asdict(c) for c in marks[r["id"]]],
+                    "record": r,
+                }
+                for r in records
+            ]
+        )
+    else:
+        print(console.stale_report(records, marks, root.memory_file))
+        if memory.shallow_history(root.memory_file):
+            print(render.SHALLOW_NOTE)
+    return 0 if records else 1
+
+
+def cmd_forget(root, args) -> int:
+    if not any(i.strip() for i in args.ids):
+        raise InvalidInput(
+            "no id given: name the records to delete by id, or by a unique prefix of at least "
+            f"{MIN_PREFIX} characters (search or list shows them). Nothing was deleted."
+        )
+    result = maintenance.forget(root.memory_file, args.ids)
+    if result.unknown:
+        for given in result.unknown:
+            _fail(console.not_found(given, root.memory_file, maintenance.MIN_PREFIX), 1)
+        return _fail("nothing was deleted", 1)
+    out, errors = console.forget_report(result, root.memory_file)
+    for line in out:
+        print(line)
+    for line in errors:
+        _fail(line, 1)
+    return 1 if errors else 0
+
+
+def cmd_export(root, args) -> int:
+    records = maintenance.records(root.memory_file)
+    text = console.markdown(records, root.memory_file, memory.stale_marks(root.memory_file))
+    if args.output:
+        atomic_write(Path(args.output), text.encode("utf-8"))
+        print(f"wrote {blocks.plural(len(records), 'record')} to {args.output}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_scan(root, args) -> int:
+    from ..setup.scan import redact_file, scan
+
+    if args.staged:
+        from ..setup.precommit import staged_findings
+
+        findings = staged_findings(root.path)
+        if args.json:
+            _dump([f._asdict() for f in findings])
+        elif findings:
+            _fail(console.staged_refusal(findings, SELF), 1)
+        return 1 if findings else 0
+    findings = scan(root.memory_file)
+    if args.json:
+        _dump([f._asdict() for f in findings])
+    if findings and args.redact:
+        if not args.json:
+            print("\n".join(console.scan_report(findings, root.memory_file)[:-1]))
+        print(console.redact_report(*redact_file(root.memory_file), root.memory_file))
+        return 0
+    if not args.json:
+        print("\n".join(console.scan_report(findings, root.memory_file)))
+    return 1 if findings else 0
+
+
+def cmd_fold(root, args) -> int:
+    folded = maintenance.fold(root.path, args.file)
+    print(console.fold_report(folded, SELF))
+    return 0
+
+
+def cmd_init(root, args) -> int:
+    from ..setup.initialise import init
+
+    for line in init(root.path, agents_md=args.agents_md, clients=tuple(args.client or ["cursor"]), rules=args.rules):
+        print(line)
+    return 0
+
+
+def cmd_doctor(root, args) -> int:
+    from ..setup.doctor import FAIL, OK, check
+
+    results = check(root)
+    for status, sentence in results:
+        code = "32" if status == OK else "31" if status == FAIL else "33"
+        print(f"[{console.colour(f'{status:>4}', code)}] {sentence}")
+    return 1 if any(status == FAIL for status, _ in results) else 0
+
+
+HANDLERS = {
+    "search": cmd_search,
+    "list": cmd_list,
+    "show": cmd_show,
+    "stats": cmd_stats,
+    "log": cmd_log,
+    "stale": cmd_stale,
+    "forget": cmd_forget,
+    "export": cmd_export,
+    "scan": cmd_scan,
+    "init": cmd_init,
+    "doctor": cmd_doctor,
+    "fold": cmd_fold,
+}
+COMMANDS = tuple(build_parser()[1])

@@ -1,0 +1,230 @@
+"""Everything the commands print for people: record blocks, topic tables, stats, the Markdown
+export and the commands' sentences, with display widths that count Korean as two columns and
+colour on a terminal only. (What the tools answer the agent is tools/render.py's.)"""
+
+from __future__ import annotations
+
+import os
+import sys
+import unicodedata
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..record.citations import shown
+from ..record.records import is_principle, meta_of
+from ..tools.blocks import day, files_line, header, plural, stale_line
+
+if TYPE_CHECKING:  # the operations' results, for annotations only
+    from .maintenance import Folded, Forgotten, Stats, TopicSummary
+
+
+def width(text: str) -> int:
+    """Columns the text takes in a terminal: wide and full-width characters count two."""
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def pad(text: str, columns: int, right: bool = False) -> str:
+    fill = " " * max(0, columns - width(text))
+    return fill + text if right else text + fill
+
+
+def table(rows: list[list[str]], header: list[str]) -> str:
+    """A plain aligned table; columns sized by display width, numbers aligned on the right."""
+    cols = [max(width(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    numeric = [bool(rows) and all(str(r[i]).isdigit() for r in rows) for i in range(len(header))]
+    lines = [
+        "  ".join(pad(str(cell), cols[i], numeric[i]) for i, cell in enumerate(r)).rstrip() for r in [header, *rows]
+    ]
+    lines.insert(1, "  ".join("-" * c for c in cols))
+    return "\n".join(lines)
+
+
+def colour(text: str, code: str, stream=None) -> str:
+    """Wrap text in an ANSI colour when the stream is a terminal and NO_COLOR is not set."""
+    stream = stream or sys.stdout
+    if os.environ.get("NO_COLOR") or not getattr(stream, "isatty", lambda: False)():
+        return text
+    return f"\033[{code}m{text}\033[0m"
+
+
+def record_block(record: dict, stale: tuple = ()) -> str:
+    """A record for `search` and `stale`: its id in colour, then its dates, its stale mark (in
+    colour), the files it cites and its fields."""
+    lines = [colour(record["id"], "1;36") + "  " + header(record).split(" | ", 1)[1]]
+    if stale:
+        lines.append("  " + colour(stale_line(stale), "33"))
+    cited = files_line(record)
+    if cited:
+        lines.append(f"  {colour('files', '2')}: " + cited.split(": ", 1)[1])
+    for name in ("missing_context", "lesson", "ask_next_time"):
+        if record.get(name):
+            lines.append(f"  {colour(name, '2')}: " + str(record[name]).replace("\n", "\n    "))
+    return "\n".join(lines)
+
+
+def search_result(
+    found: list[dict],
+    in_scope: int,
+    query: str,
+    topic: str | None,
+    file: Path,
+    any_records: bool,
+    stale: dict | None = None,
+) -> str:
+    if not found:
+        scope = f" with topic {topic!r}" if topic else ""
+        what = f" mention {query!r}" if in_scope else ""
+        return f"No records{scope}{what} in {file}." + (" `server.py list` shows the topics." if any_records else "")
+    stale = stale or {}
+    text = "\n\n".join(record_block(r, stale.get(r["id"], ())) for r in found)
+    others = in_scope - len(found)
+    if others:
+        text += (
+            f"\n\n({plural(others, 'other record')} {'does' if others == 1 else 'do'} not mention {query!r}; "
+            "`server.py search` without words shows every record.)"
+        )
+    return text
+
+
+def topic_table(topics: list[TopicSummary]) -> str:
+    rows = [[t.topic, str(t.logs), str(t.principles), t.newest[:10]] for t in topics]
+    return table(rows, ["topic", "logs", "principles", "newest"])
+
+
+def stats_report(stats: Stats) -> str:
+    lines = [
+        f"{stats.file}: {plural(stats.records, 'record')} ({plural(stats.logs, 'log')}, "
+        f"{plural(stats.principles, 'principle')}), {stats.bytes:,} bytes, ~{stats.estimated_tokens:,} tokens"
+    ]
+    if stats.compaction_required:
+        lines.append(
+            colour(
+                f"compaction required: {stats.logs} logs, {stats.over_threshold} past the threshold of "
+                f"{stats.threshold} (the agent's compact_memory folds each topic into a principle)",
+                "33",
+            )
+        )
+    else:
+        lines.append(f"compaction not required: {stats.logs} of {stats.threshold} logs")
+    if stats.unreadable_lines:
+        lines.append(
+            f"{plural(stats.unreadable_lines, 'unreadable line')} (moved to the quarantine file on the next write)"
+        )
+    if stats.records:
+        lines.append("\n" + topic_table(stats.topics))
+    return "\n".join(lines)
+
+
+def not_found(given: str, file: Path, min_prefix: int) -> str:
+    return (
+        f"no record with id {given!r} in {file} (`server.py search` shows the ids; "
+        f"a prefix needs at least {min_prefix} characters)"
+    )
+
+
+def forget_report(result: Forgotten, file: Path) -> tuple[list[str], list[str]]:
+    """(lines for stdout, lines for stderr) after `forget`."""
+    out = [f"deleted {r['id']} ({r.get('type', 'log')}, topic {str(r.get('topic') or '')!r})" for r in result.deleted]
+    errors = [f"{rid} was already gone" for rid in result.gone]  # deleted by someone else meanwhile
+    if result.deleted:
+        them = "it" if len(result.deleted) == 1 else "them"
+        out.append(
+            f"`git diff -- {file}` now shows {plural(len(result.deleted), 'removed record')}; commit it to share "
+            f"the change, or, if the file was committed, bring {them} back with `git restore -- {file}`."
+        )
+    return out, errors
+
+
+def fold_report(folded: Folded, self_name: str) -> str:
+    lines = [
+        f"folded {plural(folded.records, 'record')} of {folded.stray} into {folded.target}: {folded.added} added, "
+        f"{folded.updated} updated (the newer version), {folded.already_there} already there"
+    ]
+    if folded.unreadable:
+        lines.append(
+            f"{plural(folded.unreadable, 'line')} of {folded.stray} {'is' if folded.unreadable == 1 else 'are'} "
+            "not a record and stayed there: look at them before deleting the file"
+        )
+    if folded.folder is not None:
+        gone = f"then delete {folded.folder} (git rm -r it if it was committed)"
+    else:
+        gone = f"then delete {folded.stray} (git rm it if it was committed)"
+    lines.append(
+        f"review with `git diff -- {folded.target}`; {gone}. `{self_name} doctor` no longer lists it once it is gone."
+    )
+    return "\n".join(lines)
+
+
+def scan_report(findings: list, file: Path) -> list[str]:
+    lines = [f"{f.record_id}  {f.field}: looks like {f.rule}" for f in findings]
+    lines.append(
+        f"{plural(len(findings), 'possible credential')} in {file}"
+        + (". Run scan --redact to replace them." if findings else ".")
+    )
+    return lines
+
+
+def staged_refusal(findings: list, self_name: str) -> str:
+    where = "; ".join(f"{f.record_id} {f.field}: looks like {f.rule}" for f in findings[:10])
+    more = f" and {len(findings) - 10} more" if len(findings) > 10 else ""
+    return (
+        f"the staged .context/ holds {plural(len(findings), 'possible credential')} ({where}{more}); the commit "
+        f"was stopped. Run `{self_name} scan --redact`, then `git add .context` and commit again, and rotate the "
+        "key. To commit anyway (a false alarm): git commit --no-verify."
+    )
+
+
+def redact_report(records: int, values: int, file: Path) -> str:
+    return (
+        f"Redacted {plural(values, 'value')} ({plural(records, 'record')} changed; values in "
+        f"lines that are not records are redacted in the quarantine file) in {file}; review with git diff "
+        "(a redacted log gets a new id), and rotate the keys: git history still has them."
+    )
+
+
+def stale_report(records: list[dict], marks: dict, file: Path) -> str:
+    """`stale`: the stale records, oldest first, each with why; or that none is."""
+    if not records:
+        return f"No stale records in {file}: no file a record cites was changed by a commit after it was written."
+    blocks = [record_block(r, marks[r["id"]]) for r in records]
+    return "\n\n".join(
+        [
+            *blocks,
+            f"{plural(len(records), 'stale record')} in {file}. Verify each against the code; "
+            "if it still holds, log it again (same topic and missing context) to refresh it, "
+            "else correct it or `forget` it.",
+        ]
+    )
+
+
+def markdown(records: list[dict], source: Path, stale: dict | None = None) -> str:
+    """The memory as a Markdown document: one section per topic, principles first, then logs;
+    a stale record carries its mark."""
+    stale = stale or {}
+    out = [f"# Project memory\n\n{plural(len(records), 'record')} from `{source}`.\n"]
+    by_topic: dict[str, list[dict]] = {}
+    for r in records:
+        by_topic.setdefault(str(r.get("topic") or ""), []).append(r)
+    for topic in sorted(by_topic):
+        out.append(f"## {topic or '(no topic)'}\n")
+        for r in sorted(by_topic[topic], key=lambda r: (not is_principle(r), r["id"])):
+            meta = meta_of(r)
+            if is_principle(r):
+                when = f"compacted {day(meta.get('compacted_at'))} from {meta.get('source_count', 0)} records"
+            else:
+                when = day(meta.get("created"))
+            if meta.get("updated"):
+                when += f", updated {day(meta.get('updated'))}"
+            out.append(f"### {r.get('type', 'log')} `{r['id']}` ({when})\n")
+            if r["id"] in stale:
+                out.append(f"- **{stale_line(stale[r['id']])}**")
+            cited = files_line(r)
+            if cited:
+                out.append("- **files**: " + ", ".join(f"`{shown(str(f))}`" for f in r["files"]))
+            out += [
+                f"- **{name}**: " + str(r[name]).replace("\n", "\n  ")
+                for name in ("missing_context", "lesson", "ask_next_time")
+                if r.get(name)
+            ]
+            out.append("")
+    return "\n".join(out)

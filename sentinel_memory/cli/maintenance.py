@@ -1,0 +1,216 @@
+"""The operations the commands for people use beside the tools': every record, one record by id
+or unique prefix, forget, fold a stray memory file, topics and stats. Each returns plain data or a
+typed result; the words are cli/console.py's."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InvalidInput
+from ..record import store
+from ..record.merge import merge_two_way
+from ..record.records import count_types, meta_of, recency
+from ..record.snapshot import Snapshot
+from ..tools import blocks
+from ..tools.memory import DEFAULT_THRESHOLD, stale_marks, write
+
+MIN_PREFIX = 4  # an id may be shortened to a unique prefix of at least this many characters, as in git
+
+
+def stale(path: Path) -> tuple[list[dict], dict]:
+    """The stale records, oldest first, and their marks by id."""
+    marks = stale_marks(path)
+    found = sorted((r for r in records(path) if r["id"] in marks), key=lambda r: (recency(r), r["id"]))
+    return found, marks
+
+
+def records(path: Path) -> list[dict]:
+    """Every record, in no particular order."""
+    return [e.record for e in store.read(path).records.values()]
+
+
+def full_id(snap: Snapshot, given: str) -> str | None:
+    """The id that `given` names exactly or as a unique prefix (at least MIN_PREFIX characters);
+    None when none does. Several matches are an InvalidInput that lists them."""
+    given = given.strip()
+    if given in snap.records:
+        return given
+    prefix = given.lower()
+    matches = sorted(rid for rid in snap.records if rid.startswith(prefix)) if len(prefix) >= MIN_PREFIX else []
+    if len(matches) > 1:
+        shown = ", ".join(matches[:5]) + (" ..." if len(matches) > 5 else "")
+        raise InvalidInput(
+            f"id {given!r} is the start of {len(matches)} records ({shown}); give more of it. Nothing was changed."
+        )
+    return matches[0] if matches else None
+
+
+def record(path: Path, given: str) -> dict | None:
+    """The record an id or unique prefix names, or None."""
+    snap = store.read(path)
+    rid = full_id(snap, given)
+    return snap.records[rid].record if rid else None
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    unknown: list[str]  # given ids or prefixes that name no record: then nothing was deleted
+    deleted: list[dict]  # the records deleted
+    gone: list[str]  # ids deleted by someone else between the lookup and the locked write
+
+
+def forget(path: Path, given: list[str]) -> Forgotten:
+    """Delete the records these ids or unique prefixes name, in one locked atomic write; all or
+    nothing: when one names no record, nothing is deleted."""
+    snap = store.read(path)
+    ids = {g: full_id(snap, g) for g in dict.fromkeys(i.strip() for i in given if i.strip())}
+    unknown = [g for g, rid in ids.items() if rid is None]
+    if unknown:
+        return Forgotten(unknown, [], [])
+    wanted = [rid for rid in dict.fromkeys(ids.values()) if rid is not None]
+
+    def change(current: Snapshot) -> Snapshot | None:
+        present = [i for i in wanted if i in current.records]
+        return current.edited(drop=present) if present else None
+
+    report = write(path, change)
+    deleted = [report.before.records[i].record for i in wanted if i in report.before.records]
+    return Forgotten([], deleted, [i for i in wanted if i not in report.before.records])
+
+
+@dataclass(frozen=True)
+class Folded:
+    stray: Path  # the other memory file, left as it was
+    target: Path  # the project's memory file
+    records: int  # records in the stray file
+    added: int
+    updated: int  # ids in both, the stray's version newer
+    unreadable: int  # lines of the stray file that are not records (they stay there)
+
+    @property
+    def folder(self) -> Path | None:
+        """The stray file's .context/ folder, to delete once folded in; None when the file is not
+        in a folder of that name (then only the file itself is the stray's)."""
+        parent = self.stray.parent
+        return parent if parent.name == ".context" else None
+
+    @property
+    def already_there(self) -> int:
+        return self.records - self.added - self.updated
+
+
+def stray_path(root: Path, given: str) -> Path:
+    """The memory file `given` names: the file itself, or a folder holding .context/memory_log.jsonl.
+    A relative path is taken from the project's root (doctor prints them that way) or, failing
+    that, from the current directory. A symbolic link, as the file or as its folder, is refused:
+    fold reads the file it is given, never where a link leads."""
+    if not given.strip():
+        raise InvalidInput(
+            "no file given: name the other .context/memory_log.jsonl, or the folder holding its "
+            ".context/. Nothing was changed."
+        )
+    candidates = [Path(given)] if Path(given).is_absolute() else [root / given, Path.cwd() / given]
+    for candidate in candidates:
+        for path in (candidate, store.memory_path(candidate)):
+            path = Path(os.path.abspath(path))
+            link = next((p for p in (path, path.parent) if p.is_symlink()), None)
+            if link is not None:
+                raise InvalidInput(
+                    f"{link} is a symbolic link (to {os.readlink(link)}); fold reads only a regular "
+                    "memory file, not a link. Nothing was changed."
+                )
+            if path.is_file():
+                return path
+    raise InvalidInput(
+        f"{given!r} is neither a memory file nor a folder with .context/memory_log.jsonl. Nothing was changed."
+    )
+
+
+def fold(root: Path, given: str) -> Folded:
+    """Merge a stray memory file's records into the project's memory, two-way (nothing is known to
+    be deleted, so every id is kept, the newer version of an id both hold), in one locked write.
+    The stray file is left as it is."""
+    target = store.memory_path(root).resolve()
+    stray = stray_path(root, given)
+    if os.path.realpath(stray) == os.path.realpath(target):
+        raise InvalidInput(f"{stray} is the project's own memory file; give the other one. Nothing was changed.")
+    other = store.read(stray)
+    if not other.records:
+        lines = f" ({len(other.unreadable)} lines that are not records)" if other.unreadable else ""
+        raise InvalidInput(
+            f"{stray} holds no memory records{lines}, so there is nothing to fold in; check that it "
+            "is the other .context/memory_log.jsonl. Nothing was changed."
+        )
+
+    def change(snap: Snapshot) -> Snapshot | None:
+        merged = merge_two_way(snap.records, other.records)
+        put = [entry for rid, entry in merged.items() if snap.records.get(rid) is not entry]
+        return snap.edited(put=put) if put else None
+
+    report = write(target, change)
+    after = report.after or report.before
+    changed = [rid for rid in other.records if after.records.get(rid) is not report.before.records.get(rid)]
+    added = sum(rid not in report.before.records for rid in changed)
+    return Folded(stray, target, len(other.records), added, len(changed) - added, len(other.unreadable))
+
+
+@dataclass(frozen=True)
+class TopicSummary:
+    topic: str
+    logs: int
+    principles: int
+    newest: str  # the newest updated/created stamp of its records
+
+
+def topics(records_: list[dict]) -> list[TopicSummary]:
+    """Per topic, sorted by topic: how many logs and principles, and the newest stamp."""
+    by_topic: dict[str, list[dict]] = {}
+    for r in records_:
+        by_topic.setdefault(str(r.get("topic") or ""), []).append(r)
+    out = []
+    for topic in sorted(by_topic):
+        members = by_topic[topic]
+        logs, principles = count_types(members)
+        newest = max(str(meta_of(r).get("updated") or meta_of(r).get("created") or "") for r in members)
+        out.append(TopicSummary(topic, logs, principles, newest))
+    return out
+
+
+@dataclass(frozen=True)
+class Stats:
+    file: Path
+    records: int
+    logs: int
+    principles: int
+    bytes: int
+    estimated_tokens: int
+    threshold: int
+    unreadable_lines: int
+    topics: list[TopicSummary]
+
+    @property
+    def over_threshold(self) -> int:
+        return max(0, self.logs - self.threshold)
+
+    @property
+    def compaction_required(self) -> bool:
+        return self.logs > self.threshold
+
+
+def stats(path: Path, threshold: int = DEFAULT_THRESHOLD) -> Stats:
+    snap = store.read(path)
+    logs, principles = snap.counts()
+    size = path.stat().st_size if path.exists() else 0
+    return Stats(
+        path,
+        len(snap.records),
+        logs,
+        principles,
+        size,
+        blocks.estimate_tokens(snap.text().decode("utf-8")),
+        threshold,
+        len(snap.unreadable),
+        topics([e.record for e in snap.records.values()]),
+    )

@@ -1,0 +1,222 @@
+"""Git integration: the id-aware merge driver, the readable diff textconv, and their wiring in a
+repository's local config. Starts fast: no FastMCP, only the stdlib and core's own modules."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ..invocation import SELF
+from ..record.disk import atomic_write
+from ..record.merge import merge_three_way
+from ..record.snapshot import Snapshot, parse
+from . import command as gitcmd
+
+DRIVER = "sentinel-memory"
+TEXT_MERGE_LABELS = ("-L", "ours", "-L", "base", "-L", "theirs")
+
+
+def merge_driver(base: str, ours: str, theirs: str, name: str = "") -> int:
+    """git's merge driver (%O %A %B %P): merge by id into `ours`; 0 when merged cleanly.
+
+    When an input cannot be parsed (unreadable lines, conflict markers) or the merge itself
+    fails, fall back to git's own three-way text merge, which writes conflict markers (with the
+    base section) into `ours` — never leaving only one side in the file."""
+    try:
+        sides = [parse(Path(p).read_bytes()) for p in (base, ours, theirs)]
+        if not any(s.unreadable or s.conflict_regions for s in sides):
+            records = merge_three_way(sides[0].records, sides[1].records, sides[2].records)
+            atomic_write(Path(ours), Snapshot(records=records).text())
+            return 0
+        why = "has lines that are not records"
+    except Exception as exc:  # any failure: git's text merge still keeps both sides
+        why = f"could not be merged by id ({type(exc).__name__}: {exc})"
+    print(f"sentinel-memory: {name or ours} {why}; using git's text merge", file=sys.stderr)
+    try:
+        result = subprocess.run(
+            gitcmd.argv("merge-file", "--diff3", *TEXT_MERGE_LABELS, ours, base, theirs),
+            env=gitcmd.environment(),
+            stdin=subprocess.DEVNULL,
+        )
+        merged = 0 <= result.returncode < 128  # the number of conflicts; 255: git refused (binary input)
+    except OSError:
+        merged = False
+    if merged:
+        return 1 if result.returncode else 0
+    print(
+        f"sentinel-memory: git's text merge refused {name or ours} too; writing both sides whole "
+        "between conflict markers",
+        file=sys.stderr,
+    )
+    _whole_sides_conflict(base, ours, theirs)
+    return 1
+
+
+def _whole_sides_conflict(base: str, ours: str, theirs: str) -> None:
+    """Write into `ours` one diff3 conflict region holding every side whole, byte for byte, so a
+    merge never ends with one side only: the loader merges the records of the three sides exactly
+    (docs/contract.md §5.5) and sets aside what is not a record."""
+    sides = [Path(p).read_bytes() for p in (ours, base, theirs)]
+    body = [side if side.endswith(b"\n") or not side else side + b"\n" for side in sides]
+    atomic_write(
+        Path(ours),
+        b"".join([b"<<<<<<< ours\n", body[0], b"||||||| base\n", body[1], b"=======\n", body[2], b">>>>>>> theirs\n"]),
+    )
+
+
+def textconv(path: str, out=None) -> int:
+    """Print the memory file as one readable block per record, for `git diff`."""
+    out = out or sys.stdout.buffer
+    snap = parse(Path(path).read_bytes())
+    blocks = [readable_block(snap.records[rid].record) for rid in sorted(snap.records)]
+    blocks += [f"UNREADABLE LINE: {raw.decode('utf-8', 'replace')}\n" for raw in snap.unreadable]
+    # A review must see what the blocks alone would hide: markers or duplicates in the file itself.
+    if snap.duplicates:
+        blocks.insert(0, f"DUPLICATE IDS IN THE FILE: {snap.duplicates} extra lines, the newer of each shown\n")
+    if snap.conflict_regions:
+        blocks.insert(0, f"GIT CONFLICT MARKERS IN THE FILE: {snap.conflict_regions} regions, shown merged by id\n")
+    out.write("\n".join(blocks).encode("utf-8"))
+    out.flush()
+    return 0
+
+
+def readable_block(record: dict) -> str:
+    lines = [f"[{record.get('topic', '')}] {record.get('type', 'log')} {record['id']}"]
+    for key, value in record.items():
+        if key in ("id", "topic", "type"):
+            continue
+        if key == "meta" and isinstance(value, dict):
+            lines += [f"  {k}: {v}" for k, v in value.items()]
+            continue
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        lines.append(f"  {key}: {shown}".rstrip().replace("\n", "\n    "))
+    return "\n".join(lines) + "\n"
+
+
+def index_stages(path: Path) -> tuple[bytes, bytes, bytes] | None:
+    """(base, ours, theirs) of a file git is merging right now (`git ls-files -u` stages 1-3),
+    or None when no merge of it is in progress. A missing base (both sides added) is empty."""
+    path = Path(path)
+    try:
+        listing = gitcmd.run("ls-files", "-u", "-z", "--", path.name, cwd=path.parent, timeout=10)
+        if listing.returncode != 0 or not listing.stdout:
+            return None
+        blobs = {}
+        for item in listing.stdout.split(b"\0"):
+            if item:
+                _mode, sha, stage = item.split(b"\t", 1)[0].split()
+                blobs[int(stage)] = sha.decode()
+        if 2 not in blobs or 3 not in blobs:
+            return None
+
+        def blob(stage: int) -> bytes:
+            if stage not in blobs:
+                return b""
+            return gitcmd.run("cat-file", "blob", blobs[stage], cwd=path.parent, timeout=10, check=True).stdout
+
+        return blob(1), blob(2), blob(3)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None
+
+
+def quote(arg: str) -> str:
+    """Quote one word for the shell git runs drivers with (sh, also on Git for Windows)."""
+    arg = arg.replace("\\", "/") if os.name == "nt" else arg
+    return "'" + arg.replace("'", "'\\''") + "'"
+
+
+def driver_commands(*command: str) -> dict[str, str]:
+    """The local git config entries that wire the drivers to this install, started by `command`
+    (`python server.py` from a checkout, the `sentinel-memory` executable when installed).
+
+    git runs both through sh. Each command carries its own fallback for the day the install
+    moves or its interpreter disappears, because git on its own would then keep only our side of
+    a merge (a failed driver's %A is taken as the result) and stop every `git diff`, `git log -p`
+    and `git show` ("unable to read files to diff"). So the merge falls back to git's text merge
+    with diff3 markers, which the loader resolves exactly, and the diff to the raw lines.
+    Our merge driver itself exits 0 (merged) or 1 (conflict, markers written): anything else
+    means it did not run."""
+    # abspath, not resolve: a venv's python is a symlink that must not be followed out of the venv.
+    run = " ".join(quote(os.path.abspath(word) if _is_path(word) else word) for word in command)
+    text_merge = " ".join(["git merge-file --diff3", *TEXT_MERGE_LABELS, "%A %O %B"])
+    return {
+        f"merge.{DRIVER}.name": "Sentinel-Memory id-aware merge of .context/memory_log.jsonl",
+        f"merge.{DRIVER}.driver": (
+            f"{run} merge-driver %O %A %B %P; s=$?; [ $s -le 1 ] && exit $s; "
+            f"echo \"sentinel-memory: the merge driver did not run (exit $s); using git's text merge. "
+            f'Run {SELF} doctor" >&2; {text_merge}'
+        ),
+        # git appends the file as "$@": our textconv gets it as $1, the fallback `cat` as "$@".
+        f"diff.{DRIVER}.textconv": f'{run} textconv "$1" || cat',
+    }
+
+
+def _is_path(word: str) -> bool:
+    """A word of the command that names a file (made absolute), not an option or a module name."""
+    return os.sep in word or "/" in word or word.endswith(".py")
+
+
+def git_dir(root: Path) -> Path | None:
+    """The repository's git directory for a work tree at or above root, or None outside git.
+    For a linked work tree (`git worktree add`) it is the main one's, where the config lives."""
+    try:
+        result = gitcmd.run("rev-parse", "--absolute-git-dir", cwd=root, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if result.returncode != 0 or not result.stdout.strip():
+        return None
+    directory = Path(result.stdout.strip())
+    try:  # a linked work tree's git directory names the common one in its `commondir` file
+        return (directory / (directory / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    except OSError:
+        return directory
+
+
+def current_config(root: Path) -> dict[str, str]:
+    try:
+        result = gitcmd.run(
+            "config", "--local", "--get-regexp", rf"^(merge|diff)\.{DRIVER}\.", cwd=root, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    pairs = (line.split(" ", 1) for line in result.stdout.splitlines() if " " in line)
+    return {key: value for key, value in pairs}
+
+
+def configure(root: Path, *command: str) -> list[str]:
+    """Write the driver entries into the repository's local config where they differ.
+    Returns the keys that were changed (empty when already right or not in a git work tree)."""
+    if git_dir(root) is None:
+        return []
+    wanted, have = driver_commands(*command), current_config(root)
+    changed = []
+    for key, value in wanted.items():
+        if have.get(key) != value:
+            gitcmd.run("config", "--local", key, value, cwd=root, check=True, timeout=10)
+            changed.append(key)
+    return changed
+
+
+def ensure_configured(root: Path, *command: str) -> None:
+    """Cheap refresh for the server: configure when the repository's config lacks this install.
+    Failures are logged, never raised: the memory works without the drivers."""
+    directory = git_dir(root)
+    if directory is None:
+        return
+    try:
+        config = (directory / "config").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        config = ""
+    if all(value in config or _escaped(value) in config for value in driver_commands(*command).values()):
+        return
+    try:
+        configure(root, *command)
+    except (OSError, subprocess.SubprocessError) as exc:
+        print(f"sentinel-memory: could not configure git drivers in {root}: {exc}", file=sys.stderr)
+
+
+def _escaped(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')

@@ -1,0 +1,276 @@
+"""The git repository a project is in and its history, read for the stale marks (git/staleness.py).
+
+HEAD is read from the repository's files (loose refs, packed-refs; git itself only for a ref store
+that is not files), cheap enough for every search. The history is one `git log -z -M
+--name-status` over the commits since a given time (at most MAX_COMMITS), kept per git directory
+while HEAD, the time it reaches back to and a shallow clone's boundary stay. When git is missing
+or fails, the answer is None or an empty history, logged and never raised.
+
+Stdlib only: the commands and git's drivers import it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import subprocess
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from . import command
+
+log = logging.getLogger("sentinel_memory")
+
+MAX_COMMITS = 10_000  # commits read per HEAD, the newest first
+GIT_TIMEOUT = 10  # seconds; past it, no marks for this HEAD (logged)
+_SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
+
+
+# ------------------------------------------------------------------------------ the repository
+
+
+@dataclass(frozen=True)
+class Repo:
+    top: str  # the work tree's top directory
+    gitdir: str  # its git directory (a linked work tree's own)
+    common: str  # the directory that holds the refs shared by every work tree
+    prefix: str  # the project root relative to top, "" or ending in "/"
+
+
+_repos: dict[str, Repo] = {}
+
+
+def _read(path: str) -> str | None:
+    """A small file's text, or None (os.read, cheaper than open(), because this runs on every
+    search to read HEAD; bench/benchmark.py, S)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def find_repo(root: os.PathLike | str) -> Repo | None:
+    """The git work tree the project root is in (itself or an ancestor), or None."""
+    key = os.fspath(root)
+    found = _repos.get(key)
+    if found is not None:
+        return found  # (a repository removed since: HEAD can no longer be read, and nothing is marked)
+    real = os.path.realpath(key)
+    here = real
+    while True:
+        dotgit = os.path.join(here, ".git")
+        if os.path.isdir(dotgit):
+            gitdir = dotgit
+            break
+        if os.path.isfile(dotgit):  # a linked work tree or a submodule: "gitdir: <path>"
+            text = (_read(dotgit) or "").strip()
+            if not text.startswith("gitdir:"):
+                return None
+            gitdir = os.path.normpath(os.path.join(here, text[len("gitdir:") :].strip()))
+            break
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+    common_text = (_read(os.path.join(gitdir, "commondir")) or "").strip()
+    common = os.path.normpath(os.path.join(gitdir, common_text)) if common_text else gitdir
+    relative = os.path.relpath(real, here)
+    prefix = "" if relative == "." else relative.replace(os.sep, "/") + "/"
+    repo = Repo(here, gitdir, common, prefix)
+    _repos[key] = repo
+    return repo
+
+
+_packed: dict[str, tuple[tuple[int, int], dict[str, str]]] = {}
+
+
+def _packed_refs(common: str) -> dict[str, str]:
+    path = os.path.join(common, "packed-refs")
+    try:
+        st = os.stat(path)
+    except OSError:
+        return {}
+    stamp = (st.st_mtime_ns, st.st_size)
+    cached = _packed.get(path)
+    if cached and cached[0] == stamp:
+        return cached[1]
+    refs = {}
+    for line in (_read(path) or "").splitlines():
+        if line and line[0] not in "#^":
+            sha, _, name = line.partition(" ")
+            refs[name.strip()] = sha
+    _packed[path] = (stamp, refs)
+    return refs
+
+
+def head(repo: Repo) -> str | None:
+    """HEAD's commit, read from the repository's files (git itself only for a ref store that is
+    not files); None when there is no commit yet or it cannot be read."""
+    text = (_read(os.path.join(repo.gitdir, "HEAD")) or "").strip()
+    if _SHA.match(text):
+        return text  # detached
+    if text.startswith("ref:"):
+        ref = text[4:].strip()
+        for where in (repo.gitdir, repo.common):
+            sha = (_read(os.path.join(where, ref)) or "").strip()
+            if _SHA.match(sha):
+                return sha
+        packed = _packed_refs(repo.common).get(ref)
+        if packed and _SHA.match(packed):
+            return packed
+        if not os.path.exists(os.path.join(repo.common, "reftable")):
+            return None  # a branch without commits yet
+    result = _git(repo, "rev-parse", "--verify", "-q", "HEAD")
+    sha = result.strip() if result else ""
+    return sha if _SHA.match(sha) else None
+
+
+def _git(repo: Repo, *args: str) -> str | None:
+    """git's standard output, or None when git is missing or fails (logged, never raised)."""
+    try:
+        result = command.run("-c", "core.quotepath=false", *args, cwd=repo.top, timeout=GIT_TIMEOUT)
+    except (OSError, subprocess.SubprocessError) as exc:
+        log.info("git unavailable for the stale marks: %s", exc)
+        return None
+    if result.returncode != 0:
+        log.info(
+            "git %s failed for the stale marks: %s", args[0], result.stderr.decode("utf-8", "replace").strip()[:200]
+        )
+        return None
+    return result.stdout.decode("utf-8", "replace")
+
+
+# --------------------------------------------------------------------------------- the history
+
+
+class History:
+    """The commits since `since` (epoch seconds) up to one HEAD, as events per repository path,
+    newest first: (committer time, short hash, status, the new path of a rename).
+
+    `shallow`: the committer time of the newest boundary commit of a shallow clone that the read
+    reached (None: none). Such a commit's parents are not in the clone, so git lists every file it
+    holds as added: its list says nothing and is skipped, and what changed before it is unknown."""
+
+    def __init__(
+        self,
+        head: str,
+        since: int,
+        events: dict[str, list[tuple[int, str, str, str | None]]],
+        truncated: bool,
+        oldest: int,
+        shallow: int | None = None,
+    ) -> None:
+        self.head, self.since, self.events, self.truncated, self.oldest = head, since, events, truncated, oldest
+        self.shallow = shallow
+        self.depth: tuple[int, int] | None = None  # the shallow file's stamp when it was read
+
+
+def shallow_commits(repo: Repo) -> set[str]:
+    """The boundary commits of a shallow clone (its `shallow` file); empty for a full clone."""
+    return set((_read(os.path.join(repo.common, "shallow")) or "").split())
+
+
+def _read_history(repo: Repo, sha: str, since: int) -> History:
+    stamp = datetime.fromtimestamp(since, timezone.utc).isoformat()
+    out = _git(
+        repo,
+        "log",
+        "-z",
+        *command.DIFF_OPTIONS,
+        "--no-merges",
+        "-M",
+        "--name-status",
+        "--format=%x01%h %ct %H",
+        f"--max-count={MAX_COMMITS}",
+        f"--since={stamp}",
+        sha,
+        "--",
+    )
+    boundaries = shallow_commits(repo)
+    events: dict[str, list] = {}
+    commits, oldest, shallow = 0, since, None
+    for chunk in (out or "").split("\x01"):
+        if not chunk:
+            continue
+        head_line, _, rest = chunk.partition("\0")
+        short, _, when = head_line.partition(" ")
+        when, _, full = when.partition(" ")
+        try:
+            ct = int(when)
+        except ValueError:
+            continue
+        if full.strip() in boundaries:
+            shallow = max(shallow or ct, ct)
+            continue
+        commits += 1
+        oldest = min(oldest, ct) if commits > 1 else ct
+        tokens = rest.lstrip("\n").split("\0")
+        i = 0
+        while i < len(tokens):
+            status = tokens[i]
+            if not status:
+                i += 1
+                continue
+            if status[0] in "RC" and i + 2 < len(tokens):
+                old, new = tokens[i + 1], tokens[i + 2]
+                if status[0] == "R":
+                    events.setdefault(old, []).append((ct, short, "R", new))
+                events.setdefault(new, []).append((ct, short, "M", None))
+                i += 3
+            elif i + 1 < len(tokens):
+                events.setdefault(tokens[i + 1], []).append((ct, short, "D" if status[0] == "D" else "M", None))
+                i += 2
+            else:
+                break
+    return History(sha, since, events, commits >= MAX_COMMITS, oldest, shallow)
+
+
+_histories: dict[str, History] = {}
+_reading = threading.Lock()
+
+
+def history(repo: Repo, sha: str, since: int) -> History:
+    """The history up to HEAD `sha` since `since` at least: the one kept for this HEAD when it
+    reaches back far enough, else read once (and kept)."""
+    depth = _shallow_stamp(repo)  # `git fetch --unshallow` or `--deepen` changes it, not HEAD
+    kept = _histories.get(repo.gitdir)
+    if kept is not None and kept.head == sha and kept.since <= since and kept.depth == depth:
+        return kept
+    with _reading:
+        kept = _histories.get(repo.gitdir)
+        if kept is not None and kept.head == sha and kept.since <= since and kept.depth == depth:
+            return kept
+        fresh = _read_history(repo, sha, since)
+        fresh.depth = depth
+        _histories[repo.gitdir] = fresh
+        return fresh
+
+
+def _shallow_stamp(repo: Repo) -> tuple[int, int] | None:
+    """The shallow file's (mtime, size), or None for a full clone."""
+    try:
+        st = os.stat(os.path.join(repo.common, "shallow"))
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
+def drop_caches() -> None:
+    """Forget every repository and history kept (as a new process starts)."""
+    _repos.clear()
+    _packed.clear()
+    _histories.clear()

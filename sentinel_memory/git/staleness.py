@@ -1,0 +1,198 @@
+"""Which records cite files that changed after the record was written (docs/contract.md §3.7, §4.2).
+
+A record is stale when one of the files it cites was changed, deleted or renamed by a commit whose
+committer date is later than the record's recency (meta.updated, else meta.created). Only commits
+count: uncommitted changes in the working tree do not, and a teammate's commit that arrived by
+`git pull` counts like one's own, by its date in the history, not by when it arrived.
+
+Cheap by construction (git/history.py reads git): the history is read with one `git log
+--name-status -M` per HEAD, over the commits since the oldest stamp of a citing record (at most
+MAX_COMMITS), and kept while HEAD stays; HEAD itself is read from the repository's files, without a
+git process, on every call. The mark of
+a record is computed once per (record line, history) and kept. Outside a git repository, without
+commits, or when git is missing or fails, nothing is stale and nothing fails.
+
+Stdlib only: the commands and git's drivers import it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from ..record.citations import of as cited_files
+from ..record.records import recency
+from . import history as githistory
+from .history import History, Repo, find_repo, head, history
+
+
+@dataclass(frozen=True)
+class Change:
+    """What happened to one cited file after the record was written."""
+
+    path: str  # as the record cites it
+    commits: int  # commits that touched it since
+    latest: str  # the newest of them: short hash
+    date: str  # and its committer date, YYYY-MM-DD (UTC)
+    deleted: bool = False  # the file is gone at HEAD
+    renamed_to: str | None = None  # its path at HEAD (relative to the project root) when it was renamed
+    at_least: bool = False  # the history read was cut at MAX_COMMITS before the record's date
+
+
+Stale = tuple  # of Change; empty when the record is not stale
+
+
+def stamp_seconds(stamp: str) -> int | None:
+    """An ISO 8601 stamp as epoch seconds, or None when it is not one."""
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return int(moment.timestamp())
+
+
+# ------------------------------------------------------------------------------------ the marks
+
+
+class Checker:
+    """The stale marks of one project's records against one history; each computed once."""
+
+    def __init__(self, repo: Repo, hist: History) -> None:
+        self.repo, self.history = repo, hist
+        self._paths: dict[str, str] = {}  # a cited folder -> the folder git tracks ("" for the top)
+        self._marks: dict[object, Stale] = {}
+        self.lines: dict[object, object] = {}  # entry -> its block with the stale line, kept for the caller
+        self._renamed_from: dict[str, list[str]] | None = None  # new path -> the paths renamed to it
+
+    def mark(self, record: dict) -> Stale:
+        """The changes to the files the record cites since it was written (empty: not stale)."""
+        files = cited_files(record)
+        if not files:
+            return ()
+        written = stamp_seconds(recency(record))
+        if written is None:
+            return ()
+        return tuple(c for c in (self._change(path, written) for path in files) if c is not None)
+
+    def mark_entry(self, entry) -> Stale:
+        """mark(entry.record), kept per entry (entries are never changed)."""
+        found = self._marks.get(entry)
+        if found is None:
+            if "files" not in entry.record:
+                return ()
+            if len(self._marks) > 200_000:
+                self._marks.clear()
+                self.lines.clear()
+            found = self._marks[entry] = self.mark(entry.record)
+        return found
+
+    @property
+    def shallow(self) -> bool:
+        """The history read reached the boundary of a shallow clone: older changes are unknown."""
+        return self.history.shallow is not None
+
+    def tracked(self, path: str) -> str:
+        """The path git tracks for a cited path: its folders resolved through symbolic links that
+        stay inside the work tree (git records `src/pay.py`, not `lib/pay.py` through `lib -> src`);
+        the file's own name is kept, as git tracks a link itself."""
+        folder, _, name = (self.repo.prefix + path).rpartition("/")
+        if not folder:
+            return name
+        resolved = self._paths.get(folder)
+        if resolved is None:
+            real = os.path.realpath(os.path.join(self.repo.top, folder))
+            try:
+                inside = os.path.relpath(real, self.repo.top).replace(os.sep, "/")
+            except ValueError:  # another drive
+                inside = ".."
+            resolved = folder if inside == ".." or inside.startswith("../") else "" if inside == "." else inside
+            if len(self._paths) > 10_000:
+                self._paths.clear()
+            self._paths[folder] = resolved
+        return f"{resolved}/{name}" if resolved else name
+
+    def former_names(self, paths: list[str]) -> list[str]:
+        """The paths (relative to the project root) that commits in the history renamed, directly
+        or through other names, to one of `paths`."""
+        prefix = self.repo.prefix
+        if self._renamed_from is None:
+            back: dict[str, list[str]] = {}
+            for old, events in self.history.events.items():
+                for event in events:
+                    if event[2] == "R" and event[3]:
+                        back.setdefault(event[3], []).append(old)
+            self._renamed_from = back
+        found: list[str] = []
+        todo = [prefix + p for p in paths]
+        seen = set(todo)
+        while todo and len(found) < 1000:
+            for old in self._renamed_from.get(todo.pop(), ()):
+                if old not in seen:
+                    seen.add(old)
+                    todo.append(old)
+                    if old.startswith(prefix):
+                        found.append(old[len(prefix) :])
+        return found
+
+    def _change(self, path: str, written: int) -> Change | None:
+        prefix, events = self.repo.prefix, self.history.events
+        newer = [e for e in events.get(self.tracked(path), ()) if e[0] > written]
+        if not newer:
+            return None
+        latest = max(newer, key=lambda e: e[0])
+        when = datetime.fromtimestamp(latest[0], timezone.utc).strftime("%Y-%m-%d")
+        last = newer[0]  # the newest in the history's order: the file's state at HEAD
+        deleted, renamed = last[2] == "D", None
+        if last[2] == "R":
+            target, hops = last[3] or "", 0  # a rename always names its target
+            while hops < 20 and events.get(target) and events[target][0][2] == "R":
+                target, hops = events[target][0][3] or "", hops + 1
+            deleted = bool(events.get(target)) and events[target][0][2] == "D"
+            renamed = target[len(prefix) :] if target.startswith(prefix) else target
+        at_least = (self.history.truncated and written < self.history.oldest) or (
+            self.history.shallow is not None and written < self.history.shallow
+        )
+        return Change(path, len(newer), latest[1], when, deleted, renamed, at_least)
+
+
+_checkers: dict[str, Checker] = {}
+
+
+def checker(root: os.PathLike | str, oldest: str | None) -> Checker | None:
+    """The checker of the project at `root` for records written at `oldest` or later (the oldest
+    recency of the records that cite files; None: none does, and git is not asked). None when the
+    project is not in a git repository with commits."""
+    if not oldest:
+        return None
+    since = stamp_seconds(oldest)
+    if since is None:
+        return None
+    repo = find_repo(root)
+    if repo is None:
+        return None
+    sha = head(repo)
+    if sha is None:
+        return None
+    hist = history(repo, sha, since)
+    key = os.fspath(root)
+    kept = _checkers.get(key)
+    if kept is not None and kept.history is hist and kept.repo == repo:
+        return kept
+    fresh = _checkers[key] = Checker(repo, hist)
+    return fresh
+
+
+def drop_caches() -> None:
+    """Forget every repository, history and mark kept (as a new process starts)."""
+    githistory.drop_caches()
+    _checkers.clear()
+
+
+def oldest_citing(records) -> str | None:
+    """The oldest recency among records that cite files, or None when none does."""
+    stamps = [recency(r) for r in records if r.get("files")]
+    stamps = [s for s in stamps if s]
+    return min(stamps) if stamps else None

@@ -1,0 +1,67 @@
+"""How this install is started: the words a client config and git's drivers run.
+
+A checkout (server.py beside the sentinel_memory package, started with a venv's python) is run as
+`python server.py`. An installed package (pip, pipx, uv tool: sentinel_memory in site-packages) is
+run through its `sentinel-memory` executable, which stays put across upgrades, or, without one,
+`python -I -m sentinel_memory` (-I: nothing in the working directory can shadow the package).
+Constants only: the entry point that decides between a command and the server is __main__.py.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+from pathlib import Path
+
+INSTALL_DIR = Path(__file__).resolve().parents[1]  # the folder that holds the sentinel_memory package
+SERVER_SCRIPT = INSTALL_DIR / "server.py"
+# abspath, not resolve: a venv's python is a symlink that must not be followed out of the venv.
+PYTHON = os.path.abspath(sys.executable)
+EXECUTABLE = "sentinel-memory"
+
+
+def is_checkout(install_dir: Path = INSTALL_DIR) -> bool:
+    """server.py beside the package, outside site-packages: a clone of the repository."""
+    return (install_dir / "server.py").is_file() and install_dir.name not in ("site-packages", "dist-packages")
+
+
+def _executable() -> str | None:
+    """The installed `sentinel-memory` script: in this interpreter's scripts folder (a venv, pipx,
+    uv tool), else the one running now (pip install --user puts it elsewhere)."""
+    name = EXECUTABLE + (".exe" if os.name == "nt" else "")
+    candidates = [Path(sysconfig.get_path("scripts")) / name, Path(sys.executable).parent / name]
+    argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if argv0 is not None and argv0.name in (EXECUTABLE, name):
+        candidates.append(argv0)
+    for candidate in candidates:
+        if candidate.is_file():
+            return os.path.abspath(candidate)
+    return None
+
+
+def entry() -> list[str]:
+    """The command words that start this install (no arguments: the MCP server on stdio)."""
+    if is_checkout():
+        return [PYTHON, str(SERVER_SCRIPT)]
+    executable = _executable()
+    return [executable] if executable else [PYTHON, "-I", "-m", "sentinel_memory"]
+
+
+ENTRY = entry()
+# What people type, for messages: `server.py init` from a checkout, `sentinel-memory init` installed.
+SELF = "server.py" if is_checkout() else EXECUTABLE
+
+
+def path_fix() -> str:
+    """How to put the `sentinel-memory` executable on PATH for this install: the committed client
+    configs start it by that name on every teammate's machine."""
+    if is_checkout():
+        return (
+            f"install this clone as a command once: pipx install --editable {INSTALL_DIR} "
+            f"(or uv tool install --editable {INSTALL_DIR})"
+        )
+    executable = _executable()
+    if executable:
+        return f"add {os.path.dirname(executable)} to PATH (or pipx install / uv tool install the package)"
+    return "install the package as a command once: pipx install git+<repository> (or uv tool install)"

@@ -1,0 +1,175 @@
+"""The files a record cites (docs/contract.md §3.7): the paths log_memory's `files` lists, checked
+to stay inside the project, and the paths its lesson or missing_context names that exist there.
+
+A cited path is stored relative to the project root with forward slashes, as git names it. A listed
+path that is absolute, climbs out with `..`, or leaves the project through a symbolic link is
+refused, and nothing is saved. A path is found in the text only when it is certainly one: a run of
+path characters (ASCII letters, digits, `_ . - @ +` and `/`) that holds a `/` or ends in a file
+extension, is relative, and is an existing file inside the project. Nothing else in the text counts. Files in .git/ and .context/ (the memory's own
+directory, changed by every save) are never cited.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from ..errors import InvalidInput
+from .records import NOTHING_SAVED
+
+MAX_FILES = 10  # cited files per record, listed and found together
+MAX_PATH_BYTES = 512  # one cited path, in UTF-8 bytes
+
+_PATHLIKE = re.compile(r"[A-Za-z0-9_.@+\-/]+")
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,10}$")
+_DRIVE = re.compile(r"^[A-Za-z]:")
+# Never cited: git's own files, and .context/, whose memory file every save changes (a lesson citing
+# it would be stale again after each commit of the memory).
+_NOT_CITABLE = (".git", ".context")
+
+
+def _refuse(path: str, rule: str, outcome: str = NOTHING_SAVED) -> InvalidInput:
+    shown = path if len(path) <= 120 else path[:117] + "..."
+    how = "Cite files" if outcome == NOTHING_SAVED else "Name files"
+    return InvalidInput(
+        f"files: {shown!r} {rule}. {how} by their path relative to the project root, "
+        f'e.g. "src/payment/refund.py". {outcome}'
+    )
+
+
+def _normal(raw: str) -> str:
+    """The path with forward slashes, without `./` and doubled slashes ('' for nothing left)."""
+    text = raw.strip().replace("\\", "/")
+    parts = [p for p in text.split("/") if p not in ("", ".")]
+    return "/".join(parts)
+
+
+def _escapes(root: Path, relative: str) -> bool:
+    """Whether the path, with symbolic links followed, ends up outside the project root."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(os.path.join(real_root, relative))
+    return real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+SEARCHED = "Nothing was searched."
+
+
+def asked(root: Path, files: object) -> list[str]:
+    """The paths search_memory's `files` names, checked as listed() checks a record's, except that
+    a path need not exist yet (the agent may be about to create it); a directory is refused."""
+    return listed(root, files, existing=False, outcome=SEARCHED)
+
+
+def listed(root: Path, files: object, existing: bool = True, outcome: str = NOTHING_SAVED) -> list[str]:
+    """The paths `files` lists, normalised, in their order without repeats; InvalidInput for a
+    value that is not a list of strings, more than MAX_FILES paths, or a path that is absolute,
+    uses `..`, leaves the project through a symbolic link, or (`existing`) is not a file in the
+    project. `outcome` ends each refusal: what the refused call did not do."""
+    if files is None:
+        return []
+    if isinstance(files, str) or not isinstance(files, (list, tuple)):
+        raise InvalidInput(
+            f'files must be a list of paths relative to the project root, such as ["src/app.py"]. {outcome}'
+        )
+    out: list[str] = []
+    for item in files:
+        if not isinstance(item, str):
+            raise InvalidInput(f"files must hold paths as strings, not {type(item).__name__}. {outcome}")
+        raw = item.strip()
+        if not raw:
+            continue
+        try:
+            size = len(raw.encode("utf-8"))
+        except UnicodeEncodeError:  # a name that is not UTF-8, as Python hands it over from the command line
+            raise _refuse(
+                raw,
+                "is not a UTF-8 name; a record stores and shows its files as UTF-8 text, so rename "
+                "the file or leave it out",
+                outcome,
+            ) from None
+        if size > MAX_PATH_BYTES:
+            raise _refuse(raw, f"is longer than {MAX_PATH_BYTES} bytes", outcome)
+        slashed = raw.replace("\\", "/")
+        if slashed.startswith("/") or _DRIVE.match(slashed) or slashed.startswith("~"):
+            raise _refuse(raw, "is absolute; a file must be inside the project, given relative to its root", outcome)
+        if ".." in slashed.split("/"):
+            raise _refuse(
+                raw, "uses '..'; a file must be inside the project, given relative to its root without '..'", outcome
+            )
+        path = _normal(raw)
+        if not path:
+            continue
+        if path.split("/", 1)[0] in _NOT_CITABLE:
+            raise _refuse(
+                raw, "is inside .git/ or .context/, which a lesson cannot cite (.context/ holds this memory)", outcome
+            )
+        if _escapes(root, path):
+            raise _refuse(
+                raw, "leads out of the project through a symbolic link; a file must be inside the project", outcome
+            )
+        full = os.path.join(root, path)
+        if os.path.isdir(full):
+            raise _refuse(raw, f"is a directory, not a file ({root})", outcome)
+        if existing and not os.path.isfile(full):
+            raise _refuse(raw, f"is not a file in the project ({root})", outcome)
+        if path not in out:
+            out.append(path)
+    if len(out) > MAX_FILES:
+        more = (
+            "Keep the files the lesson is really about"
+            if outcome == NOTHING_SAVED
+            else "Name the ones you are about to read or change"
+        )
+        raise InvalidInput(f"files lists {len(out)} paths; at most {MAX_FILES} may be given. {more}. {outcome}")
+    return out
+
+
+def named(root: Path, *texts: str) -> list[str]:
+    """The existing project files that these texts name by a relative path (see the module's
+    docstring for what counts), in order of appearance, without repeats."""
+    out: list[str] = []
+    for text in texts:
+        for token in _PATHLIKE.findall(text or ""):
+            token = token.rstrip(".")
+            if ("/" not in token and not _EXTENSION.search(token)) or token.startswith("/"):
+                continue
+            if ".." in token.split("/") or len(token) > MAX_PATH_BYTES:
+                continue
+            path = _normal(token)
+            if not path or path in out or path.split("/", 1)[0] in _NOT_CITABLE:
+                continue
+            if os.path.isfile(os.path.join(root, path)) and not _escapes(root, path):
+                out.append(path)
+    return out
+
+
+def cited(root: Path, files: object, kept: list[str], *texts: str) -> list[str]:
+    """The files a record saved now cites, sorted: the listed ones (or, with `files` omitted
+    (None), the ones it already cites, `kept`), and the ones its texts name, at most MAX_FILES
+    in all (listed ones first; a named one past the limit is left out)."""
+    chosen = listed(root, files) if files is not None else [p for p in kept if isinstance(p, str)]
+    for path in named(root, *texts):
+        if len(chosen) >= MAX_FILES:
+            break
+        if path not in chosen:
+            chosen.append(path)
+    return sorted(chosen)
+
+
+def shown(path: str) -> str:
+    """A cited path as a line of text shows it: as itself, or, when it holds a line break or
+    another control character (a file may be named so), quoted with escapes, so that it cannot
+    break or forge a line."""
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 or c in "\u2028\u2029" for c in path):
+        return json.dumps(path, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return path
+
+
+def of(record: dict) -> list[str]:
+    """The files a stored record cites (only its strings; anything else in the field is ignored)."""
+    files = record.get("files")
+    if not isinstance(files, list):
+        return []
+    return [f for f in files if isinstance(f, str) and f]

@@ -1,0 +1,114 @@
+"""The .context/ directory around the memory file: created on the first write with its
+.gitignore and .gitattributes, tidied of what a killed writer left, and the two side files a
+write may add — the quarantine file for lines that are not records, and a copy of a conflicted
+file (docs/contract.md §5). The bytes go to disk through disk.atomic_write.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from contextlib import suppress
+from pathlib import Path
+
+from ..errors import StorageError
+from .disk import Staged, atomic_write, is_temporary, read_regular
+from .snapshot import lines_of
+
+QUARANTINE_FILE = "memory_log.quarantine.jsonl"
+
+GITIGNORE = """\
+# Sentinel-Memory: the lock, temporary files and copies of conflicted files stay local.
+*.lock
+*.tmp
+*.conflicted
+"""
+GITATTRIBUTES = """\
+# Sentinel-Memory: LF endings, and the id-aware merge and readable diff where configured.
+memory_log.jsonl text eol=lf merge=sentinel-memory diff=sentinel-memory
+memory_log.quarantine.jsonl text eol=lf
+"""
+
+
+def prepare(context: Path) -> None:
+    """Create .context/ with its .gitignore and .gitattributes (those missing) on the first write."""
+    try:
+        if not os.path.isdir(context):
+            Path(context).mkdir(parents=True, exist_ok=True)
+        for name, text in ((".gitignore", GITIGNORE), (".gitattributes", GITATTRIBUTES)):
+            target = os.path.join(context, name)
+            if not os.path.exists(target):
+                atomic_write(target, text.encode("utf-8"))
+    except OSError as exc:
+        raise StorageError(
+            f"Could not create {context}: {exc.strerror or exc}. Nothing was saved; "
+            "check that the project directory is writable."
+        ) from exc
+
+
+def tidy(memory_file: str) -> None:
+    """With one listing of .context/: delete the temporary files a killed writer left behind, and
+    put back a .gitignore or .gitattributes that went missing. Call it under the lock: only then
+    can no other writer of this file have a temporary file open (they exist only under the lock)."""
+    context, name = os.path.split(memory_file)
+    try:
+        names = os.listdir(context)
+    except OSError:
+        names = []
+    stem = name.split(".")[0]  # the memory file's and the quarantine file's temporary files alike
+    for other in names:
+        if is_temporary(other, stem) or (
+            other.startswith((".gitignore.", ".gitattributes."))
+            and other.endswith(".tmp")
+            and _older_than(os.path.join(context, other), 60)
+        ):
+            # (.gitignore and .gitattributes are also written outside the lock, by `init` and by the
+            # first write: only a temporary file a minute old is surely a killed writer's.)
+            with suppress(OSError):
+                os.unlink(os.path.join(context, other))
+    if ".gitignore" not in names or ".gitattributes" not in names:
+        prepare(Path(context))
+
+
+def _older_than(path: str, seconds: float) -> bool:
+    try:
+        return time.time() - os.lstat(path).st_mtime > seconds
+    except OSError:
+        return False
+
+
+def quarantine(context: str, lines: list[bytes]) -> tuple[int, int, Staged | None]:
+    """The quarantine file with the lines not already kept appended, staged (not yet in place):
+    (lines set aside, credential values redacted, the staged file or None when nothing is new).
+
+    The lines are redacted together, as one text, before they reach the tracked file: a key
+    pasted over several lines (a PEM block) is caught whole, not only its first line."""
+    from ..redaction import redact  # only when there is something to quarantine (its patterns compile on import)
+
+    target = os.path.join(context, QUARANTINE_FILE)
+    existing = read_regular(target) or b""
+    known = set(lines_of(existing))
+    unique = list(dict.fromkeys(lines))
+    # surrogateescape: bytes that are not UTF-8 go back out exactly as they came in.
+    text, redacted = redact("\n".join(line.decode("utf-8", "surrogateescape") for line in unique))
+    fresh = []
+    for clean in (part.encode("utf-8", "surrogateescape") for part in text.split("\n")):
+        if clean.strip() and clean not in known:
+            fresh.append(clean)
+            known.add(clean)
+    if not fresh:
+        return len(lines), redacted, None
+    if existing and not existing.endswith(b"\n"):
+        existing += b"\n"
+    return len(lines), redacted, Staged(target, existing + b"".join(line + b"\n" for line in fresh))
+
+
+def conflicted_copy(memory_file: str, data: bytes) -> Staged:
+    """A copy of a file with conflict markers, staged to be kept aside (git-ignored) when it is
+    replaced by its merge: <name>.<time>.conflicted, or <name>.<time>-2.conflicted and so on."""
+    path, stamp = Path(memory_file), time.strftime("%Y%m%dT%H%M%S")
+    candidate, n = path.with_name(f"{path.name}.{stamp}.conflicted"), 1
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.name}.{stamp}-{n}.conflicted")
+    return Staged(candidate, data)

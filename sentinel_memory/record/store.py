@@ -1,0 +1,171 @@
+"""The memory file: reading it (with a cache that survives between calls) and the locked
+read-modify-write that every change goes through (docs/contract.md §5).
+
+Reads take no lock (a replace is atomic, so a reader sees the old file or the new one) and create
+nothing. A write holds the lock on "<file>.lock" around read-modify-write only; before the file
+is replaced, lines that are not records go to the quarantine file and a conflicted file is copied
+aside, so nothing is ever lost. The disk work itself is record/disk.py's; .context/'s side files
+are record/contextdir.py's; the line format is record/snapshot.py's.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import contextdir, disk
+from .gcpause import paused
+from .merge import merge_three_way
+from .snapshot import Snapshot, parse
+
+MEMORY_FILE = "memory_log.jsonl"
+LOCK_TIMEOUT = 10.0
+LOCK_TIMEOUT_ENV = "SENTINEL_MEMORY_LOCK_TIMEOUT"
+
+
+Stages = tuple[bytes, bytes, bytes]
+# (base, ours, theirs) of a file git is merging, or None. The file layer runs no git: core/__init__.py
+# sets this to gitdriver.index_stages, so every import of the core has it.
+
+
+def _no_stages(path: Path) -> Stages | None:
+    return None
+
+
+merge_stages: Callable[[Path], Stages | None] = _no_stages
+
+
+def memory_path(root: Path) -> Path:
+    return Path(root) / ".context" / MEMORY_FILE
+
+
+def lock_timeout() -> float:
+    """Seconds a write waits for the lock: $SENTINEL_MEMORY_LOCK_TIMEOUT, else 10."""
+    raw = os.environ.get(LOCK_TIMEOUT_ENV, "").strip()
+    try:
+        value = float(raw) if raw else LOCK_TIMEOUT
+    except ValueError:
+        return LOCK_TIMEOUT
+    return value if 0 <= value < float("inf") else LOCK_TIMEOUT
+
+
+@dataclass
+class _Cached:
+    """The last snapshot read or written of one file; its fingerprint when this process wrote it
+    (else None); and the bytes it was read from, once compared."""
+
+    snapshot: Snapshot
+    fingerprint: disk.Fingerprint | None
+    data: bytes | None
+
+
+# A read whose fingerprint or bytes match the cached ones reuses the snapshot instead of parsing
+# again (a long-running server reads the file on every call; parsing 50,000 records takes far
+# longer than comparing their bytes).
+_cache: dict[str, _Cached] = {}
+
+
+def drop_cache() -> None:
+    """Forget every cached snapshot: the next read parses the file again."""
+    _cache.clear()
+
+
+def read(path: Path | str) -> Snapshot:
+    """Read the memory file without locking or creating anything; a missing file is empty.
+    The returned snapshot may be shared with other callers: never change it."""
+    key = os.fspath(path)
+    cached = _cache.get(key)
+    if cached is not None and cached.fingerprint is not None and disk.fingerprint(key) == cached.fingerprint:
+        return cached.snapshot  # still exactly the file this process wrote: no need to read it back
+    disk.check_directory(os.path.dirname(key))
+    data = disk.read_regular(key)
+    if data is None:
+        return Snapshot()
+    if cached is not None:
+        if cached.data is None:
+            cached.data = cached.snapshot.raw  # joined once: later comparisons need not join the pieces again
+        if cached.data == data:
+            return cached.snapshot
+    with paused():
+        snap = parse(data)
+    if snap.conflict_regions and not snap.conflict_base:
+        snap = _merged_from_index(key, snap)
+    _cache[key] = _Cached(snap, None, data)
+    return snap
+
+
+def _merged_from_index(path: str, snap: Snapshot) -> Snapshot:
+    """Two-way markers cannot tell a deletion from an addition, but while git is still merging
+    the file its index holds the base, ours and theirs: merge those exactly instead."""
+    stages = merge_stages(Path(path))
+    if stages is None:
+        return snap
+    base, ours, theirs = (parse(blob) for blob in stages)
+    if any(side.unreadable or side.conflict_regions for side in (base, ours, theirs)):
+        return snap
+    return Snapshot(
+        records=merge_three_way(base.records, ours.records, theirs.records),
+        unreadable=snap.unreadable,
+        conflict_regions=snap.conflict_regions,
+        conflict_base=True,
+        duplicates=snap.duplicates,
+        raw_bytes=snap.raw_bytes,
+    )
+
+
+@dataclass
+class WriteReport:
+    """What a locked update found and did: the file as read under the lock (before), as written
+    (after; None when nothing was written), and what it set aside on the way."""
+
+    before: Snapshot
+    after: Snapshot | None = None
+    quarantined: int = 0
+    quarantine_redactions: int = 0
+    conflict_copy: Path | None = None
+
+    @property
+    def written(self) -> bool:
+        return self.after is not None
+
+
+def update(path: Path, change: Callable[[Snapshot], Snapshot | None], timeout: float | None = None) -> WriteReport:
+    """Locked read-modify-write. change() gets the current snapshot and returns the new one (made
+    with snap.edited(...) or Snapshot(records=...)), or None to leave the file untouched. Before
+    the file is replaced, unreadable lines go to the quarantine file and a conflicted file is
+    copied aside, so nothing is ever lost."""
+    key = os.fspath(path)
+    context = os.path.dirname(key)
+    disk.check_directory(context)
+    if not os.path.isdir(context):
+        contextdir.prepare(Path(context))
+    with disk.locked(key, lock_timeout() if timeout is None else timeout):
+        contextdir.tidy(key)
+        snap = read(key)
+        report = WriteReport(before=snap)
+        new = change(snap)
+        if new is None:
+            return report
+        # Every file this write changes is staged (written and fsynced aside) before any is put in
+        # place, so a write that fails on one (a full disk) changes none. The side files go first:
+        # once the memory file is replaced, what they keep is nowhere else.
+        staged: list[disk.Staged] = []
+        try:
+            if snap.unreadable:
+                report.quarantined, report.quarantine_redactions, side = contextdir.quarantine(context, snap.unreadable)
+                staged += [side] if side else []
+            if snap.conflict_regions:
+                staged.append(contextdir.conflicted_copy(key, snap.raw))
+                report.conflict_copy = Path(staged[-1].path)
+            stamp = disk.stamp()
+            staged.append(disk.Staged(key, new.file_text().buffers(), mtime_ns=stamp))
+            for file in staged:
+                file.commit()
+        finally:
+            for file in staged:
+                file.discard()  # those not committed: a failure left them aside
+        _cache[key] = _Cached(new, disk.stamped_fingerprint(staged[-1].stat, stamp), None)
+        report.after = new
+        return report

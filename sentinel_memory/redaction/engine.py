@@ -1,0 +1,168 @@
+"""Credential redaction: every secret in a text becomes "[REDACTED]" before the text is stored.
+
+The memory file is tracked by git, and a key pushed to git cannot be recalled, so the provider
+rules err towards redacting; the keyword rules, which judge a value by its looks, err towards
+keeping prose ("the token: expires soon" stays). `redact` runs the rules of `RULES` in order; a
+rule replaces either its whole match or only the part that holds the value (the keyword, the
+URL's user and host are kept). A placeholder (`<YOUR_KEY>`, `${VAR}`, `sk-...`, `xxxx`, an
+earlier `[REDACTED]`, a value made of placeholder words such as `your-api-key-here`, a prefix
+followed by them or by one repeated character such as `xoxb-your-token`, `AKIAXXXXXXXXXXXXXXXX`)
+and the documentation example keys of AWS are left alone, so redacting twice changes nothing.
+docs/security.md lists the decisions and the measured figures.
+
+Each rule may carry needles (literal strings one of which every match holds) or a gate (a quick
+test on the lowercased text); a text that fails them skips the rule's pattern. A text is scanned
+again only when a value replaced in a pass touched a character that could continue a token.
+
+`strict_only=True` applies only the rules marked strict: provider formats with a fixed prefix and
+shape, JWTs and PEM private-key blocks, which have essentially no false positives. It is meant
+for short fields such as a topic, where a keyword rule could mangle ordinary words.
+
+No pattern can backtrack catastrophically: each starts at a fixed literal or a bounded prefix,
+and no two quantified parts can share the same characters, so a hostile 1 KiB input is redacted
+in a few milliseconds at most (bench/secrets_corpus.py:hostile holds such inputs;
+bench/secrets_bench.py prints their times).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+
+from .forms import FORM_RULES
+from .logins import LOGIN_RULES
+from .nearby import NEARBY_RULES
+from .rules import REDACTED, RULES as _FORMAT_RULES, Rule  # noqa: F401  (REDACTED, RULES, Rule: this module's surface)
+from .values import _PLACEHOLDER, _is_placeholder
+
+# A URL's password is judged by _url_password: "Pass" in https://u:Pass@host is a password, while
+# the placeholder words (pass, test, admin, ...) would keep it.
+# The rules of redaction/rules.py, then those of the written forms (redaction/forms.py) and of
+# logins (redaction/logins.py), then the one that reads a value's sentence (redaction/nearby.py).
+RULES: tuple[Rule, ...] = _FORMAT_RULES + FORM_RULES + LOGIN_RULES + NEARBY_RULES
+_URL_RULES = frozenset({"url_password", "url_password_encoded"})
+
+# Sentence punctuation that ends a bare value ("the password is Xy7#kq9z.") stays in the text.
+_TRAILING = ".)"
+
+_MAX_PASSES = 8  # a bound that is never reached, so that no input can keep the loop going
+
+# The rules each mode runs, in order, each with its pattern's bound sub (looked up once, not per
+# text) and its needles: the one needle of most rules apart, tested without a loop.
+_RUNS = {
+    strict_only: tuple(
+        (
+            rule,
+            rule.pattern.sub,
+            rule.needles[0] if len(rule.needles) == 1 else None,
+            rule.needles if len(rule.needles) > 1 else (),
+            rule.gate,
+        )
+        for rule in RULES
+        if rule.strict or not strict_only
+    )
+    for strict_only in (False, True)
+}
+
+
+def redact(text: str, *, strict_only: bool = False) -> tuple[str, int]:
+    """Return (text with each credential replaced by [REDACTED], number of values replaced)."""
+    text, names = _apply(text, strict_only)
+    return text, len(names)
+
+
+def rules_hit(text: str, *, strict_only: bool = False) -> list[str]:
+    """The names of the rules that would replace a value in text, one per value (never a value)."""
+    return _apply(text, strict_only)[1]
+
+
+# Characters that may continue a token: a value replaced next to one of them may have hidden the
+# start (after it) or the end (before it) of another match, so another pass is needed.
+_GLUE_AFTER = frozenset(string.ascii_letters + string.digits + "_-.~+/=%")
+_GLUE_BEFORE = frozenset(string.ascii_letters + string.digits + "_-.~+/%")
+
+
+# A PEM block whose body is public: a public key, a certificate, a request for one.
+_PUBLIC_BLOCK = re.compile(
+    r"-----BEGIN (?P<label>(?:[A-Z0-9]+ )*?(?:PUBLIC KEY|CERTIFICATE(?: REQUEST)?|PGP PUBLIC KEY BLOCK|PGP SIGNATURE))-----"
+    r"[^-]{0,65536}?-----END (?P=label)-----"
+)
+
+
+# A reference to where a secret is kept: an ARN (arn:aws:secretsmanager:…), a systemd credential's
+# name and file (api_token:/etc/credstore/api_token) or a path under its directory (%d/api_token).
+_REFERENCE = re.compile(r"arn:[\w\-]+:[\w\-]+:[\w\-]*:\d*:\S*|[\w.\-]+:/[\w.\-/]+|%[dhHSCELtT]/\S*")
+# Inside an ARN: `…:secret:prod/api-key-Q1w2E3` names a secret, it does not hold one.
+_ARN_BEFORE = re.compile(r"arn:[\w\-]+:[\w\-]+:[^\s\"'`]*$")
+
+
+def _public_blocks(text: str) -> list[tuple[int, int]]:
+    return [match.span() for match in _PUBLIC_BLOCK.finditer(text)]
+
+
+def _apply(text: str, strict_only: bool) -> tuple[str, list[str]]:
+    names: list[str] = []
+    if not text:
+        return text, names
+    glued = [False]  # whether a value replaced in this pass touched a character of _GLUE_*
+    public: list[tuple[int, int]] = []  # the spans of public PEM blocks in the text a rule reads
+    arn = False  # whether the text holds an ARN
+    read = None  # the text public and arn were read from
+
+    def replace(match: re.Match) -> str:  # `rule` is the rule being applied in the loop below
+        group = next((g for g in rule.groups if match.group(g) is not None), 0)
+        start, end = match.span(group)
+        whole_end = end
+        if group == "bare":
+            while (
+                end > start + 1
+                and match.string[end - 1] in _TRAILING
+                and (end == len(match.string) or match.string[end].isspace())
+            ):
+                end -= 1
+        value = match.string[start:end]
+        if public and not rule.strict and any(a <= start < b for a, b in public):
+            return match.group(0)  # a public key's or a certificate's body holds no secret
+        if rule.name in _URL_RULES:
+            placeholder = _PLACEHOLDER.fullmatch(value) is not None
+        else:  # "sk-..." is a placeholder before its dots are taken for the sentence's
+            placeholder = _is_placeholder(value) or (end < whole_end and _is_placeholder(match.string[start:whole_end]))
+        if placeholder or (rule.accept and not rule.accept(match, value)):
+            return match.group(0)
+        if not rule.strict and (
+            _REFERENCE.fullmatch(value) or (arn and _ARN_BEFORE.search(match.string, max(0, start - 200), start))
+        ):
+            return match.group(0)  # where a secret is kept, not the secret: an ARN, a credential's file
+        names.append(rule.name)
+        string_ = match.string
+        if (end < len(string_) and string_[end] in _GLUE_AFTER) or (start > 0 and string_[start - 1] in _GLUE_BEFORE):
+            glued[0] = True
+        offset = match.start()
+        whole = match.group(0)
+        return whole[: start - offset] + REDACTED + whole[end - offset :]
+
+    # A key glued to the end of another ("...AIza...AKIA...") only shows its start once the first
+    # one is gone, so passes repeat until one replaces nothing next to such a character (a value
+    # between blanks, quotes or brackets cannot hide another match); in practice the second does.
+    for _ in range(_MAX_PASSES):
+        glued[0] = False
+        low = text.lower()
+        for rule, sub, needle, needles, gate in _RUNS[strict_only]:  # noqa: B007 (replace() reads rule)
+            if needle is not None:
+                if needle not in text:
+                    continue
+            elif needles:
+                for needle in needles:  # (a plain loop: a generator per rule and text costs more than the test)
+                    if needle in text:
+                        break
+                else:
+                    continue
+            if gate is not None and not gate(low):
+                continue
+            if text is not read:  # (read once per text a rule is given, not once per rule)
+                public[:] = _public_blocks(text) if "-----BEGIN" in text else ()
+                arn, read = "arn:" in text, text
+            text = sub(replace, text)
+        if not glued[0]:
+            break
+    return text, names

@@ -1,0 +1,362 @@
+"""Context rules for the ways people write a credential down apart from `name = value`: a value
+named after it in a sentence ("… is the Snyk token", "…을 sumo 시크릿 키로"), a default beside an
+environment variable's name (`os.Getenv("X_TOKEN") // was "…"`), a column of a Markdown table
+headed by a credential word, and a Markdown list item that pairs a name with a generated value in
+backquotes. redaction/engine.py runs them after the rules of redaction/rules.py."""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+
+from .gates import _PROSE_GATE, _words
+from .rules import Rule
+from .values import (
+    _GENERIC_KEY,
+    _KEY_LIKE_ID,
+    _ORDINARY_KEY,
+    _SECRET_KEYWORD,
+    _hex_key,
+    _is_placeholder,
+    _looks_like_secret,
+    _random_value,
+    _strongly_secret,
+)
+
+# A credential's name in prose, English or Korean; a Korean name ends the clause or takes 로, 으로
+# or a copula ("…을 토큰으로 쓴다"), so "…을 기준으로 토큰 갱신" names no value.
+_NAME_EN = r"(?P<kw>(?i:pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?))(?![A-Za-z0-9_])"
+_NAME_KO = r"(?P<ko>비밀[ ]?번호|비번|패스워드|토큰|시크릿|인증키|키)(?=으?로|입니|이다|이에요|예요|임|[ \t]*(?:$|[\n.,;:!?)\]]))"
+# What may follow an English name for the sentence to have named the value: an end, a clause.
+_AFTER_NAME = (
+    r"(?=[ \t]*(?:$|[\n.,;:!?)\]\"'`<—]|-|(?i:and|but|from|for|in|on|of|to|with|so|we|i|it|that|which|until"
+    r"|after|before|until|now|today|yesterday)(?![A-Za-z])))"
+)
+
+# "<value> is the snyk token.", "used <value> as the db password and", "rotate <value>? it's the
+# okta key", "<value> <- etsy access token", "<value>을 sumo 시크릿 키로 쓰면 됩니다". The value starts
+# after a blank, a quote or a bracket and cannot run over one; up to three words of the name stand
+# before its credential word.
+_VALUE_NAMED_AFTER = re.compile(
+    # (atomic: the value ends before a blank, a quote, Hangul or closing punctuation, with nothing
+    # to try again; its length is judged after)
+    r"""(?<![^\s"'`(])["'`]?(?P<bare>(?>[^\s"'`()?.,;:!\uac00-\ud7a3]+(?:[?.,;:!]+[^\s"'`()?.,;:!\uac00-\ud7a3]+)*))"""
+    r"""["'`]?[?.,;:!]?"""
+    r"(?:[ \t]+(?i:is|was)[ \t]+(?i:the|our|my|your|an?|its)"
+    r"|[ \t]+(?i:as)[ \t]+(?i:the|our|my|your|an?)"
+    r"|[ \t]+(?i:it'?s|it[ \t]+is|that'?s|that[ \t]+is)[ \t]+(?i:the|our|my|your|an?)"
+    r"|[ \t]+(?:<-{1,2}|←)|[ \t]+\("
+    r"|[ \t]?(?:을|를|은|는|이|가|이게|이건))"
+    r"(?:[ \t]*[\w.\-]{1,30}){0,3}?[ \t]+(?:" + _NAME_EN + _AFTER_NAME + "|" + _NAME_KO + ")"
+)
+
+
+def _value_named_after(match: re.Match, value: str) -> bool:
+    """The value must look generated or strongly like a secret, and the word before the name
+    must not make it an ordinary key (the cache key, the public token)."""
+    if not 8 <= len(value) <= 200 or _is_placeholder(value):
+        return False
+    name = match.group("kw") or match.group("ko")
+    name_at = match.start("kw") if match.group("kw") is not None else match.start("ko")
+    before = _WORD_BEFORE.search(match.string, max(0, name_at - 40), name_at)
+    if name.lower() in ("key", "키") and before and before.group(1).lower() in _ORDINARY_KEY:
+        return False
+    return (
+        _random_value(value) or _strongly_secret(value) or _KEY_LIKE_ID.fullmatch(value) is not None or _hex_key(value)
+    )
+
+
+_WORD_BEFORE = re.compile(r"([A-Za-z0-9]+)[ \t]+$")
+_CONNECTOR_TEXTS = (
+    " is ",
+    " was ",
+    " as ",
+    "it's ",
+    "it is ",
+    "that",
+    "<-",
+    "←",
+    " (",
+    "을",
+    "를",
+    "은",
+    "는",
+    "이",
+    "가",
+)
+
+
+def _value_named_after_gate(low: str) -> bool:
+    return _PROSE_GATE(low) and any(c in low for c in _CONNECTOR_TEXTS)
+
+
+# `os.Getenv("DATADOG_API_KEY") // was "…"`, `GetEnvironmentVariable("X_TOKEN") ?? "…"`,
+# `os.environ.get("API_TOKEN", "…")`: a quoted name of a credential, then on the same line a
+# quoted value, a fallback or an old value.
+_ENV_DEFAULT = re.compile(
+    r"""(?i:getenv|environ(?:\.get)?|env(?:\.fetch|::var)?|GetEnvironmentVariable|getProperty)[ \t]*[(\[][ \t]*"""
+    r"""(?P<q>["'])[\w.\-]{0,60}?(?:""" + _SECRET_KEYWORD + "|(?P<gkey>" + _GENERIC_KEY + r"))(?P=q)"
+    r"""[^"'\n]{0,40}?["'](?P<dq>[^"'\n]{8,200})["']"""
+)
+
+
+def _random_key(match: re.Match, value: str) -> bool:
+    return not _is_placeholder(value) and (_random_value(value) or _hex_key(value))
+
+
+def _env_default(match: re.Match, value: str) -> bool:
+    return _random_value(value) or _strongly_secret(value)
+
+
+# A table: a cell of a Markdown table or of CSV in a column whose header is a credential word or
+# a key name (| Service | API Key |, service,datadog_api_key,owner).
+_TABLE_CELL = re.compile(r"(?m)(?<=\|)[ \t]*`?(?P<bare>[^|\s`]{8,256})`?[ \t]*(?=\|)")
+_CSV_CELL = re.compile(r"""(?m)(?:^|(?<=,))(?P<bare>[^,\s"'`|]{8,256})(?=,|[ \t]*\r?$)""")
+_CREDENTIAL_HEADER = re.compile(
+    r"[ \t*_`\"]*(?:(?i:(?:api|access|secret|private|auth)?[ _\-]?(?:key|token|secret|password|passwd|credential)s?)"
+    r"|비밀번호|토큰|시크릿|키|인증키|API[ ]?키|[\w.\- ]{0,60}?(?:"
+    + _SECRET_KEYWORD
+    + "|"
+    + _GENERIC_KEY
+    + r"))[ \t*_`\"]*",
+)
+_TABLE_RULE_LINE = re.compile(r"[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*:?-*:?[ \t]*")
+_LOOK_BACK_LINES = 64  # the rows a header may stand above a cell (a bound on the work per cell)
+
+
+def _lines_above(text: str, line_start: int) -> list[str]:
+    """Up to _LOOK_BACK_LINES lines above the line that starts at line_start, nearest first."""
+    lines: list[str] = []
+    end = line_start - 1
+    while end >= 0 and len(lines) < _LOOK_BACK_LINES:
+        start = text.rfind("\n", 0, end) + 1
+        lines.append(text[start:end].rstrip("\r"))
+        end = start - 1
+    return lines
+
+
+def _secret_cell(value: str) -> bool:
+    return not _is_placeholder(value) and (_random_value(value) or _looks_like_secret(value))
+
+
+def _table_cell(match: re.Match, value: str) -> bool:
+    """The cell's column must be headed by a credential word (the header is the row above the
+    |---| line of the table that holds the cell), and the value must look like a secret."""
+    text = match.string
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    column = text.count("|", line_start, match.start())
+    if column >= 2:  # a two-column table of names and values: | **API key** | `…` |
+        line_end = text.find("\n", match.end())
+        row = text[line_start : len(text) if line_end == -1 else line_end].split("|")
+        if _CREDENTIAL_HEADER.fullmatch(row[column - 1]) and _secret_cell(value):
+            return True
+    above = _lines_above(text, line_start)
+    for i, line in enumerate(above[:-1]):
+        if _TABLE_RULE_LINE.fullmatch(line):
+            header = above[i + 1].split("|")
+            break
+        if "|" not in line:
+            return False
+    else:
+        return False
+    return column < len(header) and bool(_CREDENTIAL_HEADER.fullmatch(header[column])) and _secret_cell(value)
+
+
+def _csv_cell(match: re.Match, value: str) -> bool:
+    """The header is the first of the lines above with as many commas as the cell's line."""
+    if not _secret_cell(value):
+        return False
+    text = match.string
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    header = _csv_headers(text).get(line_start)
+    if header is None:
+        return False
+    cells = header.split(",")
+    column = text.count(",", line_start, match.start())
+    return bool(_CREDENTIAL_HEADER.fullmatch(cells[column]))
+
+
+@functools.lru_cache(maxsize=16)
+def _csv_headers(text: str) -> dict[int, str]:
+    """For each line under the first of a run of lines with the same number of commas (one or
+    more): where it starts, and that first line (one pass per text: its cells share it)."""
+    out: dict[int, str] = {}
+    header, previous, start = "", -1, 0
+    for line in text.split("\n"):
+        commas = line.count(",")
+        if commas and commas == previous:
+            out[start] = header
+        else:
+            header = line.rstrip("\r")
+        previous, start = commas, start + len(line) + 1
+    return out
+
+
+# `auth=("api", "…")`, `HTTPBasicAuth("user", "…")`, `req.SetBasicAuth("user", "…")`: the second
+# element of a login pair given to an HTTP client is its password.
+_AUTH_PAIR = re.compile(
+    r"""(?i:auth|basicauth|basic_auth|credentials?)[ \t]*(?:=[ \t]*)?[(\[][ \t]*(?P<q>["'])[^"'\n]{0,100}(?P=q)[ \t]*,[ \t]*"""
+    r"""["'](?P<dq>[^"'\n]{6,200})["'][ \t]*[)\]]"""
+)
+
+
+def _auth_pair(match: re.Match, value: str) -> bool:
+    return _looks_like_secret(value) or _random_value(value)
+
+
+# "* etsy: `…`", "- **cloudflare**: `…`": a list item that names something and gives a value in
+# backquotes; the value must look generated and not be a hash or an id (a commit, a digest).
+_LIST_ITEM = re.compile(
+    r"(?m)^[ \t]*[-*+][ \t]+\**(?P<name>[A-Za-z][\w.\- ]{0,40}?)\**[ \t]*:[ \t]*`(?P<bq>[^`\n]{8,256})`"
+)
+_NOT_CREDENTIAL_NAME = re.compile(
+    r"(?i).*\b(?:commit|sha|hash|digest|checksum|etag|id|uuid|version|build|image|tag|ref|branch|path|file|url"
+    r"|trace|span|request|run|job|release|fixed|fix|revision)\b.*"
+)
+
+
+def _list_item(match: re.Match, value: str) -> bool:
+    if _NOT_CREDENTIAL_NAME.fullmatch(match.group("name")) or _is_placeholder(value):
+        return False
+    return _random_value(value) and _KEY_LIKE_ID.fullmatch(value) is None and not _hex_key(value)
+
+
+# setApiKey("…"), .bearer_auth("…"), twitch.with_token('…'): a call that sets a credential from
+# a literal. A getter (getToken("scope"), read_secret("path")) names a value, it does not hold one.
+_SETTER_CALL = re.compile(r"""(?<=[A-Za-z0-9_$])\([ \t]*(?P<q>["'])(?P<dq>[^"'\n]{8,200})(?P=q)[ \t]*\)""")
+_SETTER_NAME = re.compile(r"(?:" + _SECRET_KEYWORD + r"|(?i:bearer_auth|basic_auth))$")
+_GETTER = re.compile(
+    r"(?i:get|read|fetch|load|find|lookup|has|is|delete|remove|revoke|validate|verify|check|parse|decode|hash"
+    r"|encrypt|decrypt|mask|redact|gen|generate|create|new|rotate|refresh|require|describe|list)(?![a-z])"
+)
+
+
+def _setter_call(match: re.Match, value: str) -> bool:
+    text, start = match.string, match.start()
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_$"):
+        start -= 1
+    name = text[start : match.start()]
+    if not _SETTER_NAME.search(name) or _GETTER.match(name):
+        return False
+    return _random_value(value) or _strongly_secret(value)
+
+
+# A label alone on its line and the value alone on the next (a console's "API key" then the key,
+# copied): "Okta key\n00…\nCopy this now", "zendesk 키\n…".
+_LABEL_LINE = re.compile(
+    r"(?m)(?:(?P<kw>(?i:key|token|secret|password|passwd|pw|credentials?))(?![A-Za-z0-9_])"
+    r"|(?P<ko>키|토큰|시크릿|비밀번호|비번|인증키))[ \t*:]*\r?\n[ \t]*`?(?P<bare>[^\s`]{8,256})`?[ \t]*\r?$"
+)
+
+
+_SETTING_LINE = re.compile(r"[A-Za-z_][\w.\-]*[ \t]*[=:]")
+
+
+def _label_line(match: re.Match, value: str) -> bool:
+    line_start = match.string.rfind("\n", 0, match.start()) + 1
+    if _is_placeholder(value) or match.start() - line_start > 64:
+        return False  # (a label, not the end of a long line)
+    if "=" in match.string[line_start : match.start()] or _SETTING_LINE.match(value):
+        return False  # an assignment above (X_KEY=example-token) or below (LOG_LEVEL=info): no label
+    if match.group("kw") is not None and match.group("kw").lower() == "key" or match.group("ko") == "키":
+        before = _WORD_BEFORE.search(
+            match.string,
+            max(0, match.start("kw" if match.group("kw") else "ko") - 40),
+            match.start("kw" if match.group("kw") else "ko"),
+        )
+        if before and before.group(1).lower() in _ORDINARY_KEY:
+            return False
+    return _random_value(value) or _strongly_secret(value) or _hex_key(value)
+
+
+# SQL: UPDATE settings SET value = '…' WHERE name = 'nytimes_api_key'; and INSERT INTO t (service,
+# api_key) VALUES ('x', '…'): the literal in the column, or of the row, that a credential names.
+_SQL_NAMED = re.compile(
+    r"""(?i:set)[ \t]+[\w.]{0,30}?(?i:value|val)[ \t]*=[ \t]*'(?P<sq>[^'\n]{6,200})'[ \t]+(?i:where)[ \t]+"""
+    r"""[\w.]{0,30}?(?i:name|key|setting|id)[ \t]*=[ \t]*'[\w.\-]{0,60}?(?:"""
+    + _SECRET_KEYWORD
+    + "|"
+    + _GENERIC_KEY
+    + r")'"
+)
+_SQL_INSERT = re.compile(
+    r"(?i:insert[ \t]+into)[ \t]+[\w.\"`]{1,80}[ \t]*\((?P<cols>[^()\n]{1,400})\)[ \t]*(?i:values)[ \t]*\("
+    r"(?P<vals>(?:[ \t]*(?:'[^'\n]{0,256}'|[\w.\-]{1,40})[ \t]*,){0,20}[ \t]*(?:'[^'\n]{0,256}'|[\w.\-]{1,40}))[ \t]*\)"
+)
+_SQL_LITERAL = re.compile(r"'([^'\n]{0,256})'|[\w.\-]{1,40}")
+_COLUMN_NAME = re.compile(r"[ \t\"`]*[\w.\-]{0,60}?(?:" + _SECRET_KEYWORD + "|" + _GENERIC_KEY + r")[ \t\"`]*")
+
+
+_INSERT_AT = re.compile(r"(?i:insert[ \t]+into)")
+_SQL_VALUE = re.compile(r"'(?P<sq>[^'\n]{6,256})'")
+
+
+def _sql_insert_value(match: re.Match, value: str) -> bool:
+    """A literal of an INSERT's VALUES under a column named like a credential."""
+    text = match.string
+    starts = _insert_starts(text)
+    i = bisect.bisect_left(starts, match.start())
+    columns = _insert_columns(text, starts[i - 1]) if i else {}
+    return columns.get(match.start(), False) and _secret_cell(value)
+
+
+@functools.lru_cache(maxsize=64)
+def _insert_starts(text: str) -> list[int]:
+    return [m.start() for m in _INSERT_AT.finditer(text)]
+
+
+@functools.lru_cache(maxsize=64)
+def _insert_columns(text: str, at: int) -> dict[int, bool]:
+    """Where each literal of the INSERT at `at` starts, and whether its column names a credential
+    (once per statement: its literals share it)."""
+    statement = _SQL_INSERT.match(text, at)
+    if statement is None:
+        return {}
+    cols = statement.group("cols").split(",")
+    literals = _SQL_LITERAL.finditer(text, statement.start("vals"), statement.end("vals"))
+    return {lit.start(): i < len(cols) and bool(_COLUMN_NAME.fullmatch(cols[i])) for i, lit in enumerate(literals)}
+
+
+_SETTER_GATE = _words("pass", "pw", "secret", "token", "key", "auth", "credential")
+
+
+def _sql_insert_gate(low: str) -> bool:
+    return "insert" in low and "values" in low
+
+
+# ?key=… in a URL's query: a bare "key" parameter (a maps or search API's key).
+_QUERY_KEY = re.compile(r"""(?<=[?&])(?i:key)=(?P<bare>[^&#\s"'<>`]{8,256})""")
+
+
+def _csv_gate(low: str) -> bool:
+    return "\n" in low and _PROSE_GATE(low)
+
+
+FORM_RULES: tuple[Rule, ...] = (
+    Rule("value_named_after", _VALUE_NAMED_AFTER, False, ("bare",), _value_named_after, gate=_value_named_after_gate),
+    Rule(
+        "env_default",
+        _ENV_DEFAULT,
+        False,
+        ("dq",),
+        _env_default,
+        gate=_words("getenv", "environ", "env.", "env::", "getenvironmentvariable", "getproperty"),
+    ),
+    Rule("table_column", _TABLE_CELL, False, ("bare",), _table_cell, needles=("|",), gate=_PROSE_GATE),
+    Rule("csv_column", _CSV_CELL, False, ("bare",), _csv_cell, needles=(",",), gate=_csv_gate),
+    Rule("auth_pair", _AUTH_PAIR, False, ("dq",), _auth_pair, gate=_words("auth", "credential")),
+    Rule("list_item_value", _LIST_ITEM, False, ("bq",), _list_item, needles=(": `",)),
+    Rule("setter_call", _SETTER_CALL, False, ("dq",), _setter_call, needles=('("', "('", '( "', "( '")),
+    Rule("query_key", _QUERY_KEY, False, ("bare",), _random_key, needles=("key=", "KEY=", "Key=")),
+    Rule("label_line", _LABEL_LINE, False, ("bare",), _label_line, needles=("\n",), gate=_PROSE_GATE),
+    Rule(
+        "sql_named_value",
+        _SQL_NAMED,
+        False,
+        ("sq",),
+        lambda m, v: _random_value(v) or _strongly_secret(v),
+        gate=_words("where"),
+    ),
+    Rule("sql_insert_value", _SQL_VALUE, False, ("sq",), _sql_insert_value, gate=_sql_insert_gate),
+)

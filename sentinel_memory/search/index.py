@@ -1,0 +1,378 @@
+"""Search: the index of a snapshot's records, its derivation after a write, and ranking. The terms
+of a text are search/terms.py's; the ranked entries and the walk that fits them into a token budget,
+search/ranked.py's.
+
+Words are lower-cased runs of letters and digits; Hangul and other CJK runs also yield
+character bigrams, because Korean attaches particles to words ("결제모듈을" should still match
+"결제 모듈"). A query only orders records: nothing is ever dropped because of a low score.
+
+The index of the snapshot last searched is kept (index_of). When a write of this process makes
+the next snapshot, the write hands over what changed (follow), and the next search derives the
+new index from the old one at the cost of the changed records instead of indexing every record.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import repeat
+from operator import add, mul, sub
+
+from ..git.staleness import stamp_seconds
+from ..record import citations
+from ..record.gcpause import paused
+from ..record.records import Entry, is_principle, recency
+from ..record.snapshot import Snapshot
+from .ranked import Card, Layout, Ranked, fit
+from .terms import record_terms, stem, terms  # noqa: F401 (stem, terms: this module's surface too)
+
+TOPIC_WEIGHT = 2  # a query term in the topic weighs twice one in the text
+K1, B = 1.2, 0.4  # BM25's saturation and length normalisation (each term counts once per record)
+# A record's score is multiplied by 1 + exp(-age / 365), its age in days behind the newest record:
+# up to twice for the newest, 1.37 at a year; the same past five years.
+_RECENCY = [1 + math.exp(-age / 365) for age in range(5 * 365 + 1)]
+# In a memory of COMMON_FROM records or more, a term held by more than COMMON of them orders them only
+# when no rarer query term matches (a word in thousands of records costs time and orders little).
+COMMON, COMMON_FROM = 0.2, 500
+# Near the files asked about: the record cites one of them (2), or a file in the same directory
+# or one git renamed to one of them (1). Nearness comes before the words' score.
+CITES, NEAR = 2, 1
+
+
+def idf(holders: int, records: int) -> float:
+    """BM25's weight of a term that `holders` of `records` hold: rarer terms weigh more."""
+    return math.log(1 + (records - holders + 0.5) / (holders + 0.5))
+
+
+def parent(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+# Every entry of an index has a rank: an int in static order (principles, newest, id), with
+# room between neighbours, so that a derived index gives a new entry one without renumbering
+# the others. Ranks stay below 2**30, where ints are one machine word (cheap to hash and compare):
+# a fresh index starts them at the middle, up to 65,536 apart, leaving the lower half for newer
+# entries (the newest come first).
+_LIMIT = 1 << 30  # every rank is below it: a query's sort key is rank - score * _LIMIT
+_SCALE = 1 << 10  # a score's int: its value in 1/1024ths
+_TIER = 1 << 40  # nearness to the files outweighs any score of words
+
+
+class SearchIndex:
+    """An inverted index over one snapshot's entries, built once and reused while the file is
+    unchanged: a query then touches only the entries that contain its terms.
+
+    Order: nearness to the files asked about (CITES, NEAR), then the score of the query's words
+    (BM25 on the memory itself; topic matches weigh three), then the static order: principles,
+    then the newest, then id. `entries` are in static order and `ranks` (ascending) go with them;
+    postings and topics list ranks. Queries answer with entries."""
+
+    def __init__(self, entries: Iterable[Entry]) -> None:
+        with paused():  # see gcpause: the collector tripled this at 10,000 records
+            self.entries = sorted(entries, key=_static_key, reverse=True)
+            self.space = min((_LIMIT // 2) // (len(self.entries) + 1), 1 << 16)
+            self.ranks = list(range(_LIMIT // 2, _LIMIT // 2 + len(self.entries) * self.space, self.space))
+            self._by_rank: dict[int, Entry] | None = None
+            self.principles = sum(1 for e in self.entries if is_principle(e.record))
+            self.topic_postings: dict[str, list[int]] = {}  # term -> the ranks of the entries that hold it
+            self.body_postings: dict[str, list[int]] = {}
+            self.by_topic: dict[object, list[int]] = {}  # exact topic -> its entries' ranks
+            self.file_postings: dict[str, list[int]] = {}  # cited path -> ranks
+            self.dir_postings: dict[str, list[int]] = {}  # directory of a cited path -> ranks
+            self.lengths: dict[int, int] = {}  # rank -> terms its record holds
+            self.days: dict[int, int] = {}  # rank -> the day (since 1970) of its record's recency
+            self.total_length = 0
+            self._factors: dict[int, float] = {}  # rank -> its score factor (_add_factors)
+            # entry -> its block as search lists it, that text's estimated tokens and UTF-8 bytes;
+            # made when first listed, shared with the indexes derived from this one.
+            self._cards: dict[Entry, Card] = {}
+            for rank, entry in zip(self.ranks, self.entries, strict=True):
+                self._index(entry, rank, _add)
+
+    def _index(self, entry: Entry, rank: int, change) -> None:
+        topic, body = record_terms(entry.record)
+        for term in topic:
+            change(self.topic_postings, term, rank)
+        body -= topic
+        for term in body:
+            change(self.body_postings, term, rank)
+        change(self.by_topic, entry.record.get("topic"), rank)
+        files = citations.of(entry.record)
+        for path in dict.fromkeys(files):
+            change(self.file_postings, path, rank)
+        for folder in dict.fromkeys(parent(p) for p in files):
+            if folder:
+                change(self.dir_postings, folder, rank)
+        length = len(topic) + len(body)
+        if change is _remove:
+            del self.lengths[rank], self.days[rank]
+            self.total_length -= length
+        else:
+            self.lengths[rank] = length
+            self.days[rank] = (stamp_seconds(recency(entry.record)) or 0) // 86400
+            self.total_length += length
+
+    def derive(self, removed: Iterable[Entry], added: Iterable[Entry]) -> SearchIndex | None:
+        """The index of these entries less `removed`, plus `added`, made from this one (left as it
+        is: another thread may be reading it) by changing only what those entries touch. None if
+        the difference does not fit this index (the caller then builds one afresh)."""
+        new = SearchIndex.__new__(SearchIndex)
+        new.entries, new.ranks = list(self.entries), list(self.ranks)
+        new.topic_postings, new.body_postings = dict(self.topic_postings), dict(self.body_postings)
+        new.by_topic = dict(self.by_topic)
+        new.file_postings, new.dir_postings = dict(self.file_postings), dict(self.dir_postings)
+        new.lengths, new.total_length, new.days = dict(self.lengths), self.total_length, dict(self.days)
+        new._factors = {}  # the average length and the newest record may differ
+        new.principles, new.space, new._by_rank, new._cards = self.principles, self.space, None, self._cards
+        with paused():
+            for entry in removed:
+                try:
+                    at = new.entries.index(entry)  # identity: entries define no equality
+                except ValueError:
+                    return None
+                new._index(entry, new.ranks[at], _remove)
+                del new.entries[at], new.ranks[at]
+                new.principles -= is_principle(entry.record)
+                self._cards.pop(entry, None)
+            for entry in added:
+                at = _static_position(new.entries, entry)
+                if at < len(new.entries) and new.entries[at] is entry:
+                    return None
+                rank = _rank_between(
+                    new.ranks[at - 1] if at else None, new.ranks[at] if at < len(new.ranks) else None, new.space
+                )
+                if rank is None:
+                    return None
+                new.entries.insert(at, entry)
+                new.ranks.insert(at, rank)
+                new._index(entry, rank, _with_new_list)
+                new.principles += is_principle(entry.record)
+        return new
+
+    @property
+    def by_rank(self) -> dict[int, Entry]:
+        """rank -> entry, made once per index (in C) when a query first needs it."""
+        if self._by_rank is None:
+            self._by_rank = dict(zip(self.ranks, self.entries, strict=True))
+        return self._by_rank
+
+    def ranked(
+        self, query_terms: set[str], topic: object = None, files: Iterable[str] = (), former: Iterable[str] = ()
+    ) -> Ranked:
+        """`topic`'s entries (all when None) ranked for query_terms and the files asked about
+        (`former`: paths git renamed to one of them)."""
+        scores = self._scores(query_terms)
+        near = self._near(files, former)
+        if near:
+            scores.update(
+                zip(
+                    near,
+                    map(add, map(scores.get, near, repeat(0)), map(mul, near.values(), repeat(_TIER))),
+                    strict=False,
+                )
+            )
+        # One int per matching entry, a higher score first, then the static order (rank < _LIMIT);
+        # made and sorted in C (map), as there may be thousands.
+        keys = list(map(sub, scores.keys(), map(mul, scores.values(), repeat(_LIMIT))))
+        keys.sort()
+        scored = list(map(_LIMIT.__rmod__, keys))
+        if topic is None:
+            scope = self.ranks
+        else:
+            scope = sorted(self.by_topic.get(topic, ()))
+            inside = set(scope)
+            scored = [r for r in scored if r in inside]
+        first_log = self.ranks[self.principles] if self.principles < len(self.ranks) else _LIMIT
+        return Ranked(self.by_rank, scored, scope, first_log)
+
+    def _scores(self, query_terms: set[str]) -> dict[int, int]:
+        """rank -> the BM25 score of its record for these terms (binary term frequency, the
+        topic's terms weighing TOPIC_WEIGHT), as an int (_SCALE per unit), for the records that
+        hold a term that is not common."""
+        records = len(self.entries)
+        weights: dict[int, float] = {}
+        # Summed in C (map, zip, dict.update), as a common term may be held by thousands of records;
+        # in a fixed order, so that a derived index sums exactly as one built afresh.
+        common = []
+        # A lone ASCII letter or a number of one or two digits (the parts of "4.4.6") orders nothing
+        # unless the query has nothing else.
+        query_terms = {
+            t for t in query_terms if not (t.isascii() and (len(t) == 1 or (t.isdigit() and len(t) <= 2)))
+        } or query_terms
+        for term in sorted(query_terms):
+            topic, body = self.topic_postings.get(term, ()), self.body_postings.get(term, ())
+            holders = len(topic) + len(body)
+            if not holders:
+                continue
+            if records >= COMMON_FROM and holders > COMMON * records:
+                common.append((topic, body, holders))
+                continue
+            self._add(weights, topic, body, holders)
+        if not weights:  # only common terms match: they order the records after all
+            for topic, body, holders in common:
+                self._add(weights, topic, body, holders)
+        if not weights:
+            return {}
+        factors = self._factors
+        missing = [rank for rank in weights if rank not in factors]
+        if missing:
+            self._add_factors(missing)
+        return dict(zip(weights, map(int, map(mul, weights.values(), map(factors.__getitem__, weights))), strict=False))
+
+    def _add_factors(self, ranks: list[int]) -> None:
+        """Keep each rank's factor: BM25's length normalisation (by the record's length in terms
+        against this index's average) times the recency boost (by its age in days behind this
+        index's newest record), times _SCALE. Made once per rank and index."""
+        records = len(self.entries)
+        lengths = list(map(self.lengths.__getitem__, ranks))
+        low, high = K1 * (1 - B), K1 * B / ((self.total_length / records) or 1)
+        table = [(K1 + 1) * _SCALE / (1 + low + high * length) for length in range(max(lengths) + 1)]
+        days, newest = (
+            self.days,
+            max(self.days[self.ranks[0]], self.days[self.ranks[min(self.principles, records - 1)]]),
+        )
+        boost = map(
+            _RECENCY.__getitem__,
+            map(min, map(sub, repeat(newest), map(days.__getitem__, ranks)), repeat(len(_RECENCY) - 1)),
+        )
+        self._factors.update(zip(ranks, map(mul, map(table.__getitem__, lengths), boost), strict=False))
+
+    def _add(self, weights: dict[int, float], topic: Sequence[int], body: Sequence[int], holders: int) -> None:
+        weight, get = idf(holders, len(self.entries)), weights.get
+        for postings, value in ((body, weight), (topic, weight * TOPIC_WEIGHT)):
+            if postings:
+                weights.update(zip(postings, map(add, map(get, postings, repeat(0.0)), repeat(value)), strict=False))
+
+    def _near(self, files: Iterable[str], former: Iterable[str]) -> dict[int, int]:
+        """rank -> CITES or NEAR for the records near the files asked about."""
+        near: dict[int, int] = {}
+        files = list(files)
+        if not files:
+            return near
+        for path in [*files, *former]:
+            for folder in (parent(path),):
+                if folder:
+                    near.update(dict.fromkeys(self.dir_postings.get(folder, ()), NEAR))
+        for path in former:
+            near.update(dict.fromkeys(self.file_postings.get(path, ()), NEAR))
+        for path in files:
+            near.update(dict.fromkeys(self.file_postings.get(path, ()), CITES))
+        return near
+
+    def fit(
+        self, entries: Iterable[Entry], room: int, layout: Layout, marks=None, first: int = 1, byte_room: int = 0
+    ) -> tuple[list[str], list[Entry], bool, int, int]:
+        """The blocks of these entries, numbered from `first`, in order, as many as fit in `room`
+        estimated tokens and `byte_room` UTF-8 bytes (0: no limit); the entries listed; whether
+        all of them fit; and the tokens and bytes listed. `layout` makes the words (a record's
+        card: its block with its estimated tokens and bytes; the numbered block), so this module
+        stays apart from them. Only what is listed is rendered, each record's card once per index
+        lineage. `marks(entry, card)` gives the card to list instead (the block with the record's
+        stale mark under its header: the mark depends on git's HEAD, so it is not part of the card
+        kept here)."""
+        return fit(self._cards, entries, room, layout, marks, first, byte_room)
+
+
+def _static_key(entry: Entry) -> tuple:
+    return is_principle(entry.record), recency(entry.record), entry.id
+
+
+def _static_position(entries: list, entry: Entry) -> int:
+    """Where entry goes in entries, which are in descending static order (ids are unique)."""
+    key, low, high = _static_key(entry), 0, len(entries)
+    while low < high:
+        middle = (low + high) // 2
+        if _static_key(entries[middle]) > key:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+def _rank_between(before: int | None, after: int | None, space: int) -> int | None:
+    """A rank between two neighbours' (None: no neighbour there), or None if there is no room."""
+    if before is None and after is None:
+        return _LIMIT // 2
+    if after is not None and before is None:
+        return after - space if after - space >= 0 else None
+    if before is not None and after is None:
+        return before + space if before + space < _LIMIT else None
+    assert before is not None and after is not None
+    return (before + after) // 2 if after - before > 1 else None
+
+
+def _add(index: dict, key, rank: int) -> None:
+    index.setdefault(key, []).append(rank)
+
+
+def _with_new_list(index: dict, key, rank: int) -> None:
+    index[key] = index.get(key, []) + [rank]  # a new list: the old one may be another index's
+
+
+def _remove(index: dict, key, rank: int) -> None:
+    left = [r for r in index[key] if r != rank]
+    if left:
+        index[key] = left
+    else:
+        del index[key]
+
+
+# ------------------------------------------------------------------- the index of the last snapshot
+
+_MAX_PENDING = 512  # changed entries an index may still be derived through; past it, one is built afresh
+
+
+@dataclass
+class _Current:
+    """The snapshot last searched or written, and its index, or what its index is to be derived
+    from: an earlier index and the entries removed from and added to it since."""
+
+    snapshot: Snapshot
+    index: SearchIndex | None = None
+    base: SearchIndex | None = None
+    removed: tuple[Entry, ...] = ()
+    added: tuple[Entry, ...] = ()
+
+
+_current: _Current | None = None
+
+
+def index_of(snap: Snapshot) -> SearchIndex:
+    """The index of this snapshot: the one kept when it is the snapshot last searched; derived
+    when a write handed it over (follow); else built from its records."""
+    global _current
+    current = _current
+    if current is not None and current.snapshot is snap:
+        if current.index is not None:
+            return current.index
+        assert current.base is not None  # no index yet: follow() left a base to derive it from
+        index = current.base.derive(current.removed, current.added) or SearchIndex(snap.records.values())
+    else:
+        index = SearchIndex(snap.records.values())
+    _current = _Current(snap, index)
+    return index
+
+
+def follow(before: Snapshot, after: Snapshot | None) -> None:
+    """A write turned `before` into `after` (after.edit says how; None: nothing was written):
+    keep what is needed to derive after's index from before's when it is next searched."""
+    global _current
+    current = _current
+    if after is None or after.edit is None or current is None or current.snapshot is not before:
+        return
+    base: SearchIndex | None
+    if current.index is not None:
+        base, removed, added = current.index, [], {}
+    else:
+        base, removed, added = current.base, list(current.removed), dict.fromkeys(current.added)
+    for entry in after.edit.removed:
+        if entry in added:
+            del added[entry]  # added since the base, gone again
+        else:
+            removed.append(entry)
+    added.update(dict.fromkeys(after.edit.added))
+    if len(removed) + len(added) > _MAX_PENDING:
+        _current = None
+        return
+    _current = _Current(after, None, base, tuple(removed), tuple(added))

@@ -1,0 +1,341 @@
+"""Editing a client's config file without breaking it: the one home for init's risky file work.
+
+A config init edits is someone else's file, often committed and shared. So an edit changes only
+the bytes of what init owns and keeps every other byte: JSON is edited by splicing our members
+into the original text at positions a scanner found (numbers such as 1.10 or 1e400, a BOM, line
+endings, key order and indentation stay as they were); TOML goes through tomlkit, a style-keeping
+parser (comments, quoting, dotted keys), and the result is checked with the standard parser to
+mean exactly the old file plus our change. A file that does not parse, that names our table twice,
+that is read-only, or that is a link out of the project is refused with one sentence (Refused);
+a link inside the project is followed and its target edited, never replaced by a file.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import stat
+from pathlib import Path
+
+from ..errors import StorageError
+from ..record.disk import Staged, read_regular
+
+MAX_CONFIG_BYTES = 1024 * 1024  # a client config is a few KB; a bigger one is not read
+BOM = b"\xef\xbb\xbf"
+
+
+class Refused(Exception):
+    """A config init will not edit, with the one sentence that says why and what to do."""
+
+
+# ------------------------------------------------------------------------------ files on disk
+
+
+def target(path: Path, root: Path) -> Path:
+    """The file an edit of `path` writes: itself, or, for a symbolic link, what it points at, which
+    must be a regular file inside the project (a cloned repository may point links anywhere)."""
+    root = Path(root).resolve()
+    resolved = Path(os.path.realpath(path))
+    if path.is_symlink() and not resolved.exists():
+        raise Refused(f"it is a link to {os.readlink(path)}, which does not exist")
+    if not resolved.is_relative_to(root):
+        raise Refused(f"it leads to {resolved}, outside the project; edit that file yourself")
+    if resolved.exists() and not resolved.is_file():
+        raise Refused("it is not a regular file")
+    return resolved
+
+
+def read(path: Path) -> bytes | None:
+    """The file's bytes (None when absent), bounded; a device, FIFO or huge file is refused."""
+    try:
+        return read_regular(str(path), MAX_CONFIG_BYTES)
+    except StorageError as exc:
+        raise Refused(str(exc).split(";")[0]) from None
+
+
+def write(path: Path, data: bytes) -> None:
+    """Replace the file's bytes atomically, keeping its permission bits; a read-only file (no
+    owner write bit, even for root) is refused: someone made it so. A new one gets 0666 & ~umask."""
+    mode = None
+    if path.exists():
+        if not path.stat().st_mode & stat.S_IWUSR or not os.access(path, os.W_OK):
+            raise Refused("it is read-only; make it writable (chmod u+w) and run init again")
+        mode = stat.S_IMODE(path.stat().st_mode)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staged = Staged(path, data)
+    if mode is not None and staged.tmp:
+        os.chmod(staged.tmp, mode)
+    staged.commit()
+
+
+def split_bom(data: bytes) -> tuple[bytes, str]:
+    """(the BOM or b"", the text); a file that is not UTF-8 is refused."""
+    bom = BOM if data.startswith(BOM) else b""
+    try:
+        return bom, data[len(bom) :].decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refused("it is not UTF-8 text") from None
+
+
+def newline_of(text: str) -> str:
+    return "\r\n" if "\r\n" in text else "\n"
+
+
+# ------------------------------------------------------------------------------ JSON, spliced
+
+
+class Node:
+    """A JSON value's place in the text: [start, end), and for an object its members as
+    (key, key_start, value Node)."""
+
+    def __init__(self, start: int, end: int, members: list | None = None):
+        self.start, self.end, self.members = start, end, members
+
+    def get(self, key: str) -> list[Node]:
+        return [value for name, _at, value in self.members or [] if name == key]
+
+
+def scan(text: str, i: int = 0) -> Node:
+    """The structure of JSON text that json.loads has already accepted."""
+    node, _ = _value(text, _ws(text, i))
+    return node
+
+
+def _ws(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t\r\n":
+        i += 1
+    return i
+
+
+def _string_end(text: str, i: int) -> int:
+    i += 1
+    while text[i] != '"':
+        i += 2 if text[i] == "\\" else 1
+    return i + 1
+
+
+def _value(text: str, i: int) -> tuple[Node, int]:
+    c = text[i]
+    if c == '"':
+        end = _string_end(text, i)
+        return Node(i, end), end
+    if c in "[{":
+        members: list[tuple[str, int, Node]] | None = [] if c == "{" else None
+        closing, j = "]" if c == "[" else "}", _ws(text, i + 1)
+        while text[j] != closing:
+            if members is not None:
+                key_end = _string_end(text, j)
+                key, key_at = json.loads(text[j:key_end]), j
+                j = _ws(text, _ws(text, key_end) + 1)  # past the colon
+            value, j = _value(text, j)
+            if members is not None:
+                members.append((key, key_at, value))
+            j = _ws(text, j)
+            if text[j] == ",":
+                j = _ws(text, j + 1)
+        return Node(i, j + 1, members), j + 1
+    j = i
+    while j < len(text) and text[j] not in ",]} \t\r\n":
+        j += 1
+    return Node(i, j), j
+
+
+def _line_indent(text: str, at: int) -> str:
+    start = text.rfind("\n", 0, at) + 1
+    line = text[start:]
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def indent_unit(text: str) -> str:
+    """The file's indentation step (two spaces for a new or one-line file)."""
+    for line in text.splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and stripped != line:
+            indent = line[: len(line) - len(stripped)]
+            return "\t" if indent.startswith("\t") else indent
+    return "  "
+
+
+def _render(value, unit: str, indent: str, newline: str, inline: bool) -> str:
+    if inline:
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    dumped = json.dumps(value, indent=unit, ensure_ascii=False)
+    return dumped.replace("\n", newline + indent)
+
+
+def set_member(text: str, obj: Node, key: str, value) -> str:
+    """`text` with `key` of the object at `obj` set to `value`: its value replaced in place, or a
+    member added after the last one, indented as its siblings."""
+    unit, newline = indent_unit(text), newline_of(text)
+    existing = obj.get(key)
+    inline = "\n" not in text[obj.start : obj.end] and (bool(obj.members) or "\n" not in text)
+    if existing:
+        node = existing[-1]
+        indent = _line_indent(text, node.start)
+        return text[: node.start] + _render(value, unit, indent, newline, inline) + text[node.end :]
+    if obj.members:
+        last = obj.members[-1][2]
+        if inline:
+            member = f", {json.dumps(key, ensure_ascii=False)}: {_render(value, unit, '', newline, True)}"
+        else:
+            indent = _line_indent(text, obj.members[-1][1])
+            member = (
+                f",{newline}{indent}{json.dumps(key, ensure_ascii=False)}: "
+                f"{_render(value, unit, indent, newline, False)}"
+            )
+        return text[: last.end] + member + text[last.end :]
+    close = obj.end - 1
+    if inline:
+        member = f"{json.dumps(key, ensure_ascii=False)}: {_render(value, unit, '', newline, True)}"
+        return text[: obj.start + 1] + member + text[close:]
+    outer = _line_indent(text, obj.start)
+    indent = outer + unit
+    member = (
+        f"{newline}{indent}{json.dumps(key, ensure_ascii=False)}: "
+        f"{_render(value, unit, indent, newline, False)}{newline}{outer}"
+    )
+    return text[: obj.start + 1] + member + text[close:]
+
+
+def delete_member(text: str, obj: Node, key: str) -> str:
+    """`text` without the member `key` of the object at `obj`, and the comma that joined it."""
+    members = obj.members or []
+    index = next(i for i, (name, _at, _v) in enumerate(members) if name == key)
+    _name, key_at, value = members[index]
+    if index > 0:
+        return text[: members[index - 1][2].end] + text[value.end :]
+    if len(members) > 1:
+        return text[:key_at] + text[members[1][1] :]
+    return text[: obj.start + 1] + text[obj.end - 1 :]
+
+
+def _single(obj: Node, key: str, where: str) -> Node | None:
+    found = obj.get(key)
+    if len(found) > 1:
+        raise Refused(f"it has {len(found)} {key!r} keys in {where} (a client reads only the last); keep one")
+    return found[0] if found else None
+
+
+def merge_json_entry(text: str, key: str, name: str, wanted: dict, defaults: dict, drop) -> tuple[str, dict | None]:
+    """(the new text, our entry as it was or None) with our server `name` under `key`: `wanted`
+    set, `defaults` added when absent, keys for which drop(key, value) is true removed; everything
+    else byte for byte. Refused when the text is not a JSON object with `key` an object."""
+    try:
+        json.loads(text or "{}")
+    except RecursionError:
+        raise Refused("it nests deeper than a config does") from None
+    except ValueError as exc:
+        raise Refused(f"it is not plain JSON ({exc}; a file with comments is not rewritten)") from None
+    if not text.strip():
+        text = "{}\n"
+    top = scan(text)
+    if top.members is None:
+        raise Refused("it is not a JSON object")
+    servers = _single(top, key, "the file")
+    if servers is None:
+        entry = {**wanted, **defaults}
+        return set_member(text, top, key, {name: entry}), None
+    if servers.members is None:
+        raise Refused(f"its {key!r} is not an object")
+    ours = _single(servers, name, f"{key!r}")
+    if ours is None:
+        return set_member(text, servers, name, {**wanted, **defaults}), None
+    if ours.members is None:
+        raise Refused(f"its {name!r} entry is not an object")
+    current = json.loads(text[ours.start : ours.end])
+    for k in current:
+        _single(ours, k, f"the {name!r} entry")
+    for k, v in list(wanted.items()) + [(k, v) for k, v in defaults.items() if k not in current]:
+        if current.get(k, object()) != v or k not in current:
+            text = set_member(text, _entry_node(text, key, name), k, v)
+    for k, v in current.items():
+        if k not in wanted and drop(k, v):
+            text = delete_member(text, _entry_node(text, key, name), k)
+    return text, current
+
+
+def _entry_node(text: str, key: str, name: str) -> Node:
+    return scan(text).get(key)[0].get(name)[0]
+
+
+# ------------------------------------------------------------------------------ TOML, tomlkit
+
+
+def merge_toml_table(text: str, path: tuple[str, ...], wanted: dict, defaults: dict) -> tuple[str, dict | None]:
+    """(the new text, the table as it was or None) with the table at `path` holding `wanted`
+    (set) and `defaults` (nested dicts: each leaf added only when absent). Edited with tomlkit so
+    comments, quoting and layout stay; the result must parse to exactly the old document plus
+    these values, else Refused (tomlkit cannot always extend a table written with dotted keys)."""
+    import tomlkit
+    import tomllib
+
+    try:
+        before = tomllib.loads(text)
+        doc = tomlkit.parse(text)
+    except Exception as exc:  # tomllib.TOMLDecodeError, tomlkit's ParseError
+        raise Refused(f"it is not valid TOML ({exc}); fix it first") from None
+    node, plain = doc, before
+    for part in path:
+        if part in plain and not isinstance(plain[part], dict):
+            raise Refused(f"its {'.'.join(path)} is not a table")
+        plain = plain.get(part, {})
+    current = copy.deepcopy(plain) if _has(before, path) else None
+    expected = copy.deepcopy(before)
+    target_plain = expected
+    for part in path:
+        target_plain = target_plain.setdefault(part, {})
+    target_plain.update(wanted)
+    _add_defaults(target_plain, defaults)
+    try:
+        for i, part in enumerate(path):
+            if part not in node:
+                node[part] = tomlkit.table(is_super_table=i < len(path) - 1)
+            node = node[part]
+        for k, v in wanted.items():
+            if node.get(k) != v:
+                node[k] = v
+        _add_defaults_toml(node, defaults)
+        out = tomlkit.dumps(doc)
+        after = tomllib.loads(out)
+    except Exception:
+        raise Refused(
+            f"init could not extend its {'.'.join(path)} table without changing its meaning "
+            "(written with dotted keys or inline)"
+        ) from None
+    if after != expected:
+        raise Refused(
+            f"init could not extend its {'.'.join(path)} table without changing its meaning "
+            "(written with dotted keys or inline)"
+        )
+    if "\r\n" in text:
+        out = out.replace("\r\n", "\n").replace("\n", "\r\n")
+    return out, current
+
+
+def _has(doc: dict, path: tuple[str, ...]) -> bool:
+    for part in path:
+        if not isinstance(doc, dict) or part not in doc:
+            return False
+        doc = doc[part]
+    return True
+
+
+def _add_defaults(table: dict, defaults: dict) -> None:
+    for k, v in defaults.items():
+        if isinstance(v, dict):
+            _add_defaults(table.setdefault(k, {}), v)
+        else:
+            table.setdefault(k, v)
+
+
+def _add_defaults_toml(node, defaults: dict) -> None:
+    import tomlkit
+
+    for k, v in defaults.items():
+        if isinstance(v, dict):
+            if k not in node:
+                node[k] = tomlkit.table(is_super_table=all(isinstance(x, dict) for x in v.values()))
+            _add_defaults_toml(node[k], v)
+        elif k not in node:
+            node[k] = v

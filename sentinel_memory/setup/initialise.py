@@ -1,0 +1,192 @@
+"""`init`: prepare a project for Sentinel-Memory in one idempotent step, and say what was done."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from ..git import drivers as gitdriver
+from ..invocation import ENTRY, path_fix
+from ..record.contextdir import GITATTRIBUTES, GITIGNORE, prepare as prepare_context_dir
+from ..record.disk import atomic_write
+from ..tools.render import plural
+from . import clients as table, precommit
+from .clients import RULES_FILES, SAVING_TOOL, SERVER_NAME  # noqa: F401 (re-exported)
+
+RULES_BEGIN = "<!-- sentinel-memory:begin -->"
+RULES_END = "<!-- sentinel-memory:end -->"
+
+AGENTS_SECTION = """\
+## Project memory (Sentinel-Memory)
+
+This project keeps what earlier agent sessions learned in `.context/memory_log.jsonl`, through the
+`sentinel-memory` MCP server. Before a task call `search_memory` with the task in a few words and,
+in `files`, the paths you are about to read or change (the lessons about them come first), and ask
+the user the relevant `ask` questions; after a task call `log_memory` (topic, missing_context, lesson,
+ask_next_time, and the `files` the lesson is about). A record with a `stale:` line cites a file that
+changed since it was written: verify it before applying; if it still holds, log it again to refresh
+it. When a result says compaction is required, call `compact_memory` and save one
+principle per topic with `log_memory(type="principle", source_ids=[...])`.
+"""
+
+
+CLIENTS = tuple(table.CLIENTS)
+
+
+def _write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, text.encode("utf-8"))
+
+
+def cursor_config(root: Path) -> str:
+    return table.write("cursor", root)
+
+
+def vscode_config(root: Path) -> str:
+    return table.write("vscode", root)
+
+
+def claude_config(root: Path) -> str:
+    return table.write("claude", root)
+
+
+def gemini_config(root: Path) -> str:
+    return table.write("gemini", root)
+
+
+def codex_config(root: Path) -> str:
+    return table.write("codex", root)
+
+
+def on_path() -> str | None:
+    """A warning when the executable the committed configs start is not on this machine's PATH."""
+    if shutil.which(table.COMMAND):
+        return None
+    return (
+        f"warning: the client configs start `{table.COMMAND}`, which is not on PATH here, so a client "
+        f"cannot start the server yet: {path_fix()}"
+    )
+
+
+# Cursor's project rules: Markdown with front matter; alwaysApply puts the workflow in every request.
+MDC_FRONT_MATTER = (
+    "---\ndescription: Sentinel-Memory workflow - search the project memory before a task, log what "
+    "was missing after it\nglobs:\nalwaysApply: true\n---\n"
+)
+
+
+def rules_choice(root: Path, rules: str | None = None) -> str:
+    """Where the workflow goes: the form asked for; else our .mdc if it exists, else an existing
+    .cursorrules, else an .mdc when the project keeps its rules in .cursor/rules/, else .cursorrules
+    (the form this install ships; Cursor also reads .cursor/rules/*.mdc and calls .cursorrules legacy)."""
+    if rules:
+        return rules
+    if (root / RULES_FILES["mdc"]).exists():
+        return "mdc"
+    if (root / RULES_FILES["cursorrules"]).exists() or not (root / RULES_FILES["mdc"].parent).is_dir():
+        return "cursorrules"
+    return "mdc"
+
+
+def _section(text: str) -> str:
+    return f"{RULES_BEGIN}\n{text.rstrip()}\n{RULES_END}\n"
+
+
+def merge_section(path: Path, text: str, head: str = "", root: Path | None = None) -> str:
+    """Put our section in a shared text file: create it (after `head`), append it, or refresh it
+    between the markers. Every other byte stays (a BOM, CRLF, the file's mode); a link inside
+    `root` is followed, and a file init must not edit is left alone with the reason."""
+    from . import configedit
+
+    try:
+        real = configedit.target(path, root or path.parent)
+        data = configedit.read(real)
+        if data is None:
+            configedit.write(real, (head + _section(text)).encode("utf-8"))
+            return f"created {path}"
+        bom, current = configedit.split_bom(data)
+        section = _section(text).replace("\n", configedit.newline_of(current))
+        if RULES_BEGIN in current and RULES_END in current:
+            start = current.index(RULES_BEGIN)
+            end = current.index(RULES_END, start) + len(RULES_END)
+            updated = current[:start] + section.rstrip("\r\n") + current[end:]
+            verb = f"updated our section of {path}"
+        else:
+            newline = configedit.newline_of(current)
+            updated = current.rstrip("\r\n") + newline + newline + section
+            verb = f"appended our section to {path} (your text kept)"
+        if updated == current:
+            return f"unchanged {path}"
+        configedit.write(real, bom + updated.encode("utf-8"))
+        return verb
+    except configedit.Refused as exc:
+        return f"left alone {path}: {exc}; paste the workflow between {RULES_BEGIN} and {RULES_END} yourself"
+
+
+def _merge_lines(path: Path, template: str) -> str:
+    """Append the template's rule lines that a user's own file lacks (ours route the memory file
+    to the drivers and keep locks and copies out of git); the user's lines stay as they are."""
+    current = path.read_text(encoding="utf-8-sig")
+    have = {line.strip() for line in current.splitlines()}
+    missing = [
+        line for line in template.splitlines() if line.strip() and not line.startswith("#") and line.strip() not in have
+    ]
+    if not missing:
+        return f"unchanged {path}"
+    kept = current.rstrip("\n") + "\n" if current.strip() else ""
+    _write_text(path, kept + "\n".join([template.splitlines()[0], *missing]) + "\n")
+    return f"added {plural(len(missing), 'line')} to {path} (your lines kept)"
+
+
+def workflow_rules() -> str:
+    """The workflow text that init writes into a project's rules file (package data beside this module)."""
+    path = Path(__file__).with_name("cursorrules.md")
+    if path.is_file():
+        return path.read_text(encoding="utf-8")
+    raise FileNotFoundError(f"the workflow rules are missing from this install ({path}): reinstall it")
+
+
+def rules_files(root: Path, rules: str | None = None) -> list[str]:
+    """The workflow in .cursorrules or .cursor/rules/sentinel-memory.mdc, never in both."""
+    chosen = rules_choice(root, rules)
+    text = workflow_rules()
+    report = [merge_section(root / RULES_FILES[chosen], text, MDC_FRONT_MATTER if chosen == "mdc" else "", root)]
+    for form, other in RULES_FILES.items():
+        other = root / other
+        if form != chosen and other.exists() and RULES_BEGIN in other.read_text(encoding="utf-8", errors="replace"):
+            report.append(
+                f"left alone {other}: it also holds the workflow; remove it from one of the two so "
+                "Cursor does not read it twice"
+            )
+    return report
+
+
+def init(
+    root: Path, agents_md: bool = False, clients: tuple[str, ...] = ("cursor",), rules: str | None = None
+) -> list[str]:
+    """Prepare the project for the given clients; returns one line per thing done or left alone.
+    rules: "cursorrules" or "mdc" (Cursor's .cursor/rules/*.mdc); None picks what the project uses."""
+    root = Path(root).resolve()
+    report = [table.write(name, root) for name in dict.fromkeys(clients)]
+    warning = on_path()
+    if warning and any(table.CLIENTS[name].config is not None for name in clients):
+        report.append(warning)
+    report += rules_files(root, rules)
+    if agents_md:
+        report.append(merge_section(root / "AGENTS.md", AGENTS_SECTION, root=root))
+    context = root / ".context"
+    had = {name: (context / name).exists() for name in (".gitignore", ".gitattributes")}
+    prepare_context_dir(context)
+    for (name, existed), template in zip(had.items(), (GITIGNORE, GITATTRIBUTES), strict=True):
+        report.append(_merge_lines(context / name, template) if existed else f"created {context / name}")
+    report.append(precommit.install(root, *ENTRY))
+    if gitdriver.git_dir(root) is None:
+        report.append("skipped git drivers: not a git work tree (run init again after git init)")
+    else:
+        changed = gitdriver.configure(root, *ENTRY)
+        report.append(
+            f"configured git merge and diff drivers in the local git config ({', '.join(changed)})"
+            if changed
+            else "unchanged git merge and diff drivers (already point at this install)"
+        )
+    return report

@@ -1,0 +1,160 @@
+"""A record's block as the tools list it (tools/render.py's answers and compaction_words.py's
+list records this way, and cli/console.py's commands reuse its lines): the header, the cited
+files, the fields by their short names, the stale line under the header; the card search keeps
+(the block with its estimated tokens and UTF-8 bytes, ranked.Layout); and the token estimate."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ..record.citations import shown
+from ..record.records import meta_of
+
+if TYPE_CHECKING:  # for annotations only
+    from ..git.staleness import Change
+
+
+def day(stamp: object) -> str:
+    return str(stamp)[:10] if stamp else "?"
+
+
+def field_line(name: str, value: object) -> str:
+    """One field; continuation lines are indented so a value can never pose as a record header."""
+    text = str(value) if value not in (None, "") else "-"
+    return f"{name}: " + text.replace("\r\n", "\n").replace("\n", "\n  ")
+
+
+def header(record: dict) -> str:
+    """The record's first line in a listing: id, `principle` for a principle, topic and dates."""
+    meta = meta_of(record)
+    kind = record.get("type", "log")
+    parts = [str(record["id"])]
+    if kind != "log":
+        parts.append(str(kind))
+    parts.append(str(record.get("topic", "")).replace("\n", " "))
+    if kind == "principle":
+        when = (
+            f"compacted {day(meta.get('compacted_at') or meta.get('created'))} "
+            f"from {plural(meta.get('source_count', 0), 'record')}"
+        )
+    else:
+        when = day(meta.get("created"))
+    if meta.get("updated"):
+        when += f", updated {day(meta.get('updated'))}"
+    parts.append(when)
+    return " | ".join(parts)
+
+
+STALE_ADVICE = "Verify before applying; if it still holds, log it again to refresh it."
+
+
+def _commits(change: Change) -> str:
+    count = f"{change.commits}+" if change.at_least else str(change.commits)
+    return f"{count} commit{'' if change.commits == 1 and not change.at_least else 's'} since"
+
+
+def stale_change(change: Change) -> str:
+    """What happened to one cited file: which, how, how many commits since, the latest one."""
+    latest = f"latest {change.latest} on {change.date}"
+    path = shown(change.path)
+    if change.renamed_to:
+        gone = ", since deleted" if change.deleted else ""
+        return f"{path} was renamed to {shown(change.renamed_to)}{gone} ({_commits(change)}; {latest})"
+    if change.deleted:
+        return f"{path} was deleted ({_commits(change)}; {latest})"
+    return f"{path} changed ({_commits(change)}; {latest})"
+
+
+def stale_line(mark: tuple) -> str:
+    """The line that marks a stale record: `stale:`, why, and what to do."""
+    return (
+        "stale: the code it cites changed after this was written: "
+        + "; ".join(stale_change(c) for c in mark)
+        + ". "
+        + STALE_ADVICE
+    )
+
+
+def files_line(record: dict) -> str | None:
+    files = record.get("files")
+    if not isinstance(files, list) or not files:
+        return None
+    return "files: " + ", ".join(shown(str(f)) for f in files)
+
+
+# A listed record's fields, by the short names its block gives them (the legend in search's header
+# says what each holds); an empty field is left out.
+FIELD_NAMES = (("missing_context", "missing"), ("lesson", "lesson"), ("ask_next_time", "ask"))
+LEGEND = (
+    "Each record: #n id | topic | date; files it cites; missing: what the task's instructions "
+    "lacked; lesson: what to do; ask: a question for the user."
+)
+
+
+def record_body(record: dict) -> str:
+    """A record's block without its number: the same for a record wherever it is listed, so
+    search makes it once per record however often it is searched. (Its stale mark is not part of
+    it: search adds that line under the header as it lists the record.) Empty fields are left out;
+    the text of the others is verbatim (continuation lines indented)."""
+    lines = [header(record)]
+    cited = files_line(record)
+    if cited:
+        lines.append(cited)
+    for key, name in FIELD_NAMES:
+        value = record.get(key)
+        if value not in (None, ""):
+            lines.append(field_line(name, value))
+    return "\n".join(lines)
+
+
+def numbered(number: int, body: str) -> str:
+    """A record's block as the number-th of a listing."""
+    return f"#{number} {body}"
+
+
+def card(record: dict) -> tuple[str, int, int]:
+    """A record's block for a listing, with its estimated tokens and UTF-8 bytes (ranked.Layout)."""
+    body = record_body(record)
+    return body, estimate_tokens(body), len(body.encode("utf-8"))
+
+
+def with_line(card: tuple[str, int, int], line: str) -> tuple[str, int, int]:
+    """A card with one more line under the block's header (a stale mark)."""
+    body, tokens, size = card
+    if "\n" in body:
+        cut = body.index("\n") + 1
+        joined = f"{body[:cut]}{line}\n{body[cut:]}"
+    else:
+        joined = f"{body}\n{line}"
+    return joined, tokens + estimate_tokens(line), size + len(line.encode("utf-8")) + 1
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+# The token estimate, fitted to cl100k on the blocks of memories built from four projects' commit
+# history and on Korean records (bench/search_quality.py checks it): per 1,000 characters of each
+# kind, in thousandths of a token. An ASCII character, plus a run of ASCII letters (a word), a
+# digit, an ASCII punctuation mark; a Hangul syllable; any other character.
+_ASCII, _WORD_RUN, _DIGIT, _PUNCT, _HANGUL, _OTHER = 82, 560, 760, 630, 1220, 1500
+_LETTERS = re.compile(r"[A-Za-z]+")
+_DIGITS = re.compile(r"[0-9]")
+_PUNCTS = re.compile(r"[!-/:-@\[-`{-~]")
+_SYLLABLES = re.compile(r"[\uac00-\ud7a3]")
+
+
+def estimate_tokens(text: str) -> int:
+    """A tokenizer-free estimate of text's cl100k tokens, within about 10% on English and Korean
+    (bench/search_quality.py measures it)."""
+    ascii_chars = len(text.encode("ascii", "ignore"))
+    syllables = len(_SYLLABLES.findall(text)) if ascii_chars < len(text) else 0
+    return (
+        _ASCII * ascii_chars
+        + _WORD_RUN * len(_LETTERS.findall(text))
+        + _DIGIT * len(_DIGITS.findall(text))
+        + _PUNCT * len(_PUNCTS.findall(text))
+        + _HANGUL * syllables
+        + _OTHER * (len(text) - ascii_chars - syllables)
+    ) // 1000 + 1

@@ -1,0 +1,135 @@
+"""The words of compact_memory's answer: the stale records to verify first, the records grouped by
+topic as they fit the budget, similar topics, and the exact call that saves each principle."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from ..invocation import SELF
+from ..record.records import count_types, is_principle, meta_of, versioned
+from .blocks import STALE_ADVICE, estimate_tokens, field_line, plural, stale_line
+from .render import BUDGET_ENV, SHALLOW_NOTE, read_notes
+
+if TYPE_CHECKING:  # the operation's result, for annotations only
+    from .outcomes import Compaction
+
+
+def compact_answer(c: Compaction) -> str:
+    """The groups as they fit the budget (a topic that does not fit is named, not shown), and how
+    to finish."""
+    state = (
+        f"Compaction is REQUIRED: {plural(c.all_logs, 'log record')} exceed the threshold of {c.threshold}."
+        if c.required
+        else f"Compaction is not required yet: {plural(c.all_logs, 'log record')}, threshold {c.threshold}."
+    )
+    out = [state, f"File: {c.path}. This call changed nothing; the summarising is yours."]
+    out += read_notes(c.snapshot)
+    if not c.groups:
+        out.append(
+            f'No records with topic exactly "{c.topic}".' if c.topic else "The memory is empty; nothing to compact."
+        )
+        return "\n\n".join(out)
+    if c.stale:
+        out.append(_stale_block(c))
+    if c.shallow:
+        out.append(SHALLOW_NOTE)
+    if c.clusters:
+        out.append(
+            "Similar topics you may merge into one principle (merge only what is truly one subject; "
+            "pass the ids of every merged group in source_ids):\n"
+            + "\n".join(f"- {', '.join(cluster)}" for cluster in c.clusters)
+        )
+    budget, used = c.budget, sum(estimate_tokens(x) for x in out)
+    not_shown: list[tuple[str, int]] = []
+    shown = 0
+    for topic, members in c.groups.items():
+        block = _group_block(topic, members, c.stale, c.files.get(topic))
+        cost = estimate_tokens(block)
+        if not_shown or (budget and used + cost > budget):
+            if not shown:
+                # The very first topic alone is over the budget: offer as many of its records as fit.
+                shown = 1
+                kept = _fitting(topic, members, budget - used)
+                out.append(_group_block(topic, members[:kept], c.stale, c.files.get(topic)))
+                members = members[kept:]
+            not_shown.append((topic, len(members)))
+            continue
+        out.append(block)
+        used += cost
+        shown += 1
+    if not_shown:
+        listed = ", ".join(f"{t} ({n})" for t, n in not_shown[:20]) + (" ..." if len(not_shown) > 20 else "")
+        out.append(
+            f"NOT SHOWN, to stay within about {budget:,} tokens (setting {BUDGET_ENV}): "
+            f"{plural(sum(n for _, n in not_shown), 'record')} of {plural(len(not_shown), 'topic')}: "
+            f"{listed}. Save the principles above first, then call compact_memory again (or with target_topic=...)."
+        )
+    out.append(
+        "How to finish: for each topic above (or merged group), summarise its lessons into one sentence that keeps "
+        "every rule, merge its ask_next_time questions (at most 512 bytes), and make the call shown. Saving the "
+        "principle deletes, in the same write, the records source_ids names, each only if it is still the version "
+        "shown here (id@version); one changed since is kept and the answer names it, to fold in with another save. "
+        "Records logged after this call are untouched unless you pass their ids."
+    )
+    return "\n\n".join(out)
+
+
+STALE_SHOWN = 30  # stale records compact_memory lists one by one; the rest are counted
+
+
+def _stale_block(c: Compaction) -> str:
+    """The stale records first: to verify against the code, and rewrite or log again."""
+    records = {r["id"]: r for members in c.groups.values() for r in members}
+    ids = sorted(c.stale, key=lambda rid: (str(records[rid].get("topic")), rid))
+    lines = [
+        f"VERIFY FIRST: {plural(len(ids), 'record')} {'cites' if len(ids) == 1 else 'cite'} files that commits "
+        "changed after it was written. Check each against the code before folding it into a principle: if it "
+        "still holds, log it again (same topic and missing_context) to refresh it; if not, rewrite its lesson "
+        "(log_memory) or leave the outdated rule out of the principle."
+    ]
+    for rid in ids[:STALE_SHOWN]:
+        r = records[rid]
+        lines.append(f'  - {r.get("type")} {rid} (topic "{r.get("topic")}")')
+        lines.append("    " + field_line("lesson", r.get("lesson")).replace("\n", "\n    "))
+        lines.append("    " + stale_line(c.stale[rid]).replace(" " + STALE_ADVICE, ""))
+    if len(ids) > STALE_SHOWN:
+        lines.append(
+            f"  ... and {plural(len(ids) - STALE_SHOWN, 'more stale record')} (`{SELF} stale` lists them all)."
+        )
+    return "\n".join(lines)
+
+
+def _group_block(topic: str, members: list[dict], stale: dict | None = None, cited: list[str] | None = None) -> str:
+    logs, principles = count_types(members)
+    lines = [f'Topic "{topic}" - {plural(logs, "log")}, {plural(principles, "principle")}']
+    for r in members:
+        extra = f" (from {meta_of(r).get('source_count', 0)} records)" if is_principle(r) else ""
+        if stale and r["id"] in stale:
+            extra += " [stale: verify first]"
+        lines.append(f"  - {r.get('type')} {r['id']}{extra}")
+        lines.append("    " + field_line("lesson", r.get("lesson")).replace("\n", "\n    "))
+        if r.get("ask_next_time"):
+            lines.append("    " + field_line("ask_next_time", r.get("ask_next_time")).replace("\n", "\n    "))
+    if logs or principles > 1:
+        ids = ", ".join(f'"{versioned(r)}"' for r in members)
+        files = f", files={json.dumps(cited, ensure_ascii=False)}" if cited else ""
+        lines.append(
+            f'  Next: log_memory(type="principle", topic={json.dumps(topic, ensure_ascii=False)}, missing_context="", '
+            'lesson="<one sentence that keeps every rule above>", '
+            'ask_next_time="<the questions above, merged, at most 512 bytes>", '
+            f"source_ids=[{ids}]{files})"
+        )
+    else:
+        lines.append("  Nothing to compact here: a single principle.")
+    return "\n".join(lines)
+
+
+def _fitting(topic: str, members: list[dict], room: int) -> int:
+    """How many of a topic's first records fit in `room` estimated tokens (at least one)."""
+    kept = 1
+    while kept < len(members) and estimate_tokens(_group_block(topic, members[: kept * 2])) <= room:
+        kept *= 2
+    while kept < len(members) and estimate_tokens(_group_block(topic, members[: kept + 1])) <= room:
+        kept += 1
+    return kept

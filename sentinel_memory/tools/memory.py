@@ -1,0 +1,332 @@
+"""The operations behind the three tools: search (and the commands' `matching`), upsert (log),
+compact (read-only), with the stale marks they show. cli/maintenance.py holds the operations only the
+commands for people use.
+
+Each takes the memory file's path and plain arguments and returns a typed result (tools/outcomes.py);
+the words are tools/render.py's (the tools) and cli/console.py's (the commands). What an upsert
+stores is record/revise.py's. Expected failures raise MemoryToolError subclasses whose message is
+the whole story (docs/contract.md §4).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+
+from ..errors import InvalidInput
+from ..git import staleness
+from ..git.staleness import Stale
+from ..record import citations, revise, store
+from ..record.records import NOTHING_SAVED, Entry, normalize, prepare, recency, revision
+from ..record.snapshot import Snapshot
+from ..search import index
+from ..search.topics import group_by_topic, similar_groups
+from . import blocks, render
+from .outcomes import Compaction, Found, Logged
+
+DEFAULT_THRESHOLD = render.DEFAULT_THRESHOLD
+# The most tokens (estimated, within ~10% of cl100k) any answer of search_memory or compact_memory
+# takes, and the most UTF-8 bytes any search answer takes: under what every client shows whole at
+# its default settings (docs/clients.md): Codex keeps about 10,000 tokens of a tool result (counted
+# as bytes / 4), Gemini CLI 40,000 characters, Claude Code 50,000 characters.
+DEFAULT_BUDGET = 9_000
+MAX_BYTES = 38_000
+# search_memory lists the whole scope while its answer fits SMALL_ANSWER tokens. Past that it lists
+# the principles and the records that match, best first, until the answer reaches about
+# FOCUS_ANSWER tokens (the matches get at least MATCH_ROOM after the principles), and counts the
+# rest by topic.
+SMALL_ANSWER = render.SMALL_ANSWER
+FOCUS_ANSWER = render.FOCUS_ANSWER
+MATCH_ROOM = 1_500
+MIN_BLOCK = 15  # estimated tokens of the shortest block a record can have
+NOTICE_ALLOWANCE = 200  # the left-out and compact-required notices
+STALE_NOTE_ALLOWANCE = 60  # the note that counts the stale records listed, when marks are possible
+BUDGET_ENV = render.BUDGET_ENV
+
+
+def search_budget() -> int:
+    """The most tokens (estimated) search_memory and compact_memory return; 0 means no limit."""
+    raw = os.environ.get(BUDGET_ENV, "").strip()
+    try:
+        return max(0, int(raw)) if raw else DEFAULT_BUDGET
+    except ValueError:
+        return DEFAULT_BUDGET
+
+
+def _threshold(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidInput(f"compact_threshold must be a whole number of at least 1, not {value!r}. {NOTHING_SAVED}")
+    return value
+
+
+def _topic(value: object) -> str | None:
+    return normalize(value) if isinstance(value, str) and value.strip() else None
+
+
+# ------------------------------------------------------------------------------- stale marks
+
+_oldest: tuple[Snapshot, str | None] | None = None
+
+
+def _oldest_citing(snap: Snapshot) -> str | None:
+    """The oldest recency of the snapshot's records that cite files (None: none does); found
+    once per snapshot."""
+    global _oldest
+    kept = _oldest
+    if kept is not None and kept[0] is snap:
+        return kept[1]
+    value = staleness.oldest_citing(e.record for e in snap.records.values())
+    _oldest = (snap, value)
+    return value
+
+
+def _follow_oldest(before: Snapshot, after: Snapshot | None) -> None:
+    """A write turned `before` into `after`: derive after's oldest citing recency from before's
+    (instead of scanning every record; bench/benchmark.py, S) unless the write removed the record that held it."""
+    global _oldest
+    kept = _oldest
+    if after is None or after.edit is None or kept is None or kept[0] is not before:
+        return
+    value = kept[1]
+    if value is not None and any(e.record.get("files") and recency(e.record) <= value for e in after.edit.removed):
+        return  # the oldest may be gone: found afresh when next needed
+    added = staleness.oldest_citing(e.record for e in after.edit.added)
+    if added is not None:
+        value = added if value is None else min(value, added)
+    _oldest = (after, value)
+
+
+def checker(path: Path, snap: Snapshot) -> staleness.Checker | None:
+    """The stale marks of this memory file's records (None: none can be stale: no record cites a
+    file, or the project is not in a git repository with commits)."""
+    return staleness.checker(Path(path).parent.parent, _oldest_citing(snap))
+
+
+def shallow_history(path: Path) -> bool:
+    """Whether the stale marks come from a shallow clone's history, which ends before some record
+    was written (what changed before its boundary is unknown)."""
+    check = checker(path, store.read(path))
+    return check is not None and check.shallow
+
+
+def stale_marks(path: Path) -> dict[str, Stale]:
+    """The marks of every stale record of the memory file, by id."""
+    snap = store.read(path)
+    check = checker(path, snap)
+    if check is None:
+        return {}
+    marks = {rid: check.mark_entry(e) for rid, e in snap.records.items()}
+    return {rid: mark for rid, mark in marks.items() if mark}
+
+
+def _marked_cards(check: staleness.Checker):
+    """For index.fit: an entry's card with its stale line, made once per entry and HEAD (kept by
+    the checker), or the card as it is."""
+    cards = check.lines
+
+    def marked(entry: Entry, card):
+        got = cards.get(entry, False)
+        if got is False:
+            mark = check.mark_entry(entry)
+            got = cards[entry] = blocks.with_line(card, blocks.stale_line(mark)) if mark else None
+        return got or card
+
+    return marked
+
+
+def search(path: Path, query: str = "", topic: str | None = None, files: object = None) -> Found:
+    """The records in scope (every record, or those whose topic equals `topic` exactly), the ones
+    near `files` (paths the agent is about to read or change) and the most relevant to `query`
+    first. The whole scope while its answer is small (SMALL_ANSWER); past that, the principles and
+    the records that match, up to about FOCUS_ANSWER tokens, and the rest counted by topic."""
+    root = Path(path).parent.parent
+    asked = citations.asked(root, files)  # refuse a bad path before anything is read
+    snap = store.read(path)
+    wanted = _topic(topic)
+    total = len(snap.records) if wanted is None else snap.topic_counts().get(wanted, 0)
+    query_terms = index.terms(query or "")
+    found = Found(path, snap, (query or "").strip(), bool(query_terms), wanted, total, 0, 0, search_budget(), asked)
+    if not total:
+        return found
+    search_index = index.index_of(snap)
+    check = checker(path, snap)
+    former = check.former_names(asked) if check is not None and asked else ()
+    ranked = search_index.ranked(query_terms, wanted, asked, former)
+    if wanted is None:
+        found.logs, found.principles = snap.counts()
+    else:
+        found.principles = ranked.principles_in_scope()
+        found.logs = total - found.principles
+    # The header, the notes and the notices that may follow count against the budget too.
+    allowance = NOTICE_ALLOWANCE + (STALE_NOTE_ALLOWANCE if check is not None else 0)
+    fixed = render.search_overhead(found) + allowance
+    room = max(found.budget - fixed, 1) if found.budget else 0
+    byte_room = max(MAX_BYTES - render.search_overhead_bytes(found), 1) if found.budget else 0
+    marks = _marked_cards(check) if check is not None else None
+    small = min(room, max(SMALL_ANSWER - fixed, 1)) if room else 0
+    complete = False
+    if not small or total <= small // MIN_BLOCK:  # else it cannot be small: not worth rendering
+        found.blocks, shown, complete, _, _ = search_index.fit(ranked.best_first(), small, blocks, marks, 1, byte_room)
+    if not complete:
+        found.focused = True
+        found.blocks, shown, complete, used, used_bytes = search_index.fit(
+            ranked.principles(), room, blocks, marks, 1, byte_room
+        )
+        found.cut = not complete
+        if complete:
+            left = room - used
+            focus = min(left, max(FOCUS_ANSWER - fixed - used, MATCH_ROOM))
+            logs = ranked.matching_logs() if (query_terms or asked) else ranked.newest_logs()
+            more, more_shown, complete, _, more_bytes = search_index.fit(
+                logs, focus, blocks, marks, len(found.blocks) + 1, max(byte_room - used_bytes, 1)
+            )
+            found.blocks += more
+            shown += more_shown
+            found.cut = not complete and (focus >= left or used_bytes + more_bytes + 2_000 > byte_room)
+        if query_terms or asked:
+            if found.cut:
+                listed = set(shown)
+                found.left_matching = sum(1 for e in ranked.matching() if e not in listed)
+            else:  # every principle is listed, and the logs listed are the best matching ones
+                found.left_matching = ranked.matched() - ranked.matched_principles() - len(more_shown)
+        unlisted: Counter = Counter({wanted: total}) if wanted else snap.topic_counts().copy()
+        listed_topics = Counter(e.record.get("topic") for e in shown)
+        unlisted.subtract(listed_topics)
+        for topic in listed_topics:  # only these can have dropped to nothing
+            if unlisted[topic] <= 0:
+                del unlisted[topic]
+        found.left_out, found.left_topics = total - len(shown), unlisted
+    if check is not None:
+        found.stale = sum(1 for e in shown if check.lines.get(e))
+        found.shallow = check.shallow
+    return found
+
+
+def matching(path: Path, query: str = "", topic: str | None = None) -> tuple[list[dict], int]:
+    """(the records in scope that hold a word of the query, best first — all of them, in search
+    order, without a query; how many records are in scope)."""
+    snap, query_terms = store.read(path), index.terms(query or "")
+    ranked = index.index_of(snap).ranked(query_terms, _topic(topic))
+    everything = [e.record for e in ranked.best_first()]
+    return ([e.record for e in ranked.matching()] if query_terms else everything), len(everything)
+
+
+# ------------------------------------------------------------------------------------------- log
+
+
+def upsert(
+    path: Path,
+    topic: object,
+    missing_context: object,
+    lesson: object,
+    ask_next_time: object = "",
+    type: object = "log",
+    compact_threshold: object = DEFAULT_THRESHOLD,
+    source_ids: object = None,
+    files: object = None,
+) -> Logged:
+    """Upsert one record by id; a principle's source_ids are deleted in the same locked write.
+
+    A source given as `<id>@<revision>` (what compact_memory shows) is deleted only while the file
+    holds that version of it: one changed since (by this or another session, or by a `git pull`)
+    is kept and reported in `changed`. A bare id deletes whatever version the file holds.
+
+    `files`: the paths the record cites (relative to the project root); None keeps the ones the
+    stored record cites. Paths the lesson or missing_context names count too (record/citations.py).
+    A record that is stale is saved again even when nothing else changed: its new date clears the
+    mark."""
+    threshold = _threshold(compact_threshold)
+    draft = prepare(topic, missing_context, lesson, ask_next_time, type)
+    wanted = {rid: rev for rid, rev in revise.source_ids(source_ids, draft.type) if rid != draft.id}
+    sources = list(wanted)
+    root = Path(path).parent.parent
+    citations.listed(root, files)  # refuse a bad path before anything else is read
+    current = store.read(path)
+    check = checker(path, current)  # outside the lock: it may run git once for a new HEAD
+    marks: dict[str, Stale] = {}
+
+    def change(snap: Snapshot) -> Snapshot | None:
+        old = snap.records.get(draft.id)
+        present = [snap.records[i] for i in sources if i in snap.records]
+        deleted = [e for e in present if wanted[e.id] is None or revision(e.record) == wanted[e.id]]
+        kept = citations.of(old.record) if old else []
+        cited = citations.cited(root, files, kept, draft.missing_context, draft.lesson)
+        stale = check.mark(old.record) if check is not None and old is not None else ()
+        marks["was"] = stale
+        new = revise.revised(draft, old.record if old else None, deleted, cited, bool(stale))
+        if new is None and not deleted and not snap.duplicates:
+            return None
+        return snap.edited(put=[Entry.of(new)] if new is not None else [], drop=[e.id for e in deleted])
+
+    report = write(path, change)
+    before, after = report.before, report.after or report.before
+    old, stored = before.records.get(draft.id), after.records[draft.id]
+    status = "saved" if old is None else "unchanged" if stored is old else "updated"
+    deleted = [i for i in sources if i in before.records and i not in after.records]
+    missing = [i for i in sources if i not in before.records]
+    changed = [after.records[i].record for i in sources if i in after.records]
+    logs, principles = after.counts()
+    return Logged(
+        path,
+        draft,
+        status,
+        stored.record,
+        deleted,
+        missing,
+        logs,
+        principles,
+        threshold,
+        report,
+        citations.of(stored.record),
+        marks.get("was", ()),
+        changed,
+    )
+
+
+def write(path: Path, change) -> store.WriteReport:
+    """store.update, then hand the search index what changed, so the next search derives it."""
+    report = store.update(path, change)
+    index.follow(report.before, report.after)
+    _follow_oldest(report.before, report.after)
+    return report
+
+
+# --------------------------------------------------------------------------------------- compact
+
+
+def compact(path: Path, target_topic: str | None = None, compact_threshold: object = DEFAULT_THRESHOLD) -> Compaction:
+    """Read-only: the records grouped by topic and the similar topics (docs/contract.md §4)."""
+    threshold = _threshold(compact_threshold)
+    snap = store.read(path)
+    wanted = _topic(target_topic)
+    entries = [e for e in snap.records.values() if wanted is None or e.record.get("topic") == wanted]
+    groups = group_by_topic([e.record for e in entries])
+    clusters = similar_groups(list(groups)) if not wanted else []
+    check = checker(path, snap)
+    stale = {}
+    if check is not None:
+        stale = {e.id: mark for e in entries if (mark := check.mark_entry(e))}
+    root = Path(path).parent.parent
+    files = {topic: cited for topic, members in groups.items() if (cited := _cited_by(root, members))}
+    return Compaction(
+        path,
+        snap,
+        threshold,
+        wanted,
+        groups,
+        clusters,
+        search_budget(),
+        stale,
+        files,
+        check is not None and check.shallow,
+    )
+
+
+def _cited_by(root: Path, members: list[dict]) -> list[str]:
+    """The files a topic's records cite that are still files of the project, the most cited first,
+    at most citations.MAX_FILES, sorted: what its principle's call passes, so that the principle
+    keeps its sources' citations."""
+    counts = Counter(f for r in members for f in citations.of(r))
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return sorted([f for f, _ in ranked if os.path.isfile(os.path.join(root, f))][: citations.MAX_FILES])
