@@ -13,6 +13,8 @@ import subprocess
 import sys
 import textwrap
 import time
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -105,12 +107,17 @@ def _exchange(argv: list[str], env: dict, messages: list[dict], cwd) -> dict:
     return lines
 
 
-def _conversation(argv: list[str], env: dict, data: bytes, cwd, end: bool = True) -> bytes:
+def _spawn(argv: list[str], env: dict, cwd) -> subprocess.Popen:
+    return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env, cwd=cwd)
+
+
+def _conversation(argv: list[str], env: dict | None, data: bytes, cwd, end: bool = True, start=None) -> bytes:
     """Everything the server writes to stdout for these bytes. With `end`, a ping follows them and
     stdin stays open until its answer is in and the server has been quiet for QUIET seconds;
-    without, stdin is closed right after them."""
-    child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             env=env, cwd=cwd)
+    without, stdin is closed right after them. `start(argv, cwd)` starts the server (default: a
+    new process)."""
+    child = start(argv, cwd) if start else _spawn(argv, env, cwd)
     try:
         out, got = child.stdout.fileno(), b""
         child.stdin.write(data + (END if end else b""))
@@ -173,6 +180,114 @@ def _both(project, cache, data: bytes, end: bool = True) -> tuple[bytes, bytes]:
             _conversation(argv, _env(False, cache), data, project, end))
 
 
+# fastmcp alone, without the fast start, as the reference of the differential tests: one process
+# per test worker imports the server module (fastmcp and its models, what makes a start slow) once
+# and forks a copy of itself for each conversation, the copy's fd 0, 1 and 2 being the test's
+# pipes; the copy then runs exactly what `python server.py --project DIR` runs after its imports
+# (the product records its own answers the same way, faststart/recorder.py). The environment is
+# the one an ordinary start gets from _env(False, cache), set before the import as it would be.
+# test_fast_and_ordinary_starts_answer_byte_for_byte and the other exchanges below keep two fresh
+# processes, and test_a_forked_server_answers_as_a_fresh_ordinary_start compares the two kinds.
+FORK_SERVER = textwrap.dedent("""\
+    import json, os, socket, sys, threading
+    sys.path[0] = {root!r}  # as `python server.py` has it: the script's folder first, then server.py's insert
+    sys.path.insert(0, {root!r})
+    from sentinel_memory import server  # noqa: F401 (fastmcp and the server module, imported once)
+    from sentinel_memory.__main__ import main
+    assert threading.active_count() == 1, "the imports started a thread: forking would lose it"
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(sys.argv[1])
+    listener.listen()
+    os.write(1, b"ready\\n")
+    while True:
+        conn, _ = listener.accept()
+        request, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+        if not request:
+            break
+        cwd, argv = json.loads(request)
+        pid = os.fork()
+        if pid == 0:  # the conversation's server: the test's pipes as stdin, stdout and stderr
+            listener.close()
+            conn.close()
+            for target, fd in enumerate(fds):
+                os.dup2(fd, target)
+                os.close(fd)
+            os.chdir(cwd)
+            sys.argv = [{server!r}, *argv]
+            sys.exit(main(argv))  # as server.py, then the interpreter's own exit
+        for fd in fds:
+            os.close(fd)
+        conn.sendall(b"%d\\n" % pid)
+        conn.sendall(b"%d\\n" % os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+        conn.close()
+""")
+
+
+class Forked:
+    """A server forked by the fork server, with what _conversation uses of a Popen: stdin, stdout
+    and stderr pipes, wait (its exit code), poll and kill."""
+
+    def __init__(self, socket_path: str, argv: list[str], cwd) -> None:
+        import socket
+
+        stdin, stdout, stderr = os.pipe(), os.pipe(), os.pipe()
+        self.conn = socket.socket(socket.AF_UNIX)
+        self.conn.settimeout(TIMEOUT)
+        self.conn.connect(socket_path)
+        request = json.dumps([str(cwd), argv]).encode()
+        socket.send_fds(self.conn, [request], [stdin[0], stdout[1], stderr[1]])
+        for fd in (stdin[0], stdout[1], stderr[1]):
+            os.close(fd)
+        self.stdin, self.stdout, self.stderr = open(stdin[1], "wb"), open(stdout[0], "rb"), open(stderr[0], "rb")
+        self.reply = self.conn.makefile("rb")
+        self.pid, self.returncode = int(self.reply.readline()), None
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None:
+            self.conn.settimeout(timeout)
+            try:
+                line = self.reply.readline()
+            except TimeoutError:
+                raise subprocess.TimeoutExpired(["forked server"], timeout) from None
+            self.returncode = int(line)
+            self.conn.close()
+        return self.returncode
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            ready, _, _ = select.select([self.conn], [], [], 0)
+            if ready:
+                self.wait()
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.returncode is None:
+            os.kill(self.pid, signal.SIGKILL)
+
+
+@pytest.fixture(scope="session")
+def fastmcp_alone(recorded, tmp_path_factory):
+    """fastmcp_alone(project, data, end) -> what an ordinary start (no fast start) writes to stdout
+    for these bytes: _conversation with a server forked from one that has imported fastmcp."""
+    folder = tmp_path_factory.mktemp("fork-server")
+    socket_path = str(folder / "s")
+    code = FORK_SERVER.format(root=str(ROOT), server=str(SERVER))
+    # Pipes for its stdin, stdout and stderr, as a client gives a server: Python sets up sys.stdin,
+    # sys.stdout and sys.stderr by what they are at start-up (a pipe cannot seek, a file can).
+    parent = _spawn([PYTHON, "-c", code, socket_path], _env(False, recorded), folder)
+    try:
+        assert parent.stdout.readline() == b"ready\n", f"the fork server did not start: {parent.stderr.read()[-3000:]}"
+
+        def conversation(project, data: bytes, end: bool = True) -> bytes:
+            argv = ["--project", str(project)]
+            return _conversation(argv, None, data, project, end, start=partial(Forked, socket_path))
+
+        yield conversation
+    finally:
+        parent.kill()
+        parent.communicate()
+
+
 def _stateless(method: str, ident, level: str | None = None, capabilities: dict | None = None, version="2026-07-28",
                drop: tuple[str, ...] = (), **params) -> dict:
     meta = {"io.modelcontextprotocol/protocolVersion": version,
@@ -231,14 +346,34 @@ HOSTILE = {
 
 
 @pytest.mark.parametrize("name", list(HOSTILE))
-def test_odd_and_hostile_clients_get_exactly_what_fastmcp_sends(project, recorded, name):
+def test_odd_and_hostile_clients_get_exactly_what_fastmcp_sends(project, recorded, fastmcp_alone, name):
     """Whatever the client sends, the fast start's bytes and their order are the ordinary start's:
     it answers only what fastmcp surely answers the same way, and leaves the rest (and everything
     after it) to fastmcp. (fastmcp answers concurrent requests in either order, so the lines are
-    compared as a list sorted; the order the fast start could change is tested on its own.)"""
-    fast, ordinary = _both(project, recorded, HOSTILE[name], end=not name.endswith("then EOF"))
+    compared as a list sorted; the order the fast start could change is tested on its own.) The
+    fast start is a new process as a client starts it; fastmcp's answers come from a forked one,
+    at the same time."""
+    data, end = HOSTILE[name], not name.endswith("then EOF")
+    argv = [PYTHON, str(SERVER), "--project", str(project)]
+    with ThreadPoolExecutor(1) as pool:
+        reference = pool.submit(fastmcp_alone, project, data, end)
+        fast = _conversation(argv, _env(True, recorded), data, project, end)
+        ordinary = reference.result()
     assert sorted(fast.splitlines(keepends=True)) == sorted(ordinary.splitlines(keepends=True))
     assert fast.endswith(b"\n") or not fast
+
+
+@pytest.mark.parametrize("name", ["UTF-16 input", "a bare CR inside a request", "a partial line, then EOF"])
+def test_a_forked_server_answers_as_a_fresh_ordinary_start(project, recorded, fastmcp_alone, name):
+    """The reference of the test above (fastmcp forked from a process that imported it) writes the
+    bytes a new ordinary process writes, for input that reaches stdin's decoding and its end."""
+    data, end = HOSTILE[name], not name.endswith("then EOF")
+    argv = [PYTHON, str(SERVER), "--project", str(project)]
+    with ThreadPoolExecutor(1) as pool:
+        forked = pool.submit(fastmcp_alone, project, data, end)
+        fresh = _conversation(argv, _env(False, recorded), data, project, end)
+        assert sorted(forked.result().splitlines()) == sorted(fresh.splitlines())
+    assert fresh
 
 
 def test_an_answer_that_waits_for_fastmcp_is_never_overtaken(project, recorded):
