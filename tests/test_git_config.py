@@ -1,9 +1,10 @@
 """A repository's own git config runs none of its commands through us (docs/security.md): a cloned
 or downloaded project carries its .git/config, and every git process the server, the commands,
 the merge driver and the pre-commit hook start pins the settings that would run one
-(git/command.py). Each test plants one kind of hostile setting whose command would leave a trace,
-then drives every path that starts git: the server's warm-up and its three tools over stdio, the
-commands, the merge driver and the hook's check."""
+(git/command.py). The first test plants every kind of hostile setting, each with a command that
+would leave a trace (in two repositories, one per kind of signature), then drives every path
+that starts git: the server's warm-up and its three tools over stdio, the commands, the merge
+driver and the hook's check."""
 
 from __future__ import annotations
 
@@ -22,11 +23,11 @@ LATER = "2026-03-01T00:00:00+00:00"
 PAY = rec("payment", "refunds need a key", "send the idempotency key", created=T0, files=["src/pay.py"])
 
 
-def planted(tmp_path: Path) -> tuple[str, Path]:
-    """A program that records that it ran (in the returned file) and succeeds quietly."""
+def planted(tmp_path: Path, kind: str = "hostile") -> tuple[str, Path]:
+    """A program that records that it ran (its kind, in the returned file) and succeeds quietly."""
     trace = tmp_path / "RAN"
-    program = tmp_path / "hostile.sh"
-    program.write_text(f'#!/bin/sh\necho "$0 $*" >> "{trace}"\ncat >/dev/null 2>&1 </dev/null\nexit 0\n')
+    program = tmp_path / ("hostile-" + "".join(c if c.isalnum() else "-" for c in kind) + ".sh")
+    program.write_text(f'#!/bin/sh\necho "{kind}: $0 $*" >> "{trace}"\ncat >/dev/null 2>&1 </dev/null\nexit 0\n')
     program.chmod(program.stat().st_mode | stat.S_IXUSR)
     return str(program), trace
 
@@ -125,24 +126,42 @@ HOSTILE = {
     "ssh and proxies": lambda run: ({"core.sshCommand": run, "core.gitProxy": run, "remote.origin.url": "ssh://h/r",
                                      "remote.origin.uploadpack": run}, ""),
     "alternate refs": lambda run: ({"core.alternateRefsCommand": run}, ""),
-    "hooks": lambda run: ({"core.hooksPath": str(Path(run).parent / "hooks")}, ""),
+    "hooks": lambda run: ({"core.hooksPath": str(Path(run).parent / "hooks")}, ""),  # a folder of links to run
 }
 HOOKS = ("pre-commit", "post-checkout", "post-merge", "post-index-change", "reference-transaction", "pre-auto-gc",
          "post-rewrite", "fsmonitor-watchman", "prepare-commit-msg", "commit-msg", "post-commit")
 
 
+# The kinds are planted together, a repository for each kind of signature that HEAD carries: none
+# sets a key that another of its group sets, and each runs a program of its own, so the trace names
+# every kind that ran. With every setting pinned, git behaves as if none were there, so one kind
+# cannot keep another's command from being reached; a setting that is not pinned runs its program.
+GROUPS = {
+    "PGP": sorted(set(HOSTILE) - {"ssh signatures", "textconv"}),
+    "SSH": ["ssh signatures", "textconv"],  # textconv: its own repository, its driver not the external diff's
+}
+
+
 @pytest.mark.anyio
-@pytest.mark.parametrize("kind", sorted(HOSTILE))
-async def test_no_command_from_the_repositorys_config_runs(tmp_path, env, connect, kind):
-    run, trace = planted(tmp_path)
+@pytest.mark.parametrize("armor", sorted(GROUPS))
+async def test_no_command_from_the_repositorys_config_runs(tmp_path, env, connect, armor):
+    trace = tmp_path / "RAN"
+    settings: dict[str, str] = {}
+    attributes = ""
     (tmp_path / "hooks").mkdir()
-    for name in HOOKS:
-        (tmp_path / "hooks" / name).symlink_to(run)
-    repo = project(tmp_path, env, "SSH" if kind == "ssh signatures" else "PGP")
-    settings, attributes = HOSTILE[kind](run)
+    for kind in GROUPS[armor]:
+        run, _ = planted(tmp_path, kind)
+        if kind == "hooks":
+            for name in HOOKS:
+                (tmp_path / "hooks" / name).symlink_to(run)
+        planted_settings, planted_attributes = HOSTILE[kind](run)
+        assert not set(planted_settings) & set(settings), f"{kind} sets a key another kind of {armor} sets"
+        settings.update(planted_settings)
+        attributes += planted_attributes
+    repo = project(tmp_path, env, armor)
     configure(repo, settings, attributes)
     answers = await drive_everything(repo, connect, tmp_path)
-    assert not trace.exists(), f"{kind}: ran {trace.read_text()}"
+    assert not trace.exists(), f"ran: {trace.read_text()}"
     assert "stale: the code it cites changed" in answers[0]  # the marks still come from git
 
 
