@@ -52,8 +52,24 @@ def stop_on_signals() -> None:
             signal.signal(number, stop)
 
 
+def too_old() -> str | None:
+    """One sentence when this interpreter is older than the oldest Python the package supports
+    (pyproject.toml's requires-python): the package uses 3.11's standard library (tomllib)."""
+    if sys.version_info >= (3, 11):  # noqa: UP036 (the check is for the interpreters below the floor)
+        return None
+    found = ".".join(map(str, sys.version_info[:3]))
+    return (
+        f"sentinel-memory: needs Python 3.11 or newer, and {sys.executable} is Python {found}. Make the venv "
+        f"with a newer python (python3.11 -m venv .venv) and install into it again."
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    old = too_old()
+    if old:
+        print(old, file=sys.stderr)
+        return 2
     if serves(argv):
         stop_on_signals()
         from .faststart import proxy

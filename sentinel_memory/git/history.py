@@ -17,7 +17,7 @@ import re
 import subprocess
 import threading
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from . import command
 
@@ -185,7 +185,7 @@ def shallow_commits(repo: Repo) -> set[str]:
 
 
 def _read_history(repo: Repo, sha: str, since: int) -> History:
-    stamp = datetime.fromtimestamp(since, timezone.utc).isoformat()
+    stamp = datetime.fromtimestamp(since, UTC).isoformat()
     out = _git(
         repo,
         "log",

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ..record.citations import of as cited_files
 from ..record.records import recency
@@ -50,7 +50,7 @@ def stamp_seconds(stamp: str) -> int | None:
     except (TypeError, ValueError):
         return None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return int(moment.timestamp())
 
 
@@ -143,7 +143,7 @@ class Checker:
         if not newer:
             return None
         latest = max(newer, key=lambda e: e[0])
-        when = datetime.fromtimestamp(latest[0], timezone.utc).strftime("%Y-%m-%d")
+        when = datetime.fromtimestamp(latest[0], UTC).strftime("%Y-%m-%d")
         last = newer[0]  # the newest in the history's order: the file's state at HEAD
         deleted, renamed = last[2] == "D", None
         if last[2] == "R":

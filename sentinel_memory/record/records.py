@@ -7,7 +7,7 @@ import json
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ..errors import InvalidInput
 
@@ -29,7 +29,7 @@ NOTHING_SAVED = "Nothing was saved."
 
 def utc_now() -> str:
     """The current time as ISO 8601 UTC with seconds, e.g. 2026-02-27T10:30:00+00:00."""
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
 def normalize(value: str) -> str:

@@ -267,8 +267,9 @@ def merge_toml_table(text: str, path: tuple[str, ...], wanted: dict, defaults: d
     (set) and `defaults` (nested dicts: each leaf added only when absent). Edited with tomlkit so
     comments, quoting and layout stay; the result must parse to exactly the old document plus
     these values, else Refused (tomlkit cannot always extend a table written with dotted keys)."""
-    import tomlkit
     import tomllib
+
+    import tomlkit
 
     try:
         before = tomllib.loads(text)
