@@ -449,3 +449,15 @@ def test_a_file_is_found_from_the_folder_the_person_is_in(project):
     assert json.loads(here.stdout)["record"]["files"] == ["myapp/payment/rounding.py"]
     assert "Did you mean myapp/payment/rounding.py?" in refused.stderr
     assert "uses '..'" in outside.stderr and ids_in_file(project) == [json.loads(here.stdout)["id"]]
+
+
+def test_small_slips_get_the_sentence_that_applies(project):
+    """A three-character prefix is too short (not "no record"); merge-driver's help shows git's
+    placeholders as git writes them."""
+    logged_id(project, "payment", "VAT", "read tax.yaml")
+
+    short = run(project, "show", "abc", check_rc=1)
+    driver = run(None, "merge-driver", "--help")
+
+    assert "'abc' is too short to name a record" in short.stderr and "no record" not in short.stderr
+    assert "%O %A %B %P" in driver.stdout and "%%" not in driver.stdout

@@ -218,7 +218,7 @@ def cmd_forget(root, args) -> int:
     if not any(i.strip() for i in args.ids):
         raise InvalidInput(
             "no id given: name the records to delete by id, or by a unique prefix of at least "
-            f"{MIN_PREFIX} characters (search or list shows them). Nothing was deleted."
+            f"{MIN_PREFIX} characters (search shows them). Nothing was deleted."
         )
     result = maintenance.forget(root.memory_file, args.ids)
     if result.unknown:

@@ -117,6 +117,11 @@ def stats_report(stats: Stats) -> str:
 
 
 def not_found(given: str, file: Path, min_prefix: int) -> str:
+    if len(given.strip()) < min_prefix:
+        return (
+            f"{given!r} is too short to name a record: give the id or a prefix of at least {min_prefix} "
+            f"characters (`{SELF} search` shows the ids)"
+        )
     return (
         f"no record with id {given!r} in {file} (`{SELF} search` shows the ids; "
         f"a prefix needs at least {min_prefix} characters)"
