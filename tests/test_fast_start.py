@@ -71,12 +71,17 @@ def _messages(version: str, ident=1) -> list[dict]:
     ]
 
 
-def _exchange(argv: list[str], env: dict, messages: list[dict], cwd) -> dict:
+def _spawn(argv: list[str], env: dict | None, cwd) -> subprocess.Popen:
+    return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env, cwd=cwd)
+
+
+def _exchange(argv: list[str], env: dict | None, messages: list[dict], cwd, start=None) -> dict:
     """Send every message at once (as a client that does not wait), read one line per request,
-    keep stdin open until then; the raw lines by id."""
+    keep stdin open until then; the raw lines by id. `start(argv, cwd)` starts the server
+    (default: a new process)."""
     want = sum(1 for m in messages if "id" in m)
-    child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             env=env, cwd=cwd)
+    child = start(argv, cwd) if start else _spawn(argv, env, cwd)
     try:
         child.stdin.write(_lines(*messages))
         child.stdin.flush()
@@ -105,11 +110,6 @@ def _exchange(argv: list[str], env: dict, messages: list[dict], cwd) -> dict:
             child.kill()
         child.wait()
     return lines
-
-
-def _spawn(argv: list[str], env: dict, cwd) -> subprocess.Popen:
-    return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=env, cwd=cwd)
 
 
 def _conversation(argv: list[str], env: dict | None, data: bytes, cwd, end: bool = True, start=None) -> bytes:
@@ -174,20 +174,13 @@ def recorded(tmp_path_factory) -> Path:
     return cache
 
 
-def _both(project, cache, data: bytes, end: bool = True) -> tuple[bytes, bytes]:
-    argv = [PYTHON, str(SERVER), "--project", str(project)]
-    return (_conversation(argv, _env(True, cache), data, project, end),
-            _conversation(argv, _env(False, cache), data, project, end))
-
-
 # fastmcp alone, without the fast start, as the reference of the differential tests: one process
 # per test worker imports the server module (fastmcp and its models, what makes a start slow) once
 # and forks a copy of itself for each conversation, the copy's fd 0, 1 and 2 being the test's
 # pipes; the copy then runs exactly what `python server.py --project DIR` runs after its imports
 # (the product records its own answers the same way, faststart/recorder.py). The environment is
 # the one an ordinary start gets from _env(False, cache), set before the import as it would be.
-# test_fast_and_ordinary_starts_answer_byte_for_byte and the other exchanges below keep two fresh
-# processes, and test_a_forked_server_answers_as_a_fresh_ordinary_start compares the two kinds.
+# test_a_forked_server_answers_as_a_fresh_ordinary_start compares the two kinds of start.
 FORK_SERVER = textwrap.dedent("""\
     import json, os, socket, sys, threading
     sys.path[0] = {root!r}  # as `python server.py` has it: the script's folder first, then server.py's insert
@@ -265,10 +258,22 @@ class Forked:
             os.kill(self.pid, signal.SIGKILL)
 
 
+class Reference:
+    """What an ordinary start (no fast start) answers, from servers forked by the fork server."""
+
+    def __init__(self, socket_path: str) -> None:
+        self.start = partial(Forked, socket_path)
+
+    def conversation(self, project, data: bytes, end: bool = True) -> bytes:
+        return _conversation(["--project", str(project)], None, data, project, end, start=self.start)
+
+    def exchange(self, project, messages: list[dict]) -> dict:
+        return _exchange(["--project", str(project)], None, messages, project, start=self.start)
+
+
 @pytest.fixture(scope="session")
-def fastmcp_alone(recorded, tmp_path_factory):
-    """fastmcp_alone(project, data, end) -> what an ordinary start (no fast start) writes to stdout
-    for these bytes: _conversation with a server forked from one that has imported fastmcp."""
+def fastmcp_alone(recorded, tmp_path_factory) -> Reference:
+    """A Reference: fastmcp's own answers, from servers forked from one that has imported it."""
     folder = tmp_path_factory.mktemp("fork-server")
     socket_path = str(folder / "s")
     code = FORK_SERVER.format(root=str(ROOT), server=str(SERVER))
@@ -277,12 +282,7 @@ def fastmcp_alone(recorded, tmp_path_factory):
     parent = _spawn([PYTHON, "-c", code, socket_path], _env(False, recorded), folder)
     try:
         assert parent.stdout.readline() == b"ready\n", f"the fork server did not start: {parent.stderr.read()[-3000:]}"
-
-        def conversation(project, data: bytes, end: bool = True) -> bytes:
-            argv = ["--project", str(project)]
-            return _conversation(argv, None, data, project, end, start=partial(Forked, socket_path))
-
-        yield conversation
+        yield Reference(socket_path)
     finally:
         parent.kill()
         parent.communicate()
@@ -356,48 +356,53 @@ def test_odd_and_hostile_clients_get_exactly_what_fastmcp_sends(project, recorde
     data, end = HOSTILE[name], not name.endswith("then EOF")
     argv = [PYTHON, str(SERVER), "--project", str(project)]
     with ThreadPoolExecutor(1) as pool:
-        reference = pool.submit(fastmcp_alone, project, data, end)
+        reference = pool.submit(fastmcp_alone.conversation, project, data, end)
         fast = _conversation(argv, _env(True, recorded), data, project, end)
         ordinary = reference.result()
     assert sorted(fast.splitlines(keepends=True)) == sorted(ordinary.splitlines(keepends=True))
     assert fast.endswith(b"\n") or not fast
 
 
-@pytest.mark.parametrize("name", ["UTF-16 input", "a bare CR inside a request", "a partial line, then EOF"])
+@pytest.mark.parametrize("name", ["UTF-16 input", "a partial line, then EOF"])
 def test_a_forked_server_answers_as_a_fresh_ordinary_start(project, recorded, fastmcp_alone, name):
-    """The reference of the test above (fastmcp forked from a process that imported it) writes the
-    bytes a new ordinary process writes, for input that reaches stdin's decoding and its end."""
+    """The reference of these tests (fastmcp forked from a process that imported it) writes the
+    bytes a new ordinary process writes: for input that reaches stdin's decoding and its end, and
+    for a whole conversation (handshake, lists, a tool call, a ping, a cursor, log levels)."""
     data, end = HOSTILE[name], not name.endswith("then EOF")
     argv = [PYTHON, str(SERVER), "--project", str(project)]
     with ThreadPoolExecutor(1) as pool:
-        forked = pool.submit(fastmcp_alone, project, data, end)
+        forked = pool.submit(fastmcp_alone.conversation, project, data, end)
         fresh = _conversation(argv, _env(False, recorded), data, project, end)
         assert sorted(forked.result().splitlines()) == sorted(fresh.splitlines())
     assert fresh
+    if name == "UTF-16 input":
+        fresh_lines = _exchange(argv, _env(False, recorded), _messages("2025-11-25"), project)
+        assert fastmcp_alone.exchange(project, _messages("2025-11-25")) == fresh_lines
 
 
-def test_an_answer_that_waits_for_fastmcp_is_never_overtaken(project, recorded):
+def test_an_answer_that_waits_for_fastmcp_is_never_overtaken(project, recorded, fastmcp_alone):
     """A request the fast start leaves to fastmcp (a ping) followed by one it could answer (tools/list):
     the answers come in the order fastmcp gives them, the ping's first."""
     data = PLAIN + _lines({"jsonrpc": "2.0", "id": 2, "method": "ping"}, {**LIST, "id": 3})
-    for out in _both(project, recorded, data):
+    argv = [PYTHON, str(SERVER), "--project", str(project)]
+    for out in (_conversation(argv, _env(True, recorded), data, project), fastmcp_alone.conversation(project, data)):
         ids = [json.loads(line)["id"] for line in out.splitlines()]
         assert sorted(ids, key=str) == [1, 2, 3, "end"]
         assert ids.index(1) < ids.index(2) < ids.index(3)
 
 
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-11-25", "2099-01-01"])
-def test_fast_and_ordinary_starts_answer_byte_for_byte(project, recorded, version):
+def test_fast_and_ordinary_starts_answer_byte_for_byte(project, recorded, fastmcp_alone, version):
     """Every answer (handshake, lists, a call, a ping, a list with a cursor, an unknown protocol
     version) is the same bytes with the fast start as without it."""
     argv = [PYTHON, str(SERVER), "--project", str(project)]
     fast = _exchange(argv, _env(True, recorded), _messages(version), project)
-    ordinary = _exchange(argv, _env(False, recorded), _messages(version), project)
+    ordinary = fastmcp_alone.exchange(project, _messages(version))
     assert fast == ordinary
     assert b'"isError":false' in fast[6]
 
 
-def test_the_stateless_era_fast_and_ordinary_answer_byte_for_byte(project, recorded):
+def test_the_stateless_era_fast_and_ordinary_answer_byte_for_byte(project, recorded, fastmcp_alone):
     """2026-07-28 (fastmcp's own client, mode auto): server/discover and the lists answered from the
     cache; a call, a log level, client capabilities and a cursor go to fastmcp; same bytes."""
     messages = [
@@ -411,15 +416,15 @@ def test_the_stateless_era_fast_and_ordinary_answer_byte_for_byte(project, recor
     ]
     argv = [PYTHON, str(SERVER), "--project", str(project)]
     fast = _exchange(argv, _env(True, recorded), messages, project)
-    assert fast == _exchange(argv, _env(False, recorded), messages, project)
+    assert fast == fastmcp_alone.exchange(project, messages)
     assert b'"isError":false' in fast[5]
 
 
-def test_string_ids_and_a_call_right_after_initialized(project, recorded):
+def test_string_ids_and_a_call_right_after_initialized(project, recorded, fastmcp_alone):
     messages = [m for m in _messages("2025-06-18", ident="init-1") if m.get("method") not in ("tools/list",)]
     argv = [PYTHON, str(SERVER), "--project", str(project)]
     fast = _exchange(argv, _env(True, recorded), messages, project)
-    assert fast == _exchange(argv, _env(False, recorded), messages, project)
+    assert fast == fastmcp_alone.exchange(project, messages)
     assert fast["init-1"].startswith(b'{"jsonrpc":"2.0","id":"init-1","result":{"protocolVersion":"2025-06-18"')
 
 
