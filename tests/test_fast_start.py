@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -275,7 +276,9 @@ class Reference:
 def fastmcp_alone(recorded, tmp_path_factory) -> Reference:
     """A Reference: fastmcp's own answers, from servers forked from one that has imported it."""
     folder = tmp_path_factory.mktemp("fork-server")
-    socket_path = str(folder / "s")
+    # A socket's path has room for about 100 bytes (104 on macOS, whose temporary folders are long).
+    short = tempfile.mkdtemp(prefix="sm-fork-", dir="/tmp" if os.path.isdir("/tmp") else None)
+    socket_path = os.path.join(short, "s")
     code = FORK_SERVER.format(root=str(ROOT), server=str(SERVER))
     # Pipes for its stdin, stdout and stderr, as a client gives a server: Python sets up sys.stdin,
     # sys.stdout and sys.stderr by what they are at start-up (a pipe cannot seek, a file can).
@@ -286,6 +289,7 @@ def fastmcp_alone(recorded, tmp_path_factory) -> Reference:
     finally:
         parent.kill()
         parent.communicate()
+        shutil.rmtree(short, ignore_errors=True)
 
 
 def _stateless(method: str, ident, level: str | None = None, capabilities: dict | None = None, version="2026-07-28",
