@@ -46,6 +46,8 @@ ALPHABETS = {
     "d": _DIGITS,
     "hex": _DIGITS + "abcdef",
     "HEX": _DIGITS + "ABCDEF",
+    "af": "abcdef",
+    "AF": "ABCDEF",
     "b32": _UPPER + "234567",
     "b32l": _LOWER + "234567",
     "bech": "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L",

@@ -22,6 +22,8 @@ _ALPHABETS = {
     "d": string.digits,
     "hex": string.digits + "abcdef",
     "HEX": string.digits + "ABCDEF",
+    "af": "abcdef",
+    "AF": "ABCDEF",
     "b32": string.ascii_uppercase + "234567",
     "b32l": string.ascii_lowercase + "234567",
     "bech": "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L",
