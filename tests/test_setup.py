@@ -372,3 +372,19 @@ def test_the_server_started_by_a_person_at_a_terminal_changes_no_git_config(tmp_
 
     assert "memory file" in banner and "init" in banner and "mcp.json {" not in banner, banner
     assert (repo.path / ".git" / "config").read_bytes() == before
+
+
+def test_doctor_in_the_home_directory_suggests_no_fold_of_the_projects_below(tmp_path, env):
+    """Run in $HOME, doctor says it is no project and stops there: the projects below it each have
+    their own memory, which it must not suggest folding into the home directory."""
+    for name in ("shop", "blog"):
+        (tmp_path / name / ".context").mkdir(parents=True)
+        (tmp_path / name / ".context" / "memory_log.jsonl").write_text(
+            json.dumps(rec(name, "m", "l")) + "\n", encoding="utf-8")
+    home = {**env, "HOME": str(tmp_path), "USERPROFILE": str(tmp_path)}
+
+    result = subprocess.run([sys.executable, str(SERVER), "doctor"], capture_output=True, text=True, env=home,
+                            cwd=tmp_path, timeout=120)
+
+    assert result.returncode == 1 and "home directory or a filesystem root" in result.stdout
+    assert "fold" not in result.stdout and "Traceback" not in result.stderr
