@@ -45,92 +45,18 @@ from sentinel_memory.redaction.engine import redact  # noqa: E402
 
 # The kinds of the tuning corpus beyond the ones the product promises by name (further providers).
 FURTHER_KINDS = frozenset(
-    [
-        "aws_session_token",
-        "google_oauth_token",
-        "stripe_webhook_secret",
-        "slack_app_token",
-        "postman",
-        "grafana",
-        "sentry",
-        "supabase",
-        "planetscale",
-        "replicate",
-        "groq",
-        "xai",
-        "perplexity",
-        "newrelic",
-        "square",
-        "mapbox",
-        "pulumi",
-        "terraform_cloud",
-        "age",
-        "firebase_fcm",
-        "azure_ad_client_secret",
-        "gitlab_routable",
-        "gitlab_job_token",
-        "stripe_prod",
-        "openrouter",
-        "langfuse",
-        "google_refresh",
-        "docker_hub",
-        "bitbucket",
-        "mailchimp",
-        "newrelic_license",
-        "newrelic_insert",
-        "airtable",
-        "figma",
-        "hubspot",
-        "vercel",
-        "netlify",
-        "supabase_secret",
-        "grafana_legacy",
-        "dropbox",
-        "dropbox_long_lived",
-        "facebook",
-        "braintree",
-        "alibaba",
-        "tencent",
-        "twitter_bearer",
-        "salesforce",
-        "asana",
-        "clickup",
-        "plaid",
-        "launchdarkly",
-        "jfrog",
-        "clojars",
-        "onepassword",
-        "harness",
-        "cloudflare_origin_ca",
-        "dynatrace",
-        "easypost",
-        "flyio",
-        "infracost",
-        "readme",
-        "typeform",
-        "render",
-        "rubygems",
-        "shippo",
-        "brevo",
-        "prefect",
-        "buildkite",
-        "sonarqube",
-        "circleci",
-        "contentful",
-        "langsmith",
-        "pinecone",
-        "tavily",
-        "elevenlabs",
-        "deepl",
-        "duffel",
-        "sourcegraph",
-        "openshift",
-        "maxmind",
-        "adobe",
-        "yandex",
-        "azure_devops",
-        "teams_webhook",
-    ]
+    """
+    aws_session_token google_oauth_token stripe_webhook_secret slack_app_token postman grafana
+    sentry supabase planetscale replicate groq xai perplexity newrelic square mapbox pulumi
+    terraform_cloud age firebase_fcm azure_ad_client_secret gitlab_routable gitlab_job_token
+    stripe_prod openrouter langfuse google_refresh docker_hub bitbucket mailchimp newrelic_license
+    newrelic_insert airtable figma hubspot vercel netlify supabase_secret grafana_legacy dropbox
+    dropbox_long_lived facebook braintree alibaba tencent twitter_bearer salesforce asana clickup
+    plaid launchdarkly jfrog clojars onepassword harness cloudflare_origin_ca dynatrace easypost
+    flyio infracost readme typeform render rubygems shippo brevo prefect buildkite sonarqube
+    circleci contentful langsmith pinecone tavily elevenlabs deepl duffel sourcegraph openshift
+    maxmind adobe yandex azure_devops teams_webhook
+    """.split()
 )
 
 
