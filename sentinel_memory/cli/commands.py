@@ -234,6 +234,12 @@ def cmd_init(root, args) -> int:
     return 0
 
 
+def cmd_hook(root, args) -> int:
+    from ..hooks.run import main as hook
+
+    return hook(["--client", args.client, "--project", str(root.path)])
+
+
 def cmd_doctor(root, args) -> int:
     from ..setup.doctor import FAIL, OK, check
 
@@ -256,6 +262,7 @@ HANDLERS = {
     "scan": cmd_scan,
     "init": cmd_init,
     "doctor": cmd_doctor,
+    "hook": cmd_hook,
     "fold": cmd_fold,
 }
 COMMANDS = tuple(build_parser()[1])
