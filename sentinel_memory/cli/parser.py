@@ -194,11 +194,6 @@ def _command_word(argv: list[str]) -> str | None:
     return None
 
 
-def names_a_command(argv: list[str]) -> bool:
-    """True when argv names a command (anything else starts the MCP server)."""
-    return _command_word(argv) is not None
-
-
 def _suggest(word: str, choices) -> str:
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"; did you mean {close[0]!r}?" if close else ""
