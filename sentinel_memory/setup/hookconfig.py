@@ -79,11 +79,12 @@ def definitions(executable: str, client: str) -> dict[str, list[dict]]:
 
 
 def is_ours(group: object) -> bool:
-    """True for a hooks group (or Cursor's hook entry) that runs our hook command."""
+    """True for a hooks group (or Cursor's hook entry) that runs only our hook command: the one
+    init refreshes (a group where a user put our command beside theirs is theirs)."""
     if not isinstance(group, dict):
         return False
     entries = group["hooks"] if isinstance(group.get("hooks"), list) else [group]
-    return any(isinstance(e, dict) and hook_words(e.get("command")) is not None for e in entries)
+    return bool(entries) and all(isinstance(e, dict) and hook_words(e.get("command")) is not None for e in entries)
 
 
 def hook_words(command: object) -> list[str] | None:
