@@ -94,8 +94,8 @@ CLIENTS: dict[str, Client] = {
             ("codex",),
             {"tools": {SAVING_TOOL: {"approval_mode": "approve"}}},
             hooks=Path(".codex") / "hooks.json",
-            trust="Codex runs a project's .codex/hooks.json only in a trusted project: start codex in the "
-            "project once and trust it when asked",
+            trust="Codex runs a project's hooks only once you trust them: run codex in the project, trust the "
+            "project when asked, then open /hooks and trust the sentinel-memory hooks (again after they change)",
         ),
         # Gemini CLI reads .gemini/settings.json in the folder it starts in and starts the server there.
         Client(
@@ -109,8 +109,8 @@ CLIENTS: dict[str, Client] = {
             ("gemini",),
             {"trust": True},
             hooks=Path(".gemini") / "settings.json",
-            trust="Gemini CLI runs a project's hooks only in a trusted folder: start gemini in the project and "
-            "trust the folder when asked (or run /permissions there)",
+            trust="Gemini CLI runs a project's hooks only in a trusted folder: run gemini in the project and "
+            "trust the folder when asked (or add it to ~/.gemini/trustedFolders.json as TRUST_FOLDER)",
         ),
         Client(
             "windsurf",
@@ -213,7 +213,7 @@ def write_hooks(key: str, root: Path) -> list[str]:
         bom, text = configedit.split_bom(data) if data is not None else (b"", "")
         new, changed = configedit.merge_json_hooks(text, wanted, hookconfig.is_ours, top)
         if data is not None and new == text:
-            return [f"unchanged hooks in {path}", *trust]
+            return [f"unchanged hooks in {path}"]  # the trust step was said when they were written
         configedit.write(target, bom + new.encode("utf-8"))
     except configedit.Refused as exc:
         shown = json.dumps({**top, "hooks": wanted}, ensure_ascii=False)
