@@ -261,3 +261,73 @@ def test_a_prompt_naming_a_cited_file_gets_the_lesson_once_and_an_unrelated_one_
 @pytest.mark.parametrize("prompt", ["/compact", "ok", "Continue.", "yes", STOP_REASON, "  "])
 def test_a_prompt_with_no_task_or_our_own_stop_request_gets_nothing(repo, prompt):
     assert hook(repo, "gemini", event("gemini", PROMPT, repo, "s1", prompt=prompt)) == (0, "", "")
+
+
+USER_CLAUDE = """{
+  "permissions": {"allow": ["Bash(ls)"]},
+  "hooks": {
+    "Stop": [
+      {"hooks": [{"type": "command", "command": "echo mine"}]}
+    ],
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh", "timeout": 1.10}]}]
+  }
+}
+"""
+USER_CURSOR = '{"version": 1, "hooks": {"afterFileEdit": [{"command": "./format.sh"}], "stop": [{"command": "./notify.sh"}]}}\n'
+
+
+def test_init_writes_the_hooks_beside_the_mcp_entry_keeps_a_users_own_and_is_idempotent(repo):
+    from gitrepos import server
+
+    (repo.path / ".claude").mkdir()
+    (repo.path / ".claude" / "settings.json").write_text(USER_CLAUDE, encoding="utf-8")
+    (repo.path / ".cursor").mkdir()
+    (repo.path / ".cursor" / "hooks.json").write_text(USER_CURSOR, encoding="utf-8")
+    args = ["--project", str(repo.path), "init", *[w for c in CLIENTS for w in ("--client", c)]]
+    first = server(repo.env, *args)
+    assert first.returncode == 0, first.stderr
+    files = {c: repo.path / p for c, p in (("claude", ".claude/settings.json"), ("gemini", ".gemini/settings.json"),
+                                           ("codex", ".codex/hooks.json"), ("cursor", ".cursor/hooks.json"))}
+    written = {c: p.read_bytes() for c, p in files.items()}
+    claude = written["claude"].decode()
+    for kept in ('{"hooks": [{"type": "command", "command": "echo mine"}]}', '"timeout": 1.10', '"Bash(ls)"'):
+        assert kept in claude, "the user's own hooks and settings stay byte for byte"
+    assert '"./format.sh"' in written["cursor"].decode() and '"./notify.sh"' in written["cursor"].decode()
+    for client, path in files.items():
+        hooks = json.loads(path.read_text(encoding="utf-8"))["hooks"]
+        commands = [h.get("command") for groups in hooks.values() for g in groups for h in g.get("hooks", [g])]
+        assert f"sentinel-memory hook --client {client}" in commands
+        assert not any(str(repo.path) in c or "python" in c for c in commands if "hook --client" in c), "portable"
+    assert "trust" in first.stdout and "/hooks" in first.stdout  # Codex's and Gemini's step, said once
+    second = server(repo.env, *args)
+    assert {c: p.read_bytes() for c, p in files.items()} == written
+    assert "unchanged hooks in" in second.stdout and "created" not in second.stdout
+
+
+def test_init_no_hooks_leaves_them_out(repo):
+    from gitrepos import server
+
+    result = server(repo.env, "--project", str(repo.path), "init", "--client", "claude", "--client", "gemini",
+                    "--client", "codex", "--no-hooks")
+    assert result.returncode == 0, result.stderr
+    assert not (repo.path / ".claude" / "settings.json").exists()
+    assert not (repo.path / ".codex" / "hooks.json").exists()
+    assert "hooks" not in json.loads((repo.path / ".gemini" / "settings.json").read_text(encoding="utf-8"))
+
+
+def test_doctor_runs_each_configured_hook_on_a_sample_and_checks_its_shape(repo):
+    from gitrepos import server
+
+    args = ["--project", str(repo.path)]
+    server(repo.env, *args, "init", *[w for c in CLIENTS for w in ("--client", c)])
+    report = server(repo.env, *args, "doctor").stdout
+    for title in ("Claude Code", "Gemini CLI", "Codex CLI", "Cursor"):
+        assert f"{title}'s hooks in" in report and "answer in its shape" in report
+    assert "[FAIL] Claude Code's hooks" not in report
+    assert "open /hooks" in report and "trustedFolders.json" in report
+    # a hooks group that runs something else is the user's: doctor does not run it
+    settings = repo.path / ".claude" / "settings.json"
+    settings.write_text('{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "touch ran"}]}]}}\n',
+                        encoding="utf-8")
+    assert "Claude Code's hooks" not in server(repo.env, *args, "doctor").stdout
+    assert not (repo.path / "ran").exists()
