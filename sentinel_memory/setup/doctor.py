@@ -349,7 +349,7 @@ def _hooks(root: Path) -> list[tuple[str, str]]:
         missing = [event for event in wanted if event not in present]
         if missing:
             out.append((WARN, f"{path} lacks our hook for {', '.join(missing)}: run {SELF} init --client {client.key}"))
-        group = ours[present[0]]
+        group: dict = ours[present[0]] or {}
         entry = group["hooks"][0] if isinstance(group.get("hooks"), list) else group
         words = hookconfig.hook_words(entry.get("command")) or []
         wrong = hookconfig.probe([*ENTRY, *words], client.key)
