@@ -258,6 +258,16 @@ def test_a_prompt_naming_a_cited_file_gets_the_lesson_once_and_an_unrelated_one_
     assert (code, out) == (0, "")
 
 
+def test_a_prompt_naming_an_identifier_of_a_lesson_gets_it(repo):
+    code, out, _ = hook(repo, "codex", event("codex", PROMPT, repo, "s1", prompt="Why does verify_token accept blanks?"))
+    assert reply_moment("codex", out) == PROMPT and LESSON in out
+
+
+def test_a_lesson_shown_with_the_prompt_does_not_stop_the_write_later(repo):
+    hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="Fix src/auth.py"))
+    assert hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1")) == (0, "", "")
+
+
 @pytest.mark.parametrize("prompt", ["/compact", "ok", "Continue.", "yes", STOP_REASON, "  "])
 def test_a_prompt_with_no_task_or_our_own_stop_request_gets_nothing(repo, prompt):
     assert hook(repo, "gemini", event("gemini", PROMPT, repo, "s1", prompt=prompt)) == (0, "", "")
