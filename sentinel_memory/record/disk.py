@@ -15,8 +15,6 @@ import sys
 import time
 from contextlib import contextmanager, suppress
 
-from filelock import FileLock, Timeout, lock_descriptor
-
 from ..errors import LockTimeout, StorageError
 
 WINDOWS = sys.platform == "win32"
@@ -120,14 +118,18 @@ def locked(path: str, timeout: float):
     """Hold "<path>.lock" for the block, or raise LockTimeout after `timeout` seconds.
 
     It is the lock filelock's FileLock takes on that file, so the two exclude each other. On POSIX
-    it is taken straight on the file's descriptor (filelock's lock_descriptor: one flock call;
-    a FileLock object's bookkeeping costs a sizeable part of a whole write: bench/benchmark.py,
-    C). Each hold opens its own descriptor, so threads exclude each other as processes do.
-    Windows, and a filesystem without flock, keep FileLock: it handles lock files that a peer is
-    deleting as it releases, and falls back to a lock file of its own where flock is missing."""
+    it is taken straight on the file's descriptor: one flock call on the whole file, the primitive
+    FileLock uses there (a FileLock object's bookkeeping costs a sizeable part of a whole write:
+    bench/benchmark.py, C; and importing filelock costs a read-only process, such as the client
+    hook, a third of its start). Each hold opens its own descriptor, so threads exclude each other
+    as processes do. Windows, and a filesystem without flock, keep FileLock: it handles lock files
+    that a peer is deleting as it releases, and falls back to a lock file of its own where flock is
+    missing."""
     name = f"{path}.lock"
     fd = None if WINDOWS or name in _NO_FLOCK else _flocked(name, path, timeout)
     if fd is None:
+        from filelock import FileLock, Timeout
+
         if os.path.islink(name):  # FileLock would follow it
             raise _refusal(name, f"a symbolic link (to {_link_target(name)})")
         try:
@@ -159,7 +161,7 @@ def _flocked(name: str, path: str, timeout: float) -> int | None:
                 "check that the .context directory is writable."
             ) from exc
         try:
-            while not lock_descriptor(fd, blocking=False):
+            while not _try_flock(fd):
                 if time.monotonic() >= deadline:
                     raise _lock_timeout(path, timeout)
                 time.sleep(delay)
@@ -176,6 +178,18 @@ def _flocked(name: str, path: str, timeout: float) -> int | None:
             os.close(fd)
             raise
         os.close(fd)
+
+
+def _try_flock(fd: int) -> bool:
+    """One non-blocking flock of the whole file (what FileLock takes on POSIX); False when another
+    descriptor holds it. Other failures raise OSError (a filesystem without flock: ENOSYS, ...)."""
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
 
 
 def _lock_timeout(path: str, timeout: float) -> LockTimeout:
