@@ -341,3 +341,52 @@ def test_doctor_runs_each_configured_hook_on_a_sample_and_checks_its_shape(repo)
                         encoding="utf-8")
     assert "Claude Code's hooks" not in server(repo.env, *args, "doctor").stdout
     assert not (repo.path / "ran").exists()
+
+
+PROMPTS = (
+    "Fix the bug in src/auth.py please",
+    "Why does verify_token accept blanks?",
+    "Add a dark mode toggle to the UI",
+    "the auth token rounding in payments",
+    "refund idempotency keys",
+    "ok",
+)
+
+
+def test_the_kept_index_chooses_what_strong_matches_chooses_and_follows_the_file(repo):
+    """The hook's copy of the index (hooks/matches.py) gives the records tools/memory.py would, and
+    is used only for the memory file's exact bytes; `hook --warm` builds it, detached from any event."""
+    from sentinel_memory.hooks import matches
+    from sentinel_memory.record.citations import named
+    from sentinel_memory.tools.memory import strong_matches
+
+    logged(repo.memory, "payments", "refunds were retried without a key", "Send an Idempotency-Key with every refund",
+           files=["README.md"])
+    logged(repo.memory, "rounding", "amounts were floats", "Round payment amounts with Decimal, never float")
+    assert matches.kept(repo.memory) is None and not matches.fresh(repo.memory)
+    result = subprocess.run([sys.executable, str(SERVER), "hook", "--warm", str(repo.memory)], capture_output=True,
+                            env={**repo.env, "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"]}, timeout=120)
+    assert result.returncode == 0 and result.stdout == b""
+    found = matches.kept(repo.memory)
+    assert found is not None and matches.fresh(repo.memory)
+    for prompt in PROMPTS:
+        files = named(repo.path, prompt)
+        expected = [m.record["id"] for m in strong_matches(repo.memory, prompt, files, limit=5)]
+        assert [m.record["id"] for m in matches.strong(repo.memory, prompt, files, 5, found)] == expected, prompt
+    logged(repo.memory, "ui", "the theme was not said", "Use the design tokens for colours")
+    assert matches.kept(repo.memory) is None and not matches.fresh(repo.memory)
+
+
+def test_a_sessions_first_hook_builds_the_kept_index_in_the_background(repo):
+    from sentinel_memory.hooks import matches
+
+    first_prompt(repo, "claude", "s1")
+    for _ in range(600):  # the builder is detached: wait for its file (at most a minute)
+        if matches.fresh(repo.memory):
+            break
+        import time
+
+        time.sleep(0.1)
+    assert matches.kept(repo.memory) is not None
+    code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="Fix the bug in src/auth.py"))
+    assert LESSON in out

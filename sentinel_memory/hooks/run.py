@@ -63,6 +63,8 @@ STOP_REASON = (
 
 def main(argv: list[str]) -> int:
     started = time.monotonic()
+    if argv[:1] == ["--warm"] and len(argv) == 2:  # the detached builder of the kept index
+        return _warm(argv[1])
     try:
         client, project = _arguments(argv)
     except ValueError as exc:
@@ -76,6 +78,19 @@ def main(argv: list[str]) -> int:
         if os.environ.get(DEBUG_ENV):
             print(f"sentinel-memory hook: {type(exc).__name__}: {exc}", file=sys.stderr)
     guard.emit(reply)
+    return 0
+
+
+def _warm(memory: str) -> int:
+    from pathlib import Path
+
+    from . import matches
+
+    try:
+        matches.build(Path(memory))
+    except Exception as exc:  # nothing waits for it: the next hook starts another
+        if os.environ.get(DEBUG_ENV):
+            print(f"sentinel-memory hook --warm: {type(exc).__name__}: {exc}", file=sys.stderr)
     return 0
 
 
@@ -189,6 +204,11 @@ def answer(client: str, project: str | None, stream, guard: Guard) -> dict | Non
 
             session.tree = worktree.tree(str(root.path), min(guard.left(), DEFAULT_TIME) * GIT_SHARE)
             session.memory = worktree.memory(str(root.memory_file))
+            if session.memory is not None:
+                from . import matches
+
+                if not matches.fresh(root.memory_file):  # ready before the session's real prompt
+                    matches.warm_later(root.memory_file)
         reply = _reply(event, session, root, guard)
         if session.new or before != (session.shown, session.warned, session.asked):
             if guard.left() <= 0:
@@ -222,11 +242,19 @@ def _reply(event, session, root, guard: Guard) -> dict | None:
 
 def _prompt_lessons(memory_file, prompt: str, session) -> str | None:
     from ..record.citations import MAX_FILES, named
-    from ..tools.memory import strong_matches
+    from . import matches as kept
 
     # The project's files the prompt names count as files asked about (a record citing one is strong).
     files = named(memory_file.parent.parent, prompt)[:MAX_FILES]
-    matches = strong_matches(memory_file, prompt, files, limit=PROMPT_RECORDS + min(len(session.shown), 50))
+    limit = PROMPT_RECORDS + min(len(session.shown), 50)
+    found = kept.kept(memory_file)
+    if found is not None:
+        matches = kept.strong(memory_file, prompt, files, limit, found)
+    else:
+        from ..tools.memory import strong_matches
+
+        kept.warm_later(memory_file)
+        matches = strong_matches(memory_file, prompt, files, limit=limit)
     records = [m.record for m in matches if m.record.get("id") not in session.shown]
     head = (
         "Sentinel-Memory: lessons from this project's memory that match this prompt (apply what "

@@ -112,7 +112,7 @@ def save(path: str, session: Session) -> None:
         disk.check_directory(directory)
         if session.new:
             _sweep(directory)
-        disk.atomic_write(path, data)
+        disk.atomic_write(path, data, durable=False)  # a cache: atomic, not fsynced
     except (MemoryToolError, OSError) as exc:
         raise Unavailable(str(exc)) from None
 

@@ -203,11 +203,13 @@ def _lock_timeout(path: str, timeout: float) -> LockTimeout:
 
 
 def atomic_write(
-    path: str | os.PathLike, data: bytes | list[memoryview], mtime_ns: int | None = None
+    path: str | os.PathLike, data: bytes | list[memoryview], mtime_ns: int | None = None, durable: bool = True
 ) -> os.stat_result:
     """Write data (bytes, or buffers to write one after another) to path so that readers see the
-    old bytes or the new ones, never a mix: Staged(...) then commit(). Returns the new file's stat."""
-    staged = Staged(path, data, mtime_ns)
+    old bytes or the new ones, never a mix: Staged(...) then commit(). Returns the new file's stat.
+    durable=False skips the fsyncs: still atomic for readers, but a crash may leave the old bytes
+    (for what may be lost, such as the client hooks' session state in the cache folder)."""
+    staged = Staged(path, data, mtime_ns, durable)
     staged.commit()
     return staged.stat
 
@@ -222,8 +224,11 @@ class Staged:
     StorageError that says what to do. With mtime_ns the file's modification time is set to it
     (where the platform allows); `stat` is the new file's."""
 
-    def __init__(self, path: str | os.PathLike, data: bytes | list[memoryview], mtime_ns: int | None = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike, data: bytes | list[memoryview], mtime_ns: int | None = None, durable: bool = True
+    ) -> None:
         self.path = os.fspath(path)
+        self.durable = durable
         directory, name = os.path.split(self.path)
         self.directory = directory or "."
         self.tmp: str | None = os.path.join(directory, f".{name}.{os.urandom(4).hex()}.tmp")
@@ -234,7 +239,8 @@ class Staged:
                 if mtime_ns is not None and STAMPS:
                     with suppress(OSError):  # only an optimisation: never a reason to fail the write
                         os.utime(fd, ns=(mtime_ns, mtime_ns))
-                os.fsync(fd)
+                if durable:
+                    os.fsync(fd)
                 self.stat = os.fstat(fd)
             finally:
                 os.close(fd)
@@ -243,7 +249,8 @@ class Staged:
         with self._or_discard():
             _replace(self.tmp or "", self.path)  # committed once: tmp is set
         self.tmp = None
-        _fsync_dir(self.directory)
+        if self.durable:
+            _fsync_dir(self.directory)
 
     @contextmanager
     def _or_discard(self):
