@@ -18,18 +18,18 @@ from __future__ import annotations
 
 import hashlib
 import os
-import pickle
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import MemoryToolError
-from ..git import staleness
-from ..record import citations, disk
-from ..search import index
-from ..search.match import STRONG, Match, Query
-from ..tools.memory import CANDIDATES
+from ..record import disk
 from . import state
+
+if TYPE_CHECKING:
+    from ..search.index import SearchIndex
+    from ..search.match import Match
 
 FORMAT = b"sentinel-memory hook index 1\n"
 MAX_BYTES = 512 << 20  # a copy bigger than this is not read
@@ -65,7 +65,7 @@ def _stamp(data: bytes) -> bytes:
     return hashlib.blake2b(_code() + b"\0" + data, digest_size=20).hexdigest().encode() + b"\n"
 
 
-def kept(memory: Path) -> index.SearchIndex | None:
+def kept(memory: Path) -> SearchIndex | None:
     """The kept index of the memory file as it is now, or None (no valid copy)."""
     try:
         data = disk.read_regular(os.fspath(memory))
@@ -80,11 +80,15 @@ def kept(memory: Path) -> index.SearchIndex | None:
     head = FORMAT + _stamp(data)
     if blob is None or not blob.startswith(head):
         return None
+    import pickle
+
+    from ..search.index import SearchIndex
+
     try:
         found = pickle.loads(blob[len(head) :])
     except Exception:  # a copy from another version, cut short, or not ours: rebuilt
         return None
-    return found if isinstance(found, index.SearchIndex) else None
+    return found if isinstance(found, SearchIndex) else None
 
 
 def fresh(memory: Path) -> bool:
@@ -124,6 +128,7 @@ def _private(path: str) -> bool:
 def build(memory: Path) -> None:
     """Build the index of the memory file and keep it (what `hook --warm` runs)."""
     from ..record import store
+    from ..search import index
 
     path = where(memory)
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
@@ -142,6 +147,8 @@ def build(memory: Path) -> None:
         if disk.read_regular(os.fspath(memory)) != data:
             return  # changed while it was read: the next hook starts another builder
         built = index.index_of(snap)
+        import pickle
+
         disk.atomic_write(path, head + pickle.dumps(built, protocol=pickle.HIGHEST_PROTOCOL), durable=False)
 
 
@@ -151,7 +158,7 @@ def warm_later(memory: Path) -> None:
 
     kwargs: dict = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     if os.name == "posix":
-        kwargs.update(start_new_session=True, preexec_fn=lambda: os.nice(10))
+        kwargs.update(start_new_session=True)  # it lowers its own priority (no preexec_fn: threads run here)
     else:
         kwargs["creationflags"] = getattr(subprocess, "DETACHED_PROCESS", 0) | getattr(
             subprocess, "CREATE_NEW_PROCESS_GROUP", 0
@@ -162,8 +169,14 @@ def warm_later(memory: Path) -> None:
         pass
 
 
-def strong(memory: Path, query: str, files: list[str], limit: int, found: index.SearchIndex) -> list[Match]:
+def strong(memory: Path, query: str, files: list[str], limit: int, found: SearchIndex) -> list[Match]:
     """tools/memory.py strong_matches, over the index `found` of the memory file."""
+    from ..git import staleness
+    from ..record import citations
+    from ..search import index
+    from ..search.match import STRONG, Query
+    from ..tools.memory import CANDIDATES
+
     root = Path(memory).parent.parent
     asked = citations.asked(root, list(files))
     query_terms = index.terms(query or "")

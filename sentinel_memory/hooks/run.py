@@ -86,6 +86,11 @@ def _warm(memory: str) -> int:
 
     from . import matches
 
+    if hasattr(os, "nice"):
+        try:
+            os.nice(10)  # in the background: the client's own work comes first
+        except OSError:
+            pass
     try:
         matches.build(Path(memory))
     except Exception as exc:  # nothing waits for it: the next hook starts another
