@@ -59,7 +59,14 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         help="words to look for (quotes not needed); Korean matches inside words too",
     )
     p.add_argument("--topic", metavar="T", help="only records whose topic is exactly T")
-    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    p.add_argument(
+        "--file",
+        metavar="PATH",
+        action="append",
+        help="a file about to be read or changed, relative to the project root (repeatable, at most 10): "
+        "records citing it first, then its directory's",
+    )
+    p.add_argument("--json", action="store_true", help=JSON_HELP + "; each record with its match strength and reasons")
     p = command("list", "topics with their log and principle counts and newest date")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p = command("show", "one record, whole")
