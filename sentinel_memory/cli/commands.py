@@ -2,7 +2,7 @@
 command one call into core and a print. The parser is cli/parser.py's.
 
 Stdlib only and no FastMCP import, so git's drivers start fast. Exit codes that scripts can rely on
-are in EXIT_CODES; `--project DIR` is accepted before or after the command name.
+are in parser.EXIT_CODES; `--project DIR` is accepted before or after the command name.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ..setup.project import resolve
 from ..tools import blocks, memory, render
 from . import console, maintenance
 from .maintenance import MIN_PREFIX
-from .parser import EXIT_CODES, build_parser, parse  # noqa: F401 (EXIT_CODES: this module's surface too)
+from .parser import build_parser, parse
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,7 +67,7 @@ def _dump(value) -> None:
 
 def cmd_search(root, args) -> int:
     query = " ".join(args.query)
-    found, in_scope = memory.ranked_matches(root.memory_file, query, args.topic, args.file)
+    found, in_scope = memory.ranked_matches(root.memory_file, query, args.topic, args.files)
     if args.json:
         _dump([{**m.record, "match": m.as_json()} for m in found])
     else:
@@ -80,7 +80,7 @@ def cmd_search(root, args) -> int:
                 root.memory_file,
                 bool(in_scope) or bool(maintenance.records(root.memory_file)),
                 memory.stale_marks(root.memory_file),
-                args.file or [],
+                args.files or [],
             )
         )
     return 0 if found else 1
@@ -133,14 +133,38 @@ def cmd_stats(root, args) -> int:
 
 
 def cmd_log(root, args) -> int:
-    logged = memory.upsert(
-        root.memory_file, args.topic, args.missing_context, args.lesson, args.ask_next_time, files=args.files
-    )
+    """Save or refresh a lesson. A field left out keeps what the refreshed record holds (an explicit
+    "" clears it); the output says which fields changed, and names a near-identical record that a
+    refresh was probably meant for (docs/contract.md §7)."""
+    old = maintenance.refreshed(root.memory_file, args.topic, args.missing_context)
+    lesson = args.lesson if args.lesson is not None else (old or {}).get("lesson")
+    if lesson is None:
+        raise InvalidInput(
+            "--lesson is required for a new record (only a refresh of an existing one may leave it out). "
+            "Nothing was saved."
+        )
+    ask = args.ask_next_time if args.ask_next_time is not None else (old or {}).get("ask_next_time", "")
+    logged = memory.upsert(root.memory_file, args.topic, args.missing_context, lesson, ask, files=args.files)
     text = render.log_answer(logged)
+    changed = console.changed_fields(old, logged.record)
+    twins = maintenance.near_twins(root.memory_file, logged.record) if old is None else []
     if args.json:
-        _dump({"status": logged.status, "id": logged.record["id"], "record": logged.record, "message": text})
+        _dump(
+            {
+                "status": logged.status,
+                "id": logged.record["id"],
+                "record": logged.record,
+                "changed": changed,
+                "near_identical": [t["id"] for t in twins],
+                "message": text,
+            }
+        )
     else:
         print(text)
+        if old is not None:
+            print(console.changed_line(changed))
+        for twin in twins:
+            print(console.near_twin_line(twin, logged.record["id"]))
     return 0
 
 
