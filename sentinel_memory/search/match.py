@@ -23,7 +23,7 @@ STRONG = 1.0  # the one threshold: a strength at or above it is a strong match
 FILE = 1.0
 COMMON_FILE = 0.5
 IDENTIFIER = 1.0
-TOPIC = 1.5
+TOPIC = 1.25
 DIRECTORY = 0.4
 WORDS = 2.0  # the rarity a record's shared words must sum to for a strong match: two unique words
 
