@@ -67,9 +67,9 @@ def _dump(value) -> None:
 
 def cmd_search(root, args) -> int:
     query = " ".join(args.query)
-    found, in_scope = memory.matching(root.memory_file, query, args.topic)
+    found, in_scope = memory.ranked_matches(root.memory_file, query, args.topic, args.files)
     if args.json:
-        _dump(found)
+        _dump([{**m.record, "match": m.as_json()} for m in found])
     else:
         print(
             console.search_result(
@@ -80,6 +80,7 @@ def cmd_search(root, args) -> int:
                 root.memory_file,
                 bool(in_scope) or bool(maintenance.records(root.memory_file)),
                 memory.stale_marks(root.memory_file),
+                args.files or [],
             )
         )
     return 0 if found else 1

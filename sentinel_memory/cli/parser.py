@@ -62,7 +62,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         help=SEARCH_MEMORY["query"].short,
     )
     p.add_argument("--topic", metavar="T", help=SEARCH_MEMORY["topic"].short)
-    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    p.add_argument("--file", metavar="PATH", action="append", dest="files", help=SEARCH_MEMORY["files"].short)
+    p.add_argument("--json", action="store_true", help=JSON_HELP + "; each record with its match strength and reasons")
     p = command("list", "topics with their log and principle counts and newest date")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p = command("show", "one record, whole")
