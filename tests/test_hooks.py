@@ -390,3 +390,19 @@ def test_a_sessions_first_hook_builds_the_kept_index_in_the_background(repo):
     assert matches.kept(repo.memory) is not None
     code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="Fix the bug in src/auth.py"))
     assert LESSON in out
+
+
+def test_old_session_state_and_unused_index_copies_are_removed(repo, tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    day = 24 * 3600
+    ages = {"old.json": 2 * day, "old.json.lock": 2 * day, "recent.json": 3600, "index-old.pickle": 8 * day,
+            "index-recent.pickle": 2 * day, "notes.txt": 30 * day}
+    for name, age in ages.items():
+        (state / name).write_text("{}", encoding="utf-8")
+        then = os.path.getmtime(state / name) - age
+        os.utime(state / name, (then, then))
+    hook(repo, "claude", event("claude", PROMPT, repo, "new", prompt="ok"), SENTINEL_MEMORY_HOOK_STATE=str(state))
+    left = {p.name for p in state.iterdir()}
+    assert {"recent.json", "index-recent.pickle", "notes.txt"} <= left
+    assert not {"old.json", "old.json.lock", "index-old.pickle"} & left
