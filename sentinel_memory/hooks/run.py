@@ -61,8 +61,10 @@ STOP_REASON = (
 )
 
 
-def main(argv: list[str]) -> int:
-    started = time.monotonic()
+def main(argv: list[str], started: float | None = None) -> int:
+    """Run the hook; `started`: when the process began its work (time.monotonic()), from which the
+    time bound counts."""
+    started = time.monotonic() if started is None else started
     if argv[:1] == ["--warm"] and len(argv) == 2:  # the detached builder of the kept index
         return _warm(argv[1])
     try:
