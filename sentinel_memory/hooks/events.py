@@ -103,6 +103,8 @@ def parse(client: str, data: object) -> Event | None:
         files = _write_files(client, data.get("tool_input"))
         if not files:
             return None
+    if moment == STOP and client == "cursor" and data.get("status", "completed") != "completed":
+        return None  # the agent was stopped or failed: nothing to ask of it
     again = data.get("stop_hook_active") is True
     if client == "cursor":
         count = data.get("loop_count")
