@@ -132,6 +132,7 @@ def test_the_switch_turns_the_refusal_into_context_after_the_write(repo):
         assert (code, out) == (0, "")
         code, out, _ = hook(repo, client, event(client, AFTER_WRITE, repo, "s1"), **settings)
         assert reply_moment(client, out) == AFTER_WRITE and LESSON in out
+        assert "just changed" in out and "stopped" not in out
         code, out, _ = hook(repo, client, event(client, AFTER_WRITE, repo, "s1"), **settings)
         assert (code, out) == (0, "")
     off = {"SENTINEL_MEMORY_HOOK_WRITES": "off"}

@@ -236,7 +236,7 @@ def _reply(event, session, root, guard: Guard) -> dict | None:
         if not root.memory_file.is_file():
             return None
         paths = [p for p in _project_paths(event.files, event.cwd, root.path) if p not in session.warned]
-        text = _write_lessons(root, paths, session) if paths else None
+        text = _write_lessons(root, paths, session, event.moment) if paths else None
         if not text:
             return None
         if event.moment == AFTER_WRITE:
@@ -270,7 +270,7 @@ def _prompt_lessons(memory_file, prompt: str, session) -> str | None:
     return _lessons(head, records, session)
 
 
-def _write_lessons(root, paths: list[str], session) -> str | None:
+def _write_lessons(root, paths: list[str], session, moment: str) -> str | None:
     from ..git import staleness
     from ..record import store
 
@@ -285,11 +285,17 @@ def _write_lessons(root, paths: list[str], session) -> str | None:
     records = [r for r in citing if names.intersection(f for f in r["files"] if isinstance(f, str))]
     records = [r for r in records if r.get("id") not in session.shown]
     shown = ", ".join(paths)
-    head = (
-        f"Sentinel-Memory: this project's memory has lessons about {shown}. Read them before you change it; "
-        "this write was stopped once so that you see them first. Apply what holds, then write the file "
-        "again: it is not stopped again in this session."
-    )
+    if moment == BEFORE_WRITE:
+        head = (
+            f"Sentinel-Memory: this project's memory has lessons about {shown}. Read them before you change "
+            "it; this write was stopped once so that you see them first. Apply what holds, then write the "
+            "file again: it is not stopped again in this session."
+        )
+    else:
+        head = (
+            f"Sentinel-Memory: this project's memory has lessons about {shown}, which was just changed. "
+            "Check the change against them and correct it where they hold:"
+        )
     text = _lessons(head, records, session)
     if text:
         session.warn(paths)
