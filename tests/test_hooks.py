@@ -407,3 +407,17 @@ def test_old_session_state_and_unused_index_copies_are_removed(repo, tmp_path):
     left = {p.name for p in state.iterdir()}
     assert {"recent.json", "index-recent.pickle", "notes.txt"} <= left
     assert not {"old.json", "old.json.lock", "index-old.pickle"} & left
+
+
+def test_init_leaves_a_hooks_file_it_cannot_edit_alone_and_says_what_to_add(repo):
+    from gitrepos import server
+
+    settings = repo.path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    for text in ('{\n  // mine\n  "hooks": {}\n}\n', '{"hooks": {"Stop": {"not": "a list"}}}\n', '{"hooks": []}\n'):
+        settings.write_text(text, encoding="utf-8")
+        result = server(repo.env, "--project", str(repo.path), "init", "--client", "claude")
+        assert result.returncode == 0, result.stderr
+        assert settings.read_text(encoding="utf-8") == text
+        line = next(x for x in result.stdout.splitlines() if "hooks in" in x)
+        assert line.startswith("left alone the hooks in") and "sentinel-memory hook --client claude" in line
