@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -385,8 +386,6 @@ def test_a_sessions_first_hook_builds_the_kept_index_in_the_background(repo):
     for _ in range(600):  # the builder is detached: wait for its file (at most a minute)
         if matches.fresh(repo.memory):
             break
-        import time
-
         time.sleep(0.1)
     assert matches.kept(repo.memory) is not None
     code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="Fix the bug in src/auth.py"))
@@ -421,3 +420,22 @@ def test_init_leaves_a_hooks_file_it_cannot_edit_alone_and_says_what_to_add(repo
         assert settings.read_text(encoding="utf-8") == text
         line = next(x for x in result.stdout.splitlines() if "hooks in" in x)
         assert line.startswith("left alone the hooks in") and "sentinel-memory hook --client claude" in line
+
+
+def test_a_sessions_state_stays_bounded_and_keeps_the_newest(tmp_path):
+    from sentinel_memory.hooks import state
+
+    session = state.Session(created=1.0)
+    for n in range(0, 600, 3):
+        session.show([f"id{n}", f"id{n + 1}", f"id{n + 2}"])
+        session.warn([f"src/f{n}.py"])
+    assert len(session.shown) == state.MAX_ITEMS and session.shown[-1] == "id599" and "id0" not in session.shown
+    assert len(session.warned) == state.MAX_ITEMS and session.warned[-1] == "src/f597.py"
+    path = tmp_path / "s.json"
+    session.created = time.time()
+    state.save(str(path), session)
+    assert path.stat().st_size < state.MAX_BYTES
+    assert state.load(str(path)).shown == session.shown
+    path.write_bytes(b"{" + b" " * state.MAX_BYTES + b"}")  # too big: not read; the hook stays quiet
+    with pytest.raises(state.Unavailable):
+        state.load(str(path))

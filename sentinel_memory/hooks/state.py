@@ -46,10 +46,16 @@ class Session:
     new: bool = False  # not on disk yet (not saved)
 
     def show(self, ids) -> None:
-        self.shown = [i for i in self.shown if i not in ids][-(MAX_ITEMS - len(ids)) :] + list(ids)
+        self.shown = _newest(self.shown, ids)
 
     def warn(self, paths) -> None:
-        self.warned = [p for p in self.warned if p not in paths][-(MAX_ITEMS - len(paths)) :] + list(paths)
+        self.warned = _newest(self.warned, paths)
+
+
+def _newest(kept: list[str], added) -> list[str]:
+    """`kept` with `added` at its end, the oldest dropped past MAX_ITEMS."""
+    merged = [k for k in kept if k not in added] + list(added)
+    return merged[-MAX_ITEMS:]
 
 
 def folder() -> str:
