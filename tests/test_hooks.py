@@ -17,7 +17,7 @@ import pytest
 
 from gitrepos import env, logged, make_repo  # noqa: F401 (env: a fixture)
 from sentinel_memory.hooks.run import STOP_REASON
-from sentinel_memory.setup.hookconfig import BEFORE_WRITE, PROMPT, STOP, AFTER_WRITE, reply_moment
+from sentinel_memory.setup.hookconfig import AFTER_WRITE, BEFORE_WRITE, PROMPT, STOP, reply_moment
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = ROOT / "server.py"
