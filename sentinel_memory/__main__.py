@@ -76,10 +76,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         from .cli.commands import main as cli_main
-    except ModuleNotFoundError as exc:
+
+        return cli_main(argv)
+    except ModuleNotFoundError as exc:  # at import, or when a command loads what it needs (tomlkit)
         print(not_installed(exc), file=sys.stderr)
         return 2
-    return cli_main(argv)
 
 
 if __name__ == "__main__":
