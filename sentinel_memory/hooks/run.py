@@ -32,22 +32,11 @@ CONTEXT_CHARS = 1_500
 GIT_SHARE = 0.4  # of the time bound, the most one git status may take
 # Prompts that carry no task: nothing is looked up for them.
 ACKS = frozenset(
-    "ok okay k kk yes y yep yeah sure no n nope continue cont go go on proceed next done thanks thank you ty "
-    "lgtm sounds good great good fine perfect nice cool keep going carry on do it again retry try again".split()
-) | frozenset(
     (
-        "go on",
-        "thank you",
-        "sounds good",
-        "keep going",
-        "carry on",
-        "do it",
-        "try again",
-        "go ahead",
-        "yes please",
-        "ok continue",
-        "please continue",
-        "continue please",
+        *"ok okay k kk yes y yep yeah sure no n nope continue proceed next done thanks ty lgtm great good".split(),
+        *"fine perfect nice cool retry again".split(),
+        *("go on", "go ahead", "thank you", "sounds good", "keep going", "carry on", "do it", "try again"),
+        *("yes please", "ok continue", "please continue", "continue please"),
     )
 )
 # The stop request's first words: the same text coming back as a prompt (Gemini CLI sends a
