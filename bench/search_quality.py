@@ -15,7 +15,8 @@ cloned or fetched at run time. Every non-merge commit, oldest first, is one less
 Records are written straight into a temporary project's .context/memory_log.jsonl (byte for byte
 what log_memory stores), then searched through the real path, core.tools.search.
 
-At size N, the memory is N consecutive commits that end --later commits before the newest one;
+At size N, the memory is N consecutive commits that end --later commits before the newest one (a
+third of the history when that is less; a history too short for N gives the largest window once);
 the tasks are the commits after them (the first --tasks of them that have a relevant lesson):
 the query is the task's subject; the relevant lessons are the memory's commits that changed one of
 the task's files. Changelog-like files (changelogs, readmes, package manifests and lock files by name, or a
@@ -30,6 +31,10 @@ order rendered as the product renders them) the table gives:
   R@2k     relevant records listed within the answer's first 2,000 tokens, over as many as could
            be: min(relevant records, records listed within those 2,000 tokens)
   P@5      relevant records among the first five listed, over the records listed there (max 5)
+and, where the code measures match strength (search/match.py), the gate: of the tasks with relevant
+records, the share whose strong matches (at most 3, strongest first) include one; of another
+project's tasks (the next history given: its newest --tasks commits, its own changelog-like files
+left out), the share with any strong match; and the same at other thresholds.
 Then: the search time at --timing records (median CPU time of this process over three rounds of
 the tasks' queries, index warm: the machine's other load counts less than in wall time; records
 cycled from every history given, each copy under its own topic suffix), and the token estimate
@@ -385,7 +390,8 @@ def main(argv: list[str] | None = None) -> None:
         foreign = [] if len(histories) < 2 else [
             (c["subject"], [f for f in dict.fromkeys(c["files"]) if f not in other_common][:10])
             for c in other[-args.tasks:]]
-        for size in map(int, args.sizes.split(",")):
+        fits = len(commits) - min(args.later, len(commits) // 3)  # a short history: one window, however big
+        for size in dict.fromkeys(min(int(s), fits) for s in args.sizes.split(",")):
             run_size(enc, name, commits, common, size, args.later, args.tasks, rows, estimates, foreign, curves)
     print()
     print("gate: for tasks with relevant records, the share whose strong matches (at most 3) include one;")
