@@ -236,7 +236,7 @@ def test_show_and_forget_take_a_unique_prefix_and_refuse_an_ambiguous_one(projec
     assert "give more of it" in run(project, "show", common, check_rc=2).stderr
     assert "Nothing was changed" in run(project, "forget", common, check_rc=2).stderr
     assert memory(project).read_bytes() == before
-    assert "prefix needs at least 4" in run(project, "show", a[:3], check_rc=1).stderr
+    assert "a prefix of at least 4 characters" in run(project, "show", a[:3], check_rc=1).stderr
 
 
 def _two_ids_with_a_common_prefix() -> tuple[str, str]:
@@ -451,3 +451,60 @@ def test_a_new_record_that_nearly_repeats_one_names_it_and_how_to_refresh_it(pro
     assert f"note: record {rid} has nearly the same topic and missing context" in near.stdout
     assert "forget" in near.stdout and new["near_identical"] == [] and new["changed"] == ["lesson"]
     assert "--lesson is required for a new record" in missing.stderr and len(ids_in_file(project)) == 3
+
+
+def test_a_file_is_found_from_the_folder_the_person_is_in(project):
+    """In a subfolder, --file takes the path as tab completion gives it; from the root, a path that
+    names no file is refused with the project's files of that name as a suggestion."""
+    (project / "myapp" / "payment").mkdir(parents=True)
+    (project / "myapp" / "payment" / "rounding.py").write_text("x = 1\n", encoding="utf-8")
+    (project / ".git").mkdir()  # the project's root, as a clone's
+
+    here = run(None, "log", "--topic", "payment", "--missing-context", "rounding", "--lesson", "half even",
+               "--file", "rounding.py", "--json", cwd=project / "myapp" / "payment")
+    refused = run(None, "log", "--topic", "payment", "--missing-context", "rounding 2", "--lesson", "x",
+                  "--file", "rounding.py", check_rc=2, cwd=project)
+    outside = run(None, "log", "--topic", "payment", "--missing-context", "rounding 3", "--lesson", "x",
+                  "--file", "../../../elsewhere.py", check_rc=2, cwd=project / "myapp" / "payment")
+
+    assert json.loads(here.stdout)["record"]["files"] == ["myapp/payment/rounding.py"]
+    assert "Did you mean myapp/payment/rounding.py?" in refused.stderr
+    assert "uses '..'" in outside.stderr and ids_in_file(project) == [json.loads(here.stdout)["id"]]
+
+
+def test_small_slips_get_the_sentence_that_applies(project):
+    """A three-character prefix is too short (not "no record"); merge-driver's help shows git's
+    placeholders as git writes them."""
+    logged_id(project, "payment", "VAT", "read tax.yaml")
+
+    short = run(project, "show", "abc", check_rc=1)
+    driver = run(None, "merge-driver", "--help")
+
+    assert "'abc' is too short to name a record" in short.stderr and "no record" not in short.stderr
+    assert "%O %A %B %P" in driver.stdout and "%%" not in driver.stdout
+
+
+def test_on_an_80_column_terminal_every_line_fits_and_a_pipe_gets_the_text_as_it_is(project):
+    """A person's terminal gets lines broken at spaces to its width (Korean counting two columns);
+    a pipe gets each line whole, for scripts and grep."""
+    long_lesson = "read config/tax_rates.yaml before touching checkout totals " * 4 + "결제 모듈의 반올림 규칙 " * 6
+    logged_id(project, "payment", "VAT differs by country and the rules change every quarter", long_lesson)
+    env = {**os.environ, "COLUMNS": "80"}
+
+    shown = _on_a_terminal(["--project", str(project), "search", "VAT"], env)
+    piped = run(project, "search", "VAT", env=env).stdout
+
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in shown.replace("\r\n", "\n").splitlines()]
+    widths = [sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line) for line in lines]
+    assert max(widths) <= 80 and len(lines) > len(piped.splitlines()), shown
+    assert long_lesson.strip() in piped
+
+
+def test_a_wrong_project_folder_gets_one_short_sentence_and_a_pointer(tmp_path):
+    """--project naming no folder: the one thing that applies and where the rest is written, not a
+    paragraph about every client."""
+    nope = str(tmp_path / "nope")
+    result = run(None, "--project", nope, "list", check_rc=2)
+
+    assert "not an existing directory" in result.stderr and "docs/clients.md" in result.stderr
+    assert len(result.stderr) - len(nope) < 200 and "Windsurf" not in result.stderr
