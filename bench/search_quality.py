@@ -22,8 +22,10 @@ the query is the task's subject; the relevant lessons are the memory's commits t
 the task's files. Changelog-like files (changelogs, readmes, package manifests and lock files by name, or a
 file changed by more than a fifth of the history's commits) make nothing relevant and are not passed as `files`.
 
-Per size, mode (the query alone; the query with `files` = the task's files, or, where search
-takes no files, the paths added to the query) and ranking (the
+Per size, mode (query: the query alone; query+files: the query with `files` = the task's files
+but the changelog-like ones, or, where search takes no files, the paths added to the query;
+query+all: the same with every file of the task, changelog-like ones included, as an agent would
+pass them; the relevant records are the same) and ranking (the
 product's answer; BM25 over the same records' text and cited paths, k1=1.2 b=0.75, blocks in its
 order rendered as the product renders them) the table gives:
   tokens   median cl100k tokens of the whole answer (the product only)
@@ -249,7 +251,7 @@ def run_size(enc, name: str, commits: list[dict], common: set[str], size: int, l
         own = [f for f in dict.fromkeys(c["files"]) if f not in common]
         relevant = set().union(*(by_file.get(f, set()) for f in own)) if own else set()
         if relevant:
-            tasks.append((c["subject"], own[:10], relevant))
+            tasks.append((c["subject"], own[:10], relevant, list(dict.fromkeys(c["files"]))[:10]))
         if len(tasks) >= tasks_wanted:
             break
     project = Path(tempfile.mkdtemp(prefix="sm-quality-"))
@@ -257,11 +259,12 @@ def run_size(enc, name: str, commits: list[dict], common: set[str], size: int, l
         path = write_memory(project, entries)
         bm25 = BM25(list(reversed(entries)))
         cards = {e.id: render.record_body(e.record) for e in entries}
-        for mode, with_files in (("query", False), ("query+files", True)):
+        for mode, with_files in (("query", False), ("query+files", True), ("query+all", True)):
             got = {"product": [], "bm25": []}
             tokens = []
             related, unrelated = [], []
-            for query, files, relevant in tasks:
+            for query, own, relevant, every in tasks:
+                files = every if mode == "query+all" else own
                 answer = search(path, query, files if with_files else None)
                 count, cut = cut_at(enc, answer, 2000)
                 tokens.append(count)
@@ -281,8 +284,8 @@ def run_size(enc, name: str, commits: list[dict], common: set[str], size: int, l
                     at += len(block)
                 _, bcut = cut_at(enc, "".join(text), 2000)
                 got["bm25"].append(measure(ids, positions, bcut, relevant))
-            for query, files in foreign:
-                found = strengths(path, query, files if with_files else None)
+            for query, files, every in foreign:
+                found = strengths(path, query, (every if mode == "query+all" else files) if with_files else None)
                 if found is not None:
                     unrelated.append([gate(found, t, None) for t in THRESHOLDS])
             gates = (statistics.mean(r[THRESHOLDS.index(1.0)] for r in related) if related else None,
@@ -388,7 +391,8 @@ def main(argv: list[str] | None = None) -> None:
         # files left out, as for its own tasks).
         _, other, other_common = histories[(i + 1) % len(histories)]
         foreign = [] if len(histories) < 2 else [
-            (c["subject"], [f for f in dict.fromkeys(c["files"]) if f not in other_common][:10])
+            (c["subject"], [f for f in dict.fromkeys(c["files"]) if f not in other_common][:10],
+             list(dict.fromkeys(c["files"]))[:10])
             for c in other[-args.tasks:]]
         fits = len(commits) - min(args.later, len(commits) // 3)  # a short history: one window, however big
         for size in dict.fromkeys(min(int(s), fits) for s in args.sizes.split(",")):
