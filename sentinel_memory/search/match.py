@@ -9,8 +9,9 @@ DIRECTORY; an identifier of the query (search/terms.py identifier) that the reco
 IDENTIFIER; the record's exact topic named in the query, up to TOPIC; and the query's other words
 that the record holds, each its rarity squared (1 for a word only this record holds, towards 0 for
 a word most hold), the sum over WORDS. Rarity is a term's idf against that of a term one record
-holds. A common word (search/index.py common) counts for nothing. A match is strong at STRONG: one
-cited file or identifier, a topic few records' words name, or rare words worth as much.
+holds, reckoned in a memory of at least RARITY_FROM records. A common word (search/index.py
+common) counts for nothing. A match is strong at STRONG: one cited file or identifier, a topic few
+records' words name, or rare words worth as much.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ COMMON_FILE = 0.5
 IDENTIFIER = 1.0
 TOPIC = 1.25
 DIRECTORY = 0.4
+RARITY_FROM = 50  # rarity is reckoned as in a memory of at least this many records
 WORDS = 2.0  # the rarity a record's shared words must sum to for a strong match: two unique words
 
 
