@@ -220,6 +220,18 @@ def cmd_scan(root, args) -> int:
     return 1 if findings else 0
 
 
+def cmd_review(root, args) -> int:
+    from . import review_report
+    from .review import review
+
+    result = review(root, args.base, args.head)
+    if args.format == "markdown":
+        sys.stdout.write(review_report.markdown(result, args.max_chars))
+    else:
+        print(review_report.text(result))
+    return result.status
+
+
 def cmd_fold(root, args) -> int:
     folded = maintenance.fold(root.path, args.file)
     print(console.fold_report(folded, SELF))
@@ -257,5 +269,6 @@ HANDLERS = {
     "init": cmd_init,
     "doctor": cmd_doctor,
     "fold": cmd_fold,
+    "review": cmd_review,
 }
 COMMANDS = tuple(build_parser()[1])
