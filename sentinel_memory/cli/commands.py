@@ -224,7 +224,12 @@ def cmd_review(root, args) -> int:
     from . import review_report
     from .review import review
 
-    result = review(root, args.base, args.head)
+    try:
+        result = review(root, args.base, args.head)
+    except (MemoryToolError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # a repository we did not foresee: one sentence, never a traceback
+        raise MemoryToolError(f"review could not finish ({type(exc).__name__}: {exc}); nothing was changed.") from exc
     if args.format == "markdown":
         sys.stdout.write(review_report.markdown(result, args.max_chars))
     else:

@@ -220,7 +220,9 @@ def _file_flags(old: Side, new: Side, expected: str, notes: list[str], flags: li
 def _format_notes(old: Side, new: Side, notes: list[str]) -> None:
     """Records of a format this version does not know (a newer release's): say what it cannot read."""
     known_fields, known_meta = set(FIELD_ORDER), set(META_ORDER)
-    types, fields, count = set(), set(), 0
+    types: set[str] = set()
+    fields: set[str] = set()
+    ids: set[str] = set()
     for side in (old, new):
         for entry in side.snapshot.records.values():
             record = entry.record
@@ -229,15 +231,15 @@ def _format_notes(old: Side, new: Side, notes: list[str]) -> None:
                 f"meta.{k}" for k in meta_of(record) if k not in known_meta
             }
             if extra or kind not in TYPES:
-                count += 1
+                ids.add(entry.id)
                 fields |= extra
                 if kind not in TYPES:
                     types.add(str(kind))
-    if count:
+    if ids:
         what = [f"type {', '.join(sorted(types))}"] if types else []
         what += [f"fields {', '.join(sorted(fields)[:8])}"] if fields else []
         notes.append(
-            f"{count} record(s) carry what this version of sentinel-memory does not know ({'; '.join(what)}), "
+            f"{len(ids)} record(s) carry what this version of sentinel-memory does not know ({'; '.join(what)}), "
             "perhaps from a newer release: compared field by field as they are"
         )
 

@@ -255,7 +255,7 @@ def markdown(review: Review, limit: int = COMMENT_LIMIT) -> str:
             f"- **{KINDS[f.kind]}**" + (f" {code(f.record_id)}" if f.record_id else "") + f": {md(f.detail)}"
             for f in review.flags
         ]
-        _section(out, budget, "flags", lines, collapse=False)
+        _section(out, budget, "flags", lines, share=0.5)  # records keep at least half
         put("")
     sections = [
         ("added", f"Added ({len(c.added):,})", [_md_record(r, review) for r in c.added]),
@@ -283,7 +283,7 @@ def markdown(review: Review, limit: int = COMMENT_LIMIT) -> str:
             budget.omitted[name] = (len(items), len(items))
             continue
         out += opening
-        _section(out, budget, name, items, collapse)
+        _section(out, budget, name, items)
         if collapse:
             out += ["</details>", ""]
     if budget.omitted:
@@ -296,9 +296,11 @@ def markdown(review: Review, limit: int = COMMENT_LIMIT) -> str:
     return "\n".join(out)
 
 
-def _section(out: list[str], budget: _Budget, name: str, items: list[str], collapse: bool) -> None:
+def _section(out: list[str], budget: _Budget, name: str, items: list[str], share: float = 1.0) -> None:
+    """As many items as fit in `share` of the characters left; the rest counted as left out."""
+    floor = budget.left * (1 - share)
     for i, item in enumerate(items):
-        if not budget.take(item):
+        if budget.left - len(item) < floor or not budget.take(item):
             budget.omitted[name] = (len(items) - i, len(items))
             return
         out.append(item)
