@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
+from pathlib import Path
 
-from gitrepos import MEMORY, T0, T1, Repo, drop, env, make_repo, put, rec, server  # noqa: F401 (env: a fixture)
-from sentinel_memory.cli.review_report import COMMENT_LIMIT
+from gitrepos import MEMORY, ROOT, T0, T1, Repo, drop, env, make_repo, put, rec, server  # noqa: F401 (env: a fixture)
+from sentinel_memory.cli.review_report import COMMENT_LIMIT, MARKER
 from sentinel_memory.record.records import record_id
 
 
@@ -372,3 +374,78 @@ def test_the_repositorys_config_runs_nothing(tmp_path, env):
     put(link.memory, rec("db", "pool", "keep the pool at ten"))
     out = review(link, "HEAD")
     assert "is a symbolic link; it was not read" in out.stdout and "not a memory" not in out.stdout
+
+
+# ------------------------------------------------------------------------------- the CI step
+
+ACTION = ROOT / ".github" / "actions" / "memory-review"
+
+
+def ci_step(repo: Repo, tmp_path, **env: str) -> tuple[subprocess.CompletedProcess, Path, dict[str, str]]:
+    """Run the CI step's script as GitHub's runner would, in the repository: the job summary and
+    the outputs are files, as there. (The action's runner itself cannot run here.)"""
+    summary, outputs = tmp_path / "summary.md", tmp_path / "outputs"
+    summary.write_text("earlier step\n")
+    outputs.write_text("")
+    result = subprocess.run(
+        [str(ACTION / "review.sh")],
+        cwd=repo.path,
+        env={
+            **repo.env,
+            "RUNNER_TEMP": str(tmp_path),
+            "GITHUB_STEP_SUMMARY": str(summary),
+            "GITHUB_OUTPUT": str(outputs),
+            **env,
+        },
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    pairs = dict(line.split("=", 1) for line in outputs.read_text().splitlines() if "=" in line)
+    return result, summary, pairs
+
+
+def test_the_ci_step_writes_the_job_summary_and_says_whether_there_are_flags(tmp_path, env):
+    repo = base_repo(tmp_path, env)
+    base = repo.git("rev-parse", "main").stdout.strip()
+    put(repo.memory, rec("db", "pool size", "keep the pool at ten", created=T1))
+    repo.commit("branch")
+    result, summary, outputs = ci_step(repo, tmp_path, BASE=base)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "### Memory review: 1 lesson added, no flags"
+    report = Path(outputs["report"]).read_text()
+    assert outputs["flags"] == "false"
+    assert summary.read_text() == "earlier step\n" + report
+    assert report == review(repo, base, "--format", "markdown").stdout
+    put(repo.memory, rec("payments", "refunds", "refunds over 100 need a second approval", created=T1))
+    result, summary, outputs = ci_step(repo, tmp_path, BASE=base)
+    assert result.returncode == 0 and outputs["flags"] == "true"  # the action's last step gates on it
+
+
+def test_the_ci_step_fetches_a_base_a_shallow_checkout_lacks(tmp_path, env):
+    """actions/checkout fetches one commit unless told otherwise: the base is fetched, shallowly."""
+    origin = base_repo(tmp_path, env)
+    base = origin.git("rev-parse", "main").stdout.strip()
+    put(origin.memory, rec("db", "pool size", "keep the pool at ten", created=T1))
+    origin.commit("branch")
+    path = tmp_path / "checkout"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "-b", "feature", f"file://{origin.path}", str(path)], env=env, check=True)
+    repo = Repo(path, env)
+    assert repo.git("cat-file", "-e", f"{base}^{{commit}}", check=False).returncode != 0
+    result, _summary, outputs = ci_step(repo, tmp_path, BASE=base)
+    assert result.returncode == 0, result.stderr
+    report = Path(outputs["report"]).read_text()
+    assert "### Memory review: 1 lesson added, no flags" in report
+
+
+def test_the_action_and_its_scripts_agree_with_the_report():
+    """The action runs the two scripts; the comment script finds the report by the marker it starts
+    with, and knows the summary of a change that leaves the memory alone."""
+    action = (ACTION / "action.yml").read_text()
+    for script in ("review.sh", "comment.sh"):
+        assert f'"$GITHUB_ACTION_PATH/{script}"' in action
+        assert os.access(ACTION / script, os.X_OK)
+    comment = (ACTION / "comment.sh").read_text()
+    assert f"marker='{MARKER}'" in comment
+    assert "### Memory review: no change to the memory, no flags" in comment
+    assert "--format markdown" in (ACTION / "review.sh").read_text()
