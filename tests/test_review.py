@@ -155,6 +155,8 @@ def test_a_credential_like_value_is_flagged_and_never_shown(tmp_path, env):
     repo = base_repo(tmp_path, env)
     token = fake_token()
     put(repo.memory, rec("deploy", "ci token", f"the deploy job uses {token} for the registry", created=T1))
+    put(repo.memory, rec(f"auth {token}", "pasted", "a token pasted as a topic", created=T1))  # beside 'auth'
+
     with repo.memory.open("ab") as f:
         f.write(f"broken line with {token}\n".encode())
     result = review(repo)
@@ -162,6 +164,7 @@ def test_a_credential_like_value_is_flagged_and_never_shown(tmp_path, env):
     flagged = rec("deploy", "ci token", "")["id"]
     assert f"credential-like value: {flagged} lesson looks like" in result.stdout
     assert "a line new in memory_log.jsonl that is not a record looks like" in result.stdout
+    assert "new topic beside a similar one: 'auth [REDACTED]'" in result.stdout
     assert token not in result.stdout
     markdown = review(repo, "--format", "markdown")
     assert markdown.returncode == 1 and token not in markdown.stdout and "REDACTED" in markdown.stdout
@@ -329,6 +332,15 @@ def test_records_of_a_newer_format_are_compared_as_they_are(tmp_path, env):
     put(repo.memory, newer)
     repo.commit("newer")
     put(repo.memory, {**newer, "format_version": 3, "meta": {**newer["meta"], "confidence": 0.9}})
+    odd = {"id": "0abc0abc0abc0abc", "type": "log", "topic": 7, "lesson": ["a", "list"], "meta": "x", "files": "a.py"}
+    result = review(repo, "HEAD")
+    assert result.returncode == 0, result.stderr
+    put(repo.memory, odd)  # values of shapes no version writes: shown as they are, nothing fails
+    odd_result = review(repo, "HEAD")
+    assert odd_result.returncode == 0, odd_result.stderr
+    assert "1 lesson added, 1 changed" in odd_result.stdout.splitlines()[0]
+    assert review(repo, "HEAD", "--format", "markdown").returncode == 0
+    drop(repo.memory, odd["id"])
     result = review(repo, "HEAD")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0] == "1 changed, no flags"

@@ -24,6 +24,7 @@ import math
 import os
 from dataclasses import dataclass, field, replace
 
+from ..errors import StorageError
 from ..git import revisions
 from ..git.history import Repo, history
 from ..git.staleness import Checker, Stale, oldest_citing, stamp_seconds
@@ -154,7 +155,11 @@ def _side(repo: Repo, sha: str | None, label: str, root: ProjectRoot, expected: 
             if elsewhere:
                 path = elsewhere[0]
                 data = read_regular(os.path.join(repo.top, path))
-        quarantine = read_regular(str(root.memory_file.parent / QUARANTINE_FILE)) if data is not None else None
+        try:
+            quarantine = read_regular(str(root.memory_file.parent / QUARANTINE_FILE)) if data is not None else None
+        except StorageError as exc:  # a link or a folder in its place: the quarantine is not read
+            notes.append(str(exc))
+            quarantine = None
     side.path = path if data is not None else None
     if data is not None:
         side.snapshot = parse(data)
@@ -398,24 +403,27 @@ def _duplicates(candidates: list[dict], snap: Snapshot) -> list[Flag]:
                 best, best_score = other, score
         if best is not None and frozenset((rid, best)) not in reported:
             reported.add(frozenset((rid, best)))
-            topic = snap.records[best].record.get("topic", "")
+            topic = _topic(snap.records[best].record.get("topic", ""))
             flags.append(Flag("duplicate", rid, f"shares {best_score:.0%} of its words with {best} (topic {topic!r})"))
     return flags
 
 
 def _topics(old: Snapshot, new: Snapshot) -> list[Flag]:
     before = {str(t) for t in old.topic_counts() if t is not None}
-    after = new.topic_counts()
+    after: dict[str, int] = {}
+    for t, n in new.topic_counts().items():
+        if t is not None:
+            after[str(t)] = after.get(str(t), 0) + n
     flags = []
-    for topic in sorted(str(t) for t in after if t is not None and str(t) not in before):
-        near = sorted(t for t in before if similar(topic, t))
+    for topic in sorted(t for t in after if t not in before):
+        near = sorted(_topic(t) for t in before if similar(topic, t))
         if near:
             count = after[topic]
             flags.append(
                 Flag(
                     "topic",
                     None,
-                    f"{topic!r} ({count} record{'s' if count != 1 else ''}) is new; "
+                    f"{_topic(topic)!r} ({count} record{'s' if count != 1 else ''}) is new; "
                     f"the memory already has {', '.join(repr(t) for t in near[:3])}: one topic groups lessons for compaction",
                 )
             )
@@ -423,6 +431,13 @@ def _topics(old: Snapshot, new: Snapshot) -> list[Flag]:
 
 
 # ----------------------------------------------------------------------------- what is shown
+
+
+def _topic(topic: object) -> str:
+    """A topic as a flag names it: the strict rules' values redacted, as in a record's block."""
+    from ..redaction import redact
+
+    return redact(str(topic), strict_only=True)[0]
 
 
 def _safe(comparison: Comparison) -> Comparison:
