@@ -159,7 +159,7 @@ def test_a_typo_gets_a_suggestion_and_exit_2(project):
     command = run(project, "serach", "VAT", check_rc=2)
     assert "unknown command 'serach'; did you mean 'search'?" in command.stderr
     option = run(project, "search", "--topics", "x", check_rc=2)
-    assert "did you mean '--topic'?" in option.stderr and "usage: server.py search" in option.stderr
+    assert "did you mean '--topic'?" in option.stderr and "usage: python server.py search" in option.stderr
     assert "at least 1" in run(project, "stats", "--threshold", "0", check_rc=2).stderr
 
 
@@ -388,3 +388,45 @@ def test_python_dash_m_is_the_same_entry_as_server_py(project, tmp_path):
                             env=env, cwd=tmp_path)
     info = json.loads(served.stdout.splitlines()[0])["result"]["serverInfo"]
     assert info == {"name": "sentinel-memory", "version": __version__}
+
+
+def _stored(project: Path, rid: str) -> dict:
+    return next(json.loads(line) for line in memory(project).read_text(encoding="utf-8").splitlines()
+                if json.loads(line)["id"] == rid)
+
+
+def test_a_refresh_keeps_the_fields_left_out_and_says_what_changed(project):
+    """Logging a lesson again without --ask-next-time (or --lesson, or --file) keeps the stored value;
+    an explicit empty value clears it; the output names the fields that changed."""
+    (project / "tax.yaml").write_text("vat: {}\n", encoding="utf-8")
+    rid = logged_id(project, "payment", "VAT differs by country", "read tax.yaml", "--ask-next-time",
+                    "Which countries?", "--file", "tax.yaml")
+
+    again = run(project, "log", "--topic", "payment", "--missing-context", "VAT differs by country", "--lesson",
+                "read tax.yaml first")
+    kept = _stored(project, rid)
+    bare = run(project, "log", "--topic", "payment", "--missing-context", "VAT differs by country")
+    cleared = run(project, "log", "--topic", "payment", "--missing-context", "VAT differs by country",
+                  "--ask-next-time", "", "--json")
+
+    assert "changed: lesson " in again.stdout
+    assert kept["ask_next_time"] == "Which countries?" and kept["files"] == ["tax.yaml"]
+    assert kept["lesson"] == "read tax.yaml first"
+    assert "changed: nothing" in bare.stdout and _stored(project, rid)["lesson"] == "read tax.yaml first"
+    assert json.loads(cleared.stdout)["changed"] == ["ask_next_time"] and _stored(project, rid)["ask_next_time"] == ""
+    assert ids_in_file(project) == [rid]
+
+
+def test_a_new_record_that_nearly_repeats_one_names_it_and_how_to_refresh_it(project):
+    """`Payment` for `payment` or a trailing full stop makes a new record (the id is exact), and the
+    output names the near-identical one; a new lesson needs --lesson."""
+    rid = logged_id(project, "payment", "VAT differs by country", "read tax.yaml")
+
+    near = run(project, "log", "--topic", "Payment", "--missing-context", "VAT  differs by country.", "--lesson", "x")
+    new = json.loads(run(project, "log", "--topic", "refunds", "--missing-context", "partial refunds", "--lesson", "y",
+                         "--json").stdout)
+    missing = run(project, "log", "--topic", "other", "--missing-context", "nothing like it", check_rc=2)
+
+    assert f"note: record {rid} has nearly the same topic and missing context" in near.stdout
+    assert "forget" in near.stdout and new["near_identical"] == [] and new["changed"] == ["lesson"]
+    assert "--lesson is required for a new record" in missing.stderr and len(ids_in_file(project)) == 3

@@ -132,14 +132,38 @@ def cmd_stats(root, args) -> int:
 
 
 def cmd_log(root, args) -> int:
-    logged = memory.upsert(
-        root.memory_file, args.topic, args.missing_context, args.lesson, args.ask_next_time, files=args.files
-    )
+    """Save or refresh a lesson. A field left out keeps what the refreshed record holds (an explicit
+    "" clears it); the output says which fields changed, and names a near-identical record that a
+    refresh was probably meant for (docs/contract.md §7)."""
+    old = maintenance.refreshed(root.memory_file, args.topic, args.missing_context)
+    lesson = args.lesson if args.lesson is not None else (old or {}).get("lesson")
+    if lesson is None:
+        raise InvalidInput(
+            "--lesson is required for a new record (only a refresh of an existing one may leave it out). "
+            "Nothing was saved."
+        )
+    ask = args.ask_next_time if args.ask_next_time is not None else (old or {}).get("ask_next_time", "")
+    logged = memory.upsert(root.memory_file, args.topic, args.missing_context, lesson, ask, files=args.files)
     text = render.log_answer(logged)
+    changed = console.changed_fields(old, logged.record)
+    twins = maintenance.near_twins(root.memory_file, logged.record) if old is None else []
     if args.json:
-        _dump({"status": logged.status, "id": logged.record["id"], "record": logged.record, "message": text})
+        _dump(
+            {
+                "status": logged.status,
+                "id": logged.record["id"],
+                "record": logged.record,
+                "changed": changed,
+                "near_identical": [t["id"] for t in twins],
+                "message": text,
+            }
+        )
     else:
         print(text)
+        if old is not None:
+            print(console.changed_line(changed))
+        for twin in twins:
+            print(console.near_twin_line(twin, logged.record["id"]))
     return 0
 
 

@@ -10,6 +10,7 @@ import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..invocation import SELF
 from ..record.citations import shown
 from ..record.records import is_principle, meta_of
 from ..tools.blocks import day, files_line, header, plural, stale_line
@@ -74,14 +75,14 @@ def search_result(
     if not found:
         scope = f" with topic {topic!r}" if topic else ""
         what = f" mention {query!r}" if in_scope else ""
-        return f"No records{scope}{what} in {file}." + (" `server.py list` shows the topics." if any_records else "")
+        return f"No records{scope}{what} in {file}." + (f" `{SELF} list` shows the topics." if any_records else "")
     stale = stale or {}
     text = "\n\n".join(record_block(r, stale.get(r["id"], ())) for r in found)
     others = in_scope - len(found)
     if others:
         text += (
             f"\n\n({plural(others, 'other record')} {'does' if others == 1 else 'do'} not mention {query!r}; "
-            "`server.py search` without words shows every record.)"
+            f"`{SELF} search` without words shows every record.)"
         )
     return text
 
@@ -117,7 +118,7 @@ def stats_report(stats: Stats) -> str:
 
 def not_found(given: str, file: Path, min_prefix: int) -> str:
     return (
-        f"no record with id {given!r} in {file} (`server.py search` shows the ids; "
+        f"no record with id {given!r} in {file} (`{SELF} search` shows the ids; "
         f"a prefix needs at least {min_prefix} characters)"
     )
 
@@ -228,3 +229,27 @@ def markdown(records: list[dict], source: Path, stale: dict | None = None) -> st
             ]
             out.append("")
     return "\n".join(out)
+
+
+# The fields a person may change by logging a lesson again, in the order `show` lists them.
+REFRESHABLE = ("lesson", "ask_next_time", "files")
+
+
+def changed_fields(old: dict | None, new: dict) -> list[str]:
+    """The fields a refresh changed (all of them for a new record)."""
+    return [name for name in REFRESHABLE if (old or {}).get(name) != new.get(name) and (old or new.get(name))]
+
+
+def changed_line(changed: list[str]) -> str:
+    """What a refresh changed, for a record that was there before."""
+    if not changed:
+        return "changed: nothing (the record was refreshed as it was)."
+    return "changed: " + ", ".join(changed) + " (the fields left out kept their values)."
+
+
+def near_twin_line(twin: dict, new_id: str) -> str:
+    return (
+        f"note: record {twin['id']} has nearly the same topic and missing context ({twin.get('topic', '')!r}, "
+        f"{twin.get('missing_context', '')!r}); to refresh it instead, log again with exactly those, "
+        f"then `{SELF} forget {new_id}`."
+    )
