@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from ..git.drivers import readable_block
+from ..invocation import SELF
 from ..record.citations import shown
 from ..record.compare import Changed, Fold
 from ..record.records import is_principle, meta_of
@@ -290,7 +291,7 @@ def markdown(review: Review, limit: int = COMMENT_LIMIT) -> str:
         left = "; ".join(f"{n:,} of {of:,} {name}" for name, (n, of) in budget.omitted.items())
         out.append(
             f"_Left out to stay within a comment's {limit:,} characters: {left}. "
-            "`sentinel-memory review` in a clone shows everything._"
+            f"`{SELF} review` in a clone shows everything._"
         )
     out.append("")
     return "\n".join(out)
