@@ -461,3 +461,17 @@ def test_the_action_and_its_scripts_agree_with_the_report():
     assert f"marker='{MARKER}'" in comment
     assert "### Memory review: no change to the memory, no flags" in comment
     assert "--format markdown" in (ACTION / "review.sh").read_text()
+
+
+def test_another_projects_memory_in_the_same_repository_is_not_taken_for_a_renamed_one(tmp_path, env):
+    repo = make_repo(tmp_path, env, wired=False)
+    put(repo.path / "other" / ".context" / "memory_log.jsonl", rec("db", "pool", "keep the pool at ten"))
+    (repo.path / "app").mkdir()
+    (repo.path / "app" / "main.py").write_text("x = 1\n")
+    branch(repo)
+    put(repo.path / "app" / ".context" / "memory_log.jsonl", rec("api", "routes", "routes live in app/main.py"))
+    result = server(env, "--project", str(repo.path / "app"), "review")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == "1 lesson added, no flags"
+    assert "has no memory file: every record is new" in result.stdout
+    assert "keep the pool" not in result.stdout

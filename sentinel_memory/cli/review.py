@@ -143,7 +143,7 @@ def _side(repo: Repo, sha: str | None, label: str, root: ProjectRoot, expected: 
             notes.append(found.problem)
         path = expected if data is not None else None
         if data is None and not found.problem:
-            elsewhere = sorted(p for p in revisions.files_at(repo, sha) if _is_memory(p))
+            elsewhere = sorted(p for p in revisions.files_at(repo, sha) if _is_renamed(p, repo.prefix))
             if elsewhere:
                 path, data = elsewhere[0], revisions.blob(repo, sha, elsewhere[0]).data
         quarantine = revisions.blob(repo, sha, expected[: -len(MEMORY_REL)] + QUARANTINE_REL).data if data else None
@@ -151,7 +151,9 @@ def _side(repo: Repo, sha: str | None, label: str, root: ProjectRoot, expected: 
         data = read_regular(str(root.memory_file))
         path = expected if data is not None else None
         if data is None:
-            elsewhere = sorted(p for p in revisions.work_tree_files(repo, revisions.MEMORY_NAME) if _is_memory(p))
+            elsewhere = sorted(
+                p for p in revisions.work_tree_files(repo, revisions.MEMORY_NAME) if _is_renamed(p, repo.prefix)
+            )
             if elsewhere:
                 path = elsewhere[0]
                 data = read_regular(os.path.join(repo.top, path))
@@ -167,8 +169,13 @@ def _side(repo: Repo, sha: str | None, label: str, root: ProjectRoot, expected: 
     return side
 
 
-def _is_memory(path: str) -> bool:
-    return path.rpartition("/")[2] == revisions.MEMORY_NAME
+def _is_renamed(path: str, prefix: str) -> bool:
+    """A memory file in another folder right under the project root: .context/ renamed (a memory
+    file deeper down, or outside the project, is another project's)."""
+    if not path.startswith(prefix):
+        return False
+    folder, _, name = path[len(prefix) :].partition("/")
+    return name == revisions.MEMORY_NAME and folder != ".context"
 
 
 def _file_flags(old: Side, new: Side, expected: str, notes: list[str], flags: list[Flag]) -> None:
@@ -209,7 +216,7 @@ def _file_flags(old: Side, new: Side, expected: str, notes: list[str], flags: li
             Flag(
                 "file",
                 None,
-                f"{new.label} holds git conflict markers in the memory file: a merge was committed unresolved",
+                f"{new.label} holds git conflict markers in the memory file: a merge was left unresolved",
             )
         )
     if fresh_bad:
