@@ -100,14 +100,14 @@ def review(root: ProjectRoot, base_rev: str | None = None, head_rev: str | None 
         base_sha, base_label = base.commit, base.label
     else:
         base_sha = revisions.named(repo, base_rev)
-        base_label = f"{base_rev} ({revisions.short(base_sha)})"
+        base_label = _label(base_rev, base_sha)
     head_sha = revisions.named(repo, head_rev) if head_rev is not None else None
     expected = repo.prefix + MEMORY_REL
     old = _side(repo, base_sha, base_label, root, expected, notes)
     new = _side(
         repo,
         head_sha,
-        f"{head_rev} ({revisions.short(head_sha)})" if head_sha else "the work tree",
+        _label(head_rev, head_sha) if head_rev is not None and head_sha else "the work tree",
         root,
         expected,
         notes,
@@ -132,6 +132,13 @@ def review(root: ProjectRoot, base_rev: str | None = None, head_rev: str | None 
 
 
 # ------------------------------------------------------------------------------------- the sides
+
+
+def _label(revision: str, sha: str) -> str:
+    """A revision as the report names it: `main (1a2b3c4)`, or the short hash given a hash."""
+    short = revisions.short(sha)
+    hashed = len(revision) >= 7 and all(c in "0123456789abcdef" for c in revision.lower())
+    return short if hashed and sha.startswith(revision.lower()) else f"{revision} ({short})"
 
 
 def _side(repo: Repo, sha: str | None, label: str, root: ProjectRoot, expected: str, notes: list[str]) -> Side:
