@@ -430,3 +430,34 @@ def test_a_new_record_that_nearly_repeats_one_names_it_and_how_to_refresh_it(pro
     assert f"note: record {rid} has nearly the same topic and missing context" in near.stdout
     assert "forget" in near.stdout and new["near_identical"] == [] and new["changed"] == ["lesson"]
     assert "--lesson is required for a new record" in missing.stderr and len(ids_in_file(project)) == 3
+
+
+def test_a_file_is_found_from_the_folder_the_person_is_in(project):
+    """In a subfolder, --file takes the path as tab completion gives it; from the root, a path that
+    names no file is refused with the project's files of that name as a suggestion."""
+    (project / "myapp" / "payment").mkdir(parents=True)
+    (project / "myapp" / "payment" / "rounding.py").write_text("x = 1\n", encoding="utf-8")
+    (project / ".git").mkdir()  # the project's root, as a clone's
+
+    here = run(None, "log", "--topic", "payment", "--missing-context", "rounding", "--lesson", "half even",
+               "--file", "rounding.py", "--json", cwd=project / "myapp" / "payment")
+    refused = run(None, "log", "--topic", "payment", "--missing-context", "rounding 2", "--lesson", "x",
+                  "--file", "rounding.py", check_rc=2, cwd=project)
+    outside = run(None, "log", "--topic", "payment", "--missing-context", "rounding 3", "--lesson", "x",
+                  "--file", "../../../elsewhere.py", check_rc=2, cwd=project / "myapp" / "payment")
+
+    assert json.loads(here.stdout)["record"]["files"] == ["myapp/payment/rounding.py"]
+    assert "Did you mean myapp/payment/rounding.py?" in refused.stderr
+    assert "uses '..'" in outside.stderr and ids_in_file(project) == [json.loads(here.stdout)["id"]]
+
+
+def test_small_slips_get_the_sentence_that_applies(project):
+    """A three-character prefix is too short (not "no record"); merge-driver's help shows git's
+    placeholders as git writes them."""
+    logged_id(project, "payment", "VAT", "read tax.yaml")
+
+    short = run(project, "show", "abc", check_rc=1)
+    driver = run(None, "merge-driver", "--help")
+
+    assert "'abc' is too short to name a record" in short.stderr and "no record" not in short.stderr
+    assert "%O %A %B %P" in driver.stdout and "%%" not in driver.stdout

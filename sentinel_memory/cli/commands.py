@@ -131,6 +131,27 @@ def cmd_stats(root, args) -> int:
     return 0
 
 
+def from_here(root: Path, given: list[str]) -> list[str]:
+    """Paths typed on the command line, as a person means them: from the folder they are in when
+    that is inside the project (what tab completion gives in a subfolder), else from the project's
+    root. The result is checked against the project as log_memory's `files` are; a path that leaves
+    the project is passed on unchanged, to be refused with the reason."""
+    here = Path.cwd()
+    try:
+        inside = here.resolve().is_relative_to(root.resolve())
+    except OSError:
+        inside = False
+    out = []
+    for path in given:
+        full = (here if inside else root) / path
+        try:
+            relative = Path(os.path.relpath(full.absolute(), root.absolute()))
+        except ValueError:  # another drive on Windows
+            relative = Path(path)
+        out.append(path if ".." in relative.parts else relative.as_posix())
+    return out
+
+
 def cmd_log(root, args) -> int:
     """Save or refresh a lesson. A field left out keeps what the refreshed record holds (an explicit
     "" clears it); the output says which fields changed, and names a near-identical record that a
@@ -143,7 +164,11 @@ def cmd_log(root, args) -> int:
             "Nothing was saved."
         )
     ask = args.ask_next_time if args.ask_next_time is not None else (old or {}).get("ask_next_time", "")
-    logged = memory.upsert(root.memory_file, args.topic, args.missing_context, lesson, ask, files=args.files)
+    files = None if args.files is None else from_here(root.path, args.files)
+    try:
+        logged = memory.upsert(root.memory_file, args.topic, args.missing_context, lesson, ask, files=files)
+    except InvalidInput as exc:
+        raise InvalidInput(str(exc) + console.same_name_hint(root.path, files or [])) from None
     text = render.log_answer(logged)
     changed = console.changed_fields(old, logged.record)
     twins = maintenance.near_twins(root.memory_file, logged.record) if old is None else []
@@ -193,7 +218,7 @@ def cmd_forget(root, args) -> int:
     if not any(i.strip() for i in args.ids):
         raise InvalidInput(
             "no id given: name the records to delete by id, or by a unique prefix of at least "
-            f"{MIN_PREFIX} characters (search or list shows them). Nothing was deleted."
+            f"{MIN_PREFIX} characters (search shows them). Nothing was deleted."
         )
     result = maintenance.forget(root.memory_file, args.ids)
     if result.unknown:

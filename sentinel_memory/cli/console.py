@@ -117,6 +117,11 @@ def stats_report(stats: Stats) -> str:
 
 
 def not_found(given: str, file: Path, min_prefix: int) -> str:
+    if len(given.strip()) < min_prefix:
+        return (
+            f"{given!r} is too short to name a record: give the id or a prefix of at least {min_prefix} "
+            f"characters (`{SELF} search` shows the ids)"
+        )
     return (
         f"no record with id {given!r} in {file} (`{SELF} search` shows the ids; "
         f"a prefix needs at least {min_prefix} characters)"
@@ -253,3 +258,18 @@ def near_twin_line(twin: dict, new_id: str) -> str:
         f"{twin.get('missing_context', '')!r}); to refresh it instead, log again with exactly those, "
         f"then `{SELF} forget {new_id}`."
     )
+
+
+def same_name_hint(root: Path, given: list[str], limit: int = 20_000) -> str:
+    """For a refused path that names no file: the project's files with that name, as a suggestion
+    (a bounded walk that skips .git/, .context/ and links)."""
+    wanted = {os.path.basename(p) for p in given if p and not os.path.exists(os.path.join(root, p))}
+    found: list[str] = []
+    seen = 0
+    for folder, folders, files in os.walk(root):
+        folders[:] = [f for f in folders if f not in (".git", ".context", "node_modules")]
+        seen += len(files)
+        found += [os.path.relpath(os.path.join(folder, f), root).replace(os.sep, "/") for f in files if f in wanted]
+        if seen > limit or len(found) > 3:
+            break
+    return f" Did you mean {', '.join(sorted(found)[:3])}?" if found else ""

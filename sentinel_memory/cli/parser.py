@@ -48,7 +48,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         return sub.add_parser(
             name,
             help=summary,
-            description=summary[0].upper() + summary[1:] + ".",
+            description=(summary[0].upper() + summary[1:] + ".").replace("%%", "%"),  # help= is %-formatted
             parents=[project] if for_people else [],
             epilog=EXIT_CODES if for_people else None,
         )
