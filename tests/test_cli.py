@@ -215,7 +215,7 @@ def test_show_and_forget_take_a_unique_prefix_and_refuse_an_ambiguous_one(projec
     assert "give more of it" in run(project, "show", common, check_rc=2).stderr
     assert "Nothing was changed" in run(project, "forget", common, check_rc=2).stderr
     assert memory(project).read_bytes() == before
-    assert "prefix needs at least 4" in run(project, "show", a[:3], check_rc=1).stderr
+    assert "a prefix of at least 4 characters" in run(project, "show", a[:3], check_rc=1).stderr
 
 
 def _two_ids_with_a_common_prefix() -> tuple[str, str]:
@@ -461,3 +461,29 @@ def test_small_slips_get_the_sentence_that_applies(project):
 
     assert "'abc' is too short to name a record" in short.stderr and "no record" not in short.stderr
     assert "%O %A %B %P" in driver.stdout and "%%" not in driver.stdout
+
+
+def test_on_an_80_column_terminal_every_line_fits_and_a_pipe_gets_the_text_as_it_is(project):
+    """A person's terminal gets lines broken at spaces to its width (Korean counting two columns);
+    a pipe gets each line whole, for scripts and grep."""
+    long_lesson = "read config/tax_rates.yaml before touching checkout totals " * 4 + "결제 모듈의 반올림 규칙 " * 6
+    logged_id(project, "payment", "VAT differs by country and the rules change every quarter", long_lesson)
+    env = {**os.environ, "COLUMNS": "80"}
+
+    shown = _on_a_terminal(["--project", str(project), "search", "VAT"], env)
+    piped = run(project, "search", "VAT", env=env).stdout
+
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in shown.replace("\r\n", "\n").splitlines()]
+    widths = [sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line) for line in lines]
+    assert max(widths) <= 80 and len(lines) > len(piped.splitlines()), shown
+    assert long_lesson.strip() in piped
+
+
+def test_a_wrong_project_folder_gets_one_short_sentence_and_a_pointer(tmp_path):
+    """--project naming no folder: the one thing that applies and where the rest is written, not a
+    paragraph about every client."""
+    nope = str(tmp_path / "nope")
+    result = run(None, "--project", nope, "list", check_rc=2)
+
+    assert "not an existing directory" in result.stderr and "docs/clients.md" in result.stderr
+    assert len(result.stderr) - len(nope) < 200 and "Windsurf" not in result.stderr

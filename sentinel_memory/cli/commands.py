@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -17,7 +18,7 @@ from ..errors import InvalidInput, MemoryToolError, ProjectRootError
 from ..git import drivers as gitdriver
 from ..invocation import SELF
 from ..record.disk import atomic_write
-from ..setup.project import resolve
+from ..setup.project import PERSON, resolve
 from ..tools import blocks, memory, render
 from . import console, maintenance
 from .maintenance import MIN_PREFIX
@@ -29,12 +30,13 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(encoding="utf-8")
     args = parse(sys.argv[1:] if argv is None else argv)
+    _fit_to_terminal(args)
     try:
         if args.command == "merge-driver":
             return gitdriver.merge_driver(args.base, args.ours, args.theirs, args.name)
         if args.command == "textconv":
             return gitdriver.textconv(args.file)
-        root = resolve(args.project)
+        root = resolve(args.project, client=PERSON)
         if args.command in ("log", "forget", "init", "fold") or getattr(args, "redact", False):
             _refuse_guarded(root)
         return HANDLERS[args.command](root, args)
@@ -47,6 +49,21 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def _fit_to_terminal(args) -> None:
+    """On a terminal narrower than a line, break lines at spaces (what a person reads); a pipe, a
+    file, --json and git's drivers get the text as it is."""
+    if getattr(args, "json", False) or args.command in ("merge-driver", "textconv"):
+        return
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        try:
+            tty = stream.isatty()
+        except (AttributeError, ValueError):
+            tty = False
+        if tty:
+            setattr(sys, name, console.Wrapped(stream, shutil.get_terminal_size().columns))
 
 
 def _fail(message: object, code: int) -> int:

@@ -5,6 +5,7 @@ colour on a terminal only. (What the tools answer the agent is tools/render.py's
 from __future__ import annotations
 
 import os
+import re
 import sys
 import unicodedata
 from pathlib import Path
@@ -273,3 +274,58 @@ def same_name_hint(root: Path, given: list[str], limit: int = 20_000) -> str:
         if seen > limit or len(found) > 3:
             break
     return f" Did you mean {', '.join(sorted(found)[:3])}?" if found else ""
+
+
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _columns(text: str) -> int:
+    """Display columns, our own colour codes aside."""
+    return width(_COLOUR.sub("", text))
+
+
+def fit(line: str, columns: int) -> list[str]:
+    """One printed line as lines of at most `columns` display columns, broken at spaces, each
+    continuation indented two columns past the line's own indent. A word longer than the room
+    (a path, an id) stays whole on its own line."""
+    if _columns(line) <= columns:
+        return [line]
+    indent = line[: len(line) - len(line.lstrip(" "))]
+    more = indent + "  "
+    out: list[str] = []
+    current = indent
+    for word in line.strip(" ").split(" "):
+        if not word:
+            continue
+        room = _columns(current) + (0 if current.strip() == "" else 1) + _columns(word)
+        if current.strip() and room > columns:
+            out.append(current)
+            current = more + word
+        else:
+            current += ("" if current.strip() == "" else " ") + word
+    out.append(current)
+    return out
+
+
+class Wrapped:
+    """A terminal's text stream whose lines are fitted to its width (pipes and files are left as
+    they are: the caller wraps only a terminal)."""
+
+    def __init__(self, stream, columns: int):
+        self.stream, self.columns, self.pending = stream, max(columns, 40), ""
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        *lines, self.pending = self.pending.split("\n")
+        for line in lines:
+            self.stream.write("\n".join(fit(line, self.columns)) + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        if self.pending:
+            self.stream.write("\n".join(fit(self.pending, self.columns)))
+            self.pending = ""
+        self.stream.flush()
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
