@@ -54,9 +54,9 @@ def git(project: Path, *args: str) -> str:
     import os
 
     env = {**os.environ, **GIT_ENV}
-    return subprocess.run(
-        ["git", "-C", str(project), *args], env=env, check=True, capture_output=True
-    ).stdout.decode("utf-8", "replace")
+    return subprocess.run(["git", "-C", str(project), *args], env=env, check=True, capture_output=True).stdout.decode(
+        "utf-8", "replace"
+    )
 
 
 def build(gitdir: str, records: int, project: Path) -> dict[str, object]:
@@ -149,7 +149,9 @@ def main() -> None:
         facts = build(args.gitdir, args.records, project)
         markdown, md_time, md_cpu, status = timed(project, args.runs, "--format", "markdown")
         text, text_time, text_cpu, _ = timed(project, args.runs)
-        diff = git(project, "diff", "--no-textconv", "--no-ext-diff", "main", "feature", "--", ".context/memory_log.jsonl")
+        diff = git(
+            project, "diff", "--no-textconv", "--no-ext-diff", "main", "feature", "--", ".context/memory_log.jsonl"
+        )
         base_sha = git(project, "rev-parse", "--short", "main~1").strip()
         if args.profile:
             import cProfile
@@ -159,7 +161,9 @@ def main() -> None:
             from sentinel_memory.setup.project import resolve
 
             root = resolve(str(project))
-            cProfile.runctx("review(root, 'main')", globals(), {"review": review, "root": root}, str(Path(tmp) / "prof"))
+            cProfile.runctx(
+                "review(root, 'main')", globals(), {"review": review, "root": root}, str(Path(tmp) / "prof")
+            )
             pstats.Stats(str(Path(tmp) / "prof")).sort_stats("cumulative").print_stats(25)
     plus = sum(1 for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
     minus = sum(1 for line in diff.splitlines() if line.startswith("-") and not line.startswith("---"))
