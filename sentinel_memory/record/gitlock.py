@@ -1,10 +1,12 @@
-"""git's index lock, as the file layer sees it without running git (docs/contract.md §5.8).
+"""Whether git is at work in the repository that holds the memory file, seen without running git
+(docs/contract.md §5.8).
 
 git replaces a tracked file by unlinking it, creating it again and writing into it, all while it
-holds `<git dir>/index.lock` (checkout, merge, pull, rebase, stash's reset, reset --hard). A write
-that read the file in that gap would take a missing or half-written file for the whole memory, and
-one that replaced the file just before git rewrote it would be undone by git. store.update waits
-while the lock is there; this module finds the lock and says whether it is held.
+holds `<git dir>/index.lock` (checkout, merge, pull, rebase, stash, reset --hard). A write that read
+the file in that gap would take a missing or half-written file for the whole memory, and one that
+replaced the file just before git rewrote it would be undone by git. store.update waits while git
+is at work: while it holds the index lock, and until its directory has been still for SETTLE
+seconds (the gaps between the steps of a command made of several git processes).
 
 Nothing here reads more than a `.git` file of a few hundred bytes (through disk.read_regular, which
 opens no link, FIFO or device), follows no link to read it, and starts no process.
