@@ -155,16 +155,17 @@ def update(path: Path, change: Callable[[Snapshot], Snapshot | None], timeout: f
     key = os.fspath(path)
     context = os.path.dirname(key)
     wait = lock_timeout() if timeout is None else timeout
+    deadline = time.monotonic() + wait  # for the lock and git together
     disk.check_directory(context)
     gitdir = gitlock.git_dir(context)
     if not os.path.isdir(context):
-        _settled(gitdir, wait)  # a checkout may be creating .context/ and its files right now
+        _settled(gitdir, deadline, wait)  # a checkout may be creating .context/ and its files right now
         contextdir.prepare(Path(context))
-    with disk.locked(key, wait):
+    with disk.locked(key, max(deadline - time.monotonic(), 0.0)):
         for _ in range(MAX_ROUNDS):
-            git = _settled(gitdir, wait)
+            git = _settled(gitdir, deadline, wait)
             contextdir.tidy(key)
-            report = _read_modify_write(key, change, gitdir, git, wait)
+            report = _read_modify_write(key, change, gitdir, git, deadline, wait)
             if report is not None:
                 return report
     raise LockTimeout(
@@ -174,7 +175,12 @@ def update(path: Path, change: Callable[[Snapshot], Snapshot | None], timeout: f
 
 
 def _read_modify_write(
-    key: str, change: Callable[[Snapshot], Snapshot | None], gitdir: str | None, git: gitlock.State, wait: float
+    key: str,
+    change: Callable[[Snapshot], Snapshot | None],
+    gitdir: str | None,
+    git: gitlock.State,
+    deadline: float,
+    wait: float,
 ) -> WriteReport | None:
     """One round of update, begun when git was settled in state `git`: the report, or None when
     git or another program changed the file under it and the round must be done again."""
@@ -215,7 +221,7 @@ def _read_modify_write(
     # unchanged just before it changed: then it replaces it with its own version. Wait for git to
     # be done, and do the write again if the file is no longer the one written.
     if gitlock.state(gitdir) != git:
-        settled, _ = gitlock.wait_settled(gitdir, time.monotonic() + wait)
+        settled, _ = gitlock.wait_settled(gitdir, deadline)
         if not settled:
             raise LockTimeout(
                 f"git began replacing files in this repository as the record was being saved and is still "
@@ -229,12 +235,12 @@ def _read_modify_write(
     return report
 
 
-def _settled(gitdir: str | None, wait: float) -> gitlock.State:
+def _settled(gitdir: str | None, deadline: float, wait: float) -> gitlock.State:
     """Wait until git is not at work in the repository (gitlock.at_work); its state then."""
-    settled, state = gitlock.wait_settled(gitdir, time.monotonic() + wait)
+    settled, state = gitlock.wait_settled(gitdir, deadline)
     if not settled:
         raise LockTimeout(
-            f"git is at work in this repository: {gitlock.lock_path(gitdir)} has been there for the "
+            f"git is at work in this repository ({gitlock.lock_path(gitdir)}) and has not finished within the "
             f"{wait:g} s a write waits. Nothing was saved; try again once git has finished, or delete that "
             "file if no git process is running."
         )
