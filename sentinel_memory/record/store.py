@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import LockTimeout
@@ -161,11 +161,16 @@ def update(path: Path, change: Callable[[Snapshot], Snapshot | None], timeout: f
     if not os.path.isdir(context):
         _settled(gitdir, deadline, wait)  # a checkout may be creating .context/ and its files right now
         contextdir.prepare(Path(context))
+    undone: list[WriteReport] = []  # rounds whose write git replaced right after
     with disk.locked(key, max(deadline - time.monotonic(), 0.0)):
         for _ in range(MAX_ROUNDS):
             git = _settled(gitdir, deadline, wait)
             contextdir.tidy(key)
-            report = _read_modify_write(key, change, gitdir, git, deadline, wait)
+            report = _read_modify_write(key, change, gitdir, git, deadline, wait, undone)
+            if report is not None and undone and not report.written:
+                # What git left already holds the change (it carried the write along, as `git
+                # checkout -m` does): report the first write, which made it.
+                return replace(undone[0], after=report.before)
             if report is not None:
                 return report
     raise LockTimeout(
@@ -181,6 +186,7 @@ def _read_modify_write(
     git: gitlock.State,
     deadline: float,
     wait: float,
+    undone: list[WriteReport],
 ) -> WriteReport | None:
     """One round of update, begun when git was settled in state `git`: the report, or None when
     git or another program changed the file under it and the round must be done again."""
@@ -228,10 +234,11 @@ def _read_modify_write(
                 f"at work after {wait:g} s ({gitlock.lock_path(gitdir)}), so the record may not survive what "
                 "git does. Search for it once git has finished, and log it again if it is missing."
             )
+    report.after = new
     if disk.fingerprint(key) != disk.fingerprint_of(written):
+        undone.append(report)
         return None
     _cache[key] = _Cached(new, disk.stamped_fingerprint(written, stamp), None)
-    report.after = new
     return report
 
 
