@@ -59,8 +59,13 @@ class Soak:
         home.mkdir()
         self.env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "SENTINEL_MEMORY_"))}
         self.env.update(
-            HOME=str(home), XDG_CACHE_HOME=str(self.base / "cache"), XDG_CONFIG_HOME=str(home / ".config"),
-            GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", GIT_EDITOR="true", FASTMCP_CHECK_FOR_UPDATES="off",
+            HOME=str(home),
+            XDG_CACHE_HOME=str(self.base / "cache"),
+            XDG_CONFIG_HOME=str(home / ".config"),
+            GIT_CONFIG_NOSYSTEM="1",
+            GIT_TERMINAL_PROMPT="0",
+            GIT_EDITOR="true",
+            FASTMCP_CHECK_FOR_UPDATES="off",
             PYTHONUTF8="1",
         )
         self.stop = threading.Event()
@@ -110,17 +115,32 @@ class Soak:
         self.git(repo, "config", "commit.gpgsign", "false")
 
     def init(self, repo: Path) -> None:
-        subprocess.run([sys.executable, self.server, "--project", str(repo), "init"], env=self.env,
-                       capture_output=True, check=True)
+        subprocess.run(
+            [sys.executable, self.server, "--project", str(repo), "init"], env=self.env, capture_output=True, check=True
+        )
 
     def log_command(self, repo: Path, topic: str, missing: str) -> str | None:
         """One `log` command; its id when it exited 0."""
         lesson = f"lesson of {missing}"
         started = time.monotonic()
         proc = subprocess.Popen(
-            [sys.executable, self.server, "--project", str(repo), "log", "--topic", topic, "--missing-context",
-             missing, "--lesson", lesson],
-            env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                self.server,
+                "--project",
+                str(repo),
+                "log",
+                "--topic",
+                topic,
+                "--missing-context",
+                missing,
+                "--lesson",
+                lesson,
+            ],
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         with self.lock:
             self.running.append(proc)
@@ -144,16 +164,26 @@ class Soak:
     # ------------------------------------------------------------------------------ the actors
 
     def start(self, repo: Path) -> subprocess.Popen:
-        return subprocess.Popen([sys.executable, self.server, "--project", str(repo)], env=self.env,
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                text=True, bufsize=1)
+        return subprocess.Popen(
+            [sys.executable, self.server, "--project", str(repo)],
+            env=self.env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            bufsize=1,
+        )
 
     def log_rpc(self, proc: subprocess.Popen, n: int, topic: str, missing: str) -> str | None:
         """One log_memory call; its id when the server answered that it saved it."""
         lesson = f"lesson of {missing}"
         started = time.monotonic()
-        answer = self.rpc(proc, n, "tools/call", {"name": "log_memory", "arguments": {
-            "topic": topic, "missing_context": missing, "lesson": lesson}})
+        answer = self.rpc(
+            proc,
+            n,
+            "tools/call",
+            {"name": "log_memory", "arguments": {"topic": topic, "missing_context": missing, "lesson": lesson}},
+        )
         text = answer.get("result", {}).get("content", [{}])[0].get("text", "")
         found = ID.search(text)
         if answer.get("result", {}).get("isError") or not text.startswith("saved") or not found:
@@ -299,24 +329,35 @@ class Soak:
         missing = [rid for rid in self.acked if rid not in present]
         garbled = [rid for rid, lesson in self.acked.items() if rid in lines and lines[rid].get("lesson") != lesson]
         quarantine = self.ours / ".context" / "memory_log.quarantine.jsonl"
-        print(f"code: {self.code} ({self.head()})  git: {'no' if self.args.no_git else 'yes'}  "
-              f"{elapsed:.0f} s, {self.args.servers} servers, {self.args.loggers} loggers, {self.kills} SIGKILLs")
-        print(f"  acknowledged {len(self.acked)}, missing {len(missing)}, duplicated "
-              f"{sum(c - 1 for c in seen.values())}, garbled {len(garbled)} (+{garbled_lines} lines not records), "
-              f"in stash entries only {len(stashed - set(lines))}")
+        print(
+            f"code: {self.code} ({self.head()})  git: {'no' if self.args.no_git else 'yes'}  "
+            f"{elapsed:.0f} s, {self.args.servers} servers, {self.args.loggers} loggers, {self.kills} SIGKILLs"
+        )
+        print(
+            f"  acknowledged {len(self.acked)}, missing {len(missing)}, duplicated "
+            f"{sum(c - 1 for c in seen.values())}, garbled {len(garbled)} (+{garbled_lines} lines not records), "
+            f"in stash entries only {len(stashed - set(lines))}"
+        )
         if not self.args.no_git:
-            print(f"  teammate pushed {len(self.pushed)}, missing {len(self.pushed - present)}; git runs "
-                  + ", ".join(f"{k} {v[0]} ({v[1]} refused)" for k, v in self.git_runs.items()))
+            print(
+                f"  teammate pushed {len(self.pushed)}, missing {len(self.pushed - present)}; git runs "
+                + ", ".join(f"{k} {v[0]} ({v[1]} refused)" for k, v in self.git_runs.items())
+            )
         waits = sorted(self.latencies[200:]) or [0.0]  # the 200 seed writes first
-        print(f"  acknowledged write latency: median {waits[len(waits) // 2] * 1000:.0f} ms, p95 "
-              f"{waits[int(len(waits) * 0.95)] * 1000:.0f} ms, max {waits[-1] * 1000:.0f} ms; not saved: "
-              + (", ".join(f"{v} x {k!r}" for k, v in sorted(self.errors.items(), key=lambda kv: -kv[1])) or "none"))
-        print(f"  records in the file {len(lines)}; quarantine file "
-              f"{len(quarantine.read_bytes().splitlines()) if quarantine.exists() else 0} lines")
+        print(
+            f"  acknowledged write latency: median {waits[len(waits) // 2] * 1000:.0f} ms, p95 "
+            f"{waits[int(len(waits) * 0.95)] * 1000:.0f} ms, max {waits[-1] * 1000:.0f} ms; not saved: "
+            + (", ".join(f"{v} x {k!r}" for k, v in sorted(self.errors.items(), key=lambda kv: -kv[1])) or "none")
+        )
+        print(
+            f"  records in the file {len(lines)}; quarantine file "
+            f"{len(quarantine.read_bytes().splitlines()) if quarantine.exists() else 0} lines"
+        )
 
     def head(self) -> str:
-        return subprocess.run(["git", "-C", str(self.code), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", str(self.code), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
 
 
 def main() -> None:

@@ -125,8 +125,9 @@ def read_fingerprinted(path: str, limit: int = MAX_FILE_BYTES) -> tuple[bytes | 
 
 
 @contextmanager
-def locked(path: str, timeout: float):
-    """Hold "<path>.lock" for the block, or raise LockTimeout after `timeout` seconds.
+def locked(path: str, timeout: float, told: float | None = None):
+    """Hold "<path>.lock" for the block, or raise LockTimeout after `timeout` seconds (the error
+    says `told` seconds when given: the whole wait a write was allowed, of which this is the rest).
 
     It is the lock filelock's FileLock takes on that file, so the two exclude each other. On POSIX
     it is taken straight on the file's descriptor (filelock's lock_descriptor: one flock call;
@@ -135,7 +136,8 @@ def locked(path: str, timeout: float):
     Windows, and a filesystem without flock, keep FileLock: it handles lock files that a peer is
     deleting as it releases, and falls back to a lock file of its own where flock is missing."""
     name = f"{path}.lock"
-    fd = None if WINDOWS or name in _NO_FLOCK else _flocked(name, path, timeout)
+    told = timeout if told is None else told
+    fd = None if WINDOWS or name in _NO_FLOCK else _flocked(name, path, timeout, told)
     if fd is None:
         if os.path.islink(name):  # FileLock would follow it
             raise _refusal(name, f"a symbolic link (to {_link_target(name)})")
@@ -144,7 +146,7 @@ def locked(path: str, timeout: float):
                 yield
             return
         except Timeout:
-            raise _lock_timeout(path, timeout) from None
+            raise _lock_timeout(path, told) from None
     try:
         yield
     finally:
@@ -154,7 +156,7 @@ def locked(path: str, timeout: float):
 _NO_FLOCK: set[str] = set()  # lock files on filesystems that refused flock
 
 
-def _flocked(name: str, path: str, timeout: float) -> int | None:
+def _flocked(name: str, path: str, timeout: float, told: float) -> int | None:
     """A descriptor of the lock file that holds its flock; None if the filesystem has no flock."""
     deadline, delay = time.monotonic() + timeout, 0.001
     while True:
@@ -170,7 +172,7 @@ def _flocked(name: str, path: str, timeout: float) -> int | None:
         try:
             while not lock_descriptor(fd, blocking=False):
                 if time.monotonic() >= deadline:
-                    raise _lock_timeout(path, timeout)
+                    raise _lock_timeout(path, told)
                 time.sleep(delay)
                 delay = min(delay * 2, 0.025)
             if os.fstat(fd).st_nlink:  # else the file was deleted before we locked it: lock the new one

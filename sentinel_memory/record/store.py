@@ -147,8 +147,8 @@ def update(path: Path, change: Callable[[Snapshot], Snapshot | None], timeout: f
     the file is replaced, unreadable lines go to the quarantine file and a conflicted file is
     copied aside, so nothing is ever lost.
 
-    While git holds the repository's index lock (it is replacing tracked files), the write waits,
-    up to the lock timeout, then raises LockTimeout with nothing saved. When the file changed
+    While git is at work in the repository (gitlock.at_work: it may be replacing tracked files),
+    the write waits, within the lock timeout, then raises LockTimeout with nothing saved. When the file changed
     between the read and the replace, or git replaced it right after, the read-modify-write starts
     again on what is there now (docs/contract.md §5.8): change() may be called more than once, and
     only its last result is written."""
@@ -162,7 +162,7 @@ def update(path: Path, change: Callable[[Snapshot], Snapshot | None], timeout: f
         _settled(gitdir, deadline, wait)  # a checkout may be creating .context/ and its files right now
         contextdir.prepare(Path(context))
     undone: list[WriteReport] = []  # rounds whose write git replaced right after
-    with disk.locked(key, max(deadline - time.monotonic(), 0.0)):
+    with disk.locked(key, max(deadline - time.monotonic(), 0.0), told=wait):
         for _ in range(MAX_ROUNDS):
             git = _settled(gitdir, deadline, wait)
             contextdir.tidy(key)
