@@ -63,10 +63,18 @@ def read_regular(path: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
     """The bytes of a regular file of ours, or None when it does not exist. A symbolic link (never
     followed), a directory, a FIFO, a device, or a file over `limit` bytes is refused with a
     StorageError that names it, at once: nothing is read from it."""
+    return read_fingerprinted(path, limit)[0]
+
+
+def read_fingerprinted(path: str, limit: int = MAX_FILE_BYTES) -> tuple[bytes | None, Fingerprint | None]:
+    """read_regular's bytes, and the fingerprint the file had just before they were read (None
+    with None when it does not exist). Any change to the file after that (git writing the rest of
+    it, a file renamed over it) changes the fingerprint: comparing it with fingerprint(path) later
+    tells whether the bytes are still the file's."""
     try:
         fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
-        return None
+        return None, None
     except OSError as exc:
         if exc.errno == errno.ELOOP or os.path.islink(path):
             raise _refusal(path, f"a symbolic link (to {_link_target(path)})") from None
@@ -93,6 +101,7 @@ def read_regular(path: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
                 f"{path} is {st.st_size:,} bytes, over the {limit:,} that Sentinel-Memory reads. Nothing was read "
                 "or saved; if it is really the memory, compact it or split it by hand."
             )
+        seen = fingerprint_of(st)
         chunks, left = [], limit + 1
         while left > 0:
             chunk = os.read(fd, min(left, 1 << 20))
@@ -103,7 +112,7 @@ def read_regular(path: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
         data = b"".join(chunks)
         if len(data) > limit:  # it grew while being read
             raise StorageError(f"{path} grew past {limit:,} bytes while being read. Nothing was read or saved.")
-        return data
+        return data, seen
     except OSError as exc:
         raise StorageError(f"Could not read {path}: {exc.strerror or exc}. Check its permissions.") from exc
     finally:
@@ -114,8 +123,9 @@ def read_regular(path: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
 
 
 @contextmanager
-def locked(path: str, timeout: float):
-    """Hold "<path>.lock" for the block, or raise LockTimeout after `timeout` seconds.
+def locked(path: str, timeout: float, told: float | None = None):
+    """Hold "<path>.lock" for the block, or raise LockTimeout after `timeout` seconds (the error
+    says `told` seconds when given: the whole wait a write was allowed, of which this is the rest).
 
     It is the lock filelock's FileLock takes on that file, so the two exclude each other. On POSIX
     it is taken straight on the file's descriptor: one flock call on the whole file, the primitive
@@ -126,7 +136,8 @@ def locked(path: str, timeout: float):
     that a peer is deleting as it releases, and falls back to a lock file of its own where flock is
     missing."""
     name = f"{path}.lock"
-    fd = None if WINDOWS or name in _NO_FLOCK else _flocked(name, path, timeout)
+    told = timeout if told is None else told
+    fd = None if WINDOWS or name in _NO_FLOCK else _flocked(name, path, timeout, told)
     if fd is None:
         from filelock import FileLock, Timeout
 
@@ -137,7 +148,7 @@ def locked(path: str, timeout: float):
                 yield
             return
         except Timeout:
-            raise _lock_timeout(path, timeout) from None
+            raise _lock_timeout(path, told) from None
     try:
         yield
     finally:
@@ -147,7 +158,7 @@ def locked(path: str, timeout: float):
 _NO_FLOCK: set[str] = set()  # lock files on filesystems that refused flock
 
 
-def _flocked(name: str, path: str, timeout: float) -> int | None:
+def _flocked(name: str, path: str, timeout: float, told: float) -> int | None:
     """A descriptor of the lock file that holds its flock; None if the filesystem has no flock."""
     deadline, delay = time.monotonic() + timeout, 0.001
     while True:
@@ -163,7 +174,7 @@ def _flocked(name: str, path: str, timeout: float) -> int | None:
         try:
             while not _try_flock(fd):
                 if time.monotonic() >= deadline:
-                    raise _lock_timeout(path, timeout)
+                    raise _lock_timeout(path, told)
                 time.sleep(delay)
                 delay = min(delay * 2, 0.025)
             if os.fstat(fd).st_nlink:  # else the file was deleted before we locked it: lock the new one
@@ -351,10 +362,14 @@ def stamped_fingerprint(stat: os.stat_result, stamp_ns: int) -> Fingerprint | No
     return (stat.st_dev, stat.st_ino, stat.st_size, stamp_ns) if stat.st_mtime_ns == stamp_ns else None
 
 
+def fingerprint_of(stat: os.stat_result) -> Fingerprint:
+    return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
 def fingerprint(path: str) -> Fingerprint | None:
     """The file's (device, inode, size, modification time), or None when it cannot be stat'ed."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+    return fingerprint_of(st)
