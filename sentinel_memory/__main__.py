@@ -1,6 +1,6 @@
 """The one entry point: `python -m sentinel_memory`, the `sentinel-memory` executable and the
 checkout's `python server.py` all come here, and this is the one place that decides whether the
-words name a command (for people and git) or start the MCP server on stdio.
+words name a command (for people and git), a client's hook, or start the MCP server on stdio.
 
 Standard library only until that decision: serving answers the client's handshake before fastmcp
 is imported (proxy.py), and a command never imports FastMCP (git's drivers start fast).
@@ -54,6 +54,10 @@ def stop_on_signals() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["hook"]:  # a client's hook: straight to it, before the command line's imports
+        from .hooks.run import main as hook
+
+        return hook(argv[1:])
     if serves(argv):
         stop_on_signals()
         from .faststart import proxy

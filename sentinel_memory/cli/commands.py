@@ -2,7 +2,7 @@
 command one call into core and a print. The parser is cli/parser.py's.
 
 Stdlib only and no FastMCP import, so git's drivers start fast. Exit codes that scripts can rely on
-are in EXIT_CODES; `--project DIR` is accepted before or after the command name.
+are in parser.EXIT_CODES; `--project DIR` is accepted before or after the command name.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ..setup.project import resolve
 from ..tools import blocks, memory, render
 from . import console, maintenance
 from .maintenance import MIN_PREFIX
-from .parser import EXIT_CODES, build_parser, parse  # noqa: F401 (EXIT_CODES: this module's surface too)
+from .parser import build_parser, parse
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -234,6 +234,12 @@ def cmd_init(root, args) -> int:
     return 0
 
 
+def cmd_hook(root, args) -> int:
+    from ..hooks.run import main as hook
+
+    return hook(["--client", args.client, "--project", str(root.path)])
+
+
 def cmd_doctor(root, args) -> int:
     from ..setup.doctor import FAIL, OK, check
 
@@ -256,6 +262,7 @@ HANDLERS = {
     "scan": cmd_scan,
     "init": cmd_init,
     "doctor": cmd_doctor,
+    "hook": cmd_hook,
     "fold": cmd_fold,
 }
 COMMANDS = tuple(build_parser()[1])

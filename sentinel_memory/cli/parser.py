@@ -15,6 +15,7 @@ import re
 from ..invocation import SELF
 from ..record.records import LIMITS
 from ..setup.clients import CLIENTS as CLIENT_KEYS
+from ..setup.hookconfig import HOOK_CLIENTS, WRITES_ENV
 from ..setup.project import ENV_VAR
 from ..tools.memory import DEFAULT_THRESHOLD
 from .maintenance import MIN_PREFIX
@@ -142,6 +143,21 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         ".cursor/rules/sentinel-memory.mdc (default: the form the project already uses)",
     )
     p.add_argument("--agents-md", action="store_true", help="also add the workflow to AGENTS.md")
+    p.add_argument(
+        "--no-hooks",
+        action="store_true",
+        help="leave the client hooks out (by default init writes them beside the MCP entry where the client has hooks)",
+    )
+    p = command(
+        "hook",
+        "answer one event of a coding client's hooks (JSON on stdin) in that client's shape; init configures it",
+    )
+    p.add_argument(
+        "--client",
+        required=True,
+        choices=list(HOOK_CLIENTS),
+        help=f"the client that runs the hook (its writes: ${WRITES_ENV}=deny, context or off)",
+    )
     command("doctor", "check the install, the project, the memory file, the git wiring and the client config")
     p = command("fold", "merge a stray memory file (e.g. one doctor found in a subfolder) into the project's memory")
     p.add_argument(
@@ -176,11 +192,6 @@ def _command_word(argv: list[str]) -> str | None:
         elif not arg.startswith("-"):
             return arg
     return None
-
-
-def names_a_command(argv: list[str]) -> bool:
-    """True when argv names a command (anything else starts the MCP server)."""
-    return _command_word(argv) is not None
 
 
 def _suggest(word: str, choices) -> str:

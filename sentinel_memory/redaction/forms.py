@@ -318,9 +318,6 @@ def _insert_columns(text: str, at: int) -> dict[int, bool]:
     return {lit.start(): i < len(cols) and bool(_COLUMN_NAME.fullmatch(cols[i])) for i, lit in enumerate(literals)}
 
 
-_SETTER_GATE = _words("pass", "pw", "secret", "token", "key", "auth", "credential")
-
-
 def _sql_insert_gate(low: str) -> bool:
     return "insert" in low and "values" in low
 

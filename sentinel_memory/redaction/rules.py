@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .formats import FORMAT_RULES, REDACTED, Rule  # noqa: F401 (REDACTED: re-exported)
+from .formats import FORMAT_RULES, Rule
 from .gates import (
     _PROSE_GATE,
     _assignment_gate,
