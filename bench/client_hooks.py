@@ -517,6 +517,156 @@ def probe(name: str, clients: Path, keep: bool) -> None:
             shutil.rmtree(scratch, ignore_errors=True)
 
 
+# ------------------------------------------------------------------------------------ scenarios
+
+STOP_HEAD = "Sentinel-Memory: this session changed files"
+UNRELATED = "Add a dark-mode toggle to the settings page and remember the choice in local storage."
+NEW_FILE = "notes/e2e_change.txt"
+LOGGED = {
+    "topic": "e2e-bench",
+    "missing_context": "The task did not say where the change notes live.",
+    "lesson": "Change notes for the end-to-end bench go in notes/e2e_change.txt.",
+    "ask_next_time": "",
+    "files": [NEW_FILE],
+}
+
+
+def memory_for(gitdir: str, size: int) -> tuple[list, dict]:
+    """The memory's entries (size commits before the newest) and the task: a later commit whose
+    file a record of the memory cites (that file, the records citing it, the task's subject)."""
+    commits = sq.history(gitdir)
+    common = sq.common_files(commits)
+    end = len(commits) - 50
+    window = commits[end - size : end]
+    entries = [sq.record_of(c, common) for c in window]
+    by_file: dict[str, list[str]] = {}
+    for c, e in zip(window, entries):
+        for f in c["files"]:
+            if f not in common and not sq._TEST.search(f):
+                by_file.setdefault(f, []).append(e.id)
+    for c in commits[end:]:
+        for f in c["files"]:
+            if f in by_file and "/" in f:
+                return entries, {"file": f, "ids": by_file[f], "subject": c["subject"]}
+    f = max(by_file, key=lambda k: len(by_file[k]))
+    return entries, {"file": f, "ids": by_file[f], "subject": commits[-1]["subject"]}
+
+
+def wire(name: str, project: Path) -> str:
+    """The product's own init for the client; 'init' when it wrote our hooks, else the product's
+    hook definitions merged by hand ('by hand': init at this commit writes no hooks)."""
+    from sentinel_memory.setup import hookconfig
+
+    init = subprocess.run(
+        [sys.executable, str(Path(os.environ.get("SM_PRODUCT", str(ROOT))) / "server.py"), "--project",
+         str(project), "init", "--client", name],
+        capture_output=True, text=True,
+    )
+    if init.returncode:
+        raise RuntimeError(f"init failed: {(init.stdout + init.stderr).strip()[-300:]}")
+    path = project / {"claude": ".claude/settings.json", "gemini": ".gemini/settings.json",
+                      "codex": ".codex/hooks.json"}[name]
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = {}
+    groups = [g for v in (data.get("hooks") or {}).values() if isinstance(v, list) for g in v]
+    if any(hookconfig.is_ours(g) for g in groups):
+        return "init"
+    data.setdefault("hooks", {}).update(hookconfig.definitions("sentinel-memory", name))
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return "by hand"
+
+
+def ids_in(text: str, ids: set[str]) -> list[str]:
+    return sorted(set(re.findall(r"\b[0-9a-f]{16}\b", text)) & ids)
+
+
+def excerpt(text: str, start: str, size: int = 1600) -> str:
+    at = text.find(start)
+    return text[at : at + size] if at >= 0 else ""
+
+
+def request_text(req: dict) -> str:
+    """Every string of a request body, JSON escapes undone."""
+    return _text_of(req["body"])
+
+
+def scenario(name: str, which: str, clients: Path, gitdir: str, size: int) -> dict:
+    scratch = Path(tempfile.mkdtemp(prefix=f"sm-hooks-{name}-{which}-"))
+    try:
+        project = new_project(scratch)
+        entries, task = memory_for(gitdir, size)
+        sq.write_memory(project, entries)
+        how = wire(name, project)
+        git(project, "add", "-A")
+        git(project, "commit", "-qm", "start")
+        all_ids = {e.id for e in entries}
+        target = set(task["ids"])
+        if which == "a":
+            prompt = f"{task['subject']}: the change is in {task['file']}."
+            script = Script(project)
+        elif which == "b":
+            prompt, script = UNRELATED, Script(project)
+        elif which == "c":
+            prompt = "Tidy up the project a little."
+            script = Script(project, write=(task["file"], "# changed by the end-to-end bench\n"))
+        else:
+            prompt = "Start the change notes for this release."
+            script = Script(project, write=(NEW_FILE, "Change notes: started.\n"), log=dict(LOGGED))
+        result = run_once(name, clients, project, scratch, script, prompt)
+        reqs = [r for r in script.requests if _offers_tools(r["body"])]
+        texts = [request_text(r) for r in reqs]
+        out = {"client": name, "scenario": which, "wired": how, "rc": result["rc"],
+               "seconds": result["seconds"], "requests": len(reqs), "prompt": prompt, "file": task["file"]}
+        if not reqs:
+            out.update(ok=False, why=f"no request reached the model; client said {result['out'][-300:]!r}")
+            return out
+        if which == "a":
+            got = ids_in(texts[0], all_ids)
+            hit = sorted(set(got) & target)
+            out.update(ok=bool(hit), why=f"first request: {len(got)} records, {len(hit)} citing {task['file']}",
+                       example=excerpt(texts[0], "Sentinel-Memory: lessons"))
+        elif which == "b":
+            got = sorted({i for t in texts for i in ids_in(t, all_ids)})
+            out.update(ok=not got, why=f"records in any request: {len(got)}",
+                       example=excerpt(texts[0], "Sentinel-Memory") or "(nothing injected)")
+        elif which == "c":
+            before = [i for r, t in zip(reqs, texts) if not r["written"] for i in ids_in(t, target)]
+            last = texts[-1]
+            times = last.count("Sentinel-Memory: this project's memory has lessons about")
+            out.update(ok=bool(before) and times == 1 and script.written(),
+                       why=f"citing records seen before the write: {len(set(before))}; lesson block in the last "
+                           f"request {times}x; file written in the end: {script.written()}; write calls "
+                           f"{script.write_calls}",
+                       example=excerpt(last, "Sentinel-Memory: this project's memory"))
+        else:
+            asked = texts[-1].count(STOP_HEAD)
+            memory = sq.memory_path(project).read_text(encoding="utf-8")
+            landed = LOGGED["lesson"] in memory
+            ended = result["rc"] == 0
+            out.update(ok=asked == 1 and landed and ended and script.log_calls == 1,
+                       why=f"asked {asked}x; log_memory calls {script.log_calls}; landed in the memory: {landed}; "
+                           f"session ended rc {result['rc']} after {len(reqs)} model requests",
+                       example=excerpt(texts[-1], STOP_HEAD, 700))
+        return out
+    except Exception as exc:  # a harness failure is reported, not raised: the other cells still run
+        return {"client": name, "scenario": which, "ok": False, "why": f"{type(exc).__name__}: {exc}"}
+    finally:
+        if not os.environ.get("SM_KEEP"):
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _offers_tools(body: dict) -> bool:
+    tools = body.get("tools")
+    if not tools:
+        return False
+    if isinstance(tools, list) and tools and isinstance(tools[0], dict) and "functionDeclarations" in tools[0]:
+        return any(t.get("functionDeclarations") for t in tools)
+    return True
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("gitdir", nargs="?")
@@ -532,6 +682,28 @@ def main() -> None:
         for name in args.only.split(","):
             probe(name, args.clients.resolve(), args.keep)
         return
+    if not args.gitdir:
+        parser.error("GITDIR is needed (a git directory whose history makes the memory)")
+    started = time.monotonic()
+    names = args.only.split(",")
+    cells = {}
+    for which in args.scenarios.split(","):
+        for name in names:
+            cell = scenario(name, which, args.clients.resolve(), args.gitdir, args.size)
+            cells[(which, name)] = cell
+            print(f"{which} {name:<7} {'PASS' if cell.get('ok') else 'FAIL'} ({cell.get('wired', '?')}, "
+                  f"{cell.get('seconds', 0):.1f} s): {cell.get('why')}", flush=True)
+            if args.show and cell.get("example"):
+                print("    model received:\n    " + cell["example"].replace("\n", "\n    "), flush=True)
+    titles = {"a": "prompt names a lesson's file", "b": "unrelated prompt: nothing",
+              "c": "unasked write: lesson first, once", "d": "stop: asked once, logged, ends"}
+    print()
+    print(f"{'scenario':<40}" + "".join(f"{n:>10}" for n in names))
+    for which in args.scenarios.split(","):
+        print(f"{which + ' ' + titles[which]:<40}"
+              + "".join(f"{('PASS' if cells[(which, n)].get('ok') else 'FAIL'):>10}" for n in names))
+    print(f"\n{len(cells)} runs in {time.monotonic() - started:.0f} s; memory of {args.size} records from "
+          f"{args.gitdir}")
 
 
 if __name__ == "__main__":
