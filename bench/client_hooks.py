@@ -405,7 +405,16 @@ def client_env(name: str, scratch: Path, clients: Path, port: int, project: Path
     # The configs init writes start `sentinel-memory` from PATH (as an installed package would
     # provide it): here a script that starts this checkout's server.py.
     source = Path(os.environ.get("SM_PRODUCT", str(ROOT)))
-    (bin_dir / "sentinel-memory").write_text(f'#!/bin/sh\nexec "{sys.executable}" "{source / "server.py"}" "$@"\n')
+    launcher = f'#!/bin/sh\nexec "{sys.executable}" "{source / "server.py"}" "$@"\n'
+    if os.environ.get("SM_HOOK_LOG"):  # keep each hook event's stdin and answer (diagnostics)
+        log = scratch / "hook-io.log"
+        launcher = (
+            f'#!/bin/sh\nif [ "$1" = hook ]; then in=$(cat); out=$(printf %s "$in" | "{sys.executable}" '
+            f'"{source / "server.py"}" "$@"); rc=$?; printf "IN %s\\nOUT %s\\n" "$in" "$out" >> "{log}"; '
+            f'printf "%s\\n" "$out" | sed "/^$/d"; exit $rc; fi\n'
+            f'exec "{sys.executable}" "{source / "server.py"}" "$@"\n'
+        )
+    (bin_dir / "sentinel-memory").write_text(launcher)
     (bin_dir / "sentinel-memory").chmod(0o755)
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("GIT_", "ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE", "CLAUDE", "CODEX"))}
@@ -413,6 +422,8 @@ def client_env(name: str, scratch: Path, clients: Path, port: int, project: Path
                NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost",
                XDG_STATE_HOME=str(home / ".local" / "state"), XDG_CACHE_HOME=str(home / ".cache"),
                XDG_CONFIG_HOME=str(home / ".config"))
+    if os.environ.get("SM_HOOK_TIME"):  # the hook's own time bound, passed through the client
+        env["SENTINEL_MEMORY_HOOK_TIME"] = os.environ["SM_HOOK_TIME"]
     fake_key = "-".join(["sk", "standin", uuid.uuid4().hex])  # a stand-in key, assembled at run time
     base = f"http://127.0.0.1:{port}"
     if name == "claude":
@@ -583,9 +594,13 @@ def ids_in(text: str, ids: set[str]) -> list[str]:
     return sorted(set(re.findall(r"\b[0-9a-f]{16}\b", text)) & ids)
 
 
-def excerpt(text: str, start: str, size: int = 1600) -> str:
-    at = text.find(start)
-    return text[at : at + size] if at >= 0 else ""
+def received(name: str, req: dict, head: str) -> str:
+    """The text the model got that holds `head` (a message part or a tool result), from `head` on."""
+    items = {"claude": items_anthropic, "gemini": items_gemini, "codex": items_openai}[name](req["body"])
+    for item in items:
+        if head in item.text:
+            return item.text[item.text.find(head) :].strip()
+    return ""
 
 
 def request_text(req: dict) -> str:
@@ -627,11 +642,11 @@ def scenario(name: str, which: str, clients: Path, gitdir: str, size: int) -> di
             got = ids_in(texts[0], all_ids)
             hit = sorted(set(got) & target)
             out.update(ok=bool(hit), why=f"first request: {len(got)} records, {len(hit)} citing {task['file']}",
-                       example=excerpt(texts[0], "Sentinel-Memory: lessons"))
+                       example=received(name, reqs[0], "Sentinel-Memory: lessons"))
         elif which == "b":
             got = sorted({i for t in texts for i in ids_in(t, all_ids)})
             out.update(ok=not got, why=f"records in any request: {len(got)}",
-                       example=excerpt(texts[0], "Sentinel-Memory") or "(nothing injected)")
+                       example=received(name, reqs[0], "Sentinel-Memory: lessons") or "(nothing injected)")
         elif which == "c":
             before = [i for r, t in zip(reqs, texts) if not r["written"] for i in ids_in(t, target)]
             last = texts[-1]
@@ -640,7 +655,7 @@ def scenario(name: str, which: str, clients: Path, gitdir: str, size: int) -> di
                        why=f"citing records seen before the write: {len(set(before))}; lesson block in the last "
                            f"request {times}x; file written in the end: {script.written()}; write calls "
                            f"{script.write_calls}",
-                       example=excerpt(last, "Sentinel-Memory: this project's memory"))
+                       example=received(name, reqs[-1], "Sentinel-Memory: this project's memory"))
         else:
             asked = texts[-1].count(STOP_HEAD)
             memory = sq.memory_path(project).read_text(encoding="utf-8")
@@ -649,7 +664,7 @@ def scenario(name: str, which: str, clients: Path, gitdir: str, size: int) -> di
             out.update(ok=asked == 1 and landed and ended and script.log_calls == 1,
                        why=f"asked {asked}x; log_memory calls {script.log_calls}; landed in the memory: {landed}; "
                            f"session ended rc {result['rc']} after {len(reqs)} model requests",
-                       example=excerpt(texts[-1], STOP_HEAD, 700))
+                       example=received(name, reqs[-1], STOP_HEAD))
         return out
     except Exception as exc:  # a harness failure is reported, not raised: the other cells still run
         return {"client": name, "scenario": which, "ok": False, "why": f"{type(exc).__name__}: {exc}"}
