@@ -229,7 +229,13 @@ def cmd_fold(root, args) -> int:
 def cmd_init(root, args) -> int:
     from ..setup.initialise import init
 
-    for line in init(root.path, agents_md=args.agents_md, clients=tuple(args.client or ["cursor"]), rules=args.rules):
+    for line in init(
+        root.path,
+        agents_md=args.agents_md,
+        clients=tuple(args.client or ["cursor"]),
+        rules=args.rules,
+        hooks=not args.no_hooks,
+    ):
         print(line)
     return 0
 

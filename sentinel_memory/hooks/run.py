@@ -221,9 +221,12 @@ def _reply(event, session, root, guard: Guard) -> dict | None:
 
 
 def _prompt_lessons(memory_file, prompt: str, session) -> str | None:
+    from ..record.citations import MAX_FILES, named
     from ..tools.memory import strong_matches
 
-    matches = strong_matches(memory_file, prompt, limit=PROMPT_RECORDS + min(len(session.shown), 50))
+    # The project's files the prompt names count as files asked about (a record citing one is strong).
+    files = named(memory_file.parent.parent, prompt)[:MAX_FILES]
+    matches = strong_matches(memory_file, prompt, files, limit=PROMPT_RECORDS + min(len(session.shown), 50))
     records = [m.record for m in matches if m.record.get("id") not in session.shown]
     head = (
         "Sentinel-Memory: lessons from this project's memory that match this prompt (apply what "

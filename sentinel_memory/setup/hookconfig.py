@@ -4,7 +4,8 @@ reads, the shapes of the answers it prints (checked by doctor and the tests), an
 of a configured hook. The hook itself is sentinel_memory/hooks/; docs/clients.md says what each
 client does with each answer.
 
-Standard library only (the hook imports the names below before it knows whether it has work).
+Standard library only at import (the hook imports the names below before it knows whether it has
+work); the probe loads what it runs when doctor runs it.
 """
 
 from __future__ import annotations
@@ -79,11 +80,12 @@ def definitions(executable: str, client: str) -> dict[str, list[dict]]:
 
 
 def is_ours(group: object) -> bool:
-    """True for a hooks group (or Cursor's hook entry) that runs our hook command."""
+    """True for a hooks group (or Cursor's hook entry) that runs only our hook command: the one
+    init refreshes (a group where a user put our command beside theirs is theirs)."""
     if not isinstance(group, dict):
         return False
     entries = group["hooks"] if isinstance(group.get("hooks"), list) else [group]
-    return any(isinstance(e, dict) and hook_words(e.get("command")) is not None for e in entries)
+    return bool(entries) and all(isinstance(e, dict) and hook_words(e.get("command")) is not None for e in entries)
 
 
 def hook_words(command: object) -> list[str] | None:
@@ -143,3 +145,88 @@ def reply_moment(client: str, text: str) -> str | None:
     ):
         return BEFORE_WRITE
     return None
+
+
+# ------------------------------------------------------------------------------ doctor's probe
+
+SAMPLE_FILE = "sample.py"
+SAMPLE_PROMPT = f"Change {SAMPLE_FILE} so that it prints a greeting"
+SAMPLE_LESSON = f"The doctor's probe: {SAMPLE_FILE} must keep printing through the logger"
+
+
+def sample_event(client: str, moment: str, root: str, session: str) -> dict:
+    """The event the client sends at our moment, as the clients were seen to send it."""
+    names = {m: name for name, m in EVENT_NAMES[client].items()}
+    event: dict = {"hook_event_name": names[moment]}
+    if client == "cursor":
+        event.update(conversation_id=session, workspace_roots=[root])
+    else:
+        event.update(session_id=session, cwd=root, transcript_path="")
+    if moment == PROMPT:
+        event["prompt"] = SAMPLE_PROMPT
+    elif moment in (BEFORE_WRITE, AFTER_WRITE):
+        tool = WRITE_TOOLS[client][0]
+        if client == "codex":
+            patch = (
+                f"*** Begin Patch\n*** Update File: {SAMPLE_FILE}\n@@\n-print('hi')\n+print('hello')\n*** End Patch\n"
+            )
+            event.update(tool_name=tool, tool_input={"command": patch})
+        else:
+            event.update(
+                tool_name=tool, tool_input={"file_path": f"{root}/{SAMPLE_FILE}", "content": "print('hello')\n"}
+            )
+    elif moment == STOP and client != "cursor":
+        event["stop_hook_active"] = False
+    return event
+
+
+def probe(argv: list[str], client: str, timeout: float = 30) -> list[str]:
+    """Run the hook `argv` (+ its own arguments) on the client's sample events in a scratch project
+    with one lesson: a prompt naming the lesson's file, the file's first write, a stop after a
+    change. Returns what was wrong, one phrase per event ([] when every answer had the shape the
+    client reads). The scratch project and the hook's state are removed afterwards."""
+    import os
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    from ..git import command as gitcmd
+    from ..tools import memory
+
+    wrong: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="sentinel-memory-probe-") as scratch:
+        root = Path(scratch) / "project"
+        root.mkdir()
+        gitcmd.run("init", "-q", cwd=root, timeout=timeout)
+        (root / SAMPLE_FILE).write_text("print('hi')\n", encoding="utf-8")
+        memory.upsert(
+            root / ".context" / "memory_log.jsonl",
+            "probe",
+            "the sample's output rule",
+            SAMPLE_LESSON,
+            files=[SAMPLE_FILE],
+        )
+        env = {k: v for k, v in os.environ.items() if k not in (WRITES_ENV, "SENTINEL_MEMORY_PROJECT")}
+        env.update(SENTINEL_MEMORY_HOOK_STATE=str(Path(scratch) / "state"), SENTINEL_MEMORY_HOOK_TIME=str(timeout))
+        # The prompt in a session of its own: the lesson it shows would not be shown again at the write.
+        steps = [("start" if client == "cursor" else PROMPT, "probe-1"), (BEFORE_WRITE, "probe-2"), (STOP, "probe-2")]
+        for moment, session in steps:
+            if moment == STOP:
+                (root / SAMPLE_FILE).write_text("print('hello')\n", encoding="utf-8")
+            data = json.dumps(sample_event(client, moment, str(root), session))
+            try:
+                result = subprocess.run(
+                    argv, input=data.encode(), capture_output=True, cwd=root, env=env, timeout=timeout + 5
+                )
+            except (OSError, subprocess.SubprocessError) as exc:
+                return [f"it could not run ({exc})"]
+            out = result.stdout.decode("utf-8", "replace")
+            wanted = {"start": None, PROMPT: PROMPT, BEFORE_WRITE: BEFORE_WRITE, STOP: STOP}[moment]
+            if client == "gemini" and moment == BEFORE_WRITE:
+                wanted = STOP  # Gemini's refusal reads as its stop request: {"decision": "deny", ...}
+            got = reply_moment(client, out) if out else None
+            if result.returncode != 0:
+                wrong.append(f"{moment}: exit {result.returncode}")
+            elif got != wanted or (wanted is None and out):
+                wrong.append(f"{moment}: {out.strip()[:120] or 'nothing'}")
+    return wrong

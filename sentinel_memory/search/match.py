@@ -1,0 +1,75 @@
+"""How strongly a record matches a query and the files asked about, and why (docs/contract.md
+§4.2): the scale, its one threshold (STRONG) and the query as the measure reads it. The index
+(search/index.py) measures; this module holds what the measure gives.
+
+The scale counts evidence. Each file asked about that the record cites (or a path git renamed to
+it) is worth FILE; an identifier of the query (snake_case or camelCase) that the record holds,
+IDENTIFIER; the record's exact topic named in the query, TOPIC; a directory of a file asked about
+that the record cites a file in, up to DIRECTORY; and the query's words that the record holds, each
+by how rare it is in the memory (1 for a word only one record holds, towards 0 for a word most
+hold), the sum over WORDS. Evidence held by more than a fifth of the records (search/index.py
+COMMON) counts for less (a file: COMMON_FILE) or nothing (a word, an identifier, a topic). A match
+is strong at STRONG: one cited file, identifier or topic, or rare words worth as much."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from .terms import _WORD, identifier, stem, words
+
+STRONG = 1.0  # the one threshold: a strength at or above it is a strong match
+FILE = 1.0
+COMMON_FILE = 0.5
+IDENTIFIER = 1.0
+TOPIC = 1.0
+DIRECTORY = 0.4
+WORDS = 2.0  # the rarity a record's shared words must sum to for a strong match: two unique words
+
+
+@dataclass(frozen=True)
+class Match:
+    """A ranked record, how strongly it matches (on the scale above) and why ("file src/a.py",
+    "identifier parse_args", "topic payment", "words: refund, rounding")."""
+
+    record: dict
+    strength: float
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def strong(self) -> bool:
+        return self.strength >= STRONG
+
+    def as_json(self) -> dict:
+        return {"strength": round(self.strength, 2), "strong": self.strong, "reasons": list(self.reasons)}
+
+
+@dataclass(frozen=True)
+class Query:
+    """A query as the measure reads it: its text (case-folded, for the topic), its words (as
+    terms, without stop words), its identifiers (term -> as written), the files asked about and
+    the paths git renamed to one of them."""
+
+    text: str = ""
+    words: tuple[str, ...] = ()
+    identifiers: dict[str, str] = field(default_factory=dict)
+    files: tuple[str, ...] = ()
+    former: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, text: str, files=(), former=()) -> Query:
+        text = unicodedata.normalize("NFC", text or "")
+        found = {stem(w.casefold()): w for w in _WORD.findall(text) if identifier(w)}
+        return cls(
+            " ".join(_WORD.findall(text.casefold())),
+            tuple(dict.fromkeys(w for w in words(text) if w not in found)),
+            found,
+            tuple(files),
+            tuple(former),
+        )
+
+    def names(self, topic: str) -> bool:
+        """Whether the query names this topic exactly (as whole words, ignoring case)."""
+        wanted = " ".join(_WORD.findall(unicodedata.normalize("NFC", topic).casefold()))
+        return bool(wanted) and re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", self.text) is not None
