@@ -409,8 +409,9 @@ def client_env(name: str, scratch: Path, clients: Path, port: int, project: Path
     if os.environ.get("SM_HOOK_LOG"):  # keep each hook event's stdin and answer (diagnostics)
         log = scratch / "hook-io.log"
         launcher = (
-            f'#!/bin/sh\nif [ "$1" = hook ]; then in=$(cat); out=$(printf %s "$in" | "{sys.executable}" '
-            f'"{source / "server.py"}" "$@"); rc=$?; printf "IN %s\\nOUT %s\\n" "$in" "$out" >> "{log}"; '
+            f'#!/bin/sh\nif [ "$1" = hook ]; then in=$(cat); t0=$(date +%s%N); out=$(printf %s "$in" | '
+            f'"{sys.executable}" "{source / "server.py"}" "$@"); rc=$?; t1=$(date +%s%N); '
+            f'printf "IN %s\\nOUT %s\\nMS %s\\n" "$in" "$out" $(( (t1 - t0) / 1000000 )) >> "{log}"; '
             f'printf "%s\\n" "$out" | sed "/^$/d"; exit $rc; fi\n'
             f'exec "{sys.executable}" "{source / "server.py"}" "$@"\n'
         )
@@ -428,7 +429,10 @@ def client_env(name: str, scratch: Path, clients: Path, port: int, project: Path
     base = f"http://127.0.0.1:{port}"
     if name == "claude":
         env.update(ANTHROPIC_BASE_URL=base, ANTHROPIC_API_KEY=fake_key, DISABLE_TELEMETRY="1",
-                   CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1")
+                   CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1",
+                   # wait for the MCP server however loaded the machine is (it took 6.8 s to answer
+                   # initialize at load 16 on 2 cores; Claude Code then went on without its tools)
+                   MCP_CONNECTION_NONBLOCKING="false", MCP_TIMEOUT="60000", MCP_CONNECT_TIMEOUT_MS="60000")
     elif name == "gemini":
         env.update(GEMINI_API_KEY=fake_key, GOOGLE_GEMINI_BASE_URL=base)
         (home / ".gemini").mkdir(exist_ok=True)
@@ -599,7 +603,9 @@ def received(name: str, req: dict, head: str) -> str:
     items = {"claude": items_anthropic, "gemini": items_gemini, "codex": items_openai}[name](req["body"])
     for item in items:
         if head in item.text:
-            return item.text[item.text.find(head) :].strip()
+            at = item.text.find(head)
+            before = item.text[max(0, at - 90) : at]  # the client's own wrapping, where it adds one
+            return (before[before.rfind("\n") + 1 :] if "\n" in before else before) + item.text[at:].strip()
     return ""
 
 

@@ -17,8 +17,9 @@ prompt event:
              any = anything injected at all
 Targets (issue 30): related hit >= 50 %, unrelated any <= 5 %.
 Also per row: records injected per related prompt (mean), and the hook's wall time per spawn
-(median, 95th percentile) with the count of runs that reached the hook's own time bound (those
-print nothing by design, so they count as misses).
+(median, 95th percentile) with the count of runs that took 1 s or more (the hook's default time
+bound: with it, those print nothing by design). --time raises the bound so that the gate is
+measured apart from the machine's load.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def injected(out: str) -> tuple[str, set[str]]:
 
 def run(histories, sizes, wanted, later, client, bound, examples) -> list[dict]:
     rows = []
-    deadline = float(bound) if bound is not None else 1.0
+    deadline = 1.0  # the product's default time bound: runs this long would print nothing by default
     for k, (name, commits, common) in enumerate(histories):
         _, foreign, _ = histories[(k + 1) % len(histories)]
         unrelated = [c["subject"] for c in foreign[-wanted:]]
@@ -172,7 +173,7 @@ def main(argv: list[str] | None = None) -> None:
         commits = sq.history(gitdir)
         histories.append((name_of(gitdir), commits, sq.common_files(commits)))
     print(f"{'repository':<22} {'size':>5} {'rel':>4} {'hit':>6} {'recs':>5} {'unr':>4} {'any':>6} "
-          f"{'med ms':>7} {'p95 ms':>7} {'slow':>4}", flush=True)
+          f"{'med ms':>7} {'p95 ms':>7} {'>=1s':>4}", flush=True)
     rows = run(histories, list(map(int, args.sizes.split(","))), args.tasks, args.later, args.client, args.time,
                args.examples)
     print()
