@@ -16,7 +16,9 @@ prompt event:
   unrelated  --tasks subjects of the next repository given (the last one's: the first's);
              any = anything injected at all
 Targets (issue 30): related hit >= 50 %, unrelated any <= 5 %.
-Also per row: records injected per related prompt (mean), and the hook's wall time per spawn
+Also per row: fired (related prompts that got anything), srch@3 (the reference: related prompts
+whose search_memory answer for the same words lists a relevant record among its first three, what
+a gate that always fired would reach), records injected per related prompt (mean), and the hook's wall time per spawn
 (median, 95th percentile) with the count of runs that took 1 s or more (the hook's default time
 bound: with it, those print nothing by design). --time raises the bound so that the gate is
 measured apart from the machine's load.
@@ -118,7 +120,8 @@ def run(histories, sizes, wanted, later, client, bound, examples) -> list[dict]:
                 subprocess.run(["git", "init", "-q", "-b", "main", str(project)], check=True)
                 sq.write_memory(project, entries)
                 ids = {e.id for e in entries}
-                times, hits, counts, anys, slow = [], 0, [], 0, 0
+                times, hits, counts, anys, slow, fired, top3 = [], 0, [], 0, 0, 0, 0
+                from sentinel_memory.tools import answers as tools
                 shown_example = False
                 for prompt, relevant in tasks:
                     out, took = hook(client, project, scratch / "state", prompt, bound)
@@ -127,6 +130,9 @@ def run(histories, sizes, wanted, later, client, bound, examples) -> list[dict]:
                     text, got = injected(out)
                     got &= ids
                     counts.append(len(got))
+                    fired += bool(text)
+                    # the reference: search_memory's first three records for the same words
+                    top3 += bool(set(sq.ids_in(tools.search(sq.memory_path(project), prompt))[0][:3]) & relevant)
                     if got & relevant:
                         hits += 1
                         if examples and not shown_example:
@@ -143,12 +149,14 @@ def run(histories, sizes, wanted, later, client, bound, examples) -> list[dict]:
                             print(f"--- {name} {size}: UNRELATED prompt {prompt!r} received:\n{text}\n", flush=True)
                 times.sort()
                 rows.append({"repo": name, "size": size, "related": len(tasks), "hit": hits / max(1, len(tasks)),
+                             "fired": fired / max(1, len(tasks)), "top3": top3 / max(1, len(tasks)),
                              "records": statistics.mean(counts) if counts else 0.0, "unrelated": len(unrelated),
                              "any": anys / max(1, len(unrelated)), "median_ms": statistics.median(times) * 1000,
                              "p95_ms": times[int(0.95 * (len(times) - 1))] * 1000, "at_bound": slow,
                              "runs": len(times)})
                 r = rows[-1]
-                print(f"{name:<22} {size:>5} {r['related']:>4} {r['hit']:>6.0%} {r['records']:>5.2f} {r['unrelated']:>4} "
+                print(f"{name:<22} {size:>5} {r['related']:>4} {r['hit']:>6.0%} {r['fired']:>6.0%} {r['top3']:>6.0%} "
+                      f"{r['records']:>5.2f} {r['unrelated']:>4} "
                       f"{r['any']:>6.0%} {r['median_ms']:>7.0f} {r['p95_ms']:>7.0f} {r['at_bound']:>4}", flush=True)
             finally:
                 shutil.rmtree(scratch, ignore_errors=True)
@@ -172,7 +180,7 @@ def main(argv: list[str] | None = None) -> None:
     for gitdir in args.gitdirs:
         commits = sq.history(gitdir)
         histories.append((name_of(gitdir), commits, sq.common_files(commits)))
-    print(f"{'repository':<22} {'size':>5} {'rel':>4} {'hit':>6} {'recs':>5} {'unr':>4} {'any':>6} "
+    print(f"{'repository':<22} {'size':>5} {'rel':>4} {'hit':>6} {'fired':>6} {'srch@3':>6} {'recs':>5} {'unr':>4} {'any':>6} "
           f"{'med ms':>7} {'p95 ms':>7} {'>=1s':>4}", flush=True)
     rows = run(histories, list(map(int, args.sizes.split(","))), args.tasks, args.later, args.client, args.time,
                args.examples)
