@@ -47,7 +47,11 @@ import search_quality as sq  # noqa: E402  (puts the repository root on sys.path
 
 WRITE_TOOLS = {"claude": "Write", "gemini": "write_file", "codex": "apply_patch"}
 LOG_WORDS = "log_memory"
-CODEX_TRUST = os.environ.get("SM_CODEX_TRUST", "--dangerously-bypass-hook-trust").split()
+# How Codex comes to run the project's hooks: "review" (default) records their trust as the user's
+# /hooks review does (each hook's current hash from `codex app-server` hooks/list, written to
+# [hooks.state] in the scratch HOME's config.toml); "bypass" passes --dangerously-bypass-hook-trust;
+# "none" does neither (Codex then skips them without a word).
+CODEX_TRUST = os.environ.get("SM_CODEX_TRUST", "review")
 TIMEOUT = int(os.environ.get("SM_CLIENT_TIMEOUT", "180"))
 
 
@@ -463,7 +467,37 @@ def argv_for(name: str, prompt: str) -> list[str]:
                 "--allowedTools", "Write,Edit,mcp__sentinel-memory"]
     if name == "gemini":
         return ["gemini", "-p", prompt, "--approval-mode", "yolo"]
-    return ["codex", "exec", "--skip-git-repo-check", *CODEX_TRUST, prompt]
+    bypass = ["--dangerously-bypass-hook-trust"] if CODEX_TRUST == "bypass" else []
+    return ["codex", "exec", "--skip-git-repo-check", *bypass, prompt]
+
+
+def trust_codex_hooks(env: dict, project: Path, home: Path) -> int:
+    """Trust the project's hooks as /hooks does; the number trusted."""
+    app = subprocess.Popen(["codex", "app-server"], cwd=project, env=env, stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        def ask(number: int, method: str, params: dict) -> dict:
+            app.stdin.write((json.dumps({"id": number, "method": method, "params": params}) + "\n").encode())
+            app.stdin.flush()
+            while True:
+                line = app.stdout.readline()
+                if not line:
+                    raise RuntimeError(f"codex app-server ended before answering {method}")
+                message = json.loads(line)
+                if message.get("id") == number:
+                    return message.get("result") or {}
+
+        ask(1, "initialize", {"clientInfo": {"name": "bench", "version": "1"}})
+        app.stdin.write(b'{"method": "initialized"}\n')
+        listed = ask(2, "hooks/list", {"cwds": [str(project)]})
+    finally:
+        app.kill()
+        app.wait()
+    hooks = [h for entry in listed.get("data", []) for h in entry.get("hooks", []) if h.get("source") == "project"]
+    with open(home / ".codex" / "config.toml", "a", encoding="utf-8") as config:
+        for h in hooks:
+            config.write(f'\n[hooks.state.{json.dumps(h["key"])}]\ntrusted_hash = {json.dumps(h["currentHash"])}\n')
+    return len(hooks)
 
 
 def run_once(name: str, clients: Path, project: Path, scratch: Path, script: Script, prompt: str,
@@ -477,6 +511,8 @@ def run_once(name: str, clients: Path, project: Path, scratch: Path, script: Scr
             hook.write_text(PROBE_HOOK, encoding="utf-8")
             env["SM_PROBE_STATE"] = str(scratch / "probe-state")
             probe_hooks(name, project, hook)
+        if name == "codex" and CODEX_TRUST == "review":
+            trust_codex_hooks(env, project, home)
         start = time.monotonic()
         try:
             done = subprocess.run(argv_for(name, prompt), cwd=project, env=env, capture_output=True, text=True,
