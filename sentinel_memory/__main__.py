@@ -55,9 +55,12 @@ def stop_on_signals() -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["hook"]:  # a client's hook: straight to it, before the command line's imports
+        import time
+
+        started = time.monotonic()  # its time bound counts its own imports too
         from .hooks.run import main as hook
 
-        return hook(argv[1:])
+        return hook(argv[1:], started)
     if serves(argv):
         stop_on_signals()
         from .faststart import proxy
@@ -73,10 +76,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         from .cli.commands import main as cli_main
-    except ModuleNotFoundError as exc:
+
+        return cli_main(argv)
+    except ModuleNotFoundError as exc:  # at import, or when a command loads what it needs (tomlkit)
         print(not_installed(exc), file=sys.stderr)
         return 2
-    return cli_main(argv)
 
 
 if __name__ == "__main__":

@@ -10,13 +10,14 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from gitrepos import env, logged, make_repo  # noqa: F401 (env: a fixture)
 from sentinel_memory.hooks.run import STOP_REASON
-from sentinel_memory.setup.hookconfig import BEFORE_WRITE, PROMPT, STOP, AFTER_WRITE, reply_moment
+from sentinel_memory.setup.hookconfig import AFTER_WRITE, BEFORE_WRITE, PROMPT, STOP, reply_moment
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = ROOT / "server.py"
@@ -132,6 +133,7 @@ def test_the_switch_turns_the_refusal_into_context_after_the_write(repo):
         assert (code, out) == (0, "")
         code, out, _ = hook(repo, client, event(client, AFTER_WRITE, repo, "s1"), **settings)
         assert reply_moment(client, out) == AFTER_WRITE and LESSON in out
+        assert "just changed" in out and "stopped" not in out
         code, out, _ = hook(repo, client, event(client, AFTER_WRITE, repo, "s1"), **settings)
         assert (code, out) == (0, "")
     off = {"SENTINEL_MEMORY_HOOK_WRITES": "off"}
@@ -341,3 +343,99 @@ def test_doctor_runs_each_configured_hook_on_a_sample_and_checks_its_shape(repo)
                         encoding="utf-8")
     assert "Claude Code's hooks" not in server(repo.env, *args, "doctor").stdout
     assert not (repo.path / "ran").exists()
+
+
+PROMPTS = (
+    "Fix the bug in src/auth.py please",
+    "Why does verify_token accept blanks?",
+    "Add a dark mode toggle to the UI",
+    "the auth token rounding in payments",
+    "refund idempotency keys",
+    "ok",
+)
+
+
+def test_the_kept_index_chooses_what_strong_matches_chooses_and_follows_the_file(repo):
+    """The hook's copy of the index (hooks/matches.py) gives the records tools/memory.py would, and
+    is used only for the memory file's exact bytes; `hook --warm` builds it, detached from any event."""
+    from sentinel_memory.hooks import matches
+    from sentinel_memory.record.citations import named
+    from sentinel_memory.tools.memory import strong_matches
+
+    logged(repo.memory, "payments", "refunds were retried without a key", "Send an Idempotency-Key with every refund",
+           files=["README.md"])
+    logged(repo.memory, "rounding", "amounts were floats", "Round payment amounts with Decimal, never float")
+    assert matches.kept(repo.memory) is None and not matches.fresh(repo.memory)
+    result = subprocess.run([sys.executable, str(SERVER), "hook", "--warm", str(repo.memory)], capture_output=True,
+                            env={**repo.env, "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"]}, timeout=120)
+    assert result.returncode == 0 and result.stdout == b""
+    found = matches.kept(repo.memory)
+    assert found is not None and matches.fresh(repo.memory)
+    for prompt in PROMPTS:
+        files = named(repo.path, prompt)
+        expected = [m.record["id"] for m in strong_matches(repo.memory, prompt, files, limit=5)]
+        assert [m.record["id"] for m in matches.strong(repo.memory, prompt, files, 5, found)] == expected, prompt
+    logged(repo.memory, "ui", "the theme was not said", "Use the design tokens for colours")
+    assert matches.kept(repo.memory) is None and not matches.fresh(repo.memory)
+
+
+def test_a_sessions_first_hook_builds_the_kept_index_in_the_background(repo):
+    from sentinel_memory.hooks import matches
+
+    first_prompt(repo, "claude", "s1")
+    for _ in range(600):  # the builder is detached: wait for its file (at most a minute)
+        if matches.fresh(repo.memory):
+            break
+        time.sleep(0.1)
+    assert matches.kept(repo.memory) is not None
+    code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="Fix the bug in src/auth.py"))
+    assert LESSON in out
+
+
+def test_old_session_state_and_unused_index_copies_are_removed(repo, tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    day = 24 * 3600
+    ages = {"old.json": 2 * day, "old.json.lock": 2 * day, "recent.json": 3600, "index-old.pickle": 8 * day,
+            "index-recent.pickle": 2 * day, "notes.txt": 30 * day}
+    for name, age in ages.items():
+        (state / name).write_text("{}", encoding="utf-8")
+        then = os.path.getmtime(state / name) - age
+        os.utime(state / name, (then, then))
+    hook(repo, "claude", event("claude", PROMPT, repo, "new", prompt="ok"), SENTINEL_MEMORY_HOOK_STATE=str(state))
+    left = {p.name for p in state.iterdir()}
+    assert {"recent.json", "index-recent.pickle", "notes.txt"} <= left
+    assert not {"old.json", "old.json.lock", "index-old.pickle"} & left
+
+
+def test_init_leaves_a_hooks_file_it_cannot_edit_alone_and_says_what_to_add(repo):
+    from gitrepos import server
+
+    settings = repo.path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    for text in ('{\n  // mine\n  "hooks": {}\n}\n', '{"hooks": {"Stop": {"not": "a list"}}}\n', '{"hooks": []}\n'):
+        settings.write_text(text, encoding="utf-8")
+        result = server(repo.env, "--project", str(repo.path), "init", "--client", "claude")
+        assert result.returncode == 0, result.stderr
+        assert settings.read_text(encoding="utf-8") == text
+        line = next(x for x in result.stdout.splitlines() if "hooks in" in x)
+        assert line.startswith("left alone the hooks in") and "sentinel-memory hook --client claude" in line
+
+
+def test_a_sessions_state_stays_bounded_and_keeps_the_newest(tmp_path):
+    from sentinel_memory.hooks import state
+
+    session = state.Session(created=1.0)
+    for n in range(0, 600, 3):
+        session.show([f"id{n}", f"id{n + 1}", f"id{n + 2}"])
+        session.warn([f"src/f{n}.py"])
+    assert len(session.shown) == state.MAX_ITEMS and session.shown[-1] == "id599" and "id0" not in session.shown
+    assert len(session.warned) == state.MAX_ITEMS and session.warned[-1] == "src/f597.py"
+    path = tmp_path / "s.json"
+    session.created = time.time()
+    state.save(str(path), session)
+    assert path.stat().st_size < state.MAX_BYTES
+    assert state.load(str(path)).shown == session.shown
+    path.write_bytes(b"{" + b" " * state.MAX_BYTES + b"}")  # too big: not read; the hook stays quiet
+    with pytest.raises(state.Unavailable):
+        state.load(str(path))

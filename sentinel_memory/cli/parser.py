@@ -12,12 +12,13 @@ import difflib
 import functools
 import re
 
+from .. import __version__
 from ..invocation import SELF
-from ..record.records import LIMITS
 from ..setup.clients import CLIENTS as CLIENT_KEYS
 from ..setup.hookconfig import HOOK_CLIENTS, WRITES_ENV
 from ..setup.project import ENV_VAR
 from ..tools.memory import DEFAULT_THRESHOLD
+from ..tools.parameters import LOG_MEMORY, SEARCH_MEMORY, THRESHOLD
 from .maintenance import MIN_PREFIX
 
 EXIT_CODES = (
@@ -41,13 +42,14 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         "With a command: a tool for people and for git.",
     )
     parser.add_argument("--project", metavar="DIR", help=PROJECT_HELP)
+    parser.add_argument("--version", action="version", version=f"sentinel-memory {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="command")
 
     def command(name: str, summary: str, for_people: bool = True) -> argparse.ArgumentParser:
         return sub.add_parser(
             name,
             help=summary,
-            description=summary[0].upper() + summary[1:] + ".",
+            description=(summary[0].upper() + summary[1:] + ".").replace("%%", "%"),  # help= is %-formatted
             parents=[project] if for_people else [],
             epilog=EXIT_CODES if for_people else None,
         )
@@ -57,10 +59,11 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         "query",
         nargs="*",
         metavar="QUERY",
-        help="words to look for (quotes not needed); Korean matches inside words too",
+        help=SEARCH_MEMORY["query"].short,
     )
-    p.add_argument("--topic", metavar="T", help="only records whose topic is exactly T")
-    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    p.add_argument("--topic", metavar="T", help=SEARCH_MEMORY["topic"].short)
+    p.add_argument("--file", metavar="PATH", action="append", dest="files", help=SEARCH_MEMORY["files"].short)
+    p.add_argument("--json", action="store_true", help=JSON_HELP + "; each record with its match strength and reasons")
     p = command("list", "topics with their log and principle counts and newest date")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p = command("show", "one record, whole")
@@ -72,31 +75,17 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         metavar="N",
         type=_at_least_one,
         default=DEFAULT_THRESHOLD,
-        help=f"log records above N make compaction required (default {DEFAULT_THRESHOLD})",
+        help=THRESHOLD.short,
     )
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p = command("log", "add a lesson by hand, with the same validation, limits and redaction as log_memory")
-    for name, required, what in (
-        ("topic", True, "a module-level tag such as auth or payment"),
-        ("missing_context", True, "what the instructions lacked"),
-        ("lesson", True, "the rule to apply next time"),
-        ("ask_next_time", False, "a question to ask first next time"),
-    ):
-        p.add_argument(
-            "--" + name.replace("_", "-"),
-            metavar="TEXT",
-            required=required,
-            default="",
-            help=f"{what}; at most {LIMITS[name]:,} bytes in UTF-8",
-        )
-    p.add_argument(
-        "--file",
-        metavar="PATH",
-        action="append",
-        dest="files",
-        help="a file the lesson is about, relative to the project root (repeat for several, at most "
-        "10); the record is marked stale when a commit changes it",
-    )
+    for name in ("topic", "missing_context", "lesson", "ask_next_time"):
+        field = LOG_MEMORY[name]
+        # Left out, lesson and ask_next_time keep what a refreshed record holds (None); "" clears.
+        required = name in ("topic", "missing_context")
+        help = field.short + ("" if required else "; left out, a refreshed record keeps its own")
+        p.add_argument(field.option, metavar="TEXT", required=required, default=None, help=help)
+    p.add_argument("--file", metavar="PATH", action="append", dest="files", help=LOG_MEMORY["files"].short)
     p.add_argument("--json", action="store_true", help=JSON_HELP + " (the outcome and the stored record)")
     p = command(
         "stale", "records whose cited files a commit changed, deleted or renamed after they were written, with why"
@@ -234,7 +223,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     argv = _glued(argv, [parser, *commands.values()])
     word = _command_word(argv)
     if word is not None and word not in commands:
-        parser.error(f"unknown command {word!r}{_suggest(word, commands)} (`server.py --help` lists them)")
+        parser.error(f"unknown command {word!r}{_suggest(word, commands)} (`{SELF} --help` lists them)")
     args, extra = parser.parse_known_args(argv)
     if extra:
         sub = commands[args.command]

@@ -36,7 +36,6 @@ class Event:
     cwd: str
     prompt: str = ""
     files: tuple[str, ...] = field(default_factory=tuple)  # as the client gave them
-    again: bool = False  # the client says a stop hook already made the agent go on
 
 
 def _text(value: object, limit: int = 4096) -> str:
@@ -103,9 +102,9 @@ def parse(client: str, data: object) -> Event | None:
         files = _write_files(client, data.get("tool_input"))
         if not files:
             return None
-    again = data.get("stop_hook_active") is True
-    if client == "cursor":
-        count = data.get("loop_count")
-        again = again or (isinstance(count, int) and not isinstance(count, bool) and count > 0)
+    if moment == STOP and client == "cursor" and data.get("status", "completed") != "completed":
+        return None  # the agent was stopped or failed: nothing to ask of it
     prompt = _text(data.get("prompt"), MAX_PROMPT) if moment == PROMPT else ""
-    return Event(client, moment, session, _cwd(client, data), prompt, tuple(files), again)
+    # A client's own "a stop hook already ran" flag (stop_hook_active, loop_count) is not read: it is
+    # not reliable (Gemini CLI sends false on the re-fire), and the session's state says it better.
+    return Event(client, moment, session, _cwd(client, data), prompt, tuple(files))

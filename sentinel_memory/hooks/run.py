@@ -32,22 +32,11 @@ CONTEXT_CHARS = 1_500
 GIT_SHARE = 0.4  # of the time bound, the most one git status may take
 # Prompts that carry no task: nothing is looked up for them.
 ACKS = frozenset(
-    "ok okay k kk yes y yep yeah sure no n nope continue cont go go on proceed next done thanks thank you ty "
-    "lgtm sounds good great good fine perfect nice cool keep going carry on do it again retry try again".split()
-) | frozenset(
     (
-        "go on",
-        "thank you",
-        "sounds good",
-        "keep going",
-        "carry on",
-        "do it",
-        "try again",
-        "go ahead",
-        "yes please",
-        "ok continue",
-        "please continue",
-        "continue please",
+        *"ok okay k kk yes y yep yeah sure no n nope continue proceed next done thanks ty lgtm great good".split(),
+        *"fine perfect nice cool retry again".split(),
+        *("go on", "go ahead", "thank you", "sounds good", "keep going", "carry on", "do it", "try again"),
+        *("yes please", "ok continue", "please continue", "continue please"),
     )
 )
 # The stop request's first words: the same text coming back as a prompt (Gemini CLI sends a
@@ -61,8 +50,12 @@ STOP_REASON = (
 )
 
 
-def main(argv: list[str]) -> int:
-    started = time.monotonic()
+def main(argv: list[str], started: float | None = None) -> int:
+    """Run the hook; `started`: when the process began its work (time.monotonic()), from which the
+    time bound counts."""
+    started = time.monotonic() if started is None else started
+    if argv[:1] == ["--warm"] and len(argv) == 2:  # the detached builder of the kept index
+        return _warm(argv[1])
     try:
         client, project = _arguments(argv)
     except ValueError as exc:
@@ -76,6 +69,24 @@ def main(argv: list[str]) -> int:
         if os.environ.get(DEBUG_ENV):
             print(f"sentinel-memory hook: {type(exc).__name__}: {exc}", file=sys.stderr)
     guard.emit(reply)
+    return 0
+
+
+def _warm(memory: str) -> int:
+    from pathlib import Path
+
+    from . import matches
+
+    if hasattr(os, "nice"):
+        try:
+            os.nice(10)  # in the background: the client's own work comes first
+        except OSError:
+            pass
+    try:
+        matches.build(Path(memory))
+    except Exception as exc:  # nothing waits for it: the next hook starts another
+        if os.environ.get(DEBUG_ENV):
+            print(f"sentinel-memory hook --warm: {type(exc).__name__}: {exc}", file=sys.stderr)
     return 0
 
 
@@ -189,6 +200,11 @@ def answer(client: str, project: str | None, stream, guard: Guard) -> dict | Non
 
             session.tree = worktree.tree(str(root.path), min(guard.left(), DEFAULT_TIME) * GIT_SHARE)
             session.memory = worktree.memory(str(root.memory_file))
+            if session.memory is not None:
+                from . import matches
+
+                if not matches.fresh(root.memory_file):  # ready before the session's real prompt
+                    matches.warm_later(root.memory_file)
         reply = _reply(event, session, root, guard)
         if session.new or before != (session.shown, session.warned, session.asked):
             if guard.left() <= 0:
@@ -209,7 +225,7 @@ def _reply(event, session, root, guard: Guard) -> dict | None:
         if not root.memory_file.is_file():
             return None
         paths = [p for p in _project_paths(event.files, event.cwd, root.path) if p not in session.warned]
-        text = _write_lessons(root, paths, session) if paths else None
+        text = _write_lessons(root, paths, session, event.moment) if paths else None
         if not text:
             return None
         if event.moment == AFTER_WRITE:
@@ -222,11 +238,19 @@ def _reply(event, session, root, guard: Guard) -> dict | None:
 
 def _prompt_lessons(memory_file, prompt: str, session) -> str | None:
     from ..record.citations import MAX_FILES, named
-    from ..tools.memory import strong_matches
+    from . import matches as kept
 
     # The project's files the prompt names count as files asked about (a record citing one is strong).
     files = named(memory_file.parent.parent, prompt)[:MAX_FILES]
-    matches = strong_matches(memory_file, prompt, files, limit=PROMPT_RECORDS + min(len(session.shown), 50))
+    limit = PROMPT_RECORDS + min(len(session.shown), 50)
+    found = kept.kept(memory_file)
+    if found is not None:
+        matches = kept.strong(memory_file, prompt, files, limit, found)
+    else:
+        from ..tools.memory import strong_matches
+
+        kept.warm_later(memory_file)
+        matches = strong_matches(memory_file, prompt, files, limit=limit)
     records = [m.record for m in matches if m.record.get("id") not in session.shown]
     head = (
         "Sentinel-Memory: lessons from this project's memory that match this prompt (apply what "
@@ -235,7 +259,7 @@ def _prompt_lessons(memory_file, prompt: str, session) -> str | None:
     return _lessons(head, records, session)
 
 
-def _write_lessons(root, paths: list[str], session) -> str | None:
+def _write_lessons(root, paths: list[str], session, moment: str) -> str | None:
     from ..git import staleness
     from ..record import store
 
@@ -250,11 +274,17 @@ def _write_lessons(root, paths: list[str], session) -> str | None:
     records = [r for r in citing if names.intersection(f for f in r["files"] if isinstance(f, str))]
     records = [r for r in records if r.get("id") not in session.shown]
     shown = ", ".join(paths)
-    head = (
-        f"Sentinel-Memory: this project's memory has lessons about {shown}. Read them before you change it; "
-        "this write was stopped once so that you see them first. Apply what holds, then write the file "
-        "again: it is not stopped again in this session."
-    )
+    if moment == BEFORE_WRITE:
+        head = (
+            f"Sentinel-Memory: this project's memory has lessons about {shown}. Read them before you change "
+            "it; this write was stopped once so that you see them first. Apply what holds, then write the "
+            "file again: it is not stopped again in this session."
+        )
+    else:
+        head = (
+            f"Sentinel-Memory: this project's memory has lessons about {shown}, which was just changed. "
+            "Check the change against them and correct it where they hold:"
+        )
     text = _lessons(head, records, session)
     if text:
         session.warn(paths)

@@ -26,6 +26,7 @@ FORMAT = 1
 MAX_BYTES = 64 * 1024
 MAX_ITEMS = 200  # ids and files kept per session
 EXPIRES = 24 * 3600  # seconds after its last change
+KEEP_INDEX = 7 * 24 * 3600  # a kept search index unchanged this long is removed (rebuilt when next needed)
 SWEEP = 200  # old state files looked at per new session, at most
 LOCK_WAIT = 0.3  # seconds
 
@@ -45,10 +46,16 @@ class Session:
     new: bool = False  # not on disk yet (not saved)
 
     def show(self, ids) -> None:
-        self.shown = [i for i in self.shown if i not in ids][-(MAX_ITEMS - len(ids)) :] + list(ids)
+        self.shown = _newest(self.shown, ids)
 
     def warn(self, paths) -> None:
-        self.warned = [p for p in self.warned if p not in paths][-(MAX_ITEMS - len(paths)) :] + list(paths)
+        self.warned = _newest(self.warned, paths)
+
+
+def _newest(kept: list[str], added) -> list[str]:
+    """`kept` with `added` at its end, the oldest dropped past MAX_ITEMS."""
+    merged = [k for k in kept if k not in added] + list(added)
+    return merged[-MAX_ITEMS:]
 
 
 def folder() -> str:
@@ -112,7 +119,7 @@ def save(path: str, session: Session) -> None:
         disk.check_directory(directory)
         if session.new:
             _sweep(directory)
-        disk.atomic_write(path, data)
+        disk.atomic_write(path, data, durable=False)  # a cache: atomic, not fsynced
     except (MemoryToolError, OSError) as exc:
         raise Unavailable(str(exc)) from None
 
@@ -128,18 +135,25 @@ def locked(path: str):
 
 
 def _sweep(directory: str) -> None:
-    """Remove state files (and their locks) unchanged for longer than EXPIRES."""
-    cutoff = time.time() - EXPIRES
+    """Remove state files (and their locks, and temporary files a killed write left) unchanged for
+    longer than EXPIRES, and copies of search indexes (hooks/matches.py) unused for KEEP_INDEX."""
+    now = time.time()
     try:
         with os.scandir(directory) as entries:
             for number, entry in enumerate(entries):
                 if number >= SWEEP:
                     break
-                if entry.name.endswith((".json", ".json.lock")) and entry.is_file(follow_symlinks=False):
-                    if entry.stat(follow_symlinks=False).st_mtime < cutoff:
-                        try:
-                            os.unlink(entry.path)
-                        except OSError:
-                            pass
+                name = entry.name
+                if name.endswith((".pickle", ".pickle.lock")):
+                    limit = KEEP_INDEX
+                elif name.endswith((".json", ".json.lock", ".tmp")):
+                    limit = EXPIRES
+                else:
+                    continue
+                if entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_mtime < now - limit:
+                    try:
+                        os.unlink(entry.path)
+                    except OSError:
+                        pass
     except OSError:
         pass

@@ -15,8 +15,6 @@ import sys
 import time
 from contextlib import contextmanager, suppress
 
-from filelock import FileLock, Timeout, lock_descriptor
-
 from ..errors import LockTimeout, StorageError
 
 WINDOWS = sys.platform == "win32"
@@ -120,14 +118,18 @@ def locked(path: str, timeout: float):
     """Hold "<path>.lock" for the block, or raise LockTimeout after `timeout` seconds.
 
     It is the lock filelock's FileLock takes on that file, so the two exclude each other. On POSIX
-    it is taken straight on the file's descriptor (filelock's lock_descriptor: one flock call;
-    a FileLock object's bookkeeping costs a sizeable part of a whole write: bench/benchmark.py,
-    C). Each hold opens its own descriptor, so threads exclude each other as processes do.
-    Windows, and a filesystem without flock, keep FileLock: it handles lock files that a peer is
-    deleting as it releases, and falls back to a lock file of its own where flock is missing."""
+    it is taken straight on the file's descriptor: one flock call on the whole file, the primitive
+    FileLock uses there (a FileLock object's bookkeeping costs a sizeable part of a whole write:
+    bench/benchmark.py, C; and importing filelock costs a read-only process, such as the client
+    hook, a third of its start). Each hold opens its own descriptor, so threads exclude each other
+    as processes do. Windows, and a filesystem without flock, keep FileLock: it handles lock files
+    that a peer is deleting as it releases, and falls back to a lock file of its own where flock is
+    missing."""
     name = f"{path}.lock"
     fd = None if WINDOWS or name in _NO_FLOCK else _flocked(name, path, timeout)
     if fd is None:
+        from filelock import FileLock, Timeout
+
         if os.path.islink(name):  # FileLock would follow it
             raise _refusal(name, f"a symbolic link (to {_link_target(name)})")
         try:
@@ -159,7 +161,7 @@ def _flocked(name: str, path: str, timeout: float) -> int | None:
                 "check that the .context directory is writable."
             ) from exc
         try:
-            while not lock_descriptor(fd, blocking=False):
+            while not _try_flock(fd):
                 if time.monotonic() >= deadline:
                     raise _lock_timeout(path, timeout)
                 time.sleep(delay)
@@ -178,6 +180,18 @@ def _flocked(name: str, path: str, timeout: float) -> int | None:
         os.close(fd)
 
 
+def _try_flock(fd: int) -> bool:
+    """One non-blocking flock of the whole file (what FileLock takes on POSIX); False when another
+    descriptor holds it. Other failures raise OSError (a filesystem without flock: ENOSYS, ...)."""
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
 def _lock_timeout(path: str, timeout: float) -> LockTimeout:
     return LockTimeout(
         f"The memory file is locked by another process (waited {timeout:g} s for {path}.lock). "
@@ -189,11 +203,13 @@ def _lock_timeout(path: str, timeout: float) -> LockTimeout:
 
 
 def atomic_write(
-    path: str | os.PathLike, data: bytes | list[memoryview], mtime_ns: int | None = None
+    path: str | os.PathLike, data: bytes | list[memoryview], mtime_ns: int | None = None, durable: bool = True
 ) -> os.stat_result:
     """Write data (bytes, or buffers to write one after another) to path so that readers see the
-    old bytes or the new ones, never a mix: Staged(...) then commit(). Returns the new file's stat."""
-    staged = Staged(path, data, mtime_ns)
+    old bytes or the new ones, never a mix: Staged(...) then commit(). Returns the new file's stat.
+    durable=False skips the fsyncs: still atomic for readers, but a crash may leave the old bytes
+    (for what may be lost, such as the client hooks' session state in the cache folder)."""
+    staged = Staged(path, data, mtime_ns, durable)
     staged.commit()
     return staged.stat
 
@@ -208,8 +224,11 @@ class Staged:
     StorageError that says what to do. With mtime_ns the file's modification time is set to it
     (where the platform allows); `stat` is the new file's."""
 
-    def __init__(self, path: str | os.PathLike, data: bytes | list[memoryview], mtime_ns: int | None = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike, data: bytes | list[memoryview], mtime_ns: int | None = None, durable: bool = True
+    ) -> None:
         self.path = os.fspath(path)
+        self.durable = durable
         directory, name = os.path.split(self.path)
         self.directory = directory or "."
         self.tmp: str | None = os.path.join(directory, f".{name}.{os.urandom(4).hex()}.tmp")
@@ -220,7 +239,8 @@ class Staged:
                 if mtime_ns is not None and STAMPS:
                     with suppress(OSError):  # only an optimisation: never a reason to fail the write
                         os.utime(fd, ns=(mtime_ns, mtime_ns))
-                os.fsync(fd)
+                if durable:
+                    os.fsync(fd)
                 self.stat = os.fstat(fd)
             finally:
                 os.close(fd)
@@ -229,7 +249,8 @@ class Staged:
         with self._or_discard():
             _replace(self.tmp or "", self.path)  # committed once: tmp is set
         self.tmp = None
-        _fsync_dir(self.directory)
+        if self.durable:
+            _fsync_dir(self.directory)
 
     @contextmanager
     def _or_discard(self):

@@ -256,17 +256,20 @@ class SearchIndex:
             if term in terms_held and not common(self.holders(term), records):
                 strength += match.IDENTIFIER
                 reasons.append(f"identifier {shown}")
-        topic = entry.record.get("topic")
+        topic, named = entry.record.get("topic"), set()
         if isinstance(topic, str) and query.names(topic) and not common(len(self.by_topic[topic]), records):
-            strength += match.TOPIC
-            reasons.append(f"topic {topic}")
+            named = terms(topic)
+            if named:
+                spread = max(self.holders(t) for t in named)
+                strength += match.TOPIC * self._rarity(spread, records)
+                reasons.append(f"topic {topic}")
         shared, rarity = [], 0.0
         for word in query.words:
-            if word in terms_held:
+            if word in terms_held and word not in named:
                 holders = self.holders(word)
                 if not common(holders, records):
                     shared.append(word)
-                    rarity += self._rarity(holders, records)
+                    rarity += self._rarity(holders, records) ** 2
         if shared:
             strength += rarity / match.WORDS
             reasons.append("words: " + ", ".join(shared))

@@ -23,7 +23,7 @@ STRONG = 1.0  # the one threshold: a strength at or above it is a strong match
 FILE = 1.0
 COMMON_FILE = 0.5
 IDENTIFIER = 1.0
-TOPIC = 1.0
+TOPIC = 1.25
 DIRECTORY = 0.4
 WORDS = 2.0  # the rarity a record's shared words must sum to for a strong match: two unique words
 
@@ -63,7 +63,7 @@ class Query:
         found = {stem(w.casefold()): w for w in _WORD.findall(text) if identifier(w)}
         return cls(
             " ".join(_WORD.findall(text.casefold())),
-            tuple(dict.fromkeys(w for w in words(text) if w not in found)),
+            tuple(dict.fromkeys(w for w in words(text) if w not in found and len(w) > 1 and not w.isdigit())),
             found,
             tuple(files),
             tuple(former),

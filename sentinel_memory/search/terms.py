@@ -92,14 +92,14 @@ def _compound(word: str) -> bool:
     )
 
 
-_INNER_UPPER = re.compile(r"[a-z0-9][A-Z]")
+_CAMEL_CASE = re.compile(r"^[a-z][a-z0-9]*[A-Z]")
 
 
 def identifier(word: str) -> bool:
-    """Whether a word is certainly an identifier: snake_case (parse_args, SESSION_COOKIE) or
-    camelCase (maxRetries, HttpClient), at least five characters."""
+    """Whether a word is certainly an identifier, not a name such as GitHub: snake_case (parse_args,
+    SESSION_COOKIE) or camelCase starting lower-case (maxRetries), at least five characters."""
     inner = word.strip("_")
-    return len(inner) >= 5 and inner.isascii() and ("_" in inner or bool(_INNER_UPPER.search(inner)))
+    return len(inner) >= 5 and inner.isascii() and ("_" in inner or bool(_CAMEL_CASE.match(inner)))
 
 
 def _keep(term: str) -> bool:

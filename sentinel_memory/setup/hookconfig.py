@@ -194,7 +194,7 @@ def probe(argv: list[str], client: str, timeout: float = 30) -> list[str]:
     from ..tools import memory
 
     wrong: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="sentinel-memory-probe-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="sentinel-memory-probe-", ignore_cleanup_errors=True) as scratch:
         root = Path(scratch) / "project"
         root.mkdir()
         gitcmd.run("init", "-q", cwd=root, timeout=timeout)

@@ -1,5 +1,5 @@
-"""The operations behind the three tools: search (and the commands' `matching`), upsert (log),
-compact (read-only), with the stale marks they show. cli/maintenance.py holds the operations only the
+"""The operations behind the three tools: search (with the hooks' `strong_matches` and the commands'
+`ranked_matches`), upsert (log), compact (read-only), with the stale marks they show. cli/maintenance.py holds the operations only the
 commands for people use.
 
 Each takes the memory file's path and plain arguments and returns a typed result (tools/outcomes.py);
@@ -204,7 +204,7 @@ def search(path: Path, query: str = "", topic: str | None = None, files: object 
     if check is not None:
         found.stale = sum(1 for e in shown if check.lines.get(e))
         found.shallow = check.shallow
-    if query_terms or asked:
+    if (query or "").strip() or asked:  # a query of stop words only matches nothing
         measured = Query.of(query or "", asked, former)
         number = {e: n for n, e in enumerate(shown, 1)}
         best = (
@@ -252,18 +252,9 @@ def ranked_matches(
     query_terms = index.terms(query or "")
     ranked = search_index.ranked(query_terms, _topic(topic), asked, former)
     measured = Query.of(query or "", asked, former)
-    if query_terms or asked:
+    if (query or "").strip() or asked:  # a query of stop words only matches nothing
         return [search_index.measure(e, measured) for e in ranked.matching()], len(ranked.scope())
     return [Match(e.record, 0.0) for e in ranked.best_first()], len(ranked.scope())
-
-
-def matching(path: Path, query: str = "", topic: str | None = None) -> tuple[list[dict], int]:
-    """(the records in scope that hold a word of the query, best first — all of them, in search
-    order, without a query; how many records are in scope)."""
-    snap, query_terms = store.read(path), index.terms(query or "")
-    ranked = index.index_of(snap).ranked(query_terms, _topic(topic))
-    everything = [e.record for e in ranked.best_first()]
-    return ([e.record for e in ranked.matching()] if query_terms else everything), len(everything)
 
 
 # ------------------------------------------------------------------------------------------- log
