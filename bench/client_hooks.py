@@ -140,6 +140,7 @@ class Script:
     requests: list[dict] = field(default_factory=list)  # every request: path, body, written, tooled
     write_calls: int = 0
     log_calls: int = 0
+    existed: bool = False  # the file to write was there at the start (Claude reads it first)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def written(self) -> bool:
@@ -159,6 +160,11 @@ class Script:
             write_tool = next((t for t in offered if t == WRITE_TOOLS[client]), None)
             log_tool = next((t for t in offered if t.endswith(LOG_WORDS)), None)
             said = [i for i in items if i.role == "assistant"]
+            if client == "claude" and self.write and self.existed and not said and "Read" in offered:
+                return "Read", {"file_path": str(self.project / self.write[0])}
+            if said and said[-1].kind == "call" and said[-1].name == "Read" and items[-1].kind == "result" and (
+                    self.write_calls == 0):
+                said = []  # the read was the preparation: now the first write
             if self.write and write_tool and not self.written() and self.write_calls < 3 and (
                     not said or (items[-1].kind == "result" and said[-1].kind == "call"
                                  and said[-1].name == write_tool)):
@@ -180,6 +186,9 @@ class Script:
         if client == "gemini":
             return {"file_path": str(self.project / path), "content": text}
         body = "".join("+" + line + "\n" for line in text.splitlines())
+        if self.existed:
+            old = "".join("-" + line + "\n" for line in PLACEHOLDER.splitlines())
+            return f"*** Begin Patch\n*** Update File: {path}\n@@\n{old}{body}*** End Patch\n"
         return f"*** Begin Patch\n*** Add File: {path}\n{body}*** End Patch\n"
 
 
@@ -603,6 +612,30 @@ def memory_for(gitdir: str, size: int) -> tuple[list, dict]:
     return entries, {"file": f, "ids": by_file[f], "subject": commits[-1]["subject"]}
 
 
+PLACEHOLDER = "placeholder line\n"
+
+
+def materialize(project: Path, entries: list) -> int:
+    """The files the memory cites, as small placeholders, as a checkout of the project would have
+    them (the hook counts a path the prompt names only when the file exists); the number made."""
+    made = 0
+    for entry in entries:
+        for name in entry.record.get("files", []):
+            parts = name.split("/")
+            if name.startswith("/") or ".." in parts or parts[0] in (".git", ".context") or len(name) > 300:
+                continue
+            target = project / name
+            if target.exists() or made >= 3000:
+                continue
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(PLACEHOLDER, encoding="utf-8")
+                made += 1
+            except OSError:  # a path that is a folder elsewhere in the history
+                continue
+    return made
+
+
 def wire(name: str, project: Path) -> str:
     """The product's own init for the client; 'init' when it wrote our hooks, else the product's
     hook definitions merged by hand ('by hand': init at this commit writes no hooks)."""
@@ -656,6 +689,7 @@ def scenario(name: str, which: str, clients: Path, gitdir: str, size: int) -> di
         project = new_project(scratch)
         entries, task = memory_for(gitdir, size)
         sq.write_memory(project, entries)
+        materialize(project, entries)
         how = wire(name, project)
         git(project, "add", "-A")
         git(project, "commit", "-qm", "start")
@@ -672,6 +706,7 @@ def scenario(name: str, which: str, clients: Path, gitdir: str, size: int) -> di
         else:
             prompt = "Start the change notes for this release."
             script = Script(project, write=(NEW_FILE, "Change notes: started.\n"), log=dict(LOGGED))
+        script.existed = bool(script.write) and (project / script.write[0]).is_file()
         result = run_once(name, clients, project, scratch, script, prompt)
         reqs = [r for r in script.requests if _offers_tools(r["body"])]
         texts = [request_text(r) for r in reqs]

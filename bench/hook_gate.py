@@ -6,7 +6,9 @@ the real commit history of public repositories. Prints one table; asserts nothin
 
 GITDIR is a git directory read with `git log` (bench/search_quality.py's kind; its records, its
 definitions). At size N the memory is the N commits that end --later commits before the newest
-one, written into a scratch project. Then the real hook command, `server.py hook --client C`, one
+one, written into a scratch project that also holds the files those records cite (small
+placeholders, as a checkout would have them: the hook counts a path a prompt names only when the
+file exists; --no-files leaves them out). Then the real hook command, `server.py hook --client C`, one
 process per prompt (a new session each, its state in a scratch folder), is given the client's
 prompt event:
   related    the subjects of the commits after the memory whose task has relevant lessons (the
@@ -42,6 +44,7 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
+import client_hooks  # noqa: E402
 import search_quality as sq  # noqa: E402  (puts the repository root on sys.path)
 
 # The checkout whose server.py runs the hook (default: this one)
@@ -103,7 +106,7 @@ def injected(out: str) -> tuple[str, set[str]]:
     return text, set(_ID.findall(text))
 
 
-def run(histories, sizes, wanted, later, client, bound, examples) -> list[dict]:
+def run(histories, sizes, wanted, later, client, bound, examples, files=True) -> list[dict]:
     rows = []
     deadline = 1.0  # the product's default time bound: runs this long would print nothing by default
     for k, (name, commits, common) in enumerate(histories):
@@ -119,6 +122,8 @@ def run(histories, sizes, wanted, later, client, bound, examples) -> list[dict]:
                 project = scratch / "app"
                 subprocess.run(["git", "init", "-q", "-b", "main", str(project)], check=True)
                 sq.write_memory(project, entries)
+                if files:
+                    client_hooks.materialize(project, entries)
                 ids = {e.id for e in entries}
                 times, hits, counts, anys, slow, fired, top3 = [], 0, [], 0, 0, 0, 0
                 from sentinel_memory.tools import answers as tools
@@ -172,6 +177,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--client", default="claude", choices=sorted(EVENTS))
     parser.add_argument("--time", help="the hook's time bound in seconds (SENTINEL_MEMORY_HOOK_TIME); "
                                        "default: the product's")
+    parser.add_argument("--no-files", action="store_true", help="leave the project without the files the "
+                                                                  "memory cites (placeholders by default)")
     parser.add_argument("--examples", action="store_true", help="print what one hit and every unrelated "
                                                                 "injection put before the prompt")
     args = parser.parse_args(argv)
@@ -183,7 +190,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{'repository':<22} {'size':>5} {'rel':>4} {'hit':>6} {'fired':>6} {'srch@3':>6} {'recs':>5} {'unr':>4} {'any':>6} "
           f"{'med ms':>7} {'p95 ms':>7} {'>=1s':>4}", flush=True)
     rows = run(histories, list(map(int, args.sizes.split(","))), args.tasks, args.later, args.client, args.time,
-               args.examples)
+               args.examples, not args.no_files)
     print()
     for size in sorted({r["size"] for r in rows}):
         some = [r for r in rows if r["size"] == size]
