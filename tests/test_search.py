@@ -274,3 +274,12 @@ def test_the_header_names_the_strong_matches(path):
     answer = search(path, "tenant cache key")
     number = listed(answer).index(target) + 1
     assert f"Strong matches: #{number} " in answer and "Nothing matches strongly" not in answer
+
+
+def test_in_a_small_memory_words_its_few_records_share_still_match_strongly(path):
+    """Rarity is reckoned as in a memory of at least 50 records: in a memory of two records that
+    both hold the task's words, both match strongly."""
+    principle = saved(log(path, "payment", "", "결제 모듈: 국가별 세율 확인, 환불 정책 분리", type="principle"))
+    record = saved(log(path, "payment", "환불 금액 반올림", "환불은 결제 모듈에서 반올림한다"))
+    assert {m.record["id"] for m in strong_matches(path, "결제 모듈 환불")} == {principle, record}
+    assert "Strong matches: #1, #2 " in search(path, "결제 모듈 환불")

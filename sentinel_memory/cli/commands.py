@@ -287,6 +287,23 @@ def cmd_scan(root, args) -> int:
     return 1 if findings else 0
 
 
+def cmd_review(root, args) -> int:
+    from . import review_report
+    from .review import review
+
+    try:
+        result = review(root, args.base, args.head)
+    except (MemoryToolError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # a repository we did not foresee: one sentence, never a traceback
+        raise MemoryToolError(f"review could not finish ({type(exc).__name__}: {exc}); nothing was changed.") from exc
+    if args.format == "markdown":
+        sys.stdout.write(review_report.markdown(result, args.max_chars))
+    else:
+        print(review_report.text(result))
+    return result.status
+
+
 def cmd_fold(root, args) -> int:
     folded = maintenance.fold(root.path, args.file)
     print(console.fold_report(folded, SELF))
@@ -337,5 +354,6 @@ HANDLERS = {
     "doctor": cmd_doctor,
     "hook": cmd_hook,
     "fold": cmd_fold,
+    "review": cmd_review,
 }
 COMMANDS = tuple(build_parser()[1])

@@ -118,6 +118,24 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         "(what the pre-commit check runs; exit 1 refuses the commit)",
     )
     p.add_argument("--json", action="store_true", help=JSON_HELP)
+    p = command("review", "what changed in the memory between two revisions, by record id, with flags for a reviewer")
+    p.add_argument(
+        "base", nargs="?", metavar="BASE", help="a revision (default: the merge base with the default branch)"
+    )
+    p.add_argument("head", nargs="?", metavar="HEAD", help="a revision (default: the work tree)")
+    p.add_argument(
+        "--format",
+        choices=["text", "markdown"],
+        default="text",
+        help="text for a terminal, or markdown for a pull-request comment or a CI job summary",
+    )
+    p.add_argument(
+        "--max-chars",
+        metavar="N",
+        type=_at_least_one,
+        default=65_536,
+        help="markdown only: at most N characters, what did not fit named at the end (default: a GitHub comment's 65,536)",
+    )
     p = command("init", "prepare a project: client config, rules, .context/, git merge and diff drivers")
     p.add_argument(
         "--client",

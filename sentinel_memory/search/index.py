@@ -277,8 +277,11 @@ class SearchIndex:
 
     @staticmethod
     def _rarity(holders: int, records: int) -> float:
-        """A term's weight against that of a term only one record holds: 1 down towards 0."""
-        return idf(holders, records) / idf(1, records) if records > 1 else 1.0
+        """A term's weight against that of a term only one record holds: 1 down towards 0, in a
+        memory of at least match.RARITY_FROM records (in a small one, a word that two of three
+        records hold is not a common word)."""
+        records = max(records, match.RARITY_FROM)
+        return idf(holders, records) / idf(1, records)
 
     def _add_factors(self, ranks: list[int]) -> None:
         """Keep each rank's factor: BM25's length normalisation (by the record's length in terms

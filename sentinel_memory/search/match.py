@@ -2,14 +2,17 @@
 §4.2): the scale, its one threshold (STRONG) and the query as the measure reads it. The index
 (search/index.py) measures; this module holds what the measure gives.
 
-The scale counts evidence. Each file asked about that the record cites (or a path git renamed to
-it) is worth FILE; an identifier of the query (snake_case or camelCase) that the record holds,
-IDENTIFIER; the record's exact topic named in the query, TOPIC; a directory of a file asked about
-that the record cites a file in, up to DIRECTORY; and the query's words that the record holds, each
-by how rare it is in the memory (1 for a word only one record holds, towards 0 for a word most
-hold), the sum over WORDS. Evidence held by more than a fifth of the records (search/index.py
-COMMON) counts for less (a file: COMMON_FILE) or nothing (a word, an identifier, a topic). A match
-is strong at STRONG: one cited file, identifier or topic, or rare words worth as much."""
+The scale counts evidence (docs/contract.md §4.2 states it). Each file asked about that the record
+cites (or whose name before a git rename it cites) is worth FILE (COMMON_FILE for a file more than
+a fifth of the records cite); a directory of one, in which the record cites another file, up to
+DIRECTORY; an identifier of the query (search/terms.py identifier) that the record holds,
+IDENTIFIER; the record's exact topic named in the query, up to TOPIC; and the query's other words
+that the record holds, each its rarity squared (1 for a word only this record holds, towards 0 for
+a word most hold), the sum over WORDS. Rarity is a term's idf against that of a term one record
+holds, reckoned in a memory of at least RARITY_FROM records. A common word (search/index.py
+common) counts for nothing. A match is strong at STRONG: one cited file or identifier, a topic few
+records' words name, or rare words worth as much.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ COMMON_FILE = 0.5
 IDENTIFIER = 1.0
 TOPIC = 1.25
 DIRECTORY = 0.4
+RARITY_FROM = 50  # rarity is reckoned as in a memory of at least this many records
 WORDS = 2.0  # the rarity a record's shared words must sum to for a strong match: two unique words
 
 

@@ -207,7 +207,11 @@ def probe(argv: list[str], client: str, timeout: float = 30) -> list[str]:
             files=[SAMPLE_FILE],
         )
         env = {k: v for k, v in os.environ.items() if k not in (WRITES_ENV, "SENTINEL_MEMORY_PROJECT")}
-        env.update(SENTINEL_MEMORY_HOOK_STATE=str(Path(scratch) / "state"), SENTINEL_MEMORY_HOOK_TIME=str(timeout))
+        env.update(
+            SENTINEL_MEMORY_HOOK_STATE=str(Path(scratch) / "state"),
+            SENTINEL_MEMORY_HOOK_TIME=str(timeout),
+            SENTINEL_MEMORY_HOOK_DEBUG="1",  # why a hook printed nothing, on stderr
+        )
         # The prompt in a session of its own: the lesson it shows would not be shown again at the write.
         steps = [("start" if client == "cursor" else PROMPT, "probe-1"), (BEFORE_WRITE, "probe-2"), (STOP, "probe-2")]
         for moment, session in steps:
@@ -225,8 +229,10 @@ def probe(argv: list[str], client: str, timeout: float = 30) -> list[str]:
             if client == "gemini" and moment == BEFORE_WRITE:
                 wanted = STOP  # Gemini's refusal reads as its stop request: {"decision": "deny", ...}
             got = reply_moment(client, out) if out else None
+            said = result.stderr.decode("utf-8", "replace").strip().splitlines()
+            why = f" ({said[-1][:160]})" if said else ""
             if result.returncode != 0:
-                wrong.append(f"{moment}: exit {result.returncode}")
+                wrong.append(f"{moment}: exit {result.returncode}{why}")
             elif got != wanted or (wanted is None and out):
-                wrong.append(f"{moment}: {out.strip()[:120] or 'nothing'}")
+                wrong.append(f"{moment}: {out.strip()[:120] or 'nothing'}{why}")
     return wrong
