@@ -57,6 +57,7 @@ TIMEOUT = int(os.environ.get("SM_CLIENT_TIMEOUT", "180"))
 
 # ------------------------------------------------------------------------------ the conversation
 
+
 @dataclass
 class Item:
     role: str  # user | assistant
@@ -102,8 +103,11 @@ def items_gemini(body: dict) -> list[Item]:
             if "text" in part:
                 out.append(Item(role, "text", part["text"]))
             elif "functionCall" in part:
-                out.append(Item(role, "call", json.dumps(part["functionCall"].get("args")),
-                                part["functionCall"].get("name", "")))
+                out.append(
+                    Item(
+                        role, "call", json.dumps(part["functionCall"].get("args")), part["functionCall"].get("name", "")
+                    )
+                )
             elif "functionResponse" in part:
                 out.append(Item(role, "result", _text_of(part["functionResponse"].get("response"))))
     return out
@@ -117,16 +121,22 @@ def items_openai(body: dict) -> list[Item]:
         kind = item.get("type")
         if kind == "message":
             role = "assistant" if item.get("role") == "assistant" else "user"
-            out.append(Item(role, "text", _text_of([c.get("text", "") for c in item.get("content", [])
-                                                    if isinstance(c, dict)])))
+            out.append(
+                Item(
+                    role, "text", _text_of([c.get("text", "") for c in item.get("content", []) if isinstance(c, dict)])
+                )
+            )
         elif kind in ("function_call", "custom_tool_call"):
-            out.append(Item("assistant", "call", item.get("arguments") or item.get("input") or "", item.get("name", "")))
+            out.append(
+                Item("assistant", "call", item.get("arguments") or item.get("input") or "", item.get("name", ""))
+            )
         elif kind in ("function_call_output", "custom_tool_call_output"):
             out.append(Item("user", "result", _text_of(item.get("output"))))
     return out
 
 
 # ------------------------------------------------------------------------------------ the model
+
 
 @dataclass
 class Script:
@@ -162,19 +172,35 @@ class Script:
             said = [i for i in items if i.role == "assistant"]
             if client == "claude" and self.write and self.existed and not said and "Read" in offered:
                 return "Read", {"file_path": str(self.project / self.write[0])}
-            if said and said[-1].kind == "call" and said[-1].name == "Read" and items[-1].kind == "result" and (
-                    self.write_calls == 0):
+            if (
+                said
+                and said[-1].kind == "call"
+                and said[-1].name == "Read"
+                and items[-1].kind == "result"
+                and (self.write_calls == 0)
+            ):
                 said = []  # the read was the preparation: now the first write
-            if self.write and write_tool and not self.written() and self.write_calls < 3 and (
-                    not said or (items[-1].kind == "result" and said[-1].kind == "call"
-                                 and said[-1].name == write_tool)):
+            if (
+                self.write
+                and write_tool
+                and not self.written()
+                and self.write_calls < 3
+                and (
+                    not said or (items[-1].kind == "result" and said[-1].kind == "call" and said[-1].name == write_tool)
+                )
+            ):
                 self.write_calls += 1
                 return write_tool, self.write_args(client)
             # the user's words since the model's last call or text
             last = max((n for n, i in enumerate(items) if i.role == "assistant"), default=-1)
-            fresh = " ".join(i.text for i in items[last + 1:] if i.kind in ("text", "result"))
-            if self.log and log_tool and LOG_WORDS in fresh and self.log_calls < 2 and not (
-                    said and said[-1].kind == "call" and said[-1].name == log_tool):
+            fresh = " ".join(i.text for i in items[last + 1 :] if i.kind in ("text", "result"))
+            if (
+                self.log
+                and log_tool
+                and LOG_WORDS in fresh
+                and self.log_calls < 2
+                and not (said and said[-1].kind == "call" and said[-1].name == log_tool)
+            ):
                 self.log_calls += 1
                 return log_tool, dict(self.log)
             return "text", None
@@ -251,29 +277,66 @@ class StandIn:
         self.server.server_close()
 
     def anthropic(self, handler, body: dict) -> None:
-        name, args = self.script.decide("claude", [t.get("name", "") for t in body.get("tools", [])],
-                                        items_anthropic(body))
+        name, args = self.script.decide(
+            "claude", [t.get("name", "") for t in body.get("tools", [])], items_anthropic(body)
+        )
         if not body.get("stream"):
-            return handler._send(json.dumps({
-                "id": "msg_x", "type": "message", "role": "assistant", "model": "m",
-                "content": [{"type": "text", "text": "Done."}], "stop_reason": "end_turn", "stop_sequence": None,
-                "usage": {"input_tokens": 1, "output_tokens": 1}}).encode(), "application/json")
-        events = [("message_start", {"type": "message_start", "message": {
-            "id": "msg_" + uuid.uuid4().hex[:12], "type": "message", "role": "assistant", "model": body.get("model"),
-            "content": [], "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 1}}})]
+            return handler._send(
+                json.dumps(
+                    {
+                        "id": "msg_x",
+                        "type": "message",
+                        "role": "assistant",
+                        "model": "m",
+                        "content": [{"type": "text", "text": "Done."}],
+                        "stop_reason": "end_turn",
+                        "stop_sequence": None,
+                        "usage": {"input_tokens": 1, "output_tokens": 1},
+                    }
+                ).encode(),
+                "application/json",
+            )
+        events = [
+            (
+                "message_start",
+                {
+                    "type": "message_start",
+                    "message": {
+                        "id": "msg_" + uuid.uuid4().hex[:12],
+                        "type": "message",
+                        "role": "assistant",
+                        "model": body.get("model"),
+                        "content": [],
+                        "stop_reason": None,
+                        "stop_sequence": None,
+                        "usage": {"input_tokens": 10, "output_tokens": 1},
+                    },
+                },
+            )
+        ]
         if name != "text":
             block = {"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:12], "name": name, "input": {}}
             delta = {"type": "input_json_delta", "partial_json": json.dumps(args)}
             stop = "tool_use"
         else:
             block, delta, stop = {"type": "text", "text": ""}, {"type": "text_delta", "text": "Done."}, "end_turn"
-        events += [("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
-                   ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
-                   ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-                   ("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                                      "usage": {"output_tokens": 5}}),
-                   ("message_stop", {"type": "message_stop"})]
-        handler._send("".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode(), "text/event-stream")
+        events += [
+            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
+            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": stop, "stop_sequence": None},
+                    "usage": {"output_tokens": 5},
+                },
+            ),
+            ("message_stop", {"type": "message_stop"}),
+        ]
+        handler._send(
+            "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode(), "text/event-stream"
+        )
 
     def openai(self, handler, body: dict) -> None:
         offered, namespaces, custom = [], {}, set()
@@ -296,8 +359,11 @@ class StandIn:
                             offered.append(inner["name"])
                             namespaces[inner["name"]] = tool.get("name")
         searched = sum(1 for i in body.get("input", []) if isinstance(i, dict) and i.get("type") == "tool_search_call")
-        if searched < 8 and not any(n.endswith(LOG_WORDS) for n in offered) and any(
-                isinstance(t, dict) and t.get("type") == "tool_search" for t in body.get("tools", [])):
+        if (
+            searched < 8
+            and not any(n.endswith(LOG_WORDS) for n in offered)
+            and any(isinstance(t, dict) and t.get("type") == "tool_search" for t in body.get("tools", []))
+        ):
             # MCP tools deferred behind tool_search: call the server's tool by its namespace directly
             # MCP tools deferred behind tool_search: find them first, as a model would
             offered.append(LOG_WORDS)
@@ -310,29 +376,62 @@ class StandIn:
                 self.script.log_calls -= 1
             if searched:
                 time.sleep(1)  # the MCP server is still starting: its tools come a moment later
-            item = {"type": "tool_search_call", "id": "ts_" + uuid.uuid4().hex[:8], "call_id": call_id,
-                    "execution": "client", "status": "completed",
-                    "arguments": {"query": "sentinel memory log_memory", "limit": 8}}
+            item = {
+                "type": "tool_search_call",
+                "id": "ts_" + uuid.uuid4().hex[:8],
+                "call_id": call_id,
+                "execution": "client",
+                "status": "completed",
+                "arguments": {"query": "sentinel memory log_memory", "limit": 8},
+            }
         elif name == "text":
-            item = {"type": "message", "role": "assistant", "id": "msg_" + uuid.uuid4().hex[:8],
-                    "content": [{"type": "output_text", "text": "Done.", "annotations": []}]}
+            item = {
+                "type": "message",
+                "role": "assistant",
+                "id": "msg_" + uuid.uuid4().hex[:8],
+                "content": [{"type": "output_text", "text": "Done.", "annotations": []}],
+            }
         elif name in custom:
-            item = {"type": "custom_tool_call", "id": "ctc_" + uuid.uuid4().hex[:8], "call_id": call_id,
-                    "name": name, "input": args if isinstance(args, str) else json.dumps(args)}
+            item = {
+                "type": "custom_tool_call",
+                "id": "ctc_" + uuid.uuid4().hex[:8],
+                "call_id": call_id,
+                "name": name,
+                "input": args if isinstance(args, str) else json.dumps(args),
+            }
         else:
             if isinstance(args, str):
                 args = {"input": args}
-            item = {"type": "function_call", "id": "fc_" + uuid.uuid4().hex[:8], "call_id": call_id,
-                    "name": name, "arguments": json.dumps(args)}
+            item = {
+                "type": "function_call",
+                "id": "fc_" + uuid.uuid4().hex[:8],
+                "call_id": call_id,
+                "name": name,
+                "arguments": json.dumps(args),
+            }
             if namespaces.get(name):
                 item["namespace"] = namespaces[name]
-        done = {"type": "response.completed", "response": {"id": rid, "usage": {
-            "input_tokens": 10, "input_tokens_details": None, "output_tokens": 5, "output_tokens_details": None,
-            "total_tokens": 15}}}
-        events = [("response.created", {"type": "response.created", "response": {"id": rid}}),
-                  ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}),
-                  ("response.completed", done)]
-        handler._send("".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode(), "text/event-stream")
+        done = {
+            "type": "response.completed",
+            "response": {
+                "id": rid,
+                "usage": {
+                    "input_tokens": 10,
+                    "input_tokens_details": None,
+                    "output_tokens": 5,
+                    "output_tokens_details": None,
+                    "total_tokens": 15,
+                },
+            },
+        }
+        events = [
+            ("response.created", {"type": "response.created", "response": {"id": rid}}),
+            ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}),
+            ("response.completed", done),
+        ]
+        handler._send(
+            "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode(), "text/event-stream"
+        )
 
     def gemini(self, handler, body: dict, stream: bool) -> None:
         offered = [d.get("name", "") for t in body.get("tools", []) for d in t.get("functionDeclarations", [])]
@@ -341,8 +440,10 @@ class StandIn:
         else:
             name, args = self.script.decide("gemini", offered, items_gemini(body))
             parts = [{"functionCall": {"name": name, "args": args}}] if name != "text" else [{"text": "Done."}]
-        chunk = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
-                 "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}}
+        chunk = {
+            "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+        }
         if stream:
             return handler._send(f"data: {json.dumps(chunk)}\n\n".encode(), "text/event-stream")
         handler._send(json.dumps(chunk).encode(), "application/json")
@@ -385,22 +486,32 @@ def probe_hooks(client: str, project: Path, script: Path) -> None:
     run = f"{sys.executable} {script} {client}"
     if client == "claude":
         path = project / ".claude" / "settings.json"
-        hooks = {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": f"{run} UserPromptSubmit"}]}],
-                 "PreToolUse": [{"matcher": "Write|Edit|MultiEdit",
-                                 "hooks": [{"type": "command", "command": f"{run} PreToolUse"}]}],
-                 "Stop": [{"hooks": [{"type": "command", "command": f"{run} Stop"}]}]}
+        hooks = {
+            "UserPromptSubmit": [{"hooks": [{"type": "command", "command": f"{run} UserPromptSubmit"}]}],
+            "PreToolUse": [
+                {"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": f"{run} PreToolUse"}]}
+            ],
+            "Stop": [{"hooks": [{"type": "command", "command": f"{run} Stop"}]}],
+        }
     elif client == "gemini":
         path = project / ".gemini" / "settings.json"
-        hooks = {"BeforeAgent": [{"hooks": [{"type": "command", "command": f"{run} BeforeAgent", "timeout": 5000}]}],
-                 "BeforeTool": [{"matcher": "write_file|replace",
-                                 "hooks": [{"type": "command", "command": f"{run} BeforeTool", "timeout": 5000}]}],
-                 "AfterAgent": [{"hooks": [{"type": "command", "command": f"{run} AfterAgent", "timeout": 5000}]}]}
+        hooks = {
+            "BeforeAgent": [{"hooks": [{"type": "command", "command": f"{run} BeforeAgent", "timeout": 5000}]}],
+            "BeforeTool": [
+                {
+                    "matcher": "write_file|replace",
+                    "hooks": [{"type": "command", "command": f"{run} BeforeTool", "timeout": 5000}],
+                }
+            ],
+            "AfterAgent": [{"hooks": [{"type": "command", "command": f"{run} AfterAgent", "timeout": 5000}]}],
+        }
     else:
         path = project / ".codex" / "hooks.json"
-        hooks = {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": f"{run} UserPromptSubmit"}]}],
-                 "PreToolUse": [{"matcher": "apply_patch",
-                                 "hooks": [{"type": "command", "command": f"{run} PreToolUse"}]}],
-                 "Stop": [{"hooks": [{"type": "command", "command": f"{run} Stop"}]}]}
+        hooks = {
+            "UserPromptSubmit": [{"hooks": [{"type": "command", "command": f"{run} UserPromptSubmit"}]}],
+            "PreToolUse": [{"matcher": "apply_patch", "hooks": [{"type": "command", "command": f"{run} PreToolUse"}]}],
+            "Stop": [{"hooks": [{"type": "command", "command": f"{run} Stop"}]}],
+        }
     path.parent.mkdir(exist_ok=True)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -430,32 +541,55 @@ def client_env(name: str, scratch: Path, clients: Path, port: int, project: Path
         )
     (bin_dir / "sentinel-memory").write_text(launcher)
     (bin_dir / "sentinel-memory").chmod(0o755)
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("GIT_", "ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE", "CLAUDE", "CODEX"))}
-    env.update(HOME=str(home), PATH=f"{bin_dir}:{clients / 'node_modules' / '.bin'}:{env.get('PATH', '')}",
-               NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost",
-               XDG_STATE_HOME=str(home / ".local" / "state"), XDG_CACHE_HOME=str(home / ".cache"),
-               XDG_CONFIG_HOME=str(home / ".config"))
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("GIT_", "ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE", "CLAUDE", "CODEX"))
+    }
+    env.update(
+        HOME=str(home),
+        PATH=f"{bin_dir}:{clients / 'node_modules' / '.bin'}:{env.get('PATH', '')}",
+        NO_PROXY="127.0.0.1,localhost",
+        no_proxy="127.0.0.1,localhost",
+        XDG_STATE_HOME=str(home / ".local" / "state"),
+        XDG_CACHE_HOME=str(home / ".cache"),
+        XDG_CONFIG_HOME=str(home / ".config"),
+    )
     if os.environ.get("SM_HOOK_TIME"):  # the hook's own time bound, passed through the client
         env["SENTINEL_MEMORY_HOOK_TIME"] = os.environ["SM_HOOK_TIME"]
     fake_key = "-".join(["sk", "standin", uuid.uuid4().hex])  # a stand-in key, assembled at run time
     base = f"http://127.0.0.1:{port}"
     if name == "claude":
-        env.update(ANTHROPIC_BASE_URL=base, ANTHROPIC_API_KEY=fake_key, DISABLE_TELEMETRY="1",
-                   CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1",
-                   # wait for the MCP server however loaded the machine is (it took 6.8 s to answer
-                   # initialize at load 16 on 2 cores; Claude Code then went on without its tools)
-                   MCP_CONNECTION_NONBLOCKING="false", MCP_TIMEOUT="60000", MCP_CONNECT_TIMEOUT_MS="60000")
+        env.update(
+            ANTHROPIC_BASE_URL=base,
+            ANTHROPIC_API_KEY=fake_key,
+            DISABLE_TELEMETRY="1",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            DISABLE_AUTOUPDATER="1",
+            # wait for the MCP server however loaded the machine is (it took 6.8 s to answer
+            # initialize at load 16 on 2 cores; Claude Code then went on without its tools)
+            MCP_CONNECTION_NONBLOCKING="false",
+            MCP_TIMEOUT="60000",
+            MCP_CONNECT_TIMEOUT_MS="60000",
+        )
     elif name == "gemini":
         env.update(GEMINI_API_KEY=fake_key, GOOGLE_GEMINI_BASE_URL=base)
         (home / ".gemini").mkdir(exist_ok=True)
-        (home / ".gemini" / "settings.json").write_text(json.dumps({
-            "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": True}},
-            "telemetry": {"enabled": False}, "privacy": {"usageStatisticsEnabled": False}}), encoding="utf-8")
+        (home / ".gemini" / "settings.json").write_text(
+            json.dumps(
+                {
+                    "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": True}},
+                    "telemetry": {"enabled": False},
+                    "privacy": {"usageStatisticsEnabled": False},
+                }
+            ),
+            encoding="utf-8",
+        )
         # the user's step for a trusted folder, as `gemini` asks it the first time
         if not os.environ.get("SM_GEMINI_UNTRUSTED"):
-            (home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(project): "TRUST_FOLDER"}),
-                                                                   encoding="utf-8")
+            (home / ".gemini" / "trustedFolders.json").write_text(
+                json.dumps({str(project): "TRUST_FOLDER"}), encoding="utf-8"
+            )
     else:
         (home / ".codex").mkdir(exist_ok=True)
         (home / ".codex" / "config.toml").write_text(
@@ -464,16 +598,24 @@ def client_env(name: str, scratch: Path, clients: Path, port: int, project: Path
             '[model_providers.standin]\nname = "standin"\n'
             f'base_url = "{base}/v1"\nwire_api = "responses"\nenv_key = "STANDIN_KEY"\n\n'
             f'[projects."{project}"]\ntrust_level = "trusted"\n\n'
-            '[features]\nhooks = true\ntool_search = false\ntool_search_always_defer_mcp_tools = false\n',
-            encoding="utf-8")
+            "[features]\nhooks = true\ntool_search = false\ntool_search_always_defer_mcp_tools = false\n",
+            encoding="utf-8",
+        )
         env.update(STANDIN_KEY=fake_key)
     return env, home
 
 
 def argv_for(name: str, prompt: str) -> list[str]:
     if name == "claude":
-        return ["claude", "-p", prompt, "--permission-mode", "acceptEdits",
-                "--allowedTools", "Write,Edit,mcp__sentinel-memory"]
+        return [
+            "claude",
+            "-p",
+            prompt,
+            "--permission-mode",
+            "acceptEdits",
+            "--allowedTools",
+            "Write,Edit,mcp__sentinel-memory",
+        ]
     if name == "gemini":
         return ["gemini", "-p", prompt, "--approval-mode", "yolo"]
     bypass = ["--dangerously-bypass-hook-trust"] if CODEX_TRUST == "bypass" else []
@@ -482,9 +624,16 @@ def argv_for(name: str, prompt: str) -> list[str]:
 
 def trust_codex_hooks(env: dict, project: Path, home: Path) -> int:
     """Trust the project's hooks as /hooks does; the number trusted."""
-    app = subprocess.Popen(["codex", "app-server"], cwd=project, env=env, stdin=subprocess.PIPE,
-                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    app = subprocess.Popen(
+        ["codex", "app-server"],
+        cwd=project,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     try:
+
         def ask(number: int, method: str, params: dict) -> dict:
             app.stdin.write((json.dumps({"id": number, "method": method, "params": params}) + "\n").encode())
             app.stdin.flush()
@@ -505,12 +654,13 @@ def trust_codex_hooks(env: dict, project: Path, home: Path) -> int:
     hooks = [h for entry in listed.get("data", []) for h in entry.get("hooks", []) if h.get("source") == "project"]
     with open(home / ".codex" / "config.toml", "a", encoding="utf-8") as config:
         for h in hooks:
-            config.write(f'\n[hooks.state.{json.dumps(h["key"])}]\ntrusted_hash = {json.dumps(h["currentHash"])}\n')
+            config.write(f"\n[hooks.state.{json.dumps(h['key'])}]\ntrusted_hash = {json.dumps(h['currentHash'])}\n")
     return len(hooks)
 
 
-def run_once(name: str, clients: Path, project: Path, scratch: Path, script: Script, prompt: str,
-             probe: bool = False) -> dict:
+def run_once(
+    name: str, clients: Path, project: Path, scratch: Path, script: Script, prompt: str, probe: bool = False
+) -> dict:
     log = scratch / "requests.jsonl"
     stand = StandIn(name, script, log)
     try:
@@ -524,8 +674,15 @@ def run_once(name: str, clients: Path, project: Path, scratch: Path, script: Scr
             trust_codex_hooks(env, project, home)
         start = time.monotonic()
         try:
-            done = subprocess.run(argv_for(name, prompt), cwd=project, env=env, capture_output=True, text=True,
-                                  timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+            done = subprocess.run(
+                argv_for(name, prompt),
+                cwd=project,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT,
+                stdin=subprocess.DEVNULL,
+            )
             rc, out = done.returncode, (done.stdout + "\n" + done.stderr).strip()
         except subprocess.TimeoutExpired as gone:
             rc, out = None, f"(timed out after {TIMEOUT} s) " + str(gone.stdout or "")[-300:]
@@ -551,17 +708,21 @@ def probe(name: str, clients: Path, keep: bool) -> None:
     scratch = Path(tempfile.mkdtemp(prefix=f"sm-probe-{name}-"))
     try:
         project = new_project(scratch)
-        init = subprocess.run([sys.executable, str(ROOT / "server.py"), "--project", str(project), "init",
-                               "--client", name], capture_output=True, text=True)
+        init = subprocess.run(
+            [sys.executable, str(ROOT / "server.py"), "--project", str(project), "init", "--client", name],
+            capture_output=True,
+            text=True,
+        )
         git(project, "add", "-A")
         git(project, "commit", "-qm", "start")
-        script = Script(project, write=("src/probe.txt", "probe line"),
-                        log={"topic": "probe", "missing_context": "The probe needed nothing.",
-                             "lesson": "The probe ran once."})
-        result = run_once(name, clients, project, scratch, script,
-                          "Write src/probe.txt, then stop.", probe=True)
+        script = Script(
+            project,
+            write=("src/probe.txt", "probe line"),
+            log={"topic": "probe", "missing_context": "The probe needed nothing.", "lesson": "The probe ran once."},
+        )
+        result = run_once(name, clients, project, scratch, script, "Write src/probe.txt, then stop.", probe=True)
         print(f"=== {name}: rc {result['rc']} in {result['seconds']:.1f} s; init rc {init.returncode}")
-        print("client said:", result["out"][-int(os.environ.get("SM_TAIL", "600")):])
+        print("client said:", result["out"][-int(os.environ.get("SM_TAIL", "600")) :])
         inputs = scratch / "probe-state" / "inputs.jsonl"
         for line in inputs.read_text().splitlines() if inputs.exists() else ["(no hook ran)"]:
             print("HOOK STDIN:", line[:1500])
@@ -600,7 +761,7 @@ def memory_for(gitdir: str, size: int) -> tuple[list, dict]:
     window = commits[end - size : end]
     entries = [sq.record_of(c, common) for c in window]
     by_file: dict[str, list[str]] = {}
-    for c, e in zip(window, entries):
+    for c, e in zip(window, entries, strict=True):
         for f in c["files"]:
             if f not in common and not sq._TEST.search(f):
                 by_file.setdefault(f, []).append(e.id)
@@ -642,14 +803,24 @@ def wire(name: str, project: Path) -> str:
     from sentinel_memory.setup import hookconfig
 
     init = subprocess.run(
-        [sys.executable, str(Path(os.environ.get("SM_PRODUCT", str(ROOT))) / "server.py"), "--project",
-         str(project), "init", "--client", name],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            str(Path(os.environ.get("SM_PRODUCT", str(ROOT))) / "server.py"),
+            "--project",
+            str(project),
+            "init",
+            "--client",
+            name,
+        ],
+        capture_output=True,
+        text=True,
     )
     if init.returncode:
         raise RuntimeError(f"init failed: {(init.stdout + init.stderr).strip()[-300:]}")
-    path = project / {"claude": ".claude/settings.json", "gemini": ".gemini/settings.json",
-                      "codex": ".codex/hooks.json"}[name]
+    path = (
+        project
+        / {"claude": ".claude/settings.json", "gemini": ".gemini/settings.json", "codex": ".codex/hooks.json"}[name]
+    )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -710,38 +881,56 @@ def scenario(name: str, which: str, clients: Path, gitdir: str, size: int) -> di
         result = run_once(name, clients, project, scratch, script, prompt)
         reqs = [r for r in script.requests if _offers_tools(r["body"])]
         texts = [request_text(r) for r in reqs]
-        out = {"client": name, "scenario": which, "wired": how, "rc": result["rc"],
-               "seconds": result["seconds"], "requests": len(reqs), "prompt": prompt, "file": task["file"]}
+        out = {
+            "client": name,
+            "scenario": which,
+            "wired": how,
+            "rc": result["rc"],
+            "seconds": result["seconds"],
+            "requests": len(reqs),
+            "prompt": prompt,
+            "file": task["file"],
+        }
         if not reqs:
             out.update(ok=False, why=f"no request reached the model; client said {result['out'][-300:]!r}")
             return out
         if which == "a":
             got = ids_in(texts[0], all_ids)
             hit = sorted(set(got) & target)
-            out.update(ok=bool(hit), why=f"first request: {len(got)} records, {len(hit)} citing {task['file']}",
-                       example=received(name, reqs[0], "Sentinel-Memory: lessons"))
+            out.update(
+                ok=bool(hit),
+                why=f"first request: {len(got)} records, {len(hit)} citing {task['file']}",
+                example=received(name, reqs[0], "Sentinel-Memory: lessons"),
+            )
         elif which == "b":
             got = sorted({i for t in texts for i in ids_in(t, all_ids)})
-            out.update(ok=not got, why=f"records in any request: {len(got)}",
-                       example=received(name, reqs[0], "Sentinel-Memory: lessons") or "(nothing injected)")
+            out.update(
+                ok=not got,
+                why=f"records in any request: {len(got)}",
+                example=received(name, reqs[0], "Sentinel-Memory: lessons") or "(nothing injected)",
+            )
         elif which == "c":
-            before = [i for r, t in zip(reqs, texts) if not r["written"] for i in ids_in(t, target)]
+            before = [i for r, t in zip(reqs, texts, strict=True) if not r["written"] for i in ids_in(t, target)]
             last = texts[-1]
             times = last.count("Sentinel-Memory: this project's memory has lessons about")
-            out.update(ok=bool(before) and times == 1 and script.written(),
-                       why=f"citing records seen before the write: {len(set(before))}; lesson block in the last "
-                           f"request {times}x; file written in the end: {script.written()}; write calls "
-                           f"{script.write_calls}",
-                       example=received(name, reqs[-1], "Sentinel-Memory: this project's memory"))
+            out.update(
+                ok=bool(before) and times == 1 and script.written(),
+                why=f"citing records seen before the write: {len(set(before))}; lesson block in the last "
+                f"request {times}x; file written in the end: {script.written()}; write calls "
+                f"{script.write_calls}",
+                example=received(name, reqs[-1], "Sentinel-Memory: this project's memory"),
+            )
         else:
             asked = texts[-1].count(STOP_HEAD)
             memory = sq.memory_path(project).read_text(encoding="utf-8")
             landed = LOGGED["lesson"] in memory
             ended = result["rc"] == 0
-            out.update(ok=asked == 1 and landed and ended and script.log_calls == 1,
-                       why=f"asked {asked}x; log_memory calls {script.log_calls}; landed in the memory: {landed}; "
-                           f"session ended rc {result['rc']} after {len(reqs)} model requests",
-                       example=received(name, reqs[-1], STOP_HEAD))
+            out.update(
+                ok=asked == 1 and landed and ended and script.log_calls == 1,
+                why=f"asked {asked}x; log_memory calls {script.log_calls}; landed in the memory: {landed}; "
+                f"session ended rc {result['rc']} after {len(reqs)} model requests",
+                example=received(name, reqs[-1], STOP_HEAD),
+            )
         return out
     except Exception as exc:  # a harness failure is reported, not raised: the other cells still run
         return {"client": name, "scenario": which, "ok": False, "why": f"{type(exc).__name__}: {exc}"}
@@ -783,19 +972,29 @@ def main() -> None:
         for name in names:
             cell = scenario(name, which, args.clients.resolve(), args.gitdir, args.size)
             cells[(which, name)] = cell
-            print(f"{which} {name:<7} {'PASS' if cell.get('ok') else 'FAIL'} ({cell.get('wired', '?')}, "
-                  f"{cell.get('seconds', 0):.1f} s): {cell.get('why')}", flush=True)
+            print(
+                f"{which} {name:<7} {'PASS' if cell.get('ok') else 'FAIL'} ({cell.get('wired', '?')}, "
+                f"{cell.get('seconds', 0):.1f} s): {cell.get('why')}",
+                flush=True,
+            )
             if args.show and cell.get("example"):
                 print("    model received:\n    " + cell["example"].replace("\n", "\n    "), flush=True)
-    titles = {"a": "prompt names a lesson's file", "b": "unrelated prompt: nothing",
-              "c": "unasked write: lesson first, once", "d": "stop: asked once, logged, ends"}
+    titles = {
+        "a": "prompt names a lesson's file",
+        "b": "unrelated prompt: nothing",
+        "c": "unasked write: lesson first, once",
+        "d": "stop: asked once, logged, ends",
+    }
     print()
     print(f"{'scenario':<40}" + "".join(f"{n:>10}" for n in names))
     for which in args.scenarios.split(","):
-        print(f"{which + ' ' + titles[which]:<40}"
-              + "".join(f"{('PASS' if cells[(which, n)].get('ok') else 'FAIL'):>10}" for n in names))
-    print(f"\n{len(cells)} runs in {time.monotonic() - started:.0f} s; memory of {args.size} records from "
-          f"{args.gitdir}")
+        print(
+            f"{which + ' ' + titles[which]:<40}"
+            + "".join(f"{('PASS' if cells[(which, n)].get('ok') else 'FAIL'):>10}" for n in names)
+        )
+    print(
+        f"\n{len(cells)} runs in {time.monotonic() - started:.0f} s; memory of {args.size} records from {args.gitdir}"
+    )
 
 
 if __name__ == "__main__":

@@ -58,8 +58,9 @@ def name_of(gitdir: str) -> str:
     return path.parent.name if path.name in ("repo", ".git") else path.name
 
 
-def related_tasks(commits: list[dict], common: set[str], window_ids: list[tuple[dict, str]], end: int,
-                  wanted: int) -> list[tuple[str, set[str]]]:
+def related_tasks(
+    commits: list[dict], common: set[str], window_ids: list[tuple[dict, str]], end: int, wanted: int
+) -> list[tuple[str, set[str]]]:
     by_file: dict[str, set[str]] = {}
     for c, rid in window_ids:
         for f in c["files"]:
@@ -78,8 +79,7 @@ def related_tasks(commits: list[dict], common: set[str], window_ids: list[tuple[
 
 def hook(client: str, project: Path, state: Path, prompt: str, bound: str | None) -> tuple[str, float]:
     """(what the hook printed, its wall time from spawn to exit in seconds)."""
-    event = {"session_id": str(uuid.uuid4()), "cwd": str(project), "hook_event_name": EVENTS[client],
-             "prompt": prompt}
+    event = {"session_id": str(uuid.uuid4()), "cwd": str(project), "hook_event_name": EVENTS[client], "prompt": prompt}
     if client != "gemini":
         event.update(transcript_path="", permission_mode="default")
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
@@ -87,8 +87,14 @@ def hook(client: str, project: Path, state: Path, prompt: str, bound: str | None
     if bound is not None:
         env["SENTINEL_MEMORY_HOOK_TIME"] = bound
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, str(PRODUCT / "server.py"), "hook", "--client", client],
-                          input=json.dumps(event).encode(), capture_output=True, cwd=project, env=env, timeout=30)
+    done = subprocess.run(
+        [sys.executable, str(PRODUCT / "server.py"), "hook", "--client", client],
+        input=json.dumps(event).encode(),
+        capture_output=True,
+        cwd=project,
+        env=env,
+        timeout=30,
+    )
     return done.stdout.decode("utf-8", "replace"), time.perf_counter() - start
 
 
@@ -114,9 +120,9 @@ def run(histories, sizes, wanted, later, client, bound, examples, files=True) ->
         unrelated = [c["subject"] for c in foreign[-wanted:]]
         for size in sizes:
             end = len(commits) - later
-            window = commits[max(0, end - size):end]
+            window = commits[max(0, end - size) : end]
             entries = [sq.record_of(c, common) for c in window]
-            tasks = related_tasks(commits, common, list(zip(window, [e.id for e in entries])), end, wanted)
+            tasks = related_tasks(commits, common, list(zip(window, [e.id for e in entries], strict=True)), end, wanted)
             scratch = Path(tempfile.mkdtemp(prefix="sm-gate-"))
             try:
                 project = scratch / "app"
@@ -127,6 +133,7 @@ def run(histories, sizes, wanted, later, client, bound, examples, files=True) ->
                 ids = {e.id for e in entries}
                 times, hits, counts, anys, slow, fired, top3 = [], 0, [], 0, 0, 0, 0
                 from sentinel_memory.tools import answers as tools
+
                 shown_example = False
                 for prompt, relevant in tasks:
                     out, took = hook(client, project, scratch / "state", prompt, bound)
@@ -153,16 +160,30 @@ def run(histories, sizes, wanted, later, client, bound, examples, files=True) ->
                         if examples:
                             print(f"--- {name} {size}: UNRELATED prompt {prompt!r} received:\n{text}\n", flush=True)
                 times.sort()
-                rows.append({"repo": name, "size": size, "related": len(tasks), "hit": hits / max(1, len(tasks)),
-                             "fired": fired / max(1, len(tasks)), "top3": top3 / max(1, len(tasks)),
-                             "records": statistics.mean(counts) if counts else 0.0, "unrelated": len(unrelated),
-                             "any": anys / max(1, len(unrelated)), "median_ms": statistics.median(times) * 1000,
-                             "p95_ms": times[int(0.95 * (len(times) - 1))] * 1000, "at_bound": slow,
-                             "runs": len(times)})
+                rows.append(
+                    {
+                        "repo": name,
+                        "size": size,
+                        "related": len(tasks),
+                        "hit": hits / max(1, len(tasks)),
+                        "fired": fired / max(1, len(tasks)),
+                        "top3": top3 / max(1, len(tasks)),
+                        "records": statistics.mean(counts) if counts else 0.0,
+                        "unrelated": len(unrelated),
+                        "any": anys / max(1, len(unrelated)),
+                        "median_ms": statistics.median(times) * 1000,
+                        "p95_ms": times[int(0.95 * (len(times) - 1))] * 1000,
+                        "at_bound": slow,
+                        "runs": len(times),
+                    }
+                )
                 r = rows[-1]
-                print(f"{name:<22} {size:>5} {r['related']:>4} {r['hit']:>6.0%} {r['fired']:>6.0%} {r['top3']:>6.0%} "
-                      f"{r['records']:>5.2f} {r['unrelated']:>4} "
-                      f"{r['any']:>6.0%} {r['median_ms']:>7.0f} {r['p95_ms']:>7.0f} {r['at_bound']:>4}", flush=True)
+                print(
+                    f"{name:<22} {size:>5} {r['related']:>4} {r['hit']:>6.0%} {r['fired']:>6.0%} {r['top3']:>6.0%} "
+                    f"{r['records']:>5.2f} {r['unrelated']:>4} "
+                    f"{r['any']:>6.0%} {r['median_ms']:>7.0f} {r['p95_ms']:>7.0f} {r['at_bound']:>4}",
+                    flush=True,
+                )
             finally:
                 shutil.rmtree(scratch, ignore_errors=True)
     return rows
@@ -175,22 +196,38 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tasks", type=int, default=60)
     parser.add_argument("--later", type=int, default=400, help="commits kept after the memory for tasks")
     parser.add_argument("--client", default="claude", choices=sorted(EVENTS))
-    parser.add_argument("--time", help="the hook's time bound in seconds (SENTINEL_MEMORY_HOOK_TIME); "
-                                       "default: the product's")
-    parser.add_argument("--no-files", action="store_true", help="leave the project without the files the "
-                                                                  "memory cites (placeholders by default)")
-    parser.add_argument("--examples", action="store_true", help="print what one hit and every unrelated "
-                                                                "injection put before the prompt")
+    parser.add_argument(
+        "--time", help="the hook's time bound in seconds (SENTINEL_MEMORY_HOOK_TIME); default: the product's"
+    )
+    parser.add_argument(
+        "--no-files",
+        action="store_true",
+        help="leave the project without the files the memory cites (placeholders by default)",
+    )
+    parser.add_argument(
+        "--examples", action="store_true", help="print what one hit and every unrelated injection put before the prompt"
+    )
     args = parser.parse_args(argv)
     started = time.monotonic()
     histories = []
     for gitdir in args.gitdirs:
         commits = sq.history(gitdir)
         histories.append((name_of(gitdir), commits, sq.common_files(commits)))
-    print(f"{'repository':<22} {'size':>5} {'rel':>4} {'hit':>6} {'fired':>6} {'srch@3':>6} {'recs':>5} {'unr':>4} {'any':>6} "
-          f"{'med ms':>7} {'p95 ms':>7} {'>=1s':>4}", flush=True)
-    rows = run(histories, list(map(int, args.sizes.split(","))), args.tasks, args.later, args.client, args.time,
-               args.examples, not args.no_files)
+    print(
+        f"{'repository':<22} {'size':>5} {'rel':>4} {'hit':>6} {'fired':>6} {'srch@3':>6} {'recs':>5} {'unr':>4} {'any':>6} "
+        f"{'med ms':>7} {'p95 ms':>7} {'>=1s':>4}",
+        flush=True,
+    )
+    rows = run(
+        histories,
+        list(map(int, args.sizes.split(","))),
+        args.tasks,
+        args.later,
+        args.client,
+        args.time,
+        args.examples,
+        not args.no_files,
+    )
     print()
     for size in sorted({r["size"] for r in rows}):
         some = [r for r in rows if r["size"] == size]
@@ -198,8 +235,10 @@ def main(argv: list[str] | None = None) -> None:
         unrelated = sum(r["unrelated"] for r in some)
         hit = sum(r["hit"] * r["related"] for r in some) / max(1, related)
         anys = sum(r["any"] * r["unrelated"] for r in some) / max(1, unrelated)
-        print(f"ALL at {size}: related prompts with a relevant lesson injected {hit:.0%} of {related} "
-              f"(target >= 50%); unrelated prompts with anything injected {anys:.0%} of {unrelated} (target <= 5%)")
+        print(
+            f"ALL at {size}: related prompts with a relevant lesson injected {hit:.0%} of {related} "
+            f"(target >= 50%); unrelated prompts with anything injected {anys:.0%} of {unrelated} (target <= 5%)"
+        )
     print(f"python -c pass in this run: {_python_pass():.0f} ms median; {time.monotonic() - started:.0f} s in all")
 
 
