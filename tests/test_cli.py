@@ -513,3 +513,12 @@ def test_a_wrong_project_folder_gets_one_short_sentence_and_a_pointer(tmp_path):
 
     assert "not an existing directory" in result.stderr and "docs/clients.md" in result.stderr
     assert len(result.stderr) - len(nope) < 200 and "Windsurf" not in result.stderr
+
+
+def test_a_topic_in_other_letters_gets_the_stored_spelling_suggested(project):
+    """--topic matches exactly (as search_memory does); one that differs only by case is named."""
+    logged_id(project, "payment", "VAT", "read tax.yaml")
+
+    result = run(project, "search", "--topic", "PAYMENT", check_rc=1)
+
+    assert "Did you mean --topic 'payment'?" in result.stdout

@@ -100,6 +100,10 @@ def cmd_search(root, args) -> int:
                 args.files or [],
             )
         )
+        if args.topic and not in_scope:
+            hint = console.topic_hint(args.topic, maintenance.topics(maintenance.records(root.memory_file)))
+            if hint:
+                print(hint)
     return 0 if found else 1
 
 

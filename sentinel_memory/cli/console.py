@@ -356,3 +356,15 @@ class Wrapped:
 
     def __getattr__(self, name):
         return getattr(self.stream, name)
+
+
+def topic_hint(given: str, topics: list[TopicSummary]) -> str:
+    """For a --topic that no record has: the topics that differ from it only by case or spacing
+    (a topic is matched exactly, as search_memory matches it), else the nearest by spelling."""
+    import difflib
+
+    names = [t.topic for t in topics]
+    loose = " ".join(given.casefold().split())
+    same = [n for n in names if " ".join(n.casefold().split()) == loose]
+    close = same or difflib.get_close_matches(given, names, n=2, cutoff=0.75)
+    return f"Did you mean --topic {' or '.join(repr(n) for n in close)}? (topics match exactly)" if close else ""
