@@ -522,3 +522,13 @@ def test_a_topic_in_other_letters_gets_the_stored_spelling_suggested(project):
     result = run(project, "search", "--topic", "PAYMENT", check_rc=1)
 
     assert "Did you mean --topic 'payment'?" in result.stdout
+
+
+def test_fold_of_a_file_that_is_no_memory_says_one_thing(project, tmp_path):
+    """fold of a README: one sentence that it holds no records, not a warning about its lines first."""
+    logged_id(project, "payment", "VAT", "read tax.yaml")
+    (project / "README.md").write_text("# App\n\nHow to run it.\n", encoding="utf-8")
+
+    result = run(project, "fold", "README.md", check_rc=2)
+
+    assert "holds no memory records" in result.stderr and "skipped" not in result.stderr

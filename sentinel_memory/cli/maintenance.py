@@ -4,6 +4,7 @@ typed result; the words are cli/console.py's."""
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,7 +137,12 @@ def fold(root: Path, given: str) -> Folded:
     stray = stray_path(root, given)
     if os.path.realpath(stray) == os.path.realpath(target):
         raise InvalidInput(f"{stray} is the project's own memory file; give the other one. Nothing was changed.")
-    other = store.read(stray)
+    quiet = logging.getLogger("sentinel_memory")  # the reader's warning: fold's report counts them
+    was, quiet.disabled = quiet.disabled, True
+    try:
+        other = store.read(stray)
+    finally:
+        quiet.disabled = was
     if not other.records:
         lines = f" ({len(other.unreadable)} lines that are not records)" if other.unreadable else ""
         raise InvalidInput(
