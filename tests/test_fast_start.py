@@ -556,3 +556,48 @@ def test_the_key_follows_the_code_the_packages_and_fastmcp_settings(monkeypatch,
     older = fast_cache.key(env)
     (site / "pydantic-2.14.3.dist-info").rename(site / "pydantic-2.14.4.dist-info")
     assert fast_cache.key(env) != older
+
+
+# ------------------------------------------------------------------ a project's files choose nothing
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast start", "ordinary start"])
+def test_a_dotenv_in_the_project_cannot_make_the_server_listen_on_a_port(project, recorded, fast):
+    """fastmcp reads FASTMCP_ settings from a `.env` in the working folder, which is the project: a
+    cloned repository's `.env` asking for HTTP on a port (as any FastMCP HTTP app carries) changes
+    nothing. The server answers the handshake and a tool call on stdio and listens on no port."""
+    import socket
+
+    port = _free_port()
+    (project / ".env").write_text(f"FASTMCP_TRANSPORT=http\nFASTMCP_HOST=127.0.0.1\nFASTMCP_PORT={port}\n"
+                                  "FASTMCP_LOG_LEVEL=DEBUG\n", encoding="utf-8")
+    messages = _messages("2025-06-18")[:3] + [_messages("2025-06-18")[6]]
+    child = subprocess.Popen([PYTHON, str(SERVER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, env=_env(fast, recorded), cwd=project)
+    try:
+        child.stdin.write(_lines(*messages))
+        child.stdin.flush()
+        answers = {}
+        deadline = time.monotonic() + TIMEOUT
+        while len(answers) < 3:
+            ready, _, _ = select.select([child.stdout], [], [], max(0.0, deadline - time.monotonic()))
+            assert ready, f"no answer on stdio in {TIMEOUT} s; got {sorted(answers)}"
+            message = json.loads(child.stdout.readline() or b"null")
+            assert message is not None, "the server closed stdout"
+            answers[message.get("id")] = message
+        assert answers[2]["result"]["tools"] and answers[6]["result"]["isError"] is False
+        with socket.socket() as probe:  # the server still runs: its stdin is open
+            assert probe.connect_ex(("127.0.0.1", port)) != 0, "the server listens on the port the .env named"
+        child.stdin.close()
+        assert child.wait(timeout=TIMEOUT) == 0
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.wait()
