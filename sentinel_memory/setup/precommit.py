@@ -19,6 +19,7 @@ import re
 import subprocess
 from pathlib import Path
 
+from ..errors import StorageError
 from ..git import command as gitcmd, drivers
 from ..record.contextdir import QUARANTINE_FILE
 from ..record.store import MEMORY_FILE
@@ -241,13 +242,35 @@ def status(root: Path) -> tuple[bool | None, str]:
 
 
 def staged_findings(root: Path) -> list[Finding]:
-    """The credentials in .context/'s memory and quarantine files as staged for the next commit."""
+    """The credentials in .context/'s memory and quarantine files as staged for the next commit.
+    Fails closed: when what is staged cannot be read (git missing, failing or out of time), it
+    raises StorageError, which stops the commit; a file that is not staged is empty."""
+    names = {f".context/{name}": name for name in (MEMORY_FILE, QUARANTINE_FILE)}
+    listed = _git(root, "ls-files", "--stage", "-z", "--", *names)
+    blobs: dict[str, str] = {}
+    for entry in listed.split(b"\0"):
+        info, tab, path = entry.partition(b"\t")
+        fields = info.split()
+        if tab and len(fields) == 3 and fields[2] == b"0" and path.decode("utf-8", "replace") in names:
+            blobs[names[path.decode()]] = fields[1].decode("ascii", "replace")
+    staged = {name: _git(root, "cat-file", "blob", blob) for name, blob in blobs.items()}
+    return scan_bytes(staged.get(MEMORY_FILE, b""), staged.get(QUARANTINE_FILE, b""), MEMORY_FILE)
 
-    def staged(name: str) -> bytes:
-        try:
-            result = gitcmd.run("show", *gitcmd.DIFF_OPTIONS, f":.context/{name}", cwd=root)
-        except (OSError, subprocess.SubprocessError):
-            return b""
-        return result.stdout if result.returncode == 0 else b""
 
-    return scan_bytes(staged(MEMORY_FILE), staged(QUARANTINE_FILE), MEMORY_FILE)
+def _git(root: Path, *args: str) -> bytes:
+    """git's output, or StorageError saying why what is staged could not be read."""
+    try:
+        result = gitcmd.run(*args, cwd=root)
+    except subprocess.TimeoutExpired as exc:
+        why = f"git {args[0]} did not finish in {exc.timeout:g} s"
+    except (OSError, subprocess.SubprocessError) as exc:
+        why = f"git could not run ({exc})"
+    else:
+        if result.returncode == 0:
+            return result.stdout
+        said = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        why = f"git {args[0]} failed ({said[-1] if said else f'exit {result.returncode}'})"
+    raise StorageError(
+        f"the staged .context/ could not be read for the credential check: {why}; the commit was stopped. "
+        "Fix what git says and commit again; to commit anyway: git commit --no-verify."
+    )
