@@ -19,6 +19,7 @@ from ..invocation import SELF
 from ..record.disk import atomic_write
 from ..setup.project import resolve
 from ..tools import blocks, memory, render
+from ..visible import visible
 from . import console, maintenance
 from .maintenance import MIN_PREFIX
 from .parser import EXIT_CODES, build_parser, parse  # noqa: F401 (EXIT_CODES: this module's surface too)
@@ -104,7 +105,7 @@ def cmd_show(root, args) -> int:
         _dump(record)
     else:
         mark = memory.stale_marks(root.memory_file).get(record["id"])
-        print(gitdriver.readable_block(record).rstrip() + (f"\n  {blocks.stale_line(mark)}" if mark else ""))
+        print(gitdriver.readable_block(record).rstrip() + (f"\n  {visible(blocks.stale_line(mark))}" if mark else ""))
     return 0
 
 

@@ -13,6 +13,7 @@ from ..invocation import SELF
 from ..record.disk import atomic_write
 from ..record.merge import merge_three_way
 from ..record.snapshot import Snapshot, parse
+from ..visible import visible, visible_record
 from . import command as gitcmd
 
 DRIVER = "sentinel-memory"
@@ -72,7 +73,7 @@ def textconv(path: str, out=None) -> int:
     out = out or sys.stdout.buffer
     snap = parse(Path(path).read_bytes())
     blocks = [readable_block(snap.records[rid].record) for rid in sorted(snap.records)]
-    blocks += [f"UNREADABLE LINE: {raw.decode('utf-8', 'replace')}\n" for raw in snap.unreadable]
+    blocks += [f"UNREADABLE LINE: {visible(raw.decode('utf-8', 'replace'))}\n" for raw in snap.unreadable]
     # A review must see what the blocks alone would hide: markers or duplicates in the file itself.
     if snap.duplicates:
         blocks.insert(0, f"DUPLICATE IDS IN THE FILE: {snap.duplicates} extra lines, the newer of each shown\n")
@@ -84,14 +85,17 @@ def textconv(path: str, out=None) -> int:
 
 
 def readable_block(record: dict) -> str:
+    """A record as `git diff` and `show` print it for a person: control, BiDi and zero-width
+    characters as visible escapes (visible.py); a free-text field's line breaks kept, indented."""
+    record = visible_record(record)
     lines = [f"[{record.get('topic', '')}] {record.get('type', 'log')} {record['id']}"]
     for key, value in record.items():
         if key in ("id", "topic", "type"):
             continue
         if key == "meta" and isinstance(value, dict):
-            lines += [f"  {k}: {v}" for k, v in value.items()]
+            lines += [f"  {k}: {visible(str(v))}" for k, v in value.items()]
             continue
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        shown = value if isinstance(value, str) else visible(json.dumps(value, ensure_ascii=False))
         lines.append(f"  {key}: {shown}".rstrip().replace("\n", "\n    "))
     return "\n".join(lines) + "\n"
 
