@@ -36,6 +36,7 @@ from fastmcp.exceptions import ToolError, ValidationError  # noqa: E402
 from fastmcp.server.middleware import Middleware  # noqa: E402
 from mcp_types import ToolAnnotations  # noqa: E402
 from pydantic import Field  # noqa: E402
+from pydantic.fields import FieldInfo  # noqa: E402
 
 from . import __version__, tools  # noqa: E402
 from .errors import MemoryToolError, ProjectRootError  # noqa: E402
@@ -43,6 +44,8 @@ from .git.drivers import ensure_configured  # noqa: E402
 from .invocation import ENTRY, SELF  # noqa: E402
 from .record.store import memory_path  # noqa: E402
 from .setup.project import ENV_VAR as PROJECT_ENV, is_home_or_root, refusal, resolve  # noqa: E402
+from .tools.memory import DEFAULT_THRESHOLD  # noqa: E402
+from .tools.parameters import COMPACT_MEMORY, LOG_MEMORY, SEARCH_MEMORY, Parameter  # noqa: E402
 
 log = logging.getLogger("sentinel_memory")
 
@@ -225,26 +228,19 @@ async def _run(ctx: Context | None, operation, **arguments) -> str:
         ) from None
 
 
+def _described(tool: dict[str, Parameter], name: str, **constraints) -> FieldInfo:
+    """The parameter's description (and constraints) as tools/parameters.py writes them, once."""
+    return Field(description=tool[name].description, **constraints)
+
+
+S, L, C = SEARCH_MEMORY, LOG_MEMORY, COMPACT_MEMORY
+
+
 @mcp.tool(annotations=READ_ONLY, output_schema=None, description=SEARCH_MEMORY_DESCRIPTION)
 async def search_memory(
-    query: Annotated[
-        str,
-        Field(
-            description="The task at hand in a few words, e.g. '결제 모듈 수정' or 'fix login redirect'. Orders records by relevance (rare words weigh more)."
-        ),
-    ],
-    topic: Annotated[
-        str | None,
-        Field(
-            description="Only records whose topic equals this exactly (case-sensitive, no partial match). Omit to get everything."
-        ),
-    ] = None,
-    files: Annotated[
-        list[str] | None,
-        Field(
-            description='The files you are about to read or change, relative to the project root, e.g. ["src/payment/refund.py"] (at most 10; they need not exist yet). Records citing them come first, then those citing their directory or their names before a git rename.'
-        ),
-    ] = None,
+    query: Annotated[str, _described(S, "query")],
+    topic: Annotated[str | None, _described(S, "topic")] = None,
+    files: Annotated[list[str] | None, _described(S, "files")] = None,
     ctx: Context | None = None,
 ) -> str:
     return await _run(ctx, tools.search, query=query, topic=topic, files=files)
@@ -252,49 +248,14 @@ async def search_memory(
 
 @mcp.tool(annotations=WRITES, output_schema=None, description=LOG_MEMORY_DESCRIPTION)
 async def log_memory(
-    topic: Annotated[
-        str,
-        Field(
-            description="Module-level tag, reused if a similar one exists: auth, payment, api-gateway, db-migration. Not too narrow (login_bug_fix_2026) or broad (code). At most 64 UTF-8 bytes."
-        ),
-    ],
-    missing_context: Annotated[
-        str,
-        Field(
-            description="What the initial instructions lacked but the task needed. At most 1,024 UTF-8 bytes. Required for type=log; may be empty for a principle."
-        ),
-    ],
-    lesson: Annotated[
-        str,
-        Field(
-            description="The rule or constraint to apply next time. For a principle: one sentence that keeps every rule of the records it summarises. At most 1,024 UTF-8 bytes."
-        ),
-    ],
-    ask_next_time: Annotated[
-        str,
-        Field(
-            description="A question to ask the user before the next task here. At most 512 UTF-8 bytes (a principle's is cut to fit)."
-        ),
-    ] = "",
-    type: Annotated[
-        Literal["log", "principle"],
-        Field(description='"log" (default) after a task, or "principle" to save a compaction summary.'),
-    ] = "log",
-    compact_threshold: Annotated[
-        int, Field(description="Log records above this count make compaction required.", ge=1)
-    ] = 50,
-    source_ids: Annotated[
-        list[str] | None,
-        Field(
-            description='With type="principle": the records it summarises, as compact_memory shows them ("<id>@<version>"). Each is deleted in the same write if it is still that version; one changed since is kept and named.'
-        ),
-    ] = None,
-    files: Annotated[
-        list[str] | None,
-        Field(
-            description='The files the lesson is about, relative to the project root, e.g. ["src/payment/refund.py"] (at most 10, inside the project). When a commit later changes, deletes or renames one, search_memory marks the record stale. Paths the lesson or missing_context names count too. Omit to keep the files the record already cites.'
-        ),
-    ] = None,
+    topic: Annotated[str, _described(L, "topic")],
+    missing_context: Annotated[str, _described(L, "missing_context")],
+    lesson: Annotated[str, _described(L, "lesson")],
+    ask_next_time: Annotated[str, _described(L, "ask_next_time")] = "",
+    type: Annotated[Literal["log", "principle"], _described(L, "type")] = "log",
+    compact_threshold: Annotated[int, _described(L, "compact_threshold", ge=1)] = DEFAULT_THRESHOLD,
+    source_ids: Annotated[list[str] | None, _described(L, "source_ids")] = None,
+    files: Annotated[list[str] | None, _described(L, "files")] = None,
     ctx: Context | None = None,
 ) -> str:
     return await _run(
@@ -313,12 +274,8 @@ async def log_memory(
 
 @mcp.tool(annotations=READ_ONLY, output_schema=None, description=COMPACT_MEMORY_DESCRIPTION)
 async def compact_memory(
-    target_topic: Annotated[
-        str | None, Field(description="Only this topic (exact match). Omit for every topic.")
-    ] = None,
-    compact_threshold: Annotated[
-        int, Field(description="Log records above this count make compaction required.", ge=1)
-    ] = 50,
+    target_topic: Annotated[str | None, _described(C, "target_topic")] = None,
+    compact_threshold: Annotated[int, _described(C, "compact_threshold", ge=1)] = DEFAULT_THRESHOLD,
     ctx: Context | None = None,
 ) -> str:
     return await _run(ctx, tools.compact, target_topic=target_topic, compact_threshold=compact_threshold)

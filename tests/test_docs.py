@@ -198,3 +198,84 @@ def test_the_guides_leave_the_rules_to_the_contract():
         text = _read(ROOT / "docs" / guide)
         assert len(re.findall(r"\(contract\.md#\d", text)) >= 4, guide
         assert len(text.splitlines()) <= 80, f"{guide} grew into a second contract"
+
+
+def _number(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def _quoted(pattern: str, *docs: str) -> list[int]:
+    """Every number the pattern's first group captures in the docs named (paths from the root)."""
+    return [_number(m.group(1)) for doc in docs for m in re.finditer(pattern, _read(ROOT / doc))]
+
+
+def test_the_limits_and_thresholds_the_docs_quote_are_the_codes():
+    """A limit, threshold or bound quoted in the docs is the constant the code enforces: change one
+    and the other must follow (each pattern must still find its quote, so a reworded doc fails too)."""
+    from sentinel_memory.cli.maintenance import MIN_PREFIX
+    from sentinel_memory.record.citations import MAX_FILES
+    from sentinel_memory.record.disk import MAX_FILE_BYTES
+    from sentinel_memory.record.records import LIMITS
+    from sentinel_memory.record.store import LOCK_TIMEOUT
+    from sentinel_memory.tools.memory import DEFAULT_BUDGET, DEFAULT_THRESHOLD, MAX_BYTES
+    from sentinel_memory.tools.render import FOCUS_ANSWER, SMALL_ANSWER
+
+    contract, tools, commands = "docs/contract.md", "docs/tools.md", "docs/commands.md"
+    checks = [
+        (LIMITS["topic"], _quoted(r"\| `topic` \| string \|[^|\n]*at most ([\d,]+) UTF-8 bytes", contract)
+        + _quoted(r"`topic` ([\d,]+), `missing_context`", contract)
+        + _quoted(r"limits \(([\d,]+) / [\d,]+ / [\d,]+ / [\d,]+ UTF-8 bytes", commands)),
+        (LIMITS["missing_context"], _quoted(r"\| `missing_context` \| string \| at most ([\d,]+)", contract)
+        + _quoted(r"`missing_context` ([\d,]+), `lesson`", contract)
+        + _quoted(r"limits \([\d,]+ / ([\d,]+) / [\d,]+ / [\d,]+ UTF-8 bytes", commands)),
+        (LIMITS["lesson"], _quoted(r"\| `lesson` \| string \|[^|\n]*at most ([\d,]+)", contract)
+        + _quoted(r"`lesson` ([\d,]+), `ask_next_time`", contract)
+        + _quoted(r"limits \([\d,]+ / [\d,]+ / ([\d,]+) / [\d,]+ UTF-8 bytes", commands)),
+        (LIMITS["ask_next_time"], _quoted(r"\| `ask_next_time` \| string \|[^|\n]*at most ([\d,]+)", contract)
+        + _quoted(r"`ask_next_time` ([\d,]+)\. A value", contract)
+        + _quoted(r"limits \([\d,]+ / [\d,]+ / [\d,]+ / ([\d,]+) UTF-8 bytes", commands)),
+        (MAX_FILES, _quoted(r"\| `files` \| list of strings \|[^|\n]*at most (\d+)", contract)
+        + _quoted(r"`files` \(optional, at most (\d+)\)", tools)
+        + _quoted(r'refund\.py"\], at most (\d+)\)', "sentinel_memory/setup/cursorrules.md")),
+        (DEFAULT_THRESHOLD, _quoted(r"compact_threshold=(\d+)", contract, tools)
+        + _quoted(r"past (\d+) logs", tools, "README.md")
+        + _quoted(r"more than (\d+) `log` records", "docs/design.md")),
+        (MAX_BYTES, _quoted(r"([\d,]+) bytes of UTF-8", contract) + _quoted(r"tokens or ([\d,]+) bytes", tools)),
+        (DEFAULT_BUDGET, _quoted(r"No answer passes ([\d,]+) estimated tokens", tools)
+         + _quoted(r"never more than ([\d,]+) estimated tokens", "docs/design.md")),
+        (SMALL_ANSWER, _quoted(r"the whole memory while its answer fits about ([\d,]+) tokens", "docs/design.md")),
+        (FOCUS_ANSWER, _quoted(r"the matching records up to about ([\d,]+) tokens", "docs/design.md")),
+        (int(LOCK_TIMEOUT), _quoted(r"locked by another process \(after (\d+) s;", commands)
+        + _quoted(r"A writer waits (\d+) s", "docs/design.md")),
+        (MAX_FILE_BYTES, _quoted(r"over 64 MiB \(([\d,]+) bytes", contract)),
+        (MIN_PREFIX, _quoted(r"at least (\d+) characters", commands)),
+    ]
+    for value, quoted in checks:
+        assert quoted, f"no doc quotes {value} where this test looks: reword the pattern with the doc"
+        assert set(quoted) == {value}, f"the docs quote {sorted(set(quoted))} where the code has {value}"
+
+
+def test_every_tool_parameter_is_described_once_in_the_tools_schema():
+    """The MCP tools' parameters are tools/parameters.py's: the same names, descriptions and defaults."""
+    import asyncio
+
+    from fastmcp import Client
+
+    from sentinel_memory import server
+    from sentinel_memory.tools.parameters import TOOLS
+
+    async def listed():
+        async with Client(server.mcp) as client:
+            return await client.list_tools()
+
+    listed_tools = {tool.name: tool.input_schema for tool in asyncio.run(listed())}
+    assert set(listed_tools) == set(TOOLS)
+    for name, parameters in TOOLS.items():
+        schema = listed_tools[name]
+        assert list(schema["properties"]) == list(parameters), name
+        for parameter in parameters.values():
+            field = schema["properties"][parameter.name]
+            assert field["description"] == parameter.description
+            assert (parameter.name in schema.get("required", [])) == parameter.required
+            if not parameter.required:
+                assert field.get("default") == parameter.default, (name, parameter.name)

@@ -293,6 +293,33 @@ def test_init_adds_our_lines_to_the_users_own_context_gitattributes(tmp_path, en
     assert repo.git("check-attr", "merge", "diff", "--", MEMORY).stdout.count(": sentinel-memory") == 2
 
 
+@pytest.mark.parametrize("odd", ["not UTF-8", "a folder", "CRLF and a BOM"])
+def test_init_leaves_an_odd_context_gitignore_alone_with_one_sentence(tmp_path, env, odd):
+    """A .context/.gitignore init cannot edit (not UTF-8, a folder) is left alone with the reason
+    and the lines it should hold; one it can edit keeps its BOM and line endings. Never a traceback."""
+    repo = make_repo(tmp_path, env, wired=False)
+    ignore = repo.path / ".context" / ".gitignore"
+    ignore.unlink()
+    before = None
+    if odd == "not UTF-8":
+        ignore.write_bytes(before := b"caf\xe9.lock\n")
+    elif odd == "a folder":
+        ignore.mkdir()
+    else:
+        ignore.write_bytes(b"\xef\xbb\xbfmine.log\r\n")
+
+    result = server(env, "--project", str(repo.path), "init")
+
+    assert result.returncode == 0 and "Traceback" not in result.stdout + result.stderr, result.stderr
+    if odd == "CRLF and a BOM":
+        data = ignore.read_bytes()
+        assert data.startswith(b"\xef\xbb\xbfmine.log\r\n") and b"*.lock\r\n" in data and b"\n" not in data.replace(b"\r\n", b"")
+        return
+    line = next(line for line in result.stdout.splitlines() if ".gitignore" in line)
+    assert line.startswith("left alone") and "*.lock" in line, result.stdout
+    assert ignore.is_dir() if odd == "a folder" else ignore.read_bytes() == before
+
+
 def test_a_linked_worktree_shares_the_driver_config_and_merges_by_id(tmp_path, env):
     """In a `git worktree add` checkout the drivers configured in the main clone apply, and the server's refresh finds them there instead of rewriting the config."""
     repo = make_repo(tmp_path, env)

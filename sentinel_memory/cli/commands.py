@@ -2,7 +2,7 @@
 command one call into core and a print. The parser is cli/parser.py's.
 
 Stdlib only and no FastMCP import, so git's drivers start fast. Exit codes that scripts can rely on
-are in EXIT_CODES; `--project DIR` is accepted before or after the command name.
+are in parser.EXIT_CODES; `--project DIR` is accepted before or after the command name.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ..tools import blocks, memory, render
 from ..visible import visible
 from . import console, maintenance
 from .maintenance import MIN_PREFIX
-from .parser import EXIT_CODES, build_parser, parse  # noqa: F401 (EXIT_CODES: this module's surface too)
+from .parser import build_parser, parse
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,10 +13,10 @@ import functools
 import re
 
 from ..invocation import SELF
-from ..record.records import LIMITS
 from ..setup.clients import CLIENTS as CLIENT_KEYS
 from ..setup.project import ENV_VAR
 from ..tools.memory import DEFAULT_THRESHOLD
+from ..tools.parameters import LOG_MEMORY, SEARCH_MEMORY, THRESHOLD
 from .maintenance import MIN_PREFIX
 
 EXIT_CODES = (
@@ -56,9 +56,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         "query",
         nargs="*",
         metavar="QUERY",
-        help="words to look for (quotes not needed); Korean matches inside words too",
+        help=SEARCH_MEMORY["query"].short,
     )
-    p.add_argument("--topic", metavar="T", help="only records whose topic is exactly T")
+    p.add_argument("--topic", metavar="T", help=SEARCH_MEMORY["topic"].short)
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p = command("list", "topics with their log and principle counts and newest date")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
@@ -71,31 +71,14 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         metavar="N",
         type=_at_least_one,
         default=DEFAULT_THRESHOLD,
-        help=f"log records above N make compaction required (default {DEFAULT_THRESHOLD})",
+        help=THRESHOLD.short,
     )
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p = command("log", "add a lesson by hand, with the same validation, limits and redaction as log_memory")
-    for name, required, what in (
-        ("topic", True, "a module-level tag such as auth or payment"),
-        ("missing_context", True, "what the instructions lacked"),
-        ("lesson", True, "the rule to apply next time"),
-        ("ask_next_time", False, "a question to ask first next time"),
-    ):
-        p.add_argument(
-            "--" + name.replace("_", "-"),
-            metavar="TEXT",
-            required=required,
-            default="",
-            help=f"{what}; at most {LIMITS[name]:,} bytes in UTF-8",
-        )
-    p.add_argument(
-        "--file",
-        metavar="PATH",
-        action="append",
-        dest="files",
-        help="a file the lesson is about, relative to the project root (repeat for several, at most "
-        "10); the record is marked stale when a commit changes it",
-    )
+    for name in ("topic", "missing_context", "lesson", "ask_next_time"):
+        field = LOG_MEMORY[name]
+        p.add_argument(field.option, metavar="TEXT", required=field.required, default="", help=field.short)
+    p.add_argument("--file", metavar="PATH", action="append", dest="files", help=LOG_MEMORY["files"].short)
     p.add_argument("--json", action="store_true", help=JSON_HELP + " (the outcome and the stored record)")
     p = command(
         "stale", "records whose cited files a commit changed, deleted or renamed after they were written, with why"
@@ -176,11 +159,6 @@ def _command_word(argv: list[str]) -> str | None:
         elif not arg.startswith("-"):
             return arg
     return None
-
-
-def names_a_command(argv: list[str]) -> bool:
-    """True when argv names a command (anything else starts the MCP server)."""
-    return _command_word(argv) is not None
 
 
 def _suggest(word: str, choices) -> str:

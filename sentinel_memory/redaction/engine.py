@@ -29,10 +29,11 @@ from __future__ import annotations
 import re
 import string
 
+from .formats import REDACTED, Rule
 from .forms import FORM_RULES
 from .logins import LOGIN_RULES
 from .nearby import NEARBY_RULES
-from .rules import REDACTED, RULES as _FORMAT_RULES, Rule  # noqa: F401  (REDACTED, RULES, Rule: this module's surface)
+from .rules import RULES as _FORMAT_RULES
 from .values import _PLACEHOLDER, _is_placeholder
 
 # A URL's password is judged by _url_password: "Pass" in https://u:Pass@host is a password, while

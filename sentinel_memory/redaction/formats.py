@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import NamedTuple
+from dataclasses import dataclass
 
 from .gates import (
     _words,
@@ -20,7 +20,10 @@ from .values import (
 REDACTED = "[REDACTED]"
 
 
-class Rule(NamedTuple):
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Rule:
+    """One redaction rule, always built by keyword."""
+
     name: str
     pattern: re.Pattern
     strict: bool  # applied even with strict_only=True
@@ -45,7 +48,10 @@ def _provider(name: str, body: str, end: str = _END, needles: tuple[str, ...] | 
     """A strict rule for a key with a fixed prefix and shape; the whole match goes. Unless given,
     the literal prefixes of the body's alternatives become the rule's needles."""
     return Rule(
-        name, re.compile(_START + body + end), True, needles=_literal_prefixes(body) if needles is None else needles
+        name=name,
+        pattern=re.compile(_START + body + end),
+        strict=True,
+        needles=_literal_prefixes(body) if needles is None else needles,
     )
 
 
@@ -82,21 +88,21 @@ FORMAT_RULES: tuple[Rule, ...] = (
     # An unterminated block is redacted to the end of the text. Inside JSON the newlines are
     # "\n" escapes, which the block swallows just the same.
     Rule(
-        "pem_private_key",
-        re.compile(
+        name="pem_private_key",
+        pattern=re.compile(
             r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
             r"(?:.*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|.*)",
             re.DOTALL,
         ),
-        True,
+        strict=True,
         needles=("-----BEGIN",),
     ),
     # A GCP service-account file: its private_key is a PEM block (above); its key id goes too.
     Rule(
-        "gcp_private_key_id",
-        re.compile(r""""private_key_id"[ \t]*:[ \t]*"(?P<value>[0-9a-f]{40})\""""),
-        True,
-        ("value",),
+        name="gcp_private_key_id",
+        pattern=re.compile(r""""private_key_id"[ \t]*:[ \t]*"(?P<value>[0-9a-f]{40})\""""),
+        strict=True,
+        groups=("value",),
         needles=('"private_key_id"',),
     ),
     _provider("aws_access_key_id", r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}"),
@@ -104,14 +110,14 @@ FORMAT_RULES: tuple[Rule, ...] = (
     # 40 base64 characters right after an "aws secret" keyword. Forty lowercase hex digits
     # (a git SHA) are never taken for one.
     Rule(
-        "aws_secret_access_key",
-        re.compile(
+        name="aws_secret_access_key",
+        pattern=re.compile(
             r"(?i:aws[_\-. ]?secret(?:[_\-. ]?access)?(?:[_\-. ]?key)?|secret[_\-. ]?(?:access[_\-. ]?)?key)"
             r"""(?:["']?[ \t]*(?::=|=>|[:=])[ \t]*["']?|[ \t]+)"""
             r"(?P<value>(?![0-9a-f]{40}(?![A-Za-z0-9/+]))[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
         ),
-        True,
-        ("value",),
+        strict=True,
+        groups=("value",),
         gate=_words("secret"),
     ),
     _provider(
@@ -128,21 +134,21 @@ FORMAT_RULES: tuple[Rule, ...] = (
     ),
     # GitLab's session cookie (a Cookie header, curl -b): the value goes, the name stays.
     Rule(
-        "gitlab_session_cookie",
-        re.compile(r"_gitlab_session=(?P<value>[0-9a-z]{32,})(?![A-Za-z0-9])"),
-        True,
-        ("value",),
+        name="gitlab_session_cookie",
+        pattern=re.compile(r"_gitlab_session=(?P<value>[0-9a-z]{32,})(?![A-Za-z0-9])"),
+        strict=True,
+        groups=("value",),
         needles=("_gitlab_session=",),
     ),
     _provider("slack_token", r"(?:(?:xox[bpose]|xoxe\.xox[bp]|xapp)-[A-Za-z0-9\-]{10,}|xox[ar]-[A-Za-z0-9\-]{8,})", ""),
     Rule(
-        "slack_webhook",
-        re.compile(
+        name="slack_webhook",
+        pattern=re.compile(
             r"(?<![A-Za-z0-9.\-])(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/"
             r"(?P<value>[A-Za-z0-9_+\-]+/[A-Za-z0-9_/+\-]{8,}|[A-Za-z0-9_+/\-]{43,})"
         ),
-        True,
-        ("value",),
+        strict=True,
+        groups=("value",),
         needles=("hooks.slack.com/",),
     ),
     _provider(
@@ -204,9 +210,9 @@ FORMAT_RULES: tuple[Rule, ...] = (
     _provider("firebase_fcm_server_key", r"AAAA[A-Za-z0-9_\-]{7}:APA91b[A-Za-z0-9_\-]{100,}", "", needles=(":APA91b",)),
     # Entra ID (Azure AD) client secrets: three characters, a digit, "Q~", then 31-34 more.
     Rule(
-        "azure_ad_client_secret",
-        re.compile(r"(?<![A-Za-z0-9_~.\-])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])"),
-        True,
+        name="azure_ad_client_secret",
+        pattern=re.compile(r"(?<![A-Za-z0-9_~.\-])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])"),
+        strict=True,
         needles=("Q~",),
     ),
     _provider("age_secret_key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
@@ -215,35 +221,35 @@ FORMAT_RULES: tuple[Rule, ...] = (
         "discord_bot_token", r"[MNO][A-Za-z0-9]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}", r"(?![A-Za-z0-9_\-])"
     ),
     Rule(
-        "discord_webhook",
-        re.compile(
+        name="discord_webhook",
+        pattern=re.compile(
             r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{5,25}/"
             r"(?P<value>[A-Za-z0-9_\-]{30,})"
         ),
-        True,
-        ("value",),
+        strict=True,
+        groups=("value",),
         needles=("/api/webhooks/",),
     ),
     # Telegram bot token: the bot id, a colon, 35 characters ("bot123:AA..." in API URLs).
     Rule(
-        "telegram_bot_token",
-        re.compile(r"(?<![0-9])[0-9]{5,16}:A[A-Za-z0-9_\-]{34}(?![A-Za-z0-9_\-])"),
-        True,
+        name="telegram_bot_token",
+        pattern=re.compile(r"(?<![0-9])[0-9]{5,16}:A[A-Za-z0-9_\-]{34}(?![A-Za-z0-9_\-])"),
+        strict=True,
         needles=(":A",),
     ),
     # Azure: storage-account keys in connection strings, and the signature of a SAS URL.
     Rule(
-        "azure_storage_key",
-        re.compile(r"(?i:AccountKey|SharedAccessKey)=(?P<value>[A-Za-z0-9+/]{20,}={0,2})"),
-        True,
-        ("value",),
+        name="azure_storage_key",
+        pattern=re.compile(r"(?i:AccountKey|SharedAccessKey)=(?P<value>[A-Za-z0-9+/]{20,}={0,2})"),
+        strict=True,
+        groups=("value",),
         gate=_words("accountkey=", "sharedaccesskey="),
     ),
     Rule(
-        "azure_sas_signature",
-        re.compile(r"(?<![A-Za-z0-9_])sig=(?P<value>[A-Za-z0-9%+/]{20,}={0,2})"),
-        True,
-        ("value",),
+        name="azure_sas_signature",
+        pattern=re.compile(r"(?<![A-Za-z0-9_])sig=(?P<value>[A-Za-z0-9%+/]{20,}={0,2})"),
+        strict=True,
+        groups=("value",),
         needles=("sig=",),
     ),
     # Providers whose formats gitleaks' rule set and the providers' own
@@ -339,22 +345,22 @@ FORMAT_RULES: tuple[Rule, ...] = (
     # The providers of secret_formats_more.py.
     *(_provider(f.name, f.body, _END if f.end is None else f.end, f.needles) for f in MORE_FORMATS),
     Rule(
-        "teams_webhook",
-        re.compile(r"https://[A-Za-z0-9\-]+\.webhook\.office\.com/webhookb2/(?P<value>[A-Za-z0-9@/\-]{40,})"),
-        True,
-        ("value",),
+        name="teams_webhook",
+        pattern=re.compile(r"https://[A-Za-z0-9\-]+\.webhook\.office\.com/webhookb2/(?P<value>[A-Za-z0-9@/\-]{40,})"),
+        strict=True,
+        groups=("value",),
         needles=(".webhook.office.com/",),
     ),
     # header.payload.signature, base64url; the header is JSON, so it starts with "eyJ" ('{"'), or
     # with "eyA", "ewo", "ew0", "ewk" ("{ ", "{\n", "{\r", "{\t") when the JSON was written with
     # spaces, and then both parts are long.
     Rule(
-        "jwt",
-        re.compile(
+        name="jwt",
+        pattern=re.compile(
             r"(?<![A-Za-z0-9_\-])(?:eyJ[A-Za-z0-9_\-]{5,}={0,2}\.[A-Za-z0-9_\-]{5,}={0,2}\.[A-Za-z0-9_\-]*"
             r"|(?:eyA|ew[o0k])[A-Za-z0-9_\-]{12,}={0,2}\.e[yw][A-Za-z0-9_\-]{12,}={0,2}\.[A-Za-z0-9_\-]*)"
         ),
-        True,
+        strict=True,
         needles=("eyJ", "eyA", "ewo", "ew0", "ewk"),
     ),
 )

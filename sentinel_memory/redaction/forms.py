@@ -318,9 +318,6 @@ def _insert_columns(text: str, at: int) -> dict[int, bool]:
     return {lit.start(): i < len(cols) and bool(_COLUMN_NAME.fullmatch(cols[i])) for i, lit in enumerate(literals)}
 
 
-_SETTER_GATE = _words("pass", "pw", "secret", "token", "key", "auth", "credential")
-
-
 def _sql_insert_gate(low: str) -> bool:
     return "insert" in low and "values" in low
 
@@ -334,29 +331,88 @@ def _csv_gate(low: str) -> bool:
 
 
 FORM_RULES: tuple[Rule, ...] = (
-    Rule("value_named_after", _VALUE_NAMED_AFTER, False, ("bare",), _value_named_after, gate=_value_named_after_gate),
     Rule(
-        "env_default",
-        _ENV_DEFAULT,
-        False,
-        ("dq",),
-        _env_default,
+        name="value_named_after",
+        pattern=_VALUE_NAMED_AFTER,
+        strict=False,
+        groups=("bare",),
+        accept=_value_named_after,
+        gate=_value_named_after_gate,
+    ),
+    Rule(
+        name="env_default",
+        pattern=_ENV_DEFAULT,
+        strict=False,
+        groups=("dq",),
+        accept=_env_default,
         gate=_words("getenv", "environ", "env.", "env::", "getenvironmentvariable", "getproperty"),
     ),
-    Rule("table_column", _TABLE_CELL, False, ("bare",), _table_cell, needles=("|",), gate=_PROSE_GATE),
-    Rule("csv_column", _CSV_CELL, False, ("bare",), _csv_cell, needles=(",",), gate=_csv_gate),
-    Rule("auth_pair", _AUTH_PAIR, False, ("dq",), _auth_pair, gate=_words("auth", "credential")),
-    Rule("list_item_value", _LIST_ITEM, False, ("bq",), _list_item, needles=(": `",)),
-    Rule("setter_call", _SETTER_CALL, False, ("dq",), _setter_call, needles=('("', "('", '( "', "( '")),
-    Rule("query_key", _QUERY_KEY, False, ("bare",), _random_key, needles=("key=", "KEY=", "Key=")),
-    Rule("label_line", _LABEL_LINE, False, ("bare",), _label_line, needles=("\n",), gate=_PROSE_GATE),
     Rule(
-        "sql_named_value",
-        _SQL_NAMED,
-        False,
-        ("sq",),
-        lambda m, v: _random_value(v) or _strongly_secret(v),
+        name="table_column",
+        pattern=_TABLE_CELL,
+        strict=False,
+        groups=("bare",),
+        accept=_table_cell,
+        needles=("|",),
+        gate=_PROSE_GATE,
+    ),
+    Rule(
+        name="csv_column",
+        pattern=_CSV_CELL,
+        strict=False,
+        groups=("bare",),
+        accept=_csv_cell,
+        needles=(",",),
+        gate=_csv_gate,
+    ),
+    Rule(
+        name="auth_pair",
+        pattern=_AUTH_PAIR,
+        strict=False,
+        groups=("dq",),
+        accept=_auth_pair,
+        gate=_words("auth", "credential"),
+    ),
+    Rule(name="list_item_value", pattern=_LIST_ITEM, strict=False, groups=("bq",), accept=_list_item, needles=(": `",)),
+    Rule(
+        name="setter_call",
+        pattern=_SETTER_CALL,
+        strict=False,
+        groups=("dq",),
+        accept=_setter_call,
+        needles=('("', "('", '( "', "( '"),
+    ),
+    Rule(
+        name="query_key",
+        pattern=_QUERY_KEY,
+        strict=False,
+        groups=("bare",),
+        accept=_random_key,
+        needles=("key=", "KEY=", "Key="),
+    ),
+    Rule(
+        name="label_line",
+        pattern=_LABEL_LINE,
+        strict=False,
+        groups=("bare",),
+        accept=_label_line,
+        needles=("\n",),
+        gate=_PROSE_GATE,
+    ),
+    Rule(
+        name="sql_named_value",
+        pattern=_SQL_NAMED,
+        strict=False,
+        groups=("sq",),
+        accept=lambda m, v: _random_value(v) or _strongly_secret(v),
         gate=_words("where"),
     ),
-    Rule("sql_insert_value", _SQL_VALUE, False, ("sq",), _sql_insert_value, gate=_sql_insert_gate),
+    Rule(
+        name="sql_insert_value",
+        pattern=_SQL_VALUE,
+        strict=False,
+        groups=("sq",),
+        accept=_sql_insert_value,
+        gate=_sql_insert_gate,
+    ),
 )

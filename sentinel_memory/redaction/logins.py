@@ -99,20 +99,27 @@ def _login_gate(low: str) -> bool:
 
 LOGIN_RULES: tuple[Rule, ...] = (
     Rule(
-        "app_password",
-        _APP_PASSWORD,
-        False,
-        ("value",),
-        _app_password,
+        name="app_password",
+        pattern=_APP_PASSWORD,
+        strict=False,
+        groups=("value",),
+        accept=_app_password,
         gate=_app_password_gate,
     ),
-    Rule("basic_credentials", _BASIC, False, ("value",), _basic_credentials, gate=_words("basic")),
     Rule(
-        "login_pair_in_prose",
-        _LOGIN_PAIR,
-        False,
-        ("value",),
-        _login_password,
+        name="basic_credentials",
+        pattern=_BASIC,
+        strict=False,
+        groups=("value",),
+        accept=_basic_credentials,
+        gate=_words("basic"),
+    ),
+    Rule(
+        name="login_pair_in_prose",
+        pattern=_LOGIN_PAIR,
+        strict=False,
+        groups=("value",),
+        accept=_login_password,
         gate=_login_gate,
     ),
 )

@@ -396,4 +396,6 @@ def _gate(low: str) -> bool:
     return " for " in low and ("use " in low or "using " in low or "try " in low)  # use … for <service>
 
 
-NEARBY_RULES: tuple[Rule, ...] = (Rule("named_nearby", _CANDIDATE, False, ("value",), _named_nearby, gate=_gate),)
+NEARBY_RULES: tuple[Rule, ...] = (
+    Rule(name="named_nearby", pattern=_CANDIDATE, strict=False, groups=("value",), accept=_named_nearby, gate=_gate),
+)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .formats import FORMAT_RULES, REDACTED, Rule  # noqa: F401 (REDACTED: re-exported)
+from .formats import FORMAT_RULES, Rule
 from .gates import (
     _PROSE_GATE,
     _assignment_gate,
@@ -45,105 +45,105 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # that is followed by a host (a name, then "/", "?", "#", whitespace or the end), so an
     # unescaped "@", "#", "?", "/", "+" or "=" inside it is covered too (base64 passwords).
     Rule(
-        "url_password",
-        re.compile(
+        name="url_password",
+        pattern=re.compile(
             r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://(?P<user>[^\s:/@?#]*):"
             r"(?P<value>[^\s]{1,256}?)@(?=(?P<host>[^\s/@?#]*)(?:[/?#\s\"'`<>)\]]|$))"
         ),
-        False,
-        ("value",),
-        _url_password,
+        strict=False,
+        groups=("value",),
+        accept=_url_password,
         needles=("://",),
     ),
     # A token as the URL's user, without a password: https://<token>@github.com/org/repo.git. A
     # Sentry DSN's key stays: it is public by design.
     Rule(
-        "url_token_user",
-        re.compile(
+        name="url_token_user",
+        pattern=re.compile(
             r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://(?P<value>[A-Za-z0-9_\-]{20,200})@(?P<host>[A-Za-z0-9.\-]+)"
         ),
-        False,
-        ("value",),
-        lambda m, v: _random_value(v) and "sentry" not in m.group("host").lower(),
+        strict=False,
+        groups=("value",),
+        accept=lambda m, v: _random_value(v) and "sentry" not in m.group("host").lower(),
         needles=("://",),
     ),
     # Credentials that are not a URL's: Oracle's user/password@host (jdbc:oracle:thin:, sqlplus,
     # CONNECT) and a .pgpass line (host:port:database:user:password).
     Rule(
-        "login_pair",
-        re.compile(
+        name="login_pair",
+        pattern=re.compile(
             r"(?:(?i:jdbc:oracle:thin:|sqlplus[ \t]+|connect[ \t]+)[\w$#]{1,30}/(?P<value>[^\s@/\"']{1,128})@"
             r"|(?<![^\s'\"])(?:\*|(?=[\w.\-]*[A-Za-z.])[\w.\-]{1,253}):(?:\*|[0-9]{2,5}):[\w*\-]{1,63}:[\w*.@\-]{1,63}:"
             r"(?P<pgpass>[^\s:'\"]{1,128})(?![^\s'\"]))"
         ),
-        False,
-        ("value", "pgpass"),
-        lambda m, v: not _is_placeholder(v) and (m.group("pgpass") is None or _looks_like_secret(v)),
+        strict=False,
+        groups=("value", "pgpass"),
+        accept=lambda m, v: not _is_placeholder(v) and (m.group("pgpass") is None or _looks_like_secret(v)),
         gate=_login_pair_gate,
     ),
     # The same URL percent-encoded, as in a redirect or a query parameter:
     # https%3A%2F%2Fuser%3Apassword%40host (or with a plain "@"); twice-encoded (%253A) too.
     Rule(
-        "url_password_encoded",
-        re.compile(
+        name="url_password_encoded",
+        pattern=re.compile(
             r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}(?i:%(?:25)?3A%(?:25)?2F%(?:25)?2F)"
             r"(?P<user>[A-Za-z0-9._~\-]*)(?i:%(?:25)?3A)"
             r"(?P<value>[^\s@&%]{0,256}(?:%(?!(?:25)?40)[0-9A-Fa-f]{2}[^\s@&%]{0,256}){0,32})"
             r"(?:@|(?i:%(?:25)?40))(?P<host>[A-Za-z0-9.\-]*)"
         ),
-        False,
-        ("value",),
-        _url_password,
+        strict=False,
+        groups=("value",),
+        accept=_url_password,
         needles=("%2",),
     ),
     Rule(
-        "authorization_header",
-        re.compile(
+        name="authorization_header",
+        pattern=re.compile(
             r"(?i:\b(?:proxy-)?authorization)" + r"""["']?[ \t]*(?::=|=>|[:=])[ \t]*["']?"""
             r"(?P<scheme>[A-Za-z][A-Za-z0-9_\-]{1,30})[ \t]+(?P<value>[A-Za-z0-9._~+/:\-]+=*)"
         ),
-        False,
-        ("value",),
-        _authorization,
+        strict=False,
+        groups=("value",),
+        accept=_authorization,
         gate=_words("authorization"),
     ),
     # Cookie: theme=dark; sessionid=…, Set-Cookie: __Host-session=…; Path=/: the value of a cookie
     # whose name says it holds a session or a credential, on a Cookie or Set-Cookie line.
     Rule(
-        "session_cookie",
-        re.compile(
+        name="session_cookie",
+        pattern=re.compile(
             r"(?<![\w.\-])[\w.\-]{0,40}?(?i:sess|sid|auth|token|jwt|remember)[\w.\-]{0,40}="
             r"""(?P<bare>[^;\s,"'`]{16,4096})"""  # (as a bare value: a sentence's full stop after it stays)
         ),
-        False,
-        ("bare",),
-        _cookie_value,
+        strict=False,
+        groups=("bare",),
+        accept=_cookie_value,
         gate=_words("cookie"),
     ),
     # "Bearer <token>" without the header name: the token must be long and contain a digit,
     # so that "bearer authentication" stays.
     Rule(
-        "bearer_token",
-        re.compile(r"(?i:\bbearer)[ \t]+(?=[A-Za-z._~+/\-]*[0-9])(?P<value>[A-Za-z0-9._~+/\-]{16,}=*)"),
-        False,
-        ("value",),
+        name="bearer_token",
+        pattern=re.compile(r"(?i:\bbearer)[ \t]+(?=[A-Za-z._~+/\-]*[0-9])(?P<value>[A-Za-z0-9._~+/\-]{16,}=*)"),
+        strict=False,
+        groups=("value",),
         gate=_words("bearer"),
     ),
     # curl -u user:password, --user user:password
     Rule(
-        "basic_auth_flag",
-        re.compile(
+        name="basic_auth_flag",
+        pattern=re.compile(
             r"""(?<![\w\-])(?:-u|--user)[ \t]+["']?[^\s:"'@]+:(?:'(?P<sq>[^'\n]+)'|"(?P<dq>[^"\n]+)"|(?P<value>[^\s"']+))"""
         ),
-        False,
-        ("value", "sq", "dq"),
+        strict=False,
+        groups=("value", "sq", "dq"),
         needles=("-u",),
     ),
     # Clients whose password flag is not named "password": mysql -u root -pS3cret (glued to -p;
     # a bare -p prompts and stays), redis-cli -a S3cret, sshpass -p S3cret.
     Rule(
-        "client_password_flag",
-        re.compile(
+        name="client_password_flag",
+        pattern=re.compile(
             r"(?<![\w\-])(?:(?:mysql|mysqldump|mysqladmin|mariadb)(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p"
             r"(?:'(?P<gsq>[^'\n]+)'|\"(?P<gdq>[^\"\n]+)\"|(?P<glued>[^\s\"']+))"
             r"|(?:redis-cli(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-a|sshpass[ \t]+-p"
@@ -152,63 +152,63 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             r"|(?:docker|az)[ \t]+login(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p|cargo[ \t]+login(?:[ \t]+--registry[ \t]+[^\s]{1,60})?)[ \t]+"
             r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*)))"""
         ),
-        False,
-        ("gsq", "gdq", "glued") + _VALUE_GROUPS,
+        strict=False,
+        groups=("gsq", "gdq", "glued") + _VALUE_GROUPS,
         needles=("mysql", "mariadb", "redis-cli", "sshpass", "docker", "ldap", "poetry", "az", "cargo"),
     ),
     # --password hunter2, --api-key abc (the "--password=..." form is a keyword assignment).
     Rule(
-        "cli_flag",
-        re.compile(
+        name="cli_flag",
+        pattern=re.compile(
             r"(?<![\w\-])--?(?i:(?:[a-z0-9]+-){0,3}(?:password|passwd|token|secret|api-key|apikey|bearer|"
             + _SETTING_KEYWORD
             + r")|(?:[a-z0-9]+-){1,3}(?P<gkey>key))(?![\w\-])"
             r"""[ \t]+(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*))"""
         ),
-        False,
-        _VALUE_GROUPS,
-        _flag_value,
+        strict=False,
+        groups=_VALUE_GROUPS,
+        accept=_flag_value,
         gate=_words("pass", "token", "secret", "api-key", "apikey", "masterauth", "-key", "bearer"),
     ),
     # Secret stores' command lines: gh secret set NAME --body VALUE, aws secretsmanager
     # --secret-string VALUE, aws ssm put-parameter ... --value VALUE.
     Rule(
-        "secret_store_cli",
-        re.compile(
+        name="secret_store_cli",
+        pattern=re.compile(
             r"(?<![\w\-])(?:gh[ \t]+secret[ \t]+set[ \t]+[^\s]{1,100}(?:[ \t]+--?[a-z\-]{1,20}[ \t]+[^\s\-][^\s]{0,100}){0,3}"
             r"[ \t]+(?:--body|-b)|--secret-string|put-parameter(?:[ \t]+[^\s]{1,200}){0,8}?[ \t]+--value)[ \t=]+"
             r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*))"""
         ),
-        False,
-        _VALUE_GROUPS,
-        lambda m, v: not v.startswith(("file://", "fileb://")) and _flag_value(m, v),
+        strict=False,
+        groups=_VALUE_GROUPS,
+        accept=lambda m, v: not v.startswith(("file://", "fileb://")) and _flag_value(m, v),
         needles=("gh secret", "--secret-string", "put-parameter"),
     ),
     # .netrc: "machine api.example.com login me password VALUE" - any value after such a login.
     Rule(
-        "netrc_password",
-        re.compile(
+        name="netrc_password",
+        pattern=re.compile(
             r"(?<![\w\-])(?:machine[ \t]+[^\s]{1,253}|default)[ \t]+login[ \t]+[^\s]{1,100}[ \t]+"
             r"password[ \t]+(?P<bare>[^\s\"'`]+)"
         ),
-        False,
-        ("bare",),
+        strict=False,
+        groups=("bare",),
         needles=("password",),
     ),
     # <password>...</password>, <datadogApiToken>...</...>, the value alone on its own lines too;
     # after a tag that only ends in "key" (<DATADOG_KEY>) the value must look random.
     Rule(
-        "xml_secret_element",
-        re.compile(
+        name="xml_secret_element",
+        pattern=re.compile(
             r"<(?:[A-Za-z][\w.\-]{0,60}?)?(?:"
             + _SECRET_KEYWORD
             + r"|(?P<gkey>"
             + _GENERIC_KEY
             + r"))>[ \t\r\n]{0,80}(?P<value>[^<\s]{1,512})[ \t\r\n]{0,80}</"
         ),
-        False,
-        ("value",),
-        lambda m, v: m.group("gkey") is None or _spaced_value(m, v),
+        strict=False,
+        groups=("value",),
+        accept=lambda m, v: m.group("gkey") is None or _spaced_value(m, v),
         needles=("</",),
     ),
     # password=..., DB_PASSWORD: ..., "apiKey": "...", client_secret = '...': the key name must
@@ -219,24 +219,24 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # value (`if (api_key == "...")`). A
     # type may sit between the name and the separator (`var api_key string = "..."`, `secret[] =`).
     Rule(
-        "keyword_assignment",
-        re.compile(
+        name="keyword_assignment",
+        pattern=re.compile(
             r"(?:" + _SECRET_KEYWORD + r"|(?P<gkey>" + _GENERIC_KEY + r"))(?P<suffix>(?:[_\-][A-Za-z0-9]{1,12}){1,2})?"
             r"(?:\[[0-9]{0,4}\]|[ \t]*:[ \t]*(?:String|string|str)(?=[ \t]*=)|[ \t]+(?:string|String)(?=[ \t]*=))?"
             r"""\\?["'`]?\]?\**(?P<pre>[ \t]*)(?P<sep>:{1,3}=|\?\?=|\|\|=|[?.+]=|=>|<-|->|:(?!//)|[!=]==?|=(?!=)|값(?:이|은|는)?(?=[ \t])|값[ \t]*:(?=[ \t])|(?<=[ \t])(?:에|to|\|)(?=[ \t]))"""
             r"(?P<post>[ \t]*(?:[|>][+\-]?[ \t]*\r?\n[ \t]+)?)" + _VALUE
         ),
-        False,
-        _VALUE_GROUPS_BQ,
-        _assignment,
+        strict=False,
+        groups=_VALUE_GROUPS_BQ,
+        accept=_assignment,
         gate=_assignment_gate,
     ),
     # A setting named apart from its value: `- name: API_TOKEN` then `value: ...` (Kubernetes,
     # JSON), `<add key="ApiToken" value="..."/>` (.NET), setProperty("API_TOKEN", "..."),
     # put('apiKey', '...'), setenv("API_TOKEN", "...").
     Rule(
-        "named_value",
-        re.compile(
+        name="named_value",
+        pattern=re.compile(
             r"""(?:(?i:name|key)["']?[ \t]*[:=][ \t]*["']?(?P<name>[\w.\-]{0,60}?(?:"""
             + _SECRET_KEYWORD
             + "|"
@@ -249,17 +249,17 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             + r"""))["'][ \t]*,[ \t]*(?=@?["']))"""
             + _VALUE
         ),
-        False,
-        _VALUE_GROUPS_BQ,
-        _named_value,
+        strict=False,
+        groups=_VALUE_GROUPS_BQ,
+        accept=_named_value,
         gate=_named_value_gate,
     ),
     # A value written before its name: "stored 3f9a... as DATADOG_API_KEY", "... 를 PLAID_KEY 에".
     # It starts after a blank, a quote or a bracket and cannot run over one, so each character is
     # read by one attempt at most.
     Rule(
-        "value_then_name",
-        re.compile(
+        name="value_then_name",
+        pattern=re.compile(
             r"""(?<![^\s"'`(])(?P<bare>[^\s"'`()]{8,200})["'`]?(?:[ \t]+(?i:into|as|in|to)|[ \t]*(?:를|을))"""
             r"""[ \t]+(?:(?i:the)[ \t]+)?[`"']?(?=[A-Za-z_$])[\w.\-$]{0,60}?(?:"""
             + _SECRET_KEYWORD
@@ -267,28 +267,28 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             + _GENERIC_KEY
             + r"))(?![\w])"
         ),
-        False,
-        ("bare",),
-        _value_then_name,
+        strict=False,
+        groups=("bare",),
+        accept=_value_then_name,
         gate=_value_then_name_gate,
     ),
     # `if ("..." == password)`: the value before the name.
     Rule(
-        "reversed_comparison",
-        re.compile(
+        name="reversed_comparison",
+        pattern=re.compile(
             r"""(?P<quote>["'])(?P<pq>[^"'\n]{8,200})(?P=quote)[ \t]*[!=]==?[ \t]*[\w.$]{0,40}?(?:"""
             + _SECRET_KEYWORD
             + r")(?![\w])"
         ),
-        False,
-        ("pq",),
-        _spaced_value,
+        strict=False,
+        groups=("pq",),
+        accept=_spaced_value,
         needles=("==", "!="),
     ),
     # Dockerfile ENV and shell `set` forms, whose separator is a blank: ENV API_TOKEN abc123...
     Rule(
-        "shell_setting",
-        re.compile(
+        name="shell_setting",
+        pattern=re.compile(
             r"(?<![\w\-])(?:ENV|setx|setenv|set(?:[ \t]+-[A-Za-z]{1,3})?|config(?:[ \t]+--?[a-z\-]{1,20}){0,2})"
             r"[ \t]+[\w.\-/:@]{0,100}?(?:"
             + _SECRET_KEYWORD
@@ -298,27 +298,27 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             + _BARE
             + ")"
         ),
-        False,
-        ("bare",),
-        _spaced_value,
+        strict=False,
+        groups=("bare",),
+        accept=_spaced_value,
         needles=("ENV ", "ENV\t", "set ", "set\t", "setx", "setenv", "config "),
     ),
     # "twitch key - '...'": a bare "key" names a value only before a dash and a quoted value.
     Rule(
-        "key_dash_value",
-        re.compile(
+        name="key_dash_value",
+        pattern=re.compile(
             r"""(?P<kw>(?<![A-Za-z])(?i:key))(?P<verb>[ \t]+-)[ \t]+(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
         ),
-        False,
-        ("pq",),
-        _prose_value,
+        strict=False,
+        groups=("pq",),
+        accept=_prose_value,
         needles=(" - '", ' - "', " - `"),
     ),
     # "the Datadog key is 3f9a...", "signing key: ...": a bare "key" with a verb; the word before
     # it must not name an ordinary key (cache, primary, public, ...).
     Rule(
-        "key_in_prose",
-        re.compile(
+        name="key_in_prose",
+        pattern=re.compile(
             r"(?P<kw>[kK](?<![\w.\-][kK])(?:ey|EY))[*_`]{0,2}"
             r"(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"
             r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
@@ -326,16 +326,16 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
             r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""
         ),
-        False,
-        ("pq", "bare"),
-        _key_in_prose,
+        strict=False,
+        groups=("pq", "bare"),
+        accept=_key_in_prose,
         needles=("key", "Key", "KEY"),
     ),
     # "the staging password is Tr0ub4dor&3", "비밀번호는 ...": a value named in a sentence must
     # look strongly like a secret (letters with digits or symbols, 8+ chars, not an id or hash).
     Rule(
-        "keyword_in_prose",
-        re.compile(
+        name="keyword_in_prose",
+        pattern=re.compile(
             r"(?P<kw>" + _PROSE_KEYWORD + r")[*_`]{0,2}(?:[ \t]+(?i:value)|[ ]?값)?"
             r"(?:(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"  # "the password for the db is"
             r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
@@ -347,9 +347,9 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
             r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""
         ),
-        False,
-        ("pq", "bare"),
-        _prose_value,
+        strict=False,
+        groups=("pq", "bare"),
+        accept=_prose_value,
         gate=_PROSE_GATE,
     ),
 )

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 from ..git import drivers as gitdriver
 from ..invocation import ENTRY, path_fix
 from ..record.contextdir import GITATTRIBUTES, GITIGNORE, prepare as prepare_context_dir
-from ..record.disk import atomic_write
 from ..tools.render import plural
 from . import clients as table, precommit
-from .clients import RULES_FILES, SAVING_TOOL, SERVER_NAME  # noqa: F401 (re-exported)
+from .clients import RULES_FILES
 
 RULES_BEGIN = "<!-- sentinel-memory:begin -->"
 RULES_END = "<!-- sentinel-memory:end -->"
@@ -28,34 +28,6 @@ changed since it was written: verify it before applying; if it still holds, log 
 it. When a result says compaction is required, call `compact_memory` and save one
 principle per topic with `log_memory(type="principle", source_ids=[...])`.
 """
-
-
-CLIENTS = tuple(table.CLIENTS)
-
-
-def _write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, text.encode("utf-8"))
-
-
-def cursor_config(root: Path) -> str:
-    return table.write("cursor", root)
-
-
-def vscode_config(root: Path) -> str:
-    return table.write("vscode", root)
-
-
-def claude_config(root: Path) -> str:
-    return table.write("claude", root)
-
-
-def gemini_config(root: Path) -> str:
-    return table.write("gemini", root)
-
-
-def codex_config(root: Path) -> str:
-    return table.write("codex", root)
 
 
 def on_path() -> str | None:
@@ -123,19 +95,35 @@ def merge_section(path: Path, text: str, head: str = "", root: Path | None = Non
         return f"left alone {path}: {exc}; paste the workflow between {RULES_BEGIN} and {RULES_END} yourself"
 
 
-def _merge_lines(path: Path, template: str) -> str:
+def _merge_lines(path: Path, template: str, root: Path) -> str:
     """Append the template's rule lines that a user's own file lacks (ours route the memory file
-    to the drivers and keep locks and copies out of git); the user's lines stay as they are."""
-    current = path.read_text(encoding="utf-8-sig")
-    have = {line.strip() for line in current.splitlines()}
-    missing = [
-        line for line in template.splitlines() if line.strip() and not line.startswith("#") and line.strip() not in have
-    ]
-    if not missing:
-        return f"unchanged {path}"
-    kept = current.rstrip("\n") + "\n" if current.strip() else ""
-    _write_text(path, kept + "\n".join([template.splitlines()[0], *missing]) + "\n")
-    return f"added {plural(len(missing), 'line')} to {path} (your lines kept)"
+    to the drivers and keep locks and copies out of git); the user's lines, a BOM, CRLF and the
+    file's mode stay as they are, and a file init must not edit is left alone with the reason."""
+    from . import configedit
+
+    try:
+        real = configedit.target(path, root)
+        data = configedit.read(real)
+        if data is None:
+            configedit.write(real, template.encode("utf-8"))
+            return f"created {path}"
+        bom, current = configedit.split_bom(data)
+        have = {line.strip() for line in current.splitlines()}
+        missing = [
+            line
+            for line in template.splitlines()
+            if line.strip() and not line.startswith("#") and line.strip() not in have
+        ]
+        if not missing:
+            return f"unchanged {path}"
+        newline = configedit.newline_of(current)
+        kept = current.rstrip("\r\n") + newline if current.strip() else ""
+        added = newline.join([template.splitlines()[0], *missing]) + newline
+        configedit.write(real, bom + (kept + added).encode("utf-8"))
+        return f"added {plural(len(missing), 'line')} to {path} (your lines kept)"
+    except configedit.Refused as exc:
+        lines = "; ".join(line for line in template.splitlines() if line.strip() and not line.startswith("#"))
+        return f"left alone {path}: {exc}; it should hold these lines: {lines}"
 
 
 def workflow_rules() -> str:
@@ -146,6 +134,16 @@ def workflow_rules() -> str:
     raise FileNotFoundError(f"the workflow rules are missing from this install ({path}): reinstall it")
 
 
+def _bytes_or_nothing(path: Path) -> bytes:
+    """A file's bytes through the careful reader (bounded, no FIFO or device); b"" when absent or refused."""
+    from . import configedit
+
+    try:
+        return configedit.read(path) or b""
+    except configedit.Refused:
+        return b""
+
+
 def rules_files(root: Path, rules: str | None = None) -> list[str]:
     """The workflow in .cursorrules or .cursor/rules/sentinel-memory.mdc, never in both."""
     chosen = rules_choice(root, rules)
@@ -153,7 +151,7 @@ def rules_files(root: Path, rules: str | None = None) -> list[str]:
     report = [merge_section(root / RULES_FILES[chosen], text, MDC_FRONT_MATTER if chosen == "mdc" else "", root)]
     for form, other in RULES_FILES.items():
         other = root / other
-        if form != chosen and other.exists() and RULES_BEGIN in other.read_text(encoding="utf-8", errors="replace"):
+        if form != chosen and RULES_BEGIN.encode() in _bytes_or_nothing(other):
             report.append(
                 f"left alone {other}: it also holds the workflow; remove it from one of the two so "
                 "Cursor does not read it twice"
@@ -175,10 +173,10 @@ def init(
     if agents_md:
         report.append(merge_section(root / "AGENTS.md", AGENTS_SECTION, root=root))
     context = root / ".context"
-    had = {name: (context / name).exists() for name in (".gitignore", ".gitattributes")}
+    had = {name: os.path.lexists(context / name) for name in (".gitignore", ".gitattributes")}
     prepare_context_dir(context)
     for (name, existed), template in zip(had.items(), (GITIGNORE, GITATTRIBUTES), strict=True):
-        report.append(_merge_lines(context / name, template) if existed else f"created {context / name}")
+        report.append(_merge_lines(context / name, template, root) if existed else f"created {context / name}")
     report.append(precommit.install(root, *ENTRY))
     if gitdriver.git_dir(root) is None:
         report.append("skipped git drivers: not a git work tree (run init again after git init)")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..errors import ProjectRootError
 from ..record.store import memory_path
-from .clients import CLIENTS, client_key  # noqa: F401 (client_key: re-exported)
+from .clients import CLIENTS, client_key
 
 ENV_VAR = "SENTINEL_MEMORY_PROJECT"
 
