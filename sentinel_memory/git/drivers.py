@@ -14,7 +14,7 @@ from ..record.disk import atomic_write
 from ..record.merge import merge_three_way
 from ..record.snapshot import Snapshot, parse
 from ..visible import visible, visible_record
-from . import command as gitcmd
+from . import command as gitcmd, history
 
 DRIVER = "sentinel-memory"
 TEXT_MERGE_LABELS = ("-L", "ours", "-L", "base", "-L", "theirs")
@@ -173,10 +173,10 @@ def git_dir(root: Path) -> Path | None:
     if result.returncode != 0 or not result.stdout.strip():
         return None
     directory = Path(result.stdout.strip())
-    try:  # a linked work tree's git directory names the common one in its `commondir` file
-        return (directory / (directory / "commondir").read_text(encoding="utf-8").strip()).resolve()
-    except OSError:
-        return directory
+    # A linked work tree's git directory names the common one in its `commondir` file (read as a
+    # regular file only: a FIFO there is not waited on).
+    common = (history.read_small(str(directory / "commondir")) or "").strip()
+    return (directory / common).resolve() if common else directory
 
 
 def current_config(root: Path) -> dict[str, str]:
@@ -210,10 +210,7 @@ def ensure_configured(root: Path, *command: str) -> None:
     directory = git_dir(root)
     if directory is None:
         return
-    try:
-        config = (directory / "config").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        config = ""
+    config = history.read_small(str(directory / "config")) or ""
     if all(value in config or _escaped(value) in config for value in driver_commands(*command).values()):
         return
     try:
