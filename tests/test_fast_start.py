@@ -652,3 +652,18 @@ def test_a_server_started_in_a_subfolder_refuses_a_cache_folder_anywhere_in_the_
     doctor = subprocess.run([PYTHON, str(SERVER), "doctor"], env=env, cwd=repo / "src" / "deep",
                             capture_output=True, text=True, timeout=TIMEOUT)
     assert "inside the project" in doctor.stdout, doctor.stdout
+
+
+def test_doctor_promises_no_recording_where_the_cache_folder_cannot_take_it(tmp_path, project):
+    """doctor says the next start records the answers only when their folder can take them: a cache
+    folder that cannot be made, or a read-only one, is named instead (and no start records there)."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    line = _doctor(project, blocker / "cache")
+    assert "cannot be made" in line and "not ready" not in line, line
+    if os.geteuid() != 0:
+        readonly = tmp_path / "readonly"
+        (readonly / "sentinel-memory").mkdir(parents=True)
+        readonly.joinpath("sentinel-memory").chmod(0o500)
+        line = _doctor(project, readonly)
+        assert "read-only" in line and "not ready" not in line, line

@@ -246,6 +246,28 @@ def _prune(base: str, keep: str, days: int = 30) -> None:
                 pass
 
 
+ROOM = 1 << 20  # bytes free that recording needs, with room to spare (the file is ~80 KB)
+
+
+def unwritable(base: str) -> str | None:
+    """Why the recorder could not write its file into the folder `base` (made when missing), or
+    None: the nearest folder that exists is not one, is not writable, or its file system is full."""
+    here = base
+    while not os.path.lexists(here) and os.path.dirname(here) != here:
+        here = os.path.dirname(here)
+    if not os.path.isdir(here):
+        return f"the cache folder {base} cannot be made ({here} is not a folder)"
+    if not os.access(here, os.W_OK | os.X_OK):
+        return f"the cache folder {here} is read-only"
+    try:
+        info = os.statvfs(here)
+    except (OSError, AttributeError):
+        return None
+    if info.f_bavail * info.f_frsize < ROOM:
+        return f"the file system of the cache folder {here} is full"
+    return None
+
+
 def status(argv: list[str]) -> tuple[bool, str]:
     """For `doctor`: (something to fix, a sentence saying whether the next start is fast, and why not)."""
     if os.name != "posix":
@@ -256,6 +278,9 @@ def status(argv: list[str]) -> tuple[bool, str]:
     if path is None:
         return True, f"fast start: off: {digest}"
     if load(path, digest) is None:
+        blocked = unwritable(os.path.dirname(path))
+        if blocked:
+            return True, f"fast start: off: {blocked}, so no start can record fastmcp's answers there"
         return False, (
             f"fast start: not ready: fastmcp's answers for this server code and these packages are not in "
             f"{os.path.dirname(path)} yet; the next start records them and every start after it is fast"
