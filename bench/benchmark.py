@@ -56,23 +56,30 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 import stdio_latency  # noqa: E402
-from stdio_latency import (  # noqa: E402  (also puts the repo root on sys.path)
-    ROOT, SERVER, SERVER_LOG, child_env, fill, generate, new_project, params, pct, time_calls,
-)
-
 from filelock import lock_descriptor  # noqa: E402
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
+from stdio_latency import (  # noqa: E402  (also puts the repo root on sys.path)
+    ROOT,
+    SERVER,
+    SERVER_LOG,
+    child_env,
+    fill,
+    generate,
+    new_project,
+    params,
+    pct,
+    time_calls,
+)
 
 from sentinel_memory import tools as core  # noqa: E402
-from sentinel_memory.search import index  # noqa: E402
-from sentinel_memory.tools import memory
-from sentinel_memory.tools import render
-from sentinel_memory.git import staleness
-from sentinel_memory.record import store
-from sentinel_memory.tools.memory import BUDGET_ENV, search_budget  # noqa: E402
+from sentinel_memory.git import staleness  # noqa: E402
+from sentinel_memory.record import store  # noqa: E402
 from sentinel_memory.record.records import Entry, utc_now  # noqa: E402
 from sentinel_memory.record.snapshot import Snapshot  # noqa: E402
+from sentinel_memory.search import index  # noqa: E402
+from sentinel_memory.tools import memory, render  # noqa: E402
+from sentinel_memory.tools.memory import BUDGET_ENV, search_budget  # noqa: E402
 
 BARE = BENCH / "bare_lowlevel_server.py"
 NODE_PACKAGES = {"@modelcontextprotocol/server-memory": "2026.8.31", "js-tiktoken": "1.0.21"}
@@ -82,6 +89,7 @@ QUERY = "결제 환불 멱등 payment retry"
 
 
 # ---------------------------------------------------------------------------------------- table
+
 
 class Table:
     """One table: section lines, timing rows (median / p95 in ms) and figure rows."""
@@ -96,8 +104,10 @@ class Table:
         if not values:
             self.lines.append(f"  {label:<62}{'-':>5}{'-':>11}{'-':>10}  {note}")
             return
-        self.lines.append(f"  {label:<62}{len(values):>5}{statistics.median(values) * 1000:>11.1f}"
-                          f"{pct(values, 95) * 1000:>10.1f}  {note}")
+        self.lines.append(
+            f"  {label:<62}{len(values):>5}{statistics.median(values) * 1000:>11.1f}"
+            f"{pct(values, 95) * 1000:>10.1f}  {note}"
+        )
 
     def figure(self, label: str, value: str, note: str = "") -> None:
         self.lines.append(f"  {label:<62}{'':>5}{value:>21}  {note}")
@@ -118,6 +128,7 @@ def ratio(a: float, b: float) -> str:
 
 # ------------------------------------------------------------------------------- node and tokens
 
+
 def ensure_node(node_dir: Path) -> bool:
     """Install the reference server and js-tiktoken into node_dir (outside the repo) if missing."""
     if (node_dir / REF_ENTRY).exists() and (node_dir / RANKS).exists():
@@ -128,8 +139,9 @@ def ensure_node(node_dir: Path) -> bool:
     if not (node_dir / "package.json").exists():
         (node_dir / "package.json").write_text('{"private": true}\n')
     specs = [f"{name}@{version}" for name, version in NODE_PACKAGES.items()]
-    result = subprocess.run(["npm", "install", "--no-audit", "--no-fund", *specs], cwd=node_dir,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        ["npm", "install", "--no-audit", "--no-fund", *specs], cwd=node_dir, capture_output=True, text=True
+    )
     if result.returncode != 0:
         print(f"npm install failed:\n{result.stderr[-2000:]}", file=sys.stderr)
     return (node_dir / REF_ENTRY).exists()
@@ -154,7 +166,7 @@ class Tokens:
                 self.how = f"js-tiktoken {NODE_PACKAGES['js-tiktoken']} under node (cl100k_base)"
             return
         src = ranks_file.read_text(encoding="utf-8")
-        data = json.loads(src[src.index("{"):src.rindex("}") + 1])
+        data = json.loads(src[src.index("{") : src.rindex("}") + 1])
         ranks: dict[bytes, int] = {}
         for line in data["bpe_ranks"].split("\n"):
             if line:
@@ -165,37 +177,45 @@ class Tokens:
             from tiktoken_ext.openai_public import CL100K_PATTERN as pattern
         except ImportError:
             pattern = data["pat_str"]
-        self.encoding = tiktoken.Encoding(name="cl100k_base", pat_str=pattern, mergeable_ranks=ranks,
-                                          special_tokens=data["special_tokens"])
+        self.encoding = tiktoken.Encoding(
+            name="cl100k_base", pat_str=pattern, mergeable_ranks=ranks, special_tokens=data["special_tokens"]
+        )
         assert self.encoding.encode("hello world") == [15339, 1917], "cl100k_base ranks look wrong"
-        self.how = (f"tiktoken {tiktoken.__version__} + cl100k_base ranks from npm js-tiktoken "
-                    f"{NODE_PACKAGES['js-tiktoken']}")
+        self.how = (
+            f"tiktoken {tiktoken.__version__} + cl100k_base ranks from npm js-tiktoken {NODE_PACKAGES['js-tiktoken']}"
+        )
 
     def count(self, text: str) -> int | None:
         if self.encoding is not None:
             return len(self.encoding.encode(text, disallowed_special=()))
         if self.how.startswith("js-tiktoken"):
-            script = ("const {getEncoding}=require('js-tiktoken');let s='';process.stdin.on('data',d=>s+=d);"
-                      "process.stdin.on('end',()=>console.log(getEncoding('cl100k_base').encode(s).length))")
-            out = subprocess.run(["node", "-e", script], input=text, capture_output=True, text=True,
-                                 cwd=self.node_dir, check=True)
+            script = (
+                "const {getEncoding}=require('js-tiktoken');let s='';process.stdin.on('data',d=>s+=d);"
+                "process.stdin.on('end',()=>console.log(getEncoding('cl100k_base').encode(s).length))"
+            )
+            out = subprocess.run(
+                ["node", "-e", script], input=text, capture_output=True, text=True, cwd=self.node_dir, check=True
+            )
             return int(out.stdout.strip())
         return None
 
 
 # --------------------------------------------------------------------------------- reference server
 
+
 def ref_params(node_dir: Path, memory_file: Path) -> StdioServerParameters:
     env = dict(os.environ, MEMORY_FILE_PATH=str(memory_file))
-    return StdioServerParameters(command="node", args=[str(node_dir / REF_ENTRY)], env=env,
-                                 cwd=str(memory_file.parent))
+    return StdioServerParameters(command="node", args=[str(node_dir / REF_ENTRY)], env=env, cwd=str(memory_file.parent))
 
 
 def ref_entity(entry: Entry) -> dict:
     """One of our records as the reference server's entity: name, type, observations."""
     r = entry.record
-    return {"name": f"{r['topic']}-{r['id']}", "entityType": r["topic"],
-            "observations": [r["missing_context"], r["lesson"], r["ask_next_time"]]}
+    return {
+        "name": f"{r['topic']}-{r['id']}",
+        "entityType": r["topic"],
+        "observations": [r["missing_context"], r["lesson"], r["ask_next_time"]],
+    }
 
 
 def ref_fill(memory_file: Path, count: int) -> list[str]:
@@ -217,14 +237,16 @@ def ref_count(memory_file: Path) -> int:
 
 # ----------------------------------------------------------------------------------------- timing
 
+
 def spawn_plain(code: str) -> float:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", code], check=True, env=child_env())
     return time.perf_counter() - start
 
 
-async def spawn_to_tools_list(server: StdioServerParameters, call: str | None = None, wait: float = 0.0,
-                              calls: int = 1) -> tuple[float, list[float]]:
+async def spawn_to_tools_list(
+    server: StdioServerParameters, call: str | None = None, wait: float = 0.0, calls: int = 1
+) -> tuple[float, list[float]]:
     """Spawn -> tools/list answered; with `call`, then that tool called `calls` times, each after
     `wait` seconds (as an agent's turns would), returning how long each call itself took."""
     start = time.perf_counter()
@@ -292,8 +314,9 @@ async def startup(table: Table, args, node_dir: Path | None) -> dict[str, list[f
         shutil.rmtree(warm, ignore_errors=True)
     for _ in range(args.spawns):
         await startup_round(args, node_dir, kinds)
-    load = (args.burners if args.burners is not None else max(1, (os.cpu_count() or 2) - 1)) \
-        if args.loaded_spawns else 0
+    load = (
+        (args.burners if args.burners is not None else max(1, (os.cpu_count() or 2) - 1)) if args.loaded_spawns else 0
+    )
     if load:
         busy = burners(load)
         stdio_latency.new_cache()  # the loaded series begins with a first start too
@@ -305,9 +328,10 @@ async def startup(table: Table, args, node_dir: Path | None) -> dict[str, list[f
             for proc in busy:
                 proc.kill()
                 proc.wait()
-    for suffix, title in (("", "A. spawn -> first tools/list answer (process start, initialize, tools/list)"),
-                          (" loaded", f"A'. the same with {load} CPU burner process{'es' if load > 1 else ''} "
-                                      "(busy loops) running")):
+    for suffix, title in (
+        ("", "A. spawn -> first tools/list answer (process start, initialize, tools/list)"),
+        (" loaded", f"A'. the same with {load} CPU burner process{'es' if load > 1 else ''} (busy loops) running"),
+    ):
         if not kinds["ours" + suffix]:
             continue
         bare = med(kinds["bare" + suffix])
@@ -315,26 +339,51 @@ async def startup(table: Table, args, node_dir: Path | None) -> dict[str, list[f
         vs_ref = f"; {ratio(med(kinds['ours' + suffix]), ref)} node reference" if kinds["ref" + suffix] else ""
         table.section(title)
         table.timing("python -c pass", kinds["pass" + suffix])
-        table.timing("bare mcp low-level server, 1 tool (bench/bare_lowlevel_server)", kinds["bare" + suffix],
-                     "1.00x bare")
-        table.timing("python server.py (fastmcp behind the fast start), every start", kinds["ours" + suffix],
-                     f"{ratio(med(kinds['ours' + suffix]), bare)} bare{vs_ref}")
+        table.timing(
+            "bare mcp low-level server, 1 tool (bench/bare_lowlevel_server)", kinds["bare" + suffix], "1.00x bare"
+        )
+        table.timing(
+            "python server.py (fastmcp behind the fast start), every start",
+            kinds["ours" + suffix],
+            f"{ratio(med(kinds['ours' + suffix]), bare)} bare{vs_ref}",
+        )
         ours = kinds["ours" + suffix]
-        table.timing("  its first start (ordinary: records fastmcp's answers)", ours[:1],
-                     f"{ratio(ours[0], ref)} node reference" if kinds["ref" + suffix] else "")
-        table.timing("  the later starts (answered from the recorded answers)", ours[1:],
-                     f"{ratio(med(ours[1:]), ref)} node reference" if kinds["ref" + suffix] and ours[1:] else "")
-        table.timing("python server.py, SENTINEL_MEMORY_FAST_START=0 (fastmcp alone)", kinds["ours off" + suffix],
-                     f"{ratio(med(kinds['ours off' + suffix]), bare)} bare")
+        table.timing(
+            "  its first start (ordinary: records fastmcp's answers)",
+            ours[:1],
+            f"{ratio(ours[0], ref)} node reference" if kinds["ref" + suffix] else "",
+        )
+        table.timing(
+            "  the later starts (answered from the recorded answers)",
+            ours[1:],
+            f"{ratio(med(ours[1:]), ref)} node reference" if kinds["ref" + suffix] and ours[1:] else "",
+        )
+        table.timing(
+            "python server.py, SENTINEL_MEMORY_FAST_START=0 (fastmcp alone)",
+            kinds["ours off" + suffix],
+            f"{ratio(med(kinds['ours off' + suffix]), bare)} bare",
+        )
         if kinds["ref" + suffix]:
-            table.timing("reference @modelcontextprotocol/server-memory (node)", kinds["ref" + suffix],
-                         f"{ratio(ref, bare)} bare")
-        table.timing("  spawn -> a search_memory sent at once after tools/list answered", kinds["ready" + suffix],
-                     "waits for fastmcp to load")
-        table.timing(f"  first search_memory, sent {args.first_turn:g} s after tools/list (an agent's first turn)",
-                     kinds["first call" + suffix], "the call alone")
-        table.timing(f"  the 2nd and 3rd search_memory, each {args.first_turn:g} s after the previous answer",
-                     kinds["later call" + suffix], "the same spacing: the steady state an agent sees")
+            table.timing(
+                "reference @modelcontextprotocol/server-memory (node)",
+                kinds["ref" + suffix],
+                f"{ratio(ref, bare)} bare",
+            )
+        table.timing(
+            "  spawn -> a search_memory sent at once after tools/list answered",
+            kinds["ready" + suffix],
+            "waits for fastmcp to load",
+        )
+        table.timing(
+            f"  first search_memory, sent {args.first_turn:g} s after tools/list (an agent's first turn)",
+            kinds["first call" + suffix],
+            "the call alone",
+        )
+        table.timing(
+            f"  the 2nd and 3rd search_memory, each {args.first_turn:g} s after the previous answer",
+            kinds["later call" + suffix],
+            "the same spacing: the steady state an agent sees",
+        )
     return kinds
 
 
@@ -345,18 +394,25 @@ def startup_targets(target, spawn: dict[str, list[float]], ours_stdio: dict) -> 
         ours, ref, bare = spawn["ours" + suffix], spawn["ref" + suffix], spawn["bare" + suffix]
         if ours and ref:
             x = med(ours) / med(ref)
-            target(f"spawn -> tools/list <= 0.3x node reference server ({how}; every start, the first included)",
-                   f"{x:.2f}x", x <= 0.3,
-                   f"{med(ours) * 1000:.0f} ms vs {med(ref) * 1000:.0f} ms; bare low-level "
-                   f"{med(bare) * 1000:.0f} ms; fast start off {med(spawn['ours off' + suffix]) * 1000:.0f} ms")
+            target(
+                f"spawn -> tools/list <= 0.3x node reference server ({how}; every start, the first included)",
+                f"{x:.2f}x",
+                x <= 0.3,
+                f"{med(ours) * 1000:.0f} ms vs {med(ref) * 1000:.0f} ms; bare low-level "
+                f"{med(bare) * 1000:.0f} ms; fast start off {med(spawn['ours off' + suffix]) * 1000:.0f} ms",
+            )
     for suffix, how in (("", "quiet"), (" loaded", "loaded")):
         first, later = spawn["first call" + suffix], spawn["later call" + suffix]
         if first and later:
             x = med(first) / med(later)
             back_to_back = ours_stdio.get(50, {}).get("search")
             note = f"; back to back (B, 50 records) {med(back_to_back) * 1000:.1f} ms" if back_to_back else ""
-            target(f"first search_memory <= 1.25x later ones, same spacing ({how})", f"{x:.2f}x", x <= 1.25,
-                   f"{med(first) * 1000:.1f} ms vs {med(later) * 1000:.1f} ms{note}")
+            target(
+                f"first search_memory <= 1.25x later ones, same spacing ({how})",
+                f"{x:.2f}x",
+                x <= 1.25,
+                f"{med(first) * 1000:.1f} ms vs {med(later) * 1000:.1f} ms{note}",
+            )
 
 
 def calls_for(size: int, args) -> int:
@@ -372,12 +428,27 @@ async def stdio_ours(size: int, calls: int) -> dict[str, list[float]]:
             async with ClientSession(read, write) as session:
                 await session.initialize()
                 await session.list_tools()
-                out["log new"], e1 = await time_calls(session, "log_memory", lambda i: {
-                    "topic": "bench", "missing_context": f"new record {i + 1}: the bench needed a fresh id",
-                    "lesson": "Measure before guessing.", "ask_next_time": "Which sizes matter?"}, calls)
-                out["log upsert"], e2 = await time_calls(session, "log_memory", lambda i: {
-                    "topic": "upsert", "missing_context": "one record rewritten on every call",
-                    "lesson": f"Lesson revision {i + 1}: the latest text wins."}, calls)
+                out["log new"], e1 = await time_calls(
+                    session,
+                    "log_memory",
+                    lambda i: {
+                        "topic": "bench",
+                        "missing_context": f"new record {i + 1}: the bench needed a fresh id",
+                        "lesson": "Measure before guessing.",
+                        "ask_next_time": "Which sizes matter?",
+                    },
+                    calls,
+                )
+                out["log upsert"], e2 = await time_calls(
+                    session,
+                    "log_memory",
+                    lambda i: {
+                        "topic": "upsert",
+                        "missing_context": "one record rewritten on every call",
+                        "lesson": f"Lesson revision {i + 1}: the latest text wins.",
+                    },
+                    calls,
+                )
                 out["search"], e3 = await time_calls(session, "search_memory", lambda i: {"query": QUERY}, calls)
                 out["compact"], e4 = await time_calls(session, "compact_memory", lambda i: {}, calls)
         out["errors"] = e1 + e2 + e3 + e4
@@ -397,15 +468,39 @@ async def stdio_ref(node_dir: Path, size: int, calls: int) -> dict:
             async with ClientSession(read, write) as session:
                 await session.initialize()
                 await session.list_tools()
-                out["create"], e1 = await time_calls(session, "create_entities", lambda i: {"entities": [{
-                    "name": f"bench-new-{i + 1}", "entityType": "bench",
-                    "observations": [f"new record {i + 1}: the bench needed a fresh id", "Measure before guessing.",
-                                     "Which sizes matter?"]}]}, calls)
+                out["create"], e1 = await time_calls(
+                    session,
+                    "create_entities",
+                    lambda i: {
+                        "entities": [
+                            {
+                                "name": f"bench-new-{i + 1}",
+                                "entityType": "bench",
+                                "observations": [
+                                    f"new record {i + 1}: the bench needed a fresh id",
+                                    "Measure before guessing.",
+                                    "Which sizes matter?",
+                                ],
+                            }
+                        ]
+                    },
+                    calls,
+                )
                 target = names[len(names) // 2]
-                out["add"], e2 = await time_calls(session, "add_observations", lambda i: {"observations": [{
-                    "entityName": target, "contents": [f"Lesson revision {i + 1}: the latest text wins."]}]}, calls)
+                out["add"], e2 = await time_calls(
+                    session,
+                    "add_observations",
+                    lambda i: {
+                        "observations": [
+                            {"entityName": target, "contents": [f"Lesson revision {i + 1}: the latest text wins."]}
+                        ]
+                    },
+                    calls,
+                )
                 out["read_graph"], e3 = await time_calls(session, "read_graph", lambda i: {}, calls)
-                out["search_nodes"], e4 = await time_calls(session, "search_nodes", lambda i: {"query": "payment"}, calls)
+                out["search_nodes"], e4 = await time_calls(
+                    session, "search_nodes", lambda i: {"query": "payment"}, calls
+                )
         out["errors"] = e1 + e2 + e3 + e4
         out["final"] = ref_count(memory_file)
         return out
@@ -477,10 +572,16 @@ def inprocess(size: int, rounds: int) -> dict:
             "floor": lambda i, data: raw_floor(floor_target, data),
             "floor dir": lambda i, data: raw_floor_dir(floor_target, data),
             "floor locked": lambda i, data: locked_floor(floor_target, data),
-            "log new": lambda i, data: core.log(path, "bench", f"new record {i + 1}: the bench needed a fresh id",
-                                                "Measure before guessing.", "Which sizes matter?"),
-            "log upsert": lambda i, data: core.log(path, "upsert", "one record rewritten on every call",
-                                                   f"Lesson revision {i + 1}: the latest text wins."),
+            "log new": lambda i, data: core.log(
+                path,
+                "bench",
+                f"new record {i + 1}: the bench needed a fresh id",
+                "Measure before guessing.",
+                "Which sizes matter?",
+            ),
+            "log upsert": lambda i, data: core.log(
+                path, "upsert", "one record rewritten on every call", f"Lesson revision {i + 1}: the latest text wins."
+            ),
         }
         out.update({name: [] for name in writes})
         core.log(path, "upsert", "one record rewritten on every call", "Lesson revision 0.")  # warm-up
@@ -492,16 +593,19 @@ def inprocess(size: int, rounds: int) -> dict:
                 out[name].append(time.perf_counter() - start)
         # A search right after a write of this process: its index is derived from the previous one.
         core.search(path, QUERY)
-        out["search after write"] = timed(lambda i: core.search(path, QUERY), min(rounds, 30),
-                                          before=lambda: core.log(path, "bench", f"then search {time.perf_counter_ns()}",
-                                                                  "A write, then a search."))
+        out["search after write"] = timed(
+            lambda i: core.search(path, QUERY),
+            min(rounds, 30),
+            before=lambda: core.log(path, "bench", f"then search {time.perf_counter_ns()}", "A write, then a search."),
+        )
         return out
     finally:
         shutil.rmtree(project, ignore_errors=True)
 
 
-async def concurrent(make_server, tool: str, make_args, warm_tool: str, warm_args: dict,
-                     procs: int, per_proc: int) -> tuple[list[float], float, int]:
+async def concurrent(
+    make_server, tool: str, make_args, warm_tool: str, warm_args: dict, procs: int, per_proc: int
+) -> tuple[list[float], float, int]:
     """procs real stdio servers on one file, all started first, then each makes per_proc calls at once.
     Returns (call latencies, wall seconds for all calls, error results)."""
     latencies: list[float] = []
@@ -531,21 +635,34 @@ async def concurrent(make_server, tool: str, make_args, warm_tool: str, warm_arg
 
 async def concurrency(table: Table, args, node_dir: Path | None) -> dict:
     results = {}
-    table.section(f"D. concurrent writers on one file: K real stdio server processes x {args.per_proc} distinct "
-                  "records each (latency = one call)")
+    table.section(
+        f"D. concurrent writers on one file: K real stdio server processes x {args.per_proc} distinct "
+        "records each (latency = one call)"
+    )
     for procs in args.procs:
         project = new_project()
         try:
             lat, wall, errors = await concurrent(
-                lambda k: params(project), "log_memory",
-                lambda k, i: {"topic": f"proc{k}", "missing_context": f"process {k} record {i}: distinct",
-                              "lesson": "Concurrent writers must not lose records."},
-                "search_memory", {"query": "warm"}, procs, args.per_proc)
+                lambda k, project=project: params(project),
+                "log_memory",
+                lambda k, i: {
+                    "topic": f"proc{k}",
+                    "missing_context": f"process {k} record {i}: distinct",
+                    "lesson": "Concurrent writers must not lose records.",
+                },
+                "search_memory",
+                {"query": "warm"},
+                procs,
+                args.per_proc,
+            )
             want = procs * args.per_proc
             have = store.memory_path(project).read_bytes().count(b"\n")
             results[("ours", procs)] = want - have
-            table.timing(f"sentinel log_memory, {procs} processes", lat,
-                         f"{want / wall:7.1f} rec/s; in file {have}/{want}; LOST {want - have}; errors {errors}")
+            table.timing(
+                f"sentinel log_memory, {procs} processes",
+                lat,
+                f"{want / wall:7.1f} rec/s; in file {have}/{want}; LOST {want - have}; errors {errors}",
+            )
         finally:
             shutil.rmtree(project, ignore_errors=True)
         if node_dir:
@@ -553,15 +670,30 @@ async def concurrency(table: Table, args, node_dir: Path | None) -> dict:
             try:
                 memory_file = project / "memory.jsonl"
                 lat, wall, errors = await concurrent(
-                    lambda k: ref_params(node_dir, memory_file), "create_entities",
-                    lambda k, i: {"entities": [{"name": f"proc{k}-record{i}", "entityType": f"proc{k}",
-                                                "observations": ["Concurrent writers must not lose records."]}]},
-                    "read_graph", {}, procs, args.per_proc)
+                    lambda k, memory_file=memory_file: ref_params(node_dir, memory_file),
+                    "create_entities",
+                    lambda k, i: {
+                        "entities": [
+                            {
+                                "name": f"proc{k}-record{i}",
+                                "entityType": f"proc{k}",
+                                "observations": ["Concurrent writers must not lose records."],
+                            }
+                        ]
+                    },
+                    "read_graph",
+                    {},
+                    procs,
+                    args.per_proc,
+                )
                 want = procs * args.per_proc
                 have = ref_count(memory_file)
                 results[("ref", procs)] = want - have
-                table.timing(f"reference create_entities, {procs} processes", lat,
-                             f"{want / wall:7.1f} rec/s; in file {have}/{want}; LOST {want - have}; errors {errors}")
+                table.timing(
+                    f"reference create_entities, {procs} processes",
+                    lat,
+                    f"{want / wall:7.1f} rec/s; in file {have}/{want}; LOST {want - have}; errors {errors}",
+                )
             finally:
                 shutil.rmtree(project, ignore_errors=True)
     return results
@@ -589,24 +721,35 @@ def git_drivers(table: Table, args) -> dict[str, list[float]]:
             return Snapshot(records=records).text()
 
         (work / "base").write_bytes(Snapshot(records={e.id: e for e in base_entries}).text())
-        ours = side(everything[size:size + 100], range(0, 100, 2), "ours")
-        (work / "theirs").write_bytes(side(everything[size + 100:], range(1, 100, 2), "theirs"))
+        ours = side(everything[size : size + 100], range(0, 100, 2), "ours")
+        (work / "theirs").write_bytes(side(everything[size + 100 :], range(1, 100, 2), "theirs"))
         merge, conv = [], []
         for _ in range(args.driver_runs):
             (work / "ours").write_bytes(ours)
             start = time.perf_counter()
-            result = subprocess.run([sys.executable, str(SERVER), "merge-driver", "base", "ours", "theirs",
-                                     ".context/memory_log.jsonl"], cwd=work, env=child_env())
+            result = subprocess.run(
+                [sys.executable, str(SERVER), "merge-driver", "base", "ours", "theirs", ".context/memory_log.jsonl"],
+                cwd=work,
+                env=child_env(),
+            )
             merge.append(time.perf_counter() - start)
             assert result.returncode == 0, "merge-driver failed"
             start = time.perf_counter()
-            subprocess.run([sys.executable, str(SERVER), "textconv", "base"], cwd=work, env=child_env(),
-                           stdout=subprocess.DEVNULL, check=True)
+            subprocess.run(
+                [sys.executable, str(SERVER), "textconv", "base"],
+                cwd=work,
+                env=child_env(),
+                stdout=subprocess.DEVNULL,
+                check=True,
+            )
             conv.append(time.perf_counter() - start)
         merged = (work / "ours").read_bytes().count(b"\n")
         table.section(f"E. git drivers on {size:,} records (process start to exit)")
-        table.timing("python server.py merge-driver base ours theirs", merge,
-                     f"each side +100 new, 50 changed; merged file {merged:,} records (want {size + 200:,})")
+        table.timing(
+            "python server.py merge-driver base ours theirs",
+            merge,
+            f"each side +100 new, 50 changed; merged file {merged:,} records (want {size + 200:,})",
+        )
         table.timing("python server.py textconv base", conv)
         return {"merge": merge, "textconv": conv}
     finally:
@@ -615,12 +758,18 @@ def git_drivers(table: Table, args) -> dict[str, list[float]]:
 
 def git_quiet(cwd: Path, *args: str, when: str | None = None) -> None:
     env = child_env()
-    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@example.com",
-               GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@example.com")
+    env.update(
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_AUTHOR_NAME="bench",
+        GIT_AUTHOR_EMAIL="bench@example.com",
+        GIT_COMMITTER_NAME="bench",
+        GIT_COMMITTER_EMAIL="bench@example.com",
+    )
     if when:
         env.update(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
-    subprocess.run(["git", "-C", str(cwd), "-c", "commit.gpgsign=false", *args], env=env, check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(cwd), "-c", "commit.gpgsign=false", *args], env=env, check=True, capture_output=True
+    )
 
 
 def drop_every_cache() -> None:
@@ -696,14 +845,22 @@ def stale_marks(table: Table, args) -> dict[str, list[float]]:
                     out[name].append(time.perf_counter() - start)
         stale = len(memory.stale_marks(paths["git"]))
         marked = texts["git"].count("\nstale: ")
-        table.section(f"S. stale marks: in-process search at {size:,} records, {citing:,} citing a file each; "
-                      f"{commits} commits since them, {stale} records stale")
+        table.section(
+            f"S. stale marks: in-process search at {size:,} records, {citing:,} citing a file each; "
+            f"{commits} commits since them, {stale} records stale"
+        )
         table.timing("core.search, same memory outside git (no marks possible)", out["plain"], "1.00x")
-        table.timing("core.search in the git repository (marks)", out["git"],
-                     f"{ratio(med(out['git']), med(out['plain']))}; {marked} stale lines in the answer")
+        table.timing(
+            "core.search in the git repository (marks)",
+            out["git"],
+            f"{ratio(med(out['git']), med(out['plain']))}; {marked} stale lines in the answer",
+        )
         table.timing("first search after a start, outside git (parse + index)", out["plain cold"], "1.00x")
-        table.timing("first search after a start, in git (parse + index + git log)", out["git cold"],
-                     f"{ratio(med(out['git cold']), med(out['plain cold']))}")
+        table.timing(
+            "first search after a start, in git (parse + index + git log)",
+            out["git cold"],
+            f"{ratio(med(out['git cold']), med(out['plain cold']))}",
+        )
         return out
     finally:
         drop_every_cache()
@@ -720,8 +877,10 @@ def profile(size: int) -> None:
         path = fill(project, size)
         core.log(path, "bench", "warm-up record", "Warm the cache.")
         core.search(path, QUERY)
-        for name, fn in (("log_memory new", lambda i: core.log(path, "bench", f"profiled record {i}", "Profile.")),
-                         ("search_memory", lambda i: core.search(path, QUERY))):
+        for name, fn in (
+            ("log_memory new", lambda i: core.log(path, "bench", f"profiled record {i}", "Profile.")),
+            ("search_memory", lambda i: core.search(path, QUERY)),
+        ):
             prof = cProfile.Profile()
             prof.enable()
             for i in range(10):
@@ -735,13 +894,19 @@ def profile(size: int) -> None:
 
 # ------------------------------------------------------------------------------------------- main
 
+
 def code_version() -> str:
     """The commit the product code is at, and whether core/ or server.py differ from it (read-only git)."""
     try:
-        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "core", "server.py"],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--", "core", "server.py"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return f"{head or 'unknown'}{' + uncommitted core/server.py changes' if dirty else ''}"
@@ -752,22 +917,36 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="fast subset: sizes 50,1000, fewer calls and spawns")
     parser.add_argument("--sizes", help="memory sizes, comma-separated (default 50,1000,10000,50000)")
     parser.add_argument("--calls", type=int, help="timed calls per operation and size (default 30)")
-    parser.add_argument("--big-calls", type=int, help="timed calls (and in-process rounds) at sizes >= 50,000 (default 10)")
+    parser.add_argument(
+        "--big-calls", type=int, help="timed calls (and in-process rounds) at sizes >= 50,000 (default 10)"
+    )
     parser.add_argument("--rounds", type=int, help="in-process rounds per size below 50,000 (default 100)")
     parser.add_argument("--spawns", type=int, help="spawns per start-up row (default 11)")
-    parser.add_argument("--loaded-spawns", type=int,
-                        help="spawns per start-up row again with CPU burners on the other cores (default 11; 0: skip)")
-    parser.add_argument("--burners", type=int,
-                        help="CPU burner processes for the loaded start-up rows (default: one per core but one)")
-    parser.add_argument("--first-turn", type=float, default=1.5,
-                        help="seconds between tools/list and the first tools/call in section A (default 1.5)")
+    parser.add_argument(
+        "--loaded-spawns",
+        type=int,
+        help="spawns per start-up row again with CPU burners on the other cores (default 11; 0: skip)",
+    )
+    parser.add_argument(
+        "--burners", type=int, help="CPU burner processes for the loaded start-up rows (default: one per core but one)"
+    )
+    parser.add_argument(
+        "--first-turn",
+        type=float,
+        default=1.5,
+        help="seconds between tools/list and the first tools/call in section A (default 1.5)",
+    )
     parser.add_argument("--startup-only", action="store_true", help="only section A and its targets")
     parser.add_argument("--procs", help="concurrent process counts, comma-separated (default 2,4,8)")
     parser.add_argument("--per-proc", type=int, help="distinct records each concurrent process logs (default 50)")
     parser.add_argument("--driver-size", type=int, help="records in the git driver files (default 10000)")
     parser.add_argument("--driver-runs", type=int, help="runs of each git driver (default 5)")
-    parser.add_argument("--node-dir", type=Path, default=Path(tempfile.gettempdir()) / "sm-bench-node",
-                        help="where the Node reference server and js-tiktoken are (npm-installed when missing)")
+    parser.add_argument(
+        "--node-dir",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "sm-bench-node",
+        help="where the Node reference server and js-tiktoken are (npm-installed when missing)",
+    )
     parser.add_argument("--no-reference", action="store_true", help="skip the Node reference server")
     parser.add_argument("--stale-size", type=int, help="records in section S (default 10000)")
     parser.add_argument("--stale-files", type=int, help="of them, records citing a file each (default 1000)")
@@ -777,14 +956,22 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--profile", action="store_true", help="also print cProfile of in-process log/search to stderr")
     args = parser.parse_args()
     quick = args.quick
-    defaults = dict(sizes="50,1000" if quick else "50,1000,10000,50000", calls=10 if quick else 30,
-                    rounds=30 if quick else 100,
-                    big_calls=5 if quick else 10, spawns=3 if quick else 11,
-                    loaded_spawns=3 if quick else 11, procs="2,4" if quick else "2,4,8",
-                    per_proc=10 if quick else 50, driver_size=2000 if quick else 10_000,
-                    driver_runs=3 if quick else 5, stale_size=2000 if quick else 10_000,
-                    stale_files=200 if quick else 1000, stale_commits=50 if quick else 200,
-                    stale_cold=3 if quick else 7)
+    defaults = dict(
+        sizes="50,1000" if quick else "50,1000,10000,50000",
+        calls=10 if quick else 30,
+        rounds=30 if quick else 100,
+        big_calls=5 if quick else 10,
+        spawns=3 if quick else 11,
+        loaded_spawns=3 if quick else 11,
+        procs="2,4" if quick else "2,4,8",
+        per_proc=10 if quick else 50,
+        driver_size=2000 if quick else 10_000,
+        driver_runs=3 if quick else 5,
+        stale_size=2000 if quick else 10_000,
+        stale_files=200 if quick else 1000,
+        stale_commits=50 if quick else 200,
+        stale_cold=3 if quick else 7,
+    )
     for key, value in defaults.items():
         if getattr(args, key) is None:
             setattr(args, key, value)
@@ -794,11 +981,17 @@ def parse_args() -> argparse.Namespace:
 
 
 def stale_targets(table: Table, stale: dict[str, list[float]]) -> None:
-    for label, name, limit in (("search with stale marks <= 1.2x without", "", 1.2),
-                               ("first search after a start with marks <= 1.5x without", " cold", 1.5)):
+    for label, name, limit in (
+        ("search with stale marks <= 1.2x without", "", 1.2),
+        ("first search after a start with marks <= 1.5x without", " cold", 1.5),
+    ):
         x = med(stale["git" + name]) / med(stale["plain" + name])
-        table.figure(label, f"{x:.2f}x", f"{'MET' if x <= limit else 'MISSED':<7}"
-                     f"{med(stale['git' + name]) * 1000:.1f} vs {med(stale['plain' + name]) * 1000:.1f} ms")
+        table.figure(
+            label,
+            f"{x:.2f}x",
+            f"{'MET' if x <= limit else 'MISSED':<7}"
+            f"{med(stale['git' + name]) * 1000:.1f} vs {med(stale['plain' + name]) * 1000:.1f} ms",
+        )
 
 
 async def main() -> None:
@@ -814,19 +1007,32 @@ async def main() -> None:
     if args.only_stale:
         stale = stale_marks(table, args)
         stale_targets(table, stale)
-        print(table.text(f"Sentinel-Memory benchmark at {version}, section S only - Python "
-                         f"{sys.version.split()[0]}, {os.cpu_count()} cores, {args.rounds} rounds, "
-                         f"run took {time.perf_counter() - began:.0f} s"))
+        print(
+            table.text(
+                f"Sentinel-Memory benchmark at {version}, section S only - Python "
+                f"{sys.version.split()[0]}, {os.cpu_count()} cores, {args.rounds} rounds, "
+                f"run took {time.perf_counter() - began:.0f} s"
+            )
+        )
         return
 
     spawn = await startup(table, args, node_dir)
     if args.startup_only:
         table.section("T. targets (ratios from this run)")
-        startup_targets(lambda label, value, ok, note="": table.figure(
-            label, value, f"{'n/a' if ok is None else ('MET' if ok else 'MISSED'):<7}{note}"), spawn, {})
-        print(table.text(f"Sentinel-Memory start-up at {version} - Python {sys.version.split()[0]}, "
-                         f"{os.cpu_count()} cores, {args.spawns} + {args.loaded_spawns} loaded spawns, "
-                         f"run took {time.perf_counter() - began:.0f} s"))
+        startup_targets(
+            lambda label, value, ok, note="": table.figure(
+                label, value, f"{'n/a' if ok is None else ('MET' if ok else 'MISSED'):<7}{note}"
+            ),
+            spawn,
+            {},
+        )
+        print(
+            table.text(
+                f"Sentinel-Memory start-up at {version} - Python {sys.version.split()[0]}, "
+                f"{os.cpu_count()} cores, {args.spawns} + {args.loaded_spawns} loaded spawns, "
+                f"run took {time.perf_counter() - began:.0f} s"
+            )
+        )
         return
 
     ours_stdio, ref_stdio, inproc = {}, {}, {}
@@ -838,36 +1044,65 @@ async def main() -> None:
         table.timing("sentinel log_memory (new record)", r["log new"])
         table.timing("sentinel log_memory (upsert, lesson changed)", r["log upsert"])
         table.timing("sentinel search_memory", r["search"])
-        table.timing("sentinel compact_memory", r["compact"],
-                     f"errors {r['errors']}; records in file afterwards {r['final']:,}")
+        table.timing(
+            "sentinel compact_memory", r["compact"], f"errors {r['errors']}; records in file afterwards {r['final']:,}"
+        )
         if node_dir:
             f = ref_stdio[size] = await stdio_ref(node_dir, size, calls)
-            table.timing("reference create_entities (new entity)  ~ log new", f["create"],
-                         f"{ratio(med(r['log new']), med(f['create']))} ours/ref")
-            table.timing("reference add_observations (existing)  ~ upsert", f["add"],
-                         f"{ratio(med(r['log upsert']), med(f['add']))} ours/ref")
-            table.timing("reference read_graph  ~ search_memory", f["read_graph"],
-                         f"{ratio(med(r['search']), med(f['read_graph']))} ours/ref")
-            table.timing("reference search_nodes 'payment'", f["search_nodes"],
-                         f"errors {f['errors']}; entities in file afterwards {f['final']:,}")
+            table.timing(
+                "reference create_entities (new entity)  ~ log new",
+                f["create"],
+                f"{ratio(med(r['log new']), med(f['create']))} ours/ref",
+            )
+            table.timing(
+                "reference add_observations (existing)  ~ upsert",
+                f["add"],
+                f"{ratio(med(r['log upsert']), med(f['add']))} ours/ref",
+            )
+            table.timing(
+                "reference read_graph  ~ search_memory",
+                f["read_graph"],
+                f"{ratio(med(r['search']), med(f['read_graph']))} ours/ref",
+            )
+            table.timing(
+                "reference search_nodes 'payment'",
+                f["search_nodes"],
+                f"errors {f['errors']}; entities in file afterwards {f['final']:,}",
+            )
 
-    table.section("C. in-process on core (no MCP), beside the raw floor: same bytes -> temp file, fsync, os.replace;"
-                  " interleaved rounds")
+    table.section(
+        "C. in-process on core (no MCP), beside the raw floor: same bytes -> temp file, fsync, os.replace;"
+        " interleaved rounds"
+    )
     for size in args.sizes:
         r = inproc[size] = inprocess(size, args.big_calls if size >= 50_000 else args.rounds)
         floor = med(r["floor"])
-        table.section(f"   {size:,} records ({r['bytes'] / 1e6:.2f} MB file); the writes' rounds take it to "
-                      f"{size + len(r['log new']) + 1:,}")
+        table.section(
+            f"   {size:,} records ({r['bytes'] / 1e6:.2f} MB file); the writes' rounds take it to "
+            f"{size + len(r['log new']) + 1:,}"
+        )
         table.timing("raw floor (write + fsync + os.replace)", r["floor"], "1.00x floor")
-        table.timing("raw floor + directory fsync (as atomic_write does)", r["floor dir"],
-                     f"{ratio(med(r['floor dir']), floor)} floor")
-        table.timing("raw floor + directory fsync + the lock (what docs/contract.md §5 requires)", r["floor locked"],
-                     f"{ratio(med(r['floor locked']), floor)} floor")
-        table.timing("core.log (new record)", r["log new"],
-                     f"{ratio(med(r['log new']), floor)} floor; {ratio(med(r['log new']), med(r['floor locked']))} locked floor")
+        table.timing(
+            "raw floor + directory fsync (as atomic_write does)",
+            r["floor dir"],
+            f"{ratio(med(r['floor dir']), floor)} floor",
+        )
+        table.timing(
+            "raw floor + directory fsync + the lock (what docs/contract.md §5 requires)",
+            r["floor locked"],
+            f"{ratio(med(r['floor locked']), floor)} floor",
+        )
+        table.timing(
+            "core.log (new record)",
+            r["log new"],
+            f"{ratio(med(r['log new']), floor)} floor; {ratio(med(r['log new']), med(r['floor locked']))} locked floor",
+        )
         table.timing("core.log (upsert)", r["log upsert"], f"{ratio(med(r['log upsert']), floor)} floor")
-        table.timing("core.search (cached snapshot)", r["search"],
-                     f"~{render.estimate_tokens(r['search text']):,} est. tokens out")
+        table.timing(
+            "core.search (cached snapshot)",
+            r["search"],
+            f"~{render.estimate_tokens(r['search text']):,} est. tokens out",
+        )
         table.timing("core.search (cold: parse the file first)", r["search cold"])
         table.timing("core.search right after a core.log (index derived)", r["search after write"])
         table.timing("core.compact", r["compact"], f"{r['compact chars']:,} chars out")
@@ -888,20 +1123,32 @@ async def main() -> None:
         shutil.rmtree(project, ignore_errors=True)
     t_raw, t_search, t_search_q = tokens.count(raw), tokens.count(search50), tokens.count(search50_q)
     table.figure("raw JSONL of the 50 records", f"{t_raw} tok", f"{len(raw):,} chars")
-    table.figure("search_memory output, 50 records, empty query", f"{t_search} tok",
-                 f"{ratio(t_search or 0, t_raw or 0)} raw; estimate_tokens says {render.estimate_tokens(search50):,}")
-    table.figure("search_memory output, 50 records, with a query", f"{t_search_q} tok",
-                 f"{ratio(t_search_q or 0, t_raw or 0)} raw")
+    table.figure(
+        "search_memory output, 50 records, empty query",
+        f"{t_search} tok",
+        f"{ratio(t_search or 0, t_raw or 0)} raw; estimate_tokens says {render.estimate_tokens(search50):,}",
+    )
+    table.figure(
+        "search_memory output, 50 records, with a query",
+        f"{t_search_q} tok",
+        f"{ratio(t_search_q or 0, t_raw or 0)} raw",
+    )
     big = max((s for s in args.sizes if s <= 10_000), default=None)
     if big is not None:
         text = inproc[big]["search text"]
-        table.figure(f"search_memory output, {big:,} records", f"{tokens.count(text)} tok",
-                     f"estimate_tokens says {render.estimate_tokens(text):,}; budget {search_budget():,} (estimated)")
+        table.figure(
+            f"search_memory output, {big:,} records",
+            f"{tokens.count(text)} tok",
+            f"estimate_tokens says {render.estimate_tokens(text):,}; budget {search_budget():,} (estimated)",
+        )
     if node_dir:
         graph = {"entities": [ref_entity(e) for e in generate(50)], "relations": []}
         t_graph = tokens.count(json.dumps(graph, ensure_ascii=False, indent=2))
-        table.figure("reference read_graph text, same 50 records", f"{t_graph} tok",
-                     f"{ratio(t_graph or 0, t_raw or 0)} raw (its text content; structuredContent repeats it)")
+        table.figure(
+            "reference read_graph text, same 50 records",
+            f"{t_graph} tok",
+            f"{ratio(t_graph or 0, t_raw or 0)} raw (its text content; structuredContent repeats it)",
+        )
 
     # T. targets
     table.section("T. targets (ratios from this run)")
@@ -915,40 +1162,60 @@ async def main() -> None:
     for size, limit in ((1000, 2.0), (50_000, 3.0)):
         if size in inproc:
             x = med(inproc[size]["log new"]) / med(inproc[size]["floor"])
-            target(f"in-process log_memory @ {size:,} <= {limit:g}x raw floor", f"{x:.2f}x", x <= limit,
-                   f"upsert {ratio(med(inproc[size]['log upsert']), med(inproc[size]['floor']))}; "
-                   f"the locked floor alone {ratio(med(inproc[size]['floor locked']), med(inproc[size]['floor']))}")
+            target(
+                f"in-process log_memory @ {size:,} <= {limit:g}x raw floor",
+                f"{x:.2f}x",
+                x <= limit,
+                f"upsert {ratio(med(inproc[size]['log upsert']), med(inproc[size]['floor']))}; "
+                f"the locked floor alone {ratio(med(inproc[size]['floor locked']), med(inproc[size]['floor']))}",
+            )
     if 10_000 in inproc:
         est = render.estimate_tokens(inproc[10_000]["search text"])
-        target("search_memory @ 10,000 within its token budget", f"{est:,} est.", est <= search_budget(),
-               f"budget {search_budget():,}")
+        target(
+            "search_memory @ 10,000 within its token budget",
+            f"{est:,} est.",
+            est <= search_budget(),
+            f"budget {search_budget():,}",
+        )
         if 50 in ours_stdio:
             x = med(ours_stdio[10_000]["search"]) / med(ours_stdio[50]["search"])
             y = med(inproc[10_000]["search"]) / med(inproc[50]["search"])
-            target("search_memory @ 10,000 < 10x the 50-record time (stdio)", f"{x:.2f}x", x < 10,
-                   f"in-process {y:.2f}x ({verdict(y < 10)})")
+            target(
+                "search_memory @ 10,000 < 10x the 50-record time (stdio)",
+                f"{x:.2f}x",
+                x < 10,
+                f"in-process {y:.2f}x ({verdict(y < 10)})",
+            )
     top = max(args.procs)
     if ("ours", top) in conc:
         lost = conc[("ours", top)]
         ref = ", ".join(f"{p} procs: {conc[('ref', p)]}" for p in args.procs if ("ref", p) in conc)
-        target(f"zero lost records at {top} processes", f"{lost} lost", lost == 0,
-               f"reference lost {ref or 'n/a'}")
+        target(f"zero lost records at {top} processes", f"{lost} lost", lost == 0, f"reference lost {ref or 'n/a'}")
     for name in ("merge", "textconv"):
         m = med(drivers[name])
-        target(f"{'merge-driver' if name == 'merge' else 'textconv'} on {args.driver_size:,} records < 1 s",
-               f"{m * 1000:.0f} ms", m < 1.0)
+        target(
+            f"{'merge-driver' if name == 'merge' else 'textconv'} on {args.driver_size:,} records < 1 s",
+            f"{m * 1000:.0f} ms",
+            m < 1.0,
+        )
     startup_targets(target, spawn, ours_stdio)
     stale_targets(table, stale)
     if t_search and t_raw:
         x = t_search / t_raw
-        target("search output tokens <= 0.85x raw JSONL (50 records)", f"{x:.2f}x", x <= 0.85,
-               f"{t_search} vs {t_raw} tokens")
+        target(
+            "search output tokens <= 0.85x raw JSONL (50 records)",
+            f"{x:.2f}x",
+            x <= 0.85,
+            f"{t_search} vs {t_raw} tokens",
+        )
 
-    title = (f"Sentinel-Memory benchmark at {version} - Python {sys.version.split()[0]}, {os.cpu_count()} cores, "
-             f"{'--quick, ' if args.quick else ''}sizes {','.join(map(str, args.sizes))}, "
-             f"{args.calls} calls and {args.rounds} in-process rounds ({args.big_calls} at >=50,000), "
-             f"{args.spawns} spawns, "
-             f"run took {time.perf_counter() - began:.0f} s")
+    title = (
+        f"Sentinel-Memory benchmark at {version} - Python {sys.version.split()[0]}, {os.cpu_count()} cores, "
+        f"{'--quick, ' if args.quick else ''}sizes {','.join(map(str, args.sizes))}, "
+        f"{args.calls} calls and {args.rounds} in-process rounds ({args.big_calls} at >=50,000), "
+        f"{args.spawns} spawns, "
+        f"run took {time.perf_counter() - began:.0f} s"
+    )
     print(table.text(title))
     if args.profile:
         profile(max(args.sizes))

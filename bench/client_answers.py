@@ -21,7 +21,6 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -35,6 +34,7 @@ ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
 import search_quality as sq  # noqa: E402  (puts the repository root on sys.path)
+
 from sentinel_memory.tools import answers as tools  # noqa: E402
 
 TOOL = "search_memory"
@@ -107,28 +107,64 @@ class StandIn:
                 if part.get("type") == "tool_result":
                     results.append(_text_of(part.get("content")))
         call = self._next([t.get("name", "") for t in body.get("tools", [])], results)
-        events = [("message_start", {"type": "message_start", "message": {
-            "id": "msg_" + uuid.uuid4().hex[:12], "type": "message", "role": "assistant", "model": body.get("model"),
-            "content": [], "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 1}}})]
+        events = [
+            (
+                "message_start",
+                {
+                    "type": "message_start",
+                    "message": {
+                        "id": "msg_" + uuid.uuid4().hex[:12],
+                        "type": "message",
+                        "role": "assistant",
+                        "model": body.get("model"),
+                        "content": [],
+                        "stop_reason": None,
+                        "stop_sequence": None,
+                        "usage": {"input_tokens": 10, "output_tokens": 1},
+                    },
+                },
+            )
+        ]
         if call:
             block = {"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:12], "name": call["name"], "input": {}}
             delta = {"type": "input_json_delta", "partial_json": json.dumps(call["args"])}
             stop = "tool_use"
         else:
             block, delta, stop = {"type": "text", "text": ""}, {"type": "text_delta", "text": "Done."}, "end_turn"
-        events += [("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
-                   ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
-                   ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-                   ("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                                      "usage": {"output_tokens": 5}}),
-                   ("message_stop", {"type": "message_stop"})]
+        events += [
+            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
+            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": stop, "stop_sequence": None},
+                    "usage": {"output_tokens": 5},
+                },
+            ),
+            ("message_stop", {"type": "message_stop"}),
+        ]
         if not body.get("stream"):
             content = [{"type": "text", "text": "Done."}]
-            return handler._send(json.dumps({"id": "msg_x", "type": "message", "role": "assistant", "model": "m",
-                                             "content": content, "stop_reason": "end_turn", "stop_sequence": None,
-                                             "usage": {"input_tokens": 1, "output_tokens": 1}}).encode(),
-                                 "application/json")
-        handler._send("".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode(), "text/event-stream")
+            return handler._send(
+                json.dumps(
+                    {
+                        "id": "msg_x",
+                        "type": "message",
+                        "role": "assistant",
+                        "model": "m",
+                        "content": content,
+                        "stop_reason": "end_turn",
+                        "stop_sequence": None,
+                        "usage": {"input_tokens": 1, "output_tokens": 1},
+                    }
+                ).encode(),
+                "application/json",
+            )
+        handler._send(
+            "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode(), "text/event-stream"
+        )
 
     def openai(self, handler, body: dict) -> None:
         offered = []
@@ -136,10 +172,19 @@ class StandIn:
             if isinstance(tool, dict):
                 offered.append(tool.get("name", ""))
                 offered += [t.get("name", "") for t in tool.get("tools", []) if isinstance(t, dict)]
-        namespace = next((t.get("name") for t in body.get("tools", []) if isinstance(t, dict)
-                          and any(x.get("name") == TOOL for x in t.get("tools", []) if isinstance(x, dict))), None)
-        results = [_text_of(item.get("output")) for item in body.get("input", [])
-                   if isinstance(item, dict) and item.get("type") == "function_call_output"]
+        namespace = next(
+            (
+                t.get("name")
+                for t in body.get("tools", [])
+                if isinstance(t, dict) and any(x.get("name") == TOOL for x in t.get("tools", []) if isinstance(x, dict))
+            ),
+            None,
+        )
+        results = [
+            _text_of(item.get("output"))
+            for item in body.get("input", [])
+            if isinstance(item, dict) and item.get("type") == "function_call_output"
+        ]
         if not namespace and any(isinstance(t, dict) and t.get("type") == "tool_search" for t in body.get("tools", [])):
             # MCP tools deferred behind tool_search: call the server's tool by its namespace directly
             namespace = "mcp__sentinel_memory"
@@ -147,32 +192,61 @@ class StandIn:
         call = self._next(offered, results)
         rid = "resp_" + uuid.uuid4().hex[:12]
         if call:
-            item = {"type": "function_call", "id": "fc_" + uuid.uuid4().hex[:8], "call_id": "call_" + uuid.uuid4().hex[:8],
-                    "name": call["name"], "arguments": json.dumps(call["args"])}
+            item = {
+                "type": "function_call",
+                "id": "fc_" + uuid.uuid4().hex[:8],
+                "call_id": "call_" + uuid.uuid4().hex[:8],
+                "name": call["name"],
+                "arguments": json.dumps(call["args"]),
+            }
             if namespace and call["name"] == TOOL:
                 item["namespace"] = namespace
         else:
-            item = {"type": "message", "role": "assistant", "id": "msg_" + uuid.uuid4().hex[:8],
-                    "content": [{"type": "output_text", "text": "Done.", "annotations": []}]}
-        done = {"type": "response.completed", "response": {"id": rid, "usage": {
-            "input_tokens": 10, "input_tokens_details": None, "output_tokens": 5, "output_tokens_details": None,
-            "total_tokens": 15}}}
-        events = [("response.created", {"type": "response.created", "response": {"id": rid}}),
-                  ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}),
-                  ("response.completed", done)]
-        handler._send("".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode(), "text/event-stream")
+            item = {
+                "type": "message",
+                "role": "assistant",
+                "id": "msg_" + uuid.uuid4().hex[:8],
+                "content": [{"type": "output_text", "text": "Done.", "annotations": []}],
+            }
+        done = {
+            "type": "response.completed",
+            "response": {
+                "id": rid,
+                "usage": {
+                    "input_tokens": 10,
+                    "input_tokens_details": None,
+                    "output_tokens": 5,
+                    "output_tokens_details": None,
+                    "total_tokens": 15,
+                },
+            },
+        }
+        events = [
+            ("response.created", {"type": "response.created", "response": {"id": rid}}),
+            ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}),
+            ("response.completed", done),
+        ]
+        handler._send(
+            "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode(), "text/event-stream"
+        )
 
     def gemini(self, handler, body: dict, stream: bool) -> None:
         offered = [d.get("name", "") for t in body.get("tools", []) for d in t.get("functionDeclarations", [])]
-        results = [_text_of(part["functionResponse"].get("response")) for c in body.get("contents", [])
-                   for part in c.get("parts", []) if "functionResponse" in part]
+        results = [
+            _text_of(part["functionResponse"].get("response"))
+            for c in body.get("contents", [])
+            for part in c.get("parts", [])
+            if "functionResponse" in part
+        ]
         if not offered and body.get("generationConfig", {}).get("responseMimeType") == "application/json":
             parts = [{"text": json.dumps({"reasoning": "done", "next_speaker": "user"})}]
         else:
             call = self._next(offered, results)
             parts = [{"functionCall": {"name": call["name"], "args": call["args"]}}] if call else [{"text": "Done."}]
-        chunk = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
-                 "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}}
+        chunk = {
+            "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+        }
         if stream:
             return handler._send(f"data: {json.dumps(chunk)}\n\n".encode(), "text/event-stream")
         handler._send(json.dumps(chunk).encode(), "application/json")
@@ -192,17 +266,21 @@ def _text_of(value) -> str:
 def principle_of(entry):
     """The record as a principle: every principle is listed, so the answer fills the budget."""
     from sentinel_memory.record.records import Entry, record_id
+
     record = dict(entry.record, type="principle")
     record["id"] = record_id("principle", record["topic"], record["missing_context"], record["lesson"])
-    record["meta"] = {"created": record["meta"]["created"], "compacted_at": record["meta"]["created"],
-                      "source_count": 3}
+    record["meta"] = {
+        "created": record["meta"]["created"],
+        "compacted_at": record["meta"]["created"],
+        "source_count": 3,
+    }
     return Entry.of(record)
 
 
 def project_for(gitdir: str, size: int, scratch: Path, largest: bool = False) -> tuple[Path, dict]:
     commits = sq.history(gitdir)
     common = sq.common_files(commits)
-    window, task = commits[-size - 1:-1], commits[-1]
+    window, task = commits[-size - 1 : -1], commits[-1]
     project = scratch / "app"
     subprocess.run(["git", "init", "-q", "-b", "main", str(project)], check=True)
     entries = [sq.record_of(c, common) for c in window]
@@ -225,26 +303,48 @@ def run_client(name: str, clients: Path, gitdir: str, size: int, largest: bool =
         bin_dir.mkdir()
         (bin_dir / "sentinel-memory").write_text(f'#!/bin/sh\nexec "{sys.executable}" "{ROOT / "server.py"}" "$@"\n')
         (bin_dir / "sentinel-memory").chmod(0o755)
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE"))}
-        env.update(HOME=str(home), PATH=f"{bin_dir}:{clients / 'node_modules' / '.bin'}:{env.get('PATH', '')}",
-                   NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
+        env = {
+            k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE"))
+        }
+        env.update(
+            HOME=str(home),
+            PATH=f"{bin_dir}:{clients / 'node_modules' / '.bin'}:{env.get('PATH', '')}",
+            NO_PROXY="127.0.0.1,localhost",
+            no_proxy="127.0.0.1,localhost",
+        )
         fake_key = "-".join(["sk", "standin", uuid.uuid4().hex])  # a stand-in key, assembled at run time
-        init = subprocess.run([sys.executable, str(ROOT / "server.py"), "--project", str(project), "init",
-                               "--client", {"claude": "claude", "gemini": "gemini", "codex": "codex"}[name]],
-                              env=env, capture_output=True, text=True)
+        init = subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "server.py"),
+                "--project",
+                str(project),
+                "init",
+                "--client",
+                {"claude": "claude", "gemini": "gemini", "codex": "codex"}[name],
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         if init.returncode:
             return [f"{name}: init failed: {init.stderr.strip()[:300]}"]
         base = f"http://127.0.0.1:{stand.port}"
         prompt = "Search the project memory for this task, then answer Done."
         if name == "claude":
-            env.update(ANTHROPIC_BASE_URL=base, ANTHROPIC_API_KEY=fake_key, DISABLE_TELEMETRY="1",
-                       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
+            env.update(
+                ANTHROPIC_BASE_URL=base,
+                ANTHROPIC_API_KEY=fake_key,
+                DISABLE_TELEMETRY="1",
+                CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            )
             argv = ["claude", "-p", prompt, "--allowedTools", "mcp__sentinel-memory"]
         elif name == "gemini":
             env.update(GEMINI_API_KEY=fake_key, GOOGLE_GEMINI_BASE_URL=base, GEMINI_CLI_TRUST_WORKSPACE="true")
             (home / ".gemini").mkdir()  # the API key as the way in (what `gemini` asks the first time)
             (home / ".gemini" / "settings.json").write_text(
-                json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}), encoding="utf-8")
+                json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}), encoding="utf-8"
+            )
             argv = ["gemini", "-p", prompt]
         else:
             (home / ".codex").mkdir()
@@ -252,17 +352,21 @@ def run_client(name: str, clients: Path, gitdir: str, size: int, largest: bool =
                 # gpt-5.5: a bundled model with plain function tools and the bundled models' truncation
                 # policy (10,000 tokens); the default one calls tools from code, which this stand-in
                 # does not script.
-                'model = "' + os.environ.get("SM_CODEX_MODEL", "gpt-5.5") + '"\nmodel_provider = "standin"\n\n[model_providers.standin]\nname = "standin"\n'
+                'model = "'
+                + os.environ.get("SM_CODEX_MODEL", "gpt-5.5")
+                + '"\nmodel_provider = "standin"\n\n[model_providers.standin]\nname = "standin"\n'
                 f'base_url = "{base}/v1"\nwire_api = "responses"\nenv_key = "STANDIN_KEY"\n\n'
                 f'[projects."{project}"]\ntrust_level = "trusted"\n\n'
                 # MCP tools offered as functions rather than found through tool_search first, which
                 # this stand-in does not script; the results are truncated alike either way.
-                '[features]\ntool_search = false\ntool_search_always_defer_mcp_tools = false\n', encoding="utf-8")
+                "[features]\ntool_search = false\ntool_search_always_defer_mcp_tools = false\n",
+                encoding="utf-8",
+            )
             env.update(STANDIN_KEY=fake_key)
             argv = ["codex", "exec", "--skip-git-repo-check", prompt]
         try:
             done = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=240)
-            tail = (done.stdout + done.stderr).strip()[-int(os.environ.get("SM_TAIL", "400")):]
+            tail = (done.stdout + done.stderr).strip()[-int(os.environ.get("SM_TAIL", "400")) :]
         except subprocess.TimeoutExpired:
             tail = "(timed out after 240 s)"
         stand.close()
@@ -273,14 +377,20 @@ def run_client(name: str, clients: Path, gitdir: str, size: int, largest: bool =
             got = stand.results[i] if i < len(stand.results) else None
             what = "files+query" if call.get("files") else "query"
             if got is None:
-                lines.append(f"{name:<7} {what:<12} answer {len(expected):>6,} chars: NOT CALLED ({stand.requests} "
-                             f"requests); client said: {tail!r}")
+                lines.append(
+                    f"{name:<7} {what:<12} answer {len(expected):>6,} chars: NOT CALLED ({stand.requests} "
+                    f"requests); client said: {tail!r}"
+                )
             elif expected in got:
-                lines.append(f"{name:<7} {what:<12} answer {len(expected):>6,} chars: WHOLE "
-                             f"(the tool result held {len(got):,} chars)")
+                lines.append(
+                    f"{name:<7} {what:<12} answer {len(expected):>6,} chars: WHOLE "
+                    f"(the tool result held {len(got):,} chars)"
+                )
             else:
-                lines.append(f"{name:<7} {what:<12} answer {len(expected):>6,} chars: CHANGED: {len(got):,} chars "
-                             f"arrived, beginning {got[:160]!r}")
+                lines.append(
+                    f"{name:<7} {what:<12} answer {len(expected):>6,} chars: CHANGED: {len(got):,} chars "
+                    f"arrived, beginning {got[:160]!r}"
+                )
         return lines
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -292,8 +402,11 @@ def main() -> None:
     parser.add_argument("--clients", required=True, type=Path)
     parser.add_argument("--size", type=int, default=1000)
     parser.add_argument("--only", default="claude,gemini,codex")
-    parser.add_argument("--largest", action="store_true",
-                        help="every record a principle: the answer is as long as the budget lets it be")
+    parser.add_argument(
+        "--largest",
+        action="store_true",
+        help="every record a principle: the answer is as long as the budget lets it be",
+    )
     args = parser.parse_args()
     for name in args.only.split(","):
         for line in run_client(name, args.clients.resolve(), args.gitdir, args.size, args.largest):

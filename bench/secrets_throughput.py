@@ -6,8 +6,8 @@ DIR holds another checkout's `sentinel_memory` package (for example `git archive
 sentinel_memory | tar -x -C DIR`). Each round starts one fresh process per checkout, in
 alternating order so that the machine's slow spells hit both alike; each process runs
 `sentinel_memory.record.records.prepare` (trim, NFC, redaction with every rule, id: what log_memory
-does before it writes) over every text of the four corpora (bench/secrets_corpus.py,
-secrets_heldout.py, secrets_external.py dev and heldout), --passes times, and reports its median
+does before it writes) over every text of four corpus parts (bench/corpora/own.dev.jsonl,
+own.held-out.jsonl, external.dev.jsonl and external.held-out.jsonl), --passes times, and reports its median
 pass in CPU time (process_time: on a shared machine the wall clock mostly measures the others). With --mode log each pass instead calls log_memory in-process (core.tools.log: the lock,
 the redaction, the atomic write) for about 200 of those texts, each a new record in a fresh
 memory file. Printed: the median over the rounds of each side's texts per second, and the ratio
@@ -29,12 +29,10 @@ _CHILD = r"""
 import json, statistics, sys, tempfile, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1]); sys.path.insert(0, sys.argv[2])
-from secrets_corpus import corpus
-from secrets_heldout import heldout
-from secrets_external import external
+from fakes import load
 from sentinel_memory.record.records import prepare
 from sentinel_memory.tools.answers import log
-texts = [e.text for e in corpus() + heldout() + external("dev") + external("heldout")]
+texts = [e.text for name in ("own", "external") for part in ("dev", "held-out") for e in load(name, part)]
 prepare("warm", "up", texts[0])
 mode, passes = sys.argv[3], int(sys.argv[4])
 times = []
@@ -59,8 +57,12 @@ print(json.dumps({"texts": len(texts), "median": statistics.median(times)}))
 
 
 def _run(root: Path, mode: str, passes: int) -> dict:
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(root), str(HERE), mode, str(passes)],
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(root), str(HERE), mode, str(passes)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     return json.loads(out)
 
 
@@ -69,9 +71,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--against", required=True, type=Path, help="a directory holding another sentinel_memory")
     parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument("--passes", type=int, default=5)
-    parser.add_argument("--mode", choices=("prepare", "log"), default="prepare",
-                        help="prepare: the redaction path alone; log: log_memory in-process "
-                             "(about 200 texts, each a new record in a fresh memory file)")
+    parser.add_argument(
+        "--mode",
+        choices=("prepare", "log"),
+        default="prepare",
+        help="prepare: the redaction path alone; log: log_memory in-process "
+        "(about 200 texts, each a new record in a fresh memory file)",
+    )
     args = parser.parse_args(argv)
     sides = {"this checkout": HERE.parent, str(args.against): args.against.resolve()}
     if not (args.against / "sentinel_memory").is_dir():
@@ -87,12 +93,16 @@ def main(argv: list[str]) -> int:
             medians[name].append(result["median"])
     for name, values in medians.items():
         m = statistics.median(values)
-        print(f"{name:<40} {texts / m:>9,.0f} texts/s  (median pass {m * 1000:.1f} ms over {texts} texts; "
-              f"rounds {min(values) * 1000:.1f}-{max(values) * 1000:.1f} ms)")
+        print(
+            f"{name:<40} {texts / m:>9,.0f} texts/s  (median pass {m * 1000:.1f} ms over {texts} texts; "
+            f"rounds {min(values) * 1000:.1f}-{max(values) * 1000:.1f} ms)"
+        )
     here, there = (statistics.median(v) for v in medians.values())
     paired = sorted(a / b for a, b in zip(*medians.values(), strict=True))
-    print(f"ratio (time here / time there): {here / there:.3f} of the medians; per round "
-          f"{statistics.median(paired):.3f} median, {paired[0]:.3f}-{paired[-1]:.3f}")
+    print(
+        f"ratio (time here / time there): {here / there:.3f} of the medians; per round "
+        f"{statistics.median(paired):.3f} median, {paired[0]:.3f}-{paired[-1]:.3f}"
+    )
     return 0
 
 

@@ -39,17 +39,29 @@ from mcp.client.stdio import stdio_client
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sentinel_memory.record.records import Entry, prepare, utc_now  # noqa: E402
 from sentinel_memory.record.contextdir import prepare as prepare_context_dir  # noqa: E402
 from sentinel_memory.record.disk import atomic_write  # noqa: E402
+from sentinel_memory.record.records import Entry, prepare, utc_now  # noqa: E402
 from sentinel_memory.record.snapshot import Snapshot  # noqa: E402
 from sentinel_memory.record.store import memory_path  # noqa: E402
 
 SERVER = ROOT / "server.py"
 # The servers' stderr (fastmcp's start-up INFO line, any logged failure) goes here, not to the table.
 SERVER_LOG = tempfile.TemporaryFile("w+", encoding="utf-8")
-TOPICS = ["auth", "payment", "api-gateway", "db-migration", "frontend", "ci", "search", "billing",
-          "notifications", "deploy", "logging", "cache"]
+TOPICS = [
+    "auth",
+    "payment",
+    "api-gateway",
+    "db-migration",
+    "frontend",
+    "ci",
+    "search",
+    "billing",
+    "notifications",
+    "deploy",
+    "logging",
+    "cache",
+]
 
 
 # The servers' cache folder (where the fast start keeps fastmcp's answers): new and empty for each
@@ -105,8 +117,12 @@ def generate(count: int) -> list[Entry]:
             lesson = f"환불 요청 {i}에는 항상 Idempotency-Key 헤더를 붙이고 재시도 횟수를 3회로 제한할 것"
             ask = "이 변경이 기존 결제 흐름에 영향을 주나요?"
         else:
-            missing = f"Task {i}: the instructions did not say the {topic} service runs behind a proxy with a 30 s timeout"
-            lesson = f"For {topic} change {i}, stream long responses and keep each request under 25 s; test against staging"
+            missing = (
+                f"Task {i}: the instructions did not say the {topic} service runs behind a proxy with a 30 s timeout"
+            )
+            lesson = (
+                f"For {topic} change {i}, stream long responses and keep each request under 25 s; test against staging"
+            )
             ask = f"Which environment should {topic} change {i} be verified in?"
         draft = prepare(topic, missing, lesson, ask, "log")
         _GENERATED.append(Entry.of({"id": draft.id, **draft.fields(), "meta": {"created": created}}))
@@ -128,8 +144,9 @@ def new_project() -> Path:
 
 
 def params(project: Path) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=[str(SERVER), "--project", str(project)],
-                                 env=child_env(), cwd=str(project))
+    return StdioServerParameters(
+        command=sys.executable, args=[str(SERVER), "--project", str(project)], env=child_env(), cwd=str(project)
+    )
 
 
 async def spawn_to_tools_list(project: Path) -> float:
@@ -179,18 +196,34 @@ async def per_call(size: int, calls: int) -> list[tuple[str, list[float], int, s
                 await session.initialize()
                 await session.list_tools()
 
-                lat, err = await time_calls(session, "search_memory",
-                                            lambda i: {"query": "결제 환불 멱등 payment retry"}, calls)
+                lat, err = await time_calls(
+                    session, "search_memory", lambda i: {"query": "결제 환불 멱등 payment retry"}, calls
+                )
                 rows.append(("search_memory", lat, err, ""))
                 lat, err = await time_calls(session, "compact_memory", lambda i: {}, calls)
                 rows.append(("compact_memory", lat, err, ""))
-                lat, err = await time_calls(session, "log_memory", lambda i: {
-                    "topic": "bench", "missing_context": f"new record {i + 1}: the bench needed a fresh id",
-                    "lesson": "Measure before guessing.", "ask_next_time": "Which sizes matter?"}, calls)
+                lat, err = await time_calls(
+                    session,
+                    "log_memory",
+                    lambda i: {
+                        "topic": "bench",
+                        "missing_context": f"new record {i + 1}: the bench needed a fresh id",
+                        "lesson": "Measure before guessing.",
+                        "ask_next_time": "Which sizes matter?",
+                    },
+                    calls,
+                )
                 rows.append(("log_memory (new record)", lat, err, ""))
-                lat, err = await time_calls(session, "log_memory", lambda i: {
-                    "topic": "upsert", "missing_context": "one record rewritten on every call",
-                    "lesson": f"Lesson revision {i + 1}: the latest text wins."}, calls)
+                lat, err = await time_calls(
+                    session,
+                    "log_memory",
+                    lambda i: {
+                        "topic": "upsert",
+                        "missing_context": "one record rewritten on every call",
+                        "lesson": f"Lesson revision {i + 1}: the latest text wins.",
+                    },
+                    calls,
+                )
                 rows.append(("log_memory (upsert, lesson changed)", lat, err, ""))
         final = memory_path(project).read_bytes().count(b"\n")
         rows.append(("", [], 0, f"records in file afterwards: {final}"))
@@ -222,14 +255,18 @@ async def main() -> None:
     # `import fastmcp` alone is lazy; the server classes are what server.py actually loads.
     imp_server = [plain_spawn("from fastmcp import FastMCP, Context") for _ in range(args.spawns)]
 
-    lines.append(f"Sentinel-Memory over stdio - {sys.executable} (Python {sys.version.split()[0]}), "
-                 f"{args.spawns} spawns, {args.calls} timed calls per row")
+    lines.append(
+        f"Sentinel-Memory over stdio - {sys.executable} (Python {sys.version.split()[0]}), "
+        f"{args.spawns} spawns, {args.calls} timed calls per row"
+    )
     lines.append(f"{'measure':<50}{'n':>5}{'median ms':>11}{'p95 ms':>10}{'min ms':>10}{'max ms':>10}  errors")
     lines.append("-" * 104)
 
     def row(label, values, errors=0):
-        lines.append(f"{label:<50}{len(values):>5}  {ms(statistics.median(values))} {ms(pct(values, 95))}"
-                     f"  {ms(min(values))}  {ms(max(values))}  {errors}")
+        lines.append(
+            f"{label:<50}{len(values):>5}  {ms(statistics.median(values))} {ms(pct(values, 95))}"
+            f"  {ms(min(values))}  {ms(max(values))}  {errors}"
+        )
 
     row("spawn -> first tools/list (python server.py)", startup)
     row("python -c pass", bare)

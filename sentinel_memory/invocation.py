@@ -48,9 +48,23 @@ def entry() -> list[str]:
     return [executable] if executable else [PYTHON, "-I", "-m", "sentinel_memory"]
 
 
+def invoked_as(argv0: str | None = None) -> str:
+    """The words the person typed to run this, for usage lines and hints: `sentinel-memory` for
+    the executable (a pipx or uv install of a clone too), `python server.py` for a checkout's
+    script, `python -m sentinel_memory` for the module; else what this install is started with."""
+    name = os.path.basename(argv0 if argv0 is not None else (sys.argv[0] if sys.argv else ""))
+    if name.lower() in (EXECUTABLE, EXECUTABLE + ".exe", EXECUTABLE + "-script.py"):
+        return EXECUTABLE
+    if name == "server.py":
+        return "python server.py"
+    if name == "__main__.py":
+        return "python -m sentinel_memory"
+    return "python server.py" if is_checkout() else EXECUTABLE
+
+
 ENTRY = entry()
-# What people type, for messages: `server.py init` from a checkout, `sentinel-memory init` installed.
-SELF = "server.py" if is_checkout() else EXECUTABLE
+# What people type, for messages: `sentinel-memory init`, or `python server.py init` from a checkout.
+SELF = invoked_as()
 
 
 def path_fix() -> str:

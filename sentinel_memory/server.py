@@ -7,7 +7,6 @@ logging. Started through __main__.py (`python server.py`, `python -m sentinel_me
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
@@ -41,7 +40,7 @@ from pydantic.fields import FieldInfo  # noqa: E402
 from . import __version__, tools  # noqa: E402
 from .errors import MemoryToolError, ProjectRootError  # noqa: E402
 from .git.drivers import ensure_configured  # noqa: E402
-from .invocation import ENTRY, SELF  # noqa: E402
+from .invocation import ENTRY, EXECUTABLE, SELF  # noqa: E402
 from .record.store import memory_path  # noqa: E402
 from .setup.project import ENV_VAR as PROJECT_ENV, is_home_or_root, refusal, resolve  # noqa: E402
 from .tools.memory import DEFAULT_THRESHOLD  # noqa: E402
@@ -319,13 +318,14 @@ def main(argv: list[str] | None = None) -> None:
             where: Path | str = resolve(_project_arg).memory_file
         except MemoryToolError as exc:
             where = f"(no usable project: {exc})"
-        example = json.dumps({"command": ENTRY[0], "args": [*ENTRY[1:], "--project", "${workspaceFolder}"]})
         print(
             f"Sentinel-Memory MCP server on stdio, memory file {where}. It talks MCP on stdin/stdout: "
-            f"connect it from a client, e.g. .cursor/mcp.json {example}. Ctrl+C to stop.",
+            f"a client starts it; `{EXECUTABLE} init` in your project writes the client's config "
+            "(docs/clients.md). Ctrl+C to stop.",
             file=sys.stderr,
         )
-    threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
+    else:  # a client: pay the first call's costs (and wire git) before its first call
+        threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
     try:
         mcp.run(transport="stdio", show_banner=False)
     except KeyboardInterrupt:  # Ctrl+C in a terminal: stop quietly, no traceback

@@ -159,7 +159,7 @@ def test_a_typo_gets_a_suggestion_and_exit_2(project):
     command = run(project, "serach", "VAT", check_rc=2)
     assert "unknown command 'serach'; did you mean 'search'?" in command.stderr
     option = run(project, "search", "--topics", "x", check_rc=2)
-    assert "did you mean '--topic'?" in option.stderr and "usage: server.py search" in option.stderr
+    assert "did you mean '--topic'?" in option.stderr and "usage: python server.py search" in option.stderr
     assert "at least 1" in run(project, "stats", "--threshold", "0", check_rc=2).stderr
 
 
@@ -215,7 +215,7 @@ def test_show_and_forget_take_a_unique_prefix_and_refuse_an_ambiguous_one(projec
     assert "give more of it" in run(project, "show", common, check_rc=2).stderr
     assert "Nothing was changed" in run(project, "forget", common, check_rc=2).stderr
     assert memory(project).read_bytes() == before
-    assert "prefix needs at least 4" in run(project, "show", a[:3], check_rc=1).stderr
+    assert "a prefix of at least 4 characters" in run(project, "show", a[:3], check_rc=1).stderr
 
 
 def _two_ids_with_a_common_prefix() -> tuple[str, str]:
@@ -438,3 +438,102 @@ def test_python_dash_m_is_the_same_entry_as_server_py(project, tmp_path):
                             env=env, cwd=tmp_path)
     info = json.loads(served.stdout.splitlines()[0])["result"]["serverInfo"]
     assert info == {"name": "sentinel-memory", "version": __version__}
+
+
+def _stored(project: Path, rid: str) -> dict:
+    return next(json.loads(line) for line in memory(project).read_text(encoding="utf-8").splitlines()
+                if json.loads(line)["id"] == rid)
+
+
+def test_a_refresh_keeps_the_fields_left_out_and_says_what_changed(project):
+    """Logging a lesson again without --ask-next-time (or --lesson, or --file) keeps the stored value;
+    an explicit empty value clears it; the output names the fields that changed."""
+    (project / "tax.yaml").write_text("vat: {}\n", encoding="utf-8")
+    rid = logged_id(project, "payment", "VAT differs by country", "read tax.yaml", "--ask-next-time",
+                    "Which countries?", "--file", "tax.yaml")
+
+    again = run(project, "log", "--topic", "payment", "--missing-context", "VAT differs by country", "--lesson",
+                "read tax.yaml first")
+    kept = _stored(project, rid)
+    bare = run(project, "log", "--topic", "payment", "--missing-context", "VAT differs by country")
+    cleared = run(project, "log", "--topic", "payment", "--missing-context", "VAT differs by country",
+                  "--ask-next-time", "", "--json")
+
+    assert "changed: lesson " in again.stdout
+    assert kept["ask_next_time"] == "Which countries?" and kept["files"] == ["tax.yaml"]
+    assert kept["lesson"] == "read tax.yaml first"
+    assert "changed: nothing" in bare.stdout and _stored(project, rid)["lesson"] == "read tax.yaml first"
+    assert json.loads(cleared.stdout)["changed"] == ["ask_next_time"] and _stored(project, rid)["ask_next_time"] == ""
+    assert ids_in_file(project) == [rid]
+
+
+def test_a_new_record_that_nearly_repeats_one_names_it_and_how_to_refresh_it(project):
+    """`Payment` for `payment` or a trailing full stop makes a new record (the id is exact), and the
+    output names the near-identical one; a new lesson needs --lesson."""
+    rid = logged_id(project, "payment", "VAT differs by country", "read tax.yaml")
+
+    near = run(project, "log", "--topic", "Payment", "--missing-context", "VAT  differs by country.", "--lesson", "x")
+    new = json.loads(run(project, "log", "--topic", "refunds", "--missing-context", "partial refunds", "--lesson", "y",
+                         "--json").stdout)
+    missing = run(project, "log", "--topic", "other", "--missing-context", "nothing like it", check_rc=2)
+
+    assert f"note: record {rid} has nearly the same topic and missing context" in near.stdout
+    assert "forget" in near.stdout and new["near_identical"] == [] and new["changed"] == ["lesson"]
+    assert "--lesson is required for a new record" in missing.stderr and len(ids_in_file(project)) == 3
+
+
+def test_a_file_is_found_from_the_folder_the_person_is_in(project):
+    """In a subfolder, --file takes the path as tab completion gives it; from the root, a path that
+    names no file is refused with the project's files of that name as a suggestion."""
+    (project / "myapp" / "payment").mkdir(parents=True)
+    (project / "myapp" / "payment" / "rounding.py").write_text("x = 1\n", encoding="utf-8")
+    (project / ".git").mkdir()  # the project's root, as a clone's
+
+    here = run(None, "log", "--topic", "payment", "--missing-context", "rounding", "--lesson", "half even",
+               "--file", "rounding.py", "--json", cwd=project / "myapp" / "payment")
+    refused = run(None, "log", "--topic", "payment", "--missing-context", "rounding 2", "--lesson", "x",
+                  "--file", "rounding.py", check_rc=2, cwd=project)
+    outside = run(None, "log", "--topic", "payment", "--missing-context", "rounding 3", "--lesson", "x",
+                  "--file", "../../../elsewhere.py", check_rc=2, cwd=project / "myapp" / "payment")
+
+    assert json.loads(here.stdout)["record"]["files"] == ["myapp/payment/rounding.py"]
+    assert "Did you mean myapp/payment/rounding.py?" in refused.stderr
+    assert "uses '..'" in outside.stderr and ids_in_file(project) == [json.loads(here.stdout)["id"]]
+
+
+def test_small_slips_get_the_sentence_that_applies(project):
+    """A three-character prefix is too short (not "no record"); merge-driver's help shows git's
+    placeholders as git writes them."""
+    logged_id(project, "payment", "VAT", "read tax.yaml")
+
+    short = run(project, "show", "abc", check_rc=1)
+    driver = run(None, "merge-driver", "--help")
+
+    assert "'abc' is too short to name a record" in short.stderr and "no record" not in short.stderr
+    assert "%O %A %B %P" in driver.stdout and "%%" not in driver.stdout
+
+
+def test_on_an_80_column_terminal_every_line_fits_and_a_pipe_gets_the_text_as_it_is(project):
+    """A person's terminal gets lines broken at spaces to its width (Korean counting two columns);
+    a pipe gets each line whole, for scripts and grep."""
+    long_lesson = "read config/tax_rates.yaml before touching checkout totals " * 4 + "결제 모듈의 반올림 규칙 " * 6
+    logged_id(project, "payment", "VAT differs by country and the rules change every quarter", long_lesson)
+    env = {**os.environ, "COLUMNS": "80"}
+
+    shown = _on_a_terminal(["--project", str(project), "search", "VAT"], env)
+    piped = run(project, "search", "VAT", env=env).stdout
+
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in shown.replace("\r\n", "\n").splitlines()]
+    widths = [sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line) for line in lines]
+    assert max(widths) <= 80 and len(lines) > len(piped.splitlines()), shown
+    assert long_lesson.strip() in piped
+
+
+def test_a_wrong_project_folder_gets_one_short_sentence_and_a_pointer(tmp_path):
+    """--project naming no folder: the one thing that applies and where the rest is written, not a
+    paragraph about every client."""
+    nope = str(tmp_path / "nope")
+    result = run(None, "--project", nope, "list", check_rc=2)
+
+    assert "not an existing directory" in result.stderr and "docs/clients.md" in result.stderr
+    assert len(result.stderr) - len(nope) < 200 and "Windsurf" not in result.stderr

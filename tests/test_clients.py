@@ -177,7 +177,7 @@ def test_doctor_warns_about_a_stray_memory_file_and_fold_brings_it_in(tmp_path, 
     assert "server.py fold web/.context/memory_log.jsonl" in doctor.stdout
 
     inside = run(env, stray_dir, "doctor").stdout  # the nearest memory file is the stray one
-    assert f"{stray} is below {repo.path}, which has a memory file of its own: run `server.py fold web`" in inside
+    assert f"{stray} is below {repo.path}, which has a memory file of its own: run `python server.py fold web`" in inside
 
     folded = run(env, repo.path, "fold", "web")
 

@@ -89,6 +89,7 @@ async def drive_everything(repo: Repo, connect, tmp_path: Path) -> list[str]:
     (stray / ".context" / "memory_log.jsonl").write_text(json.dumps(rec("misc", "a", "b", created=T0)) + "\n")
     for args in (["doctor"], ["scan", "--staged"], ["stale"], ["show", PAY["id"]], ["search", "refund"],
                  ["log", "--topic", "t", "--missing-context", "m", "--lesson", "l", "--file", "src/pay.py"],
+                 ["review"], ["review", "HEAD~1", "--format", "markdown"],
                  ["fold", str(stray)], ["forget", PAY["id"]], ["export"], ["init"]):
         answers.append(server(repo.env, "--project", str(repo.path), *args).stdout)
     # The merge driver, where a side it cannot parse makes it fall back to git's text merge.

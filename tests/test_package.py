@@ -217,3 +217,39 @@ def test_two_package_installs_in_two_clones_leave_the_second_clean(installed, tm
     assert str(ben_exe) in ben_repo.git("config", "merge.sentinel-memory.driver").stdout
     doctor = sm(ben_exe, ben, "doctor", cwd=ben_repo.path)
     assert doctor.returncode == 0 and f".mcp.json starts sentinel-memory ({ben_exe})" in doctor.stdout, doctor.stdout
+
+
+def test_an_editable_install_of_a_clone_names_itself_sentinel_memory(tmp_path, env):
+    """`pipx install --editable CLONE` (the README's step 0): the executable's usage lines and hints
+    name `sentinel-memory`, the command the person ran, not the clone's server.py; --version works."""
+    src = tmp_path / "clone"
+    src.mkdir()
+    for name in SOURCES:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(ROOT / name, src / name)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / BIN / ("python.exe" if os.name == "nt" else "python")
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    Path(site, "test-runner-packages.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    isolation = _can_build_without_isolation()
+    offline = ["--no-build-isolation", "--no-index"] if isolation else []  # else pip fetches setuptools to build
+    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", *offline,
+                           "--editable", str(src)], capture_output=True, text=True, timeout=300)
+    if done.returncode != 0 and not isolation and "setuptools" in done.stdout + done.stderr:
+        pytest.skip("an editable install needs setuptools from a package index, and none is reachable")
+    assert done.returncode == 0, done.stdout + done.stderr
+    executable = venv / BIN / ("sentinel-memory.exe" if os.name == "nt" else "sentinel-memory")
+    repo = make_repo(tmp_path, env)
+
+    version = sm(executable, env, "--version")
+    typo = subprocess.run([str(executable), "--project", str(repo.path), "serch", "x"], capture_output=True, text=True,
+                          env=env, timeout=120)
+    nothing = sm(executable, env, "--project", str(repo.path), "show", "ffff")
+
+    assert version.returncode == 0 and version.stdout.startswith("sentinel-memory ")
+    assert typo.returncode == 2 and "usage: sentinel-memory" in typo.stderr and "`sentinel-memory --help`" in typo.stderr
+    assert "server.py" not in typo.stderr + nothing.stdout + nothing.stderr, nothing.stdout + nothing.stderr

@@ -13,8 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bench.secrets_corpus import hostile
-from bench.secrets_external import external
+from corpora import examples, hostile
 from sentinel_memory.redaction.engine import REDACTED, RULES, redact, rules_hit
 
 # --- fakes with the right shape -----------------------------------------------------------------
@@ -736,17 +735,16 @@ def test_the_shortcuts_change_no_result(monkeypatch):
     import random
 
     import sentinel_memory.redaction.engine as sanitizer
-    from bench.secrets_corpus import corpus
-
-    examples = corpus()
+    own = examples("own", "dev")
     rng = random.Random(13)
-    secrets = [s for e in examples for s in e.secrets]
+    secrets = [s for _, _, expected, _ in own for s in expected]
     glued = ["".join(rng.choice(secrets) + rng.choice(["", "=", ":", "-", "_", ".", "/", "@", " ", "%"])
                      for _ in range(rng.randint(2, 4))) for _ in range(500)]
-    one_per_kind = list({e.kind: e.secrets[0] for e in examples if e.secrets}.values())
+    one_per_kind = list({kind: expected[0] for _, kind, expected, _ in own if expected}.values())
     pairs = [a + sep + b for i, a in enumerate(one_per_kind) for sep in ("", "-")
              for b in (one_per_kind[(i + 1) % len(one_per_kind)], AWS_KEY_ID, GITHUB["ghp"])]
-    texts = ([e.text for e in examples + external("dev") + external("heldout")] + glued + pairs + ALL_POSITIVES + NEGATIVES
+    external = examples("external", "dev") + examples("external", "held-out")
+    texts = ([text for text, _, _, _ in own + external] + glued + pairs + ALL_POSITIVES + NEGATIVES
              + [t for t, _ in KEY_VALUE_FORMS] + PLACEHOLDERS + list(HOSTILE.values())
              + ["DB_PASS=" + "Gw5Hq" + "XDgLVXZ", "SMTP_PASS: '" + "x8Yq" + "2kLm'", GOOGLE_API + AWS_KEY_ID])
     quick = {s: [sanitizer._apply(t, s) for t in texts] for s in (False, True)}

@@ -300,12 +300,12 @@ def test_a_yaml_block_keeps_its_indicator_and_redacting_again_changes_nothing():
 
 
 def test_every_text_of_the_external_corpus_is_a_fixed_point_once_redacted():
-    from bench.secrets_external import external
+    from corpora import examples
 
-    for example in external("dev") + external("heldout"):
+    for text, _, _, _ in examples("external", "dev") + examples("external", "held-out"):
         for strict_only in (False, True):
-            once = redact(example.text, strict_only=strict_only)[0]
-            assert redact(once, strict_only=strict_only) == (once, 0), example.text
+            once = redact(text, strict_only=strict_only)[0]
+            assert redact(once, strict_only=strict_only) == (once, 0), text
 
 
 # --- a token as a URL's user, Oracle and .pgpass logins, a bearer flag, a word before the colon -------

@@ -344,3 +344,47 @@ def test_a_linked_worktree_shares_the_driver_config_and_merges_by_id(tmp_path, e
     assert {ours, theirs} <= set(by_id((worktree / MEMORY).read_bytes()))
     assert (repo.path / ".git" / "config").read_bytes() == config
 
+
+
+def test_the_server_started_by_a_person_at_a_terminal_changes_no_git_config(tmp_path, env):
+    """The README's serve command, run by hand in a clone, prints where the memory is and how a
+    client connects (the portable `init`, no machine path), and wires nothing into that clone's
+    git config until a client uses it: the warm-up is for clients."""
+    import os
+    import pty
+    import time
+
+    repo = make_repo(tmp_path, env, wired=False)
+    before = (repo.path / ".git" / "config").read_bytes()
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, str(SERVER), "--project", str(repo.path)], stdin=follower,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    os.close(follower)
+    try:
+        banner = proc.stderr.readline().decode("utf-8")
+        deadline = time.monotonic() + 3  # a warm-up wires git within about a second of the banner
+        while time.monotonic() < deadline and (repo.path / ".git" / "config").read_bytes() == before:
+            time.sleep(0.1)
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+        os.close(leader)
+
+    assert "memory file" in banner and "init" in banner and "mcp.json {" not in banner, banner
+    assert (repo.path / ".git" / "config").read_bytes() == before
+
+
+def test_doctor_in_the_home_directory_suggests_no_fold_of_the_projects_below(tmp_path, env):
+    """Run in $HOME, doctor says it is no project and stops there: the projects below it each have
+    their own memory, which it must not suggest folding into the home directory."""
+    for name in ("shop", "blog"):
+        (tmp_path / name / ".context").mkdir(parents=True)
+        (tmp_path / name / ".context" / "memory_log.jsonl").write_text(
+            json.dumps(rec(name, "m", "l")) + "\n", encoding="utf-8")
+    home = {**env, "HOME": str(tmp_path), "USERPROFILE": str(tmp_path)}
+
+    result = subprocess.run([sys.executable, str(SERVER), "doctor"], capture_output=True, text=True, env=home,
+                            cwd=tmp_path, timeout=120)
+
+    assert result.returncode == 1 and "home directory or a filesystem root" in result.stdout
+    assert "fold" not in result.stdout and "Traceback" not in result.stderr

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from dataclasses import asdict
+from pathlib import Path
 
 from ..errors import InvalidInput, MemoryToolError, ProjectRootError, StorageError
 from ..git import drivers as gitdriver
 from ..invocation import SELF
-from ..setup.project import resolve
+from ..setup.project import PERSON, resolve
 from ..tools import blocks, memory, render
 from ..visible import visible
 from . import console, maintenance
@@ -28,12 +30,13 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(encoding="utf-8")
     args = parse(sys.argv[1:] if argv is None else argv)
+    _fit_to_terminal(args)
     try:
         if args.command == "merge-driver":
             return gitdriver.merge_driver(args.base, args.ours, args.theirs, args.name)
         if args.command == "textconv":
             return gitdriver.textconv(args.file)
-        root = resolve(args.project)
+        root = resolve(args.project, client=PERSON)
         if args.command in ("log", "forget", "init", "fold") or getattr(args, "redact", False):
             _refuse_guarded(root)
         return HANDLERS[args.command](root, args)
@@ -46,6 +49,21 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def _fit_to_terminal(args) -> None:
+    """On a terminal narrower than a line, break lines at spaces (what a person reads); a pipe, a
+    file, --json and git's drivers get the text as it is."""
+    if getattr(args, "json", False) or args.command in ("merge-driver", "textconv"):
+        return
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        try:
+            tty = stream.isatty()
+        except (AttributeError, ValueError):
+            tty = False
+        if tty:
+            setattr(sys, name, console.Wrapped(stream, shutil.get_terminal_size().columns))
 
 
 def _fail(message: object, code: int) -> int:
@@ -130,15 +148,64 @@ def cmd_stats(root, args) -> int:
     return 0
 
 
+def from_here(root: Path, given: list[str]) -> list[str]:
+    """Paths typed on the command line, as a person means them: from the folder they are in when
+    that is inside the project (what tab completion gives in a subfolder), else from the project's
+    root. The result is checked against the project as log_memory's `files` are; a path that leaves
+    the project is passed on unchanged, to be refused with the reason."""
+    here = Path.cwd()
+    try:
+        inside = here.resolve().is_relative_to(root.resolve())
+    except OSError:
+        inside = False
+    out = []
+    for path in given:
+        full = (here if inside else root) / path
+        try:
+            relative = Path(os.path.relpath(full.absolute(), root.absolute()))
+        except ValueError:  # another drive on Windows
+            relative = Path(path)
+        out.append(path if ".." in relative.parts else relative.as_posix())
+    return out
+
+
 def cmd_log(root, args) -> int:
-    logged = memory.upsert(
-        root.memory_file, args.topic, args.missing_context, args.lesson, args.ask_next_time, files=args.files
-    )
+    """Save or refresh a lesson. A field left out keeps what the refreshed record holds (an explicit
+    "" clears it); the output says which fields changed, and names a near-identical record that a
+    refresh was probably meant for (docs/contract.md §7)."""
+    old = maintenance.refreshed(root.memory_file, args.topic, args.missing_context)
+    lesson = args.lesson if args.lesson is not None else (old or {}).get("lesson")
+    if lesson is None:
+        raise InvalidInput(
+            "--lesson is required for a new record (only a refresh of an existing one may leave it out). "
+            "Nothing was saved."
+        )
+    ask = args.ask_next_time if args.ask_next_time is not None else (old or {}).get("ask_next_time", "")
+    files = None if args.files is None else from_here(root.path, args.files)
+    try:
+        logged = memory.upsert(root.memory_file, args.topic, args.missing_context, lesson, ask, files=files)
+    except InvalidInput as exc:
+        raise InvalidInput(str(exc) + console.same_name_hint(root.path, files or [])) from None
     text = render.log_answer(logged)
+    changed = console.changed_fields(old, logged.record)
+    twins = maintenance.near_twins(root.memory_file, logged.record) if old is None else []
     if args.json:
-        _dump({"status": logged.status, "id": logged.record["id"], "record": logged.record, "message": text})
+        _dump(
+            {
+                "status": logged.status,
+                "id": logged.record["id"],
+                "record": logged.record,
+                "changed": changed,
+                "near_identical": [t["id"] for t in twins],
+                "message": text,
+            }
+        )
     else:
         print(text)
+        if old is not None:
+            print(console.changed_line(changed))
+        for twin in twins:
+            print(console.near_twin_line(twin, logged.record["id"]))
     return 0
 
 
@@ -168,7 +235,7 @@ def cmd_forget(root, args) -> int:
     if not any(i.strip() for i in args.ids):
         raise InvalidInput(
             "no id given: name the records to delete by id, or by a unique prefix of at least "
-            f"{MIN_PREFIX} characters (search or list shows them). Nothing was deleted."
+            f"{MIN_PREFIX} characters (search shows them). Nothing was deleted."
         )
     result = maintenance.forget(root.memory_file, args.ids)
     if result.unknown:
@@ -239,6 +306,23 @@ def cmd_scan(root, args) -> int:
     return 1 if findings else 0
 
 
+def cmd_review(root, args) -> int:
+    from . import review_report
+    from .review import review
+
+    try:
+        result = review(root, args.base, args.head)
+    except (MemoryToolError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # a repository we did not foresee: one sentence, never a traceback
+        raise MemoryToolError(f"review could not finish ({type(exc).__name__}: {exc}); nothing was changed.") from exc
+    if args.format == "markdown":
+        sys.stdout.write(review_report.markdown(result, args.max_chars))
+    else:
+        print(review_report.text(result))
+    return result.status
+
+
 def cmd_fold(root, args) -> int:
     folded = maintenance.fold(root.path, args.file)
     print(console.fold_report(folded, SELF))
@@ -276,5 +360,6 @@ HANDLERS = {
     "init": cmd_init,
     "doctor": cmd_doctor,
     "fold": cmd_fold,
+    "review": cmd_review,
 }
 COMMANDS = tuple(build_parser()[1])

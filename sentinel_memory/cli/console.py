@@ -5,11 +5,13 @@ colour on a terminal only. (What the tools answer the agent is tools/render.py's
 from __future__ import annotations
 
 import os
+import re
 import sys
 import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..invocation import SELF
 from ..record.citations import shown
 from ..record.records import is_principle, meta_of
 from ..tools.blocks import day, files_line, header, plural, stale_line
@@ -77,14 +79,14 @@ def search_result(
     if not found:
         scope = f" with topic {topic!r}" if topic else ""
         what = f" mention {query!r}" if in_scope else ""
-        return f"No records{scope}{what} in {file}." + (" `server.py list` shows the topics." if any_records else "")
+        return f"No records{scope}{what} in {file}." + (f" `{SELF} list` shows the topics." if any_records else "")
     stale = stale or {}
     text = "\n\n".join(record_block(r, stale.get(r["id"], ())) for r in found)
     others = in_scope - len(found)
     if others:
         text += (
             f"\n\n({plural(others, 'other record')} {'does' if others == 1 else 'do'} not mention {query!r}; "
-            "`server.py search` without words shows every record.)"
+            f"`{SELF} search` without words shows every record.)"
         )
     return text
 
@@ -119,8 +121,13 @@ def stats_report(stats: Stats) -> str:
 
 
 def not_found(given: str, file: Path, min_prefix: int) -> str:
+    if len(given.strip()) < min_prefix:
+        return (
+            f"{given!r} is too short to name a record: give the id or a prefix of at least {min_prefix} "
+            f"characters (`{SELF} search` shows the ids)"
+        )
     return (
-        f"no record with id {given!r} in {file} (`server.py search` shows the ids; "
+        f"no record with id {given!r} in {file} (`{SELF} search` shows the ids; "
         f"a prefix needs at least {min_prefix} characters)"
     )
 
@@ -234,3 +241,97 @@ def markdown(records: list[dict], source: Path, stale: dict | None = None) -> st
             ]
             out.append("")
     return "\n".join(out)
+
+
+# The fields a person may change by logging a lesson again, in the order `show` lists them.
+REFRESHABLE = ("lesson", "ask_next_time", "files")
+
+
+def changed_fields(old: dict | None, new: dict) -> list[str]:
+    """The fields a refresh changed (all of them for a new record)."""
+    return [name for name in REFRESHABLE if (old or {}).get(name) != new.get(name) and (old or new.get(name))]
+
+
+def changed_line(changed: list[str]) -> str:
+    """What a refresh changed, for a record that was there before."""
+    if not changed:
+        return "changed: nothing (the record was refreshed as it was)."
+    return "changed: " + ", ".join(changed) + " (the fields left out kept their values)."
+
+
+def near_twin_line(twin: dict, new_id: str) -> str:
+    return (
+        f"note: record {visible(str(twin['id']))} has nearly the same topic and missing context ({twin.get('topic', '')!r}, "
+        f"{twin.get('missing_context', '')!r}); to refresh it instead, log again with exactly those, "
+        f"then `{SELF} forget {new_id}`."
+    )
+
+
+def same_name_hint(root: Path, given: list[str], limit: int = 20_000) -> str:
+    """For a refused path that names no file: the project's files with that name, as a suggestion
+    (a bounded walk that skips .git/, .context/ and links)."""
+    wanted = {os.path.basename(p) for p in given if p and not os.path.exists(os.path.join(root, p))}
+    found: list[str] = []
+    seen = 0
+    for folder, folders, files in os.walk(root):
+        folders[:] = [f for f in folders if f not in (".git", ".context", "node_modules")]
+        seen += len(files)
+        found += [os.path.relpath(os.path.join(folder, f), root).replace(os.sep, "/") for f in files if f in wanted]
+        if seen > limit or len(found) > 3:
+            break
+    return f" Did you mean {visible(', '.join(sorted(found)[:3]))}?" if found else ""
+
+
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _columns(text: str) -> int:
+    """Display columns, our own colour codes aside."""
+    return width(_COLOUR.sub("", text))
+
+
+def fit(line: str, columns: int) -> list[str]:
+    """One printed line as lines of at most `columns` display columns, broken at spaces, each
+    continuation indented two columns past the line's own indent. A word longer than the room
+    (a path, an id) stays whole on its own line."""
+    if _columns(line) <= columns:
+        return [line]
+    indent = line[: len(line) - len(line.lstrip(" "))]
+    more = indent + "  "
+    out: list[str] = []
+    current = indent
+    for word in line.strip(" ").split(" "):
+        if not word:
+            continue
+        room = _columns(current) + (0 if current.strip() == "" else 1) + _columns(word)
+        if current.strip() and room > columns:
+            out.append(current)
+            current = more + word
+        else:
+            current += ("" if current.strip() == "" else " ") + word
+    out.append(current)
+    return out
+
+
+class Wrapped:
+    """A terminal's text stream whose lines are fitted to its width (pipes and files are left as
+    they are: the caller wraps only a terminal)."""
+
+    def __init__(self, stream, columns: int):
+        self.stream, self.columns, self.pending = stream, max(columns, 40), ""
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        *lines, self.pending = self.pending.split("\n")
+        for line in lines:
+            self.stream.write("\n".join(fit(line, self.columns)) + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        if self.pending:
+            self.stream.write("\n".join(fit(self.pending, self.columns)))
+            self.pending = ""
+        self.stream.flush()
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..errors import InvalidInput, StorageError
 from ..record import store
 from ..record.merge import merge_two_way
-from ..record.records import count_types, meta_of, recency
+from ..record.records import count_types, is_principle, meta_of, prepare, recency
 from ..record.snapshot import Snapshot
 from ..tools import blocks
 from ..tools.memory import DEFAULT_THRESHOLD, checker, stale_marks, write
@@ -220,3 +220,28 @@ def stats(path: Path, threshold: int = DEFAULT_THRESHOLD) -> Stats:
         len(snap.unreadable),
         topics([e.record for e in snap.records.values()]),
     )
+
+
+def _loose(text: object) -> str:
+    """A text as a person would compare it: case, runs of spaces and a final full stop aside."""
+    return " ".join(str(text).casefold().split()).rstrip(".!?。 ")
+
+
+def refreshed(path: Path, topic: str, missing_context: str) -> dict | None:
+    """The log record that logging this topic and missing context again would refresh, if any (its
+    id is computed as log_memory computes it: after normalisation and redaction)."""
+    entry = store.read(path).records.get(prepare(topic, missing_context, "-").id)
+    return entry.record if entry else None
+
+
+def near_twins(path: Path, record: dict) -> list[dict]:
+    """The other log records whose topic and missing context differ from this one's only by case,
+    spacing or a final full stop: a refresh that made a new record instead."""
+    key = (_loose(record.get("topic", "")), _loose(record.get("missing_context", "")))
+    return [
+        e.record
+        for e in store.read(path).records.values()
+        if e.id != record.get("id")
+        and not is_principle(e.record)
+        and (_loose(e.record.get("topic", "")), _loose(e.record.get("missing_context", ""))) == key
+    ]

@@ -12,6 +12,7 @@ import difflib
 import functools
 import re
 
+from .. import __version__
 from ..invocation import SELF
 from ..setup.clients import CLIENTS as CLIENT_KEYS
 from ..setup.project import ENV_VAR
@@ -40,13 +41,14 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         "With a command: a tool for people and for git.",
     )
     parser.add_argument("--project", metavar="DIR", help=PROJECT_HELP)
+    parser.add_argument("--version", action="version", version=f"sentinel-memory {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="command")
 
     def command(name: str, summary: str, for_people: bool = True) -> argparse.ArgumentParser:
         return sub.add_parser(
             name,
             help=summary,
-            description=summary[0].upper() + summary[1:] + ".",
+            description=(summary[0].upper() + summary[1:] + ".").replace("%%", "%"),  # help= is %-formatted
             parents=[project] if for_people else [],
             epilog=EXIT_CODES if for_people else None,
         )
@@ -77,7 +79,10 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     p = command("log", "add a lesson by hand, with the same validation, limits and redaction as log_memory")
     for name in ("topic", "missing_context", "lesson", "ask_next_time"):
         field = LOG_MEMORY[name]
-        p.add_argument(field.option, metavar="TEXT", required=field.required, default="", help=field.short)
+        # Left out, lesson and ask_next_time keep what a refreshed record holds (None); "" clears.
+        required = name in ("topic", "missing_context")
+        help = field.short + ("" if required else "; left out, a refreshed record keeps its own")
+        p.add_argument(field.option, metavar="TEXT", required=required, default=None, help=help)
     p.add_argument("--file", metavar="PATH", action="append", dest="files", help=LOG_MEMORY["files"].short)
     p.add_argument("--json", action="store_true", help=JSON_HELP + " (the outcome and the stored record)")
     p = command(
@@ -111,6 +116,24 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         "(what the pre-commit check runs; exit 1 refuses the commit)",
     )
     p.add_argument("--json", action="store_true", help=JSON_HELP)
+    p = command("review", "what changed in the memory between two revisions, by record id, with flags for a reviewer")
+    p.add_argument(
+        "base", nargs="?", metavar="BASE", help="a revision (default: the merge base with the default branch)"
+    )
+    p.add_argument("head", nargs="?", metavar="HEAD", help="a revision (default: the work tree)")
+    p.add_argument(
+        "--format",
+        choices=["text", "markdown"],
+        default="text",
+        help="text for a terminal, or markdown for a pull-request comment or a CI job summary",
+    )
+    p.add_argument(
+        "--max-chars",
+        metavar="N",
+        type=_at_least_one,
+        default=65_536,
+        help="markdown only: at most N characters, what did not fit named at the end (default: a GitHub comment's 65,536)",
+    )
     p = command("init", "prepare a project: client config, rules, .context/, git merge and diff drivers")
     p.add_argument(
         "--client",
@@ -201,7 +224,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     argv = _glued(argv, [parser, *commands.values()])
     word = _command_word(argv)
     if word is not None and word not in commands:
-        parser.error(f"unknown command {word!r}{_suggest(word, commands)} (`server.py --help` lists them)")
+        parser.error(f"unknown command {word!r}{_suggest(word, commands)} (`{SELF} --help` lists them)")
     args, extra = parser.parse_known_args(argv)
     if extra:
         sub = commands[args.command]

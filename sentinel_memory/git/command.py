@@ -3,8 +3,8 @@ keep a repository's own configuration from running commands (docs/security.md, "
 the repository's commands").
 
 A cloned or downloaded repository carries its .git/config, and git obeys it. The keys below are
-the ones that make the git subcommands we call (rev-parse, log, ls-files, cat-file, show,
-check-attr, config, merge-file) start a program; each is pinned on the command line, which
+the ones that make the git subcommands we call (rev-parse, log, ls-files, ls-tree, cat-file, show,
+merge-base, symbolic-ref, check-attr, config, merge-file) start a program; each is pinned on the command line, which
 outranks every configuration file:
 
 - core.fsmonitor (and Git for Windows' core.useBuiltinFSMonitor): a hook git runs whenever it

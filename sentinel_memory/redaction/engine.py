@@ -20,7 +20,7 @@ for short fields such as a topic, where a keyword rule could mangle ordinary wor
 
 No pattern can backtrack catastrophically: each starts at a fixed literal or a bounded prefix,
 and no two quantified parts can share the same characters, so a hostile 1 KiB input is redacted
-in a few milliseconds at most (bench/secrets_corpus.py:hostile holds such inputs;
+in a few milliseconds at most (bench/corpora/hostile.jsonl holds such inputs;
 bench/secrets_bench.py prints their times).
 """
 

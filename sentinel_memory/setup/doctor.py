@@ -39,7 +39,7 @@ def check(root: ProjectRoot) -> list[tuple[str, str]]:
         else (OK, f"install: {sys.executable} has fastmcp and filelock")
     )
     if not missing:
-        from ..faststart.cache import status  # standard library only, as is all of core
+        from ..faststart.cache import status  # standard library only
 
         fixable, sentence = status(["--project", str(root.path)])
         out.append((WARN if fixable else OK, sentence))
@@ -51,6 +51,7 @@ def check(root: ProjectRoot) -> list[tuple[str, str]]:
                 "or pass --project DIR",
             )
         )
+        return out  # the checks below are about a project; the home's projects each have their own
     else:
         out.append((OK, f"project root {root.path} (from {root.describe()})"))
     out += _memory_file(root.memory_file)

@@ -19,8 +19,15 @@ FIXES = {key: client.fix for key, client in CLIENTS.items()}
 HOW_TO_SET = "; ".join(f"{client.title}: {client.fix}" for client in CLIENTS.values()) + f"; or set {ENV_VAR}"
 
 
+# The command line's "client": a person at a terminal, who gets the one thing that applies and
+# where the rest is written, not every client's setting.
+PERSON = "person"
+
+
 def how_to_set(client: str | None = None, unexpanded: bool = False) -> str:
     """The fix for one client when known (by clientInfo name or our short name), else for each."""
+    if client == PERSON:
+        return f"give the project's folder (docs/clients.md shows where each client sets it), or set {ENV_VAR}"
     key = client if client in FIXES else client_key(client)
     if key is None:
         fix = HOW_TO_SET
