@@ -84,9 +84,9 @@ def _dump(value) -> None:
 
 def cmd_search(root, args) -> int:
     query = " ".join(args.query)
-    found, in_scope = memory.matching(root.memory_file, query, args.topic)
+    found, in_scope = memory.ranked_matches(root.memory_file, query, args.topic, args.files)
     if args.json:
-        _dump(found)
+        _dump([{**m.record, "match": m.as_json()} for m in found])
     else:
         print(
             console.search_result(
@@ -97,6 +97,7 @@ def cmd_search(root, args) -> int:
                 root.memory_file,
                 bool(in_scope) or bool(maintenance.records(root.memory_file)),
                 memory.stale_marks(root.memory_file),
+                args.files or [],
             )
         )
     return 0 if found else 1
@@ -332,9 +333,21 @@ def cmd_fold(root, args) -> int:
 def cmd_init(root, args) -> int:
     from ..setup.initialise import init
 
-    for line in init(root.path, agents_md=args.agents_md, clients=tuple(args.client or ["cursor"]), rules=args.rules):
+    for line in init(
+        root.path,
+        agents_md=args.agents_md,
+        clients=tuple(args.client or ["cursor"]),
+        rules=args.rules,
+        hooks=not args.no_hooks,
+    ):
         print(line)
     return 0
+
+
+def cmd_hook(root, args) -> int:
+    from ..hooks.run import main as hook
+
+    return hook(["--client", args.client, "--project", str(root.path)])
 
 
 def cmd_doctor(root, args) -> int:
@@ -359,6 +372,7 @@ HANDLERS = {
     "scan": cmd_scan,
     "init": cmd_init,
     "doctor": cmd_doctor,
+    "hook": cmd_hook,
     "fold": cmd_fold,
     "review": cmd_review,
 }

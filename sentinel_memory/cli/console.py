@@ -18,6 +18,7 @@ from ..tools.blocks import day, files_line, header, plural, stale_line
 from ..visible import visible, visible_record
 
 if TYPE_CHECKING:  # the operations' results, for annotations only
+    from ..search.match import Match
     from .maintenance import Folded, Forgotten, Stats, TopicSummary
 
 
@@ -68,24 +69,50 @@ def record_block(record: dict, stale: tuple = ()) -> str:
 
 
 def search_result(
-    found: list[dict],
+    found: list[Match],
     in_scope: int,
     query: str,
     topic: str | None,
     file: Path,
     any_records: bool,
     stale: dict | None = None,
+    files: list[str] | None = None,
 ) -> str:
+    """The records that match (or every record, without words or files), each with how strongly
+    and why; what the others do not share."""
+    files = files or []
+    asked = " or ".join(filter(None, [repr(query) if query.strip() else "", ", ".join(files)]))
     if not found:
         scope = f" with topic {topic!r}" if topic else ""
-        what = f" mention {query!r}" if in_scope else ""
+        what = f" match {asked}" if in_scope else ""
         return f"No records{scope}{what} in {file}." + (f" `{SELF} list` shows the topics." if any_records else "")
     stale = stale or {}
-    text = "\n\n".join(record_block(r, stale.get(r["id"], ())) for r in found)
+    searched = bool(asked) and any(m.reasons for m in found)
+    blocks = []
+    for m in found:
+        block = record_block(m.record, stale.get(m.record["id"], ()))
+        if searched:
+            how = colour("strong", "32") if m.strong else "weak"
+            block += f"\n  {colour('match', '2')}: {how} {m.strength:.2f}: " + "; ".join(m.reasons)
+        blocks.append(block)
+    text = "\n\n".join(blocks)
+    if searched and not any(m.strong for m in found):
+        text = (
+            "Nothing matches strongly (no record cites a file asked about or holds an identifier, the exact "
+            "topic or rare words of the query); these share less:\n\n" + text
+        )
     others = in_scope - len(found)
     if others:
+        one = others == 1
+        why = []
+        if query.strip():
+            why.append(
+                f"{'shares' if one else 'share'} no word of {query!r} that counts (words most records hold do not)"
+            )
+        if files:
+            why.append(f"{'cites' if one else 'cite'} none of the files nor a file in their directories")
         text += (
-            f"\n\n({plural(others, 'other record')} {'does' if others == 1 else 'do'} not mention {query!r}; "
+            f"\n\n({plural(others, 'other record')} {' and '.join(why)}; "
             f"`{SELF} search` without words shows every record.)"
         )
     return text
