@@ -312,6 +312,56 @@ def test_export_keeps_every_record_and_writes_utf8_to_a_file(project, tmp_path):
     assert out.read_bytes() == printed.encode("utf-8")
 
 
+def test_export_output_writes_into_the_file_as_a_shell_redirection_does(project, tmp_path):
+    """`export --output FILE` writes into FILE, never replaces it: a symbolic link stays a link (its
+    target gets the document), a hard link keeps sharing the file, a mode-600 file stays 600, a
+    FIFO stays a FIFO and its reader gets the document, a device stays a device."""
+    import stat
+    import threading
+
+    logged_id(project, "t", "m", "l")
+    printed = run(project, "export").stdout.encode("utf-8")
+    target = tmp_path / "target.md"
+    target.write_text("old", encoding="utf-8")
+    link = tmp_path / "link.md"
+    link.symlink_to(target)
+    run(project, "export", "--output", str(link))
+    assert link.is_symlink() and target.read_bytes() == printed
+    private = tmp_path / "private.md"
+    private.write_text("old", encoding="utf-8")
+    private.chmod(0o600)
+    other = tmp_path / "other-name.md"
+    os.link(private, other)
+    run(project, "export", "--output", str(private))
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600 and private.stat().st_nlink == 2
+    assert other.read_bytes() == printed and private.stat().st_ino == other.stat().st_ino
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    run(project, "export", "--output", str(fifo))
+    reader.join(timeout=60)
+    assert got == [printed] and stat.S_ISFIFO(fifo.lstat().st_mode)
+    if os.geteuid() == 0:  # only root makes a device node: a copy of /dev/null in tmp_path
+        null = tmp_path / "null"
+        os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        run(project, "export", "--output", str(null))
+        assert stat.S_ISCHR(null.lstat().st_mode)
+
+
+def test_export_output_that_fails_midway_says_so_in_one_sentence(project, tmp_path):
+    """A write that fails (a full disk: /dev/full) exits 3 with one sentence saying the file may hold
+    the start of the export; a folder that does not exist says nothing was written."""
+    logged_id(project, "t", "m", "l")
+    if Path("/dev/full").exists():
+        full = run(project, "export", "--output", "/dev/full", check_rc=3)
+        assert "may hold only the start" in full.stderr and full.stderr.count("\n") == 1
+        assert Path("/dev/full").is_char_device()
+    missing = run(project, "export", "--output", str(tmp_path / "no" / "such.md"), check_rc=3)
+    assert "nothing was written" in missing.stderr and missing.stderr.count("\n") == 1
+
+
 def test_interrupting_a_command_exits_130_without_a_traceback(project):
     """Ctrl+C while forget waits for the lock exits 130 quietly and leaves the file as it was."""
     if not Path("/proc/self/stat").exists():

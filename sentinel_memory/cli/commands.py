@@ -14,12 +14,12 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from ..errors import InvalidInput, MemoryToolError, ProjectRootError
+from ..errors import InvalidInput, MemoryToolError, ProjectRootError, StorageError
 from ..git import drivers as gitdriver
 from ..invocation import SELF
-from ..record.disk import atomic_write
 from ..setup.project import PERSON, resolve
 from ..tools import blocks, memory, render
+from ..visible import visible
 from . import console, maintenance
 from .maintenance import MIN_PREFIX
 from .parser import build_parser, parse
@@ -126,7 +126,7 @@ def cmd_show(root, args) -> int:
         _dump(record)
     else:
         mark = memory.stale_marks(root.memory_file).get(record["id"])
-        print(gitdriver.readable_block(record).rstrip() + (f"\n  {blocks.stale_line(mark)}" if mark else ""))
+        print(gitdriver.readable_block(record).rstrip() + (f"\n  {visible(blocks.stale_line(mark))}" if mark else ""))
     return 0
 
 
@@ -259,11 +259,31 @@ def cmd_export(root, args) -> int:
     records = maintenance.records(root.memory_file)
     text = console.markdown(records, root.memory_file, memory.stale_marks(root.memory_file))
     if args.output:
-        atomic_write(Path(args.output), text.encode("utf-8"))
-        print(f"wrote {blocks.plural(len(records), 'record')} to {args.output}")
+        _write_into(args.output, text.encode("utf-8"))
+        print(f"wrote {blocks.plural(len(records), 'record')} to {visible(args.output)}")
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _write_into(name: str, data: bytes) -> None:
+    """Write data into the file `name` as a shell's `>` does (docs/commands.md, export): opened
+    for writing, created with the default mode or emptied, never replaced, so a symbolic link, a
+    FIFO, a device or a hard link stays what it is and a file keeps its mode and owner. A failure
+    midway leaves what was written so far and says so."""
+    try:
+        handle = open(name, "wb")  # noqa: SIM115 (closed below, where a failure is reported)
+    except OSError as exc:
+        raise StorageError(
+            f"could not open {visible(name)} for writing: {exc.strerror or exc}; nothing was written."
+        ) from None
+    try:
+        with handle:
+            handle.write(data)
+    except OSError as exc:
+        raise StorageError(
+            f"writing {visible(name)} failed ({exc.strerror or exc}); it may hold only the start of the export."
+        ) from None
 
 
 def cmd_scan(root, args) -> int:

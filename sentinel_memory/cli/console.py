@@ -15,6 +15,7 @@ from ..invocation import SELF
 from ..record.citations import shown
 from ..record.records import is_principle, meta_of
 from ..tools.blocks import day, files_line, header, plural, stale_line
+from ..visible import visible, visible_record
 
 if TYPE_CHECKING:  # the operations' results, for annotations only
     from ..search.match import Match
@@ -52,10 +53,12 @@ def colour(text: str, code: str, stream=None) -> str:
 
 def record_block(record: dict, stale: tuple = ()) -> str:
     """A record for `search` and `stale`: its id in colour, then its dates, its stale mark (in
-    colour), the files it cites and its fields."""
+    colour), the files it cites and its fields; what the record holds with its control characters
+    visible (visible.py), so the colours are the only escape sequences printed."""
+    record = visible_record(record)
     lines = [colour(record["id"], "1;36") + "  " + header(record).split(" | ", 1)[1]]
     if stale:
-        lines.append("  " + colour(stale_line(stale), "33"))
+        lines.append("  " + colour(visible(stale_line(stale)), "33"))
     cited = files_line(record)
     if cited:
         lines.append(f"  {colour('files', '2')}: " + cited.split(": ", 1)[1])
@@ -116,13 +119,13 @@ def search_result(
 
 
 def topic_table(topics: list[TopicSummary]) -> str:
-    rows = [[t.topic, str(t.logs), str(t.principles), t.newest[:10]] for t in topics]
+    rows = [[visible(t.topic), str(t.logs), str(t.principles), visible(t.newest[:10])] for t in topics]
     return table(rows, ["topic", "logs", "principles", "newest"])
 
 
 def stats_report(stats: Stats) -> str:
     lines = [
-        f"{stats.file}: {plural(stats.records, 'record')} ({plural(stats.logs, 'log')}, "
+        f"{visible(str(stats.file))}: {plural(stats.records, 'record')} ({plural(stats.logs, 'log')}, "
         f"{plural(stats.principles, 'principle')}), {stats.bytes:,} bytes, ~{stats.estimated_tokens:,} tokens"
     ]
     if stats.compaction_required:
@@ -158,7 +161,10 @@ def not_found(given: str, file: Path, min_prefix: int) -> str:
 
 def forget_report(result: Forgotten, file: Path) -> tuple[list[str], list[str]]:
     """(lines for stdout, lines for stderr) after `forget`."""
-    out = [f"deleted {r['id']} ({r.get('type', 'log')}, topic {str(r.get('topic') or '')!r})" for r in result.deleted]
+    out = [
+        f"deleted {visible(str(r['id']))} ({r.get('type', 'log')}, topic {str(r.get('topic') or '')!r})"
+        for r in result.deleted
+    ]
     errors = [f"{rid} was already gone" for rid in result.gone]  # deleted by someone else meanwhile
     if result.deleted:
         them = "it" if len(result.deleted) == 1 else "them"
@@ -190,7 +196,7 @@ def fold_report(folded: Folded, self_name: str) -> str:
 
 
 def scan_report(findings: list, file: Path) -> list[str]:
-    lines = [f"{f.record_id}  {f.field}: looks like {f.rule}" for f in findings]
+    lines = [f"{visible(f.record_id)}  {visible(f.field)}: looks like {f.rule}" for f in findings]
     lines.append(
         f"{plural(len(findings), 'possible credential')} in {file}"
         + (". Run scan --redact to replace them." if findings else ".")
@@ -199,7 +205,7 @@ def scan_report(findings: list, file: Path) -> list[str]:
 
 
 def staged_refusal(findings: list, self_name: str) -> str:
-    where = "; ".join(f"{f.record_id} {f.field}: looks like {f.rule}" for f in findings[:10])
+    where = "; ".join(f"{visible(f.record_id)} {visible(f.field)}: looks like {f.rule}" for f in findings[:10])
     more = f" and {len(findings) - 10} more" if len(findings) > 10 else ""
     return (
         f"the staged .context/ holds {plural(len(findings), 'possible credential')} ({where}{more}); the commit "
@@ -233,11 +239,11 @@ def stale_report(records: list[dict], marks: dict, file: Path) -> str:
 
 def markdown(records: list[dict], source: Path, stale: dict | None = None) -> str:
     """The memory as a Markdown document: one section per topic, principles first, then logs;
-    a stale record carries its mark."""
-    stale = stale or {}
-    out = [f"# Project memory\n\n{plural(len(records), 'record')} from `{source}`.\n"]
+    a stale record carries its mark. Control characters show as escapes (visible.py)."""
+    stale = {visible(str(rid)): visible(stale_line(mark)) for rid, mark in (stale or {}).items()}
+    out = [f"# Project memory\n\n{plural(len(records), 'record')} from `{visible(str(source))}`.\n"]
     by_topic: dict[str, list[dict]] = {}
-    for r in records:
+    for r in map(visible_record, records):
         by_topic.setdefault(str(r.get("topic") or ""), []).append(r)
     for topic in sorted(by_topic):
         out.append(f"## {topic or '(no topic)'}\n")
@@ -251,7 +257,7 @@ def markdown(records: list[dict], source: Path, stale: dict | None = None) -> st
                 when += f", updated {day(meta.get('updated'))}"
             out.append(f"### {r.get('type', 'log')} `{r['id']}` ({when})\n")
             if r["id"] in stale:
-                out.append(f"- **{stale_line(stale[r['id']])}**")
+                out.append(f"- **{stale[r['id']]}**")
             cited = files_line(r)
             if cited:
                 out.append("- **files**: " + ", ".join(f"`{shown(str(f))}`" for f in r["files"]))
@@ -282,7 +288,7 @@ def changed_line(changed: list[str]) -> str:
 
 def near_twin_line(twin: dict, new_id: str) -> str:
     return (
-        f"note: record {twin['id']} has nearly the same topic and missing context ({twin.get('topic', '')!r}, "
+        f"note: record {visible(str(twin['id']))} has nearly the same topic and missing context ({twin.get('topic', '')!r}, "
         f"{twin.get('missing_context', '')!r}); to refresh it instead, log again with exactly those, "
         f"then `{SELF} forget {new_id}`."
     )
@@ -300,7 +306,7 @@ def same_name_hint(root: Path, given: list[str], limit: int = 20_000) -> str:
         found += [os.path.relpath(os.path.join(folder, f), root).replace(os.sep, "/") for f in files if f in wanted]
         if seen > limit or len(found) > 3:
             break
-    return f" Did you mean {', '.join(sorted(found)[:3])}?" if found else ""
+    return f" Did you mean {visible(', '.join(sorted(found)[:3]))}?" if found else ""
 
 
 _COLOUR = re.compile(r"\x1b\[[0-9;]*m")

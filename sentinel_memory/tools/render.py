@@ -18,6 +18,7 @@ from .blocks import (  # noqa: F401 (those of a record's block this module does 
     STALE_ADVICE,
     card,
     day,
+    echoed,
     estimate_tokens,
     field_line,
     files_line,
@@ -163,10 +164,10 @@ def _search_head(found: Found) -> str:
     if found.files:
         order.append(f"those citing {', '.join(found.files)} (then their directories) first")
     if found.ordered:
-        order.append(f'the best matches for "{found.query}" first')
+        order.append(f'the best matches for "{echoed(found.query)}" first')
     if not order:
         order.append("principles first, newest first")
-    scope = f' with topic "{found.topic}"' if found.topic else ""
+    scope = f' with topic "{echoed(found.topic)}"' if found.topic else ""
     strength = strength_line(found)
     return (
         f"[memory_log - {plural(found.total, 'record')}{scope}: "
@@ -200,7 +201,7 @@ def search_answer(found: Found) -> str:
             topics = sorted({str(e.record.get("topic")) for e in snap.records.values()})
             shown = ", ".join(topics[:30]) + (" ..." if len(topics) > 30 else "")
             head = (
-                f'No records with topic exactly "{found.topic}" in {found.path} '
+                f'No records with topic exactly "{echoed(found.topic)}" in {found.path} '
                 f"({plural(len(snap.records), 'record')} under other topics: {shown}). "
                 "Call search_memory without topic to see them all."
             )
