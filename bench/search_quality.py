@@ -15,14 +15,17 @@ cloned or fetched at run time. Every non-merge commit, oldest first, is one less
 Records are written straight into a temporary project's .context/memory_log.jsonl (byte for byte
 what log_memory stores), then searched through the real path, core.tools.search.
 
-At size N, the memory is N consecutive commits that end --later commits before the newest one;
+At size N, the memory is N consecutive commits that end --later commits before the newest one (a
+third of the history when that is less; a history too short for N gives the largest window once);
 the tasks are the commits after them (the first --tasks of them that have a relevant lesson):
 the query is the task's subject; the relevant lessons are the memory's commits that changed one of
 the task's files. Changelog-like files (changelogs, readmes, package manifests and lock files by name, or a
 file changed by more than a fifth of the history's commits) make nothing relevant and are not passed as `files`.
 
-Per size, mode (the query alone; the query with `files` = the task's files, or, where search
-takes no files, the paths added to the query) and ranking (the
+Per size, mode (query: the query alone; query+files: the query with `files` = the task's files
+but the changelog-like ones, or, where search takes no files, the paths added to the query;
+query+all: the same with every file of the task, changelog-like ones included, as an agent would
+pass them; the relevant records are the same) and ranking (the
 product's answer; BM25 over the same records' text and cited paths, k1=1.2 b=0.75, blocks in its
 order rendered as the product renders them) the table gives:
   tokens   median cl100k tokens of the whole answer (the product only)
@@ -30,6 +33,10 @@ order rendered as the product renders them) the table gives:
   R@2k     relevant records listed within the answer's first 2,000 tokens, over as many as could
            be: min(relevant records, records listed within those 2,000 tokens)
   P@5      relevant records among the first five listed, over the records listed there (max 5)
+and, where the code measures match strength (search/match.py), the gate: of the tasks with relevant
+records, the share whose strong matches (at most 3, strongest first) include one; of another
+project's tasks (the next history given: its newest --tasks commits, its own changelog-like files
+left out), the share with any strong match; and the same at other thresholds.
 Then: the search time at --timing records (median CPU time of this process over three rounds of
 the tasks' queries, index warm: the machine's other load counts less than in wall time; records
 cycled from every history given, each copy under its own topic suffix), and the token estimate
@@ -53,6 +60,9 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# --code DIR: measure another checkout's code (an earlier commit's tree) with this benchmark.
+if "--code" in sys.argv:
+    ROOT = Path(sys.argv[sys.argv.index("--code") + 1]).resolve()
 sys.path.insert(0, str(ROOT))
 
 from sentinel_memory.record.contextdir import prepare as prepare_context_dir  # noqa: E402
@@ -60,6 +70,8 @@ from sentinel_memory.record.disk import atomic_write  # noqa: E402
 from sentinel_memory.record.records import LIMITS, Entry, prepare, truncate_utf8  # noqa: E402
 from sentinel_memory.record.snapshot import Snapshot  # noqa: E402
 from sentinel_memory.record.store import memory_path  # noqa: E402
+from sentinel_memory.search import index as search_index  # noqa: E402
+from sentinel_memory.search.index import terms  # noqa: E402
 from sentinel_memory.tools import answers as tools, render  # noqa: E402
 
 _ID = re.compile(r"\b[0-9a-f]{16}\b")
@@ -83,7 +95,7 @@ def encoder():
 # ------------------------------------------------------------------------------------ history
 
 
-def history(gitdir: str) -> list[dict]:
+def history(gitdir: str, revision: str = "HEAD") -> list[dict]:
     """Every non-merge commit, oldest first: subject, body's first paragraph, date, files."""
     out = subprocess.run(
         [
@@ -91,10 +103,12 @@ def history(gitdir: str) -> list[dict]:
             "--git-dir",
             gitdir,
             "log",
+            revision,
             "--no-merges",
             "--reverse",
             "--no-renames",
             "--name-only",
+            *(["--date-order"] if revision != "HEAD" else []),
             "--format=%x00%ct%x1f%s%x1f%b%x1f",
         ],
         check=True,
@@ -224,6 +238,34 @@ def search(path: Path, query: str, files: list[str] | None) -> str:
     return tools.search(path, " ".join([query, *files]))
 
 
+def strengths(path: Path, query: str, files: list[str] | None) -> list[tuple[float, str]] | None:
+    """(strength, id) of the best-ranked matching records as strong_matches measures them (its
+    CANDIDATES), strongest first; None for code without a match strength."""
+    try:
+        from sentinel_memory.search.match import Query
+        from sentinel_memory.tools import memory
+    except ImportError:
+        return None
+    from sentinel_memory.record import store
+
+    snap = store.read(path)
+    idx = search_index.index_of(snap)
+    ranked = idx.ranked(terms(query), None, files or [], ())
+    q = Query.of(query, files or [], ())
+    got = [idx.measure(e, q) for _, e in zip(range(memory.CANDIDATES), ranked.matching(), strict=False)]
+    return sorted(((m.strength, m.record["id"]) for m in got), key=lambda x: -x[0])
+
+
+def gate(found: list[tuple[float, str]], threshold: float, relevant: set[str] | None, limit: int = 3) -> bool:
+    """Related task (relevant given): whether its strong matches (at most `limit`) include a relevant
+    record. Foreign task (None): whether it gets any strong match."""
+    strong = [rid for s, rid in found if s >= threshold][:limit]
+    return bool(strong) if relevant is None else any(rid in relevant for rid in strong)
+
+
+THRESHOLDS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
+
+
 def run_size(
     enc,
     name: str,
@@ -234,9 +276,13 @@ def run_size(
     tasks_wanted: int,
     rows: list,
     estimates: list,
+    foreign: list[tuple[str, list[str]]],
+    curves: dict,
 ) -> None:
+    later = min(later, len(commits) // 3)
     end = len(commits) - later
     window = commits[max(0, end - size) : end]
+    size = len(window)
     entries = [record_of(c, common) for c in window]
     by_file: dict[str, set[str]] = {}
     for c, e in zip(window, entries, strict=True):
@@ -248,7 +294,7 @@ def run_size(
         own = [f for f in dict.fromkeys(c["files"]) if f not in common]
         relevant = set().union(*(by_file.get(f, set()) for f in own)) if own else set()
         if relevant:
-            tasks.append((c["subject"], own[:10], relevant))
+            tasks.append((c["subject"], own[:10], relevant, list(dict.fromkeys(c["files"]))[:10]))
         if len(tasks) >= tasks_wanted:
             break
     project = Path(tempfile.mkdtemp(prefix="sm-quality-"))
@@ -256,15 +302,20 @@ def run_size(
         path = write_memory(project, entries)
         bm25 = BM25(list(reversed(entries)))
         cards = {e.id: render.record_body(e.record) for e in entries}
-        for mode, with_files in (("query", False), ("query+files", True)):
+        for mode, with_files in (("query", False), ("query+files", True), ("query+all", True)):
             got = {"product": [], "bm25": []}
             tokens = []
-            for query, files, relevant in tasks:
+            related, unrelated = [], []
+            for query, own, relevant, every in tasks:
+                files = every if mode == "query+all" else own
                 answer = search(path, query, files if with_files else None)
                 count, cut = cut_at(enc, answer, 2000)
                 tokens.append(count)
                 estimates.append((render.estimate_tokens(answer), count))
                 got["product"].append(measure(*ids_in(answer), cut, relevant))
+                found = strengths(path, query, files if with_files else None)
+                if found is not None:
+                    related.append([gate(found, t, relevant) for t in THRESHOLDS])
                 order = bm25.ranked(query + (" " + " ".join(files) if with_files else ""))
                 text, positions, ids = [], [], []
                 at = 0
@@ -276,6 +327,20 @@ def run_size(
                     at += len(block)
                 _, bcut = cut_at(enc, "".join(text), 2000)
                 got["bm25"].append(measure(ids, positions, bcut, relevant))
+            for query, files, every in foreign:
+                found = strengths(path, query, (every if mode == "query+all" else files) if with_files else None)
+                if found is not None:
+                    unrelated.append([gate(found, t, None) for t in THRESHOLDS])
+            gates = (
+                statistics.mean(r[THRESHOLDS.index(1.0)] for r in related) if related else None,
+                statistics.mean(r[THRESHOLDS.index(1.0)] for r in unrelated) if unrelated else None,
+            )
+            if related:
+                curve = curves.setdefault(mode, {})
+                for i, t in enumerate(THRESHOLDS):
+                    curve.setdefault(t, ([], []))
+                    curve[t][0].append(statistics.mean(r[i] for r in related))
+                    curve[t][1].append(statistics.mean(r[i] for r in unrelated) if unrelated else 0.0)
             for ranker, scores in got.items():
                 rows.append(
                     (
@@ -286,6 +351,7 @@ def run_size(
                         ranker,
                         statistics.median(tokens) if ranker == "product" else None,
                         *(statistics.mean(s[k] for s in scores) for k in range(3)),
+                        *(gates if ranker == "product" else (None, None)),
                     )
                 )
     finally:
@@ -295,7 +361,7 @@ def run_size(
 def timing(histories: list[tuple[str, list[dict], set[str]]], count: int, queries: int) -> dict[str, float]:
     entries, seen, copy = [], set(), 0
     while len(entries) < count:
-        for _, commits, common in histories:
+        for _name, commits, common in histories:
             for c in commits:
                 e = record_of(c, common, f"-{copy}" if copy else "")
                 if e.id not in seen:
@@ -369,45 +435,97 @@ def korean_estimate(enc) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("gitdirs", nargs="+")
+    parser.add_argument("gitdirs", nargs="+", help="GITDIR, or GITDIR@REVISION (e.g. @--all: every branch)")
     parser.add_argument("--sizes", default="50,300,1000")
     parser.add_argument("--tasks", type=int, default=100)
     parser.add_argument("--later", type=int, default=400, help="commits kept after the memory for tasks")
     parser.add_argument("--timing", type=int, default=10_000, help="records for the search time (0: skip)")
     parser.add_argument("--baseline", help="an earlier run's output, printed beside this one")
+    parser.add_argument("--code", help="a checkout whose sentinel_memory to measure (default: this one)")
     args = parser.parse_args(argv)
     enc = encoder()
     rows: list = []
     estimates: list = []
     histories = []
-    for gitdir in args.gitdirs:
-        commits = history(gitdir)
+    curves: dict = {}
+    print(f"# code: {ROOT}", flush=True)
+    for spec in args.gitdirs:
+        gitdir, _, revision = spec.partition("@")
+        commits = history(gitdir, revision or "HEAD")
         name = Path(gitdir).resolve().parent.name if Path(gitdir).name in ("repo", ".git") else Path(gitdir).name
         common = common_files(commits)
         histories.append((name, commits, common))
-        print(f"# {name}: {len(commits)} commits; changelog-like files: {', '.join(sorted(common)[:6])}", flush=True)
-        for size in map(int, args.sizes.split(",")):
-            run_size(enc, name, commits, common, size, args.later, args.tasks, rows, estimates)
+        print(
+            f"# {name}{'@' + revision if revision else ''}: {len(commits)} commits; changelog-like files: "
+            f"{', '.join(sorted(common)[:6])}",
+            flush=True,
+        )
+    for i, (name, commits, common) in enumerate(histories):
+        # Another project's tasks: the newest commits of the next history given (its own changelog-like
+        # files left out, as for its own tasks).
+        _, other, other_common = histories[(i + 1) % len(histories)]
+        foreign = (
+            []
+            if len(histories) < 2
+            else [
+                (
+                    c["subject"],
+                    [f for f in dict.fromkeys(c["files"]) if f not in other_common][:10],
+                    list(dict.fromkeys(c["files"]))[:10],
+                )
+                for c in other[-args.tasks :]
+            ]
+        )
+        fits = len(commits) - min(args.later, len(commits) // 3)  # a short history: one window, however big
+        for size in dict.fromkeys(min(int(s), fits) for s in args.sizes.split(",")):
+            run_size(enc, name, commits, common, size, args.later, args.tasks, rows, estimates, foreign, curves)
     print()
+    print("gate: for tasks with relevant records, the share whose strong matches (at most 3) include one;")
+    print("      for another project's tasks (the next repository's newest commits), the share with any strong match")
     print(
-        f"{'repository':<24} {'size':>5} {'tasks':>5} {'mode':<12} {'ranking':<8} {'tokens':>7} "
-        f"{'MRR':>5} {'R@2k':>5} {'P@5':>5}"
+        f"{'repository':<40} {'size':>5} {'tasks':>5} {'mode':<12} {'ranking':<8} {'tokens':>7} "
+        f"{'MRR':>5} {'R@2k':>5} {'P@5':>5} {'gate':>5} {'other':>5}"
     )
     pooled: dict = {}
-    for name, size, n, mode, ranker, tok, rr, rec, p5 in rows:
+    every: dict = {}
+
+    def share(v):
+        return "-" if v is None else f"{v:.0%}"
+
+    for name, size, n, mode, ranker, tok, rr, rec, p5, related, foreign_share in rows:
         print(
-            f"{name:<24} {size:>5} {n:>5} {mode:<12} {ranker:<8} {tok if tok is not None else '-':>7} "
-            f"{rr:5.2f} {rec:5.0%} {p5:5.0%}"
+            f"{name:<40} {size:>5} {n:>5} {mode:<12} {ranker:<8} {tok if tok is not None else '-':>7} "
+            f"{rr:5.2f} {rec:5.0%} {p5:5.0%} {share(related):>5} {share(foreign_share):>5}"
         )
-        pooled.setdefault((size, mode, ranker), []).append((tok, rr, rec, p5))
+        pooled.setdefault((size, mode, ranker), []).append((tok, rr, rec, p5, related, foreign_share))
+        every.setdefault((mode, ranker), []).append((tok, rr, rec, p5, related, foreign_share))
+
+    def mean(values):
+        values = [v for v in values if v is not None]
+        return statistics.mean(values) if values else None
+
     print()
-    for (size, mode, ranker), vals in sorted(pooled.items()):
-        tok = [v[0] for v in vals if v[0] is not None]
-        print(
-            f"{'ALL (mean of repos)':<24} {size:>5} {'':>5} {mode:<12} {ranker:<8} "
-            f"{statistics.median(tok) if tok else '-':>7} {statistics.mean(v[1] for v in vals):5.2f} "
-            f"{statistics.mean(v[2] for v in vals):5.0%} {statistics.mean(v[3] for v in vals):5.0%}"
-        )
+    for label, groups in (("ALL (mean of repos)", pooled), ("ALL sizes and repos", every)):
+        for key, vals in sorted(groups.items(), key=lambda kv: str(kv[0])):
+            size = key[0] if len(key) == 3 else ""
+            mode, ranker = key[-2:]
+            tok = [v[0] for v in vals if v[0] is not None]
+            print(
+                f"{label:<40} {size:>5} {'':>5} {mode:<12} {ranker:<8} "
+                f"{statistics.median(tok) if tok else '-':>7} {mean(v[1] for v in vals):5.2f} "
+                f"{mean(v[2] for v in vals):5.0%} {mean(v[3] for v in vals):5.0%} "
+                f"{share(mean(v[4] for v in vals)):>5} {share(mean(v[5] for v in vals)):>5}"
+            )
+        print()
+    if curves:
+        print("the gate at other thresholds (means over repositories and sizes): related tasks / another project's")
+        for mode, curve in curves.items():
+            print(
+                f"  {mode:<12} "
+                + "  ".join(
+                    f"{t:g}: {statistics.mean(r):.0%}/{statistics.mean(o):.0%}" for t, (r, o) in sorted(curve.items())
+                )
+            )
     ratios = [est / real for est, real in estimates]
     ko_median, ko_min = korean_estimate(enc)
     print(

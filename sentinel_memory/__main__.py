@@ -1,6 +1,6 @@
 """The one entry point: `python -m sentinel_memory`, the `sentinel-memory` executable and the
 checkout's `python server.py` all come here, and this is the one place that decides whether the
-words name a command (for people and git) or start the MCP server on stdio.
+words name a command (for people and git), a client's hook, or start the MCP server on stdio.
 
 Standard library only until that decision: serving answers the client's handshake before fastmcp
 is imported (proxy.py), and a command never imports FastMCP (git's drivers start fast).
@@ -66,6 +66,22 @@ def too_old() -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["hook"] and not {"-h", "--help"} & set(argv):
+        # A client's hook: straight to it, before the command line's imports. It always exits 0
+        # (a client may act on another code: Claude Code and Gemini CLI block on 2).
+        import time
+
+        started = time.monotonic()  # its time bound counts its own imports too
+        try:
+            from .hooks.run import main as hook
+
+            return hook(argv[1:], started)
+        except Exception as exc:  # an install that lacks a module: the client goes on without the hook
+            import os
+
+            if os.environ.get("SENTINEL_MEMORY_HOOK_DEBUG"):
+                print(f"sentinel-memory hook: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return 0
     old = too_old()
     if old:
         print(old, file=sys.stderr)
@@ -85,10 +101,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         from .cli.commands import main as cli_main
-    except ModuleNotFoundError as exc:
+
+        return cli_main(argv)
+    except ModuleNotFoundError as exc:  # at import, or when a command loads what it needs (tomlkit)
         print(not_installed(exc), file=sys.stderr)
         return 2
-    return cli_main(argv)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,12 @@ os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
 # Keep the client's log pane for what matters: our own messages and warnings.
 os.environ.setdefault("FASTMCP_LOG_LEVEL", "WARNING")
+# fastmcp reads its settings from a `.env` file in the working folder too, and that folder is the
+# project: a cloned repository's `.env` would choose the transport, host and port (an HTTP server
+# for anyone on the machine) and every other setting, which the fast start's key cannot see. No
+# env file is read: the environment the client starts the server with is the only source, and
+# main() serves stdio whatever a setting says (docs/security.md).
+os.environ["FASTMCP_ENV_FILE"] = os.devnull
 
 import anyio  # noqa: E402 (installed with fastmcp)
 from fastmcp import Context, FastMCP  # noqa: E402
@@ -321,6 +327,6 @@ def main(argv: list[str] | None = None) -> None:
     else:  # a client: pay the first call's costs (and wire git) before its first call
         threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
     try:
-        mcp.run(show_banner=False)
+        mcp.run(transport="stdio", show_banner=False)
     except KeyboardInterrupt:  # Ctrl+C in a terminal: stop quietly, no traceback
         sys.exit(130)

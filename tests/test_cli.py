@@ -74,12 +74,33 @@ def test_search_shows_the_records_that_mention_the_words_and_counts_the_rest(pro
     logged_id(project, "auth", "token refresh", "use the refresh endpoint")
     found = run(project, "search", "세율", "확인")  # two words without quotes
     assert rid in found.stdout and "refresh" not in found.stdout
-    assert "1 other record does not mention '세율 확인'" in found.stdout
+    assert "1 other record shares no word of '세율 확인' that counts" in found.stdout
     assert [r["id"] for r in json.loads(run(project, "search", "세율", "--json").stdout)] == [rid]
     assert len(json.loads(run(project, "search", "--json").stdout)) == 2
     none = run(project, "search", "kubernetes", check_rc=1)
-    assert "No records mention 'kubernetes'" in none.stdout
+    assert "No records match 'kubernetes'" in none.stdout
     assert "with topic 'billing'" in run(project, "search", "--topic", "billing", check_rc=1).stdout
+
+
+def test_search_takes_files_and_says_how_strongly_each_record_matches(project):
+    """search --file (repeatable) puts the records citing those files first, and --json gives each
+    record's match strength, whether it is strong and why; stop words match nothing."""
+    for name in ("shop/pay/refund.py", "shop/pay/vat.py", "shop/auth/login.py"):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text("x\n")
+    refund = logged_id(project, "payment", "refunds rounded down", "round half even", "--file", "shop/pay/refund.py")
+    login = logged_id(project, "auth", "sessions expired", "refresh the token", "--file", "shop/auth/login.py")
+    vat = logged_id(project, "tax", "vat by country", "read the rate table", "--file", "shop/pay/vat.py")
+    args = ("search", "--file", "shop/auth/login.py", "--file", "shop/pay/refund.py", "--json")
+    found = json.loads(run(project, *args).stdout)
+    assert [r["id"] for r in found][:2] in ([refund, login], [login, refund]) and found[2]["id"] == vat
+    by_id = {r["id"]: r["match"] for r in found}
+    assert by_id[refund]["strong"] and by_id[refund]["reasons"] == ["file shop/pay/refund.py"]
+    assert not by_id[vat]["strong"] and by_id[vat]["reasons"] == ["directory shop/pay/"]
+    assert by_id[login]["strength"] >= 1.0
+    assert "No records match 'the'" in run(project, "search", "the", check_rc=1).stdout
+    weak = run(project, "search", "rate", "table", "sessions").stdout
+    assert "match: strong" in weak and vat in weak
 
 
 def _spans(line: str) -> list[tuple[int, int]]:
@@ -166,11 +187,16 @@ def test_a_typo_gets_a_suggestion_and_exit_2(project):
 def test_an_interpreter_without_the_requirements_says_which_python_to_use(project):
     """Started with a python that lacks the requirements (here: without its site-packages), both the
     commands and the server say what is missing and how to fix it, exit 2, and show no traceback."""
-    for args in (["--project", str(project), "list"], ["--project", str(project)]):
+    for args in (["--project", str(project), "init", "--client", "codex"], ["--project", str(project)]):
         result = subprocess.run([sys.executable, "-S", SERVER, *args], capture_output=True, text=True,
                                 stdin=subprocess.DEVNULL, timeout=60)
         assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
         assert "is not installed for" in result.stderr and "pip install -r" in result.stderr
+    # A command that reads needs no requirement (the lock is the standard library's flock on POSIX).
+    if os.name == "posix":
+        listed = subprocess.run([sys.executable, "-S", SERVER, "--project", str(project), "list"],
+                                capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+        assert listed.returncode == 0 and "Traceback" not in listed.stderr, listed.stderr
 
 
 def test_help_anywhere_on_the_line_lists_the_commands(project):
@@ -284,6 +310,56 @@ def test_export_keeps_every_record_and_writes_utf8_to_a_file(project, tmp_path):
     out = tmp_path / "memory.md"
     assert "wrote 2 records" in run(project, "export", "--output", str(out)).stdout
     assert out.read_bytes() == printed.encode("utf-8")
+
+
+def test_export_output_writes_into_the_file_as_a_shell_redirection_does(project, tmp_path):
+    """`export --output FILE` writes into FILE, never replaces it: a symbolic link stays a link (its
+    target gets the document), a hard link keeps sharing the file, a mode-600 file stays 600, a
+    FIFO stays a FIFO and its reader gets the document, a device stays a device."""
+    import stat
+    import threading
+
+    logged_id(project, "t", "m", "l")
+    printed = run(project, "export").stdout.encode("utf-8")
+    target = tmp_path / "target.md"
+    target.write_text("old", encoding="utf-8")
+    link = tmp_path / "link.md"
+    link.symlink_to(target)
+    run(project, "export", "--output", str(link))
+    assert link.is_symlink() and target.read_bytes() == printed
+    private = tmp_path / "private.md"
+    private.write_text("old", encoding="utf-8")
+    private.chmod(0o600)
+    other = tmp_path / "other-name.md"
+    os.link(private, other)
+    run(project, "export", "--output", str(private))
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600 and private.stat().st_nlink == 2
+    assert other.read_bytes() == printed and private.stat().st_ino == other.stat().st_ino
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    run(project, "export", "--output", str(fifo))
+    reader.join(timeout=60)
+    assert got == [printed] and stat.S_ISFIFO(fifo.lstat().st_mode)
+    if os.geteuid() == 0:  # only root makes a device node: a copy of /dev/null in tmp_path
+        null = tmp_path / "null"
+        os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        run(project, "export", "--output", str(null))
+        assert stat.S_ISCHR(null.lstat().st_mode)
+
+
+def test_export_output_that_fails_midway_says_so_in_one_sentence(project, tmp_path):
+    """A write that fails (a full disk: /dev/full) exits 3 with one sentence saying the file may hold
+    the start of the export; a folder that does not exist says nothing was written."""
+    logged_id(project, "t", "m", "l")
+    if Path("/dev/full").exists():
+        full = run(project, "export", "--output", "/dev/full", check_rc=3)
+        assert "may hold only the start" in full.stderr and full.stderr.count("\n") == 1
+        assert Path("/dev/full").is_char_device()
+    missing = run(project, "export", "--output", str(tmp_path / "no" / "such.md"), check_rc=3)
+    assert "nothing was written" in missing.stderr and missing.stderr.count("\n") == 1
 
 
 def test_interrupting_a_command_exits_130_without_a_traceback(project):
@@ -487,3 +563,22 @@ def test_a_wrong_project_folder_gets_one_short_sentence_and_a_pointer(tmp_path):
 
     assert "not an existing directory" in result.stderr and "docs/clients.md" in result.stderr
     assert len(result.stderr) - len(nope) < 200 and "Windsurf" not in result.stderr
+
+
+def test_a_topic_in_other_letters_gets_the_stored_spelling_suggested(project):
+    """--topic matches exactly (as search_memory does); one that differs only by case is named."""
+    logged_id(project, "payment", "VAT", "read tax.yaml")
+
+    result = run(project, "search", "--topic", "PAYMENT", check_rc=1)
+
+    assert "Did you mean --topic 'payment'?" in result.stdout
+
+
+def test_fold_of_a_file_that_is_no_memory_says_one_thing(project, tmp_path):
+    """fold of a README: one sentence that it holds no records, not a warning about its lines first."""
+    logged_id(project, "payment", "VAT", "read tax.yaml")
+    (project / "README.md").write_text("# App\n\nHow to run it.\n", encoding="utf-8")
+
+    result = run(project, "fold", "README.md", check_rc=2)
+
+    assert "holds no memory records" in result.stderr and "skipped" not in result.stderr

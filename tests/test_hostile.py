@@ -301,3 +301,49 @@ def test_a_real_merge_with_a_binary_side_keeps_every_record_of_both_branches(tmp
     out = search(repo.memory, "")
     for missing in ("base", "ours", "theirs"):
         assert record_id("log", "t", missing, "l") in out, missing
+
+
+# ------------------------------------------------------------------ odd arguments get one sentence
+
+@pytest.mark.anyio
+async def test_odd_file_names_get_one_sentence_over_stdio(connect, tmp_path):
+    """A NUL in a `files` entry, an empty entry, and "." (the project folder) are refused with one
+    sentence naming the rule, never "unexpected internal error", never a traceback; nothing is saved."""
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "a.py").write_text("x = 1\n")
+    async with connect(project) as server:
+        for files, rule in ((["src/a\x00.py"], "NUL"), ([""], "is empty"), (["."], "project folder itself"),
+                            (["./"], "project folder itself"), (["src/a.py", "  "], "is empty")):
+            text = await server.error("log_memory", topic="t", missing_context="m", lesson="l", files=files)
+            assert rule in text and "unexpected" not in text and "Nothing was saved" in text, (files, text)
+            searched = await server.error("search_memory", query="q", files=files)
+            assert rule in searched and "Nothing was searched" in searched, (files, searched)
+    assert not (project / ".context" / "memory_log.jsonl").exists()
+    assert not any("Traceback" in p.read_text() for p in tmp_path.glob("server-*.stderr"))
+
+
+def test_a_log_argument_that_is_not_utf8_exits_2_with_one_sentence(tmp_path):
+    """Bytes that are not UTF-8 on the command line (a Latin-1 terminal) are bad input: exit 2,
+    one sentence naming the field, nothing saved, no traceback."""
+    project = tmp_path / "project"
+    project.mkdir()
+    done = subprocess.run([sys.executable, SERVER, "--project", str(project), "log", "--topic", b"caf\xe9",
+                           "--missing-context", "m", "--lesson", "l"], capture_output=True, timeout=60)
+    stderr = done.stderr.decode("utf-8", "replace")
+    assert done.returncode == 2 and "Traceback" not in stderr, stderr
+    assert "topic is not valid UTF-8" in stderr and stderr.count("\n") == 1
+    assert not memory_path(project).exists()
+
+
+def test_a_huge_query_or_topic_is_not_echoed_whole(path):
+    """The answers repeat a caller's query and topic cut short: a 200 KB query, a 1 MB topic filter
+    and a 1 MB compaction topic leave every answer under the documented 38,000 bytes."""
+    log(path, "auth", "tokens expire", "refresh early")
+    huge_query, huge_topic = "refresh " * 25_000, "t" * 1_000_000
+    from sentinel_memory.tools.answers import compact
+
+    for answer in (search(path, huge_query), search(path, "x", topic=huge_topic), compact(path, huge_topic),
+                   search(memory_path(path.parent.parent / "empty"), huge_query)):
+        assert len(answer.encode("utf-8")) < 38_000, len(answer)
+    assert "characters)" in search(path, huge_query)

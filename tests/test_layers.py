@@ -207,7 +207,7 @@ def test_the_entry_point_and_the_fast_start_load_only_the_standard_library():
 def test_the_import_walk_follows_parents_and_modules():
     """The check above can fail: importing the MCP adapter loads fastmcp, through core's facade too."""
     loaded = _loaded_on_import("sentinel_memory.server")
-    assert "fastmcp" in loaded and "sentinel_memory.record.store" in loaded and "filelock" in loaded
+    assert "fastmcp" in loaded and "sentinel_memory.record.store" in loaded
 
 
 def test_the_root_server_py_is_only_a_shim_for_the_entry_point():

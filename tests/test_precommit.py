@@ -238,3 +238,23 @@ def test_lefthook_keeps_its_hook_and_gets_told_what_to_add(tmp_path, env):
     config.write_text(config.read_text(encoding="utf-8") + "    sentinel-memory:\n      run: sentinel-memory scan --staged\n",
                       encoding="utf-8")
     assert "lefthook runs sentinel-memory scan --staged" in doctor(env, repo)
+
+
+def test_what_is_staged_that_cannot_be_read_stops_the_commit_with_one_sentence(tmp_path, env):
+    """The check fails closed: when git cannot give the staged memory file (here its object is
+    gone from the object store), the commit is refused with one sentence saying so and how to
+    commit anyway, never taken as "nothing staged". `scan --staged` alone exits 3 the same way."""
+    repo = make_repo(tmp_path, env)
+    server(env, "--project", str(repo.path), "log", "--topic", "t", "--missing-context", "m", "--lesson", "l")
+    assert commit(repo, "clean").returncode == 0
+    paste_into_lesson(repo, fake_github_token())
+    repo.git("add", "-A")
+    blob = repo.git("rev-parse", f":{MEMORY}").stdout.strip()
+    (repo.path / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    refused = repo.git("commit", "-q", "-m", "leaky", check=False)
+    assert refused.returncode != 0
+    assert "could not be read for the credential check" in refused.stderr and "--no-verify" in refused.stderr
+    assert "Traceback" not in refused.stderr and fake_github_token() not in refused.stderr
+    assert repo.git("rev-list", "--count", "HEAD").stdout.strip() == "1"
+    alone = server(env, "--project", str(repo.path), "scan", "--staged")
+    assert alone.returncode == 3 and alone.stderr.count("\n") == 1 and "commit was stopped" in alone.stderr

@@ -13,7 +13,10 @@ import pytest
 from sentinel_memory.record.store import memory_path
 from sentinel_memory.errors import InvalidInput
 from sentinel_memory.tools.render import FOCUS_ANSWER, SMALL_ANSWER, estimate_tokens
+from sentinel_memory.search import STRONG
+from sentinel_memory.search.terms import terms
 from sentinel_memory.tools.answers import log, search
+from sentinel_memory.tools.memory import strong_matches
 from gitrepos import T0, T1, env, make_repo, put, rec  # noqa: F401  (env: a fixture)
 
 
@@ -192,3 +195,91 @@ def test_without_a_query_or_files_a_large_memory_lists_the_newest(path):
     shown = listed(answer)
     assert 20 < len(shown) < 90 and shown == newest[:len(shown)]
     assert f"NOT SHOWN: {90 - len(shown)} records of 90 (older than those shown)" in answer
+
+
+# ------------------------------------------------------------------------ specific evidence first
+
+def test_a_record_sharing_two_rarely_cited_files_beats_one_sharing_a_file_most_cite(project, path):
+    """A file most records cite is weak evidence: the record citing the two files few records cite
+    comes first, though a newer one cites the common file too."""
+    for i in range(8):
+        (project / f"src/pay/step{i}.py").write_text("x\n")
+    rare = saved(log(path, "pay", "two rare files", "keep them in step", files=["src/pay/vat.py", "docs/notes.md"]))
+    for i in range(8):
+        saved(log(path, f"pay{i}", f"common {i}", f"lesson {i}", files=["README.md", f"src/pay/step{i}.py"]))
+    answer = search(path, "", files=["README.md", "src/pay/vat.py", "docs/notes.md"])
+    assert listed(answer)[0] == rare
+
+
+def test_stop_words_and_generic_path_parts_match_nothing(project, path):
+    """`the`, `of`, `does` and a path's `py` or `src` are no words: a query made of them matches
+    nothing, and the answer says that nothing matches strongly."""
+    for i in range(12):
+        log(path, f"mod{i}", f"the module {i} of the app", f"it does keep state {i}", files=["src/pay/vat.py"])
+    db = saved(log(path, "db", "pool exhausted", "close cursors", files=["src/auth/login.py"]))
+    answer = search(path, "the of does")
+    assert "Nothing matches strongly" in answer and "NOT SHOWN" not in answer
+    assert listed(search(path, "src/auth/login.py"))[0] == db  # login is rare; src and py count for nothing
+    assert terms("does goes") == {"go"} and terms("src/app.py", path=True) == set()
+
+
+def test_korean_particles_match_nothing_alone_and_do_not_stop_a_match(path):
+    """결제 모듈에서 finds 결제모듈을 (particles stripped, pairs of the stem); the particle 에서 alone
+    matches nothing."""
+    target = saved(log(path, "결제", "결제모듈을 고칠 때 세율을 확인", "환불 금액은 반올림한다"))
+    other = saved(log(path, "로그인", "서버에서 세션을 읽는다", "쿠키에서 만료 시간을 확인"))
+    filler(path, 10)
+    assert listed(search(path, "결제 모듈에서"))[0] == target
+    assert "Nothing matches strongly" in search(path, "에서 으로 을")
+    assert listed(search(path, "세션 만료"))[0] == other
+
+
+# ---------------------------------------------------------------------------------- strong matches
+
+def test_strong_matches_name_their_reasons_and_weak_ones_are_left_out(project, path):
+    """A cited file, an identifier, the exact topic or rare words make a match strong, with the
+    reasons; common words alone do not; the file is not written."""
+    filler(path, 20)
+    refund = saved(log(path, "refund", "refunds rounded down", "call round_half_even first",
+                       files=["src/pay/refund.py"]))
+    before = path.read_bytes(), path.stat().st_mtime_ns
+    assert [(m.record["id"], m.reasons) for m in strong_matches(path, "", ["src/pay/refund.py"])] == [
+        (refund, ("file src/pay/refund.py",))]
+    by_identifier = strong_matches(path, "where is round_half_even used")
+    assert by_identifier[0].record["id"] == refund and "identifier round_half_even" in by_identifier[0].reasons
+    assert strong_matches(path, "the refund topic")[0].reasons[0] == "topic refund"
+    assert strong_matches(path, "pass the build flag") == []  # words most records hold
+    assert strong_matches(path, "the of and") == []
+    assert all(m.strong and m.strength >= STRONG for m in strong_matches(path, "refunds rounded", limit=1))
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+
+
+def test_a_record_citing_the_path_a_file_had_before_a_rename_is_a_strong_match(tmp_path, env):
+    """The hook names the path about to be written; a record citing its name before a git rename
+    matches it strongly."""
+    repo = make_repo(tmp_path, env, wired=False)
+    (repo.path / "lib").mkdir()
+    (repo.path / "lib" / "old_name.py").write_text("x\n")
+    repo.commit("files")
+    put(repo.memory, rec("lib", "before the rename", "a lesson", created=T0, files=["lib/old_name.py"]))
+    repo.git("mv", "lib/old_name.py", "core_new.py")
+    repo.commit("rename")
+    found = strong_matches(repo.memory, "", ["core_new.py"])
+    assert [m.reasons for m in found] == [("file lib/old_name.py (renamed since)",)]
+
+
+def test_the_header_names_the_strong_matches(path):
+    filler(path, 10)
+    target = saved(log(path, "cache", "tenant keys collided", "put the tenant id in the cache key"))
+    answer = search(path, "tenant cache key")
+    number = listed(answer).index(target) + 1
+    assert f"Strong matches: #{number} " in answer and "Nothing matches strongly" not in answer
+
+
+def test_in_a_small_memory_words_its_few_records_share_still_match_strongly(path):
+    """Rarity is reckoned as in a memory of at least 50 records: in a memory of two records that
+    both hold the task's words, both match strongly."""
+    principle = saved(log(path, "payment", "", "결제 모듈: 국가별 세율 확인, 환불 정책 분리", type="principle"))
+    record = saved(log(path, "payment", "환불 금액 반올림", "환불은 결제 모듈에서 반올림한다"))
+    assert {m.record["id"] for m in strong_matches(path, "결제 모듈 환불")} == {principle, record}
+    assert "Strong matches: #1, #2 " in search(path, "결제 모듈 환불")

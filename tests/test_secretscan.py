@@ -274,3 +274,47 @@ def test_a_credential_already_in_the_quarantine_file_is_found_and_redacted(tmp_p
     before = quarantine.read_bytes(), quarantine.stat().st_mtime_ns
     assert redact_file(path) == (0, 0)
     assert (quarantine.read_bytes(), quarantine.stat().st_mtime_ns) == before
+
+
+def test_scan_reads_every_string_of_a_record_and_redact_removes_each(tmp_path):
+    """A line written by another tool or a hand edit may hold a credential anywhere: in a field the
+    contract does not define, nested inside one, as a meta key, in `files`, in a lesson that is a
+    list. `scan` reports each (exit 1 from the command) and `scan --redact` removes every one, the
+    record's other strings kept."""
+    path = tmp_path / ".context" / "memory_log.jsonl"
+    places = {
+        "an unknown field": {"note": f"deploy with {GITHUB}"},
+        "a nested field": {"extra": {"deep": [{"token": f"x {GITHUB}"}]}},
+        "a meta key": {"meta": {"created": CREATED, GITHUB: "seen"}},
+        "a files entry": {"files": ["src/app.py", f"notes/{GITHUB}.txt"]},
+        "a lesson that is a list": {"lesson": ["rotate keys", f"old one was {GITHUB}"]},
+        "an unknown top-level key": {GITHUB: 1},
+    }
+    records = []
+    for n, (name, fields) in enumerate(places.items()):
+        rec = record(f"topic-{n}", name, "lesson")
+        rec.update(fields)
+        rec["id"] = record_id("log", rec["topic"], name, "x")
+        records.append(rec)
+    write(path, *records)
+    found = scan(path)
+    assert {f.record_id for f in found} == {r["id"] for r in records}, found
+    assert all(f.rule == "github_token" for f in found) and GITHUB not in repr(found)
+    done = subprocess.run([sys.executable, str(ROOT / "server.py"), "--project", str(tmp_path), "scan"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    redact_file(path)
+    text = path.read_text(encoding="utf-8")
+    assert GITHUB not in text and scan(path) == []
+    assert "src/app.py" in text and "rotate keys" in text and CREATED in text
+
+
+def test_scan_walks_a_record_nested_as_deep_as_the_reader_allows(tmp_path):
+    """Nesting is walked without recursion: a deep unknown field is read to its end, no crash."""
+    path = tmp_path / "memory_log.jsonl"
+    rec = record("t", "m", "l")
+    line = to_line(rec)[:-1] + ', "deep": ' + "[" * 900 + json.dumps(GITHUB) + "]" * 900 + "}"
+    path.write_text(line + "\n", encoding="utf-8")
+    assert [f.rule for f in scan(path)] == ["github_token"]
+    redact_file(path)
+    assert GITHUB not in path.read_text(encoding="utf-8")

@@ -141,7 +141,7 @@ def test_doctor_fails_on_a_credential_in_the_memory_file(tmp_path, env):
     result = server(env, "--project", str(repo.path), "doctor")
 
     assert result.returncode == 1
-    assert "1 value with the shape of a credential: run server.py scan --redact" in result.stdout
+    assert "1 value with the shape of a credential: run python server.py scan --redact" in result.stdout
     assert fake not in result.stdout + result.stderr
 
 

@@ -282,12 +282,14 @@ def test_a_cited_path_that_is_not_a_file_inside_the_project_is_refused(tmp_path,
 
 
 def test_files_are_normalised_sorted_deduplicated_and_limited_to_ten(tmp_path, env):
-    """Backslashes and `./` are normalised, repeats dropped and the list sorted; more than ten
-    distinct files are refused."""
+    """Backslashes and `./` are normalised, repeats dropped and the list sorted; an empty entry and
+    more than ten distinct files are refused."""
     repo = project(tmp_path, env)
     answers.log(repo.memory, "payment", "refunds", "send the key",
-              files=["src\\pay.py", "./docs//notes.md", "src/pay.py", " "])
+              files=["src\\pay.py", "./docs//notes.md", "src/pay.py"])
     assert next(iter(by_id(repo.data()).values()))["files"] == ["docs/notes.md", "src/pay.py"]
+    with pytest.raises(InvalidInput, match="is empty"):
+        answers.log(repo.memory, "payment", "refunds", "send the key", files=["src/pay.py", " "])
 
     for i in range(11):
         (repo.path / f"f{i}.txt").write_text("x\n")

@@ -14,12 +14,12 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from ..errors import InvalidInput, MemoryToolError, ProjectRootError
+from ..errors import InvalidInput, MemoryToolError, ProjectRootError, StorageError
 from ..git import drivers as gitdriver
 from ..invocation import SELF
-from ..record.disk import atomic_write
 from ..setup.project import PERSON, resolve
 from ..tools import blocks, memory, render
+from ..visible import visible
 from . import console, maintenance
 from .maintenance import MIN_PREFIX
 from .parser import build_parser, parse
@@ -84,9 +84,9 @@ def _dump(value) -> None:
 
 def cmd_search(root, args) -> int:
     query = " ".join(args.query)
-    found, in_scope = memory.matching(root.memory_file, query, args.topic)
+    found, in_scope = memory.ranked_matches(root.memory_file, query, args.topic, args.files)
     if args.json:
-        _dump(found)
+        _dump([{**m.record, "match": m.as_json()} for m in found])
     else:
         print(
             console.search_result(
@@ -97,8 +97,13 @@ def cmd_search(root, args) -> int:
                 root.memory_file,
                 bool(in_scope) or bool(maintenance.records(root.memory_file)),
                 memory.stale_marks(root.memory_file),
+                args.files or [],
             )
         )
+        if args.topic and not in_scope:
+            hint = console.topic_hint(args.topic, maintenance.topics(maintenance.records(root.memory_file)))
+            if hint:
+                print(hint)
     return 0 if found else 1
 
 
@@ -121,7 +126,7 @@ def cmd_show(root, args) -> int:
         _dump(record)
     else:
         mark = memory.stale_marks(root.memory_file).get(record["id"])
-        print(gitdriver.readable_block(record).rstrip() + (f"\n  {blocks.stale_line(mark)}" if mark else ""))
+        print(gitdriver.readable_block(record).rstrip() + (f"\n  {visible(blocks.stale_line(mark))}" if mark else ""))
     return 0
 
 
@@ -254,11 +259,31 @@ def cmd_export(root, args) -> int:
     records = maintenance.records(root.memory_file)
     text = console.markdown(records, root.memory_file, memory.stale_marks(root.memory_file))
     if args.output:
-        atomic_write(Path(args.output), text.encode("utf-8"))
-        print(f"wrote {blocks.plural(len(records), 'record')} to {args.output}")
+        _write_into(args.output, text.encode("utf-8"))
+        print(f"wrote {blocks.plural(len(records), 'record')} to {visible(args.output)}")
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _write_into(name: str, data: bytes) -> None:
+    """Write data into the file `name` as a shell's `>` does (docs/commands.md, export): opened
+    for writing, created with the default mode or emptied, never replaced, so a symbolic link, a
+    FIFO, a device or a hard link stays what it is and a file keeps its mode and owner. A failure
+    midway leaves what was written so far and says so."""
+    try:
+        handle = open(name, "wb")  # noqa: SIM115 (closed below, where a failure is reported)
+    except OSError as exc:
+        raise StorageError(
+            f"could not open {visible(name)} for writing: {exc.strerror or exc}; nothing was written."
+        ) from None
+    try:
+        with handle:
+            handle.write(data)
+    except OSError as exc:
+        raise StorageError(
+            f"writing {visible(name)} failed ({exc.strerror or exc}); it may hold only the start of the export."
+        ) from None
 
 
 def cmd_scan(root, args) -> int:
@@ -286,6 +311,23 @@ def cmd_scan(root, args) -> int:
     return 1 if findings else 0
 
 
+def cmd_review(root, args) -> int:
+    from . import review_report
+    from .review import review
+
+    try:
+        result = review(root, args.base, args.head)
+    except (MemoryToolError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # a repository we did not foresee: one sentence, never a traceback
+        raise MemoryToolError(f"review could not finish ({type(exc).__name__}: {exc}); nothing was changed.") from exc
+    if args.format == "markdown":
+        sys.stdout.write(review_report.markdown(result, args.max_chars))
+    else:
+        print(review_report.text(result))
+    return result.status
+
+
 def cmd_fold(root, args) -> int:
     folded = maintenance.fold(root.path, args.file)
     print(console.fold_report(folded, SELF))
@@ -295,9 +337,21 @@ def cmd_fold(root, args) -> int:
 def cmd_init(root, args) -> int:
     from ..setup.initialise import init
 
-    for line in init(root.path, agents_md=args.agents_md, clients=tuple(args.client or ["cursor"]), rules=args.rules):
+    for line in init(
+        root.path,
+        agents_md=args.agents_md,
+        clients=tuple(args.client or ["cursor"]),
+        rules=args.rules,
+        hooks=not args.no_hooks,
+    ):
         print(line)
     return 0
+
+
+def cmd_hook(root, args) -> int:
+    from ..hooks.run import main as hook
+
+    return hook(["--client", args.client, "--project", str(root.path)])
 
 
 def cmd_doctor(root, args) -> int:
@@ -322,6 +376,8 @@ HANDLERS = {
     "scan": cmd_scan,
     "init": cmd_init,
     "doctor": cmd_doctor,
+    "hook": cmd_hook,
     "fold": cmd_fold,
+    "review": cmd_review,
 }
 COMMANDS = tuple(build_parser()[1])

@@ -15,8 +15,10 @@ from ..invocation import SELF
 from ..record.citations import shown
 from ..record.records import is_principle, meta_of
 from ..tools.blocks import day, files_line, header, plural, stale_line
+from ..visible import visible, visible_record
 
 if TYPE_CHECKING:  # the operations' results, for annotations only
+    from ..search.match import Match
     from .maintenance import Folded, Forgotten, Stats, TopicSummary
 
 
@@ -51,10 +53,12 @@ def colour(text: str, code: str, stream=None) -> str:
 
 def record_block(record: dict, stale: tuple = ()) -> str:
     """A record for `search` and `stale`: its id in colour, then its dates, its stale mark (in
-    colour), the files it cites and its fields."""
+    colour), the files it cites and its fields; what the record holds with its control characters
+    visible (visible.py), so the colours are the only escape sequences printed."""
+    record = visible_record(record)
     lines = [colour(record["id"], "1;36") + "  " + header(record).split(" | ", 1)[1]]
     if stale:
-        lines.append("  " + colour(stale_line(stale), "33"))
+        lines.append("  " + colour(visible(stale_line(stale)), "33"))
     cited = files_line(record)
     if cited:
         lines.append(f"  {colour('files', '2')}: " + cited.split(": ", 1)[1])
@@ -65,37 +69,63 @@ def record_block(record: dict, stale: tuple = ()) -> str:
 
 
 def search_result(
-    found: list[dict],
+    found: list[Match],
     in_scope: int,
     query: str,
     topic: str | None,
     file: Path,
     any_records: bool,
     stale: dict | None = None,
+    files: list[str] | None = None,
 ) -> str:
+    """The records that match (or every record, without words or files), each with how strongly
+    and why; what the others do not share."""
+    files = files or []
+    asked = " or ".join(filter(None, [repr(query) if query.strip() else "", ", ".join(files)]))
     if not found:
         scope = f" with topic {topic!r}" if topic else ""
-        what = f" mention {query!r}" if in_scope else ""
+        what = f" match {asked}" if in_scope else ""
         return f"No records{scope}{what} in {file}." + (f" `{SELF} list` shows the topics." if any_records else "")
     stale = stale or {}
-    text = "\n\n".join(record_block(r, stale.get(r["id"], ())) for r in found)
+    searched = bool(asked) and any(m.reasons for m in found)
+    blocks = []
+    for m in found:
+        block = record_block(m.record, stale.get(m.record["id"], ()))
+        if searched:
+            how = colour("strong", "32") if m.strong else "weak"
+            block += f"\n  {colour('match', '2')}: {how} {m.strength:.2f}: " + "; ".join(m.reasons)
+        blocks.append(block)
+    text = "\n\n".join(blocks)
+    if searched and not any(m.strong for m in found):
+        text = (
+            "Nothing matches strongly (no record cites a file asked about or holds an identifier, the exact "
+            "topic or rare words of the query); these share less:\n\n" + text
+        )
     others = in_scope - len(found)
     if others:
+        one = others == 1
+        why = []
+        if query.strip():
+            why.append(
+                f"{'shares' if one else 'share'} no word of {query!r} that counts (words most records hold do not)"
+            )
+        if files:
+            why.append(f"{'cites' if one else 'cite'} none of the files nor a file in their directories")
         text += (
-            f"\n\n({plural(others, 'other record')} {'does' if others == 1 else 'do'} not mention {query!r}; "
+            f"\n\n({plural(others, 'other record')} {' and '.join(why)}; "
             f"`{SELF} search` without words shows every record.)"
         )
     return text
 
 
 def topic_table(topics: list[TopicSummary]) -> str:
-    rows = [[t.topic, str(t.logs), str(t.principles), t.newest[:10]] for t in topics]
+    rows = [[visible(t.topic), str(t.logs), str(t.principles), visible(t.newest[:10])] for t in topics]
     return table(rows, ["topic", "logs", "principles", "newest"])
 
 
 def stats_report(stats: Stats) -> str:
     lines = [
-        f"{stats.file}: {plural(stats.records, 'record')} ({plural(stats.logs, 'log')}, "
+        f"{visible(str(stats.file))}: {plural(stats.records, 'record')} ({plural(stats.logs, 'log')}, "
         f"{plural(stats.principles, 'principle')}), {stats.bytes:,} bytes, ~{stats.estimated_tokens:,} tokens"
     ]
     if stats.compaction_required:
@@ -131,7 +161,10 @@ def not_found(given: str, file: Path, min_prefix: int) -> str:
 
 def forget_report(result: Forgotten, file: Path) -> tuple[list[str], list[str]]:
     """(lines for stdout, lines for stderr) after `forget`."""
-    out = [f"deleted {r['id']} ({r.get('type', 'log')}, topic {str(r.get('topic') or '')!r})" for r in result.deleted]
+    out = [
+        f"deleted {visible(str(r['id']))} ({r.get('type', 'log')}, topic {str(r.get('topic') or '')!r})"
+        for r in result.deleted
+    ]
     errors = [f"{rid} was already gone" for rid in result.gone]  # deleted by someone else meanwhile
     if result.deleted:
         them = "it" if len(result.deleted) == 1 else "them"
@@ -163,7 +196,7 @@ def fold_report(folded: Folded, self_name: str) -> str:
 
 
 def scan_report(findings: list, file: Path) -> list[str]:
-    lines = [f"{f.record_id}  {f.field}: looks like {f.rule}" for f in findings]
+    lines = [f"{visible(f.record_id)}  {visible(f.field)}: looks like {f.rule}" for f in findings]
     lines.append(
         f"{plural(len(findings), 'possible credential')} in {file}"
         + (". Run scan --redact to replace them." if findings else ".")
@@ -172,7 +205,7 @@ def scan_report(findings: list, file: Path) -> list[str]:
 
 
 def staged_refusal(findings: list, self_name: str) -> str:
-    where = "; ".join(f"{f.record_id} {f.field}: looks like {f.rule}" for f in findings[:10])
+    where = "; ".join(f"{visible(f.record_id)} {visible(f.field)}: looks like {f.rule}" for f in findings[:10])
     more = f" and {len(findings) - 10} more" if len(findings) > 10 else ""
     return (
         f"the staged .context/ holds {plural(len(findings), 'possible credential')} ({where}{more}); the commit "
@@ -206,11 +239,11 @@ def stale_report(records: list[dict], marks: dict, file: Path) -> str:
 
 def markdown(records: list[dict], source: Path, stale: dict | None = None) -> str:
     """The memory as a Markdown document: one section per topic, principles first, then logs;
-    a stale record carries its mark."""
-    stale = stale or {}
-    out = [f"# Project memory\n\n{plural(len(records), 'record')} from `{source}`.\n"]
+    a stale record carries its mark. Control characters show as escapes (visible.py)."""
+    stale = {visible(str(rid)): visible(stale_line(mark)) for rid, mark in (stale or {}).items()}
+    out = [f"# Project memory\n\n{plural(len(records), 'record')} from `{visible(str(source))}`.\n"]
     by_topic: dict[str, list[dict]] = {}
-    for r in records:
+    for r in map(visible_record, records):
         by_topic.setdefault(str(r.get("topic") or ""), []).append(r)
     for topic in sorted(by_topic):
         out.append(f"## {topic or '(no topic)'}\n")
@@ -224,7 +257,7 @@ def markdown(records: list[dict], source: Path, stale: dict | None = None) -> st
                 when += f", updated {day(meta.get('updated'))}"
             out.append(f"### {r.get('type', 'log')} `{r['id']}` ({when})\n")
             if r["id"] in stale:
-                out.append(f"- **{stale_line(stale[r['id']])}**")
+                out.append(f"- **{stale[r['id']]}**")
             cited = files_line(r)
             if cited:
                 out.append("- **files**: " + ", ".join(f"`{shown(str(f))}`" for f in r["files"]))
@@ -255,7 +288,7 @@ def changed_line(changed: list[str]) -> str:
 
 def near_twin_line(twin: dict, new_id: str) -> str:
     return (
-        f"note: record {twin['id']} has nearly the same topic and missing context ({twin.get('topic', '')!r}, "
+        f"note: record {visible(str(twin['id']))} has nearly the same topic and missing context ({twin.get('topic', '')!r}, "
         f"{twin.get('missing_context', '')!r}); to refresh it instead, log again with exactly those, "
         f"then `{SELF} forget {new_id}`."
     )
@@ -273,7 +306,7 @@ def same_name_hint(root: Path, given: list[str], limit: int = 20_000) -> str:
         found += [os.path.relpath(os.path.join(folder, f), root).replace(os.sep, "/") for f in files if f in wanted]
         if seen > limit or len(found) > 3:
             break
-    return f" Did you mean {', '.join(sorted(found)[:3])}?" if found else ""
+    return f" Did you mean {visible(', '.join(sorted(found)[:3]))}?" if found else ""
 
 
 _COLOUR = re.compile(r"\x1b\[[0-9;]*m")
@@ -329,3 +362,15 @@ class Wrapped:
 
     def __getattr__(self, name):
         return getattr(self.stream, name)
+
+
+def topic_hint(given: str, topics: list[TopicSummary]) -> str:
+    """For a --topic that no record has: the topics that differ from it only by case or spacing
+    (a topic is matched exactly, as search_memory matches it), else the nearest by spelling."""
+    import difflib
+
+    names = [t.topic for t in topics]
+    loose = " ".join(given.casefold().split())
+    same = [n for n in names if " ".join(n.casefold().split()) == loose]
+    close = same or difflib.get_close_matches(given, names, n=2, cutoff=0.75)
+    return f"Did you mean --topic {' or '.join(repr(n) for n in close)}? (topics match exactly)" if close else ""

@@ -4,23 +4,30 @@ typed result; the words are cli/console.py's."""
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, StorageError
 from ..record import store
 from ..record.merge import merge_two_way
 from ..record.records import count_types, is_principle, meta_of, prepare, recency
 from ..record.snapshot import Snapshot
 from ..tools import blocks
-from ..tools.memory import DEFAULT_THRESHOLD, stale_marks, write
+from ..tools.memory import DEFAULT_THRESHOLD, checker, stale_marks, write
 
 MIN_PREFIX = 4  # an id may be shortened to a unique prefix of at least this many characters, as in git
 
 
 def stale(path: Path) -> tuple[list[dict], dict]:
-    """The stale records, oldest first, and their marks by id."""
+    """The stale records, oldest first, and their marks by id. When git could not give the
+    history, StorageError says why: "none is stale" would be a guess."""
+    check = checker(path, store.read(path))
+    if check is not None and check.history.failed:
+        raise StorageError(
+            f"the stale marks could not be read: {check.history.failed}; which records are stale is unknown."
+        )
     marks = stale_marks(path)
     found = sorted((r for r in records(path) if r["id"] in marks), key=lambda r: (recency(r), r["id"]))
     return found, marks
@@ -136,7 +143,12 @@ def fold(root: Path, given: str) -> Folded:
     stray = stray_path(root, given)
     if os.path.realpath(stray) == os.path.realpath(target):
         raise InvalidInput(f"{stray} is the project's own memory file; give the other one. Nothing was changed.")
-    other = store.read(stray)
+    quiet = logging.getLogger("sentinel_memory")  # the reader's warning: fold's report counts them
+    was, quiet.disabled = quiet.disabled, True
+    try:
+        other = store.read(stray)
+    finally:
+        quiet.disabled = was
     if not other.records:
         lines = f" ({len(other.unreadable)} lines that are not records)" if other.unreadable else ""
         raise InvalidInput(

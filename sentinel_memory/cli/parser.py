@@ -15,6 +15,7 @@ import re
 from .. import __version__
 from ..invocation import SELF
 from ..setup.clients import CLIENTS as CLIENT_KEYS
+from ..setup.hookconfig import HOOK_CLIENTS, WRITES_ENV
 from ..setup.project import ENV_VAR
 from ..tools.memory import DEFAULT_THRESHOLD
 from ..tools.parameters import LOG_MEMORY, SEARCH_MEMORY, THRESHOLD
@@ -61,7 +62,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         help=SEARCH_MEMORY["query"].short,
     )
     p.add_argument("--topic", metavar="T", help=SEARCH_MEMORY["topic"].short)
-    p.add_argument("--json", action="store_true", help=JSON_HELP)
+    p.add_argument("--file", metavar="PATH", action="append", dest="files", help=SEARCH_MEMORY["files"].short)
+    p.add_argument("--json", action="store_true", help=JSON_HELP + "; each record with its match strength and reasons")
     p = command("list", "topics with their log and principle counts and newest date")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
     p = command("show", "one record, whole")
@@ -116,6 +118,24 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         "(what the pre-commit check runs; exit 1 refuses the commit)",
     )
     p.add_argument("--json", action="store_true", help=JSON_HELP)
+    p = command("review", "what changed in the memory between two revisions, by record id, with flags for a reviewer")
+    p.add_argument(
+        "base", nargs="?", metavar="BASE", help="a revision (default: the merge base with the default branch)"
+    )
+    p.add_argument("head", nargs="?", metavar="HEAD", help="a revision (default: the work tree)")
+    p.add_argument(
+        "--format",
+        choices=["text", "markdown"],
+        default="text",
+        help="text for a terminal, or markdown for a pull-request comment or a CI job summary",
+    )
+    p.add_argument(
+        "--max-chars",
+        metavar="N",
+        type=_at_least_one,
+        default=65_536,
+        help="markdown only: at most N characters, what did not fit named at the end (default: a GitHub comment's 65,536)",
+    )
     p = command("init", "prepare a project: client config, rules, .context/, git merge and diff drivers")
     p.add_argument(
         "--client",
@@ -130,6 +150,21 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         ".cursor/rules/sentinel-memory.mdc (default: the form the project already uses)",
     )
     p.add_argument("--agents-md", action="store_true", help="also add the workflow to AGENTS.md")
+    p.add_argument(
+        "--no-hooks",
+        action="store_true",
+        help="leave the client hooks out (by default init writes them beside the MCP entry where the client has hooks)",
+    )
+    p = command(
+        "hook",
+        "answer one event of a coding client's hooks (JSON on stdin) in that client's shape; init configures it",
+    )
+    p.add_argument(
+        "--client",
+        required=True,
+        choices=list(HOOK_CLIENTS),
+        help=f"the client that runs the hook (its writes: ${WRITES_ENV}=deny, context or off)",
+    )
     command("doctor", "check the install, the project, the memory file, the git wiring and the client config")
     p = command("fold", "merge a stray memory file (e.g. one doctor found in a subfolder) into the project's memory")
     p.add_argument(

@@ -105,6 +105,26 @@ def project_of(argv: list[str]) -> str:
     return os.environ.get("SENTINEL_MEMORY_PROJECT") or "."
 
 
+def top_of(start: str) -> str:
+    """The folder whose files a repository decides, for a server started at `start` (a project's
+    subfolder, say): the top of the git work tree it is in (the nearest .git), else the nearest
+    folder holding .context/memory_log.jsonl, else `start`; the walk never reaches the home
+    folder or a filesystem root."""
+    try:
+        here = first = os.path.realpath(start)
+        home = os.path.realpath(os.path.expanduser("~"))
+    except (OSError, ValueError):
+        return start
+    memory = None
+    while here != home and os.path.dirname(here) != here:
+        if os.path.lexists(os.path.join(here, ".git")):
+            return here
+        if memory is None and os.path.isfile(os.path.join(here, ".context", "memory_log.jsonl")):
+            memory = here
+        here = os.path.dirname(here)
+    return memory or first
+
+
 def inside(path: str, project: str) -> bool:
     """True when path is in the project folder (the home folder and / are not projects)."""
     try:
@@ -121,7 +141,7 @@ def where(argv: list[str]) -> tuple[str, str] | tuple[None, str]:
     base = folder()
     if base is None:
         return None, "no cache folder (set XDG_CACHE_HOME or HOME to an absolute path)"
-    if inside(base, project_of(argv)):
+    if inside(base, top_of(project_of(argv))):
         return None, f"the cache folder {base} is inside the project (it is never kept there)"
     digest = key(settings())
     if digest is None:
@@ -155,7 +175,7 @@ def load(path: str, digest: str) -> dict | None:
         if size > LIMIT:
             return None
         data = json.loads(b"".join(chunks).decode("utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: arrays nested thousands deep
         return None
     finally:
         os.close(fd)
@@ -176,7 +196,7 @@ def _valid(data, digest: str) -> bool:
                 try:
                     if not isinstance(text, str) or not isinstance(json.loads(text), dict):
                         return False
-                except ValueError:
+                except (ValueError, RecursionError):
                     return False
     return True
 
@@ -226,6 +246,28 @@ def _prune(base: str, keep: str, days: int = 30) -> None:
                 pass
 
 
+ROOM = 1 << 20  # bytes free that recording needs, with room to spare (the file is ~80 KB)
+
+
+def unwritable(base: str) -> str | None:
+    """Why the recorder could not write its file into the folder `base` (made when missing), or
+    None: the nearest folder that exists is not one, is not writable, or its file system is full."""
+    here = base
+    while not os.path.lexists(here) and os.path.dirname(here) != here:
+        here = os.path.dirname(here)
+    if not os.path.isdir(here):
+        return f"the cache folder {base} cannot be made ({here} is not a folder)"
+    if not os.access(here, os.W_OK | os.X_OK):
+        return f"the cache folder {here} is read-only"
+    try:
+        info = os.statvfs(here)
+    except (OSError, AttributeError):
+        return None
+    if info.f_bavail * info.f_frsize < ROOM:
+        return f"the file system of the cache folder {here} is full"
+    return None
+
+
 def status(argv: list[str]) -> tuple[bool, str]:
     """For `doctor`: (something to fix, a sentence saying whether the next start is fast, and why not)."""
     if os.name != "posix":
@@ -236,6 +278,9 @@ def status(argv: list[str]) -> tuple[bool, str]:
     if path is None:
         return True, f"fast start: off: {digest}"
     if load(path, digest) is None:
+        blocked = unwritable(os.path.dirname(path))
+        if blocked:
+            return True, f"fast start: off: {blocked}, so no start can record fastmcp's answers there"
         return False, (
             f"fast start: not ready: fastmcp's answers for this server code and these packages are not in "
             f"{os.path.dirname(path)} yet; the next start records them and every start after it is fast"

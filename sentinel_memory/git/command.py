@@ -3,8 +3,8 @@ keep a repository's own configuration from running commands (docs/security.md, "
 the repository's commands").
 
 A cloned or downloaded repository carries its .git/config, and git obeys it. The keys below are
-the ones that make the git subcommands we call (rev-parse, log, ls-files, cat-file, show,
-check-attr, config, merge-file) start a program; each is pinned on the command line, which
+the ones that make the git subcommands we call (rev-parse, log, ls-files, ls-tree, cat-file, show,
+merge-base, symbolic-ref, check-attr, config, merge-file) start a program; each is pinned on the command line, which
 outranks every configuration file:
 
 - core.fsmonitor (and Git for Windows' core.useBuiltinFSMonitor): a hook git runs whenever it
@@ -22,6 +22,21 @@ outranks every configuration file:
   planted inside the project (its own HEAD, config and objects in .context/) is not picked up as
   the repository, with its own config.
 
+Settings that name a file git reads, which a FIFO there would make git wait on for ever (our calls
+would wait out their timeouts): mailmap.file and mailmap.blob empty and log.mailmap off (no
+mailmap read at all, not even the work tree's .mailmap), core.excludesFile and core.attributesFile
+empty (the repository's own .gitignore and .gitattributes still count). A configuration file
+cannot be kept from including another (include.path, includeIf.<condition>.path), so before git
+runs, `hazard` reads the configuration files git would read and the files they include; when one
+of them is not a regular file (a FIFO, a device) git is not started and run() raises GitWouldWait
+(an OSError, as a missing git) with a sentence naming it.
+
+The environment: the variables that tie git to a repository (GIT_DIR, GIT_WORK_TREE,
+GIT_INDEX_FILE, GIT_COMMON_DIR, GIT_OBJECT_DIRECTORY and the rest of `git rev-parse
+--local-env-vars`) are removed, so a process started from another repository's hook (a client
+launched by it) runs git for the project's own repository, found from the folder it runs in. A
+caller that means an index (the pre-commit check, the index of the commit being made) passes it.
+
 Options instead of settings, added by the subcommands that take them: --no-pager everywhere
 (core.pager, pager.<command>: only at a terminal, and ours are never one), --no-ext-diff
 (diff.external, diff.<driver>.command) and --no-textconv (diff.<driver>.textconv) on log and show.
@@ -33,6 +48,8 @@ core.askPass and pagers at a terminal.
 from __future__ import annotations
 
 import os
+import re
+import stat
 import subprocess
 
 TRANSPORTS = ("ext", "fd", "file", "git", "ssh", "http", "https", "ftp", "ftps", "rsync")
@@ -43,6 +60,32 @@ SAFE_SETTINGS = (
     ("safe.bareRepository", "explicit"),
     ("protocol.allow", "never"),
     *((f"protocol.{name}.allow", "never") for name in TRANSPORTS),
+    ("log.mailmap", "false"),
+    ("mailmap.file", ""),
+    ("mailmap.blob", ""),
+    ("core.excludesFile", ""),
+    ("core.attributesFile", ""),
+)
+# What ties git to one repository: what git itself clears when it runs for another one
+# (`git rev-parse --local-env-vars`), and the configuration from the environment that goes with it.
+REPOSITORY_ENV = (
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_IMPLICIT_WORK_TREE",
+    "GIT_GRAFT_FILE",
+    "GIT_INDEX_FILE",
+    "GIT_NO_REPLACE_OBJECTS",
+    "GIT_REPLACE_REF_BASE",
+    "GIT_PREFIX",
+    "GIT_INTERNAL_SUPER_PREFIX",
+    "GIT_SHALLOW_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
 )
 # Subcommands that print diffs or commits: what they would otherwise run through the repository's
 # diff drivers.
@@ -68,19 +111,41 @@ def argv(*args: str, cwd: os.PathLike | str | None = None) -> list[str]:
     return out + list(args)
 
 
-def environment() -> dict[str, str]:
-    return {**os.environ, **ENV}
+def environment(index: str | None = None) -> dict[str, str]:
+    """The inherited environment without what ties git to another repository, with ENV; and the
+    index the caller means, if any."""
+    out = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in REPOSITORY_ENV and not name.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))
+    }
+    out.update(ENV)
+    if index is not None:
+        out["GIT_INDEX_FILE"] = index
+    return out
+
+
+class GitWouldWait(OSError):
+    """A configuration file git would read, or one it includes, is not a regular file: git was not run."""
 
 
 def run(
-    *args: str, cwd: os.PathLike | str | None = None, timeout: float = TIMEOUT, text: bool = False, check: bool = False
+    *args: str,
+    cwd: os.PathLike | str | None = None,
+    timeout: float = TIMEOUT,
+    text: bool = False,
+    check: bool = False,
+    index: str | None = None,
 ) -> subprocess.CompletedProcess:
-    """Run git with the pinned settings, standard input closed, output captured. Raises what
-    subprocess.run raises (OSError when git is missing, TimeoutExpired, CalledProcessError with
-    check)."""
+    """Run git with the pinned settings, standard input closed, output captured, for the
+    repository at cwd (with `index`, that index file). Raises what subprocess.run raises (OSError
+    when git is missing, TimeoutExpired, CalledProcessError with check), and GitWouldWait."""
+    why = hazard(os.fspath(cwd) if cwd is not None else os.getcwd())
+    if why:
+        raise GitWouldWait(why)
     return subprocess.run(
         argv(*args, cwd=cwd),
-        env=environment(),
+        env=environment(index),
         capture_output=True,
         text=text,
         encoding="utf-8" if text else None,
@@ -98,3 +163,128 @@ def shell_prefix() -> str:
     pairs = [" ".join(words[i : i + 2]) for i in range(2, len(words), 2)]
     lines = [" ".join(words[:2])] + [" ".join(pairs[i : i + 4]) for i in range(0, len(pairs), 4)]
     return " \\\n  ".join(lines)
+
+
+# ----------------------------------------------------------------- configuration files that would block
+
+
+_SECTION = re.compile(r'\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\](.*)$')
+_PATH_KEY = re.compile(r"path\s*=\s*(.*)$", re.IGNORECASE)
+_MAX_DEPTH = 10  # git's own limit on nested includes
+_checked: dict[str, tuple[tuple[str, ...], tuple, str | None]] = {}
+
+
+def _config_files(cwd: str) -> list[str]:
+    """The configuration files git reads for a command run at cwd: system, global, the repository's."""
+    files = []
+    if os.environ.get("GIT_CONFIG_NOSYSTEM", "").lower() not in ("1", "true", "yes", "on"):
+        files.append(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
+    if "GIT_CONFIG_GLOBAL" in os.environ:
+        files.append(os.environ["GIT_CONFIG_GLOBAL"])
+    else:
+        home = os.path.expanduser("~")
+        xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+        files += [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")]
+    here = os.path.abspath(cwd)
+    while True:
+        dotgit = os.path.join(here, ".git")
+        if os.path.isdir(dotgit):
+            gitdir = dotgit
+            break
+        if os.path.isfile(dotgit):
+            text = _small(dotgit) or ""
+            gitdir = os.path.join(here, text[len("gitdir:") :].strip()) if text.startswith("gitdir:") else ""
+            break
+        parent = os.path.dirname(here)
+        if parent == here:
+            return [f for f in files if f]
+        here = parent
+    if gitdir:
+        common = (_small(os.path.join(gitdir, "commondir")) or "").strip()
+        common = os.path.join(gitdir, common) if common else gitdir
+        files += [os.path.join(common, "config"), os.path.join(gitdir, "config.worktree")]
+    return [f for f in files if f]
+
+
+def _small(path: str, limit: int = 1 << 20) -> str | None:
+    """A regular file's first `limit` bytes as text, never waiting on a FIFO; None otherwise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return os.read(fd, limit).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _includes(path: str, text: str) -> list[str]:
+    """The files a configuration file includes (include.path, includeIf.*.path: every condition,
+    met or not), resolved as git resolves them."""
+    found, section = [], ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        header = _SECTION.match(line)
+        if header:
+            section = header.group(1).lower()
+            line = header.group(3).strip()
+        if section not in ("include", "includeif"):
+            continue
+        key = _PATH_KEY.match(line)
+        if not key:
+            continue
+        value = key.group(1).strip()
+        if value.startswith('"'):
+            value = value[1:].split('"', 1)[0]
+        else:
+            value = re.split(r"\s[#;]", value, maxsplit=1)[0].strip()
+        if not value:
+            continue
+        value = os.path.expanduser(value)
+        found.append(value if os.path.isabs(value) else os.path.join(os.path.dirname(path), value))
+    return found
+
+
+def hazard(cwd: str) -> str | None:
+    """A sentence naming a configuration file git would read at cwd, or one such a file includes,
+    that is not a regular file (git would wait on a FIFO for ever); None when there is none. Kept
+    per folder while none of the files it looked at changes."""
+    kept = _checked.get(cwd)
+    if kept is not None and _signature(kept[0]) == kept[1]:
+        return kept[2]
+    seen: list[str] = []
+    why = None
+    queue = [(f, "", 0) for f in _config_files(cwd)]
+    while queue and why is None:
+        path, parent, depth = queue.pop(0)
+        seen.append(path)
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue  # git skips a missing file
+        if not stat.S_ISREG(info.st_mode):
+            named = f"{path}, which {parent} includes," if parent else f"the git configuration file {path}"
+            why = (
+                f"{named} is not a regular file (a FIFO or a device), so git was not started (it would wait on it); "
+                "remove it or point the setting at a file"
+            )
+        elif depth < _MAX_DEPTH:
+            queue += [(f, path, depth + 1) for f in _includes(path, _small(path) or "")]
+    _checked[cwd] = (tuple(seen), _signature(tuple(seen)), why)
+    return why
+
+
+def _signature(paths: tuple[str, ...]) -> tuple:
+    """What each path is now (kind, inode, size, modification time), to see when one changed."""
+    out: list[tuple[int, int, int, int] | None] = []
+    for path in paths:
+        try:
+            info = os.stat(path)
+            out.append((info.st_mode, info.st_ino, info.st_size, info.st_mtime_ns))
+        except OSError:
+            out.append(None)
+    return tuple(out)

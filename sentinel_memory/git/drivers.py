@@ -13,7 +13,8 @@ from ..invocation import SELF
 from ..record.disk import atomic_write
 from ..record.merge import merge_three_way
 from ..record.snapshot import Snapshot, parse
-from . import command as gitcmd
+from ..visible import visible, visible_record
+from . import command as gitcmd, history
 
 DRIVER = "sentinel-memory"
 TEXT_MERGE_LABELS = ("-L", "ours", "-L", "base", "-L", "theirs")
@@ -72,7 +73,7 @@ def textconv(path: str, out=None) -> int:
     out = out or sys.stdout.buffer
     snap = parse(Path(path).read_bytes())
     blocks = [readable_block(snap.records[rid].record) for rid in sorted(snap.records)]
-    blocks += [f"UNREADABLE LINE: {raw.decode('utf-8', 'replace')}\n" for raw in snap.unreadable]
+    blocks += [f"UNREADABLE LINE: {visible(raw.decode('utf-8', 'replace'))}\n" for raw in snap.unreadable]
     # A review must see what the blocks alone would hide: markers or duplicates in the file itself.
     if snap.duplicates:
         blocks.insert(0, f"DUPLICATE IDS IN THE FILE: {snap.duplicates} extra lines, the newer of each shown\n")
@@ -84,14 +85,17 @@ def textconv(path: str, out=None) -> int:
 
 
 def readable_block(record: dict) -> str:
+    """A record as `git diff` and `show` print it for a person: control, BiDi and zero-width
+    characters as visible escapes (visible.py); a free-text field's line breaks kept, indented."""
+    record = visible_record(record)
     lines = [f"[{record.get('topic', '')}] {record.get('type', 'log')} {record['id']}"]
     for key, value in record.items():
         if key in ("id", "topic", "type"):
             continue
         if key == "meta" and isinstance(value, dict):
-            lines += [f"  {k}: {v}" for k, v in value.items()]
+            lines += [f"  {k}: {visible(str(v))}" for k, v in value.items()]
             continue
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        shown = value if isinstance(value, str) else visible(json.dumps(value, ensure_ascii=False))
         lines.append(f"  {key}: {shown}".rstrip().replace("\n", "\n    "))
     return "\n".join(lines) + "\n"
 
@@ -169,10 +173,10 @@ def git_dir(root: Path) -> Path | None:
     if result.returncode != 0 or not result.stdout.strip():
         return None
     directory = Path(result.stdout.strip())
-    try:  # a linked work tree's git directory names the common one in its `commondir` file
-        return (directory / (directory / "commondir").read_text(encoding="utf-8").strip()).resolve()
-    except OSError:
-        return directory
+    # A linked work tree's git directory names the common one in its `commondir` file (read as a
+    # regular file only: a FIFO there is not waited on).
+    common = (history.read_small(str(directory / "commondir")) or "").strip()
+    return (directory / common).resolve() if common else directory
 
 
 def current_config(root: Path) -> dict[str, str]:
@@ -206,10 +210,7 @@ def ensure_configured(root: Path, *command: str) -> None:
     directory = git_dir(root)
     if directory is None:
         return
-    try:
-        config = (directory / "config").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        config = ""
+    config = history.read_small(str(directory / "config")) or ""
     if all(value in config or _escaped(value) in config for value in driver_commands(*command).values()):
         return
     try:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import stat
 import subprocess
 import threading
 from dataclasses import dataclass
@@ -42,14 +43,16 @@ class Repo:
 _repos: dict[str, Repo] = {}
 
 
-def _read(path: str) -> str | None:
+def read_small(path: str) -> str | None:
     """A small file's text, or None (os.read, cheaper than open(), because this runs on every
     search to read HEAD; bench/benchmark.py, S)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
+    try:  # O_NONBLOCK: a FIFO planted in the git folder is not waited on (nor read: below)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
         chunks = []
         while True:
             chunk = os.read(fd, 1 << 16)
@@ -77,7 +80,7 @@ def find_repo(root: os.PathLike | str) -> Repo | None:
             gitdir = dotgit
             break
         if os.path.isfile(dotgit):  # a linked work tree or a submodule: "gitdir: <path>"
-            text = (_read(dotgit) or "").strip()
+            text = (read_small(dotgit) or "").strip()
             if not text.startswith("gitdir:"):
                 return None
             gitdir = os.path.normpath(os.path.join(here, text[len("gitdir:") :].strip()))
@@ -86,7 +89,7 @@ def find_repo(root: os.PathLike | str) -> Repo | None:
         if parent == here:
             return None
         here = parent
-    common_text = (_read(os.path.join(gitdir, "commondir")) or "").strip()
+    common_text = (read_small(os.path.join(gitdir, "commondir")) or "").strip()
     common = os.path.normpath(os.path.join(gitdir, common_text)) if common_text else gitdir
     relative = os.path.relpath(real, here)
     prefix = "" if relative == "." else relative.replace(os.sep, "/") + "/"
@@ -109,7 +112,7 @@ def _packed_refs(common: str) -> dict[str, str]:
     if cached and cached[0] == stamp:
         return cached[1]
     refs = {}
-    for line in (_read(path) or "").splitlines():
+    for line in (read_small(path) or "").splitlines():
         if line and line[0] not in "#^":
             sha, _, name = line.partition(" ")
             refs[name.strip()] = sha
@@ -120,13 +123,13 @@ def _packed_refs(common: str) -> dict[str, str]:
 def head(repo: Repo) -> str | None:
     """HEAD's commit, read from the repository's files (git itself only for a ref store that is
     not files); None when there is no commit yet or it cannot be read."""
-    text = (_read(os.path.join(repo.gitdir, "HEAD")) or "").strip()
+    text = (read_small(os.path.join(repo.gitdir, "HEAD")) or "").strip()
     if _SHA.match(text):
         return text  # detached
     if text.startswith("ref:"):
         ref = text[4:].strip()
         for where in (repo.gitdir, repo.common):
-            sha = (_read(os.path.join(where, ref)) or "").strip()
+            sha = (read_small(os.path.join(where, ref)) or "").strip()
             if _SHA.match(sha):
                 return sha
         packed = _packed_refs(repo.common).get(ref)
@@ -141,17 +144,26 @@ def head(repo: Repo) -> str | None:
 
 def _git(repo: Repo, *args: str) -> str | None:
     """git's standard output, or None when git is missing or fails (logged, never raised)."""
+    return _git_or_why(repo, *args)[0]
+
+
+def _git_or_why(repo: Repo, *args: str) -> tuple[str | None, str | None]:
+    """(git's standard output, None), or (None, why not) when git is missing or fails (logged)."""
     try:
         result = command.run("-c", "core.quotepath=false", *args, cwd=repo.top, timeout=GIT_TIMEOUT)
+    except command.GitWouldWait as exc:
+        why = str(exc)
+    except subprocess.TimeoutExpired:
+        why = f"git {args[0]} did not finish in {GIT_TIMEOUT:g} s"
     except (OSError, subprocess.SubprocessError) as exc:
-        log.info("git unavailable for the stale marks: %s", exc)
-        return None
-    if result.returncode != 0:
-        log.info(
-            "git %s failed for the stale marks: %s", args[0], result.stderr.decode("utf-8", "replace").strip()[:200]
-        )
-        return None
-    return result.stdout.decode("utf-8", "replace")
+        why = f"git could not run ({exc})"
+    else:
+        if result.returncode == 0:
+            return result.stdout.decode("utf-8", "replace"), None
+        said = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        why = f"git {args[0]} failed ({said[-1][:200] if said else f'exit {result.returncode}'})"
+    log.info("git unavailable for the stale marks: %s", why)
+    return None, why
 
 
 # --------------------------------------------------------------------------------- the history
@@ -163,7 +175,10 @@ class History:
 
     `shallow`: the committer time of the newest boundary commit of a shallow clone that the read
     reached (None: none). Such a commit's parents are not in the clone, so git lists every file it
-    holds as added: its list says nothing and is skipped, and what changed before it is unknown."""
+    holds as added: its list says nothing and is skipped, and what changed before it is unknown.
+
+    `failed`: why git could not give the history (None when it did); such a history is empty and
+    is not kept, so the next call asks git again."""
 
     def __init__(
         self,
@@ -173,20 +188,21 @@ class History:
         truncated: bool,
         oldest: int,
         shallow: int | None = None,
+        failed: str | None = None,
     ) -> None:
         self.head, self.since, self.events, self.truncated, self.oldest = head, since, events, truncated, oldest
-        self.shallow = shallow
+        self.shallow, self.failed = shallow, failed
         self.depth: tuple[int, int] | None = None  # the shallow file's stamp when it was read
 
 
 def shallow_commits(repo: Repo) -> set[str]:
     """The boundary commits of a shallow clone (its `shallow` file); empty for a full clone."""
-    return set((_read(os.path.join(repo.common, "shallow")) or "").split())
+    return set((read_small(os.path.join(repo.common, "shallow")) or "").split())
 
 
 def _read_history(repo: Repo, sha: str, since: int) -> History:
     stamp = datetime.fromtimestamp(since, UTC).isoformat()
-    out = _git(
+    out, failed = _git_or_why(
         repo,
         "log",
         "-z",
@@ -236,7 +252,7 @@ def _read_history(repo: Repo, sha: str, since: int) -> History:
                 i += 2
             else:
                 break
-    return History(sha, since, events, commits >= MAX_COMMITS, oldest, shallow)
+    return History(sha, since, events, commits >= MAX_COMMITS, oldest, shallow, failed)
 
 
 _histories: dict[str, History] = {}
@@ -256,7 +272,8 @@ def history(repo: Repo, sha: str, since: int) -> History:
             return kept
         fresh = _read_history(repo, sha, since)
         fresh.depth = depth
-        _histories[repo.gitdir] = fresh
+        if fresh.failed is None:
+            _histories[repo.gitdir] = fresh
         return fresh
 
 

@@ -79,7 +79,9 @@ def listed(root: Path, files: object, existing: bool = True, outcome: str = NOTH
             raise InvalidInput(f"files must hold paths as strings, not {type(item).__name__}. {outcome}")
         raw = item.strip()
         if not raw:
-            continue
+            raise _refuse(item, "is empty; leave it out, or name a file", outcome)
+        if "\0" in raw:
+            raise _refuse(raw, "holds a NUL character, which no file name can hold", outcome)
         try:
             size = len(raw.encode("utf-8"))
         except UnicodeEncodeError:  # a name that is not UTF-8, as Python hands it over from the command line
@@ -100,7 +102,7 @@ def listed(root: Path, files: object, existing: bool = True, outcome: str = NOTH
             )
         path = _normal(raw)
         if not path:
-            continue
+            raise _refuse(raw, "names the project folder itself, not a file in it", outcome)
         if path.split("/", 1)[0] in _NOT_CITABLE:
             raise _refuse(
                 raw, "is inside .git/ or .context/, which a lesson cannot cite (.context/ holds this memory)", outcome

@@ -15,8 +15,6 @@ import sys
 import time
 from contextlib import contextmanager, suppress
 
-from filelock import FileLock, Timeout, lock_descriptor
-
 from ..errors import LockTimeout, StorageError
 
 WINDOWS = sys.platform == "win32"
@@ -65,10 +63,18 @@ def read_regular(path: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
     """The bytes of a regular file of ours, or None when it does not exist. A symbolic link (never
     followed), a directory, a FIFO, a device, or a file over `limit` bytes is refused with a
     StorageError that names it, at once: nothing is read from it."""
+    return read_fingerprinted(path, limit)[0]
+
+
+def read_fingerprinted(path: str, limit: int = MAX_FILE_BYTES) -> tuple[bytes | None, Fingerprint | None]:
+    """read_regular's bytes, and the fingerprint the file had just before they were read (None
+    with None when it does not exist). Any change to the file after that (git writing the rest of
+    it, a file renamed over it) changes the fingerprint: comparing it with fingerprint(path) later
+    tells whether the bytes are still the file's."""
     try:
         fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
-        return None
+        return None, None
     except OSError as exc:
         if exc.errno == errno.ELOOP or os.path.islink(path):
             raise _refusal(path, f"a symbolic link (to {_link_target(path)})") from None
@@ -95,6 +101,7 @@ def read_regular(path: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
                 f"{path} is {st.st_size:,} bytes, over the {limit:,} that Sentinel-Memory reads. Nothing was read "
                 "or saved; if it is really the memory, compact it or split it by hand."
             )
+        seen = fingerprint_of(st)
         chunks, left = [], limit + 1
         while left > 0:
             chunk = os.read(fd, min(left, 1 << 20))
@@ -105,7 +112,7 @@ def read_regular(path: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
         data = b"".join(chunks)
         if len(data) > limit:  # it grew while being read
             raise StorageError(f"{path} grew past {limit:,} bytes while being read. Nothing was read or saved.")
-        return data
+        return data, seen
     except OSError as exc:
         raise StorageError(f"Could not read {path}: {exc.strerror or exc}. Check its permissions.") from exc
     finally:
@@ -116,18 +123,24 @@ def read_regular(path: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
 
 
 @contextmanager
-def locked(path: str, timeout: float):
-    """Hold "<path>.lock" for the block, or raise LockTimeout after `timeout` seconds.
+def locked(path: str, timeout: float, told: float | None = None):
+    """Hold "<path>.lock" for the block, or raise LockTimeout after `timeout` seconds (the error
+    says `told` seconds when given: the whole wait a write was allowed, of which this is the rest).
 
     It is the lock filelock's FileLock takes on that file, so the two exclude each other. On POSIX
-    it is taken straight on the file's descriptor (filelock's lock_descriptor: one flock call;
-    a FileLock object's bookkeeping costs a sizeable part of a whole write: bench/benchmark.py,
-    C). Each hold opens its own descriptor, so threads exclude each other as processes do.
-    Windows, and a filesystem without flock, keep FileLock: it handles lock files that a peer is
-    deleting as it releases, and falls back to a lock file of its own where flock is missing."""
+    it is taken straight on the file's descriptor: one flock call on the whole file, the primitive
+    FileLock uses there (a FileLock object's bookkeeping costs a sizeable part of a whole write:
+    bench/benchmark.py, C; and importing filelock costs a read-only process, such as the client
+    hook, a third of its start). Each hold opens its own descriptor, so threads exclude each other
+    as processes do. Windows, and a filesystem without flock, keep FileLock: it handles lock files
+    that a peer is deleting as it releases, and falls back to a lock file of its own where flock is
+    missing."""
     name = f"{path}.lock"
-    fd = None if WINDOWS or name in _NO_FLOCK else _flocked(name, path, timeout)
+    told = timeout if told is None else told
+    fd = None if WINDOWS or name in _NO_FLOCK else _flocked(name, path, timeout, told)
     if fd is None:
+        from filelock import FileLock, Timeout
+
         if os.path.islink(name):  # FileLock would follow it
             raise _refusal(name, f"a symbolic link (to {_link_target(name)})")
         try:
@@ -135,7 +148,7 @@ def locked(path: str, timeout: float):
                 yield
             return
         except Timeout:
-            raise _lock_timeout(path, timeout) from None
+            raise _lock_timeout(path, told) from None
     try:
         yield
     finally:
@@ -145,7 +158,7 @@ def locked(path: str, timeout: float):
 _NO_FLOCK: set[str] = set()  # lock files on filesystems that refused flock
 
 
-def _flocked(name: str, path: str, timeout: float) -> int | None:
+def _flocked(name: str, path: str, timeout: float, told: float) -> int | None:
     """A descriptor of the lock file that holds its flock; None if the filesystem has no flock."""
     deadline, delay = time.monotonic() + timeout, 0.001
     while True:
@@ -159,9 +172,9 @@ def _flocked(name: str, path: str, timeout: float) -> int | None:
                 "check that the .context directory is writable."
             ) from exc
         try:
-            while not lock_descriptor(fd, blocking=False):
+            while not _try_flock(fd):
                 if time.monotonic() >= deadline:
-                    raise _lock_timeout(path, timeout)
+                    raise _lock_timeout(path, told)
                 time.sleep(delay)
                 delay = min(delay * 2, 0.025)
             if os.fstat(fd).st_nlink:  # else the file was deleted before we locked it: lock the new one
@@ -178,6 +191,18 @@ def _flocked(name: str, path: str, timeout: float) -> int | None:
         os.close(fd)
 
 
+def _try_flock(fd: int) -> bool:
+    """One non-blocking flock of the whole file (what FileLock takes on POSIX); False when another
+    descriptor holds it. Other failures raise OSError (a filesystem without flock: ENOSYS, ...)."""
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
 def _lock_timeout(path: str, timeout: float) -> LockTimeout:
     return LockTimeout(
         f"The memory file is locked by another process (waited {timeout:g} s for {path}.lock). "
@@ -189,11 +214,13 @@ def _lock_timeout(path: str, timeout: float) -> LockTimeout:
 
 
 def atomic_write(
-    path: str | os.PathLike, data: bytes | list[memoryview], mtime_ns: int | None = None
+    path: str | os.PathLike, data: bytes | list[memoryview], mtime_ns: int | None = None, durable: bool = True
 ) -> os.stat_result:
     """Write data (bytes, or buffers to write one after another) to path so that readers see the
-    old bytes or the new ones, never a mix: Staged(...) then commit(). Returns the new file's stat."""
-    staged = Staged(path, data, mtime_ns)
+    old bytes or the new ones, never a mix: Staged(...) then commit(). Returns the new file's stat.
+    durable=False skips the fsyncs: still atomic for readers, but a crash may leave the old bytes
+    (for what may be lost, such as the client hooks' session state in the cache folder)."""
+    staged = Staged(path, data, mtime_ns, durable)
     staged.commit()
     return staged.stat
 
@@ -208,8 +235,11 @@ class Staged:
     StorageError that says what to do. With mtime_ns the file's modification time is set to it
     (where the platform allows); `stat` is the new file's."""
 
-    def __init__(self, path: str | os.PathLike, data: bytes | list[memoryview], mtime_ns: int | None = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike, data: bytes | list[memoryview], mtime_ns: int | None = None, durable: bool = True
+    ) -> None:
         self.path = os.fspath(path)
+        self.durable = durable
         directory, name = os.path.split(self.path)
         self.directory = directory or "."
         self.tmp: str | None = os.path.join(directory, f".{name}.{os.urandom(4).hex()}.tmp")
@@ -220,7 +250,8 @@ class Staged:
                 if mtime_ns is not None and STAMPS:
                     with suppress(OSError):  # only an optimisation: never a reason to fail the write
                         os.utime(fd, ns=(mtime_ns, mtime_ns))
-                os.fsync(fd)
+                if durable:
+                    os.fsync(fd)
                 self.stat = os.fstat(fd)
             finally:
                 os.close(fd)
@@ -229,7 +260,8 @@ class Staged:
         with self._or_discard():
             _replace(self.tmp or "", self.path)  # committed once: tmp is set
         self.tmp = None
-        _fsync_dir(self.directory)
+        if self.durable:
+            _fsync_dir(self.directory)
 
     @contextmanager
     def _or_discard(self):
@@ -330,10 +362,14 @@ def stamped_fingerprint(stat: os.stat_result, stamp_ns: int) -> Fingerprint | No
     return (stat.st_dev, stat.st_ino, stat.st_size, stamp_ns) if stat.st_mtime_ns == stamp_ns else None
 
 
+def fingerprint_of(stat: os.stat_result) -> Fingerprint:
+    return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
 def fingerprint(path: str) -> Fingerprint | None:
     """The file's (device, inode, size, modification time), or None when it cannot be stat'ed."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+    return fingerprint_of(st)

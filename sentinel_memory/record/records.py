@@ -92,6 +92,13 @@ def _text(name: str, value: object) -> str:
         return ""
     if not isinstance(value, str):
         raise InvalidInput(f"{name} must be a string, not {type(value).__name__}. {NOTHING_SAVED}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # bytes that are not UTF-8 from a command line, or a lone surrogate escape
+        raise InvalidInput(
+            f"{name} is not valid UTF-8 text (it holds bytes that are not UTF-8, or a lone surrogate); "
+            f"write it as UTF-8 text and try again. {NOTHING_SAVED}"
+        ) from None
     return normalize(value)
 
 

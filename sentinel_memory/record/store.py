@@ -11,11 +11,13 @@ are record/contextdir.py's; the line format is record/snapshot.py's.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import contextdir, disk
+from ..errors import LockTimeout
+from . import contextdir, disk, gitlock
 from .gcpause import paused
 from .merge import merge_three_way
 from .snapshot import Snapshot, parse
@@ -23,6 +25,9 @@ from .snapshot import Snapshot, parse
 MEMORY_FILE = "memory_log.jsonl"
 LOCK_TIMEOUT = 10.0
 LOCK_TIMEOUT_ENV = "SENTINEL_MEMORY_LOCK_TIMEOUT"
+# A write that finds the file changed under it starts again on what is there; this many times at
+# most. git replaces a file once per command, so a second round is already rare.
+MAX_ROUNDS = 8
 
 
 Stages = tuple[bytes, bytes, bytes]
@@ -75,25 +80,30 @@ def drop_cache() -> None:
 def read(path: Path | str) -> Snapshot:
     """Read the memory file without locking or creating anything; a missing file is empty.
     The returned snapshot may be shared with other callers: never change it."""
-    key = os.fspath(path)
+    return _read(os.fspath(path))[0]
+
+
+def _read(key: str) -> tuple[Snapshot, disk.Fingerprint | None]:
+    """The snapshot, and the file's fingerprint from just before its bytes were read (None when
+    it is missing): the file is still what the snapshot says while fingerprint(key) equals it."""
     cached = _cache.get(key)
     if cached is not None and cached.fingerprint is not None and disk.fingerprint(key) == cached.fingerprint:
-        return cached.snapshot  # still exactly the file this process wrote: no need to read it back
+        return cached.snapshot, cached.fingerprint  # still exactly the file this process wrote
     disk.check_directory(os.path.dirname(key))
-    data = disk.read_regular(key)
+    data, seen = disk.read_fingerprinted(key)
     if data is None:
-        return Snapshot()
+        return Snapshot(), None
     if cached is not None:
         if cached.data is None:
             cached.data = cached.snapshot.raw  # joined once: later comparisons need not join the pieces again
         if cached.data == data:
-            return cached.snapshot
+            return cached.snapshot, seen
     with paused():
         snap = parse(data)
     if snap.conflict_regions and not snap.conflict_base:
         snap = _merged_from_index(key, snap)
     _cache[key] = _Cached(snap, None, data)
-    return snap
+    return snap, seen
 
 
 def _merged_from_index(path: str, snap: Snapshot) -> Snapshot:
@@ -135,37 +145,110 @@ def update(path: Path, change: Callable[[Snapshot], Snapshot | None], timeout: f
     """Locked read-modify-write. change() gets the current snapshot and returns the new one (made
     with snap.edited(...) or Snapshot(records=...)), or None to leave the file untouched. Before
     the file is replaced, unreadable lines go to the quarantine file and a conflicted file is
-    copied aside, so nothing is ever lost."""
+    copied aside, so nothing is ever lost.
+
+    While git is at work in the repository (gitlock.at_work: it may be replacing tracked files),
+    the write waits, within the lock timeout, then raises LockTimeout with nothing saved. When the file changed
+    between the read and the replace, or git replaced it right after, the read-modify-write starts
+    again on what is there now (docs/contract.md §5.8): change() may be called more than once, and
+    only its last result is written."""
     key = os.fspath(path)
     context = os.path.dirname(key)
+    wait = lock_timeout() if timeout is None else timeout
+    deadline = time.monotonic() + wait  # for the lock and git together
     disk.check_directory(context)
+    gitdir = gitlock.git_dir(context)
     if not os.path.isdir(context):
+        _settled(gitdir, deadline, wait)  # a checkout may be creating .context/ and its files right now
         contextdir.prepare(Path(context))
-    with disk.locked(key, lock_timeout() if timeout is None else timeout):
-        contextdir.tidy(key)
-        snap = read(key)
-        report = WriteReport(before=snap)
-        new = change(snap)
-        if new is None:
-            return report
-        # Every file this write changes is staged (written and fsynced aside) before any is put in
-        # place, so a write that fails on one (a full disk) changes none. The side files go first:
-        # once the memory file is replaced, what they keep is nowhere else.
-        staged: list[disk.Staged] = []
-        try:
-            if snap.unreadable:
-                report.quarantined, report.quarantine_redactions, side = contextdir.quarantine(context, snap.unreadable)
-                staged += [side] if side else []
-            if snap.conflict_regions:
-                staged.append(contextdir.conflicted_copy(key, snap.raw))
-                report.conflict_copy = Path(staged[-1].path)
-            stamp = disk.stamp()
-            staged.append(disk.Staged(key, new.file_text().buffers(), mtime_ns=stamp))
-            for file in staged:
-                file.commit()
-        finally:
-            for file in staged:
-                file.discard()  # those not committed: a failure left them aside
-        _cache[key] = _Cached(new, disk.stamped_fingerprint(staged[-1].stat, stamp), None)
-        report.after = new
+    undone: list[WriteReport] = []  # rounds whose write git replaced right after
+    with disk.locked(key, max(deadline - time.monotonic(), 0.0), told=wait):
+        for _ in range(MAX_ROUNDS):
+            git = _settled(gitdir, deadline, wait)
+            contextdir.tidy(key)
+            report = _read_modify_write(key, change, gitdir, git, deadline, wait, undone)
+            if report is not None and undone and not report.written:
+                # What git left already holds the change (it carried the write along, as `git
+                # checkout -m` does): report the first write, which made it.
+                return replace(undone[0], after=report.before)
+            if report is not None:
+                return report
+    raise LockTimeout(
+        f"{key} was replaced {MAX_ROUNDS} times while this write was saving it (git, or a program that "
+        "does not take the lock, is rewriting it). Nothing was saved; try again once it has finished."
+    )
+
+
+def _read_modify_write(
+    key: str,
+    change: Callable[[Snapshot], Snapshot | None],
+    gitdir: str | None,
+    git: gitlock.State,
+    deadline: float,
+    wait: float,
+    undone: list[WriteReport],
+) -> WriteReport | None:
+    """One round of update, begun when git was settled in state `git`: the report, or None when
+    git or another program changed the file under it and the round must be done again."""
+    context = os.path.dirname(key)
+    snap, seen = _read(key)
+    report = WriteReport(before=snap)
+    new = change(snap)
+    if new is None:
         return report
+    read_as = {key: seen}  # every file replaced, with its fingerprint when it was read
+    # Every file this write changes is staged (written and fsynced aside) before any is put in
+    # place, so a write that fails on one (a full disk) changes none. The side files go first:
+    # once the memory file is replaced, what they keep is nowhere else.
+    staged: list[disk.Staged] = []
+    try:
+        if snap.unreadable:
+            quarantine = os.path.join(context, contextdir.QUARANTINE_FILE)
+            read_as[quarantine] = disk.fingerprint(quarantine)  # taken before quarantine() reads it
+            report.quarantined, report.quarantine_redactions, side = contextdir.quarantine(context, snap.unreadable)
+            staged += [side] if side else []
+        if snap.conflict_regions:
+            staged.append(contextdir.conflicted_copy(key, snap.raw))
+            report.conflict_copy = Path(staged[-1].path)
+        stamp = disk.stamp()
+        staged.append(disk.Staged(key, new.file_text().buffers(), mtime_ns=stamp))
+        # The last look before the replace, as close to it as can be: git back at work may be
+        # writing these files, and a file that is no longer the one read would be replaced by
+        # what was made from its old bytes. Either way, do it again once git is done.
+        if gitlock.state(gitdir) != git or any(disk.fingerprint(name) != was for name, was in read_as.items()):
+            return None
+        for file in staged:
+            file.commit()
+    finally:
+        for file in staged:
+            file.discard()  # those not committed: a failure left them aside
+    written = staged[-1].stat
+    # git may have begun in the instant between that look and the replace, and judged the file
+    # unchanged just before it changed: then it replaces it with its own version. Wait for git to
+    # be done, and do the write again if the file is no longer the one written.
+    if gitlock.state(gitdir) != git:
+        settled, _ = gitlock.wait_settled(gitdir, deadline)
+        if not settled:
+            raise LockTimeout(
+                f"git began replacing files in this repository as the record was being saved and is still "
+                f"at work after {wait:g} s ({gitlock.lock_path(gitdir)}), so the record may not survive what "
+                "git does. Search for it once git has finished, and log it again if it is missing."
+            )
+    report.after = new
+    if disk.fingerprint(key) != disk.fingerprint_of(written):
+        undone.append(report)
+        return None
+    _cache[key] = _Cached(new, disk.stamped_fingerprint(written, stamp), None)
+    return report
+
+
+def _settled(gitdir: str | None, deadline: float, wait: float) -> gitlock.State:
+    """Wait until git is not at work in the repository (gitlock.at_work); its state then."""
+    settled, state = gitlock.wait_settled(gitdir, deadline)
+    if not settled:
+        raise LockTimeout(
+            f"git is at work in this repository ({gitlock.lock_path(gitdir)}) and has not finished within the "
+            f"{wait:g} s a write waits. Nothing was saved; try again once git has finished, or delete that "
+            "file if no git process is running."
+        )
+    return state

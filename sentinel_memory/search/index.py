@@ -24,20 +24,29 @@ from ..record import citations
 from ..record.gcpause import paused
 from ..record.records import Entry, is_principle, recency
 from ..record.snapshot import Snapshot
+from . import match
+from .match import Match, Query
 from .ranked import Card, Layout, Ranked, fit
 from .terms import record_terms, stem, terms  # noqa: F401 (stem, terms: this module's surface too)
 
-TOPIC_WEIGHT = 2  # a query term in the topic weighs twice one in the text
+TOPIC_WEIGHT = 2  # a query term in the topic weighs twice one in the text (once, if also in the text)
 K1, B = 1.2, 0.4  # BM25's saturation and length normalisation (each term counts once per record)
 # A record's score is multiplied by 1 + exp(-age / 365), its age in days behind the newest record:
 # up to twice for the newest, 1.37 at a year; the same past five years.
 _RECENCY = [1 + math.exp(-age / 365) for age in range(5 * 365 + 1)]
-# In a memory of COMMON_FROM records or more, a term held by more than COMMON of them orders them only
-# when no rarer query term matches (a word in thousands of records costs time and orders little).
-COMMON, COMMON_FROM = 0.2, 500
-# Near the files asked about: the record cites one of them (2), or a file in the same directory
-# or one git renamed to one of them (1). Nearness comes before the words' score.
-CITES, NEAR = 2, 1
+# A term held by more than COMMON of the records (and by more than COMMON_FLOOR of them) is common:
+# it orders records only when no rarer query term matches any, and never makes a match strong.
+COMMON, COMMON_FLOOR = 0.2, 5
+# Near the files asked about: each file asked about that the record cites (or the path git renamed
+# to it) adds its weight, idf over the records that cite it; each directory of one that the record
+# cites a file in adds DIRECTORY times the directory's. A record near the files comes before every
+# record that is not; among them, FILES times their nearness plus the words' score orders.
+DIRECTORY, FILES = 0.25, 4.0
+
+
+def common(holders: int, records: int) -> bool:
+    """Whether a term (or a file) that `holders` of `records` hold is common (COMMON)."""
+    return holders > COMMON * records and holders > COMMON_FLOOR
 
 
 def idf(holders: int, records: int) -> float:
@@ -63,8 +72,8 @@ class SearchIndex:
     """An inverted index over one snapshot's entries, built once and reused while the file is
     unchanged: a query then touches only the entries that contain its terms.
 
-    Order: nearness to the files asked about (CITES, NEAR), then the score of the query's words
-    (BM25 on the memory itself; topic matches weigh three), then the static order: principles,
+    Order: nearness to the files asked about (_near), then the score of the query's words
+    (BM25 on the memory itself; topic matches weigh two), then the static order: principles,
     then the newest, then id. `entries` are in static order and `ranks` (ascending) go with them;
     postings and topics list ranks. Queries answer with entries."""
 
@@ -87,6 +96,9 @@ class SearchIndex:
             # entry -> its block as search lists it, that text's estimated tokens and UTF-8 bytes;
             # made when first listed, shared with the indexes derived from this one.
             self._cards: dict[Entry, Card] = {}
+            # entry -> (its record's terms, the files it cites, their directories); made when first
+            # measured (measure), shared like the cards.
+            self._held: dict[Entry, tuple[set[str], set[str], set[str]]] = {}
             for rank, entry in zip(self.ranks, self.entries, strict=True):
                 self._index(entry, rank, _add)
 
@@ -125,6 +137,7 @@ class SearchIndex:
         new.lengths, new.total_length, new.days = dict(self.lengths), self.total_length, dict(self.days)
         new._factors = {}  # the average length and the newest record may differ
         new.principles, new.space, new._by_rank, new._cards = self.principles, self.space, None, self._cards
+        new._held = self._held
         with paused():
             for entry in removed:
                 try:
@@ -135,6 +148,7 @@ class SearchIndex:
                 del new.entries[at], new.ranks[at]
                 new.principles -= is_principle(entry.record)
                 self._cards.pop(entry, None)
+                self._held.pop(entry, None)
             for entry in added:
                 at = _static_position(new.entries, entry)
                 if at < len(new.entries) and new.entries[at] is entry:
@@ -165,13 +179,7 @@ class SearchIndex:
         scores = self._scores(query_terms)
         near = self._near(files, former)
         if near:
-            scores.update(
-                zip(
-                    near,
-                    map(add, map(scores.get, near, repeat(0)), map(mul, near.values(), repeat(_TIER))),
-                    strict=False,
-                )
-            )
+            scores.update(zip(near, map(add, map(scores.get, near, repeat(0)), near.values()), strict=False))
         # One int per matching entry, a higher score first, then the static order (rank < _LIMIT);
         # made and sorted in C (map), as there may be thousands.
         keys = list(map(sub, scores.keys(), map(mul, scores.values(), repeat(_LIMIT))))
@@ -186,6 +194,10 @@ class SearchIndex:
         first_log = self.ranks[self.principles] if self.principles < len(self.ranks) else _LIMIT
         return Ranked(self.by_rank, scored, scope, first_log)
 
+    def holders(self, term: str) -> int:
+        """How many records hold a term (in the topic or the text)."""
+        return len(self.topic_postings.get(term, ())) + len(self.body_postings.get(term, ()))
+
     def _scores(self, query_terms: set[str]) -> dict[int, int]:
         """rank -> the BM25 score of its record for these terms (binary term frequency, the
         topic's terms weighing TOPIC_WEIGHT), as an int (_SCALE per unit), for the records that
@@ -194,7 +206,7 @@ class SearchIndex:
         weights: dict[int, float] = {}
         # Summed in C (map, zip, dict.update), as a common term may be held by thousands of records;
         # in a fixed order, so that a derived index sums exactly as one built afresh.
-        common = []
+        held = []
         # A lone ASCII letter or a number of one or two digits (the parts of "4.4.6") orders nothing
         # unless the query has nothing else.
         query_terms = {
@@ -203,15 +215,11 @@ class SearchIndex:
         for term in sorted(query_terms):
             topic, body = self.topic_postings.get(term, ()), self.body_postings.get(term, ())
             holders = len(topic) + len(body)
-            if not holders:
-                continue
-            if records >= COMMON_FROM and holders > COMMON * records:
-                common.append((topic, body, holders))
-                continue
+            if holders:
+                held.append((topic, body, holders))
+        rare = [h for h in held if not common(h[2], records)]
+        for topic, body, holders in rare or held:  # only common terms match: they order after all
             self._add(weights, topic, body, holders)
-        if not weights:  # only common terms match: they order the records after all
-            for topic, body, holders in common:
-                self._add(weights, topic, body, holders)
         if not weights:
             return {}
         factors = self._factors
@@ -219,6 +227,61 @@ class SearchIndex:
         if missing:
             self._add_factors(missing)
         return dict(zip(weights, map(int, map(mul, weights.values(), map(factors.__getitem__, weights))), strict=False))
+
+    def measure(self, entry: Entry, query: Query) -> Match:
+        """How strongly this entry's record matches the query and the files asked about, and why
+        (search/match.py's scale)."""
+        held = self._held.get(entry)
+        if held is None:
+            topic_terms, body = record_terms(entry.record)
+            cited = set(citations.of(entry.record))
+            held = self._held[entry] = (topic_terms | body, cited, {parent(p) for p in cited})
+        terms_held, cited, folders = held
+        records = len(self.entries)
+        strength, reasons, found = 0.0, [], set()
+        for path in query.files:
+            if path in cited:
+                strength += match.COMMON_FILE if common(len(self.file_postings[path]), records) else match.FILE
+                reasons.append(f"file {path}")
+                found.add(parent(path))
+        for old in query.former:
+            if old in cited:
+                strength += match.FILE
+                reasons.append(f"file {old} (renamed since)")
+        for folder in dict.fromkeys(parent(p) for p in query.files):
+            if folder and folder in folders and folder not in found:
+                strength += match.DIRECTORY * self._rarity(len(self.dir_postings[folder]), records)
+                reasons.append(f"directory {folder}/")
+        for term, shown in query.identifiers.items():
+            if term in terms_held and not common(self.holders(term), records):
+                strength += match.IDENTIFIER
+                reasons.append(f"identifier {shown}")
+        topic, named = entry.record.get("topic"), set()
+        if isinstance(topic, str) and query.names(topic) and not common(len(self.by_topic[topic]), records):
+            named = terms(topic)
+            if named:
+                spread = max(self.holders(t) for t in named)
+                strength += match.TOPIC * self._rarity(spread, records)
+                reasons.append(f"topic {topic}")
+        shared, rarity = [], 0.0
+        for word in query.words:
+            if word in terms_held and word not in named:
+                holders = self.holders(word)
+                if not common(holders, records):
+                    shared.append(word)
+                    rarity += self._rarity(holders, records) ** 2
+        if shared:
+            strength += rarity / match.WORDS
+            reasons.append("words: " + ", ".join(shared))
+        return Match(entry.record, strength, tuple(reasons))
+
+    @staticmethod
+    def _rarity(holders: int, records: int) -> float:
+        """A term's weight against that of a term only one record holds: 1 down towards 0, in a
+        memory of at least match.RARITY_FROM records (in a small one, a word that two of three
+        records hold is not a common word)."""
+        records = max(records, match.RARITY_FROM)
+        return idf(holders, records) / idf(1, records)
 
     def _add_factors(self, ranks: list[int]) -> None:
         """Keep each rank's factor: BM25's length normalisation (by the record's length in terms
@@ -245,20 +308,24 @@ class SearchIndex:
                 weights.update(zip(postings, map(add, map(get, postings, repeat(0.0)), repeat(value)), strict=False))
 
     def _near(self, files: Iterable[str], former: Iterable[str]) -> dict[int, int]:
-        """rank -> CITES or NEAR for the records near the files asked about."""
-        near: dict[int, int] = {}
+        """rank -> the nearness score of the records near the files asked about: _TIER, plus FILES
+        times the weights of the files asked about that it cites (or their former names) and
+        DIRECTORY times those of their directories it cites a file in, as an int (_SCALE per unit)."""
         files = list(files)
         if not files:
-            return near
-        for path in [*files, *former]:
-            for folder in (parent(path),):
-                if folder:
-                    near.update(dict.fromkeys(self.dir_postings.get(folder, ()), NEAR))
-        for path in former:
-            near.update(dict.fromkeys(self.file_postings.get(path, ()), NEAR))
-        for path in files:
-            near.update(dict.fromkeys(self.file_postings.get(path, ()), CITES))
-        return near
+            return {}
+        records = len(self.entries)
+        weight: dict[int, float] = {}
+        get = weight.get
+        for share, postings in [
+            *((1.0, self.file_postings.get(p, ())) for p in dict.fromkeys([*files, *former])),
+            *((DIRECTORY, self.dir_postings.get(d, ())) for d in dict.fromkeys(parent(p) for p in files) if d),
+        ]:
+            if postings:
+                value = idf(len(postings), records) * share
+                weight.update(zip(postings, map(add, map(get, postings, repeat(0.0)), repeat(value)), strict=False))
+        scale = FILES * _SCALE
+        return {rank: _TIER + int(value * scale) for rank, value in weight.items()}
 
     def fit(
         self, entries: Iterable[Entry], room: int, layout: Layout, marks=None, first: int = 1, byte_room: int = 0

@@ -39,6 +39,10 @@ class Ranked:
             self._matched_set = set(self._scored)
         return self._matched_set
 
+    def scope(self) -> list[int]:
+        """The ranks of the entries in scope."""
+        return self._scope
+
     def principles_in_scope(self) -> int:
         return bisect_left(self._scope, self._first_log)
 

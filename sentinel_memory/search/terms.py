@@ -1,6 +1,11 @@
 """The terms search counts: words (lowercased, English plurals as their singular), the parts of
-identifiers and paths (snake_case, camelCase, a/b/c.py), and pairs of Korean or other CJK
-characters. The same function makes the terms of a record and of a query (docs/contract.md §4.2)."""
+identifiers and paths (snake_case, camelCase, a/b/c.py), and Korean words without their particles
+and endings, with the character pairs of their stems. The same function makes the terms of a
+record and of a query (docs/contract.md §4.2).
+
+Words that carry no subject (English function words, Korean particles and endings, the generic
+parts of a path: an extension, `src`) are no terms at all: they can neither match nor lift a
+record."""
 
 from __future__ import annotations
 
@@ -8,14 +13,56 @@ import re
 import unicodedata
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_CJK_CHAR = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]")
 _CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]{2,}")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _SIBILANT = ("ches", "shes", "sses", "xes", "zes")
+_IRREGULAR = {"does": "do", "goes": "go", "was": "was", "has": "has", "yes": "yes", "always": "always"}
+
+# English function words: they say nothing about a subject, so they are no terms.
+STOP_WORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before being
+    below between both but by can could did do doe does doing down during each either else etc even ever
+    every few for from further had has have having he her here hers him his how i if in into is it its
+    itself just let me more most much must my no nor not now of off on once only onto or other our ours
+    out over own per same shall she should so some such than that the their theirs them then there these
+    they this those though through thus to too under until up upon us very via was we were what when
+    where whether which while who whom whose why will with within without would yet you your yours
+    e g eg ie i.e""".split()
+)
+# The generic parts of a path: they name no subject (docs/contract.md §4.2).
+PATH_NOISE = frozenset(
+    """src lib libs pkg internal cmd app source sources main index init __init__ mod
+    py pyi js mjs cjs ts tsx jsx go rs java kt kts rb php c h cc cpp hpp cs swift scala m mm
+    md rst txt json yaml yml toml ini cfg lock xml html htm css scss sh bash zsh ps1 bat
+    gradle properties sql proto""".split()
+)
+# Korean particles and verb endings, longest first: stripped from the end of a Hangul word.
+_KO_ENDINGS = tuple(
+    sorted(
+        """으로부터 에서부터 이라는 이라고 에서는 에서도 으로는 으로도 에게서 까지는 부터는 하였다 했었다
+        합니다 입니다 습니다 됩니다 했습니다 됐습니다 하였음 했음 되었다 되었음 됐다 됐음 된다 하는 하고
+        하여 해서 하기 하면 한다 했다 하다 되는 되고 되어 돼서 된 할 함 됨 시키기 시킨다 시켜
+        에서 에게 한테 으로 까지 부터 처럼 보다 마다 이나 이며 이고 이다 이라 라는 라고 에는 에도
+        와의 과의 로의 의 을 를 이 가 은 는 에 와 과 도 로 만 나 며 고 요""".split(),
+        key=len,
+        reverse=True,
+    )
+)
+# Korean words and pairs that carry no subject: the particles and endings themselves, and words
+# such as 및 (and), 등 (etc.), 위해 (for).
+KO_STOP = frozenset(
+    """및 등 것 수 더 또 또는 그리고 위해 위한 통해 대한 대해 관련 경우 때 중 후 전 내 안 바 뿐 좀 잘
+    에서 으로 하다 한다 했다 하는 하고 하여 해서 하기 합니다 니다 습니다 입니 됩니 에게 까지 부터 처럼
+    이다 이라 라는 라고 에는 에도 되는 되어 된다 됐다 하였 였다 었다 았다""".split()
+)
 
 
 def stem(word: str) -> str:
     """An English plural as its singular (sessions -> session, queries -> query, matches ->
-    match); any other word as it is. Applied alike to the records and the query."""
+    match, does -> do); any other word as it is. Applied alike to the records and the query."""
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
     if len(word) <= 3 or not word.isascii() or not word.isalpha() or word[-1] != "s":
         return word
     if word.endswith("ies") and len(word) > 4:
@@ -27,27 +74,74 @@ def stem(word: str) -> str:
     return word[:-1]
 
 
-def terms(text: str) -> set[str]:
-    """The words of text, lower-cased, NFC-normalised and singular (stem); an identifier also
-    yields its parts (SESSION_COOKIE_SAMESITE: session, cookie, samesite; maxRetries: max, retry;
-    a path: its segments); Hangul and other CJK runs also yield character bigrams."""
+def korean_stem(word: str) -> str:
+    """A Hangul word without the particle or ending at its end (결제모듈을 -> 결제모듈, 서버에서 ->
+    서버), keeping at least two characters."""
+    for ending in _KO_ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 2:
+            return word[: -len(ending)]
+    return word
+
+
+def _compound(word: str) -> bool:
+    """Whether a word yields parts: snake_case, mixed case, letters with digits."""
+    return (
+        "_" in word
+        or (not word.islower() and not word.isupper() and word.isascii())
+        or (word.isalnum() and not word.isalpha() and not word.isdigit())
+    )
+
+
+_CAMEL_CASE = re.compile(r"^[a-z][a-z0-9]*[A-Z]")
+
+
+def identifier(word: str) -> bool:
+    """Whether a word is certainly an identifier, not a name such as GitHub: snake_case (parse_args,
+    SESSION_COOKIE) or camelCase starting lower-case (maxRetries), at least five characters."""
+    inner = word.strip("_")
+    return len(inner) >= 5 and inner.isascii() and ("_" in inner or bool(_CAMEL_CASE.match(inner)))
+
+
+def _keep(term: str) -> bool:
+    return bool(term) and term != "_" and term not in STOP_WORDS and term not in KO_STOP
+
+
+def words(text: str) -> list[str]:
+    """The whole words of text as terms (lower-cased, singular, a Korean word without its ending),
+    in order, stop words left out: what a match's reasons name."""
+    text = unicodedata.normalize("NFC", text)
+    out = []
+    for word in _WORD.findall(text):
+        low = word.casefold()
+        term = korean_stem(low) if _CJK_CHAR.match(low) else stem(low)
+        if _keep(term):
+            out.append(term)
+    return out
+
+
+def terms(text: str, path: bool = False) -> set[str]:
+    """The terms of text: its words (words()); an identifier also yields its parts
+    (SESSION_COOKIE_SAMESITE: session, cookie, samesite; maxRetries: max, retry); a Hangul or
+    other CJK stem also yields its character pairs. `path`: the text is paths, whose generic
+    parts (extensions, `src`, `lib`) are left out."""
     text = unicodedata.normalize("NFC", text)
     found = set()
     for word in _WORD.findall(text):
         low = word.casefold()
+        if _CJK_CHAR.match(low):
+            base = korean_stem(low)
+            found.add(base)
+            for run in _CJK.findall(base):
+                found.update(run[i : i + 2] for i in range(len(run) - 1))
+            continue
         found.add(stem(low))
-        if (
-            "_" in word
-            or (not word.islower() and not word.isupper() and word.isascii())
-            or (word.isalnum() and not word.isalpha() and not word.isdigit())
-        ):
+        if _compound(word):
             for piece in word.split("_"):
                 parts = _CAMEL.findall(piece) if piece.isascii() else [piece]
                 found.update(stem(part.casefold()) for part in parts)
-    for run in _CJK.findall(text):
-        found.update(run[i : i + 2] for i in range(len(run) - 1))
-    found.discard("_")
-    found.discard("")
+    found = {t for t in found if _keep(t)}
+    if path:
+        found -= PATH_NOISE
     return found
 
 
@@ -56,5 +150,5 @@ def record_terms(record: dict) -> tuple[set[str], set[str]]:
     topic = terms(str(record.get("topic", "")))
     cited = record.get("files")
     paths = " ".join(f for f in cited if isinstance(f, str)) if isinstance(cited, list) else ""
-    body = terms(" ".join([*(str(record.get(k, "")) for k in ("missing_context", "lesson", "ask_next_time")), paths]))
-    return topic, body
+    body = terms(" ".join(str(record.get(k, "")) for k in ("missing_context", "lesson", "ask_next_time")))
+    return topic, body | terms(paths, path=True)

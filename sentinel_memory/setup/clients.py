@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..invocation import ENTRY, EXECUTABLE
+from . import hookconfig
 
 SERVER_NAME = "sentinel-memory"
 # Where Cursor reads workflow rules: the legacy .cursorrules, or an always-applied .mdc in .cursor/rules/.
@@ -41,6 +42,8 @@ class Client:
     fix: str  # how to give the server its project, for a refusal
     names: tuple[str, ...]  # substrings of the clientInfo name the client sends
     defaults: dict = field(default_factory=dict)  # added once; a value the user changed is kept
+    hooks: Path | None = None  # the project file init writes the client hooks into (setup/hookconfig.py)
+    trust: str = ""  # the one step a user takes before the client runs a project's hooks
 
 
 CLIENTS: dict[str, Client] = {
@@ -54,6 +57,7 @@ CLIENTS: dict[str, Client] = {
             {"command": COMMAND, "args": WORKSPACE},
             'in .cursor/mcp.json give "args": ["--project", "${workspaceFolder}"] (Cursor expands it; init writes it)',
             ("cursor",),
+            hooks=Path(".cursor") / "hooks.json",
         ),
         Client(
             "vscode",
@@ -76,6 +80,7 @@ CLIENTS: dict[str, Client] = {
             'or give "--project" and the absolute path in your own (local or user scope) entry',
             ("claude",),
             {"alwaysLoad": True},
+            hooks=Path(".claude") / "settings.json",
         ),
         # Codex starts the server in the folder it runs in; the server finds the project's root from there.
         Client(
@@ -88,6 +93,9 @@ CLIENTS: dict[str, Client] = {
             'args "--project" and the absolute path in ~/.codex/config.toml',
             ("codex",),
             {"tools": {SAVING_TOOL: {"approval_mode": "approve"}}},
+            hooks=Path(".codex") / "hooks.json",
+            trust="Codex runs a project's hooks only once you trust them: run codex in the project, trust the "
+            "project when asked, then open /hooks and trust the sentinel-memory hooks (again after they change)",
         ),
         # Gemini CLI reads .gemini/settings.json in the folder it starts in and starts the server there.
         Client(
@@ -100,6 +108,9 @@ CLIENTS: dict[str, Client] = {
             'or set "cwd" to the project in ~/.gemini/settings.json',
             ("gemini",),
             {"trust": True},
+            hooks=Path(".gemini") / "settings.json",
+            trust="Gemini CLI runs a project's hooks only in a trusted folder: run gemini in the project and "
+            "trust the folder when asked (or add it to ~/.gemini/trustedFolders.json as TRUST_FOLDER)",
         ),
         Client(
             "windsurf",
@@ -182,6 +193,35 @@ def write(key: str, root: Path) -> str:
         [f"kept your {', '.join(kept)}"] if kept else []
     )
     return f"updated {shown}: server {SERVER_NAME!r}" + (f" ({'; '.join(notes)})" if notes else "") + left
+
+
+def write_hooks(key: str, root: Path) -> list[str]:
+    """Add or refresh our hooks in the client's hooks file (a user's own hooks kept); the line
+    saying what was done, and the step the user takes before the client runs them, if any."""
+    from . import configedit
+
+    client, root = CLIENTS[key], Path(root).resolve()
+    if client.hooks is None:
+        return []
+    path = root / client.hooks
+    wanted = hookconfig.definitions(COMMAND, key)
+    top = {"version": 1} if key == "cursor" else {}
+    trust = [f"note: {client.trust}"] if client.trust else []
+    try:
+        target = configedit.target(path, root)
+        data = configedit.read(target)
+        bom, text = configedit.split_bom(data) if data is not None else (b"", "")
+        new, changed = configedit.merge_json_hooks(text, wanted, hookconfig.is_ours, top)
+        if data is not None and new == text:
+            return [f"unchanged hooks in {path}"]  # the trust step was said when they were written
+        configedit.write(target, bom + new.encode("utf-8"))
+    except configedit.Refused as exc:
+        shown = json.dumps({**top, "hooks": wanted}, ensure_ascii=False)
+        return [f"left alone the hooks in {path}: {exc}; add this yourself: {shown}", *trust]
+    except RecursionError:
+        return [f"left alone the hooks in {path}: it nests deeper than a config does", *trust]
+    verb = "created" if data is None else "updated"
+    return [f"{verb} {path}: hooks {', '.join(changed)} run `{hookconfig.command(COMMAND, key)}`", *trust]
 
 
 def _merge_toml(configedit, text: str, client: Client) -> tuple[str, dict | None, str]:

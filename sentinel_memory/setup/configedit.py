@@ -86,11 +86,11 @@ def newline_of(text: str) -> str:
 
 
 class Node:
-    """A JSON value's place in the text: [start, end), and for an object its members as
-    (key, key_start, value Node)."""
+    """A JSON value's place in the text: [start, end), for an object its members as
+    (key, key_start, value Node), for an array its items (Nodes)."""
 
-    def __init__(self, start: int, end: int, members: list | None = None):
-        self.start, self.end, self.members = start, end, members
+    def __init__(self, start: int, end: int, members: list | None = None, items: list | None = None):
+        self.start, self.end, self.members, self.items = start, end, members, items
 
     def get(self, key: str) -> list[Node]:
         return [value for name, _at, value in self.members or [] if name == key]
@@ -122,6 +122,7 @@ def _value(text: str, i: int) -> tuple[Node, int]:
         return Node(i, end), end
     if c in "[{":
         members: list[tuple[str, int, Node]] | None = [] if c == "{" else None
+        items: list[Node] | None = [] if c == "[" else None
         closing, j = "]" if c == "[" else "}", _ws(text, i + 1)
         while text[j] != closing:
             if members is not None:
@@ -131,10 +132,12 @@ def _value(text: str, i: int) -> tuple[Node, int]:
             value, j = _value(text, j)
             if members is not None:
                 members.append((key, key_at, value))
+            elif items is not None:
+                items.append(value)
             j = _ws(text, j)
             if text[j] == ",":
                 j = _ws(text, j + 1)
-        return Node(i, j + 1, members), j + 1
+        return Node(i, j + 1, members, items), j + 1
     j = i
     while j < len(text) and text[j] not in ",]} \t\r\n":
         j += 1
@@ -257,6 +260,70 @@ def merge_json_entry(text: str, key: str, name: str, wanted: dict, defaults: dic
 
 def _entry_node(text: str, key: str, name: str) -> Node:
     return scan(text).get(key)[0].get(name)[0]
+
+
+def merge_json_hooks(text: str, wanted: dict[str, list], ours, top: dict) -> tuple[str, list[str]]:
+    """(the new text, the events whose hooks changed) with our hook group in each event's list
+    under "hooks": a group of ours (ours(group) is true) replaced in place when it differs, else
+    ours appended after the user's groups, which stay byte for byte; `top` members added when
+    absent (Cursor's "version"). Refused when the text is not a JSON object whose "hooks" is an
+    object of lists."""
+    try:
+        json.loads(text or "{}")
+    except RecursionError:
+        raise Refused("it nests deeper than a config does") from None
+    except ValueError as exc:
+        raise Refused(f"it is not plain JSON ({exc}; a file with comments is not rewritten)") from None
+    if not text.strip():
+        text = "{}\n"
+    root = scan(text)
+    if root.members is None:
+        raise Refused("it is not a JSON object")
+    for key, value in top.items():
+        if _single(root, key, "the file") is None:
+            text = set_member(text, root, key, value)
+            root = scan(text)
+    changed: list[str] = []
+    if _single(root, "hooks", "the file") is None:
+        return set_member(text, root, "hooks", wanted), list(wanted)
+    for event, groups in wanted.items():
+        hooks = _single(scan(text), "hooks", "the file")
+        if hooks is None or hooks.members is None:
+            raise Refused("its 'hooks' is not an object")
+        current = _single(hooks, event, "'hooks'")
+        if current is None:
+            text = set_member(text, hooks, event, groups)
+            changed.append(event)
+            continue
+        if current.items is None:
+            raise Refused(f"its hooks for {event!r} are not a list")
+        before = text
+        for group in groups:
+            text = _put_group(text, event, group, ours)
+        if text != before:
+            changed.append(event)
+    return text, changed
+
+
+def _put_group(text: str, event: str, group: dict, ours) -> str:
+    listed = scan(text).get("hooks")[0].get(event)[0]
+    items = listed.items or []
+    unit, newline = indent_unit(text), newline_of(text)
+    inline = "\n" not in text[listed.start : listed.end]
+    for node in items:
+        if ours(json.loads(text[node.start : node.end])):
+            if json.loads(text[node.start : node.end]) == group:
+                return text
+            indent = _line_indent(text, node.start)
+            return text[: node.start] + _render(group, unit, indent, newline, inline) + text[node.end :]
+    if not items:
+        hooks = scan(text).get("hooks")[0]
+        return set_member(text, hooks, event, [group])
+    last = items[-1]
+    if inline:
+        return text[: last.end] + ", " + _render(group, unit, "", newline, True) + text[last.end :]
+    indent = _line_indent(text, last.start)
+    return text[: last.end] + f",{newline}{indent}" + _render(group, unit, indent, newline, False) + text[last.end :]
 
 
 # ------------------------------------------------------------------------------ TOML, tomlkit

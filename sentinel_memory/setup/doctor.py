@@ -71,6 +71,7 @@ def check(root: ProjectRoot) -> list[tuple[str, str]]:
     if active is not None:
         out.append((OK if active else WARN, sentence))
     out += _client(root.path)
+    out += _hooks(root.path)
     return out
 
 
@@ -315,6 +316,51 @@ def _client(root: Path) -> list[tuple[str, str]]:
                 "check cannot see it), or configure your client (docs/clients.md)",
             )
         )
+    return out
+
+
+def _hooks(root: Path) -> list[tuple[str, str]]:
+    """Per client whose hooks file holds ours: every event there, the command this machine can
+    start, a run of each on a sample event in a scratch project (its answer in the client's shape),
+    and the trust step the client asks for first."""
+    import json
+
+    from . import configedit, hookconfig
+
+    out = []
+    for client in CLIENTS.values():
+        if client.hooks is None or not (root / client.hooks).exists():
+            continue
+        path = root / client.hooks
+        try:
+            data = configedit.read(configedit.target(path, root))
+            hooks = json.loads(data or b"{}").get("hooks")
+        except (configedit.Refused, ValueError, AttributeError, RecursionError) as exc:
+            out.append((WARN, f"{path}: its hooks could not be read ({str(exc)[:120]})"))
+            continue
+        wanted = hookconfig.definitions(COMMAND, client.key)
+        ours = {
+            event: next((g for g in groups if hookconfig.is_ours(g)), None)
+            for event, groups in (hooks.items() if isinstance(hooks, dict) else ())
+            if isinstance(groups, list)
+        }
+        present = [event for event in wanted if ours.get(event)]
+        if not present:
+            continue
+        missing = [event for event in wanted if event not in present]
+        if missing:
+            out.append((WARN, f"{path} lacks our hook for {', '.join(missing)}: run {SELF} init --client {client.key}"))
+        group: dict = ours[present[0]] or {}
+        entry = group["hooks"][0] if isinstance(group.get("hooks"), list) else group
+        words = hookconfig.hook_words(entry.get("command")) or []
+        wrong = hookconfig.probe([*ENTRY, *words], client.key)
+        if wrong:
+            out.append((FAIL, f"{client.title}'s hooks in {path} did not answer in its shape: {'; '.join(wrong)}"))
+        else:
+            moments = "session start, write, stop" if client.key == "cursor" else "prompt, write, stop"
+            out.append((OK, f"{client.title}'s hooks in {path} answer in its shape ({moments})"))
+        if client.trust:  # said, not warned: doctor cannot see the client's own trust records
+            out.append((OK, client.trust))
     return out
 
 

@@ -160,12 +160,21 @@ def rules_files(root: Path, rules: str | None = None) -> list[str]:
 
 
 def init(
-    root: Path, agents_md: bool = False, clients: tuple[str, ...] = ("cursor",), rules: str | None = None
+    root: Path,
+    agents_md: bool = False,
+    clients: tuple[str, ...] = ("cursor",),
+    rules: str | None = None,
+    hooks: bool = True,
 ) -> list[str]:
     """Prepare the project for the given clients; returns one line per thing done or left alone.
-    rules: "cursorrules" or "mdc" (Cursor's .cursor/rules/*.mdc); None picks what the project uses."""
+    rules: "cursorrules" or "mdc" (Cursor's .cursor/rules/*.mdc); None picks what the project uses.
+    hooks: also write the client hooks beside the MCP entry, where the client has them."""
     root = Path(root).resolve()
-    report = [table.write(name, root) for name in dict.fromkeys(clients)]
+    report = []
+    for name in dict.fromkeys(clients):
+        report.append(table.write(name, root))
+        if hooks:
+            report += table.write_hooks(name, root)
     warning = on_path()
     if warning and any(table.CLIENTS[name].config is not None for name in clients):
         report.append(warning)

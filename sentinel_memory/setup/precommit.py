@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import subprocess
 from pathlib import Path
 
+from ..errors import StorageError
 from ..git import command as gitcmd, drivers
 from ..record.contextdir import QUARANTINE_FILE
 from ..record.store import MEMORY_FILE
@@ -104,12 +106,40 @@ def _manager(root: Path, directory: Path | None) -> tuple[str, Path, str] | None
 
 def _runs_check(path: Path) -> bool:
     try:
-        return (
-            b"scan --staged" in path.read_bytes()[:MAX_HOOK_BYTES]
-            or HOOK_ID.encode() in path.read_bytes()[:MAX_HOOK_BYTES]
-        )
+        data = _read_hook(path) or b""
     except OSError:
         return False
+    return b"scan --staged" in data or HOOK_ID.encode() in data
+
+
+class NotRegular(OSError):
+    """A hook or a hook manager's file that is not a regular file (a FIFO, a device, a folder)."""
+
+
+def _read_hook(path: Path) -> bytes | None:
+    """The first MAX_HOOK_BYTES + 1 bytes of a hook (links followed), or None when there is none.
+    Only a regular file is read: its type is checked before it is opened, and it is opened without
+    waiting, so a FIFO planted in the hooks folder never blocks init or doctor (NotRegular)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        raise NotRegular(0, "it is not a regular file (a FIFO, a device or a folder)")
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped since the check
+            raise NotRegular(0, "it is not a regular file (a FIFO, a device or a folder)")
+        chunks, size = [], 0
+        while size <= MAX_HOOK_BYTES:
+            chunk = os.read(fd, MAX_HOOK_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _git_dir(root: Path) -> Path | None:
@@ -165,7 +195,9 @@ def install(root: Path, *command: str) -> str:
     real = Path(os.path.realpath(hook))
     how = f"add a step that runs `{' '.join(command)} scan --staged` and stops the commit when it exits 1"
     try:
-        data = real.read_bytes()[: MAX_HOOK_BYTES + 1] if real.exists() else None
+        data = _read_hook(real)
+    except NotRegular as exc:
+        return f"left alone {hook}: {exc.strerror}; {how}"
     except OSError as exc:
         return f"left alone {hook}: it cannot be read ({exc.strerror}); {how}"
     if data is not None and len(data) > MAX_HOOK_BYTES:
@@ -223,7 +255,9 @@ def status(root: Path) -> tuple[bool | None, str]:
     hook = directory / "pre-commit"
     real = Path(os.path.realpath(hook))
     try:
-        data = real.read_bytes()[:MAX_HOOK_BYTES]
+        data = _read_hook(real)
+    except NotRegular as exc:
+        return False, f"no pre-commit credential check in {hook}: {exc.strerror}; remove it and run init"
     except OSError:
         data = None
     if data is None or BEGIN.encode() not in data:
@@ -241,13 +275,49 @@ def status(root: Path) -> tuple[bool | None, str]:
 
 
 def staged_findings(root: Path) -> list[Finding]:
-    """The credentials in .context/'s memory and quarantine files as staged for the next commit."""
+    """The credentials in .context/'s memory and quarantine files as staged for the next commit.
+    Fails closed: when what is staged cannot be read (git missing, failing or out of time), it
+    raises StorageError, which stops the commit; a file that is not staged is empty."""
+    names = {f".context/{name}": name for name in (MEMORY_FILE, QUARANTINE_FILE)}
+    listed = _git(root, "ls-files", "--stage", "-z", "--", *names, index=_commit_index(root))
+    blobs: dict[str, str] = {}
+    for entry in listed.split(b"\0"):
+        info, tab, path = entry.partition(b"\t")
+        fields = info.split()
+        if tab and len(fields) == 3 and fields[2] == b"0" and path.decode("utf-8", "replace") in names:
+            blobs[names[path.decode()]] = fields[1].decode("ascii", "replace")
+    staged = {name: _git(root, "cat-file", "blob", blob) for name, blob in blobs.items()}
+    return scan_bytes(staged.get(MEMORY_FILE, b""), staged.get(QUARANTINE_FILE, b""), MEMORY_FILE)
 
-    def staged(name: str) -> bytes:
-        try:
-            result = gitcmd.run("show", *gitcmd.DIFF_OPTIONS, f":.context/{name}", cwd=root)
-        except (OSError, subprocess.SubprocessError):
-            return b""
-        return result.stdout if result.returncode == 0 else b""
 
-    return scan_bytes(staged(MEMORY_FILE), staged(QUARANTINE_FILE), MEMORY_FILE)
+def _commit_index(root: Path) -> str | None:
+    """The index of the commit being made, as git gives it to the pre-commit hook (`commit -a` and
+    `commit <paths>` stage into an index of their own), when it is one of this repository's: git
+    runs for the project's own repository whatever the environment says (git/command.py)."""
+    given = os.environ.get("GIT_INDEX_FILE")
+    common = _git_dir(root) if given else None
+    if not given or common is None:
+        return None
+    index = Path(os.path.realpath(given))  # relative: to the folder git runs the hook in, ours
+    return str(index) if index.is_relative_to(common) else None
+
+
+def _git(root: Path, *args: str, index: str | None = None) -> bytes:
+    """git's output, or StorageError saying why what is staged could not be read."""
+    try:
+        result = gitcmd.run(*args, cwd=root, index=index)
+    except subprocess.TimeoutExpired as exc:
+        why = f"git {args[0]} did not finish in {exc.timeout:g} s"
+    except gitcmd.GitWouldWait as exc:
+        why = str(exc)
+    except (OSError, subprocess.SubprocessError) as exc:
+        why = f"git could not run ({exc})"
+    else:
+        if result.returncode == 0:
+            return result.stdout
+        said = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        why = f"git {args[0]} failed ({said[-1] if said else f'exit {result.returncode}'})"
+    raise StorageError(
+        f"the staged .context/ could not be read for the credential check: {why}; the commit was stopped. "
+        "Fix what git says and commit again; to commit anyway: git commit --no-verify."
+    )

@@ -20,6 +20,7 @@ is already taken by another record, the one logged or updated last is kept, as f
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -56,11 +57,8 @@ def scan_bytes(memory: bytes, quarantine: bytes, name: str = "memory_log.jsonl")
 def findings(snap: Snapshot, memory_lines: list[bytes], quarantine_lines: list[bytes], name: str) -> list[Finding]:
     found = []
     for rid in sorted(snap.records):
-        record = snap.records[rid].record
-        for field, strict in STRICT_ONLY.items():
-            value = record.get(field)
-            if isinstance(value, str):
-                found += [Finding(rid, field, name) for name in rules_hit(value, strict_only=strict)]
+        for field, value, strict in _strings(snap.records[rid].record):
+            found += [Finding(rid, field, rule) for rule in rules_hit(value, strict_only=strict)]
     unreadable = set(snap.unreadable)
     for file, lines, only_unreadable in ((name, memory_lines, True), (QUARANTINE_FILE, quarantine_lines, False)):
         numbered = [
@@ -146,13 +144,83 @@ def _text(line: bytes) -> str:
     return line.decode("utf-8", "surrogateescape")
 
 
+def _strict(field: str) -> bool:
+    """Whether only the strict rules apply to what a record holds under a top-level key: the short
+    fields' own rule (§6); every rule for everything else, which no write of ours checked."""
+    return STRICT_ONLY.get(field, False)
+
+
+def _strings(record: dict) -> Iterator[tuple[str, str, bool]]:
+    """Every string a record holds, wherever it is (a known field, an unknown or nested one, a
+    meta key or value, a `files` entry, a list where a string belongs, the keys too): (where,
+    the string, whether only the strict rules apply). Walked without recursion: a line may nest
+    as deep as the JSON reader allows."""
+    stack: list[tuple[str, object, bool]] = [(str(key), value, _strict(str(key))) for key, value in record.items()]
+    stack.reverse()
+    for key in record:
+        if isinstance(key, str) and key not in STRICT_ONLY:
+            yield "key", key, False
+    while stack:
+        where, value, strict = stack.pop()
+        if isinstance(value, str):
+            yield where, value, strict
+        elif isinstance(value, dict):
+            items = list(value.items())
+            for key, _ in items:
+                yield _place(where, "key"), str(key), strict
+            stack += [(_place(where, str(key)), item, strict) for key, item in reversed(items)]
+        elif isinstance(value, list):
+            stack += [(f"{where}[{n}]", item, strict) for n, item in reversed(list(enumerate(value)))]
+
+
+def _place(where: str, key: str) -> str:
+    """A nested place's name for a report, e.g. meta.origin; kept short (a path may nest deep)."""
+    name = f"{where}.{key}"
+    return name if len(name) <= 80 else name[:38] + "..." + name[-39:]
+
+
+def _redact_all(value, strict: bool) -> tuple[object, int]:
+    """value with every string in it redacted (dict keys too), built without recursion; and how
+    many values went."""
+    count = 0
+
+    def one(text: str) -> str:
+        nonlocal count
+        text, n = redact(text, strict_only=strict)
+        count += n
+        return text
+
+    if not isinstance(value, (dict, list)):
+        return (one(value) if isinstance(value, str) else value), count
+    top: dict | list = {} if isinstance(value, dict) else []
+    stack: list[tuple[dict | list, dict | list]] = [(value, top)]
+    while stack:
+        source, target = stack.pop()
+        for key, item in source.items() if isinstance(source, dict) else enumerate(source):
+            if isinstance(item, (dict, list)):
+                child: object = {} if isinstance(item, dict) else []
+                stack.append((item, child))  # type: ignore[arg-type]  # a dict or a list, as made
+            else:
+                child = one(item) if isinstance(item, str) else item
+            if isinstance(target, dict):
+                target[one(key) if isinstance(key, str) else key] = child
+            else:
+                target.append(child)
+    return top, count
+
+
 def _redacted(record: dict) -> tuple[dict, int]:
-    """The record with its fields redacted and re-identified; and how many values went."""
-    out, count = dict(record), 0
-    for field, strict in STRICT_ONLY.items():
-        if isinstance(out.get(field), str):
-            out[field], n = redact(out[field], strict_only=strict)
+    """The record with every string in it redacted (as `_strings` lists them) and re-identified;
+    and how many values went."""
+    out: dict = {}
+    count = 0
+    for field, value in record.items():
+        key = field
+        if field not in STRICT_ONLY:
+            key, n = redact(field)
             count += n
+        out[key], n = _redact_all(value, _strict(field))
+        count += n
     if not count:
         return record, 0
     type_ = out.get("type", "log")

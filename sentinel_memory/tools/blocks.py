@@ -134,6 +134,17 @@ def plural(n: int, word: str) -> str:
     return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
+ECHO_LIMIT = 200  # characters of a caller's query or topic an answer repeats
+
+
+def echoed(text: str) -> str:
+    """A query or topic as an answer repeats it: cut to ECHO_LIMIT characters, saying how long it
+    was, so a 1 MB argument does not come back whole (the answer's bound, docs/contract.md §4.6)."""
+    if len(text) <= ECHO_LIMIT:
+        return text
+    return f"{text[:ECHO_LIMIT]}... ({len(text):,} characters)"
+
+
 # The token estimate, fitted to cl100k on the blocks of memories built from four projects' commit
 # history and on Korean records (bench/search_quality.py checks it): per 1,000 characters of each
 # kind, in thousandths of a token. An ASCII character, plus a run of ASCII letters (a word), a

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..invocation import SELF
 from ..record.records import count_types, is_principle, meta_of, versioned
-from .blocks import STALE_ADVICE, estimate_tokens, field_line, plural, stale_line
+from .blocks import STALE_ADVICE, echoed, estimate_tokens, field_line, plural, stale_line
 from .render import BUDGET_ENV, SHALLOW_NOTE, read_notes
 
 if TYPE_CHECKING:  # the operation's result, for annotations only
@@ -27,7 +27,9 @@ def compact_answer(c: Compaction) -> str:
     out += read_notes(c.snapshot)
     if not c.groups:
         out.append(
-            f'No records with topic exactly "{c.topic}".' if c.topic else "The memory is empty; nothing to compact."
+            f'No records with topic exactly "{echoed(c.topic)}".'
+            if c.topic
+            else "The memory is empty; nothing to compact."
         )
         return "\n\n".join(out)
     if c.stale:

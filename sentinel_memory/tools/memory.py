@@ -1,5 +1,5 @@
-"""The operations behind the three tools: search (and the commands' `matching`), upsert (log),
-compact (read-only), with the stale marks they show. cli/maintenance.py holds the operations only the
+"""The operations behind the three tools: search (with the hooks' `strong_matches` and the commands'
+`ranked_matches`), upsert (log), compact (read-only), with the stale marks they show. cli/maintenance.py holds the operations only the
 commands for people use.
 
 Each takes the memory file's path and plain arguments and returns a typed result (tools/outcomes.py);
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import InvalidInput
@@ -21,6 +22,7 @@ from ..record import citations, revise, store
 from ..record.records import NOTHING_SAVED, Entry, normalize, prepare, recency, revision
 from ..record.snapshot import Snapshot
 from ..search import index
+from ..search.match import STRONG, Match, Query
 from ..search.topics import group_by_topic, similar_groups
 from . import blocks, render
 from .outcomes import Compaction, Found, Logged
@@ -39,6 +41,8 @@ MAX_BYTES = 38_000
 SMALL_ANSWER = render.SMALL_ANSWER
 FOCUS_ANSWER = render.FOCUS_ANSWER
 MATCH_ROOM = 1_500
+MEASURED = 12  # the first matching records listed whose match strength the answer's header weighs
+CANDIDATES = 30  # the best-ranked matching records strong_matches measures
 MIN_BLOCK = 15  # estimated tokens of the shortest block a record can have
 NOTICE_ALLOWANCE = 200  # the left-out and compact-required notices
 STALE_NOTE_ALLOWANCE = 60  # the note that counts the stale records listed, when marks are possible
@@ -200,16 +204,57 @@ def search(path: Path, query: str = "", topic: str | None = None, files: object 
     if check is not None:
         found.stale = sum(1 for e in shown if check.lines.get(e))
         found.shallow = check.shallow
+    if (query or "").strip() or asked:  # a query of stop words only matches nothing
+        measured = Query.of(query or "", asked, former)
+        number = {e: n for n, e in enumerate(shown, 1)}
+        best = (
+            number[e] for _, e in zip(range(len(number) + MEASURED), ranked.matching(), strict=False) if e in number
+        )
+        found.strong = sorted(
+            n
+            for _, n in zip(range(MEASURED), best, strict=False)
+            if search_index.measure(shown[n - 1], measured).strong
+        )
     return found
 
 
-def matching(path: Path, query: str = "", topic: str | None = None) -> tuple[list[dict], int]:
-    """(the records in scope that hold a word of the query, best first — all of them, in search
-    order, without a query; how many records are in scope)."""
-    snap, query_terms = store.read(path), index.terms(query or "")
-    ranked = index.index_of(snap).ranked(query_terms, _topic(topic))
-    everything = [e.record for e in ranked.best_first()]
-    return ([e.record for e in ranked.matching()] if query_terms else everything), len(everything)
+def strong_matches(path: Path, query: str, files: Sequence[str] = (), limit: int = 3) -> list[Match]:
+    """The records that match the query and the files (paths about to be read or written) strongly
+    (search/match.py: STRONG), the strongest first, at most `limit`. Read-only and cheap: the kept
+    index, the best-ranked CANDIDATES measured. A bad path is refused as search refuses it."""
+    root = Path(path).parent.parent
+    asked = citations.asked(root, list(files))
+    snap = store.read(path)
+    query_terms = index.terms(query or "")
+    if not snap.records or not (query_terms or asked) or limit < 1:
+        return []
+    search_index = index.index_of(snap)
+    check = checker(path, snap) if asked else None
+    former = check.former_names(asked) if check is not None else ()
+    ranked = search_index.ranked(query_terms, None, asked, former)
+    measured = Query.of(query or "", asked, former)
+    found = [search_index.measure(e, measured) for _, e in zip(range(CANDIDATES), ranked.matching(), strict=False)]
+    strong = sorted((m for m in found if m.strength >= STRONG), key=lambda m: -m.strength)
+    return strong[:limit]
+
+
+def ranked_matches(
+    path: Path, query: str = "", topic: str | None = None, files: object = None
+) -> tuple[list[Match], int]:
+    """(every record in scope that matches the query or the files, best first, with how strongly
+    and why; how many records are in scope): the command line's search --json and --file."""
+    root = Path(path).parent.parent
+    asked = citations.asked(root, files)
+    snap = store.read(path)
+    search_index = index.index_of(snap)
+    check = checker(path, snap) if asked else None
+    former = check.former_names(asked) if check is not None else ()
+    query_terms = index.terms(query or "")
+    ranked = search_index.ranked(query_terms, _topic(topic), asked, former)
+    measured = Query.of(query or "", asked, former)
+    if (query or "").strip() or asked:  # a query of stop words only matches nothing
+        return [search_index.measure(e, measured) for e in ranked.matching()], len(ranked.scope())
+    return [Match(e.record, 0.0) for e in ranked.best_first()], len(ranked.scope())
 
 
 # ------------------------------------------------------------------------------------------- log

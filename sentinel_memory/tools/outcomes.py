@@ -39,6 +39,7 @@ class Found:
     cut: bool = False  # the budget, not the focus, stopped the listing
     stale: int = 0  # of the records listed, how many carry a stale mark
     shallow: bool = False  # the marks come from a shallow clone's history (render.SHALLOW_NOTE)
+    strong: list[int] | None = None  # the numbers of the listed blocks that match strongly (None: no query)
 
     @property
     def all_logs(self) -> int:

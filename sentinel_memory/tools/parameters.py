@@ -67,7 +67,8 @@ SEARCH_MEMORY = _table(
     Parameter(
         "files",
         f"The files you are about to read or change, {_FILES_ABOUT}; they need not exist yet). Records citing "
-        "them come first, then those citing their directory or their names before a git rename.",
+        "them come first (a file few records cite weighs more; its name before a git rename counts as it), then "
+        "those citing a file in their directories.",
         f"a file you are about to read or change (repeat for several, at most {MAX_FILES})",
         None,
     ),

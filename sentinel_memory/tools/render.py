@@ -18,6 +18,7 @@ from .blocks import (  # noqa: F401 (those of a record's block this module does 
     STALE_ADVICE,
     card,
     day,
+    echoed,
     estimate_tokens,
     field_line,
     files_line,
@@ -142,25 +143,46 @@ def read_notes(snap: Snapshot) -> list[str]:
 # ------------------------------------------------------------------------------- search_memory
 
 
+def strength_line(found: Found) -> str:
+    """Which listed records match strongly (docs/contract.md §4.2), or that none does."""
+    if found.strong is None:
+        return ""
+    if found.strong:
+        numbers = ", ".join(f"#{n}" for n in found.strong)
+        return f"Strong matches: {numbers} ({STRONG_MEANS})."
+    return (
+        f"Nothing matches strongly ({STRONG_MEANS}): the records below share only common words or "
+        "nearby files with the request, so none of them may bear on this task."
+    )
+
+
+STRONG_MEANS = "they cite a file asked about, or hold an identifier, the exact topic or rare words of the query"
+
+
 def _search_head(found: Found) -> str:
     order = []
     if found.files:
         order.append(f"those citing {', '.join(found.files)} (then their directories) first")
     if found.ordered:
-        order.append(f'most relevant to "{found.query}" first')
+        order.append(f'the best matches for "{echoed(found.query)}" first')
     if not order:
         order.append("principles first, newest first")
-    scope = f' with topic "{found.topic}"' if found.topic else ""
+    scope = f' with topic "{echoed(found.topic)}"' if found.topic else ""
+    strength = strength_line(found)
     return (
         f"[memory_log - {plural(found.total, 'record')}{scope}: "
         f"{plural(found.logs, 'log')}, {plural(found.principles, 'principle')}; {'; '.join(order)}]\n"
-        f"File: {found.path}\n{DATA_NOT_INSTRUCTIONS}\n{LEGEND}"
+        + (f"{strength}\n" if strength else "")
+        + f"File: {found.path}\n{DATA_NOT_INSTRUCTIONS}\n{LEGEND}"
     )
+
+
+STRENGTH_ALLOWANCE = 80  # the strength line, written once the listing is known
 
 
 def search_overhead(found: Found) -> int:
     """Estimated tokens of the answer's header and notes, which the budget must leave room for."""
-    return estimate_tokens(_search_head(found) + "".join(read_notes(found.snapshot)))
+    return estimate_tokens(_search_head(found) + "".join(read_notes(found.snapshot))) + STRENGTH_ALLOWANCE
 
 
 NOTICE_BYTES = 4_000  # room kept for the notices at the end (the left-out notice names up to 12 topics)
@@ -168,7 +190,7 @@ NOTICE_BYTES = 4_000  # room kept for the notices at the end (the left-out notic
 
 def search_overhead_bytes(found: Found) -> int:
     """UTF-8 bytes of the answer's header and notes, and room for the notices at its end."""
-    return len((_search_head(found) + "".join(read_notes(found.snapshot))).encode("utf-8")) + NOTICE_BYTES
+    return len((_search_head(found) + "".join(read_notes(found.snapshot))).encode("utf-8")) + NOTICE_BYTES + 400
 
 
 def search_answer(found: Found) -> str:
@@ -179,7 +201,7 @@ def search_answer(found: Found) -> str:
             topics = sorted({str(e.record.get("topic")) for e in snap.records.values()})
             shown = ", ".join(topics[:30]) + (" ..." if len(topics) > 30 else "")
             head = (
-                f'No records with topic exactly "{found.topic}" in {found.path} '
+                f'No records with topic exactly "{echoed(found.topic)}" in {found.path} '
                 f"({plural(len(snap.records), 'record')} under other topics: {shown}). "
                 "Call search_memory without topic to see them all."
             )

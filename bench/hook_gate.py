@@ -1,0 +1,255 @@
+"""How well the prompt hook's gate picks what to put in front of the model, on memories built from
+the real commit history of public repositories. Prints one table; asserts nothing; fetches nothing.
+
+    .venv/bin/python bench/hook_gate.py GITDIR [GITDIR ...] [--sizes 300,1000] [--tasks 60]
+        [--client claude] [--time SECONDS]
+
+GITDIR is a git directory read with `git log` (bench/search_quality.py's kind; its records, its
+definitions). At size N the memory is the N commits that end --later commits before the newest
+one, written into a scratch project that also holds the files those records cite (small
+placeholders, as a checkout would have them: the hook counts a path a prompt names only when the
+file exists; --no-files leaves them out). Then the real hook command, `server.py hook --client C`, one
+process per prompt (a new session each, its state in a scratch folder), is given the client's
+prompt event:
+  related    the subjects of the commits after the memory whose task has relevant lessons (the
+             memory's commits that changed one of the task's files, changelog-like and very common
+             files left out, as search_quality.py defines them), the first --tasks of them;
+             hit = at least one relevant record injected
+  unrelated  --tasks subjects of the next repository given (the last one's: the first's);
+             any = anything injected at all
+Targets (issue 30): related hit >= 50 %, unrelated any <= 5 %.
+Also per row: fired (related prompts that got anything), srch@3 (the reference: related prompts
+whose search_memory answer for the same words lists a relevant record among its first three, what
+a gate that always fired would reach), records injected per related prompt (mean), and the hook's wall time per spawn
+(median, 95th percentile) with the count of runs that took 1 s or more (the hook's default time
+bound: with it, those print nothing by design). --time raises the bound so that the gate is
+measured apart from the machine's load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+import client_hooks  # noqa: E402
+import search_quality as sq  # noqa: E402  (puts the repository root on sys.path)
+
+# The checkout whose server.py runs the hook (default: this one)
+PRODUCT = Path(os.environ.get("SM_PRODUCT", str(sq.ROOT)))
+_ID = re.compile(r"\b[0-9a-f]{16}\b")
+EVENTS = {"claude": "UserPromptSubmit", "codex": "UserPromptSubmit", "gemini": "BeforeAgent"}
+
+
+def name_of(gitdir: str) -> str:
+    path = Path(gitdir).resolve()
+    return path.parent.name if path.name in ("repo", ".git") else path.name
+
+
+def related_tasks(
+    commits: list[dict], common: set[str], window_ids: list[tuple[dict, str]], end: int, wanted: int
+) -> list[tuple[str, set[str]]]:
+    by_file: dict[str, set[str]] = {}
+    for c, rid in window_ids:
+        for f in c["files"]:
+            if f not in common:
+                by_file.setdefault(f, set()).add(rid)
+    tasks = []
+    for c in commits[end:]:
+        own = [f for f in dict.fromkeys(c["files"]) if f not in common]
+        relevant = set().union(*(by_file.get(f, set()) for f in own)) if own else set()
+        if relevant:
+            tasks.append((c["subject"], relevant))
+        if len(tasks) >= wanted:
+            break
+    return tasks
+
+
+def hook(client: str, project: Path, state: Path, prompt: str, bound: str | None) -> tuple[str, float]:
+    """(what the hook printed, its wall time from spawn to exit in seconds)."""
+    event = {"session_id": str(uuid.uuid4()), "cwd": str(project), "hook_event_name": EVENTS[client], "prompt": prompt}
+    if client != "gemini":
+        event.update(transcript_path="", permission_mode="default")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["SENTINEL_MEMORY_HOOK_STATE"] = str(state)
+    if bound is not None:
+        env["SENTINEL_MEMORY_HOOK_TIME"] = bound
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, str(PRODUCT / "server.py"), "hook", "--client", client],
+        input=json.dumps(event).encode(),
+        capture_output=True,
+        cwd=project,
+        env=env,
+        timeout=30,
+    )
+    return done.stdout.decode("utf-8", "replace"), time.perf_counter() - start
+
+
+def injected(out: str) -> tuple[str, set[str]]:
+    """The text the hook put before the prompt, and the record ids in it."""
+    if not out.strip():
+        return "", set()
+    try:
+        reply = json.loads(out)
+    except ValueError:
+        return "", set()
+    text = ((reply.get("hookSpecificOutput") or {}).get("additionalContext")) if isinstance(reply, dict) else None
+    if not isinstance(text, str):
+        return "", set()
+    return text, set(_ID.findall(text))
+
+
+def run(histories, sizes, wanted, later, client, bound, examples, files=True) -> list[dict]:
+    rows = []
+    deadline = 1.0  # the product's default time bound: runs this long would print nothing by default
+    for k, (name, commits, common) in enumerate(histories):
+        _, foreign, _ = histories[(k + 1) % len(histories)]
+        unrelated = [c["subject"] for c in foreign[-wanted:]]
+        for size in sizes:
+            end = len(commits) - later
+            window = commits[max(0, end - size) : end]
+            entries = [sq.record_of(c, common) for c in window]
+            tasks = related_tasks(commits, common, list(zip(window, [e.id for e in entries], strict=True)), end, wanted)
+            scratch = Path(tempfile.mkdtemp(prefix="sm-gate-"))
+            try:
+                project = scratch / "app"
+                subprocess.run(["git", "init", "-q", "-b", "main", str(project)], check=True)
+                sq.write_memory(project, entries)
+                if files:
+                    client_hooks.materialize(project, entries)
+                ids = {e.id for e in entries}
+                times, hits, counts, anys, slow, fired, top3 = [], 0, [], 0, 0, 0, 0
+                from sentinel_memory.tools import answers as tools
+
+                shown_example = False
+                for prompt, relevant in tasks:
+                    out, took = hook(client, project, scratch / "state", prompt, bound)
+                    times.append(took)
+                    slow += took >= deadline
+                    text, got = injected(out)
+                    got &= ids
+                    counts.append(len(got))
+                    fired += bool(text)
+                    # the reference: search_memory's first three records for the same words
+                    top3 += bool(set(sq.ids_in(tools.search(sq.memory_path(project), prompt))[0][:3]) & relevant)
+                    if got & relevant:
+                        hits += 1
+                        if examples and not shown_example:
+                            print(f"--- {name} {size}: prompt {prompt!r} received:\n{text}\n", flush=True)
+                            shown_example = True
+                for prompt in unrelated:
+                    out, took = hook(client, project, scratch / "state", prompt, bound)
+                    times.append(took)
+                    slow += took >= deadline
+                    text, got = injected(out)
+                    if text:
+                        anys += 1
+                        if examples:
+                            print(f"--- {name} {size}: UNRELATED prompt {prompt!r} received:\n{text}\n", flush=True)
+                times.sort()
+                rows.append(
+                    {
+                        "repo": name,
+                        "size": size,
+                        "related": len(tasks),
+                        "hit": hits / max(1, len(tasks)),
+                        "fired": fired / max(1, len(tasks)),
+                        "top3": top3 / max(1, len(tasks)),
+                        "records": statistics.mean(counts) if counts else 0.0,
+                        "unrelated": len(unrelated),
+                        "any": anys / max(1, len(unrelated)),
+                        "median_ms": statistics.median(times) * 1000,
+                        "p95_ms": times[int(0.95 * (len(times) - 1))] * 1000,
+                        "at_bound": slow,
+                        "runs": len(times),
+                    }
+                )
+                r = rows[-1]
+                print(
+                    f"{name:<22} {size:>5} {r['related']:>4} {r['hit']:>6.0%} {r['fired']:>6.0%} {r['top3']:>6.0%} "
+                    f"{r['records']:>5.2f} {r['unrelated']:>4} "
+                    f"{r['any']:>6.0%} {r['median_ms']:>7.0f} {r['p95_ms']:>7.0f} {r['at_bound']:>4}",
+                    flush=True,
+                )
+            finally:
+                shutil.rmtree(scratch, ignore_errors=True)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("gitdirs", nargs="+")
+    parser.add_argument("--sizes", default="300,1000")
+    parser.add_argument("--tasks", type=int, default=60)
+    parser.add_argument("--later", type=int, default=400, help="commits kept after the memory for tasks")
+    parser.add_argument("--client", default="claude", choices=sorted(EVENTS))
+    parser.add_argument(
+        "--time", help="the hook's time bound in seconds (SENTINEL_MEMORY_HOOK_TIME); default: the product's"
+    )
+    parser.add_argument(
+        "--no-files",
+        action="store_true",
+        help="leave the project without the files the memory cites (placeholders by default)",
+    )
+    parser.add_argument(
+        "--examples", action="store_true", help="print what one hit and every unrelated injection put before the prompt"
+    )
+    args = parser.parse_args(argv)
+    started = time.monotonic()
+    histories = []
+    for gitdir in args.gitdirs:
+        commits = sq.history(gitdir)
+        histories.append((name_of(gitdir), commits, sq.common_files(commits)))
+    print(
+        f"{'repository':<22} {'size':>5} {'rel':>4} {'hit':>6} {'fired':>6} {'srch@3':>6} {'recs':>5} {'unr':>4} {'any':>6} "
+        f"{'med ms':>7} {'p95 ms':>7} {'>=1s':>4}",
+        flush=True,
+    )
+    rows = run(
+        histories,
+        list(map(int, args.sizes.split(","))),
+        args.tasks,
+        args.later,
+        args.client,
+        args.time,
+        args.examples,
+        not args.no_files,
+    )
+    print()
+    for size in sorted({r["size"] for r in rows}):
+        some = [r for r in rows if r["size"] == size]
+        related = sum(r["related"] for r in some)
+        unrelated = sum(r["unrelated"] for r in some)
+        hit = sum(r["hit"] * r["related"] for r in some) / max(1, related)
+        anys = sum(r["any"] * r["unrelated"] for r in some) / max(1, unrelated)
+        print(
+            f"ALL at {size}: related prompts with a relevant lesson injected {hit:.0%} of {related} "
+            f"(target >= 50%); unrelated prompts with anything injected {anys:.0%} of {unrelated} (target <= 5%)"
+        )
+    print(f"python -c pass in this run: {_python_pass():.0f} ms median; {time.monotonic() - started:.0f} s in all")
+
+
+def _python_pass() -> float:
+    times = []
+    for _ in range(10):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,190 @@
+"""The records a prompt matches strongly, fast enough for a hook that starts afresh on every prompt.
+
+The MCP server keeps the search index of the memory in its process; a hook process would build it
+on every run (at 10,000 records, seconds). So the hook keeps a copy of the index in the user's
+cache folder, `sentinel-memory/hooks/index-<hash of the memory file's path>.pickle`, valid for
+the memory file's exact bytes (a BLAKE2 digest) and this code (the sizes and times of the modules
+that shape the index). A hook that finds no valid copy answers from a fresh index as before and
+starts a detached, low-priority process (`hook --warm PATH`) that builds and stores the copy, so
+the next prompt is fast; a session's first hook starts it too. The copy is read only when it is a
+regular file of this user in a folder only they can enter (pickle runs what its bytes say: the
+same trust as the user's own shell files); anything odd and it is rebuilt.
+
+strong() is tools/memory.py strong_matches over a given index (tests/test_hooks.py checks that
+both choose the same records).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import MemoryToolError
+from ..record import disk
+from . import state
+
+if TYPE_CHECKING:
+    from ..search.index import SearchIndex
+    from ..search.match import Match
+
+FORMAT = b"sentinel-memory hook index 1\n"
+MAX_BYTES = 512 << 20  # a copy bigger than this is not read
+# The modules whose code shapes the index: a change to any gives the copy another stamp.
+SHAPED_BY = (
+    "search/index.py",
+    "search/match.py",
+    "search/terms.py",
+    "search/ranked.py",
+    "record/records.py",
+    "record/snapshot.py",
+)
+HERE = Path(__file__).resolve().parents[1]
+
+
+def _code() -> bytes:
+    parts = []
+    for name in SHAPED_BY:
+        try:
+            st = os.stat(HERE / name)
+            parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{name}:?")
+    return "|".join(parts + [sys.version]).encode()
+
+
+def where(memory: Path) -> str:
+    digest = hashlib.sha256(os.path.realpath(memory).encode("utf-8", "surrogatepass")).hexdigest()[:40]
+    return os.path.join(state.folder(), f"index-{digest}.pickle")
+
+
+def _stamp(data: bytes) -> bytes:
+    return hashlib.blake2b(_code() + b"\0" + data, digest_size=20).hexdigest().encode() + b"\n"
+
+
+def kept(memory: Path) -> SearchIndex | None:
+    """The kept index of the memory file as it is now, or None (no valid copy)."""
+    try:
+        data = disk.read_regular(os.fspath(memory))
+        if data is None:
+            return None
+        path = where(memory)
+        if not _private(path):
+            return None
+        blob = disk.read_regular(path, MAX_BYTES)
+    except (MemoryToolError, OSError, state.Unavailable):
+        return None
+    head = FORMAT + _stamp(data)
+    if blob is None or not blob.startswith(head):
+        return None
+    import pickle
+
+    from ..search.index import SearchIndex
+
+    try:
+        found = pickle.loads(blob[len(head) :])
+    except Exception:  # a copy from another version, cut short, or not ours: rebuilt
+        return None
+    return found if isinstance(found, SearchIndex) else None
+
+
+def fresh(memory: Path) -> bool:
+    """Whether the kept copy is the one for the memory file as it is now (its head only is read)."""
+    try:
+        data = disk.read_regular(os.fspath(memory))
+        path = where(memory)
+    except (MemoryToolError, OSError, state.Unavailable):
+        return True  # nothing a builder could do better
+    if data is None:
+        return True
+    head = FORMAT + _stamp(data)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return False
+    try:
+        return os.read(fd, len(head)) == head
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _private(path: str) -> bool:
+    """The copy and its folder belong to this user and no one else can write them."""
+    if not hasattr(os, "getuid"):
+        return os.path.isfile(path) and not os.path.islink(path)
+    try:
+        folder, st = os.stat(os.path.dirname(path)), os.lstat(path)
+    except OSError:
+        return False
+    uid = os.getuid()
+    return folder.st_uid == uid and not folder.st_mode & 0o022 and st.st_uid == uid and not st.st_mode & 0o022
+
+
+def build(memory: Path) -> None:
+    """Build the index of the memory file and keep it (what `hook --warm` runs)."""
+    from ..record import store
+    from ..search import index
+
+    path = where(memory)
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    with disk.locked(path, 0):  # one builder at a time; the others leave at once
+        data = disk.read_regular(os.fspath(memory))
+        if data is None:
+            return
+        head = FORMAT + _stamp(data)
+        try:
+            current = disk.read_regular(path, MAX_BYTES)
+        except MemoryToolError:
+            current = None
+        if current is not None and current.startswith(head):
+            return
+        snap = store.read(memory)
+        if disk.read_regular(os.fspath(memory)) != data:
+            return  # changed while it was read: the next hook starts another builder
+        built = index.index_of(snap)
+        import pickle
+
+        disk.atomic_write(path, head + pickle.dumps(built, protocol=pickle.HIGHEST_PROTOCOL), durable=False)
+
+
+def warm_later(memory: Path) -> None:
+    """Start the builder, detached and at low priority; it outlives this hook's time bound."""
+    from ..invocation import ENTRY
+
+    kwargs: dict = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    if os.name == "posix":
+        kwargs.update(start_new_session=True)  # it lowers its own priority (no preexec_fn: threads run here)
+    else:
+        kwargs["creationflags"] = getattr(subprocess, "DETACHED_PROCESS", 0) | getattr(
+            subprocess, "CREATE_NEW_PROCESS_GROUP", 0
+        )
+    try:
+        subprocess.Popen([*ENTRY, "hook", "--warm", os.fspath(memory)], **kwargs)
+    except OSError:
+        pass
+
+
+def strong(memory: Path, query: str, files: list[str], limit: int, found: SearchIndex) -> list[Match]:
+    """tools/memory.py strong_matches, over the index `found` of the memory file."""
+    from ..git import staleness
+    from ..record import citations
+    from ..search import index
+    from ..search.match import STRONG, Query
+    from ..tools.memory import CANDIDATES
+
+    root = Path(memory).parent.parent
+    asked = citations.asked(root, list(files))
+    query_terms = index.terms(query or "")
+    if not found.entries or not (query_terms or asked) or limit < 1:
+        return []
+    check = staleness.checker(root, staleness.oldest_citing(e.record for e in found.entries)) if asked else None
+    former = check.former_names(asked) if check is not None else ()
+    ranked = found.ranked(query_terms, None, asked, former)
+    measured = Query.of(query or "", asked, former)
+    measures = [found.measure(e, measured) for _, e in zip(range(CANDIDATES), ranked.matching(), strict=False)]
+    return sorted((m for m in measures if m.strength >= STRONG), key=lambda m: -m.strength)[:limit]

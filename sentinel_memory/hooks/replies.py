@@ -1,0 +1,49 @@
+"""What the hook prints, in exactly the shape each client reads (docs/clients.md): text for the
+model before the prompt, a deny whose reason reaches the model before a write, context after a
+write, and the request that keeps the agent going when it stops. Each is one JSON object on one
+line; nothing else ever goes to stdout (Gemini CLI and Codex drop a hook whose stdout is not
+exactly their JSON). setup/hookconfig.py checks these shapes for doctor and the tests."""
+
+from __future__ import annotations
+
+import json
+
+from ..setup.hookconfig import AFTER_WRITE, SPECIFIC
+
+
+def context(client: str, moment: str, text: str) -> dict | None:
+    """Text the model reads with the prompt (PROMPT) or with a write's result (AFTER_WRITE); None
+    where the client has no way to add it."""
+    if client == "cursor":
+        return {"additional_context": text} if moment == AFTER_WRITE else None
+    name = SPECIFIC.get((client, moment))
+    return {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}} if name else None
+
+
+def deny(client: str, reason: str, short: str) -> dict:
+    """Refuse a write; `reason` reaches the model before it tries again (`short`: what Cursor shows
+    the person)."""
+    if client == "gemini":
+        return {"decision": "deny", "reason": reason}
+    if client == "cursor":
+        return {"permission": "deny", "user_message": short, "agent_message": reason}
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    }
+
+
+def keep_going(client: str, reason: str) -> dict:
+    """Ask the agent, as it stops, to do one more thing: `reason` is what it reads."""
+    if client == "gemini":
+        return {"decision": "deny", "reason": reason}
+    if client == "cursor":
+        return {"followup_message": reason}
+    return {"decision": "block", "reason": reason}
+
+
+def line(reply: dict) -> bytes:
+    return json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n"

@@ -1,0 +1,346 @@
+"""`sentinel-memory hook --client <name>`: one run per event a client sends (docs/clients.md).
+
+It reads the event (JSON on stdin, at most MAX_INPUT bytes), answers in that client's shape and
+exits 0. Before the prompt: the records that match it strongly, at most PROMPT_RECORDS and about
+CONTEXT_CHARS characters, never one already shown in the session. Before a file is written: the
+lessons that cite it (or a name git says it had), as the reason of a refused first write of that
+file in the session; the write after it goes through. When the agent stops: once per session, if
+the work tree changed since the session's first hook and the memory file did not, a request to
+call log_memory or say there was nothing to log.
+
+It fails open: on any error, an input it cannot read, a memory file it cannot use, or past its own
+time bound (TIME_ENV, about 1 s) it prints nothing and exits 0, so the client goes on as without
+it. It never writes the memory file and never stores the prompt (hooks/state.py keeps the rest).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+
+from ..setup.hookconfig import AFTER_WRITE, BEFORE_WRITE, HOOK_CLIENTS, PROMPT, STOP, WRITES_ENV, WRITES_MODES
+
+MAX_INPUT = 1 << 20  # bytes of an event read, at most: a bigger one is not ours to read
+TIME_ENV = "SENTINEL_MEMORY_HOOK_TIME"  # seconds the hook may take (default DEFAULT_TIME)
+DEFAULT_TIME = 1.0
+DEBUG_ENV = "SENTINEL_MEMORY_HOOK_DEBUG"  # set: a failure is said in one line on stderr
+PROMPT_RECORDS = 3
+CONTEXT_CHARS = 1_500
+GIT_SHARE = 0.4  # of the time bound, the most one git status may take
+# Prompts that carry no task: nothing is looked up for them.
+ACKS = frozenset(
+    (
+        *"ok okay k kk yes y yep yeah sure no n nope continue proceed next done thanks ty lgtm great good".split(),
+        *"fine perfect nice cool retry again".split(),
+        *("go on", "go ahead", "thank you", "sounds good", "keep going", "carry on", "do it", "try again"),
+        *("yes please", "ok continue", "please continue", "continue please"),
+    )
+)
+# The stop request's first words: the same text coming back as a prompt (Gemini CLI sends a
+# stop hook's reason as the next prompt) is recognised and gets nothing.
+STOP_HEAD = "Sentinel-Memory: this session changed files"
+STOP_REASON = (
+    f"{STOP_HEAD} and logged nothing to the project memory. If your instructions lacked something "
+    "you had to find out, or you learned something the next session should know, call log_memory "
+    "now (topic, missing_context, lesson, ask_next_time, and the files it is about). If there was "
+    "nothing worth keeping, say so in one line and stop. This is asked once per session."
+)
+
+
+def main(argv: list[str], started: float | None = None) -> int:
+    """Run the hook; `started`: when the process began its work (time.monotonic()), from which the
+    time bound counts."""
+    started = time.monotonic() if started is None else started
+    if argv[:1] == ["--warm"] and len(argv) == 2:  # the detached builder of the kept index
+        return _warm(argv[1])
+    try:
+        client, project = _arguments(argv)
+    except ValueError as exc:
+        print(f"sentinel-memory hook: {exc}", file=sys.stderr)
+        return 0
+    guard = Guard(started + _bound())
+    reply = None
+    try:
+        reply = answer(client, project, sys.stdin.buffer, guard)
+    except Exception as exc:  # fail open: the client goes on as without the hook
+        if os.environ.get(DEBUG_ENV):
+            print(f"sentinel-memory hook: {type(exc).__name__}: {exc}", file=sys.stderr)
+    guard.emit(reply)
+    return 0
+
+
+def _warm(memory: str) -> int:
+    from pathlib import Path
+
+    from . import matches
+
+    if hasattr(os, "nice"):
+        try:
+            os.nice(10)  # in the background: the client's own work comes first
+        except OSError:
+            pass
+    try:
+        matches.build(Path(memory))
+    except Exception as exc:  # nothing waits for it: the next hook starts another
+        if os.environ.get(DEBUG_ENV):
+            print(f"sentinel-memory hook --warm: {type(exc).__name__}: {exc}", file=sys.stderr)
+    return 0
+
+
+def _arguments(argv: list[str]) -> tuple[str, str | None]:
+    client = project = None
+    words = list(argv)
+    while words:
+        word = words.pop(0)
+        if word in ("--client", "--project") and words:
+            value = words.pop(0)
+        elif word.startswith(("--client=", "--project=")):
+            word, value = word.split("=", 1)
+        elif word == "hook":
+            continue
+        else:
+            raise ValueError(f"unknown argument {word!r}; usage: hook --client {{{','.join(HOOK_CLIENTS)}}}")
+        if word == "--client":
+            client = value
+        else:
+            project = value
+    if client not in HOOK_CLIENTS:
+        raise ValueError(f"--client must be one of {', '.join(HOOK_CLIENTS)}")
+    return client, project
+
+
+def _bound() -> float:
+    try:
+        return max(0.0, float(os.environ.get(TIME_ENV, DEFAULT_TIME)))
+    except ValueError:
+        return DEFAULT_TIME
+
+
+def writes_mode() -> str:
+    mode = os.environ.get(WRITES_ENV, "").strip().lower()
+    return mode if mode in WRITES_MODES else "deny"
+
+
+class Guard:
+    """The time bound: past the deadline the process ends at once with nothing printed (a timer
+    thread), and an answer finished late is not printed either."""
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self._lock = threading.Lock()
+        self._done = False
+        timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._expire)
+        timer.daemon = True
+        timer.start()
+
+    def left(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def _expire(self) -> None:
+        with self._lock:
+            if not self._done:
+                os._exit(0)
+
+    def emit(self, reply: dict | None) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+            if reply is None or time.monotonic() > self.deadline:
+                return
+        from .replies import line
+
+        try:
+            sys.stdout.buffer.write(line(reply))
+            sys.stdout.buffer.flush()
+        except OSError:  # the client closed its end: nothing to say
+            pass
+
+
+def quiet(prompt: str) -> bool:
+    """A prompt with no task to look lessons up for: empty, a slash command, a bare
+    acknowledgement, or our own stop request coming back."""
+    text = prompt.strip()
+    if not text or text.startswith("/") or STOP_HEAD in text:
+        return True
+    return " ".join(text.lower().strip(" .!?,;:").split()) in ACKS
+
+
+def answer(client: str, project: str | None, stream, guard: Guard) -> dict | None:
+    """The reply to the event on `stream`, or None; records what the session has seen."""
+    from . import events
+
+    data = stream.read(MAX_INPUT + 1)
+    if len(data) > MAX_INPUT:
+        return None
+    try:
+        event = events.parse(client, json.loads(data))
+    except (ValueError, RecursionError):
+        return None
+    if event is None:
+        return None
+    mode = writes_mode()
+    if (event.moment == BEFORE_WRITE and mode != "deny") or (event.moment == AFTER_WRITE and mode != "context"):
+        return None
+    from ..setup.project import resolve
+    from . import state
+
+    root = resolve(project, cwd=event.cwd)
+    if root.guarded:
+        return None
+    where = state.path_for(client, event.session, str(root.path))
+    with state.locked(where):
+        session = state.load(where)
+        before = (list(session.shown), list(session.warned), session.asked)
+        if session.new:
+            from . import worktree
+
+            session.tree = worktree.tree(str(root.path), min(guard.left(), DEFAULT_TIME) * GIT_SHARE)
+            session.memory = worktree.memory(str(root.memory_file))
+            if session.memory is not None:
+                from . import matches
+
+                if not matches.fresh(root.memory_file):  # ready before the session's real prompt
+                    matches.warm_later(root.memory_file)
+        reply = _reply(event, session, root, guard)
+        if session.new or before != (session.shown, session.warned, session.asked):
+            if guard.left() <= 0:
+                return None
+            state.save(where, session)
+    return reply
+
+
+def _reply(event, session, root, guard: Guard) -> dict | None:
+    from . import replies
+
+    if event.moment == PROMPT:
+        if quiet(event.prompt) or not root.memory_file.is_file():
+            return None
+        text = _prompt_lessons(root.memory_file, event.prompt, session)
+        return replies.context(event.client, PROMPT, text) if text else None
+    if event.moment in (BEFORE_WRITE, AFTER_WRITE):
+        if not root.memory_file.is_file():
+            return None
+        paths = [p for p in _project_paths(event.files, event.cwd, root.path) if p not in session.warned]
+        text = _write_lessons(root, paths, session, event.moment) if paths else None
+        if not text:
+            return None
+        if event.moment == AFTER_WRITE:
+            return replies.context(event.client, AFTER_WRITE, text)
+        return replies.deny(event.client, text, f"Sentinel-Memory showed the agent lessons about {', '.join(paths)}")
+    if event.moment == STOP:
+        return _stop(event, session, root, guard)
+    return None
+
+
+def _prompt_lessons(memory_file, prompt: str, session) -> str | None:
+    from ..record.citations import MAX_FILES, named
+    from . import matches as kept
+
+    # The project's files the prompt names count as files asked about (a record citing one is strong).
+    files = named(memory_file.parent.parent, prompt)[:MAX_FILES]
+    limit = PROMPT_RECORDS + min(len(session.shown), 50)
+    found = kept.kept(memory_file)
+    if found is not None:
+        matches = kept.strong(memory_file, prompt, files, limit, found)
+    else:
+        from ..tools.memory import strong_matches
+
+        kept.warm_later(memory_file)
+        matches = strong_matches(memory_file, prompt, files, limit=limit)
+    records = [m.record for m in matches if m.record.get("id") not in session.shown]
+    head = (
+        "Sentinel-Memory: lessons from this project's memory that match this prompt (apply what "
+        "holds; search_memory has more):"
+    )
+    return _lessons(head, records, session)
+
+
+def _write_lessons(root, paths: list[str], session, moment: str) -> str | None:
+    from ..git import staleness
+    from ..record import store
+
+    entries = store.read(root.memory_file).records
+    names = set(paths)
+    citing = [e.record for e in entries.values() if isinstance(e.record.get("files"), list)]
+    if not citing:
+        return None
+    checker = staleness.checker(root.path, staleness.oldest_citing(citing))
+    if checker is not None:
+        names.update(checker.former_names(paths))
+    records = [r for r in citing if names.intersection(f for f in r["files"] if isinstance(f, str))]
+    records = [r for r in records if r.get("id") not in session.shown]
+    shown = ", ".join(paths)
+    if moment == BEFORE_WRITE:
+        head = (
+            f"Sentinel-Memory: this project's memory has lessons about {shown}. Read them before you change "
+            "it; this write was stopped once so that you see them first. Apply what holds, then write the "
+            "file again: it is not stopped again in this session."
+        )
+    else:
+        head = (
+            f"Sentinel-Memory: this project's memory has lessons about {shown}, which was just changed. "
+            "Check the change against them and correct it where they hold:"
+        )
+    text = _lessons(head, records, session)
+    if text:
+        session.warn(paths)
+    return text
+
+
+def _lessons(head: str, records: list[dict], session) -> str | None:
+    """The head and up to PROMPT_RECORDS record blocks within about CONTEXT_CHARS characters; the
+    ids given are added to the session's shown ones."""
+    from ..tools.blocks import record_body
+
+    parts, ids, used = [head], [], len(head)
+    for record in records[:PROMPT_RECORDS]:
+        body = record_body(record)
+        room = CONTEXT_CHARS - used - 2
+        if room < 120:
+            break
+        if len(body) > room:
+            body = body[: room - 1].rstrip() + "…"
+        parts.append(body)
+        ids.append(record["id"])
+        used += len(body) + 2
+    if not ids:
+        return None
+    session.show(ids)
+    return "\n\n".join(parts)
+
+
+def _project_paths(files, cwd: str, root) -> list[str]:
+    """The files as paths relative to the project root ("/"-separated); those outside it left out."""
+    out: list[str] = []
+    top = os.path.realpath(root)
+    for name in files:
+        if "\0" in name:
+            continue
+        full = os.path.normpath(os.path.join(cwd, os.path.expanduser(name)))
+        real = os.path.join(os.path.realpath(os.path.dirname(full)), os.path.basename(full))
+        for candidate in (real, full):
+            rel = os.path.relpath(candidate, top) if candidate.startswith(top + os.sep) else None
+            if rel:
+                rel = rel.replace(os.sep, "/")
+                if rel not in out:
+                    out.append(rel)
+                break
+    return out
+
+
+def _stop(event, session, root, guard: Guard) -> dict | None:
+    from . import replies, worktree
+
+    if session.new or session.asked or session.tree is None:
+        return None
+    if worktree.memory(str(root.memory_file)) != session.memory:
+        return None  # the memory changed: something was logged
+    now = worktree.tree(str(root.path), min(guard.left(), DEFAULT_TIME) * GIT_SHARE)
+    if now is None or now == session.tree:
+        return None
+    session.asked = True
+    return replies.keep_going(event.client, STOP_REASON)

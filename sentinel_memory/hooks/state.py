@@ -1,0 +1,159 @@
+"""What the hook remembers of one session between its runs: the records already shown, the files
+already warned about, whether it asked the agent to log, and the work tree's and the memory file's
+fingerprints at the session's first hook. Never the prompt.
+
+One small JSON file per session and project in the user's cache folder (faststart/cache.py's
+folder: $XDG_CACHE_HOME or ~/.cache, ~/Library/Caches, %LOCALAPPDATA%), never in the project:
+`sentinel-memory/hooks/<hash of client, session and project>.json`. Read with a size bound and
+never through a link (record/disk.py), written atomically under a lock, kept short (the newest
+MAX_ITEMS ids and files), and removed a day after its last change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+
+from ..errors import MemoryToolError
+from ..faststart import cache
+from ..record import disk
+
+ENV = "SENTINEL_MEMORY_HOOK_STATE"  # another folder for the state (doctor's probe, tests)
+FORMAT = 1
+MAX_BYTES = 64 * 1024
+MAX_ITEMS = 200  # ids and files kept per session
+EXPIRES = 24 * 3600  # seconds after its last change
+KEEP_INDEX = 7 * 24 * 3600  # a kept search index unchanged this long is removed (rebuilt when next needed)
+SWEEP = 200  # old state files looked at per new session, at most
+LOCK_WAIT = 0.3  # seconds
+
+
+class Unavailable(Exception):
+    """No usable state folder or file: the hook answers nothing that needs it."""
+
+
+@dataclass
+class Session:
+    created: float = 0.0
+    tree: str | None = None  # the work tree's fingerprint at the session's first hook
+    memory: list | None = None  # the memory file's (size, mtime_ns, inode) then, or None
+    shown: list[str] = field(default_factory=list)  # record ids already given to the model
+    warned: list[str] = field(default_factory=list)  # project paths whose first write was stopped
+    asked: bool = False  # the agent was asked to log
+    new: bool = False  # not on disk yet (not saved)
+
+    def show(self, ids) -> None:
+        self.shown = _newest(self.shown, ids)
+
+    def warn(self, paths) -> None:
+        self.warned = _newest(self.warned, paths)
+
+
+def _newest(kept: list[str], added) -> list[str]:
+    """`kept` with `added` at its end, the oldest dropped past MAX_ITEMS."""
+    merged = [k for k in kept if k not in added] + list(added)
+    return merged[-MAX_ITEMS:]
+
+
+def folder() -> str:
+    override = os.environ.get(ENV, "")
+    if override:
+        if not os.path.isabs(override):
+            raise Unavailable(f"{ENV} is not an absolute path")
+        return override
+    base = cache.folder()
+    if base is None:
+        raise Unavailable("no cache folder")
+    return os.path.join(base, "hooks")
+
+
+def path_for(client: str, session: str, project: str) -> str:
+    where = folder()
+    if cache.inside(where, project):
+        raise Unavailable("the cache folder is inside the project")
+    digest = hashlib.sha256(f"{client}\0{session}\0{project}".encode("utf-8", "surrogatepass")).hexdigest()[:40]
+    return os.path.join(where, f"{digest}.json")
+
+
+def _decode(data: bytes) -> Session | None:
+    try:
+        raw = json.loads(data)
+    except ValueError:
+        return None
+    if not isinstance(raw, dict) or raw.get("format") != FORMAT:
+        return None
+    try:
+        session = Session(
+            created=float(raw["created"]),
+            tree=raw["tree"] if isinstance(raw.get("tree"), str) else None,
+            memory=raw["memory"] if isinstance(raw.get("memory"), list) else None,
+            shown=[i for i in raw.get("shown", []) if isinstance(i, str)][-MAX_ITEMS:],
+            warned=[p for p in raw.get("warned", []) if isinstance(p, str)][-MAX_ITEMS:],
+            asked=raw.get("asked") is True,
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+    return None if time.time() - session.created > EXPIRES else session
+
+
+def load(path: str) -> Session:
+    """The session's state; a new one when there is none (or it expired, or it is not ours)."""
+    try:
+        data = disk.read_regular(path, MAX_BYTES)
+    except (MemoryToolError, OSError) as exc:
+        raise Unavailable(str(exc)) from None
+    session = _decode(data) if data is not None else None
+    return session if session is not None else Session(created=time.time(), new=True)
+
+
+def save(path: str, session: Session) -> None:
+    """Write the state atomically (a private folder, mode 700); raises Unavailable when it cannot."""
+    body = {k: v for k, v in asdict(session).items() if k != "new"}
+    data = json.dumps({"format": FORMAT, **body}, ensure_ascii=False).encode("utf-8")
+    directory = os.path.dirname(path)
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        disk.check_directory(directory)
+        if session.new:
+            _sweep(directory)
+        disk.atomic_write(path, data, durable=False)  # a cache: atomic, not fsynced
+    except (MemoryToolError, OSError) as exc:
+        raise Unavailable(str(exc)) from None
+
+
+def locked(path: str):
+    """Hold the session's lock (its runs may overlap: a client runs hooks of parallel tool calls at
+    once); raises Unavailable when it is not free soon."""
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        return disk.locked(path, LOCK_WAIT)
+    except OSError as exc:
+        raise Unavailable(str(exc)) from None
+
+
+def _sweep(directory: str) -> None:
+    """Remove state files (and their locks, and temporary files a killed write left) unchanged for
+    longer than EXPIRES, and copies of search indexes (hooks/matches.py) unused for KEEP_INDEX."""
+    now = time.time()
+    try:
+        with os.scandir(directory) as entries:
+            for number, entry in enumerate(entries):
+                if number >= SWEEP:
+                    break
+                name = entry.name
+                if name.endswith((".pickle", ".pickle.lock")):
+                    limit = KEEP_INDEX
+                elif name.endswith((".json", ".json.lock", ".tmp")):
+                    limit = EXPIRES
+                else:
+                    continue
+                if entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_mtime < now - limit:
+                    try:
+                        os.unlink(entry.path)
+                    except OSError:
+                        pass
+    except OSError:
+        pass

@@ -1,0 +1,64 @@
+"""Whether a session changed the project: a fingerprint of the work tree (HEAD, and what
+`git status` lists, with each listed file's size and modification time, `.context/` aside) and
+one of the memory file. Git runs through git/command.py's hardened calls, with a time limit and
+a bound on what is read; a project outside git has no fingerprint (the stop hook then never asks).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+
+from ..git import command as gitcmd
+from ..git.history import find_repo, head
+
+MAX_ENTRIES = 5_000  # status entries looked at, at most
+CONTEXT = ".context/"
+
+
+def tree(root: str, timeout: float) -> str | None:
+    """The work tree's fingerprint, or None (not in git, git missing or too slow)."""
+    repo = find_repo(root)
+    if repo is None or timeout <= 0:
+        return None
+    try:
+        result = gitcmd.run(
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--no-renames",
+            "--",
+            ".",
+            cwd=root,
+            timeout=timeout,
+        )
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return None
+    if result.returncode != 0:
+        return None
+    digest = hashlib.sha256((head(repo) or "").encode())
+    for number, item in enumerate(result.stdout.split(b"\0")):
+        if number >= MAX_ENTRIES:
+            digest.update(b"\0more")
+            break
+        name = item[3:].decode("utf-8", "surrogateescape")
+        if not name or f"/{CONTEXT}" in f"/{name}":
+            continue
+        try:
+            st = os.lstat(os.path.join(repo.top, name))  # porcelain paths are the top's
+            seen = f"{st.st_size}:{st.st_mtime_ns}"
+        except OSError:
+            seen = "gone"
+        digest.update(item[:3] + name.encode("utf-8", "surrogateescape") + b"\0" + seen.encode() + b"\0")
+    return digest.hexdigest()[:32]
+
+
+def memory(path: str) -> list | None:
+    """The memory file's (size, mtime_ns, inode), or None when it is absent."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ino]

@@ -1,0 +1,79 @@
+"""How strongly a record matches a query and the files asked about, and why (docs/contract.md
+§4.2): the scale, its one threshold (STRONG) and the query as the measure reads it. The index
+(search/index.py) measures; this module holds what the measure gives.
+
+The scale counts evidence (docs/contract.md §4.2 states it). Each file asked about that the record
+cites (or whose name before a git rename it cites) is worth FILE (COMMON_FILE for a file more than
+a fifth of the records cite); a directory of one, in which the record cites another file, up to
+DIRECTORY; an identifier of the query (search/terms.py identifier) that the record holds,
+IDENTIFIER; the record's exact topic named in the query, up to TOPIC; and the query's other words
+that the record holds, each its rarity squared (1 for a word only this record holds, towards 0 for
+a word most hold), the sum over WORDS. Rarity is a term's idf against that of a term one record
+holds, reckoned in a memory of at least RARITY_FROM records. A common word (search/index.py
+common) counts for nothing. A match is strong at STRONG: one cited file or identifier, a topic few
+records' words name, or rare words worth as much.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from .terms import _WORD, identifier, stem, words
+
+STRONG = 1.0  # the one threshold: a strength at or above it is a strong match
+FILE = 1.0
+COMMON_FILE = 0.5
+IDENTIFIER = 1.0
+TOPIC = 1.25
+DIRECTORY = 0.4
+RARITY_FROM = 50  # rarity is reckoned as in a memory of at least this many records
+WORDS = 2.0  # the rarity a record's shared words must sum to for a strong match: two unique words
+
+
+@dataclass(frozen=True)
+class Match:
+    """A ranked record, how strongly it matches (on the scale above) and why ("file src/a.py",
+    "identifier parse_args", "topic payment", "words: refund, rounding")."""
+
+    record: dict
+    strength: float
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def strong(self) -> bool:
+        return self.strength >= STRONG
+
+    def as_json(self) -> dict:
+        return {"strength": round(self.strength, 2), "strong": self.strong, "reasons": list(self.reasons)}
+
+
+@dataclass(frozen=True)
+class Query:
+    """A query as the measure reads it: its text (case-folded, for the topic), its words (as
+    terms, without stop words), its identifiers (term -> as written), the files asked about and
+    the paths git renamed to one of them."""
+
+    text: str = ""
+    words: tuple[str, ...] = ()
+    identifiers: dict[str, str] = field(default_factory=dict)
+    files: tuple[str, ...] = ()
+    former: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, text: str, files=(), former=()) -> Query:
+        text = unicodedata.normalize("NFC", text or "")
+        found = {stem(w.casefold()): w for w in _WORD.findall(text) if identifier(w)}
+        return cls(
+            " ".join(_WORD.findall(text.casefold())),
+            tuple(dict.fromkeys(w for w in words(text) if w not in found and len(w) > 1 and not w.isdigit())),
+            found,
+            tuple(files),
+            tuple(former),
+        )
+
+    def names(self, topic: str) -> bool:
+        """Whether the query names this topic exactly (as whole words, ignoring case)."""
+        wanted = " ".join(_WORD.findall(unicodedata.normalize("NFC", topic).casefold()))
+        return bool(wanted) and re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", self.text) is not None

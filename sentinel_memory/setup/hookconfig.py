@@ -1,0 +1,238 @@
+"""The client hooks, per client: the events init writes beside the MCP entry (the file is
+setup/clients.py's `hooks`), the words of each client's events and write tools that the hook
+reads, the shapes of the answers it prints (checked by doctor and the tests), and doctor's probe
+of a configured hook. The hook itself is sentinel_memory/hooks/; docs/clients.md says what each
+client does with each answer.
+
+Standard library only at import (the hook imports the names below before it knows whether it has
+work); the probe loads what it runs when doctor runs it.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+# Our moments of a session, whatever each client calls them.
+PROMPT, BEFORE_WRITE, AFTER_WRITE, STOP, START = "prompt", "before-write", "after-write", "stop", "start"
+HOOK_CLIENTS = ("claude", "gemini", "codex", "cursor")
+
+# The event names each client sends, by our moment.
+EVENT_NAMES: dict[str, dict[str, str]] = {
+    "claude": {"UserPromptSubmit": PROMPT, "PreToolUse": BEFORE_WRITE, "PostToolUse": AFTER_WRITE, "Stop": STOP},
+    "codex": {"UserPromptSubmit": PROMPT, "PreToolUse": BEFORE_WRITE, "PostToolUse": AFTER_WRITE, "Stop": STOP},
+    "gemini": {"BeforeAgent": PROMPT, "BeforeTool": BEFORE_WRITE, "AfterTool": AFTER_WRITE, "AfterAgent": STOP},
+    "cursor": {"sessionStart": START, "preToolUse": BEFORE_WRITE, "postToolUse": AFTER_WRITE, "stop": STOP},
+}
+# The tools that write a file, per client: what the write hooks' matchers name.
+WRITE_TOOLS: dict[str, tuple[str, ...]] = {
+    "claude": ("Write", "Edit", "MultiEdit"),
+    "gemini": ("write_file", "replace"),
+    "codex": ("apply_patch",),
+    "cursor": ("Write",),
+}
+# The event name an answer carries in hookSpecificOutput, per client and moment.
+SPECIFIC = {
+    ("claude", PROMPT): "UserPromptSubmit",
+    ("codex", PROMPT): "UserPromptSubmit",
+    ("gemini", PROMPT): "BeforeAgent",
+    ("claude", AFTER_WRITE): "PostToolUse",
+    ("codex", AFTER_WRITE): "PostToolUse",
+    ("gemini", AFTER_WRITE): "AfterTool",
+}
+# The switch for the write hooks (docs/clients.md): "deny" (the default) refuses the first write
+# of a file the memory has lessons about, with the lessons as the reason; "context" lets it through
+# and gives them after the write; "off" does neither.
+WRITES_ENV = "SENTINEL_MEMORY_HOOK_WRITES"
+WRITES_MODES = ("deny", "context", "off")
+HOOK_WORD = "hook"
+# How long a client waits for the hook before giving up on it (the hook keeps to about 1 s itself).
+WAIT_SECONDS = 5
+
+
+def command(executable: str, client: str) -> str:
+    """The hook's command line in a committed config: the executable by name, no machine's path."""
+    return f"{executable} {HOOK_WORD} --client {client}"
+
+
+def definitions(executable: str, client: str) -> dict[str, list[dict]]:
+    """Our group per event of the client's hooks config, in its own layout."""
+    cmd = command(executable, client)
+    matcher = "|".join(WRITE_TOOLS[client])
+    if client == "cursor":
+        return {
+            "sessionStart": [{"command": cmd}],
+            "preToolUse": [{"command": cmd, "matcher": matcher}],
+            "postToolUse": [{"command": cmd, "matcher": matcher}],
+            "stop": [{"command": cmd, "loop_limit": 1}],
+        }
+    if client == "gemini":  # timeouts in milliseconds
+        hook = {"name": "sentinel-memory", "type": "command", "command": cmd, "timeout": WAIT_SECONDS * 1000}
+    else:
+        hook = {"type": "command", "command": cmd, "timeout": WAIT_SECONDS}
+    names = {moment: name for name, moment in EVENT_NAMES[client].items()}
+    return {
+        names[PROMPT]: [{"hooks": [hook]}],
+        names[BEFORE_WRITE]: [{"matcher": matcher, "hooks": [hook]}],
+        names[AFTER_WRITE]: [{"matcher": matcher, "hooks": [hook]}],
+        names[STOP]: [{"hooks": [hook]}],
+    }
+
+
+def is_ours(group: object) -> bool:
+    """True for a hooks group (or Cursor's hook entry) that runs only our hook command: the one
+    init refreshes (a group where a user put our command beside theirs is theirs)."""
+    if not isinstance(group, dict):
+        return False
+    entries = group["hooks"] if isinstance(group.get("hooks"), list) else [group]
+    return bool(entries) and all(isinstance(e, dict) and hook_words(e.get("command")) is not None for e in entries)
+
+
+def hook_words(command: object) -> list[str] | None:
+    """The words after the executable in one of our hook commands (`hook --client X ...`), or
+    None when the command is not ours."""
+    if not isinstance(command, str):
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if len(words) < 4 or words[1] != HOOK_WORD or words[2] != "--client" or words[3] not in HOOK_CLIENTS:
+        return None
+    name = words[0].replace("\\", "/").rsplit("/", 1)[-1]
+    if name not in ("sentinel-memory", "sentinel-memory.exe", "server.py"):
+        return None
+    return words[1:]
+
+
+def reply_moment(client: str, text: str) -> str | None:
+    """Which of the hook's answers `text` (its whole stdout) is, when it is exactly one JSON
+    object of a shape the client reads; None for anything else (empty output included)."""
+    try:
+        reply = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(reply, dict) or text.count("\n") > 1 or not text.endswith("\n"):
+        return None
+
+    def said(value: object) -> bool:
+        return isinstance(value, str) and value.strip() != ""
+
+    if client == "cursor":
+        if set(reply) == {"additional_context"} and said(reply["additional_context"]):
+            return AFTER_WRITE
+        if set(reply) == {"followup_message"} and said(reply["followup_message"]):
+            return STOP
+        if set(reply) == {"permission", "user_message", "agent_message"} and reply["permission"] == "deny":
+            return BEFORE_WRITE if said(reply["agent_message"]) else None
+        return None
+    if set(reply) == {"decision", "reason"} and said(reply["reason"]):
+        if client == "gemini":  # a refused write and a stop read the same: the caller knows which
+            return STOP if reply["decision"] == "deny" else None
+        return STOP if reply["decision"] == "block" else None
+    specific = reply.get("hookSpecificOutput")
+    if set(reply) != {"hookSpecificOutput"} or not isinstance(specific, dict):
+        return None
+    name = specific.get("hookEventName")
+    if set(specific) == {"hookEventName", "additionalContext"} and said(specific["additionalContext"]):
+        return next((m for (c, m), wanted in SPECIFIC.items() if c == client and wanted == name), None)
+    if (
+        client in ("claude", "codex")
+        and set(specific) == {"hookEventName", "permissionDecision", "permissionDecisionReason"}
+        and name == "PreToolUse"
+        and specific["permissionDecision"] == "deny"
+        and said(specific["permissionDecisionReason"])
+    ):
+        return BEFORE_WRITE
+    return None
+
+
+# ------------------------------------------------------------------------------ doctor's probe
+
+SAMPLE_FILE = "sample.py"
+SAMPLE_PROMPT = f"Change {SAMPLE_FILE} so that it prints a greeting"
+SAMPLE_LESSON = f"The doctor's probe: {SAMPLE_FILE} must keep printing through the logger"
+
+
+def sample_event(client: str, moment: str, root: str, session: str) -> dict:
+    """The event the client sends at our moment, as the clients were seen to send it."""
+    names = {m: name for name, m in EVENT_NAMES[client].items()}
+    event: dict = {"hook_event_name": names[moment]}
+    if client == "cursor":
+        event.update(conversation_id=session, workspace_roots=[root])
+    else:
+        event.update(session_id=session, cwd=root, transcript_path="")
+    if moment == PROMPT:
+        event["prompt"] = SAMPLE_PROMPT
+    elif moment in (BEFORE_WRITE, AFTER_WRITE):
+        tool = WRITE_TOOLS[client][0]
+        if client == "codex":
+            patch = (
+                f"*** Begin Patch\n*** Update File: {SAMPLE_FILE}\n@@\n-print('hi')\n+print('hello')\n*** End Patch\n"
+            )
+            event.update(tool_name=tool, tool_input={"command": patch})
+        else:
+            event.update(
+                tool_name=tool, tool_input={"file_path": f"{root}/{SAMPLE_FILE}", "content": "print('hello')\n"}
+            )
+    elif moment == STOP and client != "cursor":
+        event["stop_hook_active"] = False
+    return event
+
+
+def probe(argv: list[str], client: str, timeout: float = 30) -> list[str]:
+    """Run the hook `argv` (+ its own arguments) on the client's sample events in a scratch project
+    with one lesson: a prompt naming the lesson's file, the file's first write, a stop after a
+    change. Returns what was wrong, one phrase per event ([] when every answer had the shape the
+    client reads). The scratch project and the hook's state are removed afterwards."""
+    import os
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    from ..git import command as gitcmd
+    from ..tools import memory
+
+    wrong: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="sentinel-memory-probe-", ignore_cleanup_errors=True) as scratch:
+        root = Path(scratch) / "project"
+        root.mkdir()
+        gitcmd.run("init", "-q", cwd=root, timeout=timeout)
+        (root / SAMPLE_FILE).write_text("print('hi')\n", encoding="utf-8")
+        memory.upsert(
+            root / ".context" / "memory_log.jsonl",
+            "probe",
+            "the sample's output rule",
+            SAMPLE_LESSON,
+            files=[SAMPLE_FILE],
+        )
+        env = {k: v for k, v in os.environ.items() if k not in (WRITES_ENV, "SENTINEL_MEMORY_PROJECT")}
+        env.update(
+            SENTINEL_MEMORY_HOOK_STATE=str(Path(scratch) / "state"),
+            SENTINEL_MEMORY_HOOK_TIME=str(timeout),
+            SENTINEL_MEMORY_HOOK_DEBUG="1",  # why a hook printed nothing, on stderr
+        )
+        # The prompt in a session of its own: the lesson it shows would not be shown again at the write.
+        steps = [("start" if client == "cursor" else PROMPT, "probe-1"), (BEFORE_WRITE, "probe-2"), (STOP, "probe-2")]
+        for moment, session in steps:
+            if moment == STOP:
+                (root / SAMPLE_FILE).write_text("print('hello')\n", encoding="utf-8")
+            data = json.dumps(sample_event(client, moment, str(root), session))
+            try:
+                result = subprocess.run(
+                    argv, input=data.encode(), capture_output=True, cwd=root, env=env, timeout=timeout + 5
+                )
+            except (OSError, subprocess.SubprocessError) as exc:
+                return [f"it could not run ({exc})"]
+            out = result.stdout.decode("utf-8", "replace")
+            wanted = {"start": None, PROMPT: PROMPT, BEFORE_WRITE: BEFORE_WRITE, STOP: STOP}[moment]
+            if client == "gemini" and moment == BEFORE_WRITE:
+                wanted = STOP  # Gemini's refusal reads as its stop request: {"decision": "deny", ...}
+            got = reply_moment(client, out) if out else None
+            said = result.stderr.decode("utf-8", "replace").strip().splitlines()
+            why = f" ({said[-1][:160]})" if said else ""
+            if result.returncode != 0:
+                wrong.append(f"{moment}: exit {result.returncode}{why}")
+            elif got != wanted or (wanted is None and out):
+                wrong.append(f"{moment}: {out.strip()[:120] or 'nothing'}{why}")
+    return wrong

@@ -1,0 +1,441 @@
+"""`server.py hook --client X` as each client runs it: a real process, the client's JSON event on
+stdin, a real git repository with a real memory file (docs/clients.md, docs/contract.md §7).
+
+Each answer is checked against the client's shape (setup/hookconfig.reply_moment); the state the
+hook keeps lives in the session's private cache folder (conftest sets XDG_CACHE_HOME)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gitrepos import env, logged, make_repo  # noqa: F401 (env: a fixture)
+from sentinel_memory.hooks.run import STOP_REASON
+from sentinel_memory.setup.hookconfig import AFTER_WRITE, BEFORE_WRITE, PROMPT, STOP, reply_moment
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVER = ROOT / "server.py"
+LESSON = "Hash the session token with hmac before comparing it in verify_token"
+CLIENTS = ("claude", "gemini", "codex", "cursor")
+
+
+@pytest.fixture
+def repo(tmp_path, env):  # noqa: F811
+    """A committed project with src/auth.py and a memory holding one lesson that cites it."""
+    repo = make_repo(tmp_path, env, wired=False)
+    (repo.path / "src").mkdir()
+    (repo.path / "src" / "auth.py").write_text("def verify_token(t):\n    return t\n", encoding="utf-8")
+    (repo.path / "README.md").write_text("demo\n", encoding="utf-8")
+    logged(repo.memory, "auth", "the token check was not described", LESSON, files=["src/auth.py"])
+    repo.commit("start")
+    return repo
+
+
+# The hook's own time bound (about 1 s) is for clients; a test on a busy machine must not depend
+# on the wall clock, so it gets a long one (the bound itself is tested with 0).
+UNBOUNDED = {"SENTINEL_MEMORY_HOOK_TIME": "60"}
+
+
+def hook(repo, client: str, event: dict | bytes, **env) -> tuple[int, str, str]:
+    """The hook as the client runs it: cwd the project, the event on stdin; (exit code, stdout, stderr)."""
+    data = event if isinstance(event, bytes) else json.dumps(event).encode()
+    environment = {**repo.env, "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"], **UNBOUNDED, **env}
+    result = subprocess.run(
+        [sys.executable, str(SERVER), "hook", "--client", client],
+        input=data, capture_output=True, cwd=repo.path, env=environment, timeout=120,
+    )
+    return result.returncode, result.stdout.decode("utf-8"), result.stderr.decode("utf-8")
+
+
+def event(client: str, moment: str, repo, session: str, **extra) -> dict:
+    """The event the client sends at our moment (its own names and fields)."""
+    names = {
+        "claude": {PROMPT: "UserPromptSubmit", BEFORE_WRITE: "PreToolUse", AFTER_WRITE: "PostToolUse", STOP: "Stop"},
+        "codex": {PROMPT: "UserPromptSubmit", BEFORE_WRITE: "PreToolUse", AFTER_WRITE: "PostToolUse", STOP: "Stop"},
+        "gemini": {PROMPT: "BeforeAgent", BEFORE_WRITE: "BeforeTool", AFTER_WRITE: "AfterTool", STOP: "AfterAgent"},
+        "cursor": {"start": "sessionStart", BEFORE_WRITE: "preToolUse", AFTER_WRITE: "postToolUse", STOP: "stop"},
+    }[client]
+    base = {"hook_event_name": names[moment]}
+    if client == "cursor":
+        base.update(conversation_id=session, workspace_roots=[str(repo.path)])
+    else:
+        base.update(session_id=session, cwd=str(repo.path), transcript_path="/nonexistent")
+    if moment in (BEFORE_WRITE, AFTER_WRITE):
+        path = extra.pop("path", "src/auth.py")
+        if client == "codex":
+            patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n-    return t\n+    return t.strip()\n*** End Patch\n"
+            base.update(tool_name="apply_patch", tool_input={"command": patch})
+        else:
+            tool = {"claude": "Edit", "gemini": "replace", "cursor": "Write"}[client]
+            base.update(tool_name=tool, tool_input={"file_path": str(repo.path / path), "content": "x"})
+    if moment == STOP and client != "cursor":
+        base["stop_hook_active"] = False
+    base.update(extra)
+    return base
+
+
+def first_prompt(repo, client: str, session: str) -> None:
+    """The session's first hook (Cursor: sessionStart), which takes the work tree's fingerprint."""
+    moment = "start" if client == "cursor" else PROMPT
+    code, out, _ = hook(repo, client, event(client, moment, repo, session, prompt="ok"))
+    assert code == 0 and out == ""
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_the_first_write_of_a_cited_file_is_refused_once_with_the_lesson_then_goes_through(repo, client):
+    """Before a file the memory has a lesson about is first written in a session, the write is
+    refused with the lesson as the reason, in the client's shape; the retry goes through silently."""
+    code, out, err = hook(repo, client, event(client, BEFORE_WRITE, repo, "s1"))
+    assert code == 0 and err == ""
+    assert reply_moment(client, out) in (BEFORE_WRITE, STOP if client == "gemini" else BEFORE_WRITE)
+    assert LESSON in out and "src/auth.py" in out
+    code, out, err = hook(repo, client, event(client, BEFORE_WRITE, repo, "s1"))
+    assert (code, out, err) == (0, "", "")
+    # another session sees it again
+    code, out, _ = hook(repo, client, event(client, BEFORE_WRITE, repo, "s2"))
+    assert LESSON in out
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_a_write_of_a_file_no_lesson_cites_goes_through_silently(repo, client):
+    code, out, err = hook(repo, client, event(client, BEFORE_WRITE, repo, "s1", path="README.md"))
+    assert (code, out, err) == (0, "", "")
+
+
+def test_codex_names_the_files_inside_the_patch_text_and_a_move_counts_its_old_name(repo):
+    patch = (
+        "*** Begin Patch\n*** Add File: notes.txt\n+hi\n*** Update File: src/auth.py\n*** Move to: src/login.py\n"
+        "@@\n-    return t\n+    return t\n*** End Patch\n"
+    )
+    sent = event("codex", BEFORE_WRITE, repo, "s1", tool_input={"command": patch})
+    code, out, _ = hook(repo, "codex", sent)
+    reason = json.loads(out)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert LESSON in reason and "src/auth.py" in reason
+
+
+def test_a_lesson_follows_its_file_through_a_rename_git_recorded(repo):
+    repo.git("mv", "src/auth.py", "src/session.py")
+    repo.commit("rename")
+    code, out, _ = hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1", path="src/session.py"))
+    assert LESSON in out and reply_moment("claude", out) == BEFORE_WRITE
+
+
+def test_the_switch_turns_the_refusal_into_context_after_the_write(repo):
+    for client in CLIENTS:
+        settings = {"SENTINEL_MEMORY_HOOK_WRITES": "context"}
+        code, out, _ = hook(repo, client, event(client, BEFORE_WRITE, repo, "s1"), **settings)
+        assert (code, out) == (0, "")
+        code, out, _ = hook(repo, client, event(client, AFTER_WRITE, repo, "s1"), **settings)
+        assert reply_moment(client, out) == AFTER_WRITE and LESSON in out
+        assert "just changed" in out and "stopped" not in out
+        code, out, _ = hook(repo, client, event(client, AFTER_WRITE, repo, "s1"), **settings)
+        assert (code, out) == (0, "")
+    off = {"SENTINEL_MEMORY_HOOK_WRITES": "off"}
+    for moment in (BEFORE_WRITE, AFTER_WRITE):
+        assert hook(repo, "claude", event("claude", moment, repo, "s9"), **off)[1] == ""
+    # by default nothing comes after the write: the refusal already showed it
+    assert hook(repo, "claude", event("claude", AFTER_WRITE, repo, "s8"))[1] == ""
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_a_session_that_changed_files_and_logged_nothing_is_asked_once_to_log(repo, client):
+    first_prompt(repo, client, "s1")
+    code, out, _ = hook(repo, client, event(client, STOP, repo, "s1"))
+    assert (code, out) == (0, ""), "nothing changed yet: nothing to ask"
+    (repo.path / "src" / "auth.py").write_text("def verify_token(t):\n    return t.strip()\n", encoding="utf-8")
+    code, out, _ = hook(repo, client, event(client, STOP, repo, "s1"))
+    assert reply_moment(client, out) == STOP and "log_memory" in out
+    for again in (False, True, False):  # whatever the client's flag says, never a second time
+        extra = {"loop_count": int(again)} if client == "cursor" else {"stop_hook_active": again}
+        code, out, _ = hook(repo, client, event(client, STOP, repo, "s1", **extra))
+        assert (code, out) == (0, "")
+
+
+def test_a_session_that_logged_is_not_asked(repo):
+    first_prompt(repo, "claude", "s1")
+    (repo.path / "README.md").write_text("changed\n", encoding="utf-8")
+    logged(repo.memory, "docs", "the readme's audience was not said", "Write the README for new users first")
+    assert hook(repo, "claude", event("claude", STOP, repo, "s1"))[1] == ""
+
+
+def test_changes_under_context_alone_do_not_count_as_work(repo):
+    first_prompt(repo, "claude", "s1")
+    (repo.path / ".context" / "scratch.txt").write_text("x\n", encoding="utf-8")
+    assert hook(repo, "claude", event("claude", STOP, repo, "s1"))[1] == ""
+
+
+def test_a_stop_without_an_earlier_hook_in_the_session_asks_nothing(repo):
+    (repo.path / "README.md").write_text("changed\n", encoding="utf-8")
+    assert hook(repo, "codex", event("codex", STOP, repo, "fresh"))[1] == ""
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"not json at all",
+        b"\xff\xfe\x00garbage",
+        b"[1, 2, 3]",
+        b'{"hook_event_name": "PreToolUse"}',
+        b'{"hook_event_name": "PreToolUse", "session_id": 7, "tool_name": "Write"}',
+        b"[" * 100_000,
+        b'{"hook_event_name": "Stop", "session_id": "s", "cwd": "' + b"a" * (2 << 20) + b'"}',
+    ],
+    ids=["empty", "text", "binary", "array", "no-session", "wrong-types", "deep", "over-1-MiB"],
+)
+def test_an_input_that_is_not_a_usable_event_gets_nothing_and_exit_0(repo, data):
+    for client in CLIENTS:
+        assert hook(repo, client, data) == (0, "", "")
+
+
+def test_past_its_time_bound_it_prints_nothing(repo):
+    code, out, _ = hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1"), SENTINEL_MEMORY_HOOK_TIME="0")
+    assert (code, out) == (0, "")
+
+
+def test_a_missing_or_unreadable_memory_file_gets_nothing(repo):
+    repo.memory.unlink()
+    assert hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1")) == (0, "", "")
+    repo.memory.mkdir()
+    assert hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s2")) == (0, "", "")
+
+
+def test_a_locked_memory_file_still_answers_and_is_never_written(repo):
+    from conftest import lock_held_elsewhere
+
+    before = repo.memory.read_bytes()
+    with lock_held_elsewhere(repo.memory):
+        code, out, _ = hook(repo, "gemini", event("gemini", BEFORE_WRITE, repo, "s1"))
+    assert code == 0 and LESSON in out
+    assert repo.memory.read_bytes() == before
+
+
+def test_an_unwritable_state_folder_means_no_refusal_rather_than_a_loop(repo, tmp_path):
+    blocked = tmp_path / "state-file"
+    blocked.write_text("not a folder", encoding="utf-8")
+    settings = {"SENTINEL_MEMORY_HOOK_STATE": str(blocked / "hooks")}
+    for _ in range(2):
+        assert hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1"), **settings) == (0, "", "")
+
+
+def test_the_state_is_kept_outside_the_project_and_holds_no_prompt(repo, tmp_path):
+    state = tmp_path / "state"
+    settings = {"SENTINEL_MEMORY_HOOK_STATE": str(state)}
+    secret_words = "please refactor verify_token in src/auth.py zebra-quartz-unique"
+    hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt=secret_words), **settings)
+    hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1"), **settings)
+    files = [p for p in state.rglob("*") if p.is_file()]
+    assert files and all("zebra" not in p.read_text(encoding="utf-8", errors="replace") for p in files)
+    assert repo.git("status", "--porcelain").stdout == ""
+
+
+def test_a_state_file_that_is_a_link_is_not_followed(repo, tmp_path):
+    state = tmp_path / "state"
+    settings = {"SENTINEL_MEMORY_HOOK_STATE": str(state)}
+    hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1"), **settings)
+    (kept,) = [p for p in state.glob("*.json")]
+    target = tmp_path / "elsewhere.json"
+    target.write_text(kept.read_text(encoding="utf-8"), encoding="utf-8")
+    kept.unlink()
+    kept.symlink_to(target)
+    before = target.read_bytes()
+    assert hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1"), **settings) == (0, "", "")
+    assert target.read_bytes() == before
+
+
+@pytest.mark.parametrize("client", ("claude", "gemini", "codex"))
+def test_a_prompt_naming_a_cited_file_gets_the_lesson_once_and_an_unrelated_one_nothing(repo, client):
+    code, out, _ = hook(repo, client, event(client, PROMPT, repo, "s1", prompt="Fix the bug in src/auth.py please"))
+    assert reply_moment(client, out) == PROMPT and LESSON in out
+    assert len(out) < 2_000
+    code, out, _ = hook(repo, client, event(client, PROMPT, repo, "s1", prompt="Now tidy src/auth.py a bit more"))
+    assert (code, out) == (0, ""), "already shown in this session"
+    code, out, _ = hook(repo, client, event(client, PROMPT, repo, "s2", prompt="Add a dark mode toggle to the UI"))
+    assert (code, out) == (0, "")
+
+
+def test_a_prompt_naming_an_identifier_of_a_lesson_gets_it(repo):
+    code, out, _ = hook(repo, "codex", event("codex", PROMPT, repo, "s1", prompt="Why does verify_token accept blanks?"))
+    assert reply_moment("codex", out) == PROMPT and LESSON in out
+
+
+def test_a_lesson_shown_with_the_prompt_does_not_stop_the_write_later(repo):
+    hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="Fix src/auth.py"))
+    assert hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1")) == (0, "", "")
+
+
+@pytest.mark.parametrize("prompt", ["/compact", "ok", "Continue.", "yes", STOP_REASON, "  "])
+def test_a_prompt_with_no_task_or_our_own_stop_request_gets_nothing(repo, prompt):
+    assert hook(repo, "gemini", event("gemini", PROMPT, repo, "s1", prompt=prompt)) == (0, "", "")
+
+
+USER_CLAUDE = """{
+  "permissions": {"allow": ["Bash(ls)"]},
+  "hooks": {
+    "Stop": [
+      {"hooks": [{"type": "command", "command": "echo mine"}]}
+    ],
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh", "timeout": 1.10}]}]
+  }
+}
+"""
+USER_CURSOR = '{"version": 1, "hooks": {"afterFileEdit": [{"command": "./format.sh"}], "stop": [{"command": "./notify.sh"}]}}\n'
+
+
+def test_init_writes_the_hooks_beside_the_mcp_entry_keeps_a_users_own_and_is_idempotent(repo):
+    from gitrepos import server
+
+    (repo.path / ".claude").mkdir()
+    (repo.path / ".claude" / "settings.json").write_text(USER_CLAUDE, encoding="utf-8")
+    (repo.path / ".cursor").mkdir()
+    (repo.path / ".cursor" / "hooks.json").write_text(USER_CURSOR, encoding="utf-8")
+    args = ["--project", str(repo.path), "init", *[w for c in CLIENTS for w in ("--client", c)]]
+    first = server(repo.env, *args)
+    assert first.returncode == 0, first.stderr
+    files = {c: repo.path / p for c, p in (("claude", ".claude/settings.json"), ("gemini", ".gemini/settings.json"),
+                                           ("codex", ".codex/hooks.json"), ("cursor", ".cursor/hooks.json"))}
+    written = {c: p.read_bytes() for c, p in files.items()}
+    claude = written["claude"].decode()
+    for kept in ('{"hooks": [{"type": "command", "command": "echo mine"}]}', '"timeout": 1.10', '"Bash(ls)"'):
+        assert kept in claude, "the user's own hooks and settings stay byte for byte"
+    assert '"./format.sh"' in written["cursor"].decode() and '"./notify.sh"' in written["cursor"].decode()
+    for client, path in files.items():
+        hooks = json.loads(path.read_text(encoding="utf-8"))["hooks"]
+        commands = [h.get("command") for groups in hooks.values() for g in groups for h in g.get("hooks", [g])]
+        assert f"sentinel-memory hook --client {client}" in commands
+        assert not any(str(repo.path) in c or "python" in c for c in commands if "hook --client" in c), "portable"
+    assert "trust" in first.stdout and "/hooks" in first.stdout  # Codex's and Gemini's step, said once
+    second = server(repo.env, *args)
+    assert {c: p.read_bytes() for c, p in files.items()} == written
+    assert "unchanged hooks in" in second.stdout and "created" not in second.stdout
+
+
+def test_init_no_hooks_leaves_them_out(repo):
+    from gitrepos import server
+
+    result = server(repo.env, "--project", str(repo.path), "init", "--client", "claude", "--client", "gemini",
+                    "--client", "codex", "--no-hooks")
+    assert result.returncode == 0, result.stderr
+    assert not (repo.path / ".claude" / "settings.json").exists()
+    assert not (repo.path / ".codex" / "hooks.json").exists()
+    assert "hooks" not in json.loads((repo.path / ".gemini" / "settings.json").read_text(encoding="utf-8"))
+
+
+def test_doctor_runs_each_configured_hook_on_a_sample_and_checks_its_shape(repo):
+    from gitrepos import server
+
+    args = ["--project", str(repo.path)]
+    server(repo.env, *args, "init", *[w for c in CLIENTS for w in ("--client", c)])
+    report = server(repo.env, *args, "doctor").stdout
+    for title in ("Claude Code", "Gemini CLI", "Codex CLI", "Cursor"):
+        assert f"{title}'s hooks in" in report and "answer in its shape" in report
+    assert "[FAIL] Claude Code's hooks" not in report
+    assert "open /hooks" in report and "trustedFolders.json" in report
+    # a hooks group that runs something else is the user's: doctor does not run it
+    settings = repo.path / ".claude" / "settings.json"
+    settings.write_text('{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "touch ran"}]}]}}\n',
+                        encoding="utf-8")
+    assert "Claude Code's hooks" not in server(repo.env, *args, "doctor").stdout
+    assert not (repo.path / "ran").exists()
+
+
+PROMPTS = (
+    "Fix the bug in src/auth.py please",
+    "Why does verify_token accept blanks?",
+    "Add a dark mode toggle to the UI",
+    "the auth token rounding in payments",
+    "refund idempotency keys",
+    "ok",
+)
+
+
+def test_the_kept_index_chooses_what_strong_matches_chooses_and_follows_the_file(repo):
+    """The hook's copy of the index (hooks/matches.py) gives the records tools/memory.py would, and
+    is used only for the memory file's exact bytes; `hook --warm` builds it, detached from any event."""
+    from sentinel_memory.hooks import matches
+    from sentinel_memory.record.citations import named
+    from sentinel_memory.tools.memory import strong_matches
+
+    logged(repo.memory, "payments", "refunds were retried without a key", "Send an Idempotency-Key with every refund",
+           files=["README.md"])
+    logged(repo.memory, "rounding", "amounts were floats", "Round payment amounts with Decimal, never float")
+    assert matches.kept(repo.memory) is None and not matches.fresh(repo.memory)
+    result = subprocess.run([sys.executable, str(SERVER), "hook", "--warm", str(repo.memory)], capture_output=True,
+                            env={**repo.env, "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"]}, timeout=120)
+    assert result.returncode == 0 and result.stdout == b""
+    found = matches.kept(repo.memory)
+    assert found is not None and matches.fresh(repo.memory)
+    for prompt in PROMPTS:
+        files = named(repo.path, prompt)
+        expected = [m.record["id"] for m in strong_matches(repo.memory, prompt, files, limit=5)]
+        assert [m.record["id"] for m in matches.strong(repo.memory, prompt, files, 5, found)] == expected, prompt
+    logged(repo.memory, "ui", "the theme was not said", "Use the design tokens for colours")
+    assert matches.kept(repo.memory) is None and not matches.fresh(repo.memory)
+
+
+def test_a_sessions_first_hook_builds_the_kept_index_in_the_background(repo):
+    from sentinel_memory.hooks import matches
+
+    first_prompt(repo, "claude", "s1")
+    for _ in range(600):  # the builder is detached: wait for its file (at most a minute)
+        if matches.fresh(repo.memory):
+            break
+        time.sleep(0.1)
+    assert matches.kept(repo.memory) is not None
+    code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="Fix the bug in src/auth.py"))
+    assert LESSON in out
+
+
+def test_old_session_state_and_unused_index_copies_are_removed(repo, tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    day = 24 * 3600
+    ages = {"old.json": 2 * day, "old.json.lock": 2 * day, "recent.json": 3600, "index-old.pickle": 8 * day,
+            "index-recent.pickle": 2 * day, "notes.txt": 30 * day}
+    for name, age in ages.items():
+        (state / name).write_text("{}", encoding="utf-8")
+        then = os.path.getmtime(state / name) - age
+        os.utime(state / name, (then, then))
+    hook(repo, "claude", event("claude", PROMPT, repo, "new", prompt="ok"), SENTINEL_MEMORY_HOOK_STATE=str(state))
+    left = {p.name for p in state.iterdir()}
+    assert {"recent.json", "index-recent.pickle", "notes.txt"} <= left
+    assert not {"old.json", "old.json.lock", "index-old.pickle"} & left
+
+
+def test_init_leaves_a_hooks_file_it_cannot_edit_alone_and_says_what_to_add(repo):
+    from gitrepos import server
+
+    settings = repo.path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    for text in ('{\n  // mine\n  "hooks": {}\n}\n', '{"hooks": {"Stop": {"not": "a list"}}}\n', '{"hooks": []}\n'):
+        settings.write_text(text, encoding="utf-8")
+        result = server(repo.env, "--project", str(repo.path), "init", "--client", "claude")
+        assert result.returncode == 0, result.stderr
+        assert settings.read_text(encoding="utf-8") == text
+        line = next(x for x in result.stdout.splitlines() if "hooks in" in x)
+        assert line.startswith("left alone the hooks in") and "sentinel-memory hook --client claude" in line
+
+
+def test_a_sessions_state_stays_bounded_and_keeps_the_newest(tmp_path):
+    from sentinel_memory.hooks import state
+
+    session = state.Session(created=1.0)
+    for n in range(0, 600, 3):
+        session.show([f"id{n}", f"id{n + 1}", f"id{n + 2}"])
+        session.warn([f"src/f{n}.py"])
+    assert len(session.shown) == state.MAX_ITEMS and session.shown[-1] == "id599" and "id0" not in session.shown
+    assert len(session.warned) == state.MAX_ITEMS and session.warned[-1] == "src/f597.py"
+    path = tmp_path / "s.json"
+    session.created = time.time()
+    state.save(str(path), session)
+    assert path.stat().st_size < state.MAX_BYTES
+    assert state.load(str(path)).shown == session.shown
+    path.write_bytes(b"{" + b" " * state.MAX_BYTES + b"}")  # too big: not read; the hook stays quiet
+    with pytest.raises(state.Unavailable):
+        state.load(str(path))
