@@ -51,7 +51,7 @@ def _fill(template: str, rng: random.Random, values: dict[str, str]) -> str:
     opened: list[tuple[str, int]] = []  # (what opened it, where its spec starts in template)
     hashed = False
     for m in _TOKEN.finditer(template):
-        whole, escaped, alphabet, count, call, mark, plain = m.group(0), *m.groups()
+        whole, escaped, alphabet, count, call, mark, _ = m.group(0), *m.groups()
         if not opened and whole in ("{{", "}}"):
             stack[-1].append(whole[0])
         elif escaped is not None and opened:

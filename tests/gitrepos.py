@@ -22,8 +22,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from sentinel_memory.record import contextdir  # noqa: E402
-from sentinel_memory.record import store
-from sentinel_memory.tools import answers
+from sentinel_memory.record import store  # noqa: E402
+from sentinel_memory.tools import answers  # noqa: E402
 from sentinel_memory.record.snapshot import parse  # noqa: E402
 from sentinel_memory.record.records import Entry, record_id  # noqa: E402
 

@@ -7,7 +7,6 @@ real files in tmp_path; every command runs as a separate process, the server ove
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tomllib
@@ -310,7 +309,7 @@ def test_init_codex_approves_log_memory_once_and_keeps_the_users_choice(tmp_path
     assert path.read_text(encoding="utf-8") == edited
     assert "does not approve log_memory (approval_mode is prompt)" in run(env, repo.path, "doctor").stdout
 
-    path.write_text(f'[mcp_servers.sentinel-memory]\ncommand = "x"\nargs = []\ntools = {{ other = {{ approval_mode = "auto" }} }}\n',
+    path.write_text('[mcp_servers.sentinel-memory]\ncommand = "x"\nargs = []\ntools = { other = { approval_mode = "auto" } }\n',
                     encoding="utf-8")
     odd = run(env, repo.path, "init", "--client", "codex").stdout
     assert "add [mcp_servers.sentinel-memory.tools.log_memory]" in odd

@@ -164,7 +164,7 @@ def test_eight_processes_writing_through_core_lose_no_write(tmp_path, project, m
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-    for proc, (out, err) in zip(procs, results):
+    for proc, (out, err) in zip(procs, results, strict=True):
         assert proc.returncode == 0, err
         assert len(out.split()) == per_writer
     want = set().union(*(expected_ids(f"proc{n}", per_writer) for n in range(writers)))

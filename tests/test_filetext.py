@@ -29,7 +29,7 @@ def test_edits_give_the_bytes_of_a_full_rewrite_and_never_fall_back(start, edits
         before, before_bytes = text, text.bytes()
         current = dict(state)
         text = text.edited({rid: None if body is None else line(rid, body) for rid, body in cuts.items()},
-                           lambda rid: line(rid, current[rid]))
+                           lambda rid, current=current: line(rid, current[rid]))
         assert text is not None, "a valid edit must not fall back to a full rewrite"
         for rid, body in cuts.items():
             if body is None:

@@ -6,14 +6,12 @@ it is active. Real repositories, real `git commit`."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import stat
 import subprocess
 from pathlib import Path
 
-import pytest
 
 from gitrepos import MEMORY, env, make_repo, server  # noqa: F401  (env is a fixture)
 

@@ -76,7 +76,7 @@ def test_upsert_is_idempotent(args):
 def entries(draw_ids, lessons):
     return {rid: Entry.of({"id": rid, "type": "log", "topic": "t", "missing_context": rid, "lesson": lesson,
                            "ask_next_time": "", "meta": {"created": "2026-01-01T00:00:00+00:00"}})
-            for rid, lesson in zip(draw_ids, lessons)}
+            for rid, lesson in zip(draw_ids, lessons, strict=True)}
 
 
 side = st.dictionaries(st.sampled_from("abcdef"), st.sampled_from(["x", "y", "z"]), max_size=6)

@@ -427,7 +427,7 @@ def test_an_environment_default_that_is_no_secret_stays(text):
 
 def test_a_cell_under_a_credential_column_of_a_markdown_table_goes():
     values = [uid(), rand(HEX, 32), rand(ALNUM, 24)]
-    rows = "".join(f"| {svc} | {v} | eu |\n" for svc, v in zip(["snyk", "trello", "looker"], values))
+    rows = "".join(f"| {svc} | {v} | eu |\n" for svc, v in zip(["snyk", "trello", "looker"], values, strict=True))
     text = "| Service | API Key | Region |\n|---|:---:|---|\n" + rows
     out, count = redact(text)
     assert count == 3 and not any(v in out for v in values)

@@ -35,7 +35,7 @@ def record(topic, missing_context, lesson, ask="", type_="log", **meta):
 def write(path, *records):
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = sorted(to_line(r) for r in records)
-    path.write_text("".join(line + "\n" for line in sorted(lines, key=lambda l: json.loads(l)["id"])),
+    path.write_text("".join(line + "\n" for line in sorted(lines, key=lambda text: json.loads(text)["id"])),
                     encoding="utf-8")
 
 

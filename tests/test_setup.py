@@ -9,7 +9,6 @@ import json
 import subprocess
 import sys
 import tomllib
-from pathlib import Path
 
 import pytest
 

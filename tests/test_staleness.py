@@ -9,7 +9,6 @@ before T0, changed at T1..T3, and a record logged again now is dated after every
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 from pathlib import Path
@@ -84,7 +83,7 @@ def test_a_commit_that_changes_a_cited_file_marks_only_the_records_that_cite_it(
     by = blocks(after)
     assert order(after) == order(before)
     assert "stale: " in by[PAY["id"]]
-    line = next(l for l in by[PAY["id"]].splitlines() if l.startswith("stale: "))
+    line = next(x for x in by[PAY["id"]].splitlines() if x.startswith("stale: "))
     assert "src/pay.py changed (2 commits since; latest " + latest + " on 2026-03-01)" in line
     assert "Verify before applying; if it still holds, log it again to refresh it." in line
     assert "\nstale: " not in by[AUTH["id"]] and "\nstale: " not in by[PLAIN["id"]]

@@ -82,7 +82,7 @@ async def test_log_writes_the_exact_record_format(connect, project, memory_file,
     assert len(lines) == 3
     parsed = records(memory_file)
     assert [r["id"] for r in parsed] == sorted(r["id"] for r in parsed)
-    for raw, record in zip(lines, parsed):
+    for raw, record in zip(lines, parsed, strict=True):
         assert list(json.loads(raw)) == KEYS
         assert record["id"] == rid(record["topic"], record["missing_context"])
         assert record["type"] == "log"

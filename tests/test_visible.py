@@ -7,8 +7,6 @@ processes, a real repository, real `git diff` and `git log -p`."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import unicodedata
 from pathlib import Path
 

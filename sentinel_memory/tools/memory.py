@@ -173,7 +173,6 @@ def search(path: Path, query: str = "", topic: str | None = None, files: object 
     if not small or total <= small // MIN_BLOCK:  # else it cannot be small: not worth rendering
         found.blocks, shown, complete, _, _ = search_index.fit(ranked.best_first(), small, blocks, marks, 1, byte_room)
     if not complete:
-        found.focused = True
         found.blocks, shown, complete, used, used_bytes = search_index.fit(
             ranked.principles(), room, blocks, marks, 1, byte_room
         )

@@ -35,7 +35,6 @@ class Found:
     left_out: int = 0
     left_topics: Counter = field(default_factory=Counter)  # topics of what was left out
     left_matching: int = 0  # of those left out, how many match the query or the files
-    focused: bool = False  # past SMALL_ANSWER: only the principles and the matches are listed
     cut: bool = False  # the budget, not the focus, stopped the listing
     stale: int = 0  # of the records listed, how many carry a stale mark
     shallow: bool = False  # the marks come from a shallow clone's history (render.SHALLOW_NOTE)
