@@ -582,3 +582,13 @@ def test_fold_of_a_file_that_is_no_memory_says_one_thing(project, tmp_path):
     result = run(project, "fold", "README.md", check_rc=2)
 
     assert "holds no memory records" in result.stderr and "skipped" not in result.stderr
+
+
+def test_export_into_a_folder_that_does_not_exist_says_so(project, tmp_path):
+    """The reason is the missing folder, not the disk: no advice to free space."""
+    logged_id(project, "payment", "VAT", "read tax.yaml")
+
+    result = run(project, "export", "-o", str(tmp_path / "missing" / "memory.md"), check_rc=3)
+
+    assert "No such file or directory" in result.stderr and "disk space" not in result.stderr
+    assert not (tmp_path / "missing").exists()
