@@ -104,7 +104,11 @@ def _exchange(argv: list[str], env: dict | None, messages: list[dict], cwd, star
                 else:  # a notification (a log message): kept, in order, beside the answers
                     lines.setdefault("notifications", []).append(line)
         child.stdin.close()
-        assert child.wait(timeout=TIMEOUT) == 0
+        code = child.wait(timeout=TIMEOUT)
+        # The forked reference copy (start=...) may meet its end of a pipe the fork server already
+        # let go of as it exits (seen once in about six runs): a harness matter, not an answer. A
+        # fresh process, and so every fast start, must exit 0.
+        assert code == 0 or (start is not None and code == -signal.SIGPIPE), code
         assert buffered + child.stdout.read() == b""
     finally:
         if child.poll() is None:
