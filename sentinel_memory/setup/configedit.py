@@ -220,10 +220,9 @@ def _single(obj: Node, key: str, where: str) -> Node | None:
     return found[0] if found else None
 
 
-def merge_json_entry(text: str, key: str, name: str, wanted: dict, defaults: dict, drop) -> tuple[str, dict | None]:
-    """(the new text, our entry as it was or None) with our server `name` under `key`: `wanted`
-    set, `defaults` added when absent, keys for which drop(key, value) is true removed; everything
-    else byte for byte. Refused when the text is not a JSON object with `key` an object."""
+def _json_object(text: str) -> tuple[str, Node]:
+    """(the text, "{}" for an empty one; its top object) of a config we may splice into; Refused
+    when it is not plain JSON or not an object."""
     try:
         json.loads(text or "{}")
     except RecursionError:
@@ -235,6 +234,14 @@ def merge_json_entry(text: str, key: str, name: str, wanted: dict, defaults: dic
     top = scan(text)
     if top.members is None:
         raise Refused("it is not a JSON object")
+    return text, top
+
+
+def merge_json_entry(text: str, key: str, name: str, wanted: dict, defaults: dict, drop) -> tuple[str, dict | None]:
+    """(the new text, our entry as it was or None) with our server `name` under `key`: `wanted`
+    set, `defaults` added when absent, keys for which drop(key, value) is true removed; everything
+    else byte for byte. Refused when the text is not a JSON object with `key` an object."""
+    text, top = _json_object(text)
     servers = _single(top, key, "the file")
     if servers is None:
         entry = {**wanted, **defaults}
@@ -268,17 +275,7 @@ def merge_json_hooks(text: str, wanted: dict[str, list], ours, top: dict) -> tup
     ours appended after the user's groups, which stay byte for byte; `top` members added when
     absent (Cursor's "version"). Refused when the text is not a JSON object whose "hooks" is an
     object of lists."""
-    try:
-        json.loads(text or "{}")
-    except RecursionError:
-        raise Refused("it nests deeper than a config does") from None
-    except ValueError as exc:
-        raise Refused(f"it is not plain JSON ({exc}; a file with comments is not rewritten)") from None
-    if not text.strip():
-        text = "{}\n"
-    root = scan(text)
-    if root.members is None:
-        raise Refused("it is not a JSON object")
+    text, root = _json_object(text)
     for key, value in top.items():
         if _single(root, key, "the file") is None:
             text = set_member(text, root, key, value)
