@@ -255,6 +255,38 @@ def test_the_limits_and_thresholds_the_docs_quote_are_the_codes():
         assert set(quoted) == {value}, f"the docs quote {sorted(set(quoted))} where the code has {value}"
 
 
+def test_the_match_strength_the_contract_quotes_is_the_codes():
+    """Contract §4.2's weights of the order and scale of match strength (the weights, the
+    threshold, the bounds) are search/index.py's and search/match.py's: change one and the other
+    must follow."""
+    from sentinel_memory.search import index, match
+
+    text = _read(ROOT / "docs/contract.md")
+    scale = text[text.index("**Match strength.**") : text.index("**What is listed.**")]
+
+    def quoted(pattern: str) -> float:
+        found = re.search(pattern, scale, re.S)
+        assert found, f"contract §4.2 no longer says {pattern!r}: reword the pattern with the doc"
+        return float(found.group(1))
+
+    assert quoted(r"reckoned with `N` at least (\d+)") == match.RARITY_FROM
+    assert quoted(r"that it cites \(or the path git renamed to it\): ([\d.]+) \(") == match.FILE
+    assert quoted(r"\(([\d.]+) for a file more\s+than a fifth") == match.COMMON_FILE
+    assert quoted(r"when at\s+most (\d+) of the paths the memory cites have that name") == match.NAMED_AMONG
+    assert quoted(r"cites another file: ([\d.]+) ×") == match.DIRECTORY
+    assert quoted(r"not common\) that it holds: ([\d.]+);") == match.IDENTIFIER
+    assert quoted(r"generic words only\): ([\d.]+) ×") == match.TOPIC
+    assert quoted(r"strength is at least \*\*([\d.]+)\*\*") == match.STRONG
+    assert "halved" in scale and match.WORDS == 2
+    assert "more than a fifth of the records and by more than 5" in text
+    assert (index.COMMON, index.COMMON_FLOOR) == (0.2, 5)
+    order = text[text.index("**Order.**") : text.index("**Match strength.**")]
+    assert "twice when the record's topic holds it" in order and index.TOPIC_WEIGHT == 2
+    assert re.search(r"else ([\d.]+) times when the path of a file it cites holds it", order).group(1) == str(
+        index.PATH_WEIGHT
+    )
+
+
 def test_every_tool_parameter_is_described_once_in_the_tools_schema():
     """The MCP tools' parameters are tools/parameters.py's: the same names, descriptions and defaults."""
     import asyncio

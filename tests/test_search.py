@@ -253,6 +253,56 @@ def test_strong_matches_name_their_reasons_and_weak_ones_are_left_out(project, p
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
 
 
+def test_words_of_any_task_neither_lift_a_record_nor_make_a_match_strong(path):
+    """`fix`, `add`, `update`, `typo`... say what is done, not what about: "fix the bug" matches
+    nothing strongly even where a record alone holds them, and beside a subject word they do not
+    lift the record that shares them above one that shares the subject."""
+    filler(path, 20)
+    log(path, "misc", "fixed a typo", "update the bug tracker link")
+    subject = saved(log(path, "offsets", "entry offsets drifted", "count offsets in bytes"))
+    generic = saved(log(path, "entries", "fix the multi entries bug", "fix it first"))
+    assert strong_matches(path, "fix the bug") == []
+    assert "Nothing matches strongly" in search(path, "fix a typo, update the link")
+    order = listed(search(path, "fix the offsets bug"))
+    assert order.index(subject) < order.index(generic)
+
+
+def test_a_topic_in_snake_case_is_named_by_its_words(path):
+    """Topic bug_report is named by "bug report" (and by bug_report); "report" alone does not name it."""
+    filler(path, 20)
+    target = saved(log(path, "bug_report", "the template asks for the version", "keep the version field"))
+    assert [m.reasons[0] for m in strong_matches(path, "shorten the bug report")] == ["topic bug_report"]
+    assert strong_matches(path, "bug_report wording")[0].record["id"] == target
+    assert all(not r.startswith("topic") for m in strong_matches(path, "report") for r in m.reasons)
+
+
+def test_a_query_word_that_names_a_cited_file_weighs_more_than_one_in_the_text(project, path):
+    """"completion" in the path of the file a record cites (src/shell_completion.py) says the
+    record is about that file: it comes before a newer record that only mentions the word."""
+    (project / "src/shell_completion.py").write_text("x\n")
+    filler(path, 10)
+    about = saved(log(path, "shell", "zsh needs a newline", "end the script with one",
+                      files=["src/shell_completion.py"]))
+    mentions = saved(log(path, "docs", "completion is mentioned", "say it in the guide"))
+    order = listed(search(path, "completion"))
+    assert order.index(about) < order.index(mentions)
+
+
+def test_a_file_named_without_its_folder_is_a_cited_file_unless_many_paths_have_that_name(project, path):
+    """"the fixture in conftest.py" names tests/conftest.py when few cited paths have that name;
+    a name that many cited paths share (index.py in four folders) names none of them."""
+    for name in ("tests/conftest.py", *(f"pkg{i}/index.py" for i in range(4))):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text("x\n")
+    filler(path, 20)
+    fixture = saved(log(path, "fixtures", "the tmp dir leaked", "clean it in the fixture", files=["tests/conftest.py"]))
+    for i in range(4):
+        log(path, f"pkg{i}", f"package {i} exports", f"keep exports sorted {i}", files=[f"pkg{i}/index.py"])
+    found = strong_matches(path, "why does the fixture in conftest.py leak")
+    assert found[0].record["id"] == fixture and "file tests/conftest.py (named conftest.py)" in found[0].reasons
+    assert all("named" not in r for m in strong_matches(path, "sort index.py") for r in m.reasons)
+
+
 def test_a_record_citing_the_path_a_file_had_before_a_rename_is_a_strong_match(tmp_path, env):
     """The hook names the path about to be written; a record citing its name before a git rename
     matches it strongly."""

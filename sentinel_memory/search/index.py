@@ -27,9 +27,10 @@ from ..record.snapshot import Snapshot
 from . import match
 from .match import Match, Query
 from .ranked import Card, Layout, Ranked, fit
-from .terms import record_terms, stem, terms  # noqa: F401 (stem, terms: this module's surface too)
+from .terms import GENERIC_WORDS, path_terms, record_terms, stem, terms  # noqa: F401 (stem, terms: this module's surface too)
 
 TOPIC_WEIGHT = 2  # a query term in the topic weighs twice one in the text (once, if also in the text)
+PATH_WEIGHT = 1.5  # a query term in the path of a file the record cites (not in its topic) weighs 1.5 times
 K1, B = 1.2, 0.4  # BM25's saturation and length normalisation (each term counts once per record)
 # A record's score is multiplied by 1 + exp(-age / 365), its age in days behind the newest record:
 # up to twice for the newest, 1.37 at a year; the same past five years.
@@ -86,6 +87,7 @@ class SearchIndex:
             self.principles = sum(1 for e in self.entries if is_principle(e.record))
             self.topic_postings: dict[str, list[int]] = {}  # term -> the ranks of the entries that hold it
             self.body_postings: dict[str, list[int]] = {}
+            self.path_postings: dict[str, list[int]] = {}  # the body's terms that a cited path holds
             self.by_topic: dict[object, list[int]] = {}  # exact topic -> its entries' ranks
             self.file_postings: dict[str, list[int]] = {}  # cited path -> ranks
             self.dir_postings: dict[str, list[int]] = {}  # directory of a cited path -> ranks
@@ -99,6 +101,7 @@ class SearchIndex:
             # entry -> (its record's terms, the files it cites, their directories); made when first
             # measured (measure), shared like the cards.
             self._held: dict[Entry, tuple[set[str], set[str], set[str]]] = {}
+            self._names: dict[str, list[str]] | None = None  # a file name -> the cited paths (_named)
             for rank, entry in zip(self.ranks, self.entries, strict=True):
                 self._index(entry, rank, _add)
 
@@ -109,6 +112,8 @@ class SearchIndex:
         body -= topic
         for term in body:
             change(self.body_postings, term, rank)
+        for term in path_terms(entry.record) - topic:
+            change(self.path_postings, term, rank)
         change(self.by_topic, entry.record.get("topic"), rank)
         files = citations.of(entry.record)
         for path in dict.fromkeys(files):
@@ -132,12 +137,13 @@ class SearchIndex:
         new = SearchIndex.__new__(SearchIndex)
         new.entries, new.ranks = list(self.entries), list(self.ranks)
         new.topic_postings, new.body_postings = dict(self.topic_postings), dict(self.body_postings)
+        new.path_postings = dict(self.path_postings)
         new.by_topic = dict(self.by_topic)
         new.file_postings, new.dir_postings = dict(self.file_postings), dict(self.dir_postings)
         new.lengths, new.total_length, new.days = dict(self.lengths), self.total_length, dict(self.days)
         new._factors = {}  # the average length and the newest record may differ
         new.principles, new.space, new._by_rank, new._cards = self.principles, self.space, None, self._cards
-        new._held = self._held
+        new._held, new._names = self._held, None
         with paused():
             for entry in removed:
                 try:
@@ -216,10 +222,10 @@ class SearchIndex:
             topic, body = self.topic_postings.get(term, ()), self.body_postings.get(term, ())
             holders = len(topic) + len(body)
             if holders:
-                held.append((topic, body, holders))
-        rare = [h for h in held if not common(h[2], records)]
-        for topic, body, holders in rare or held:  # only common terms match: they order after all
-            self._add(weights, topic, body, holders)
+                held.append((topic, body, holders, term in GENERIC_WORDS, self.path_postings.get(term, ())))
+        rare = [h for h in held if not h[3] and not common(h[2], records)]
+        for topic, body, holders, _, paths in rare or held:  # only common or generic terms match: they order after all
+            self._add(weights, topic, body, paths, holders)
         if not weights:
             return {}
         factors = self._factors
@@ -248,6 +254,12 @@ class SearchIndex:
             if old in cited:
                 strength += match.FILE
                 reasons.append(f"file {old} (renamed since)")
+        for name in query.file_names:
+            paths = self._named(name)
+            chosen = [p for p in paths if p in cited and p not in query.files]
+            if chosen and len(paths) <= match.NAMED_AMONG:
+                strength += match.COMMON_FILE if common(len(self.file_postings[chosen[0]]), records) else match.FILE
+                reasons.append(f"file {chosen[0]} (named {name})")
         for folder in dict.fromkeys(parent(p) for p in query.files):
             if folder and folder in folders and folder not in found:
                 strength += match.DIRECTORY * self._rarity(len(self.dir_postings[folder]), records)
@@ -258,14 +270,14 @@ class SearchIndex:
                 reasons.append(f"identifier {shown}")
         topic, named = entry.record.get("topic"), set()
         if isinstance(topic, str) and query.names(topic) and not common(len(self.by_topic[topic]), records):
-            named = terms(topic)
+            named = terms(topic) - GENERIC_WORDS
             if named:
                 spread = max(self.holders(t) for t in named)
                 strength += match.TOPIC * self._rarity(spread, records)
                 reasons.append(f"topic {topic}")
         shared, rarity = [], 0.0
         for word in query.words:
-            if word in terms_held and word not in named:
+            if word in terms_held and word not in named and word not in GENERIC_WORDS:
                 holders = self.holders(word)
                 if not common(holders, records):
                     shared.append(word)
@@ -274,6 +286,17 @@ class SearchIndex:
             strength += rarity / match.WORDS
             reasons.append("words: " + ", ".join(shared))
         return Match(entry.record, strength, tuple(reasons))
+
+    def _named(self, name: str) -> list[str]:
+        """The cited paths whose file name is `name` (case ignored), from a map of the index's
+        cited paths by name made when a query first names a file."""
+        names = self._names
+        if names is None:
+            names = {}
+            for path in self.file_postings:
+                names.setdefault(path.rsplit("/", 1)[-1].casefold(), []).append(path)
+            self._names = names
+        return names.get(name.casefold(), [])
 
     @staticmethod
     def _rarity(holders: int, records: int) -> float:
@@ -301,9 +324,13 @@ class SearchIndex:
         )
         self._factors.update(zip(ranks, map(mul, map(table.__getitem__, lengths), boost), strict=False))
 
-    def _add(self, weights: dict[int, float], topic: Sequence[int], body: Sequence[int], holders: int) -> None:
+    def _add(
+        self, weights: dict[int, float], topic: Sequence[int], body: Sequence[int], paths: Sequence[int], holders: int
+    ) -> None:
+        """Add a term's weight to the records holding it: once in the text, TOPIC_WEIGHT times in
+        the topic, PATH_WEIGHT times in a cited path (`paths` is part of `body`)."""
         weight, get = idf(holders, len(self.entries)), weights.get
-        for postings, value in ((body, weight), (topic, weight * TOPIC_WEIGHT)):
+        for postings, value in ((body, weight), (topic, weight * TOPIC_WEIGHT), (paths, weight * (PATH_WEIGHT - 1))):
             if postings:
                 weights.update(zip(postings, map(add, map(get, postings, repeat(0.0)), repeat(value)), strict=False))
 

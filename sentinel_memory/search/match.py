@@ -10,7 +10,8 @@ IDENTIFIER; the record's exact topic named in the query, up to TOPIC; and the qu
 that the record holds, each its rarity squared (1 for a word only this record holds, towards 0 for
 a word most hold), the sum over WORDS. Rarity is a term's idf against that of a term one record
 holds, reckoned in a memory of at least RARITY_FROM records. A common word (search/index.py
-common) counts for nothing. A match is strong at STRONG: one cited file or identifier, a topic few
+common) or a generic one (search/terms.py GENERIC_WORDS: fix, add, update...) counts for nothing,
+and a topic in snake_case is named by its words. A match is strong at STRONG: one cited file or identifier, a topic few
 records' words name, or rare words worth as much.
 """
 
@@ -22,6 +23,13 @@ from dataclasses import dataclass, field
 
 from .terms import _WORD, identifier, stem, words
 
+_PART = re.compile(r"[^\W_]+")  # a run of letters and digits: words, and the parts of snake_case
+# A file's name without a folder, as a prompt names it: letters before a dot and an extension that
+# starts with a letter (conftest.py, walk.rs, test.yml, .gitignore; not 1.10.1 or a/b.py).
+_FILE_NAME = re.compile(
+    r"(?<![\w./\\-])(\.[^\W\d_][\w-]*|[\w-]*[^\W\d_][\w-]*(?:\.[\w-]+)*\.[^\W\d_]\w{0,9})(?![\w/\\-]|\.\w)"
+)
+NAMED_AMONG = 3  # a file name counts when at most this many cited paths have it
 STRONG = 1.0  # the one threshold: a strength at or above it is a strong match
 FILE = 1.0
 COMMON_FILE = 0.5
@@ -52,28 +60,31 @@ class Match:
 @dataclass(frozen=True)
 class Query:
     """A query as the measure reads it: its text (case-folded, for the topic), its words (as
-    terms, without stop words), its identifiers (term -> as written), the files asked about and
-    the paths git renamed to one of them."""
+    terms, without stop words), its identifiers (term -> as written), the files asked about, the
+    paths git renamed to one of them, and the file names it names without a folder (conftest.py)."""
 
     text: str = ""
     words: tuple[str, ...] = ()
     identifiers: dict[str, str] = field(default_factory=dict)
     files: tuple[str, ...] = ()
     former: tuple[str, ...] = ()
+    file_names: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, text: str, files=(), former=()) -> Query:
         text = unicodedata.normalize("NFC", text or "")
         found = {stem(w.casefold()): w for w in _WORD.findall(text) if identifier(w)}
         return cls(
-            " ".join(_WORD.findall(text.casefold())),
+            " ".join(_PART.findall(text.casefold())),
             tuple(dict.fromkeys(w for w in words(text) if w not in found and len(w) > 1 and not w.isdigit())),
             found,
             tuple(files),
             tuple(former),
+            tuple(dict.fromkeys(m.group(1) for m in _FILE_NAME.finditer(text))),
         )
 
     def names(self, topic: str) -> bool:
-        """Whether the query names this topic exactly (as whole words, ignoring case)."""
-        wanted = " ".join(_WORD.findall(unicodedata.normalize("NFC", topic).casefold()))
+        """Whether the query names this topic exactly (as whole words, ignoring case; an underscore
+        or a hyphen as a space: topic bug_report is named by "bug report")."""
+        wanted = " ".join(_PART.findall(unicodedata.normalize("NFC", topic).casefold()))
         return bool(wanted) and re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", self.text) is not None
