@@ -14,6 +14,5 @@ search_memory  # server: the tools FastMCP registers by decorator
 log_memory
 compact_memory
 COMMANDS  # cli.commands: the commands' table the tests walk
-drop_cache  # record.store: the benchmarks and tests start cold with it
 principles_first  # search.ranked: the property tests compare rankings by it
 TOOLS  # tools.parameters: the tools' parameters by tool, which test_docs checks the schema against

@@ -228,14 +228,24 @@ def takes_files() -> bool:
     return "files" in inspect.signature(tools.search).parameters
 
 
-def search(path: Path, query: str, files: list[str] | None) -> str:
-    """The product's answer; with files, on a search that takes no files, the paths go into the
-    query (what an agent could do before search_memory took files)."""
+def opened(path: Path):
+    """The memory file as the server keeps it between searches (an OpenMemory), or its path for
+    code that has none (it kept its caches in the modules)."""
+    try:
+        from sentinel_memory.tools.memory import OpenMemory
+    except ImportError:
+        return path
+    return OpenMemory(path)
+
+
+def search(memory, query: str, files: list[str] | None) -> str:
+    """The product's answer (memory: opened's); with files, on a search that takes no files, the
+    paths go into the query (what an agent could do before search_memory took files)."""
     if files is None:
-        return tools.search(path, query)
+        return tools.search(memory, query)
     if takes_files():
-        return tools.search(path, query, files=files)
-    return tools.search(path, " ".join([query, *files]))
+        return tools.search(memory, query, files=files)
+    return tools.search(memory, " ".join([query, *files]))
 
 
 def strengths(path: Path, query: str, files: list[str] | None) -> list[tuple[float, str]] | None:
@@ -300,6 +310,7 @@ def run_size(
     project = Path(tempfile.mkdtemp(prefix="sm-quality-"))
     try:
         path = write_memory(project, entries)
+        memory = opened(path)
         bm25 = BM25(list(reversed(entries)))
         cards = {e.id: render.record_body(e.record) for e in entries}
         for mode, with_files in (("query", False), ("query+files", True), ("query+all", True)):
@@ -308,7 +319,7 @@ def run_size(
             related, unrelated = [], []
             for query, own, relevant, every in tasks:
                 files = every if mode == "query+all" else own
-                answer = search(path, query, files if with_files else None)
+                answer = search(memory, query, files if with_files else None)
                 count, cut = cut_at(enc, answer, 2000)
                 tokens.append(count)
                 estimates.append((render.estimate_tokens(answer), count))
@@ -379,15 +390,15 @@ def timing(histories: list[tuple[str, list[dict], set[str]]], count: int, querie
     ]
     project = Path(tempfile.mkdtemp(prefix="sm-quality-"))
     try:
-        path = write_memory(project, entries)
-        tools.search(path, "warm up")
+        memory = opened(write_memory(project, entries))
+        tools.search(memory, "warm up")
         out = {}
         for mode, with_files in (("query", False), ("query+files", True)):
             times = []
             for _ in range(3):
                 for query, files in tasks:
                     start = time.process_time()
-                    search(path, query, files if with_files else None)
+                    search(memory, query, files if with_files else None)
                     times.append((time.process_time() - start) * 1000)
             out[mode] = statistics.median(times)
         return out

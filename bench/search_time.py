@@ -32,7 +32,12 @@ def worker(code: str, memory: str, tasks_file: str) -> None:
     from sentinel_memory.tools import answers
 
     tasks = json.loads(Path(tasks_file).read_text(encoding="utf-8"))
-    path = Path(memory)
+    try:  # the memory file as the server keeps it between searches
+        from sentinel_memory.tools.memory import OpenMemory
+
+        path = OpenMemory(memory)
+    except ImportError:  # code that kept its caches in the modules
+        path = Path(memory)
     answers.search(path, "warm up")
     out: dict[str, list[float]] = {"query": [], "query+files": []}
     for query, files in tasks:

@@ -14,7 +14,7 @@ import threading
 import warnings
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import unquote, urlparse
 
 # The banner path makes a blocking version check against the package index on every start.
@@ -135,6 +135,19 @@ class _SessionState:
 class SentinelMCP(FastMCP):
     _session_state = _SessionState()
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # What the tools keep between calls, per memory file, for the life of the process: a call
+        # on an unchanged file costs no parse and no index (tools/memory.py, OpenMemory).
+        self._memories: dict[Path, tools.OpenMemory] = {}
+
+    def opened(self, path: Path) -> tools.OpenMemory:
+        """The memory file at `path`, as this server keeps it between calls."""
+        memory = self._memories.get(path)
+        if memory is None:
+            memory = self._memories.setdefault(path, tools.OpenMemory(path))  # one, even when two threads get here
+        return memory
+
     @property
     def _state_store(self) -> _SessionState:  # type: ignore[override]  # fastmcp's is a store class
         return self._session_state
@@ -212,11 +225,12 @@ async def _workspace_root(ctx: Context | None) -> Path | None:
 
 
 async def _run(ctx: Context | None, operation, **arguments) -> str:
-    """Resolve the memory file, run one core operation in a worker thread, and turn expected
-    failures into tool errors. Unexpected ones are logged to stderr, never sent as a traceback."""
+    """Resolve the memory file, run one core operation on it (as the server keeps it) in a worker
+    thread, and turn expected failures into tool errors. Unexpected ones are logged to stderr,
+    never sent as a traceback."""
     try:
-        path = await _memory_file(ctx)
-        return await anyio.to_thread.run_sync(partial(operation, path, **arguments))
+        memory = mcp.opened(await _memory_file(ctx))
+        return await anyio.to_thread.run_sync(partial(operation, memory, **arguments))
     except MemoryToolError as exc:
         raise ToolError(str(exc)) from None
     except Exception:

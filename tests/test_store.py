@@ -59,20 +59,23 @@ def test_a_change_made_right_after_a_write_is_seen_even_at_the_same_size(tmp_pat
     """A read right after this process wrote the file skips reading it back only while it is still
     that file: an edit in place within the same instant, keeping the size, or another file of the
     same size renamed over it is read, and the next write keeps that edit."""
+    from sentinel_memory.tools import OpenMemory
+
     path = memory_path(tmp_path)
-    log(path, "t", "first", "lesson A")
+    memory = OpenMemory(path)  # what the server keeps between calls
+    log(memory, "t", "first", "lesson A")
     with open(path, "r+b") as f:  # in place, same inode, same size, microseconds after the write
         data = f.read()
         f.seek(0)
         f.write(data.replace(b"lesson A", b"lesson B"))
-    assert [e.record["lesson"] for e in read(path).records.values()] == ["lesson B"]
-    log(path, "t", "second", "lesson C")
+    assert [e.record["lesson"] for e in memory.read().records.values()] == ["lesson B"]
+    log(memory, "t", "second", "lesson C")
     replacement = path.read_bytes().replace(b"lesson C", b"lesson D")
     path.with_name("swap").write_bytes(replacement)
     os.replace(path.with_name("swap"), path)  # what git and most editors do: a new file renamed over
-    assert sorted(e.record["lesson"] for e in read(path).records.values()) == ["lesson B", "lesson D"]
-    log(path, "t", "third", "lesson E")
-    assert sorted(e.record["lesson"] for e in read(path).records.values()) == ["lesson B", "lesson D", "lesson E"]
+    assert sorted(e.record["lesson"] for e in memory.read().records.values()) == ["lesson B", "lesson D"]
+    log(memory, "t", "third", "lesson E")
+    assert sorted(e.record["lesson"] for e in memory.read().records.values()) == ["lesson B", "lesson D", "lesson E"]
     assert b"lesson B" in path.read_bytes() and b"lesson D" in path.read_bytes()
 
 

@@ -84,7 +84,8 @@ def _dump(value) -> None:
 
 def cmd_search(root, args) -> int:
     query = " ".join(args.query)
-    found, in_scope = memory.ranked_matches(root.memory_file, query, args.topic, args.files)
+    opened = memory.OpenMemory(root.memory_file)
+    found, in_scope = memory.ranked_matches(opened, query, args.topic, args.files)
     if args.json:
         _dump([{**m.record, "match": m.as_json()} for m in found])
     else:
@@ -95,13 +96,13 @@ def cmd_search(root, args) -> int:
                 query,
                 args.topic,
                 root.memory_file,
-                bool(in_scope) or bool(maintenance.records(root.memory_file)),
-                memory.stale_marks(root.memory_file),
+                bool(in_scope) or bool(maintenance.records(opened)),
+                memory.stale_marks(opened),
                 args.files or [],
             )
         )
         if args.topic and not in_scope:
-            hint = console.topic_hint(args.topic, maintenance.topics(maintenance.records(root.memory_file)))
+            hint = console.topic_hint(args.topic, maintenance.topics(maintenance.records(opened)))
             if hint:
                 print(hint)
     return 0 if found else 1
@@ -119,13 +120,14 @@ def cmd_list(root, args) -> int:
 
 
 def cmd_show(root, args) -> int:
-    record = maintenance.record(root.memory_file, args.id)
+    opened = memory.OpenMemory(root.memory_file)
+    record = maintenance.record(opened, args.id)
     if record is None:
         return _fail(console.not_found(args.id, root.memory_file, maintenance.MIN_PREFIX), 1)
     if args.json:
         _dump(record)
     else:
-        mark = memory.stale_marks(root.memory_file).get(record["id"])
+        mark = memory.stale_marks(opened).get(record["id"])
         print(gitdriver.readable_block(record).rstrip() + (f"\n  {visible(blocks.stale_line(mark))}" if mark else ""))
     return 0
 
@@ -178,7 +180,8 @@ def cmd_log(root, args) -> int:
     """Save or refresh a lesson. A field left out keeps what the refreshed record holds (an explicit
     "" clears it); the output says which fields changed, and names a near-identical record that a
     refresh was probably meant for (docs/contract.md §7)."""
-    old = maintenance.refreshed(root.memory_file, args.topic, args.missing_context)
+    opened = memory.OpenMemory(root.memory_file)
+    old = maintenance.refreshed(opened, args.topic, args.missing_context)
     lesson = args.lesson if args.lesson is not None else (old or {}).get("lesson")
     if lesson is None:
         raise InvalidInput(
@@ -188,12 +191,12 @@ def cmd_log(root, args) -> int:
     ask = args.ask_next_time if args.ask_next_time is not None else (old or {}).get("ask_next_time", "")
     files = None if args.files is None else from_here(root.path, args.files)
     try:
-        logged = memory.upsert(root.memory_file, args.topic, args.missing_context, lesson, ask, files=files)
+        logged = memory.upsert(opened, args.topic, args.missing_context, lesson, ask, files=files)
     except InvalidInput as exc:
         raise InvalidInput(str(exc) + console.same_name_hint(root.path, files or [])) from None
     text = render.log_answer(logged)
     changed = console.changed_fields(old, logged.record)
-    twins = maintenance.near_twins(root.memory_file, logged.record) if old is None else []
+    twins = maintenance.near_twins(opened, logged.record) if old is None else []
     if args.json:
         _dump(
             {
@@ -215,7 +218,8 @@ def cmd_log(root, args) -> int:
 
 
 def cmd_stale(root, args) -> int:
-    records, marks = maintenance.stale(root.memory_file)
+    opened = memory.OpenMemory(root.memory_file)
+    records, marks = maintenance.stale(opened)
     if args.json:
         _dump(
             [
@@ -231,7 +235,7 @@ def cmd_stale(root, args) -> int:
         )
     else:
         print(console.stale_report(records, marks, root.memory_file))
-        if memory.shallow_history(root.memory_file):
+        if memory.shallow_history(opened):
             print(render.SHALLOW_NOTE)
     return 0 if records else 1
 
@@ -256,8 +260,9 @@ def cmd_forget(root, args) -> int:
 
 
 def cmd_export(root, args) -> int:
-    records = maintenance.records(root.memory_file)
-    text = console.markdown(records, root.memory_file, memory.stale_marks(root.memory_file))
+    opened = memory.OpenMemory(root.memory_file)
+    records = maintenance.records(opened)
+    text = console.markdown(records, root.memory_file, memory.stale_marks(opened))
     if args.output:
         _write_into(args.output, text.encode("utf-8"))
         print(f"wrote {blocks.plural(len(records), 'record')} to {visible(args.output)}")

@@ -1,6 +1,7 @@
 """The operations the commands for people use beside the tools': every record, one record by id
-or unique prefix, forget, fold a stray memory file, topics and stats. Each returns plain data or a
-typed result; the words are cli/console.py's."""
+or unique prefix, forget, fold a stray memory file, topics and stats. Each takes the memory file
+as tools/memory.py's operations do (an OpenMemory, or its path) and returns plain data or a typed
+result; the words are cli/console.py's."""
 
 from __future__ import annotations
 
@@ -15,27 +16,28 @@ from ..record.merge import merge_two_way
 from ..record.records import count_types, is_principle, meta_of, prepare, recency
 from ..record.snapshot import Snapshot
 from ..tools import blocks
-from ..tools.memory import DEFAULT_THRESHOLD, checker, stale_marks, write
+from ..tools.memory import DEFAULT_THRESHOLD, OpenMemory, Where, checker, opened, stale_marks, write
 
 MIN_PREFIX = 4  # an id may be shortened to a unique prefix of at least this many characters, as in git
 
 
-def stale(path: Path) -> tuple[list[dict], dict]:
+def stale(where: Where) -> tuple[list[dict], dict]:
     """The stale records, oldest first, and their marks by id. When git could not give the
     history, StorageError says why: "none is stale" would be a guess."""
-    check = checker(path, store.read(path))
+    memory = opened(where)
+    check = checker(memory, memory.read())
     if check is not None and check.history.failed:
         raise StorageError(
             f"the stale marks could not be read: {check.history.failed}; which records are stale is unknown."
         )
-    marks = stale_marks(path)
-    found = sorted((r for r in records(path) if r["id"] in marks), key=lambda r: (recency(r), r["id"]))
+    marks = stale_marks(memory)
+    found = sorted((r for r in records(memory) if r["id"] in marks), key=lambda r: (recency(r), r["id"]))
     return found, marks
 
 
-def records(path: Path) -> list[dict]:
+def records(where: Where) -> list[dict]:
     """Every record, in no particular order."""
-    return [e.record for e in store.read(path).records.values()]
+    return [e.record for e in opened(where).read().records.values()]
 
 
 def full_id(snap: Snapshot, given: str) -> str | None:
@@ -54,9 +56,9 @@ def full_id(snap: Snapshot, given: str) -> str | None:
     return matches[0] if matches else None
 
 
-def record(path: Path, given: str) -> dict | None:
+def record(where: Where, given: str) -> dict | None:
     """The record an id or unique prefix names, or None."""
-    snap = store.read(path)
+    snap = opened(where).read()
     rid = full_id(snap, given)
     return snap.records[rid].record if rid else None
 
@@ -68,10 +70,11 @@ class Forgotten:
     gone: list[str]  # ids deleted by someone else between the lookup and the locked write
 
 
-def forget(path: Path, given: list[str]) -> Forgotten:
+def forget(where: Where, given: list[str]) -> Forgotten:
     """Delete the records these ids or unique prefixes name, in one locked atomic write; all or
     nothing: when one names no record, nothing is deleted."""
-    snap = store.read(path)
+    memory = opened(where)
+    snap = memory.read()
     ids = {g: full_id(snap, g) for g in dict.fromkeys(i.strip() for i in given if i.strip())}
     unknown = [g for g, rid in ids.items() if rid is None]
     if unknown:
@@ -82,7 +85,7 @@ def forget(path: Path, given: list[str]) -> Forgotten:
         present = [i for i in wanted if i in current.records]
         return current.edited(drop=present) if present else None
 
-    report = write(path, change)
+    report = write(memory, change)
     deleted = [report.before.records[i].record for i in wanted if i in report.before.records]
     return Forgotten([], deleted, [i for i in wanted if i not in report.before.records])
 
@@ -146,7 +149,7 @@ def fold(root: Path, given: str) -> Folded:
     quiet = logging.getLogger("sentinel_memory")  # the reader's warning: fold's report counts them
     was, quiet.disabled = quiet.disabled, True
     try:
-        other = store.read(stray)
+        other = OpenMemory(stray).read()
     finally:
         quiet.disabled = was
     if not other.records:
@@ -211,9 +214,11 @@ class Stats:
         return self.logs > self.threshold
 
 
-def stats(path: Path, threshold: int = DEFAULT_THRESHOLD) -> Stats:
-    snap = store.read(path)
+def stats(where: Where, threshold: int = DEFAULT_THRESHOLD) -> Stats:
+    memory = opened(where)
+    snap = memory.read()
     logs, principles = snap.counts()
+    path = memory.path
     size = path.stat().st_size if path.exists() else 0
     return Stats(
         path,
@@ -233,20 +238,20 @@ def _loose(text: object) -> str:
     return " ".join(str(text).casefold().split()).rstrip(".!?。 ")
 
 
-def refreshed(path: Path, topic: str, missing_context: str) -> dict | None:
+def refreshed(where: Where, topic: str, missing_context: str) -> dict | None:
     """The log record that logging this topic and missing context again would refresh, if any (its
     id is computed as log_memory computes it: after normalisation and redaction)."""
-    entry = store.read(path).records.get(prepare(topic, missing_context, "-").id)
+    entry = opened(where).read().records.get(prepare(topic, missing_context, "-").id)
     return entry.record if entry else None
 
 
-def near_twins(path: Path, record: dict) -> list[dict]:
+def near_twins(where: Where, record: dict) -> list[dict]:
     """The other log records whose topic and missing context differ from this one's only by case,
     spacing or a final full stop: a refresh that made a new record instead."""
     key = (_loose(record.get("topic", "")), _loose(record.get("missing_context", "")))
     return [
         e.record
-        for e in store.read(path).records.values()
+        for e in opened(where).read().records.values()
         if e.id != record.get("id")
         and not is_principle(e.record)
         and (_loose(e.record.get("topic", "")), _loose(e.record.get("missing_context", ""))) == key

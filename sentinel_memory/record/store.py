@@ -1,5 +1,5 @@
-"""The memory file: reading it (with a cache that survives between calls) and the locked
-read-modify-write that every change goes through (docs/contract.md §5).
+"""The memory file: reading it (a MemoryFile keeps what it last read or wrote between calls) and
+the locked read-modify-write that every change goes through (docs/contract.md §5).
 
 Reads take no lock (a replace is atomic, so a reader sees the old file or the new one) and create
 nothing. A write holds the lock on "<file>.lock" around read-modify-write only; before the file
@@ -31,15 +31,9 @@ MAX_ROUNDS = 8
 
 
 Stages = tuple[bytes, bytes, bytes]
-# (base, ours, theirs) of a file git is merging, or None. The file layer runs no git: core/__init__.py
-# sets this to gitdriver.index_stages, so every import of the core has it.
-
-
-def _no_stages(path: Path) -> Stages | None:
-    return None
-
-
-merge_stages: Callable[[Path], Stages | None] = _no_stages
+# (base, ours, theirs) of a file git is merging, or None. The file layer runs no git: whoever makes
+# a MemoryFile gives it the reader (tools/memory.py: git/drivers.py's index_stages).
+StageReader = Callable[[Path], Stages | None]
 
 
 def memory_path(root: Path) -> Path:
@@ -66,50 +60,75 @@ class _Cached:
     data: bytes | None
 
 
-# A read whose fingerprint or bytes match the cached ones reuses the snapshot instead of parsing
-# again (a long-running server reads the file on every call; parsing 50,000 records takes far
-# longer than comparing their bytes).
-_cache: dict[str, _Cached] = {}
+class MemoryFile:
+    """One memory file as one process reads and writes it. It keeps the snapshot it last read or
+    wrote: a read whose fingerprint or bytes match reuses it instead of parsing again (a
+    long-running server reads the file on every call; parsing 50,000 records takes far longer
+    than comparing their bytes). `merge_stages` reads git's index stages of the file while git
+    merges it (None: two-way markers are read as they are). Whoever makes one keeps it as long
+    as its snapshot may be reused: the server for its life, a command for its run."""
 
+    def __init__(self, path: Path | str, merge_stages: StageReader | None = None) -> None:
+        self.path = Path(path)
+        self._key = os.fspath(path)
+        self._merge_stages = merge_stages
+        self._cached: _Cached | None = None
 
-def drop_cache() -> None:
-    """Forget every cached snapshot: the next read parses the file again."""
-    _cache.clear()
+    def read(self) -> Snapshot:
+        """Read the memory file without locking or creating anything; a missing file is empty.
+        The returned snapshot may be shared with other callers: never change it."""
+        return self._read()[0]
+
+    def update(self, change: Callable[[Snapshot], Snapshot | None], timeout: float | None = None) -> WriteReport:
+        """Locked read-modify-write. change() gets the current snapshot and returns the new one
+        (made with snap.edited(...) or Snapshot(records=...)), or None to leave the file untouched.
+        Before the file is replaced, unreadable lines go to the quarantine file and a conflicted
+        file is copied aside, so nothing is ever lost. What was written is kept for the next read.
+
+        While git is at work in the repository (gitlock.at_work: it may be replacing tracked
+        files), the write waits, within the lock timeout, then raises LockTimeout with nothing
+        saved. When the file changed between the read and the replace, or git replaced it right
+        after, the read-modify-write starts again on what is there now (docs/contract.md §5.8):
+        change() may be called more than once, and only its last result is written."""
+        return _update(self, change, timeout)
+
+    def _read(self) -> tuple[Snapshot, disk.Fingerprint | None]:
+        """The snapshot, and the file's fingerprint from just before its bytes were read (None when
+        it is missing): the file is still what the snapshot says while fingerprint(key) equals it."""
+        key = self._key
+        cached = self._cached
+        if cached is not None and cached.fingerprint is not None and disk.fingerprint(key) == cached.fingerprint:
+            return cached.snapshot, cached.fingerprint  # still exactly the file this process wrote
+        disk.check_directory(os.path.dirname(key))
+        data, seen = disk.read_fingerprinted(key)
+        if data is None:
+            return Snapshot(), None
+        if cached is not None:
+            if cached.data is None:
+                cached.data = cached.snapshot.raw  # joined once: later comparisons need not join the pieces again
+            if cached.data == data:
+                return cached.snapshot, seen
+        with paused():
+            snap = parse(data)
+        if snap.conflict_regions and not snap.conflict_base and self._merge_stages is not None:
+            snap = _merged_from_index(self._merge_stages(self.path), snap)
+        self._cached = _Cached(snap, None, data)
+        return snap, seen
+
+    def _wrote(self, snap: Snapshot, fingerprint: disk.Fingerprint | None) -> None:
+        """This process just wrote `snap`; the file's stamped fingerprint after it (None: the stamp did
+        not stick, so the next read compares the bytes)."""
+        self._cached = _Cached(snap, fingerprint, None)
 
 
 def read(path: Path | str) -> Snapshot:
-    """Read the memory file without locking or creating anything; a missing file is empty.
-    The returned snapshot may be shared with other callers: never change it."""
-    return _read(os.fspath(path))[0]
+    """MemoryFile.read of the file at `path`, once, keeping nothing; git's index stages unread."""
+    return MemoryFile(path).read()
 
 
-def _read(key: str) -> tuple[Snapshot, disk.Fingerprint | None]:
-    """The snapshot, and the file's fingerprint from just before its bytes were read (None when
-    it is missing): the file is still what the snapshot says while fingerprint(key) equals it."""
-    cached = _cache.get(key)
-    if cached is not None and cached.fingerprint is not None and disk.fingerprint(key) == cached.fingerprint:
-        return cached.snapshot, cached.fingerprint  # still exactly the file this process wrote
-    disk.check_directory(os.path.dirname(key))
-    data, seen = disk.read_fingerprinted(key)
-    if data is None:
-        return Snapshot(), None
-    if cached is not None:
-        if cached.data is None:
-            cached.data = cached.snapshot.raw  # joined once: later comparisons need not join the pieces again
-        if cached.data == data:
-            return cached.snapshot, seen
-    with paused():
-        snap = parse(data)
-    if snap.conflict_regions and not snap.conflict_base:
-        snap = _merged_from_index(key, snap)
-    _cache[key] = _Cached(snap, None, data)
-    return snap, seen
-
-
-def _merged_from_index(path: str, snap: Snapshot) -> Snapshot:
+def _merged_from_index(stages: Stages | None, snap: Snapshot) -> Snapshot:
     """Two-way markers cannot tell a deletion from an addition, but while git is still merging
     the file its index holds the base, ours and theirs: merge those exactly instead."""
-    stages = merge_stages(Path(path))
     if stages is None:
         return snap
     base, ours, theirs = (parse(blob) for blob in stages)
@@ -142,17 +161,12 @@ class WriteReport:
 
 
 def update(path: Path, change: Callable[[Snapshot], Snapshot | None], timeout: float | None = None) -> WriteReport:
-    """Locked read-modify-write. change() gets the current snapshot and returns the new one (made
-    with snap.edited(...) or Snapshot(records=...)), or None to leave the file untouched. Before
-    the file is replaced, unreadable lines go to the quarantine file and a conflicted file is
-    copied aside, so nothing is ever lost.
+    """MemoryFile.update of the file at `path`, once, keeping nothing."""
+    return _update(MemoryFile(path), change, timeout)
 
-    While git is at work in the repository (gitlock.at_work: it may be replacing tracked files),
-    the write waits, within the lock timeout, then raises LockTimeout with nothing saved. When the file changed
-    between the read and the replace, or git replaced it right after, the read-modify-write starts
-    again on what is there now (docs/contract.md §5.8): change() may be called more than once, and
-    only its last result is written."""
-    key = os.fspath(path)
+
+def _update(target: MemoryFile, change: Callable[[Snapshot], Snapshot | None], timeout: float | None) -> WriteReport:
+    key = target._key
     context = os.path.dirname(key)
     wait = lock_timeout() if timeout is None else timeout
     deadline = time.monotonic() + wait  # for the lock and git together
@@ -166,7 +180,7 @@ def update(path: Path, change: Callable[[Snapshot], Snapshot | None], timeout: f
         for _ in range(MAX_ROUNDS):
             git = _settled(gitdir, deadline, wait)
             contextdir.tidy(key)
-            report = _read_modify_write(key, change, gitdir, git, deadline, wait, undone)
+            report = _read_modify_write(target, change, gitdir, git, deadline, wait, undone)
             if report is not None and undone and not report.written:
                 # What git left already holds the change (it carried the write along, as `git
                 # checkout -m` does): report the first write, which made it.
@@ -180,7 +194,7 @@ def update(path: Path, change: Callable[[Snapshot], Snapshot | None], timeout: f
 
 
 def _read_modify_write(
-    key: str,
+    target: MemoryFile,
     change: Callable[[Snapshot], Snapshot | None],
     gitdir: str | None,
     git: gitlock.State,
@@ -190,8 +204,9 @@ def _read_modify_write(
 ) -> WriteReport | None:
     """One round of update, begun when git was settled in state `git`: the report, or None when
     git or another program changed the file under it and the round must be done again."""
+    key = target._key
     context = os.path.dirname(key)
-    snap, seen = _read(key)
+    snap, seen = target._read()
     report = WriteReport(before=snap)
     new = change(snap)
     if new is None:
@@ -238,7 +253,7 @@ def _read_modify_write(
     if disk.fingerprint(key) != disk.fingerprint_of(written):
         undone.append(report)
         return None
-    _cache[key] = _Cached(new, disk.stamped_fingerprint(written, stamp), None)
+    target._wrote(new, disk.stamped_fingerprint(written, stamp))
     return report
 
 

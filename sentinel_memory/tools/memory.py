@@ -2,10 +2,11 @@
 `ranked_matches`), upsert (log), compact (read-only), with the stale marks they show. cli/maintenance.py holds the operations only the
 commands for people use.
 
-Each takes the memory file's path and plain arguments and returns a typed result (tools/outcomes.py);
-the words are tools/render.py's (the tools) and cli/console.py's (the commands). What an upsert
-stores is record/revise.py's. Expected failures raise MemoryToolError subclasses whose message is
-the whole story (docs/contract.md §4).
+Each takes the memory file (an OpenMemory, whose caches it uses and updates, or the file's path,
+read afresh) and plain arguments and returns a typed result (tools/outcomes.py); the words are
+tools/render.py's (the tools) and cli/console.py's (the commands). What an upsert stores is
+record/revise.py's. Expected failures raise MemoryToolError subclasses whose message is the whole
+story (docs/contract.md §4).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import InvalidInput
-from ..git import staleness
+from ..git import drivers, staleness
 from ..git.staleness import Stale
 from ..record import citations, revise, store
 from ..record.records import NOTHING_SAVED, Entry, normalize, prepare, recency, revision
@@ -68,56 +69,87 @@ def _topic(value: object) -> str | None:
     return normalize(value) if isinstance(value, str) and value.strip() else None
 
 
+# ------------------------------------------------------------------------------- the open memory
+
+
+class OpenMemory:
+    """One process's use of one memory file: what it keeps between calls, so that a call on an
+    unchanged file costs no parse and no index. The file's last snapshot (record/store.py's
+    MemoryFile, which reads git's index stages of a conflicted file through git/drivers.py), the
+    index of the snapshot last searched (search/index.py's KeptIndex), and the oldest recency of
+    the records that cite files (the stale marks' history starts there). The adapters make one and
+    pass it to every operation on that file: the server one per memory file for its life, a command
+    one for its run. No file is held open; what it keeps is replaced whole, never changed, so the
+    server's worker threads may share one."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.file = store.MemoryFile(self.path, drivers.index_stages)
+        self.index = index.KeptIndex()
+        self._oldest: tuple[Snapshot, str | None] | None = None
+
+    def read(self) -> Snapshot:
+        """The file's snapshot (record/store.py's MemoryFile.read): never change it."""
+        return self.file.read()
+
+    def oldest_citing(self, snap: Snapshot) -> str | None:
+        """The oldest recency of the snapshot's records that cite files (None: none does); found
+        once per snapshot."""
+        kept = self._oldest
+        if kept is not None and kept[0] is snap:
+            return kept[1]
+        value = staleness.oldest_citing(e.record for e in snap.records.values())
+        self._oldest = (snap, value)
+        return value
+
+    def follow(self, before: Snapshot, after: Snapshot | None) -> None:
+        """A write turned `before` into `after`: hand the index what changed, and derive after's
+        oldest citing recency from before's (instead of scanning every record; bench/benchmark.py,
+        S) unless the write removed the record that held it."""
+        self.index.follow(before, after)
+        kept = self._oldest
+        if after is None or after.edit is None or kept is None or kept[0] is not before:
+            return
+        value = kept[1]
+        if value is not None and any(e.record.get("files") and recency(e.record) <= value for e in after.edit.removed):
+            return  # the oldest may be gone: found afresh when next needed
+        added = staleness.oldest_citing(e.record for e in after.edit.added)
+        if added is not None:
+            value = added if value is None else min(value, added)
+        self._oldest = (after, value)
+
+
+Where = OpenMemory | Path | str
+
+
+def opened(where: Where) -> OpenMemory:
+    """`where` when it is an OpenMemory; else the memory file at that path, opened for one call."""
+    return where if isinstance(where, OpenMemory) else OpenMemory(where)
+
+
 # ------------------------------------------------------------------------------- stale marks
 
-_oldest: tuple[Snapshot, str | None] | None = None
 
-
-def _oldest_citing(snap: Snapshot) -> str | None:
-    """The oldest recency of the snapshot's records that cite files (None: none does); found
-    once per snapshot."""
-    global _oldest
-    kept = _oldest
-    if kept is not None and kept[0] is snap:
-        return kept[1]
-    value = staleness.oldest_citing(e.record for e in snap.records.values())
-    _oldest = (snap, value)
-    return value
-
-
-def _follow_oldest(before: Snapshot, after: Snapshot | None) -> None:
-    """A write turned `before` into `after`: derive after's oldest citing recency from before's
-    (instead of scanning every record; bench/benchmark.py, S) unless the write removed the record that held it."""
-    global _oldest
-    kept = _oldest
-    if after is None or after.edit is None or kept is None or kept[0] is not before:
-        return
-    value = kept[1]
-    if value is not None and any(e.record.get("files") and recency(e.record) <= value for e in after.edit.removed):
-        return  # the oldest may be gone: found afresh when next needed
-    added = staleness.oldest_citing(e.record for e in after.edit.added)
-    if added is not None:
-        value = added if value is None else min(value, added)
-    _oldest = (after, value)
-
-
-def checker(path: Path, snap: Snapshot) -> staleness.Checker | None:
+def checker(where: Where, snap: Snapshot) -> staleness.Checker | None:
     """The stale marks of this memory file's records (None: none can be stale: no record cites a
     file, or the project is not in a git repository with commits)."""
-    return staleness.checker(Path(path).parent.parent, _oldest_citing(snap))
+    memory = opened(where)
+    return staleness.checker(memory.path.parent.parent, memory.oldest_citing(snap))
 
 
-def shallow_history(path: Path) -> bool:
+def shallow_history(where: Where) -> bool:
     """Whether the stale marks come from a shallow clone's history, which ends before some record
     was written (what changed before its boundary is unknown)."""
-    check = checker(path, store.read(path))
+    memory = opened(where)
+    check = checker(memory, memory.read())
     return check is not None and check.shallow
 
 
-def stale_marks(path: Path) -> dict[str, Stale]:
+def stale_marks(where: Where) -> dict[str, Stale]:
     """The marks of every stale record of the memory file, by id."""
-    snap = store.read(path)
-    check = checker(path, snap)
+    memory = opened(where)
+    snap = memory.read()
+    check = checker(memory, snap)
     if check is None:
         return {}
     marks = {rid: check.mark_entry(e) for rid, e in snap.records.items()}
@@ -139,22 +171,25 @@ def _marked_cards(check: staleness.Checker):
     return marked
 
 
-def search(path: Path, query: str = "", topic: str | None = None, files: object = None) -> Found:
+def search(where: Where, query: str = "", topic: str | None = None, files: object = None) -> Found:
     """The records in scope (every record, or those whose topic equals `topic` exactly), the ones
     near `files` (paths the agent is about to read or change) and the most relevant to `query`
     first. The whole scope while its answer is small (SMALL_ANSWER); past that, the principles and
     the records that match, up to about FOCUS_ANSWER tokens, and the rest counted by topic."""
-    root = Path(path).parent.parent
+    memory = opened(where)
+    root = memory.path.parent.parent
     asked = citations.asked(root, files)  # refuse a bad path before anything is read
-    snap = store.read(path)
+    snap = memory.read()
     wanted = _topic(topic)
     total = len(snap.records) if wanted is None else snap.topic_counts().get(wanted, 0)
     query_terms = index.terms(query or "")
-    found = Found(path, snap, (query or "").strip(), bool(query_terms), wanted, total, 0, 0, search_budget(), asked)
+    found = Found(
+        memory.path, snap, (query or "").strip(), bool(query_terms), wanted, total, 0, 0, search_budget(), asked
+    )
     if not total:
         return found
-    search_index = index.index_of(snap)
-    check = checker(path, snap)
+    search_index = memory.index.index_of(snap)
+    check = checker(memory, snap)
     former = check.former_names(asked) if check is not None and asked else ()
     ranked = search_index.ranked(query_terms, wanted, asked, former)
     if wanted is None:
@@ -217,18 +252,18 @@ def search(path: Path, query: str = "", topic: str | None = None, files: object 
     return found
 
 
-def strong_matches(path: Path, query: str, files: Sequence[str] = (), limit: int = 3) -> list[Match]:
+def strong_matches(where: Where, query: str, files: Sequence[str] = (), limit: int = 3) -> list[Match]:
     """The records that match the query and the files (paths about to be read or written) strongly
     (search/match.py: STRONG), the strongest first, at most `limit`. Read-only and cheap: the kept
     index, the best-ranked CANDIDATES measured. A bad path is refused as search refuses it."""
-    root = Path(path).parent.parent
-    asked = citations.asked(root, list(files))
-    snap = store.read(path)
+    memory = opened(where)
+    asked = citations.asked(memory.path.parent.parent, list(files))
+    snap = memory.read()
     query_terms = index.terms(query or "")
     if not snap.records or not (query_terms or asked) or limit < 1:
         return []
-    search_index = index.index_of(snap)
-    check = checker(path, snap) if asked else None
+    search_index = memory.index.index_of(snap)
+    check = checker(memory, snap) if asked else None
     former = check.former_names(asked) if check is not None else ()
     ranked = search_index.ranked(query_terms, None, asked, former)
     measured = Query.of(query or "", asked, former)
@@ -238,15 +273,15 @@ def strong_matches(path: Path, query: str, files: Sequence[str] = (), limit: int
 
 
 def ranked_matches(
-    path: Path, query: str = "", topic: str | None = None, files: object = None
+    where: Where, query: str = "", topic: str | None = None, files: object = None
 ) -> tuple[list[Match], int]:
     """(every record in scope that matches the query or the files, best first, with how strongly
     and why; how many records are in scope): the command line's search --json and --file."""
-    root = Path(path).parent.parent
-    asked = citations.asked(root, files)
-    snap = store.read(path)
-    search_index = index.index_of(snap)
-    check = checker(path, snap) if asked else None
+    memory = opened(where)
+    asked = citations.asked(memory.path.parent.parent, files)
+    snap = memory.read()
+    search_index = memory.index.index_of(snap)
+    check = checker(memory, snap) if asked else None
     former = check.former_names(asked) if check is not None else ()
     query_terms = index.terms(query or "")
     ranked = search_index.ranked(query_terms, _topic(topic), asked, former)
@@ -260,7 +295,7 @@ def ranked_matches(
 
 
 def upsert(
-    path: Path,
+    where: Where,
     topic: object,
     missing_context: object,
     lesson: object,
@@ -284,10 +319,11 @@ def upsert(
     draft = prepare(topic, missing_context, lesson, ask_next_time, type)
     wanted = {rid: rev for rid, rev in revise.source_ids(source_ids, draft.type) if rid != draft.id}
     sources = list(wanted)
-    root = Path(path).parent.parent
+    memory = opened(where)
+    root = memory.path.parent.parent
     citations.listed(root, files)  # refuse a bad path before anything else is read
-    current = store.read(path)
-    check = checker(path, current)  # outside the lock: it may run git once for a new HEAD
+    current = memory.read()
+    check = checker(memory, current)  # outside the lock: it may run git once for a new HEAD
     marks: dict[str, Stale] = {}
 
     def change(snap: Snapshot) -> Snapshot | None:
@@ -303,7 +339,7 @@ def upsert(
             return None
         return snap.edited(put=[Entry.of(new)] if new is not None else [], drop=[e.id for e in deleted])
 
-    report = write(path, change)
+    report = write(memory, change)
     before, after = report.before, report.after or report.before
     old, stored = before.records.get(draft.id), after.records[draft.id]
     status = "saved" if old is None else "unchanged" if stored is old else "updated"
@@ -312,7 +348,7 @@ def upsert(
     changed = [after.records[i].record for i in sources if i in after.records]
     logs, principles = after.counts()
     return Logged(
-        path,
+        memory.path,
         draft,
         status,
         stored.record,
@@ -328,33 +364,35 @@ def upsert(
     )
 
 
-def write(path: Path, change) -> store.WriteReport:
-    """store.update, then hand the search index what changed, so the next search derives it."""
-    report = store.update(path, change)
-    index.follow(report.before, report.after)
-    _follow_oldest(report.before, report.after)
+def write(where: Where, change) -> store.WriteReport:
+    """The file's locked update (record/store.py), then hand the memory's caches what changed, so
+    the next search derives its index."""
+    memory = opened(where)
+    report = memory.file.update(change)
+    memory.follow(report.before, report.after)
     return report
 
 
 # --------------------------------------------------------------------------------------- compact
 
 
-def compact(path: Path, target_topic: str | None = None, compact_threshold: object = DEFAULT_THRESHOLD) -> Compaction:
+def compact(where: Where, target_topic: str | None = None, compact_threshold: object = DEFAULT_THRESHOLD) -> Compaction:
     """Read-only: the records grouped by topic and the similar topics (docs/contract.md §4)."""
     threshold = _threshold(compact_threshold)
-    snap = store.read(path)
+    memory = opened(where)
+    snap = memory.read()
     wanted = _topic(target_topic)
     entries = [e for e in snap.records.values() if wanted is None or e.record.get("topic") == wanted]
     groups = group_by_topic([e.record for e in entries])
     clusters = similar_groups(list(groups)) if not wanted else []
-    check = checker(path, snap)
+    check = checker(memory, snap)
     stale = {}
     if check is not None:
         stale = {e.id: mark for e in entries if (mark := check.mark_entry(e))}
-    root = Path(path).parent.parent
+    root = memory.path.parent.parent
     files = {topic: cited for topic, members in groups.items() if (cited := _cited_by(root, members))}
     return Compaction(
-        path,
+        memory.path,
         snap,
         threshold,
         wanted,
