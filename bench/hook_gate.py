@@ -18,6 +18,13 @@ prompt event:
   unrelated  --tasks subjects of the next repository given (the last one's: the first's);
              any = anything injected at all
 Targets (issue 30): related hit >= 50 %, unrelated any <= 5 %.
+With a client whose hook sees writes (claude, gemini), each task then goes on in the same session:
+its first WRITTEN files (the commit's, changelog-like and very common ones left out) are about to be
+written, one write event each (an unrelated prompt's session writes the other project's task's
+files, which this project mostly lacks):
+  task       related tasks shown at least one relevant record, before the prompt or in a write's
+             refusal (what the hooks put in front of the model over the task's start)
+  t-any      another project's tasks shown anything at all, at the prompt or a write
 Also per row: fired (related prompts that got anything), srch@3 (the reference: related prompts
 whose search_memory answer for the same words lists a relevant record among its first three, what
 a gate that always fired would reach), records injected per related prompt (mean), and the hook's wall time per spawn
@@ -51,6 +58,7 @@ import search_quality as sq  # noqa: E402  (puts the repository root on sys.path
 PRODUCT = Path(os.environ.get("SM_PRODUCT", str(sq.ROOT)))
 _ID = re.compile(r"\b[0-9a-f]{16}\b")
 EVENTS = {"claude": "UserPromptSubmit", "codex": "UserPromptSubmit", "gemini": "BeforeAgent"}
+WRITTEN = 2  # the task's files written after its prompt, in the same session (the first ones it changed)
 
 
 def name_of(gitdir: str) -> str:
@@ -60,7 +68,7 @@ def name_of(gitdir: str) -> str:
 
 def related_tasks(
     commits: list[dict], common: set[str], window_ids: list[tuple[dict, str]], end: int, wanted: int
-) -> list[tuple[str, set[str]]]:
+) -> list[tuple[str, set[str], list[str]]]:
     by_file: dict[str, set[str]] = {}
     for c, rid in window_ids:
         for f in c["files"]:
@@ -71,15 +79,28 @@ def related_tasks(
         own = [f for f in dict.fromkeys(c["files"]) if f not in common]
         relevant = set().union(*(by_file.get(f, set()) for f in own)) if own else set()
         if relevant:
-            tasks.append((c["subject"], relevant))
+            tasks.append((c["subject"], relevant, own))
         if len(tasks) >= wanted:
             break
     return tasks
 
 
-def hook(client: str, project: Path, state: Path, prompt: str, bound: str | None) -> tuple[str, float]:
-    """(what the hook printed, its wall time from spawn to exit in seconds)."""
-    event = {"session_id": str(uuid.uuid4()), "cwd": str(project), "hook_event_name": EVENTS[client], "prompt": prompt}
+WRITES = {"claude": ("PreToolUse", "Write"), "codex": None, "gemini": ("BeforeTool", "write_file")}
+
+
+def hook(
+    client: str, project: Path, state: Path, prompt: str, bound: str | None, session: str = "", write: str = ""
+) -> tuple[str, float]:
+    """(what the hook printed, its wall time from spawn to exit in seconds): the prompt event, or
+    with `write` (a path in the project) the event before that file is written."""
+    event = {"session_id": session or str(uuid.uuid4()), "cwd": str(project), "hook_event_name": EVENTS[client]}
+    if write:
+        name, tool = WRITES[client]
+        event.update(
+            hook_event_name=name, tool_name=tool, tool_input={"file_path": str(project / write), "content": ""}
+        )
+    else:
+        event["prompt"] = prompt
     if client != "gemini":
         event.update(transcript_path="", permission_mode="default")
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
@@ -99,14 +120,18 @@ def hook(client: str, project: Path, state: Path, prompt: str, bound: str | None
 
 
 def injected(out: str) -> tuple[str, set[str]]:
-    """The text the hook put before the prompt, and the record ids in it."""
+    """The text the hook put before the prompt (or, refusing a write, gave as its reason), and the
+    record ids in it."""
     if not out.strip():
         return "", set()
     try:
         reply = json.loads(out)
     except ValueError:
         return "", set()
-    text = ((reply.get("hookSpecificOutput") or {}).get("additionalContext")) if isinstance(reply, dict) else None
+    if not isinstance(reply, dict):
+        return "", set()
+    specific = reply.get("hookSpecificOutput") or {}
+    text = specific.get("additionalContext") or specific.get("permissionDecisionReason") or reply.get("reason")
     if not isinstance(text, str):
         return "", set()
     return text, set(_ID.findall(text))
@@ -114,10 +139,11 @@ def injected(out: str) -> tuple[str, set[str]]:
 
 def run(histories, sizes, wanted, later, client, bound, examples, files=True) -> list[dict]:
     rows = []
+    writes = WRITES[client] is not None
     deadline = 1.0  # the product's default time bound: runs this long would print nothing by default
     for k, (name, commits, common) in enumerate(histories):
-        _, foreign, _ = histories[(k + 1) % len(histories)]
-        unrelated = [c["subject"] for c in foreign[-wanted:]]
+        _, foreign, foreign_common = histories[(k + 1) % len(histories)]
+        unrelated = [(c["subject"], [f for f in c["files"] if f not in foreign_common]) for c in foreign[-wanted:]]
         for size in sizes:
             end = len(commits) - later
             window = commits[max(0, end - size) : end]
@@ -132,11 +158,13 @@ def run(histories, sizes, wanted, later, client, bound, examples, files=True) ->
                     client_hooks.materialize(project, entries)
                 ids = {e.id for e in entries}
                 times, hits, counts, anys, slow, fired, top3 = [], 0, [], 0, 0, 0, 0
+                task_hits, write_anys = 0, 0
                 from sentinel_memory.tools import answers as tools
 
                 shown_example = False
-                for prompt, relevant in tasks:
-                    out, took = hook(client, project, scratch / "state", prompt, bound)
+                for prompt, relevant, own in tasks:
+                    session = str(uuid.uuid4())
+                    out, took = hook(client, project, scratch / "state", prompt, bound, session)
                     times.append(took)
                     slow += took >= deadline
                     text, got = injected(out)
@@ -150,8 +178,15 @@ def run(histories, sizes, wanted, later, client, bound, examples, files=True) ->
                         if examples and not shown_example:
                             print(f"--- {name} {size}: prompt {prompt!r} received:\n{text}\n", flush=True)
                             shown_example = True
-                for prompt in unrelated:
-                    out, took = hook(client, project, scratch / "state", prompt, bound)
+                    if writes:  # then the task's first files are written, in the same session
+                        for path in own[:WRITTEN]:
+                            out, took = hook(client, project, scratch / "state", "", bound, session, path)
+                            times.append(took)
+                            got |= injected(out)[1] & ids
+                    task_hits += bool(got & relevant)
+                for prompt, own in unrelated:
+                    session = str(uuid.uuid4())
+                    out, took = hook(client, project, scratch / "state", prompt, bound, session)
                     times.append(took)
                     slow += took >= deadline
                     text, got = injected(out)
@@ -159,6 +194,13 @@ def run(histories, sizes, wanted, later, client, bound, examples, files=True) ->
                         anys += 1
                         if examples:
                             print(f"--- {name} {size}: UNRELATED prompt {prompt!r} received:\n{text}\n", flush=True)
+                    if writes:
+                        shown = bool(text)
+                        for path in own[:WRITTEN]:
+                            out, took = hook(client, project, scratch / "state", "", bound, session, path)
+                            times.append(took)
+                            shown |= bool(injected(out)[0])
+                        write_anys += shown
                 times.sort()
                 rows.append(
                     {
@@ -171,6 +213,8 @@ def run(histories, sizes, wanted, later, client, bound, examples, files=True) ->
                         "records": statistics.mean(counts) if counts else 0.0,
                         "unrelated": len(unrelated),
                         "any": anys / max(1, len(unrelated)),
+                        "task": task_hits / max(1, len(tasks)),
+                        "task_any": write_anys / max(1, len(unrelated)),
                         "median_ms": statistics.median(times) * 1000,
                         "p95_ms": times[int(0.95 * (len(times) - 1))] * 1000,
                         "at_bound": slow,
@@ -181,7 +225,8 @@ def run(histories, sizes, wanted, later, client, bound, examples, files=True) ->
                 print(
                     f"{name:<22} {size:>5} {r['related']:>4} {r['hit']:>6.0%} {r['fired']:>6.0%} {r['top3']:>6.0%} "
                     f"{r['records']:>5.2f} {r['unrelated']:>4} "
-                    f"{r['any']:>6.0%} {r['median_ms']:>7.0f} {r['p95_ms']:>7.0f} {r['at_bound']:>4}",
+                    f"{r['any']:>6.0%} {r['median_ms']:>7.0f} {r['p95_ms']:>7.0f} {r['at_bound']:>4}"
+                    + (f" {r['task']:>6.0%} {r['task_any']:>6.0%}" if writes else ""),
                     flush=True,
                 )
             finally:
@@ -215,7 +260,7 @@ def main(argv: list[str] | None = None) -> None:
         histories.append((name_of(gitdir), commits, sq.common_files(commits)))
     print(
         f"{'repository':<22} {'size':>5} {'rel':>4} {'hit':>6} {'fired':>6} {'srch@3':>6} {'recs':>5} {'unr':>4} {'any':>6} "
-        f"{'med ms':>7} {'p95 ms':>7} {'>=1s':>4}",
+        f"{'med ms':>7} {'p95 ms':>7} {'>=1s':>4}" + (f" {'task':>6} {'t-any':>6}" if WRITES[args.client] else ""),
         flush=True,
     )
     rows = run(
@@ -239,6 +284,13 @@ def main(argv: list[str] | None = None) -> None:
             f"ALL at {size}: related prompts with a relevant lesson injected {hit:.0%} of {related} "
             f"(target >= 50%); unrelated prompts with anything injected {anys:.0%} of {unrelated} (target <= 5%)"
         )
+        if "task" in some[0]:
+            task = sum(r["task"] * r["related"] for r in some) / max(1, related)
+            task_any = sum(r["task_any"] * r["unrelated"] for r in some) / max(1, unrelated)
+            print(
+                f"ALL at {size}, the prompt and the first {WRITTEN} writes of each task: related tasks shown a "
+                f"relevant lesson {task:.0%}; another project's tasks shown anything {task_any:.0%}"
+            )
     print(f"python -c pass in this run: {_python_pass():.0f} ms median; {time.monotonic() - started:.0f} s in all")
 
 
