@@ -73,7 +73,6 @@ from stdio_latency import (  # noqa: E402  (also puts the repo root on sys.path)
 )
 
 from sentinel_memory import tools as core  # noqa: E402
-from sentinel_memory.git import staleness  # noqa: E402
 from sentinel_memory.record import store  # noqa: E402
 from sentinel_memory.record.records import Entry, utc_now  # noqa: E402
 from sentinel_memory.record.snapshot import Snapshot  # noqa: E402
@@ -786,8 +785,7 @@ def git_quiet(cwd: Path, *args: str, when: str | None = None) -> None:
 
 def opened_afresh(path: Path) -> memory.OpenMemory:
     """What a new process starts with: the memory file opened afresh (no snapshot, no index) and
-    no history or marks of git's kept."""
-    staleness.drop_caches()
+    no history or marks of git's kept (its KeptMarks is new too)."""
     return memory.OpenMemory(path)
 
 
@@ -838,7 +836,7 @@ def stale_marks(table: Table, args) -> dict[str, list[float]]:
         out: dict[str, list[float]] = {"plain": [], "git": [], "plain cold": [], "git cold": []}
         paths = {"plain": store.memory_path(plain), "git": store.memory_path(repo)}
         texts = {name: core.search(p, QUERY) for name, p in paths.items()}
-        for _ in range(args.stale_cold):  # interleaved, each after every cache is dropped
+        for _ in range(args.stale_cold):  # interleaved, each with the file opened afresh (no cache)
             for name, path in paths.items():
                 p = opened_afresh(path)
                 start = time.perf_counter()
@@ -875,7 +873,6 @@ def stale_marks(table: Table, args) -> dict[str, list[float]]:
         )
         return out
     finally:
-        staleness.drop_caches()
         shutil.rmtree(work, ignore_errors=True)
 
 

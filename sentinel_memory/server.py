@@ -88,11 +88,6 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempot
 # Clients that gate such tools are configured by init to let this one run (docs/clients.md, Codex).
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 
-_project_arg: str | None = None
-_client_root: Path | None = None
-_git_checked: set[Path] = set()
-_git_lock = threading.Lock()
-
 
 class PlainArgumentErrors(Middleware):
     """Turn argument-validation failures into one plain sentence that does not echo the input
@@ -137,9 +132,14 @@ class SentinelMCP(FastMCP):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        # What the tools keep between calls, per memory file, for the life of the process: a call
-        # on an unchanged file costs no parse and no index (tools/memory.py, OpenMemory).
+        # What the server keeps for the life of the process. Per memory file, what the tools keep
+        # between calls: a call on an unchanged file costs no parse, no index and no git log at
+        # the same HEAD (tools/memory.py, OpenMemory).
         self._memories: dict[Path, tools.OpenMemory] = {}
+        self.project: str | None = None  # --project; None: $SENTINEL_MEMORY_PROJECT, else the cwd
+        self._client_root: Path | None = None  # the client's workspace root, asked for once
+        self._git_checked: set[Path] = set()  # the projects whose git wiring was checked
+        self._git_lock = threading.Lock()
 
     def opened(self, path: Path) -> tools.OpenMemory:
         """The memory file at `path`, as this server keeps it between calls."""
@@ -147,6 +147,35 @@ class SentinelMCP(FastMCP):
         if memory is None:
             memory = self._memories.setdefault(path, tools.OpenMemory(path))  # one, even when two threads get here
         return memory
+
+    async def memory_file(self, ctx: Context | None) -> Path:
+        """The memory file for this call; falls back to the client's workspace root (MCP roots)
+        when the server was started in the home directory or a filesystem root."""
+        client = _client_name(ctx)
+        root = resolve(self.project, client=client)
+        project = root.path
+        if root.guarded:
+            if self._client_root is None:
+                self._client_root = await _workspace_root(ctx)
+            if self._client_root is None:
+                raise ProjectRootError(refusal(root, client))
+            project = self._client_root
+        if project not in self._git_checked:
+            # A teammate who only pulled gets the merge and diff drivers when the server starts (the
+            # warm-up) or first uses the memory. Cheap (one git call per process and project).
+            await anyio.to_thread.run_sync(self._check_git, project)
+        return memory_path(project)
+
+    def _check_git(self, project: Path) -> None:
+        """ensure_configured once per project; a second caller waits for the first (the warm-up and
+        the client's first call may both get here). Never fatal, never retried."""
+        with self._git_lock:
+            if project in self._git_checked:
+                return
+            try:
+                ensure_configured(project, *ENTRY)
+            finally:
+                self._git_checked.add(project)
 
     @property
     def _state_store(self) -> _SessionState:  # type: ignore[override]  # fastmcp's is a store class
@@ -160,38 +189,6 @@ mcp = SentinelMCP(
     mask_error_details=True,
     middleware=[PlainArgumentErrors()],
 )
-
-
-async def _memory_file(ctx: Context | None) -> Path:
-    """The memory file for this call; falls back to the client's workspace root (MCP roots) when
-    the server was started in the home directory or a filesystem root."""
-    global _client_root
-    client = _client_name(ctx)
-    root = resolve(_project_arg, client=client)
-    project = root.path
-    if root.guarded:
-        if _client_root is None:
-            _client_root = await _workspace_root(ctx)
-        if _client_root is None:
-            raise ProjectRootError(refusal(root, client))
-        project = _client_root
-    if project not in _git_checked:
-        # A teammate who only pulled gets the merge and diff drivers when the server starts (the
-        # warm-up) or first uses the memory. Cheap (one git call per process and project).
-        await anyio.to_thread.run_sync(_check_git, project)
-    return memory_path(project)
-
-
-def _check_git(project: Path) -> None:
-    """ensure_configured once per project; a second caller waits for the first (the warm-up and
-    the client's first call may both get here). Never fatal, never retried."""
-    with _git_lock:
-        if project in _git_checked:
-            return
-        try:
-            ensure_configured(project, *ENTRY)
-        finally:
-            _git_checked.add(project)
 
 
 def _client_name(ctx: Context | None) -> str | None:
@@ -229,7 +226,7 @@ async def _run(ctx: Context | None, operation, **arguments) -> str:
     thread, and turn expected failures into tool errors. Unexpected ones are logged to stderr,
     never sent as a traceback."""
     try:
-        memory = mcp.opened(await _memory_file(ctx))
+        memory = mcp.opened(await mcp.memory_file(ctx))
         return await anyio.to_thread.run_sync(partial(operation, memory, **arguments))
     except MemoryToolError as exc:
         raise ToolError(str(exc)) from None
@@ -301,7 +298,7 @@ def _warm_up() -> None:
     file (0.45 s at 10,000 records), fastmcp's first-call imports and models. Read-only on the
     memory; never fatal."""
     try:
-        if resolve(_project_arg).guarded:
+        if resolve(mcp.project).guarded:
             return  # the client's workspace root decides, at the first call
         anyio.run(partial(mcp.call_tool, "search_memory", {"query": "memory"}))
     except Exception as exc:  # the first call meets the same problem and reports it
@@ -320,16 +317,15 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> None:
-    global _project_arg
     args = _parse_args(argv)
-    _project_arg = args.project
+    mcp.project = args.project
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="sentinel-memory: %(levelname)s %(message)s")
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(encoding="utf-8")
     if sys.stdin.isatty():
         try:
-            where: Path | str = resolve(_project_arg).memory_file
+            where: Path | str = resolve(mcp.project).memory_file
         except MemoryToolError as exc:
             where = f"(no usable project: {exc})"
         print(

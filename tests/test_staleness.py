@@ -17,9 +17,9 @@ import pytest
 
 from gitrepos import T0, T1, T2, T3, Repo, by_id, clone, env, make_repo, put, rec, server  # noqa: F401
 from sentinel_memory.git import drivers
-from sentinel_memory.git import staleness
 from sentinel_memory.record import store
 from sentinel_memory.tools import answers
+from sentinel_memory.tools.memory import OpenMemory
 from sentinel_memory.errors import InvalidInput
 from sentinel_memory.record.records import Entry
 from sentinel_memory.record.snapshot import Snapshot
@@ -193,18 +193,19 @@ def test_logging_a_stale_record_again_clears_its_mark(tmp_path, env):
 
 
 def test_the_history_is_read_once_per_head(tmp_path, env):
-    """Searches at one HEAD reuse one reading of the history; a new commit (a new HEAD) reads it
-    again, and the mark follows."""
+    """Searches of one open memory at one HEAD reuse one reading of the history (and one checker);
+    a new commit (a new HEAD) reads it again, and the mark follows."""
     repo = project(tmp_path, env)
     put(repo.memory, PAY)
-    answers.search(repo.memory, "refund")
-    first = staleness.checker(repo.path, T0)
-    answers.search(repo.memory, "refund")
-    assert staleness.checker(repo.path, T0).history is first.history
+    memory = OpenMemory(repo.memory)
+    answers.search(memory, "refund")
+    first = memory.marks.checker(T0)
+    answers.search(memory, "refund")
+    assert memory.marks.checker(T0) is first
     (repo.path / "src" / "pay.py").write_text("changed\n")
     commit_at(repo, "change", T1)
-    assert "stale:" in answers.search(repo.memory, "refund")
-    assert staleness.checker(repo.path, T0).history is not first.history
+    assert "stale:" in answers.search(memory, "refund")
+    assert memory.marks.checker(T0).history is not first.history
 
 
 # ------------------------------------------------------------------------------------- no git
@@ -389,13 +390,14 @@ def test_a_record_citing_a_file_logged_after_a_search_in_the_same_process_is_mar
     next search marks it."""
     repo = project(tmp_path, env)
     put(repo.memory, PLAIN)
-    assert "stale:" not in answers.search(repo.memory, "refund")
-    answers.log(repo.memory, "payment", "refunds need a key", "send the key", files=["src/pay.py"])
-    assert "stale:" not in answers.search(repo.memory, "refund")
+    memory = OpenMemory(repo.memory)
+    assert "stale:" not in answers.search(memory, "refund")
+    answers.log(memory, "payment", "refunds need a key", "send the key", files=["src/pay.py"])
+    assert "stale:" not in answers.search(memory, "refund")
     (repo.path / "src" / "pay.py").write_text("changed\n")
     commit_at(repo, "change", FUTURE)
 
-    assert "src/pay.py changed (1 commit since" in answers.search(repo.memory, "refund")
+    assert "src/pay.py changed (1 commit since" in answers.search(memory, "refund")
 
 
 def test_compact_memory_passes_the_topics_cited_files_on_to_its_principle(tmp_path, env):

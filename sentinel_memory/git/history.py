@@ -2,9 +2,11 @@
 
 HEAD is read from the repository's files (loose refs, packed-refs; git itself only for a ref store
 that is not files), cheap enough for every search. The history is one `git log -z -M
---name-status` over the commits since a given time (at most MAX_COMMITS), kept per git directory
-while HEAD, the time it reaches back to and a shallow clone's boundary stay. When git is missing
-or fails, the answer is None or an empty history, logged and never raised.
+--name-status` over the commits since a given time (at most MAX_COMMITS). The functions keep
+nothing; a KeptHistory, which its owner (git/staleness.py's KeptMarks) passes nowhere else, keeps
+one project's repository, packed refs and history between calls, the history while HEAD, the time
+it reaches back to and a shallow clone's boundary stay. When git is missing or fails, the answer is
+None or an empty history, logged and never raised.
 
 Stdlib only: the commands and git's drivers import it.
 """
@@ -17,6 +19,7 @@ import re
 import stat
 import subprocess
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -38,9 +41,6 @@ class Repo:
     gitdir: str  # its git directory (a linked work tree's own)
     common: str  # the directory that holds the refs shared by every work tree
     prefix: str  # the project root relative to top, "" or ending in "/"
-
-
-_repos: dict[str, Repo] = {}
 
 
 def read_small(path: str) -> str | None:
@@ -68,11 +68,7 @@ def read_small(path: str) -> str | None:
 
 def find_repo(root: os.PathLike | str) -> Repo | None:
     """The git work tree the project root is in (itself or an ancestor), or None."""
-    key = os.fspath(root)
-    found = _repos.get(key)
-    if found is not None:
-        return found  # (a repository removed since: HEAD can no longer be read, and nothing is marked)
-    real = os.path.realpath(key)
+    real = os.path.realpath(os.fspath(root))
     here = real
     while True:
         dotgit = os.path.join(here, ".git")
@@ -93,36 +89,36 @@ def find_repo(root: os.PathLike | str) -> Repo | None:
     common = os.path.normpath(os.path.join(gitdir, common_text)) if common_text else gitdir
     relative = os.path.relpath(real, here)
     prefix = "" if relative == "." else relative.replace(os.sep, "/") + "/"
-    repo = Repo(here, gitdir, common, prefix)
-    _repos[key] = repo
-    return repo
+    return Repo(here, gitdir, common, prefix)
 
 
-_packed: dict[str, tuple[tuple[int, int], dict[str, str]]] = {}
+PackedRefs = dict[str, str]  # ref name -> commit
+Stamp = tuple[int, int]  # a file's (mtime_ns, size)
 
 
-def _packed_refs(common: str) -> dict[str, str]:
+def packed_refs(common: str, kept: tuple[Stamp, PackedRefs] | None = None) -> tuple[Stamp, PackedRefs] | None:
+    """The packed-refs file of the repository whose shared git directory is `common`, with its
+    stamp: `kept` itself while the file has its stamp, else read again; None when there is none."""
     path = os.path.join(common, "packed-refs")
     try:
         st = os.stat(path)
     except OSError:
-        return {}
+        return None
     stamp = (st.st_mtime_ns, st.st_size)
-    cached = _packed.get(path)
-    if cached and cached[0] == stamp:
-        return cached[1]
+    if kept is not None and kept[0] == stamp:
+        return kept
     refs = {}
     for line in (read_small(path) or "").splitlines():
         if line and line[0] not in "#^":
             sha, _, name = line.partition(" ")
             refs[name.strip()] = sha
-    _packed[path] = (stamp, refs)
-    return refs
+    return stamp, refs
 
 
-def head(repo: Repo) -> str | None:
+def head(repo: Repo, packed: Callable[[str], tuple[Stamp, PackedRefs] | None] = packed_refs) -> str | None:
     """HEAD's commit, read from the repository's files (git itself only for a ref store that is
-    not files); None when there is no commit yet or it cannot be read."""
+    not files); None when there is no commit yet or it cannot be read. `packed`: how the
+    packed-refs file is read (KeptHistory's keeps it)."""
     text = (read_small(os.path.join(repo.gitdir, "HEAD")) or "").strip()
     if _SHA.match(text):
         return text  # detached
@@ -132,9 +128,10 @@ def head(repo: Repo) -> str | None:
             sha = (read_small(os.path.join(where, ref)) or "").strip()
             if _SHA.match(sha):
                 return sha
-        packed = _packed_refs(repo.common).get(ref)
-        if packed and _SHA.match(packed):
-            return packed
+        refs = packed(repo.common)
+        listed = refs[1].get(ref) if refs is not None else None
+        if listed and _SHA.match(listed):
+            return listed
         if not os.path.exists(os.path.join(repo.common, "reftable")):
             return None  # a branch without commits yet
     result = _git(repo, "rev-parse", "--verify", "-q", "HEAD")
@@ -200,7 +197,8 @@ def shallow_commits(repo: Repo) -> set[str]:
     return set((read_small(os.path.join(repo.common, "shallow")) or "").split())
 
 
-def _read_history(repo: Repo, sha: str, since: int) -> History:
+def history(repo: Repo, sha: str, since: int) -> History:
+    """The history up to HEAD `sha` since `since`, read from git (kept nowhere: KeptHistory keeps it)."""
     stamp = datetime.fromtimestamp(since, UTC).isoformat()
     out, failed = _git_or_why(
         repo,
@@ -255,29 +253,7 @@ def _read_history(repo: Repo, sha: str, since: int) -> History:
     return History(sha, since, events, commits >= MAX_COMMITS, oldest, shallow, failed)
 
 
-_histories: dict[str, History] = {}
-_reading = threading.Lock()
-
-
-def history(repo: Repo, sha: str, since: int) -> History:
-    """The history up to HEAD `sha` since `since` at least: the one kept for this HEAD when it
-    reaches back far enough, else read once (and kept)."""
-    depth = _shallow_stamp(repo)  # `git fetch --unshallow` or `--deepen` changes it, not HEAD
-    kept = _histories.get(repo.gitdir)
-    if kept is not None and kept.head == sha and kept.since <= since and kept.depth == depth:
-        return kept
-    with _reading:
-        kept = _histories.get(repo.gitdir)
-        if kept is not None and kept.head == sha and kept.since <= since and kept.depth == depth:
-            return kept
-        fresh = _read_history(repo, sha, since)
-        fresh.depth = depth
-        if fresh.failed is None:
-            _histories[repo.gitdir] = fresh
-        return fresh
-
-
-def _shallow_stamp(repo: Repo) -> tuple[int, int] | None:
+def _shallow_stamp(repo: Repo) -> Stamp | None:
     """The shallow file's (mtime, size), or None for a full clone."""
     try:
         st = os.stat(os.path.join(repo.common, "shallow"))
@@ -286,8 +262,48 @@ def _shallow_stamp(repo: Repo) -> tuple[int, int] | None:
     return st.st_mtime_ns, st.st_size
 
 
-def drop_caches() -> None:
-    """Forget every repository and history kept (as a new process starts)."""
-    _repos.clear()
-    _packed.clear()
-    _histories.clear()
+class KeptHistory:
+    """What a process keeps of the repository of one project root between calls: the repository
+    found (found again while there is none), its packed refs (read again when the file changes)
+    and the history last read, reused while HEAD, the shallow file and the time it reaches back
+    to allow. Each is replaced whole, never changed, so threads may share one; two threads that
+    need a new history read it once."""
+
+    def __init__(self, root: os.PathLike | str) -> None:
+        self.root = os.fspath(root)
+        self._repo: Repo | None = None
+        self._packed: tuple[Stamp, PackedRefs] | None = None
+        self._history: History | None = None
+        self._reading = threading.Lock()
+
+    def repo(self) -> Repo | None:
+        """find_repo(root), kept once found (a repository removed since: HEAD can no longer be
+        read, and nothing is marked)."""
+        if self._repo is None:
+            self._repo = find_repo(self.root)
+        return self._repo
+
+    def _packed_refs(self, common: str) -> tuple[Stamp, PackedRefs] | None:
+        self._packed = packed_refs(common, self._packed)
+        return self._packed
+
+    def head(self, repo: Repo) -> str | None:
+        """head(repo), with the packed refs kept."""
+        return head(repo, self._packed_refs)
+
+    def history(self, repo: Repo, sha: str, since: int) -> History:
+        """The history up to HEAD `sha` since `since` at least: the one kept when it reaches back
+        far enough, else read once (and kept unless git failed: then the next call asks again)."""
+        depth = _shallow_stamp(repo)  # `git fetch --unshallow` or `--deepen` changes it, not HEAD
+        kept = self._history
+        if kept is not None and kept.head == sha and kept.since <= since and kept.depth == depth:
+            return kept
+        with self._reading:
+            kept = self._history
+            if kept is not None and kept.head == sha and kept.since <= since and kept.depth == depth:
+                return kept
+            fresh = history(repo, sha, since)
+            fresh.depth = depth
+            if fresh.failed is None:
+                self._history = fresh
+            return fresh

@@ -8,8 +8,9 @@ count: uncommitted changes in the working tree do not, and a teammate's commit t
 Cheap by construction (git/history.py reads git): the history is read with one `git log
 --name-status -M` per HEAD, over the commits since the oldest stamp of a citing record (at most
 MAX_COMMITS), and kept while HEAD stays; HEAD itself is read from the repository's files, without a
-git process, on every call. The mark of
-a record is computed once per (record line, history) and kept. Outside a git repository, without
+git process, on every call. The mark of a record is computed once per (record line, history) and
+kept. What is kept between calls is a KeptMarks' (one per project root, which tools/memory.py's
+OpenMemory owns); `checker()` keeps nothing (a hook's one call). Outside a git repository, without
 commits, or when git is missing or fails, nothing is stale and nothing fails.
 
 Stdlib only: the commands and git's drivers import it.
@@ -23,8 +24,7 @@ from datetime import UTC, datetime
 
 from ..record.citations import of as cited_files
 from ..record.records import recency
-from . import history as githistory
-from .history import History, Repo, find_repo, head, history
+from .history import History, KeptHistory, Repo
 
 
 @dataclass(frozen=True)
@@ -158,37 +158,41 @@ class Checker:
         return Change(path, len(newer), latest[1], when, deleted, renamed, at_least)
 
 
-_checkers: dict[str, Checker] = {}
+class KeptMarks:
+    """What a process keeps of one project's stale marks between calls: its repository and history
+    (git/history.py's KeptHistory) and the checker of that history, whose marks are computed once.
+    Each is replaced whole, never changed, so threads may share one."""
+
+    def __init__(self, root: os.PathLike | str) -> None:
+        self.git = KeptHistory(root)
+        self._checker: Checker | None = None
+
+    def checker(self, oldest: str | None) -> Checker | None:
+        """The checker of the project for records written at `oldest` or later (the oldest
+        recency of the records that cite files; None: none does, and git is not asked). None when
+        the project is not in a git repository with commits."""
+        if not oldest:
+            return None
+        since = stamp_seconds(oldest)
+        if since is None:
+            return None
+        repo = self.git.repo()
+        if repo is None:
+            return None
+        sha = self.git.head(repo)
+        if sha is None:
+            return None
+        hist = self.git.history(repo, sha, since)
+        kept = self._checker
+        if kept is not None and kept.history is hist and kept.repo == repo:
+            return kept
+        fresh = self._checker = Checker(repo, hist)
+        return fresh
 
 
 def checker(root: os.PathLike | str, oldest: str | None) -> Checker | None:
-    """The checker of the project at `root` for records written at `oldest` or later (the oldest
-    recency of the records that cite files; None: none does, and git is not asked). None when the
-    project is not in a git repository with commits."""
-    if not oldest:
-        return None
-    since = stamp_seconds(oldest)
-    if since is None:
-        return None
-    repo = find_repo(root)
-    if repo is None:
-        return None
-    sha = head(repo)
-    if sha is None:
-        return None
-    hist = history(repo, sha, since)
-    key = os.fspath(root)
-    kept = _checkers.get(key)
-    if kept is not None and kept.history is hist and kept.repo == repo:
-        return kept
-    fresh = _checkers[key] = Checker(repo, hist)
-    return fresh
-
-
-def drop_caches() -> None:
-    """Forget every repository, history and mark kept (as a new process starts)."""
-    githistory.drop_caches()
-    _checkers.clear()
+    """KeptMarks(root).checker(oldest), for a caller that asks once: read afresh, kept nowhere."""
+    return KeptMarks(root).checker(oldest)
 
 
 def oldest_citing(records) -> str | None:

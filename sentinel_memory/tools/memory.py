@@ -76,8 +76,9 @@ class OpenMemory:
     """One process's use of one memory file: what it keeps between calls, so that a call on an
     unchanged file costs no parse and no index. The file's last snapshot (record/store.py's
     MemoryFile, which reads git's index stages of a conflicted file through git/drivers.py), the
-    index of the snapshot last searched (search/index.py's KeptIndex), and the oldest recency of
-    the records that cite files (the stale marks' history starts there). The adapters make one and
+    index of the snapshot last searched (search/index.py's KeptIndex), the oldest recency of the
+    records that cite files (the stale marks' history starts there), and the project's repository,
+    history and stale marks (git/staleness.py's KeptMarks: git log once per HEAD). The adapters make one and
     pass it to every operation on that file: the server one per memory file for its life, a command
     one for its run. No file is held open; what it keeps is replaced whole, never changed, so the
     server's worker threads may share one."""
@@ -86,6 +87,7 @@ class OpenMemory:
         self.path = Path(path)
         self.file = store.MemoryFile(self.path, drivers.index_stages)
         self.index = index.KeptIndex()
+        self.marks = staleness.KeptMarks(self.path.parent.parent)
         self._oldest: tuple[Snapshot, str | None] | None = None
 
     def read(self) -> Snapshot:
@@ -134,7 +136,7 @@ def checker(where: Where, snap: Snapshot) -> staleness.Checker | None:
     """The stale marks of this memory file's records (None: none can be stale: no record cites a
     file, or the project is not in a git repository with commits)."""
     memory = opened(where)
-    return staleness.checker(memory.path.parent.parent, memory.oldest_citing(snap))
+    return memory.marks.checker(memory.oldest_citing(snap))
 
 
 def shallow_history(where: Where) -> bool:
