@@ -10,9 +10,10 @@ IDENTIFIER; the record's exact topic named in the query, up to TOPIC; and the qu
 that the record holds, each its rarity squared (1 for a word only this record holds, towards 0 for
 a word most hold), the sum over WORDS. Rarity is a term's idf against that of a term one record
 holds, reckoned in a memory of at least RARITY_FROM records. A common word (search/index.py
-common) or a generic one (search/terms.py GENERIC_WORDS: fix, add, update...) counts for nothing,
-and a topic in snake_case is named by its words. A match is strong at STRONG: one cited file or identifier, a topic few
-records' words name, or rare words worth as much.
+common) or a generic one (search/terms.py GENERIC_WORDS: fix, add, update...) counts for nothing;
+a topic in snake_case is named by its words; a file named without its folder (conftest.py) counts
+as a file asked about when at most NAMED_AMONG cited paths have that name. A match is strong at
+STRONG: one cited file or identifier, a topic few records' words name, or rare words worth as much.
 """
 
 from __future__ import annotations
