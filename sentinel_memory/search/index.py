@@ -73,10 +73,10 @@ class SearchIndex:
     """An inverted index over one snapshot's entries, built once and reused while the file is
     unchanged: a query then touches only the entries that contain its terms.
 
-    Order: nearness to the files asked about (_near), then the score of the query's words
-    (BM25 on the memory itself; topic matches weigh two, matches in a cited path 1.5), then the static order: principles,
-    then the newest, then id. `entries` are in static order and `ranks` (ascending) go with them;
-    postings and topics list ranks. Queries answer with entries."""
+    Order: nearness to the files asked about (_near), then the score of the query's words (BM25
+    on the memory itself; topic matches weigh two, matches in a cited path 1.5), then the static
+    order: principles, then the newest, then id. `entries` are in static order and `ranks`
+    (ascending) go with them; postings and topics list ranks. Queries answer with entries."""
 
     def __init__(self, entries: Iterable[Entry]) -> None:
         with paused():  # see gcpause: the collector tripled this at 10,000 records
