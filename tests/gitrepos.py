@@ -25,6 +25,7 @@ SERVER = ROOT / "server.py"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import forkrun  # noqa: E402
 from sentinel_memory.record import contextdir  # noqa: E402
 from sentinel_memory.record import store  # noqa: E402
 from sentinel_memory.tools import answers  # noqa: E402
@@ -62,9 +63,9 @@ def launcher(folder: Path, script: Path = SERVER) -> Path:
 
 
 def server(env: dict, *args: str) -> subprocess.CompletedProcess:
-    """`python server.py ARGS` as a separate process; returns the completed process (text)."""
-    return subprocess.run([sys.executable, str(SERVER), *args], env=env, capture_output=True, text=True,
-                          encoding="utf-8", timeout=120)
+    """`python server.py ARGS` as a separate process, forked from an interpreter that has made the
+    imports (tests/forkrun.py); returns the completed process (text)."""
+    return forkrun.run(list(args), env=env, text=True, encoding="utf-8", timeout=120)
 
 
 class Repo:
