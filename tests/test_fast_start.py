@@ -19,7 +19,6 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from filelock import FileLock
 
 import forkrun
 from conftest import ROOT, SERVER
@@ -168,32 +167,16 @@ def _cache_file(cache: Path, timeout: float = TIMEOUT) -> Path:
     raise AssertionError(f"no answers recorded in {cache} within {timeout} s")
 
 
-def _record(cache: Path, project: Path) -> Path:
+@pytest.fixture(scope="session")
+def recorded(tmp_path_factory) -> Path:
+    """A cache folder holding the answers recorded in this test session by a first start (the
+    versions installed now, whatever they are); the fast start uses it."""
+    cache = tmp_path_factory.mktemp("cache")
+    project = tmp_path_factory.mktemp("first-start")
     argv = [PYTHON, str(SERVER), "--project", str(project)]
     first = _exchange(argv, _env(True, cache), _messages("2025-11-25")[:3], project)
     assert b'"tools"' in first[2]
     _cache_file(cache)
-    return cache
-
-
-@pytest.fixture(scope="session")
-def recorded(tmp_path_factory) -> Path:
-    """A cache folder holding the answers recorded in this test run by a first start (the versions
-    installed now, whatever they are); the fast start uses it. Recorded once per run: pytest-xdist's
-    workers share the base temporary folder's parent, and the first one to take the lock records
-    while the others wait and reuse it (no test changes the folder: those that change answers copy
-    them elsewhere)."""
-    if not os.environ.get("PYTEST_XDIST_WORKER"):
-        return _record(tmp_path_factory.mktemp("cache"), tmp_path_factory.mktemp("first-start"))
-    shared = tmp_path_factory.getbasetemp().parent
-    cache, project, done = shared / "fast-start-cache", shared / "fast-start-first", shared / "fast-start-cache.done"
-    with FileLock(str(shared / "fast-start-cache.lock")):
-        if not done.is_file():
-            for folder in (cache, project):  # what a worker that failed left
-                shutil.rmtree(folder, ignore_errors=True)
-                folder.mkdir()
-            _record(cache, project)
-            done.touch()
     return cache
 
 
