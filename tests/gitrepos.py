@@ -7,11 +7,15 @@ git runs with GIT_CONFIG_NOSYSTEM=1 and a private HOME, so no system or global g
 
 from __future__ import annotations
 
+import atexit
+import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,6 +25,7 @@ SERVER = ROOT / "server.py"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import forkrun  # noqa: E402
 from sentinel_memory.record import contextdir  # noqa: E402
 from sentinel_memory.record import store  # noqa: E402
 from sentinel_memory.tools import answers  # noqa: E402
@@ -58,9 +63,9 @@ def launcher(folder: Path, script: Path = SERVER) -> Path:
 
 
 def server(env: dict, *args: str) -> subprocess.CompletedProcess:
-    """`python server.py ARGS` as a separate process; returns the completed process (text)."""
-    return subprocess.run([sys.executable, str(SERVER), *args], env=env, capture_output=True, text=True,
-                          encoding="utf-8", timeout=120)
+    """`python server.py ARGS` as a separate process, forked from an interpreter that has made the
+    imports (tests/forkrun.py); returns the completed process (text)."""
+    return forkrun.run(list(args), env=env, text=True, encoding="utf-8", timeout=120)
 
 
 class Repo:
@@ -100,9 +105,8 @@ class Repo:
                               capture_output=True, check=True).stdout
 
 
-def make_repo(tmp_path: Path, env: dict, name: str = "repo", wired: bool = True) -> Repo:
-    """A new repository on branch main with .context/ committed; `wired` runs server.py init."""
-    path = tmp_path / name
+def build_repo(path: Path, env: dict, wired: bool = True) -> Repo:
+    """A new repository at `path` on branch main with .context/ prepared; `wired` runs server.py init."""
     subprocess.run(["git", "init", "-q", "-b", "main", str(path)], env=env, check=True, capture_output=True)
     repo = Repo(path.resolve(), env)
     repo.identity()
@@ -111,6 +115,44 @@ def make_repo(tmp_path: Path, env: dict, name: str = "repo", wired: bool = True)
     else:
         contextdir.prepare(repo.path / ".context")
     return repo
+
+
+# Repositories made once per test process and copied (make_repo); removed when the process ends.
+TEMPLATES = Path(tempfile.mkdtemp(prefix="sm-repo-templates-"))
+atexit.register(shutil.rmtree, TEMPLATES, ignore_errors=True)
+
+
+def template_key(env: dict, wired: bool) -> str | None:
+    """What a new repository's bytes depend on: the environment, less the test's own folders (its
+    HOME and the folders beside it, such as the launcher's on PATH); None when git would read a
+    global config the test wrote (the repository is then built afresh)."""
+    home = Path(env.get("HOME", ""))
+    xdg = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
+    if not env.get("HOME") or (home / ".gitconfig").exists() or (xdg / "git").exists():
+        return None
+    own = str(home.parent)
+    kept = {k: v for k, v in env.items() if k not in ("HOME", "USERPROFILE", "XDG_CONFIG_HOME", "PATH")}
+    path = [p for p in env.get("PATH", "").split(os.pathsep) if not p.startswith(own)]
+    text = json.dumps([wired, sys.executable, str(SERVER), path, sorted(kept.items())])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def make_repo(tmp_path: Path, env: dict, name: str = "repo", wired: bool = True) -> Repo:
+    """A new repository on branch main with .context/ prepared; `wired` runs server.py init.
+
+    The first one of a kind in a test process is built (git init, the identity, init); the next
+    ones copy it byte for byte, as nothing in it names its own folder
+    (test_git.py::test_a_copied_repository_is_byte_for_byte_one_built_in_its_place)."""
+    path = tmp_path / name
+    key = template_key(env, wired)
+    if key is None:
+        return build_repo(path, env, wired)
+    template = TEMPLATES / key
+    if not template.exists():
+        build_repo(TEMPLATES / "building", env, wired)
+        (TEMPLATES / "building").rename(template)
+    shutil.copytree(template, path, symlinks=True)
+    return Repo(path.resolve(), env)
 
 
 def clone(origin: Repo, tmp_path: Path, name: str, wired: bool) -> Repo:

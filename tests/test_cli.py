@@ -4,6 +4,7 @@ import json
 import os
 import pty
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,6 +16,9 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
+import forkrun
+from gitrepos import env  # noqa: F401 (a fixture)
+
 from sentinel_memory.cli.commands import COMMANDS
 from sentinel_memory.record.records import prepare
 
@@ -24,9 +28,10 @@ SERVER = str(ROOT / "server.py")
 
 def run(project: Path | None, *args: str, check_rc: int | None = 0, env: dict | None = None,
         cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """`python server.py [--project DIR] ARGS`, forked from an interpreter that has made the
+    imports (tests/forkrun.py; test_every_command_answers_a_forked_start_as_a_fresh_one)."""
     before = ["--project", str(project)] if project is not None else []
-    result = subprocess.run([sys.executable, SERVER, *before, *args], capture_output=True, text=True,
-                            encoding="utf-8", timeout=60, env=env, cwd=cwd)
+    result = forkrun.run([*before, *args], text=True, encoding="utf-8", timeout=60, env=env, cwd=cwd)
     if check_rc is not None:
         assert result.returncode == check_rc, result.stdout + result.stderr
     assert "Traceback" not in result.stderr, result.stderr
@@ -592,3 +597,91 @@ def test_export_into_a_folder_that_does_not_exist_says_so(project, tmp_path):
 
     assert "No such file or directory" in result.stderr and "disk space" not in result.stderr
     assert not (tmp_path / "missing").exists()
+
+
+# ------------------------------------------------------------------ a fresh start and a forked one
+
+def _play(world: Path, env: dict, start) -> list:
+    """Every command once, with real work, in a git repository built the same way each time (fixed
+    dates, so the same commits): what each answered, then every file of the world."""
+    if world.exists():
+        shutil.rmtree(world)
+    project, cache = world / "project", world / "cache"
+    env = {**env, "XDG_CACHE_HOME": str(cache), "GIT_AUTHOR_DATE": "2026-01-02T00:00:00+00:00",
+           "GIT_COMMITTER_DATE": "2026-01-02T00:00:00+00:00"}
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(project), *args], env=env, check=True, capture_output=True)
+
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "pay.py").write_text("def refund(): ...\n", encoding="utf-8")
+    subprocess.run(["git", "init", "-q", "-b", "main", str(project)], env=env, check=True, capture_output=True)
+    git("config", "user.name", "T")
+    git("config", "user.email", "t@example.com")
+    git("add", "-A")
+    git("commit", "-q", "-m", "code")
+    stray = world / "stray" / ".context" / "memory_log.jsonl"
+    stray.parent.mkdir(parents=True)
+    stray.write_text(json.dumps({"id": "0123456789abcdef", "type": "log", "topic": "s", "missing_context": "m",
+                                 "lesson": "l", "ask_next_time": "", "meta": {"created": "2026-01-01T00:00:00+00:00"}})
+                     + "\n", encoding="utf-8")
+    at = ["--project", str(project)]
+    key = "ghp_" + "aB3dE5gH7jK9mN1pQ3rS5tU7vW9xY1zA2bC4"  # the right shape, not a real token
+    script = [
+        ([*at, "init"], None),
+        ([*at, "log", "--topic", "payment", "--missing-context", "refunds", "--lesson", "send the key",
+          "--file", "src/pay.py", "--json"], None),
+        ([*at, "log", "--topic", "결제", "--missing-context", f"a key {key}", "--lesson", "세율"], None),
+        ([*at, "search", "refunds"], None), ([*at, "search", "--json"], None), ([*at, "list"], None),
+        ([*at, "stats", "--json"], None), ([*at, "export"], None), ([*at, "scan"], None),
+        ([*at, "fold", str(stray)], None), ([*at, "show", "0123", "--json"], None),
+        ([*at, "stale", "--json"], None), ([*at, "review", "HEAD"], None),
+        ([*at, "doctor"], None),
+        (["hook", "--client", "claude"], json.dumps({"hook_event_name": "PreToolUse", "session_id": "s",
+                                                     "cwd": str(project), "tool_name": "Edit",
+                                                     "tool_input": {"file_path": str(project / "src" / "pay.py")}})),
+        (["textconv", str(project / ".context" / "memory_log.jsonl")], None),
+        (["merge-driver", str(stray), str(project / ".context" / "memory_log.jsonl"), str(stray)], None),
+        ([*at, "forget", "0123456789abcdef"], None), ([*at, "serach"], None), (["--version"], None),
+        ([*at, "export", "--output", str(world / "missing" / "x.md")], None),
+    ]
+    answers = []
+    for args, stdin in script:
+        done = start(args, env=env, cwd=project, input=stdin, text=True, encoding="utf-8", timeout=60)
+        answers.append((args[2:3] or args[:1], done.returncode, done.stdout, done.stderr))
+    # The hook's state (its index and the session's fingerprint) holds times and inode numbers:
+    # its files are compared by name.
+    files = {str(p.relative_to(world)): b"" if p.is_relative_to(cache / "sentinel-memory" / "hooks") else p.read_bytes()
+             for p in sorted(world.rglob("*")) if p.is_file() and ".git" not in p.relative_to(world).parts[:2]}
+    return [*answers, files]
+
+
+def _fresh(args, **options):
+    return subprocess.run([sys.executable, SERVER, *args], capture_output=True, **options)
+
+
+def test_every_command_answers_a_forked_start_as_a_fresh_one(tmp_path, env):
+    """The other tests here run the commands forked from an interpreter that has made the imports
+    (tests/forkrun.py): every command, a hook and git's two drivers, started afresh as a person or
+    git starts them, answer the same bytes and exit codes and leave the same files, the dates of
+    the records aside."""
+    covered = {"search", "list", "show", "stats", "log", "stale", "forget", "export", "scan", "review", "init",
+               "hook", "doctor", "fold", "merge-driver", "textconv"}
+    assert covered == set(COMMANDS)
+    world = tmp_path / "world"
+    fresh = _play(world, env, _fresh)
+    forked = _play(world, env, forkrun.run)
+    dated = re.compile(rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(\+00:00|Z)?")
+
+    def undated(value):
+        if isinstance(value, bytes):
+            return dated.sub(b"DATE", value)
+        if isinstance(value, str):
+            return dated.sub(b"DATE", value.encode()).decode()
+        if isinstance(value, dict):
+            return {k: undated(v) for k, v in value.items()}
+        return tuple(undated(v) for v in value) if isinstance(value, (tuple, list)) else value
+
+    for one, other in zip(fresh, forked, strict=True):
+        assert undated(one) == undated(other)
+    assert [code for _, code, _, _ in fresh[:-1]] != [0] * (len(fresh) - 1)  # errors were among them

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
+import forkrun
 from gitrepos import SERVER, env, logged, make_repo  # noqa: F401  (env is a fixture)
 from sentinel_memory.setup import project
 
@@ -23,8 +23,7 @@ MEMORY = Path(".context") / "memory_log.jsonl"
 def run(env: dict, cwd: Path, *args: str, rc: int | None = 0) -> subprocess.CompletedProcess:
     """`python server.py ARGS` started in `cwd`, without --project or the environment variable."""
     environ = {k: v for k, v in env.items() if k != project.ENV_VAR}
-    result = subprocess.run([sys.executable, str(SERVER), *args], cwd=cwd, env=environ, capture_output=True,
-                            text=True, encoding="utf-8", timeout=120)
+    result = forkrun.run(list(args), cwd=cwd, env=environ, text=True, encoding="utf-8", timeout=120)
     assert "Traceback" not in result.stderr, result.stderr
     if rc is not None:
         assert result.returncode == rc, result.stdout + result.stderr

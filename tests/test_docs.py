@@ -287,17 +287,19 @@ def test_the_match_strength_the_contract_quotes_is_the_codes():
     )
 
 
-def test_every_tool_parameter_is_described_once_in_the_tools_schema():
-    """The MCP tools' parameters are tools/parameters.py's: the same names, descriptions and defaults."""
+def test_every_tool_parameter_is_described_once_in_the_tools_schema(server_module):
+    """The MCP tools' parameters are tools/parameters.py's: the same names, descriptions and defaults.
+    (The server module through conftest's fixture, which takes back the FASTMCP_* defaults its
+    import puts in os.environ: left there, they would change the fast start's key for every server
+    this test process starts later.)"""
     import asyncio
 
     from fastmcp import Client
 
-    from sentinel_memory import server
     from sentinel_memory.tools.parameters import TOOLS
 
     async def listed():
-        async with Client(server.mcp) as client:
+        async with Client(server_module.mcp) as client:
             return await client.list_tools()
 
     listed_tools = {tool.name: tool.input_schema for tool in asyncio.run(listed())}

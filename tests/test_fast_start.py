@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+import forkrun
 from conftest import ROOT, SERVER
 
 from sentinel_memory.faststart import cache as fast_cache, proxy as fast_start
@@ -581,8 +582,9 @@ def test_ctrl_c_in_a_terminal_stops_the_server(project, recorded, presses, when)
 
 
 def _doctor(project: Path, cache: Path) -> str:
-    done = subprocess.run([PYTHON, str(SERVER), "doctor", "--project", str(project)], env=_env(True, cache),
-                          capture_output=True, text=True, timeout=TIMEOUT)
+    """doctor's line about the fast start (forked from an interpreter that made the imports, as
+    the other tests' commands: tests/forkrun.py)."""
+    done = forkrun.run(["doctor", "--project", str(project)], env=_env(True, cache), text=True, timeout=TIMEOUT)
     return next(line for line in done.stdout.splitlines() if "fast start" in line)
 
 
@@ -802,8 +804,7 @@ def test_a_server_started_in_a_subfolder_refuses_a_cache_folder_anywhere_in_the_
     env["HOME"] = str(tmp_path / "home")
     lines = _exchange([PYTHON, str(SERVER)], env, _messages("2025-06-18")[:3], repo / "src" / "deep")
     assert b"PLANTED" not in lines[2] and b'"tools"' in lines[2]
-    doctor = subprocess.run([PYTHON, str(SERVER), "doctor"], env=env, cwd=repo / "src" / "deep",
-                            capture_output=True, text=True, timeout=TIMEOUT)
+    doctor = forkrun.run(["doctor"], env=env, cwd=repo / "src" / "deep", text=True, timeout=TIMEOUT)
     assert "inside the project" in doctor.stdout, doctor.stdout
 
 

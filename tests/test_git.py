@@ -15,12 +15,31 @@ import sys
 import pytest
 
 from gitrepos import (  # noqa: F401  (env is a fixture)
-    MARKERS, MEMORY, SERVER, T0, T1, T2, T3, Repo, by_id, clone, drop, env, last_id, logged,
+    MARKERS, MEMORY, SERVER, T0, T1, T2, T3, Repo, build_repo, by_id, clone, drop, env, last_id, logged,
     make_repo, mc_after, put, rec, server, text_merge_conflicts,
 )
 from sentinel_memory.git import drivers as gitdriver  # noqa: E402
 from sentinel_memory.tools import answers
 from sentinel_memory.record.records import Entry, record_id  # noqa: E402
+
+
+def _tree(root) -> dict[str, tuple[int, bytes]]:
+    return {str(p.relative_to(root)): (p.lstat().st_mode, b"" if p.is_dir() else p.read_bytes())
+            for p in sorted(root.rglob("*"))}
+
+
+@pytest.mark.parametrize("wired", [True, False], ids=["wired", "plain"])
+def test_a_copied_repository_is_byte_for_byte_one_built_in_its_place(tmp_path, env, wired):
+    """make_repo copies the first repository it built in this test process (git init, the
+    identity, init): every file and mode of a copy is what git and init write there afresh, and
+    the copy merges through the driver as a built one does."""
+    make_repo(tmp_path / "first", env, wired=wired)  # builds the template when none is made yet
+    copied = make_repo(tmp_path, env, name="copied", wired=wired)
+    built = build_repo(tmp_path / "built", env, wired=wired)
+    assert _tree(copied.path) == _tree(built.path)
+    if wired:
+        assert "merge-driver" in copied.git("config", "merge.sentinel-memory.driver").stdout
+        assert copied.git("check-attr", "merge", "--", MEMORY).stdout.strip().endswith("sentinel-memory")
 
 
 # ---------------------------------------------------------------------------------------------

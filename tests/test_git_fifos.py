@@ -10,11 +10,11 @@ import json
 import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+import forkrun
 from gitrepos import SERVER, T0, Repo, env, make_repo, put, rec, server  # noqa: F401  (env is a fixture)
 
 LATER = "2026-03-01T00:00:00+00:00"
@@ -54,8 +54,8 @@ def edit_config(repo: Repo, text: str) -> None:
 
 
 def run(repo: Repo, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, str(SERVER), "--project", str(repo.path), *args], env=env or repo.env,
-                          capture_output=True, text=True, encoding="utf-8", timeout=120)
+    done = forkrun.run(["--project", str(repo.path), *args], env=env or repo.env, text=True, encoding="utf-8",
+                       timeout=120)
     assert "Traceback" not in done.stderr, done.stderr
     return done
 

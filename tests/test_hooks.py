@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import forkrun
 from gitrepos import env, logged, make_repo  # noqa: F401 (env: a fixture)
 from sentinel_memory.hooks.run import STOP_REASON
 from sentinel_memory.setup.hookconfig import AFTER_WRITE, BEFORE_WRITE, PROMPT, STOP, reply_moment
@@ -42,14 +43,17 @@ def repo(tmp_path, env):  # noqa: F811
 UNBOUNDED = {"SENTINEL_MEMORY_HOOK_TIME": "60"}
 
 
-def hook(repo, client: str, event: dict | bytes, **env) -> tuple[int, str, str]:
-    """The hook as the client runs it: cwd the project, the event on stdin; (exit code, stdout, stderr)."""
+def hook(repo, client: str, event: dict | bytes, fresh: bool = False, **env) -> tuple[int, str, str]:
+    """The hook as the client runs it: cwd the project, the event on stdin; (exit code, stdout,
+    stderr). A process forked from an interpreter that has made the imports (tests/forkrun.py);
+    with `fresh`, `python server.py hook` started afresh, as the client starts it."""
     data = event if isinstance(event, bytes) else json.dumps(event).encode()
     environment = {**repo.env, "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"], **UNBOUNDED, **env}
-    result = subprocess.run(
-        [sys.executable, str(SERVER), "hook", "--client", client],
-        input=data, capture_output=True, cwd=repo.path, env=environment, timeout=120,
-    )
+    if fresh:
+        result = subprocess.run([sys.executable, str(SERVER), "hook", "--client", client], input=data,
+                                capture_output=True, cwd=repo.path, env=environment, timeout=120)
+    else:
+        result = forkrun.run(["hook", "--client", client], input=data, cwd=repo.path, env=environment, timeout=120)
     return result.returncode, result.stdout.decode("utf-8"), result.stderr.decode("utf-8")
 
 
@@ -90,8 +94,9 @@ def first_prompt(repo, client: str, session: str) -> None:
 @pytest.mark.parametrize("client", CLIENTS)
 def test_the_first_write_of_a_cited_file_is_refused_once_with_the_lesson_then_goes_through(repo, client):
     """Before a file the memory has a lesson about is first written in a session, the write is
-    refused with the lesson as the reason, in the client's shape; the retry goes through silently."""
-    code, out, err = hook(repo, client, event(client, BEFORE_WRITE, repo, "s1"))
+    refused with the lesson as the reason, in the client's shape; the retry goes through silently.
+    (Started afresh, as the client starts it; the other tests fork the hook, tests/forkrun.py.)"""
+    code, out, err = hook(repo, client, event(client, BEFORE_WRITE, repo, "s1"), fresh=True)
     assert code == 0 and err == ""
     assert reply_moment(client, out) in (BEFORE_WRITE, STOP if client == "gemini" else BEFORE_WRITE)
     assert LESSON in out and "src/auth.py" in out

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import forkrun
 from sentinel_memory.record.store import memory_path
 from gitrepos import env  # noqa: F401  (a fixture)
 from sentinel_memory.errors import InvalidInput, StorageError
@@ -38,8 +39,7 @@ def record_line(topic: str, missing: str, lesson: str) -> str:
 
 
 def cli(project: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    result = subprocess.run([sys.executable, SERVER, "--project", str(project), *args], capture_output=True,
-                            text=True, encoding="utf-8", timeout=timeout)
+    result = forkrun.run(["--project", str(project), *args], text=True, encoding="utf-8", timeout=timeout)
     assert "Traceback" not in result.stderr, result.stderr
     return result
 

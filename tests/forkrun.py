@@ -1,0 +1,204 @@
+"""`python server.py <command>` without paying for the interpreter's start and the imports each time.
+
+A fork server per test process (and per setting that changes how an interpreter starts: PYTHON*,
+LC_*, LANG, TZ) starts the way `python server.py` starts (its path as argv[0], its folder first on
+sys.path), imports the entry point and what the commands import (never fastmcp), and forks a copy
+of itself for each command: the copy takes the test's pipes as its stdin, stdout and stderr, the
+test's environment exactly and its working folder, and runs what server.py runs after its imports
+(`sys.exit(main(argv))`). So a command here is a real, separate process with its own exit code,
+files and children (git); what a fresh start adds is the interpreter's start and the imports,
+which each command keeps a test of (test_cli.py::test_every_command_answers_a_forked_start_as_a_fresh_one
+compares the two for every command, and the tests about starting, signals and terminals start
+processes afresh). The product's own fast start forks an imported server the same way
+(faststart/recorder.py); test_fast_start.py's reference does too.
+
+`run(args, env=..., cwd=..., input=..., text=...)` returns what `subprocess.run([sys.executable,
+SERVER, *args], capture_output=True, ...)` returns. Commands run one at a time per test process.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVER = ROOT / "server.py"
+
+# What the commands import on their way (cli, hooks, setup, git's drivers); never fastmcp.
+PRELOAD = (
+    "sentinel_memory.cli.commands", "sentinel_memory.hooks.run", "sentinel_memory.setup.doctor",
+    "sentinel_memory.setup.initialise", "sentinel_memory.setup.configedit", "sentinel_memory.setup.hookconfig",
+    "sentinel_memory.git.drivers", "sentinel_memory.redaction", "sentinel_memory.tools.answers",
+)
+
+SERVER_CODE = textwrap.dedent("""\
+    import json, os, socket, sys, threading
+    sys.argv[0] = {server!r}  # as `python server.py`: the script's path, its folder first, then server.py's insert
+    sys.path[0] = {root!r}
+    sys.path.insert(0, {root!r})
+    from sentinel_memory.__main__ import main
+    for name in {preload!r}:
+        __import__(name)
+    assert "fastmcp" not in sys.modules, "a command's import brought in fastmcp"
+    assert threading.active_count() == 1, "the imports started a thread: forking would lose it"
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(sys.argv[1])
+    listener.listen()
+    os.write(1, b"ready\\n")
+    while True:
+        conn, _ = listener.accept()
+        request, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
+        if not request:
+            break
+        cwd, argv, env = json.loads(request)
+        pid = os.fork()
+        if pid == 0:  # the command: the test's pipes, folder and environment
+            listener.close()
+            conn.close()
+            for target, fd in enumerate(fds):
+                os.dup2(fd, target)
+                os.close(fd)
+            os.chdir(cwd)
+            os.environ.clear()
+            os.environ.update(env)
+            sys.argv = [{server!r}, *argv]
+            sys.exit(main(argv))  # as server.py, then the interpreter's own exit
+        for fd in fds:
+            os.close(fd)
+        conn.sendall(b"%d\\n" % pid)
+        conn.sendall(b"%d\\n" % os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+        conn.close()
+""")
+
+STARTUP = ("PYTHON", "LC_", "LANG", "TZ")  # read when an interpreter starts, not when a command runs
+
+
+class ForkServer:
+    def __init__(self, startup: dict[str, str]) -> None:
+        self.folder = tempfile.mkdtemp(prefix="sm-fork-", dir="/tmp" if os.path.isdir("/tmp") else None)
+        self.socket = os.path.join(self.folder, "s")  # a socket's path has room for about 100 bytes
+        env = {k: v for k, v in os.environ.items() if not k.startswith(STARTUP)}
+        code = SERVER_CODE.format(root=str(ROOT), server=str(SERVER), preload=PRELOAD)
+        # Pipes as its stdin, stdout and stderr, as the tests give a command: Python sets up sys.stdin,
+        # sys.stdout and sys.stderr by what they are at start-up (a pipe cannot seek, a file can).
+        self.process = subprocess.Popen([sys.executable, "-c", code, self.socket], env={**env, **startup},
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        cwd=self.folder)
+        assert self.process.stdout.readline() == b"ready\n", "the command fork server did not start"
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.communicate()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+_servers: dict[tuple, ForkServer] = {}
+_lock = threading.Lock()
+
+
+@atexit.register
+def _close_all() -> None:
+    for server in _servers.values():
+        server.close()
+    _servers.clear()
+
+
+def _server(env: dict[str, str]) -> ForkServer:
+    startup = {k: v for k, v in env.items() if k.startswith(STARTUP)}
+    key = tuple(sorted(startup.items()))
+    if key not in _servers:
+        _servers[key] = ForkServer(startup)
+    return _servers[key]
+
+
+def _decode(data: bytes, encoding: str | None, errors: str | None) -> str:
+    text = data.decode(encoding or _locale_encoding(), errors or "strict")
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # as subprocess's text mode (universal newlines)
+
+
+def _locale_encoding() -> str:
+    import locale
+
+    return locale.getpreferredencoding(False)
+
+
+def run(args: list[str], *, env: dict | None = None, cwd=None, input: bytes | str | None = None,
+        timeout: float = 120, text: bool = False, encoding: str | None = None,
+        errors: str | None = None) -> subprocess.CompletedProcess:
+    """`python server.py ARGS` as a forked process; what subprocess.run(..., capture_output=True) returns."""
+    args = [str(a) for a in args]
+    environment = dict(os.environ if env is None else env)
+    textual = text or encoding is not None or errors is not None
+    if isinstance(input, str):
+        input = input.encode(encoding or _locale_encoding(), errors or "strict")
+    with _lock:
+        server = _server(environment)
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        in_r, in_w = os.pipe() if input is not None else (None, None)
+        conn = socket.socket(socket.AF_UNIX)
+        conn.settimeout(timeout)
+        try:
+            conn.connect(server.socket)
+            request = json.dumps([str(cwd or os.getcwd()), args, environment]).encode()
+            socket.send_fds(conn, [request], [in_r if in_r is not None else 0, out_w, err_w])
+        finally:
+            for fd in (in_r, out_w, err_w):
+                if fd is not None:
+                    os.close(fd)
+        reply = conn.makefile("rb")
+        pid = int(reply.readline())
+        writer = None
+        if in_w is not None:
+            def feed(fd=in_w, data=input):
+                try:
+                    view = memoryview(data)
+                    while view:
+                        view = view[os.write(fd, view):]
+                except BrokenPipeError:
+                    pass
+                finally:
+                    os.close(fd)
+            writer = threading.Thread(target=feed, daemon=True)
+            writer.start()
+        chunks = {out_r: [], err_r: []}
+        try:
+            with selectors.DefaultSelector() as selector:
+                for fd in chunks:
+                    selector.register(fd, selectors.EVENT_READ)
+                deadline = time.monotonic() + timeout
+                while selector.get_map():
+                    ready = selector.select(max(0.0, deadline - time.monotonic()))
+                    if not ready:
+                        os.kill(pid, signal.SIGKILL)
+                        raise subprocess.TimeoutExpired([sys.executable, str(SERVER), *args], timeout)
+                    for key, _ in ready:
+                        data = os.read(key.fd, 1 << 16)
+                        if data:
+                            chunks[key.fd].append(data)
+                        else:
+                            selector.unregister(key.fd)
+            code = int(reply.readline())
+        finally:
+            os.close(out_r)
+            os.close(err_r)
+            reply.close()
+            conn.close()
+            if writer is not None:
+                writer.join(timeout)
+    stdout, stderr = b"".join(chunks[out_r]), b"".join(chunks[err_r])
+    if textual:
+        stdout, stderr = _decode(stdout, encoding, errors), _decode(stderr, encoding, errors)
+    return subprocess.CompletedProcess([sys.executable, str(SERVER), *args], code, stdout, stderr)
