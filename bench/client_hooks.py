@@ -180,13 +180,21 @@ class Script:
                 and (self.write_calls == 0)
             ):
                 said = []  # the read was the preparation: now the first write
+            # What came back since the model's last item: its write's result, and perhaps a note the
+            # client added after it (Codex announces MCP tools that became ready: "<tools> Added ...").
+            since = items[max((n for n, i in enumerate(items) if i.role == "assistant"), default=-1) + 1 :]
             if (
                 self.write
                 and write_tool
                 and not self.written()
                 and self.write_calls < 3
                 and (
-                    not said or (items[-1].kind == "result" and said[-1].kind == "call" and said[-1].name == write_tool)
+                    not said
+                    or (
+                        any(i.kind == "result" for i in since)
+                        and said[-1].kind == "call"
+                        and said[-1].name == write_tool
+                    )
                 )
             ):
                 self.write_calls += 1
