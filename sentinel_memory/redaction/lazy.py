@@ -10,29 +10,38 @@ from __future__ import annotations
 
 import re
 
+# What a compiled pattern answers with: its methods (search, sub, ...) and attributes (pattern,
+# groupindex, ...).
+_ATTRIBUTES = tuple(name for name in dir(re.Pattern) if not name.startswith("_"))
+
 
 class LazyPattern:
     """`re.compile(source, flags)` on the first read of an attribute (`search`, `sub`,
-    `groupindex`, ...). Each attribute read is then stored on the object itself, so later reads
-    find the compiled pattern's bound method at once, as fast as on the pattern."""
+    `groupindex`, ...). The compiled pattern's attributes are then set on the object and it
+    becomes a `_Compiled`, which has no `__getattr__`: a later read costs what it costs on any
+    object (a class with `__getattr__` is read through a slower path)."""
 
     def __init__(self, source: str, flags: int = 0) -> None:
         self._source = source
         self._flags = flags
-        self._compiled: re.Pattern[str] | None = None
 
     def __getattr__(self, name: str) -> object:  # only for a name not yet on the object
         if name.startswith("_"):  # (copy and pickle probe for dunders: no compilation for them)
             raise AttributeError(name)
-        compiled = self._compiled
-        if compiled is None:
-            compiled = self._compiled = re.compile(self._source, self._flags)
-        value = getattr(compiled, name)
-        setattr(self, name, value)
-        return value
+        compiled = re.compile(self._source, self._flags)
+        for attribute in _ATTRIBUTES:
+            setattr(self, attribute, getattr(compiled, attribute))
+        object.__setattr__(self, "__class__", _Compiled)  # (the same layout: a plain object with a __dict__)
+        return getattr(compiled, name)
 
     def __repr__(self) -> str:
         return f"lazy({self._source!r}, {self._flags!r})"
+
+
+class _Compiled:
+    """A LazyPattern once compiled: its attributes are the compiled pattern's."""
+
+    __repr__ = LazyPattern.__repr__
 
 
 def lazy(source: str, flags: int = 0) -> re.Pattern[str]:
