@@ -754,3 +754,48 @@ def test_the_shortcuts_change_no_result(monkeypatch):
     monkeypatch.setattr(sanitizer, "_GLUE_BEFORE", _Everything())
     for strict_only in (False, True):
         assert [sanitizer._apply(t, strict_only) for t in texts] == quick[strict_only]
+
+
+_COMPILED_PROBE = """
+import gc, json
+from sentinel_memory.redaction import redact
+from sentinel_memory.redaction.lazy import LazyPattern, _Compiled
+
+def count(kind):
+    return sum(isinstance(o, kind) for o in gc.get_objects())
+
+counts, outputs = [count(_Compiled)], []
+for text in ("the deploy moved to Friday", "the .env had password=Hunter2Xy9 for staging", "a second " + KEY):
+    outputs.append(redact(text))
+    counts.append(count(_Compiled))
+outputs.append(redact("a second " + KEY))  # the same rules again: nothing more to compile
+counts.append(count(_Compiled))
+print(json.dumps({"patterns": count(LazyPattern) + counts[-1], "compiled": counts, "outputs": outputs}))
+"""
+
+
+def test_patterns_compile_on_first_use_not_on_import():
+    """Importing the redaction package compiles none of its patterns, so a process that imports it
+    and never redacts pays nothing for them; a text compiles only the patterns of the rules it
+    reaches (plain prose: a handful of the hundreds), and a rule compiled once is not again."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    probe = _COMPILED_PROBE.replace("KEY", repr(GITHUB["ghp"]))
+    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    seen = json.loads(result.stdout)
+    patterns, compiled = seen["patterns"], seen["compiled"]
+    assert patterns > 100, seen  # the rules' patterns are lazy ones
+    assert compiled[0] == 0, seen
+    assert 0 < compiled[1] < patterns // 10, seen
+    assert compiled[1] < compiled[2] < compiled[3] < patterns // 2, seen
+    assert compiled[4] == compiled[3], seen
+    assert seen["outputs"] == [
+        ["the deploy moved to Friday", 0],
+        ["the .env had password=[REDACTED] for staging", 1],
+        ["a second [REDACTED]", 1],
+        ["a second [REDACTED]", 1],
+    ]

@@ -277,7 +277,7 @@ def _text_fields(record: dict) -> dict[str, bool]:
 
 
 def _hits(record: dict) -> list[tuple[str, str]]:
-    from ..redaction import rules_hit  # compiles the rules: only when a review runs
+    from ..redaction import rules_hit  # builds the rules: only when a review runs
 
     return [
         (name, rule)

@@ -83,7 +83,7 @@ def quarantine(context: str, lines: list[bytes]) -> tuple[int, int, Staged | Non
 
     The lines are redacted together, as one text, before they reach the tracked file: a key
     pasted over several lines (a PEM block) is caught whole, not only its first line."""
-    from ..redaction import redact  # only when there is something to quarantine (its patterns compile on import)
+    from ..redaction import redact  # only when there is something to quarantine (building its rules takes time)
 
     target = os.path.join(context, QUARANTINE_FILE)
     existing = read_regular(target) or b""

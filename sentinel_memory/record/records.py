@@ -160,8 +160,9 @@ def prepare(
             f'(only a type="principle" record may leave it empty). {NOTHING_SAVED}'
         )
 
-    # Imported here, not at the top: compiling the sanitizer's patterns takes time that the
-    # server's start-up, the read-only commands and git's drivers need not pay.
+    # Imported here, not at the top: building the redaction rules takes time that the server's
+    # start-up, the read-only commands and git's drivers need not pay (their patterns compile
+    # later still, when a text first reaches them: redaction/lazy.py).
     from ..redaction import redact
 
     redactions = 0

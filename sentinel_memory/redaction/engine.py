@@ -31,6 +31,7 @@ import string
 
 from .formats import REDACTED, Rule
 from .forms import FORM_RULES
+from .lazy import lazy
 from .logins import LOGIN_RULES
 from .nearby import NEARBY_RULES
 from .rules import RULES as _FORMAT_RULES
@@ -48,13 +49,14 @@ _TRAILING = ".)"
 
 _MAX_PASSES = 8  # a bound that is never reached, so that no input can keep the loop going
 
-# The rules each mode runs, in order, each with its pattern's bound sub (looked up once, not per
-# text) and its needles: the one needle of most rules apart, tested without a loop.
+# The rules each mode runs, in order, each with its pattern (compiled the first time a text passes
+# its needles and its gate: redaction/lazy.py) and its needles: the one needle of most rules apart,
+# tested without a loop.
 _RUNS = {
     strict_only: tuple(
         (
             rule,
-            rule.pattern.sub,
+            rule.pattern,
             rule.needles[0] if len(rule.needles) == 1 else None,
             rule.needles if len(rule.needles) > 1 else (),
             rule.gate,
@@ -84,7 +86,7 @@ _GLUE_BEFORE = frozenset(string.ascii_letters + string.digits + "_-.~+/%")
 
 
 # A PEM block whose body is public: a public key, a certificate, a request for one.
-_PUBLIC_BLOCK = re.compile(
+_PUBLIC_BLOCK = lazy(
     r"-----BEGIN (?P<label>(?:[A-Z0-9]+ )*?(?:PUBLIC KEY|CERTIFICATE(?: REQUEST)?|PGP PUBLIC KEY BLOCK|PGP SIGNATURE))-----"
     r"[^-]{0,65536}?-----END (?P=label)-----"
 )
@@ -92,9 +94,9 @@ _PUBLIC_BLOCK = re.compile(
 
 # A reference to where a secret is kept: an ARN (arn:aws:secretsmanager:…), a systemd credential's
 # name and file (api_token:/etc/credstore/api_token) or a path under its directory (%d/api_token).
-_REFERENCE = re.compile(r"arn:[\w\-]+:[\w\-]+:[\w\-]*:\d*:\S*|[\w.\-]+:/[\w.\-/]+|%[dhHSCELtT]/\S*")
+_REFERENCE = lazy(r"arn:[\w\-]+:[\w\-]+:[\w\-]*:\d*:\S*|[\w.\-]+:/[\w.\-/]+|%[dhHSCELtT]/\S*")
 # Inside an ARN: `…:secret:prod/api-key-Q1w2E3` names a secret, it does not hold one.
-_ARN_BEFORE = re.compile(r"arn:[\w\-]+:[\w\-]+:[^\s\"'`]*$")
+_ARN_BEFORE = lazy(r"arn:[\w\-]+:[\w\-]+:[^\s\"'`]*$")
 
 
 def _public_blocks(text: str) -> list[tuple[int, int]]:
@@ -148,7 +150,7 @@ def _apply(text: str, strict_only: bool) -> tuple[str, list[str]]:
     for _ in range(_MAX_PASSES):
         glued[0] = False
         low = text.lower()
-        for rule, sub, needle, needles, gate in _RUNS[strict_only]:  # noqa: B007 (replace() reads rule)
+        for rule, pattern, needle, needles, gate in _RUNS[strict_only]:  # noqa: B007 (replace() reads rule)
             if needle is not None:
                 if needle not in text:
                     continue
@@ -163,7 +165,7 @@ def _apply(text: str, strict_only: bool) -> tuple[str, list[str]]:
             if text is not read:  # (read once per text a rule is given, not once per rule)
                 public[:] = _public_blocks(text) if "-----BEGIN" in text else ()
                 arn, read = "arn:" in text, text
-            text = sub(replace, text)
+            text = pattern.sub(replace, text)
         if not glued[0]:
             break
     return text, names

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from .gates import (
     _words,
 )
+from .lazy import lazy
 from .providers import MORE_FORMATS
 from .values import (
     _UUID,
@@ -49,7 +50,7 @@ def _provider(name: str, body: str, end: str = _END, needles: tuple[str, ...] | 
     the literal prefixes of the body's alternatives become the rule's needles."""
     return Rule(
         name=name,
-        pattern=re.compile(_START + body + end),
+        pattern=lazy(_START + body + end),
         strict=True,
         needles=_literal_prefixes(body) if needles is None else needles,
     )
@@ -89,7 +90,7 @@ FORMAT_RULES: tuple[Rule, ...] = (
     # "\n" escapes, which the block swallows just the same.
     Rule(
         name="pem_private_key",
-        pattern=re.compile(
+        pattern=lazy(
             r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
             r"(?:.*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|.*)",
             re.DOTALL,
@@ -100,7 +101,7 @@ FORMAT_RULES: tuple[Rule, ...] = (
     # A GCP service-account file: its private_key is a PEM block (above); its key id goes too.
     Rule(
         name="gcp_private_key_id",
-        pattern=re.compile(r""""private_key_id"[ \t]*:[ \t]*"(?P<value>[0-9a-f]{40})\""""),
+        pattern=lazy(r""""private_key_id"[ \t]*:[ \t]*"(?P<value>[0-9a-f]{40})\""""),
         strict=True,
         groups=("value",),
         needles=('"private_key_id"',),
@@ -111,7 +112,7 @@ FORMAT_RULES: tuple[Rule, ...] = (
     # (a git SHA) are never taken for one.
     Rule(
         name="aws_secret_access_key",
-        pattern=re.compile(
+        pattern=lazy(
             r"(?i:aws[_\-. ]?secret(?:[_\-. ]?access)?(?:[_\-. ]?key)?|secret[_\-. ]?(?:access[_\-. ]?)?key)"
             r"""(?:["']?[ \t]*(?::=|=>|[:=])[ \t]*["']?|[ \t]+)"""
             r"(?P<value>(?![0-9a-f]{40}(?![A-Za-z0-9/+]))[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
@@ -135,7 +136,7 @@ FORMAT_RULES: tuple[Rule, ...] = (
     # GitLab's session cookie (a Cookie header, curl -b): the value goes, the name stays.
     Rule(
         name="gitlab_session_cookie",
-        pattern=re.compile(r"_gitlab_session=(?P<value>[0-9a-z]{32,})(?![A-Za-z0-9])"),
+        pattern=lazy(r"_gitlab_session=(?P<value>[0-9a-z]{32,})(?![A-Za-z0-9])"),
         strict=True,
         groups=("value",),
         needles=("_gitlab_session=",),
@@ -143,7 +144,7 @@ FORMAT_RULES: tuple[Rule, ...] = (
     _provider("slack_token", r"(?:(?:xox[bpose]|xoxe\.xox[bp]|xapp)-[A-Za-z0-9\-]{10,}|xox[ar]-[A-Za-z0-9\-]{8,})", ""),
     Rule(
         name="slack_webhook",
-        pattern=re.compile(
+        pattern=lazy(
             r"(?<![A-Za-z0-9.\-])(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/"
             r"(?P<value>[A-Za-z0-9_+\-]+/[A-Za-z0-9_/+\-]{8,}|[A-Za-z0-9_+/\-]{43,})"
         ),
@@ -211,7 +212,7 @@ FORMAT_RULES: tuple[Rule, ...] = (
     # Entra ID (Azure AD) client secrets: three characters, a digit, "Q~", then 31-34 more.
     Rule(
         name="azure_ad_client_secret",
-        pattern=re.compile(r"(?<![A-Za-z0-9_~.\-])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])"),
+        pattern=lazy(r"(?<![A-Za-z0-9_~.\-])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])"),
         strict=True,
         needles=("Q~",),
     ),
@@ -222,7 +223,7 @@ FORMAT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         name="discord_webhook",
-        pattern=re.compile(
+        pattern=lazy(
             r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{5,25}/"
             r"(?P<value>[A-Za-z0-9_\-]{30,})"
         ),
@@ -233,21 +234,21 @@ FORMAT_RULES: tuple[Rule, ...] = (
     # Telegram bot token: the bot id, a colon, 35 characters ("bot123:AA..." in API URLs).
     Rule(
         name="telegram_bot_token",
-        pattern=re.compile(r"(?<![0-9])[0-9]{5,16}:A[A-Za-z0-9_\-]{34}(?![A-Za-z0-9_\-])"),
+        pattern=lazy(r"(?<![0-9])[0-9]{5,16}:A[A-Za-z0-9_\-]{34}(?![A-Za-z0-9_\-])"),
         strict=True,
         needles=(":A",),
     ),
     # Azure: storage-account keys in connection strings, and the signature of a SAS URL.
     Rule(
         name="azure_storage_key",
-        pattern=re.compile(r"(?i:AccountKey|SharedAccessKey)=(?P<value>[A-Za-z0-9+/]{20,}={0,2})"),
+        pattern=lazy(r"(?i:AccountKey|SharedAccessKey)=(?P<value>[A-Za-z0-9+/]{20,}={0,2})"),
         strict=True,
         groups=("value",),
         gate=_words("accountkey=", "sharedaccesskey="),
     ),
     Rule(
         name="azure_sas_signature",
-        pattern=re.compile(r"(?<![A-Za-z0-9_])sig=(?P<value>[A-Za-z0-9%+/]{20,}={0,2})"),
+        pattern=lazy(r"(?<![A-Za-z0-9_])sig=(?P<value>[A-Za-z0-9%+/]{20,}={0,2})"),
         strict=True,
         groups=("value",),
         needles=("sig=",),
@@ -346,7 +347,7 @@ FORMAT_RULES: tuple[Rule, ...] = (
     *(_provider(f.name, f.body, _END if f.end is None else f.end, f.needles) for f in MORE_FORMATS),
     Rule(
         name="teams_webhook",
-        pattern=re.compile(r"https://[A-Za-z0-9\-]+\.webhook\.office\.com/webhookb2/(?P<value>[A-Za-z0-9@/\-]{40,})"),
+        pattern=lazy(r"https://[A-Za-z0-9\-]+\.webhook\.office\.com/webhookb2/(?P<value>[A-Za-z0-9@/\-]{40,})"),
         strict=True,
         groups=("value",),
         needles=(".webhook.office.com/",),
@@ -356,7 +357,7 @@ FORMAT_RULES: tuple[Rule, ...] = (
     # spaces, and then both parts are long.
     Rule(
         name="jwt",
-        pattern=re.compile(
+        pattern=lazy(
             r"(?<![A-Za-z0-9_\-])(?:eyJ[A-Za-z0-9_\-]{5,}={0,2}\.[A-Za-z0-9_\-]{5,}={0,2}\.[A-Za-z0-9_\-]*"
             r"|(?:eyA|ew[o0k])[A-Za-z0-9_\-]{12,}={0,2}\.e[yw][A-Za-z0-9_\-]{12,}={0,2}\.[A-Za-z0-9_\-]*)"
         ),

@@ -11,6 +11,7 @@ import functools
 import re
 
 from .gates import _PROSE_GATE, _words
+from .lazy import lazy
 from .rules import Rule
 from .values import (
     _GENERIC_KEY,
@@ -38,7 +39,7 @@ _AFTER_NAME = (
 # okta key", "<value> <- etsy access token", "<value>을 sumo 시크릿 키로 쓰면 됩니다". The value starts
 # after a blank, a quote or a bracket and cannot run over one; up to three words of the name stand
 # before its credential word.
-_VALUE_NAMED_AFTER = re.compile(
+_VALUE_NAMED_AFTER = lazy(
     # (atomic: the value ends before a blank, a quote, Hangul or closing punctuation, with nothing
     # to try again; its length is judged after)
     r"""(?<![^\s"'`(])["'`]?(?P<bare>(?>[^\s"'`()?.,;:!\uac00-\ud7a3]+(?:[?.,;:!]+[^\s"'`()?.,;:!\uac00-\ud7a3]+)*))"""
@@ -67,7 +68,7 @@ def _value_named_after(match: re.Match, value: str) -> bool:
     )
 
 
-_WORD_BEFORE = re.compile(r"([A-Za-z0-9]+)[ \t]+$")
+_WORD_BEFORE = lazy(r"([A-Za-z0-9]+)[ \t]+$")
 _CONNECTOR_TEXTS = (
     " is ",
     " was ",
@@ -94,7 +95,7 @@ def _value_named_after_gate(low: str) -> bool:
 # `os.Getenv("DATADOG_API_KEY") // was "…"`, `GetEnvironmentVariable("X_TOKEN") ?? "…"`,
 # `os.environ.get("API_TOKEN", "…")`: a quoted name of a credential, then on the same line a
 # quoted value, a fallback or an old value.
-_ENV_DEFAULT = re.compile(
+_ENV_DEFAULT = lazy(
     r"""(?i:getenv|environ(?:\.get)?|env(?:\.fetch|::var)?|GetEnvironmentVariable|getProperty)[ \t]*[(\[][ \t]*"""
     r"""(?P<q>["'])[\w.\-]{0,60}?(?:""" + _SECRET_KEYWORD + "|(?P<gkey>" + _GENERIC_KEY + r"))(?P=q)"
     r"""[^"'\n]{0,40}?["'](?P<dq>[^"'\n]{8,200})["']"""
@@ -111,9 +112,9 @@ def _env_default(match: re.Match, value: str) -> bool:
 
 # A table: a cell of a Markdown table or of CSV in a column whose header is a credential word or
 # a key name (| Service | API Key |, service,datadog_api_key,owner).
-_TABLE_CELL = re.compile(r"(?m)(?<=\|)[ \t]*`?(?P<bare>[^|\s`]{8,256})`?[ \t]*(?=\|)")
-_CSV_CELL = re.compile(r"""(?m)(?:^|(?<=,))(?P<bare>[^,\s"'`|]{8,256})(?=,|[ \t]*\r?$)""")
-_CREDENTIAL_HEADER = re.compile(
+_TABLE_CELL = lazy(r"(?m)(?<=\|)[ \t]*`?(?P<bare>[^|\s`]{8,256})`?[ \t]*(?=\|)")
+_CSV_CELL = lazy(r"""(?m)(?:^|(?<=,))(?P<bare>[^,\s"'`|]{8,256})(?=,|[ \t]*\r?$)""")
+_CREDENTIAL_HEADER = lazy(
     r"[ \t*_`\"]*(?:(?i:(?:api|access|secret|private|auth)?[ _\-]?(?:key|token|secret|password|passwd|credential)s?)"
     r"|비밀번호|토큰|시크릿|키|인증키|API[ ]?키|[\w.\- ]{0,60}?(?:"
     + _SECRET_KEYWORD
@@ -121,7 +122,7 @@ _CREDENTIAL_HEADER = re.compile(
     + _GENERIC_KEY
     + r"))[ \t*_`\"]*",
 )
-_TABLE_RULE_LINE = re.compile(r"[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*:?-*:?[ \t]*")
+_TABLE_RULE_LINE = lazy(r"[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*:?-*:?[ \t]*")
 _LOOK_BACK_LINES = 64  # the rows a header may stand above a cell (a bound on the work per cell)
 
 
@@ -195,7 +196,7 @@ def _csv_headers(text: str) -> dict[int, str]:
 
 # `auth=("api", "…")`, `HTTPBasicAuth("user", "…")`, `req.SetBasicAuth("user", "…")`: the second
 # element of a login pair given to an HTTP client is its password.
-_AUTH_PAIR = re.compile(
+_AUTH_PAIR = lazy(
     r"""(?i:auth|basicauth|basic_auth|credentials?)[ \t]*(?:=[ \t]*)?[(\[][ \t]*(?P<q>["'])[^"'\n]{0,100}(?P=q)[ \t]*,[ \t]*"""
     r"""["'](?P<dq>[^"'\n]{6,200})["'][ \t]*[)\]]"""
 )
@@ -207,10 +208,8 @@ def _auth_pair(match: re.Match, value: str) -> bool:
 
 # "* etsy: `…`", "- **cloudflare**: `…`": a list item that names something and gives a value in
 # backquotes; the value must look generated and not be a hash or an id (a commit, a digest).
-_LIST_ITEM = re.compile(
-    r"(?m)^[ \t]*[-*+][ \t]+\**(?P<name>[A-Za-z][\w.\- ]{0,40}?)\**[ \t]*:[ \t]*`(?P<bq>[^`\n]{8,256})`"
-)
-_NOT_CREDENTIAL_NAME = re.compile(
+_LIST_ITEM = lazy(r"(?m)^[ \t]*[-*+][ \t]+\**(?P<name>[A-Za-z][\w.\- ]{0,40}?)\**[ \t]*:[ \t]*`(?P<bq>[^`\n]{8,256})`")
+_NOT_CREDENTIAL_NAME = lazy(
     r"(?i).*\b(?:commit|sha|hash|digest|checksum|etag|id|uuid|version|build|image|tag|ref|branch|path|file|url"
     r"|trace|span|request|run|job|release|fixed|fix|revision)\b.*"
 )
@@ -224,9 +223,9 @@ def _list_item(match: re.Match, value: str) -> bool:
 
 # setApiKey("…"), .bearer_auth("…"), twitch.with_token('…'): a call that sets a credential from
 # a literal. A getter (getToken("scope"), read_secret("path")) names a value, it does not hold one.
-_SETTER_CALL = re.compile(r"""(?<=[A-Za-z0-9_$])\([ \t]*(?P<q>["'])(?P<dq>[^"'\n]{8,200})(?P=q)[ \t]*\)""")
-_SETTER_NAME = re.compile(r"(?:" + _SECRET_KEYWORD + r"|(?i:bearer_auth|basic_auth))$")
-_GETTER = re.compile(
+_SETTER_CALL = lazy(r"""(?<=[A-Za-z0-9_$])\([ \t]*(?P<q>["'])(?P<dq>[^"'\n]{8,200})(?P=q)[ \t]*\)""")
+_SETTER_NAME = lazy(r"(?:" + _SECRET_KEYWORD + r"|(?i:bearer_auth|basic_auth))$")
+_GETTER = lazy(
     r"(?i:get|read|fetch|load|find|lookup|has|is|delete|remove|revoke|validate|verify|check|parse|decode|hash"
     r"|encrypt|decrypt|mask|redact|gen|generate|create|new|rotate|refresh|require|describe|list)(?![a-z])"
 )
@@ -244,13 +243,13 @@ def _setter_call(match: re.Match, value: str) -> bool:
 
 # A label alone on its line and the value alone on the next (a console's "API key" then the key,
 # copied): "Okta key\n00…\nCopy this now", "zendesk 키\n…".
-_LABEL_LINE = re.compile(
+_LABEL_LINE = lazy(
     r"(?m)(?:(?P<kw>(?i:key|token|secret|password|passwd|pw|credentials?))(?![A-Za-z0-9_])"
     r"|(?P<ko>키|토큰|시크릿|비밀번호|비번|인증키))[ \t*:]*\r?\n[ \t]*`?(?P<bare>[^\s`]{8,256})`?[ \t]*\r?$"
 )
 
 
-_SETTING_LINE = re.compile(r"[A-Za-z_][\w.\-]*[ \t]*[=:]")
+_SETTING_LINE = lazy(r"[A-Za-z_][\w.\-]*[ \t]*[=:]")
 
 
 def _label_line(match: re.Match, value: str) -> bool:
@@ -272,7 +271,7 @@ def _label_line(match: re.Match, value: str) -> bool:
 
 # SQL: UPDATE settings SET value = '…' WHERE name = 'nytimes_api_key'; and INSERT INTO t (service,
 # api_key) VALUES ('x', '…'): the literal in the column, or of the row, that a credential names.
-_SQL_NAMED = re.compile(
+_SQL_NAMED = lazy(
     r"""(?i:set)[ \t]+[\w.]{0,30}?(?i:value|val)[ \t]*=[ \t]*'(?P<sq>[^'\n]{6,200})'[ \t]+(?i:where)[ \t]+"""
     r"""[\w.]{0,30}?(?i:name|key|setting|id)[ \t]*=[ \t]*'[\w.\-]{0,60}?(?:"""
     + _SECRET_KEYWORD
@@ -280,16 +279,16 @@ _SQL_NAMED = re.compile(
     + _GENERIC_KEY
     + r")'"
 )
-_SQL_INSERT = re.compile(
+_SQL_INSERT = lazy(
     r"(?i:insert[ \t]+into)[ \t]+[\w.\"`]{1,80}[ \t]*\((?P<cols>[^()\n]{1,400})\)[ \t]*(?i:values)[ \t]*\("
     r"(?P<vals>(?:[ \t]*(?:'[^'\n]{0,256}'|[\w.\-]{1,40})[ \t]*,){0,20}[ \t]*(?:'[^'\n]{0,256}'|[\w.\-]{1,40}))[ \t]*\)"
 )
-_SQL_LITERAL = re.compile(r"'([^'\n]{0,256})'|[\w.\-]{1,40}")
-_COLUMN_NAME = re.compile(r"[ \t\"`]*[\w.\-]{0,60}?(?:" + _SECRET_KEYWORD + "|" + _GENERIC_KEY + r")[ \t\"`]*")
+_SQL_LITERAL = lazy(r"'([^'\n]{0,256})'|[\w.\-]{1,40}")
+_COLUMN_NAME = lazy(r"[ \t\"`]*[\w.\-]{0,60}?(?:" + _SECRET_KEYWORD + "|" + _GENERIC_KEY + r")[ \t\"`]*")
 
 
-_INSERT_AT = re.compile(r"(?i:insert[ \t]+into)")
-_SQL_VALUE = re.compile(r"'(?P<sq>[^'\n]{6,256})'")
+_INSERT_AT = lazy(r"(?i:insert[ \t]+into)")
+_SQL_VALUE = lazy(r"'(?P<sq>[^'\n]{6,256})'")
 
 
 def _sql_insert_value(match: re.Match, value: str) -> bool:
@@ -323,7 +322,7 @@ def _sql_insert_gate(low: str) -> bool:
 
 
 # ?key=… in a URL's query: a bare "key" parameter (a maps or search API's key).
-_QUERY_KEY = re.compile(r"""(?<=[?&])(?i:key)=(?P<bare>[^&#\s"'<>`]{8,256})""")
+_QUERY_KEY = lazy(r"""(?<=[?&])(?i:key)=(?P<bare>[^&#\s"'<>`]{8,256})""")
 
 
 def _csv_gate(low: str) -> bool:

@@ -4,8 +4,9 @@ text its rule can match, and cheaper than the pattern."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
+
+from .lazy import lazy
 
 # Words after a key word that make the name something else than the secret (API_KEY_ID,
 # TOKEN_URL, PASSWORD_MIN_LENGTH, SECRET_NAME, token_count, password_hash).
@@ -43,7 +44,7 @@ _KEY_NAME_ENDINGS = (
     "릿",
     "키",
 )
-_SEPARATOR = re.compile(r"[:=|]|<-|->")
+_SEPARATOR = lazy(r"[:=|]|<-|->")
 _WORD_SEPARATOR_TEXTS = (" to ", "값", " 에 ")
 _TYPE_WORDS = ("string", "str")
 
@@ -79,7 +80,7 @@ def _assignment_gate(low: str) -> bool:
 
 # value_then_name: a connector, then a name ending like a key name ("as DATADOG_API_KEY").
 _CONNECTORS = (" into ", " as ", " in ", " to ", "를", "을")
-_NAME_AFTER_CONNECTOR = re.compile(
+_NAME_AFTER_CONNECTOR = lazy(
     r"[ \t]*(?:the[ \t]+)?[`\"']?[\w.\-$]{0,60}?(?:" + "|".join(_KEY_NAME_ENDINGS) + r")(?![a-z0-9])"
 )
 

@@ -12,12 +12,13 @@ import re
 
 from .formats import Rule
 from .gates import _words
+from .lazy import lazy
 from .nearby import _generated, _password_like
 from .values import _strongly_secret
 
 # "login for the SMTP relay — ops / RxPx…", "Jenkins login is admin:BLUE!bird…", "어드민 계정 admin /
 # SUNN*y…": a user and a password after a word for a login, in the same line.
-_LOGIN_PAIR = re.compile(
+_LOGIN_PAIR = lazy(
     r"(?:(?<![A-Za-z])(?i:login|logins|log-in|sign-in|account|creds|credentials|console|router|vpn|계정|로그인|라우터)(?![A-Za-z])"
     r"[^\n]{0,80}?(?<![\w@.+\-/:])[A-Za-z0-9_.@+\-]{1,64}(?:[ \t]*/[ \t]*(?:(?i:pass(?:word)?|pw|pwd)[ \t:]+)?|:)"
     # try ci-bot with …, "admin + …", login('ops', '…')
@@ -37,11 +38,11 @@ def _login_password(match: re.Match, value: str) -> bool:
     )
 
 
-_PASS_WORD = re.compile(r"(?i:pass(?:word)?|pw|pwd)[ \t:]")
+_PASS_WORD = lazy(r"(?i:pass(?:word)?|pw|pwd)[ \t:]")
 
 
 # "Basic <base64 of user:password>" wherever it is written (an Apache RequestHeader, a trace).
-_BASIC = re.compile(r"(?<![A-Za-z])(?i:basic)[ \t]+(?P<value>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
+_BASIC = lazy(r"(?<![A-Za-z])(?i:basic)[ \t]+(?P<value>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
 
 
 def _basic_credentials(match: re.Match, value: str) -> bool:
@@ -56,8 +57,8 @@ def _basic_credentials(match: re.Match, value: str) -> bool:
 # A Google app password: 16 small letters, often in four groups, in a text about app passwords,
 # Gmail or SMTP. Words are not one: a group without a vowel, or four consonants in a row, and few
 # vowels in all.
-_APP_PASSWORD = re.compile(r"(?<![A-Za-z])(?P<value>(?:[a-z]{4} ){3}[a-z]{4}|[a-z]{16})(?![A-Za-z])")
-_APP_PASSWORD_CONTEXT = re.compile(r"(?i:app[ \-]?(?:specific[ \-]?)?password|gmail|smtp)|앱[ ]?(?:비밀번호|암호)")
+_APP_PASSWORD = lazy(r"(?<![A-Za-z])(?P<value>(?:[a-z]{4} ){3}[a-z]{4}|[a-z]{16})(?![A-Za-z])")
+_APP_PASSWORD_CONTEXT = lazy(r"(?i:app[ \-]?(?:specific[ \-]?)?password|gmail|smtp)|앱[ ]?(?:비밀번호|암호)")
 
 
 def _app_password(match: re.Match, value: str) -> bool:

@@ -16,6 +16,7 @@ import functools
 import re
 
 from .formats import REDACTED, Rule
+from .lazy import lazy
 from .prose import _NOT_A_CREDENTIAL, _decodes_to_text
 from .values import (
     _CAMEL_WORDS,
@@ -31,7 +32,7 @@ from .values import (
 # a dot only inside it. A name and "=" before it (key=…, DD_API_KEY=…) are not part of it; an "="
 # after other characters is (…N=vA9…), and so is base64's padding (…UA==, …CM=)). Each part is
 # taken whole or not at all (atomic, possessive), so each character is read once.
-_CANDIDATE = re.compile(
+_CANDIDATE = lazy(
     r"(?<![A-Za-z0-9_\-+/.~!@#$%^*&=])(?>(?:[A-Za-z_][A-Za-z_.\-]{0,40}=(?=[^=\s)\]},;.`]))?)"
     # (a digit, a symbol or a capital after the first character: a word is no candidate)
     r"(?=[0-9]|.[A-Za-z0-9_\-+/~!@#$%^*&=.]*?[0-9A-Z!@#$%^*&+=/~])"
@@ -73,47 +74,45 @@ _KO_OTHER = (
 )
 _KO_ORDINARY = ("캐시", "기본", "정렬", "파티션", "외래", "고유", "인덱스", "멱등", "조회", "공개")
 # "키" alone is also "height": a key only with a particle or a copula of its own ("키는", "키였음").
-_KO_KEY_TAIL = re.compile(r"(?:는|은|가|를|을|로|값|이|의|도|만|였음|였다|였어요|입니다|예요|이에요|여기요|임)?")
+_KO_KEY_TAIL = lazy(r"(?:는|은|가|를|을|로|값|이|의|도|만|였음|였다|였어요|입니다|예요|이에요|여기요|임)?")
 
 # The value right after a credential's name: "NAVER_CLIENT_SECRET (…", "Client Secret이 …: …".
-_RIGHT_AFTER_NAME = re.compile(
+_RIGHT_AFTER_NAME = lazy(
     r"(?i:secret|token|key|password|passwd|pwd|pw|시크릿|토큰|키|비밀번호|비번)[\uac00-\ud7a3]{0,3}[ \t]*(?:[(:=→]|->|[^\n]{0,24}:)?[ \t]*[`'\"]?$"
 )
-_COPULA_AFTER = re.compile(r"[`'\"]?[ \t]?(?:입니다|이에요|예요|이고|임(?![\uac00-\ud7a3]))")
+_COPULA_AFTER = lazy(r"[`'\"]?[ \t]?(?:입니다|이에요|예요|이고|임(?![\uac00-\ud7a3]))")
 # `default = "…"`, `Default: '…'`, `value: …`: the value of the block around it, named above
 _GENERIC_LABELS = frozenset(("default", "value", "val", "defaultvalue", "default_value"))
-_GENERIC_LABEL_BEFORE = re.compile(
+_GENERIC_LABEL_BEFORE = lazy(
     r"(?i:" + "|".join(sorted(_GENERIC_LABELS, key=len, reverse=True)) + r""")["']?[ \t]*[:=][ \t]*["'`]?$"""
 )
-_USE_BEFORE = re.compile(r"(?<![A-Za-z])(?i:use|using|try)[ \t]+[`'\"]?$")
-_USE_FOR = re.compile(
-    r"""[`'"]?[ \t]+for[ \t]+(?:the[ \t]+)?(?P<name>[A-Z\uac00-\ud7a3][\w.&\-]*(?:[ \t][\w.&\-]+){0,2})"""
-)
-_APART = re.compile(r"[,;:()`\"'|]")
-_WORD = re.compile(rf"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[{_HANGUL}]+")
+_USE_BEFORE = lazy(r"(?<![A-Za-z])(?i:use|using|try)[ \t]+[`'\"]?$")
+_USE_FOR = lazy(r"""[`'"]?[ \t]+for[ \t]+(?:the[ \t]+)?(?P<name>[A-Z\uac00-\ud7a3][\w.&\-]*(?:[ \t][\w.&\-]+){0,2})""")
+_APART = lazy(r"[,;:()`\"'|]")
+_WORD = lazy(rf"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[{_HANGUL}]+")
 # Where a sentence ends: a line break, or ". ", "! ", "? " (a dot inside a value or a name is not one).
-_SENTENCE_END = re.compile(r"\n|[.!?](?=\s|$)")
+_SENTENCE_END = lazy(r"\n|[.!?](?=\s|$)")
 _WINDOW = 24  # words of the sentence read on each side of the value
-_REDACTED = re.compile(re.escape(REDACTED))
+_REDACTED = lazy(re.escape(REDACTED))
 
-_HEX_OR_UUID = re.compile(r"[0-9a-fA-F]{16,}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
-_EMAIL = re.compile(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+")
+_HEX_OR_UUID = lazy(r"[0-9a-fA-F]{16,}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+_EMAIL = lazy(r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+")
 # A part of plain lower-case letters between separators: two make a branch or a path (feature/…-login-fix);
 # (not "_": sk_live_…, secret_live_… are prefixes).
-_WORD_PART = re.compile(r"(?:^|(?<=[/\-.]))[a-z]{4,}(?=[/\-.]|$)")
-_MARKED = re.compile(r"[0-9!@#$%^*&+=/~]|(?<=.)[A-Z]")
-_SNAKE_NAME = re.compile(r"[A-Z][A-Z0-9]{0,15}(?:_[A-Z0-9]{1,15})+|[a-z][a-z0-9]{0,15}(?:_[a-z0-9]{1,15})+")
-_HOST = re.compile(r"(?:[A-Za-z0-9\-]+\.)+[A-Za-z]{2,}")
+_WORD_PART = lazy(r"(?:^|(?<=[/\-.]))[a-z]{4,}(?=[/\-.]|$)")
+_MARKED = lazy(r"[0-9!@#$%^*&+=/~]|(?<=.)[A-Z]")
+_SNAKE_NAME = lazy(r"[A-Z][A-Z0-9]{0,15}(?:_[A-Z0-9]{1,15})+|[a-z][a-z0-9]{0,15}(?:_[a-z0-9]{1,15})+")
+_HOST = lazy(r"(?:[A-Za-z0-9\-]+\.)+[A-Za-z]{2,}")
 # A name and its separator right before the value (`"region": "…"`, `status=…`): the value is that
 # name's, and the assignment rules have judged it. A plain word before a colon ("here: …") is prose.
 # (Both are matched against the reversed text before the value, from its end: read once, not once
 # per starting position.)
-_LABEL_REVERSED = re.compile(r"""["'`]?[ \t]*(?P<sep>[:=])[ \t]*(?P<q>["']?)(?P<name>[\w.\-]*[A-Za-z_])(?P=q)""")
-_CALL_REVERSED = re.compile(r"""["'`][ \t]*(?:,[ \t]*["'][^"'\n]{0,64}["'][ \t]*){0,3}\([\w.]*[A-Za-z_]""")
-_LISTED = re.compile(r"[ \t]*(?:[-*+][ \t]|\[[\d\-: ]{4,20}\])")
-_PASSPHRASE_PART = re.compile(r"[\-_.]")
-_STRONG_SYMBOL = re.compile(r"[!@#$%^&*+=?~]")
-_SWITCH = re.compile(r"[A-Za-z](?=[0-9])|[0-9](?=[A-Za-z])")
+_LABEL_REVERSED = lazy(r"""["'`]?[ \t]*(?P<sep>[:=])[ \t]*(?P<q>["']?)(?P<name>[\w.\-]*[A-Za-z_])(?P=q)""")
+_CALL_REVERSED = lazy(r"""["'`][ \t]*(?:,[ \t]*["'][^"'\n]{0,64}["'][ \t]*){0,3}\([\w.]*[A-Za-z_]""")
+_LISTED = lazy(r"[ \t]*(?:[-*+][ \t]|\[[\d\-: ]{4,20}\])")
+_PASSPHRASE_PART = lazy(r"[\-_.]")
+_STRONG_SYMBOL = lazy(r"[!@#$%^&*+=?~]")
+_SWITCH = lazy(r"[A-Za-z](?=[0-9])|[0-9](?=[A-Za-z])")
 
 
 def _kind(word: str, previous: str) -> str | None:
@@ -312,10 +311,10 @@ def _named_nearby(match: re.Match, value: str) -> bool:
 
 # A line that is only a short name, a separator and the value: "- Trello: …", "prod AWS → …",
 # "| Postmark | `…` |". The name must hold a capital or Hangul (a service), no more than four words.
-_LABEL_BEFORE = re.compile(
+_LABEL_BEFORE = lazy(
     r"(?:^|\n|: )[ \t]*(?:[-*+]|\d{1,2}[.)])?[ \t]*\|?[ \t]*(?P<label>[^\n:|→=>`'\"]{1,40}?)[ \t]*(?::|\||->|=>|→)[ \t]*[`'\"]?$"
 )
-_LABEL_AFTER = re.compile(r"""[`'"]?[ \t]*(?:\|[^\n]*|[.,;]?[ \t]*(?:\n|$)|[,;][ \t])""")
+_LABEL_AFTER = lazy(r"""[`'"]?[ \t]*(?:\|[^\n]*|[.,;]?[ \t]*(?:\n|$)|[,;][ \t])""")
 
 
 def _label_line(text: str, start: int, end: int) -> str | None:
@@ -339,7 +338,7 @@ def _label_line(text: str, start: int, end: int) -> str | None:
 
 
 # What one logs into with a password: a label naming one makes a strong password its value.
-_LOGIN_TARGET = re.compile(
+_LOGIN_TARGET = lazy(
     r"(?i:console|wi-?fi|keystore|router|vpn|ssh|admin|root|database|db|ftp|smtp|ldap)(?![a-z])|라우터|관리자"
 )
 

@@ -10,6 +10,7 @@ import base64
 import binascii
 import re
 
+from .lazy import lazy
 from .values import _KEY_LIKE_ID, _ORDINARY_KEY, _hex_key, _random_value, _strongly_secret
 
 
@@ -63,5 +64,5 @@ def _key_in_prose(match: re.Match, value: str) -> bool:
     return _random_value(value) or _KEY_LIKE_ID.fullmatch(value) is not None or _hex_key(value)
 
 
-_WORD_BEFORE = re.compile(r"([A-Za-z0-9]+)[ \t]+$")
-_KO_STATED = re.compile(r"로|[ \t]?(?:으로|입니|이다|인데|이고|이에요|예요|이며|임(?![\w]))")
+_WORD_BEFORE = lazy(r"([A-Za-z0-9]+)[ \t]+$")
+_KO_STATED = lazy(r"로|[ \t]?(?:으로|입니|이다|인데|이고|이에요|예요|이며|임(?![\w]))")

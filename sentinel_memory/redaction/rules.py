@@ -4,8 +4,6 @@ looks (redaction/values.py, redaction/gates.py), which strict_only=True skips.""
 
 from __future__ import annotations
 
-import re
-
 from .formats import FORMAT_RULES, Rule
 from .gates import (
     _PROSE_GATE,
@@ -15,6 +13,7 @@ from .gates import (
     _value_then_name_gate,
     _words,
 )
+from .lazy import lazy
 from .prose import _key_in_prose, _prose_value
 from .values import (
     _BARE,
@@ -46,7 +45,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # unescaped "@", "#", "?", "/", "+" or "=" inside it is covered too (base64 passwords).
     Rule(
         name="url_password",
-        pattern=re.compile(
+        pattern=lazy(
             r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://(?P<user>[^\s:/@?#]*):"
             r"(?P<value>[^\s]{1,256}?)@(?=(?P<host>[^\s/@?#]*)(?:[/?#\s\"'`<>)\]]|$))"
         ),
@@ -59,7 +58,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # Sentry DSN's key stays: it is public by design.
     Rule(
         name="url_token_user",
-        pattern=re.compile(
+        pattern=lazy(
             r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://(?P<value>[A-Za-z0-9_\-]{20,200})@(?P<host>[A-Za-z0-9.\-]+)"
         ),
         strict=False,
@@ -71,7 +70,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # CONNECT) and a .pgpass line (host:port:database:user:password).
     Rule(
         name="login_pair",
-        pattern=re.compile(
+        pattern=lazy(
             r"(?:(?i:jdbc:oracle:thin:|sqlplus[ \t]+|connect[ \t]+)[\w$#]{1,30}/(?P<value>[^\s@/\"']{1,128})@"
             r"|(?<![^\s'\"])(?:\*|(?=[\w.\-]*[A-Za-z.])[\w.\-]{1,253}):(?:\*|[0-9]{2,5}):[\w*\-]{1,63}:[\w*.@\-]{1,63}:"
             r"(?P<pgpass>[^\s:'\"]{1,128})(?![^\s'\"]))"
@@ -85,7 +84,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # https%3A%2F%2Fuser%3Apassword%40host (or with a plain "@"); twice-encoded (%253A) too.
     Rule(
         name="url_password_encoded",
-        pattern=re.compile(
+        pattern=lazy(
             r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}(?i:%(?:25)?3A%(?:25)?2F%(?:25)?2F)"
             r"(?P<user>[A-Za-z0-9._~\-]*)(?i:%(?:25)?3A)"
             r"(?P<value>[^\s@&%]{0,256}(?:%(?!(?:25)?40)[0-9A-Fa-f]{2}[^\s@&%]{0,256}){0,32})"
@@ -98,7 +97,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         name="authorization_header",
-        pattern=re.compile(
+        pattern=lazy(
             r"(?i:\b(?:proxy-)?authorization)" + r"""["']?[ \t]*(?::=|=>|[:=])[ \t]*["']?"""
             r"(?P<scheme>[A-Za-z][A-Za-z0-9_\-]{1,30})[ \t]+(?P<value>[A-Za-z0-9._~+/:\-]+=*)"
         ),
@@ -111,7 +110,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # whose name says it holds a session or a credential, on a Cookie or Set-Cookie line.
     Rule(
         name="session_cookie",
-        pattern=re.compile(
+        pattern=lazy(
             r"(?<![\w.\-])[\w.\-]{0,40}?(?i:sess|sid|auth|token|jwt|remember)[\w.\-]{0,40}="
             r"""(?P<bare>[^;\s,"'`]{16,4096})"""  # (as a bare value: a sentence's full stop after it stays)
         ),
@@ -124,7 +123,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # so that "bearer authentication" stays.
     Rule(
         name="bearer_token",
-        pattern=re.compile(r"(?i:\bbearer)[ \t]+(?=[A-Za-z._~+/\-]*[0-9])(?P<value>[A-Za-z0-9._~+/\-]{16,}=*)"),
+        pattern=lazy(r"(?i:\bbearer)[ \t]+(?=[A-Za-z._~+/\-]*[0-9])(?P<value>[A-Za-z0-9._~+/\-]{16,}=*)"),
         strict=False,
         groups=("value",),
         gate=_words("bearer"),
@@ -132,7 +131,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # curl -u user:password, --user user:password
     Rule(
         name="basic_auth_flag",
-        pattern=re.compile(
+        pattern=lazy(
             r"""(?<![\w\-])(?:-u|--user)[ \t]+["']?[^\s:"'@]+:(?:'(?P<sq>[^'\n]+)'|"(?P<dq>[^"\n]+)"|(?P<value>[^\s"']+))"""
         ),
         strict=False,
@@ -143,7 +142,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # a bare -p prompts and stays), redis-cli -a S3cret, sshpass -p S3cret.
     Rule(
         name="client_password_flag",
-        pattern=re.compile(
+        pattern=lazy(
             r"(?<![\w\-])(?:(?:mysql|mysqldump|mysqladmin|mariadb)(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p"
             r"(?:'(?P<gsq>[^'\n]+)'|\"(?P<gdq>[^\"\n]+)\"|(?P<glued>[^\s\"']+))"
             r"|(?:redis-cli(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-a|sshpass[ \t]+-p"
@@ -159,7 +158,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # --password hunter2, --api-key abc (the "--password=..." form is a keyword assignment).
     Rule(
         name="cli_flag",
-        pattern=re.compile(
+        pattern=lazy(
             r"(?<![\w\-])--?(?i:(?:[a-z0-9]+-){0,3}(?:password|passwd|token|secret|api-key|apikey|bearer|"
             + _SETTING_KEYWORD
             + r")|(?:[a-z0-9]+-){1,3}(?P<gkey>key))(?![\w\-])"
@@ -174,7 +173,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # --secret-string VALUE, aws ssm put-parameter ... --value VALUE.
     Rule(
         name="secret_store_cli",
-        pattern=re.compile(
+        pattern=lazy(
             r"(?<![\w\-])(?:gh[ \t]+secret[ \t]+set[ \t]+[^\s]{1,100}(?:[ \t]+--?[a-z\-]{1,20}[ \t]+[^\s\-][^\s]{0,100}){0,3}"
             r"[ \t]+(?:--body|-b)|--secret-string|put-parameter(?:[ \t]+[^\s]{1,200}){0,8}?[ \t]+--value)[ \t=]+"
             r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*))"""
@@ -187,7 +186,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # .netrc: "machine api.example.com login me password VALUE" - any value after such a login.
     Rule(
         name="netrc_password",
-        pattern=re.compile(
+        pattern=lazy(
             r"(?<![\w\-])(?:machine[ \t]+[^\s]{1,253}|default)[ \t]+login[ \t]+[^\s]{1,100}[ \t]+"
             r"password[ \t]+(?P<bare>[^\s\"'`]+)"
         ),
@@ -199,7 +198,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # after a tag that only ends in "key" (<DATADOG_KEY>) the value must look random.
     Rule(
         name="xml_secret_element",
-        pattern=re.compile(
+        pattern=lazy(
             r"<(?:[A-Za-z][\w.\-]{0,60}?)?(?:"
             + _SECRET_KEYWORD
             + r"|(?P<gkey>"
@@ -220,7 +219,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # type may sit between the name and the separator (`var api_key string = "..."`, `secret[] =`).
     Rule(
         name="keyword_assignment",
-        pattern=re.compile(
+        pattern=lazy(
             r"(?:" + _SECRET_KEYWORD + r"|(?P<gkey>" + _GENERIC_KEY + r"))(?P<suffix>(?:[_\-][A-Za-z0-9]{1,12}){1,2})?"
             r"(?:\[[0-9]{0,4}\]|[ \t]*:[ \t]*(?:String|string|str)(?=[ \t]*=)|[ \t]+(?:string|String)(?=[ \t]*=))?"
             r"""\\?["'`]?\]?\**(?P<pre>[ \t]*)(?P<sep>:{1,3}=|\?\?=|\|\|=|[?.+]=|=>|<-|->|:(?!//)|[!=]==?|=(?!=)|값(?:이|은|는)?(?=[ \t])|값[ \t]*:(?=[ \t])|(?<=[ \t])(?:에|to|\|)(?=[ \t]))"""
@@ -236,7 +235,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # put('apiKey', '...'), setenv("API_TOKEN", "...").
     Rule(
         name="named_value",
-        pattern=re.compile(
+        pattern=lazy(
             r"""(?:(?i:name|key)["']?[ \t]*[:=][ \t]*["']?(?P<name>[\w.\-]{0,60}?(?:"""
             + _SECRET_KEYWORD
             + "|"
@@ -259,7 +258,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # read by one attempt at most.
     Rule(
         name="value_then_name",
-        pattern=re.compile(
+        pattern=lazy(
             r"""(?<![^\s"'`(])(?P<bare>[^\s"'`()]{8,200})["'`]?(?:[ \t]+(?i:into|as|in|to)|[ \t]*(?:를|을))"""
             r"""[ \t]+(?:(?i:the)[ \t]+)?[`"']?(?=[A-Za-z_$])[\w.\-$]{0,60}?(?:"""
             + _SECRET_KEYWORD
@@ -275,7 +274,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # `if ("..." == password)`: the value before the name.
     Rule(
         name="reversed_comparison",
-        pattern=re.compile(
+        pattern=lazy(
             r"""(?P<quote>["'])(?P<pq>[^"'\n]{8,200})(?P=quote)[ \t]*[!=]==?[ \t]*[\w.$]{0,40}?(?:"""
             + _SECRET_KEYWORD
             + r")(?![\w])"
@@ -288,7 +287,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # Dockerfile ENV and shell `set` forms, whose separator is a blank: ENV API_TOKEN abc123...
     Rule(
         name="shell_setting",
-        pattern=re.compile(
+        pattern=lazy(
             r"(?<![\w\-])(?:ENV|setx|setenv|set(?:[ \t]+-[A-Za-z]{1,3})?|config(?:[ \t]+--?[a-z\-]{1,20}){0,2})"
             r"[ \t]+[\w.\-/:@]{0,100}?(?:"
             + _SECRET_KEYWORD
@@ -306,7 +305,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # "twitch key - '...'": a bare "key" names a value only before a dash and a quoted value.
     Rule(
         name="key_dash_value",
-        pattern=re.compile(
+        pattern=lazy(
             r"""(?P<kw>(?<![A-Za-z])(?i:key))(?P<verb>[ \t]+-)[ \t]+(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
         ),
         strict=False,
@@ -318,7 +317,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # it must not name an ordinary key (cache, primary, public, ...).
     Rule(
         name="key_in_prose",
-        pattern=re.compile(
+        pattern=lazy(
             r"(?P<kw>[kK](?<![\w.\-][kK])(?:ey|EY))[*_`]{0,2}"
             r"(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"
             r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
@@ -335,7 +334,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     # look strongly like a secret (letters with digits or symbols, 8+ chars, not an id or hash).
     Rule(
         name="keyword_in_prose",
-        pattern=re.compile(
+        pattern=lazy(
             r"(?P<kw>" + _PROSE_KEYWORD + r")[*_`]{0,2}(?:[ \t]+(?i:value)|[ ]?값)?"
             r"(?:(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"  # "the password for the db is"
             r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from .gates import NOT_SECRET_SUFFIX
+from .lazy import lazy
 
 _HANGUL = "\uac00-\ud7a3\u3131-\u318e"
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
@@ -73,7 +74,7 @@ _PROSE_KEYWORD = (
 # --- how a value must look ----------------------------------------------------------------------
 
 # Values that stand for a secret without being one. Matched against the whole value.
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = lazy(
     r"""(?:\[REDACTED\])+"""
     r"""|<[A-Za-z_].*"""  # <YOUR_API_KEY>, <your password>
     r"""|\$\{.*|\$\(.*|\$[A-Za-z_][A-Za-z0-9_]*"""  # ${DB_PASSWORD}, $(pass show x), $TOKEN
@@ -103,10 +104,10 @@ _PLACEHOLDER_WORD = (
     r"|bot|webhook|signing|id|for|of|to|in|on|and|or|only|tests?|use|xxx+|yyy+|zzz+|[.]{3}|[*]{3,}"
     r"|발급받은|키|비밀번호|토큰|값|여기에?|입력)"
 )
-_PLACEHOLDER_WORDS = re.compile(r"(?i:[<\[({]?[ ]?(?:" + _PLACEHOLDER_WORD + r"(?:[_\-. ]+(?=.)|[ ]?[>\])}]?$))+)")
-_VALUE_PART = re.compile(r"[_\-.:]+")
+_PLACEHOLDER_WORDS = lazy(r"(?i:[<\[({]?[ ]?(?:" + _PLACEHOLDER_WORD + r"(?:[_\-. ]+(?=.)|[ ]?[>\])}]?$))+)")
+_VALUE_PART = lazy(r"[_\-.:]+")
 # A prefix, then one character repeated: AKIAXXXXXXXXXXXXXXXX, sk_live_000000000000.
-_PREFIX_AND_REPEAT = re.compile(r"[A-Za-z0-9]{0,8}?([xX*0#])\1{5,}")
+_PREFIX_AND_REPEAT = lazy(r"[A-Za-z0-9]{0,8}?([xX*0#])\1{5,}")
 
 
 def _is_placeholder(value: str) -> bool:
@@ -135,16 +136,14 @@ def _is_placeholder(value: str) -> bool:
 
 # Code, not a value: a dotted name (settings.SECRET_KEY, getpass.getpass) or a bare identifier
 # without digits (await, load_token) after "token = ".
-_CODE_REF = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+[!?]?|[A-Za-z_$][A-Za-z_$]*[!?]?")
+_CODE_REF = lazy(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+[!?]?|[A-Za-z_$][A-Za-z_$]*[!?]?")
 # Lowercase words, maybe hyphenated ("expires", "short-lived"): prose after "token:".
-_WORDS = re.compile(r"[A-Za-z]+(?:[\-_][A-Za-z]+)*")
+_WORDS = lazy(r"[A-Za-z]+(?:[\-_][A-Za-z]+)*")
 # Ids that some providers use as keys (Heroku's UUIDs, 32-hex API keys): kept unless stated as
 # the value of a credential.
-_KEY_LIKE_ID = re.compile(
-    r"[0-9a-fA-F]{32,}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-)
-_SYMBOL = re.compile(r"[!@#$%^&*+/=~?|\\]")
-_NOT_SECRET_SHAPE = re.compile(
+_KEY_LIKE_ID = lazy(r"[0-9a-fA-F]{32,}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_SYMBOL = lazy(r"[!@#$%^&*+/=~?|\\]")
+_NOT_SECRET_SHAPE = lazy(
     r"[0-9a-fA-F]+"  # hashes, SHAs, ids
     r"|(?i:sha\d*|md5|blake2[bs]?)[:\-][A-Za-z0-9+/=]+"  # digests, integrity hashes
     r"|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
@@ -192,7 +191,7 @@ def _on_its_own_line(match: re.Match) -> bool:
 
 
 # A file path: where a key lives (client_key: /etc/ssl/client.key), not the key.
-_FILE_PATH = re.compile(
+_FILE_PATH = lazy(
     r"(?:~|\.{1,2})?/(?:[\w.\-]+/)*[\w\-]+\.[A-Za-z0-9]{1,5}"
     r"|(?:~|\.{1,2})/[\w.\-/]*|/(?:etc|var|run|home|usr|opt|tmp|mnt|srv|secrets?|certs?|keys?)/[\w.\-/]*"
     r"|[A-Za-z]:\\[\w.\-\\ ]*"
@@ -226,16 +225,16 @@ def _random_value(v: str) -> bool:
     return letters >= 4 and digits >= 2 and len(set(v)) >= 10
 
 
-_HEX_RUN = re.compile(r"[0-9a-fA-F]{20,}")
-_BLANK = re.compile(r"\s")
+_HEX_RUN = lazy(r"[0-9a-fA-F]{20,}")
+_BLANK = lazy(r"\s")
 # Words written in camel case (HelloWorldFooBar, ParseHTTPResponse2): a name, not drawn at random.
-_CAMEL_WORDS = re.compile(r"(?:[A-Z]?[a-z]{2,}|[A-Z]+(?![a-z])|[0-9]+)+")
+_CAMEL_WORDS = lazy(r"(?:[A-Z]?[a-z]{2,}|[A-Z]+(?![a-z])|[0-9]+)+")
 # Parts of only letters or only digits, joined by - _ or .: a name someone chose, not generated.
-_WORDS_AND_NUMBERS = re.compile(r"(?:[A-Za-z]+|[0-9]+)(?:[\-_.](?:[A-Za-z]+|[0-9]+))+")
+_WORDS_AND_NUMBERS = lazy(r"(?:[A-Za-z]+|[0-9]+)(?:[\-_.](?:[A-Za-z]+|[0-9]+))+")
 # An id and a secret joined by a colon, as some services hand out (8f14e45f:3c59dc04).
-_ID_AND_SECRET = re.compile(r"(?=[^:]*[0-9][^:]*:)[A-Za-z0-9]{8,64}:[A-Za-z0-9]{8,64}")
-_NAME_TAIL = re.compile(r"[\w.\-]{0,60}$")
-_NAME_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
+_ID_AND_SECRET = lazy(r"(?=[^:]*[0-9][^:]*:)[A-Za-z0-9]{8,64}:[A-Za-z0-9]{8,64}")
+_NAME_TAIL = lazy(r"[\w.\-]{0,60}$")
+_NAME_WORD = lazy(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
 
 
 def _ordinary_key(text: str, end: int) -> bool:
@@ -252,7 +251,7 @@ def _generic_key_value(text: str, key_end: int, value: str) -> bool:
 
 
 # A YAML block scalar's indicator (`token: |`): the value is on the next lines.
-_BLOCK_INDICATOR = re.compile(r"[|>][+\-]?[0-9]?")
+_BLOCK_INDICATOR = lazy(r"[|>][+\-]?[0-9]?")
 
 # Separators that compare rather than assign (`if (api_key == "...")`): only a quoted value counts.
 _COMPARISON = frozenset(("==", "===", "!=", "!=="))
@@ -295,7 +294,7 @@ def _assignment(match: re.Match, value: str) -> bool:
     return _looks_like_secret(value) or _on_its_own_line(match)
 
 
-_AUTH_SCHEME = re.compile(r"(?i:bearer|basic|token|digest|bot|apikey|sso-key|key|ssws|kakaoak|oauth)")
+_AUTH_SCHEME = lazy(r"(?i:bearer|basic|token|digest|bot|apikey|sso-key|key|ssws|kakaoak|oauth)")
 
 
 def _authorization(match: re.Match, value: str) -> bool:
@@ -306,7 +305,7 @@ def _authorization(match: re.Match, value: str) -> bool:
     )
 
 
-_COOKIE_LINE = re.compile(r"(?i:cookie)[\"']?[ \t]*:")
+_COOKIE_LINE = lazy(r"(?i:cookie)[\"']?[ \t]*:")
 
 
 def _cookie_value(match: re.Match, value: str) -> bool:
@@ -316,7 +315,7 @@ def _cookie_value(match: re.Match, value: str) -> bool:
     return bool(_COOKIE_LINE.search(line)) and _random_value(value)
 
 
-_STRICT_NAME = re.compile(r"(?:" + _SECRET_KEYWORD + r")$")
+_STRICT_NAME = lazy(r"(?:" + _SECRET_KEYWORD + r")$")
 
 
 def _named_value(match: re.Match, value: str) -> bool:
@@ -361,13 +360,13 @@ def _hex_key(v: str) -> bool:
 
 
 # Hosts reserved for documentation and tests (RFC 2606, RFC 6761) and the local machine.
-_EXAMPLE_HOST = re.compile(
+_EXAMPLE_HOST = lazy(
     r"(?i:(?:[\w\-]+\.)*(?:example\.(?:com|org|net)|example|test|invalid|localhost)"
     r"|localhost|127\.0\.0\.1|0\.0\.0\.0|\[?::1\]?)(?::\d+)?"
 )
-_PLAIN_WORD = re.compile(r"[a-z]+")
+_PLAIN_WORD = lazy(r"[a-z]+")
 # A port and a path, not a password: "https://host:8080/a@b" has no credentials.
-_PORT_AND_PATH = re.compile(r"\d{1,5}(?:/.*)?", re.DOTALL)
+_PORT_AND_PATH = lazy(r"\d{1,5}(?:/.*)?", re.DOTALL)
 
 
 def _url_password(match: re.Match, value: str) -> bool:
