@@ -373,12 +373,12 @@ HOSTILE = {
 
 def _reference_key() -> str:
     """What fastmcp's answers to HOSTILE depend on: what the product's own answers file is keyed by
-    (Python, the installed packages, the product's code, the FASTMCP_ settings a start gets), the
-    way the reference is run, and the scenarios' bytes."""
+    (Python, the installed packages, the product's code, the FASTMCP_ settings a start gets), this
+    file (how the reference is run and read), and the scenarios' bytes."""
     import hashlib
 
     settings = {k: v for k, v in _env(False, Path("/")).items() if k.startswith(fast_cache.SETTINGS)}
-    digest = hashlib.sha256(f"{fast_cache.key(settings)}\0{FORK_SERVER}\0{END!r}\0{QUIET}".encode())
+    digest = hashlib.sha256(f"{fast_cache.key(settings)}\0".encode() + Path(__file__).read_bytes())
     for name in sorted(HOSTILE):
         digest.update(f"\0{name}\0{len(HOSTILE[name])}\0".encode() + HOSTILE[name])
     return digest.hexdigest()[:32]
