@@ -118,11 +118,14 @@ def _exchange(argv: list[str], env: dict | None, messages: list[dict], cwd, star
     return lines
 
 
-def _conversation(argv: list[str], env: dict | None, data: bytes, cwd, end: bool = True, start=None) -> bytes:
+def _conversation(argv: list[str], env: dict | None, data: bytes, cwd, end: bool = True, start=None,
+                  expect: bytes | None = None) -> bytes:
     """Everything the server writes to stdout for these bytes. With `end`, a ping follows them and
-    stdin stays open until its answer is in and the server has been quiet for QUIET seconds;
-    without, stdin is closed right after them. `start(argv, cwd)` starts the server (default: a
-    new process)."""
+    stdin stays open until its answer is in and the server has been quiet for QUIET seconds, or,
+    given what fastmcp wrote for them (`expect`), until every line of it is in; without `end`,
+    stdin is closed right after them. Either way, what the server writes after stdin's end, up to
+    its exit, is read too. `start(argv, cwd)` starts the server (default: a new process)."""
+    want = sorted(expect.splitlines(keepends=True)) if expect is not None else None
     child = start(argv, cwd) if start else _spawn(argv, env, cwd)
     try:
         out, got = child.stdout.fileno(), b""
@@ -140,6 +143,8 @@ def _conversation(argv: list[str], env: dict | None, data: bytes, cwd, end: bool
             if not chunk or (end and b'"id":"end"' in got):
                 break
         while end:  # answers may still come after the ping's (fastmcp answers concurrently): until 1 s quiet
+            if want is not None and sorted(got.splitlines(keepends=True)) == want:
+                break  # all of fastmcp's lines are in (any more would still be read below, until exit)
             ready, _, _ = select.select([out], [], [], min(QUIET, max(0.0, deadline - time.monotonic())))
             chunk = os.read(out, 1 << 20) if ready else b""
             got += chunk
@@ -188,7 +193,7 @@ def recorded(tmp_path_factory) -> Path:
 # the one an ordinary start gets from _env(False, cache), set before the import as it would be.
 # test_a_forked_server_answers_as_a_fresh_ordinary_start compares the two kinds of start.
 FORK_SERVER = textwrap.dedent("""\
-    import json, os, socket, sys, threading
+    import json, os, select, socket, sys, threading
     sys.path[0] = {root!r}  # as `python server.py` has it: the script's folder first, then server.py's insert
     sys.path.insert(0, {root!r})
     from sentinel_memory import server  # noqa: F401 (fastmcp and the server module, imported once)
@@ -198,7 +203,18 @@ FORK_SERVER = textwrap.dedent("""\
     listener.bind(sys.argv[1])
     listener.listen()
     os.write(1, b"ready\\n")
+    children = {{}}  # pid -> the connection its exit code goes back on (several run at once)
     while True:
+        ready, _, _ = select.select([listener], [], [], 0.02 if children else None)
+        while children:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if not pid:
+                break
+            conn = children.pop(pid)
+            conn.sendall(b"%d\\n" % os.waitstatus_to_exitcode(status))
+            conn.close()
+        if not ready:
+            continue
         conn, _ = listener.accept()
         request, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
         if not request:
@@ -208,6 +224,8 @@ FORK_SERVER = textwrap.dedent("""\
         if pid == 0:  # the conversation's server: the test's pipes as stdin, stdout and stderr
             listener.close()
             conn.close()
+            for other in children.values():
+                other.close()
             for target, fd in enumerate(fds):
                 os.dup2(fd, target)
                 os.close(fd)
@@ -217,8 +235,7 @@ FORK_SERVER = textwrap.dedent("""\
         for fd in fds:
             os.close(fd)
         conn.sendall(b"%d\\n" % pid)
-        conn.sendall(b"%d\\n" % os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
-        conn.close()
+        children[pid] = conn
 """)
 
 
@@ -354,47 +371,102 @@ HOSTILE = {
 }
 
 
+def _reference_key() -> str:
+    """What fastmcp's answers to HOSTILE depend on: what the product's own answers file is keyed by
+    (Python, the installed packages, the product's code, the FASTMCP_ settings a start gets), this
+    file (how the reference is run and read), and the scenarios' bytes."""
+    import hashlib
+
+    settings = {k: v for k, v in _env(False, Path("/")).items() if k.startswith(fast_cache.SETTINGS)}
+    digest = hashlib.sha256(f"{fast_cache.key(settings)}\0".encode() + Path(__file__).read_bytes())
+    for name in sorted(HOSTILE):
+        digest.update(f"\0{name}\0{len(HOSTILE[name])}\0".encode() + HOSTILE[name])
+    return digest.hexdigest()[:32]
+
+
+@pytest.fixture(scope="session")
+def fastmcp_recorded(request, tmp_path_factory) -> dict[str, bytes]:
+    """fastmcp's own answers (no fast start) to every HOSTILE conversation, by name: recorded once
+    per key (_reference_key) from servers forked by the fork server, the conversations eight at a
+    time, and kept in pytest's cache folder, as the product keeps its answers in the user's cache
+    folder; the first test process to need them records them (the others wait for its lock and
+    read them). test_a_forked_server_answers_as_a_fresh_ordinary_start compares a live fastmcp,
+    forked and fresh, with them in every run."""
+    import base64
+    import fcntl
+
+    cache = getattr(request.config, "cache", None)
+    folder = Path(cache.mkdir("fastmcp-answers")) if cache is not None else tmp_path_factory.mktemp("fastmcp-answers")
+    key = _reference_key()
+    path = folder / f"{key}.json"
+    with open(folder / "lock", "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            answers = json.loads(path.read_text(encoding="utf-8"))
+            if answers.get("key") == key and set(answers["answers"]) == set(HOSTILE):
+                return {name: base64.b64decode(text) for name, text in answers["answers"].items()}
+        except (OSError, ValueError, KeyError, AttributeError, TypeError):
+            pass
+        reference = request.getfixturevalue("fastmcp_alone")
+        project = tmp_path_factory.mktemp("reference-project")
+
+        def record(name: str) -> bytes:
+            return reference.conversation(project, HOSTILE[name], not name.endswith("then EOF"))
+
+        with ThreadPoolExecutor(8) as pool:
+            fresh = dict(zip(HOSTILE, pool.map(record, HOSTILE), strict=True))
+        for old in folder.glob("*.json"):
+            old.unlink()
+        partial_path = folder / f"{key}.json.part"
+        partial_path.write_text(json.dumps({"key": key, "answers": {
+            name: base64.b64encode(out).decode() for name, out in fresh.items()}}), encoding="utf-8")
+        os.replace(partial_path, path)
+        return fresh
+
+
 @pytest.mark.parametrize("name", list(HOSTILE))
-def test_odd_and_hostile_clients_get_exactly_what_fastmcp_sends(project, recorded, fastmcp_alone, name):
+def test_odd_and_hostile_clients_get_exactly_what_fastmcp_sends(project, recorded, fastmcp_recorded, name):
     """Whatever the client sends, the fast start's bytes and their order are the ordinary start's:
     it answers only what fastmcp surely answers the same way, and leaves the rest (and everything
     after it) to fastmcp. (fastmcp answers concurrent requests in either order, so the lines are
     compared as a list sorted; the order the fast start could change is tested on its own.) The
-    fast start is a new process as a client starts it; fastmcp's answers come from a forked one,
-    at the same time."""
+    fast start is a new process as a client starts it; fastmcp's answers are the recorded ones
+    (fastmcp_recorded), and the fast start's stdin stays open until all of their lines are in (or
+    it has been quiet for QUIET seconds), then what it writes up to its exit is read."""
     data, end = HOSTILE[name], not name.endswith("then EOF")
     argv = [PYTHON, str(SERVER), "--project", str(project)]
-    with ThreadPoolExecutor(1) as pool:
-        reference = pool.submit(fastmcp_alone.conversation, project, data, end)
-        fast = _conversation(argv, _env(True, recorded), data, project, end)
-        ordinary = reference.result()
+    ordinary = fastmcp_recorded[name]
+    fast = _conversation(argv, _env(True, recorded), data, project, end, expect=ordinary)
     assert sorted(fast.splitlines(keepends=True)) == sorted(ordinary.splitlines(keepends=True))
     assert fast.endswith(b"\n") or not fast
 
 
 @pytest.mark.parametrize("name", ["UTF-16 input", "a partial line, then EOF"])
-def test_a_forked_server_answers_as_a_fresh_ordinary_start(project, recorded, fastmcp_alone, name):
-    """The reference of these tests (fastmcp forked from a process that imported it) writes the
-    bytes a new ordinary process writes: for input that reaches stdin's decoding and its end, and
-    for a whole conversation (handshake, lists, a tool call, a ping, a cursor, log levels)."""
+def test_a_forked_server_answers_as_a_fresh_ordinary_start(project, recorded, fastmcp_alone, fastmcp_recorded, name):
+    """The reference of these tests (fastmcp forked from a process that imported it, and what it
+    answered as recorded) writes the bytes a new ordinary process writes: for input that reaches
+    stdin's decoding and its end, and for a whole conversation (handshake, lists, a tool call, a
+    ping, a cursor, log levels)."""
     data, end = HOSTILE[name], not name.endswith("then EOF")
     argv = [PYTHON, str(SERVER), "--project", str(project)]
     with ThreadPoolExecutor(1) as pool:
         forked = pool.submit(fastmcp_alone.conversation, project, data, end)
         fresh = _conversation(argv, _env(False, recorded), data, project, end)
         assert sorted(forked.result().splitlines()) == sorted(fresh.splitlines())
+    assert sorted(fastmcp_recorded[name].splitlines()) == sorted(fresh.splitlines())
     assert fresh
     if name == "UTF-16 input":
         fresh_lines = _exchange(argv, _env(False, recorded), _messages("2025-11-25"), project)
         assert fastmcp_alone.exchange(project, _messages("2025-11-25")) == fresh_lines
 
 
-def test_an_answer_that_waits_for_fastmcp_is_never_overtaken(project, recorded, fastmcp_alone):
+def test_an_answer_that_waits_for_fastmcp_is_never_overtaken(project, recorded, fastmcp_recorded):
     """A request the fast start leaves to fastmcp (a ping) followed by one it could answer (tools/list):
-    the answers come in the order fastmcp gives them, the ping's first."""
-    data = PLAIN + _lines({"jsonrpc": "2.0", "id": 2, "method": "ping"}, {**LIST, "id": 3})
+    the answers come in the order fastmcp gives them (as recorded), the ping's first."""
+    name = "a ping that waits for fastmcp, then tools/list"
+    data, ordinary = HOSTILE[name], fastmcp_recorded[name]
     argv = [PYTHON, str(SERVER), "--project", str(project)]
-    for out in (_conversation(argv, _env(True, recorded), data, project), fastmcp_alone.conversation(project, data)):
+    for out in (_conversation(argv, _env(True, recorded), data, project, expect=ordinary), ordinary):
         ids = [json.loads(line)["id"] for line in out.splitlines()]
         assert sorted(ids, key=str) == [1, 2, 3, "end"]
         assert ids.index(1) < ids.index(2) < ids.index(3)
