@@ -6,16 +6,14 @@ Words are lower-cased runs of letters and digits; Hangul and other CJK runs also
 character bigrams, because Korean attaches particles to words ("결제모듈을" should still match
 "결제 모듈"). A query only orders records: nothing is ever dropped because of a low score.
 
-A KeptIndex keeps the index of the snapshot last searched (index_of). When a write of this process
-makes the next snapshot, the write hands over what changed (follow), and the next search derives
-the new index from the old one at the cost of the changed records instead of indexing every record.
+search/kept.py keeps the index of the snapshot last searched between searches; after a write it
+derives the next one from it (SearchIndex.derive) at the cost of the changed records.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from itertools import repeat
 from operator import add, mul, sub
 
@@ -412,68 +410,6 @@ def _remove(index: dict, key, rank: int) -> None:
         del index[key]
 
 
-# ------------------------------------------------------------------- the index of the last snapshot
-
-_MAX_PENDING = 512  # changed entries an index may still be derived through; past it, one is built afresh
-
-
-@dataclass
-class _Current:
-    """The snapshot last searched or written, and its index, or what its index is to be derived
-    from: an earlier index and the entries removed from and added to it since."""
-
-    snapshot: Snapshot
-    index: SearchIndex | None = None
-    base: SearchIndex | None = None
-    removed: tuple[Entry, ...] = ()
-    added: tuple[Entry, ...] = ()
-
-
 def index_of(snap: Snapshot) -> SearchIndex:
     """The index of this snapshot, built from its records (KeptIndex keeps one between searches)."""
     return SearchIndex(snap.records.values())
-
-
-class KeptIndex:
-    """The index of the snapshot of one memory file last searched, kept between searches, or what
-    it is to be derived from after a write. Its owner (tools/memory.py's OpenMemory) asks it for
-    each snapshot's index (index_of) and tells it what each write changed (follow)."""
-
-    def __init__(self) -> None:
-        self._current: _Current | None = None
-
-    def index_of(self, snap: Snapshot) -> SearchIndex:
-        """The index of this snapshot: the one kept when it is the snapshot last searched; derived
-        when a write handed it over (follow); else built from its records."""
-        current = self._current
-        if current is not None and current.snapshot is snap:
-            if current.index is not None:
-                return current.index
-            assert current.base is not None  # no index yet: follow() left a base to derive it from
-            index = current.base.derive(current.removed, current.added) or SearchIndex(snap.records.values())
-        else:
-            index = SearchIndex(snap.records.values())
-        self._current = _Current(snap, index)
-        return index
-
-    def follow(self, before: Snapshot, after: Snapshot | None) -> None:
-        """A write turned `before` into `after` (after.edit says how; None: nothing was written):
-        keep what is needed to derive after's index from before's when it is next searched."""
-        current = self._current
-        if after is None or after.edit is None or current is None or current.snapshot is not before:
-            return
-        base: SearchIndex | None
-        if current.index is not None:
-            base, removed, added = current.index, [], {}
-        else:
-            base, removed, added = current.base, list(current.removed), dict.fromkeys(current.added)
-        for entry in after.edit.removed:
-            if entry in added:
-                del added[entry]  # added since the base, gone again
-            else:
-                removed.append(entry)
-        added.update(dict.fromkeys(after.edit.added))
-        if len(removed) + len(added) > _MAX_PENDING:
-            self._current = None
-            return
-        self._current = _Current(after, None, base, tuple(removed), tuple(added))

@@ -23,6 +23,7 @@ from ..record import citations, revise, store
 from ..record.records import NOTHING_SAVED, Entry, normalize, prepare, recency, revision
 from ..record.snapshot import Snapshot
 from ..search import index
+from ..search.kept import KeptIndex
 from ..search.match import STRONG, Match, Query
 from ..search.topics import group_by_topic, similar_groups
 from . import blocks, render
@@ -86,7 +87,7 @@ class OpenMemory:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         self.file = store.MemoryFile(self.path, drivers.index_stages)
-        self.index = index.KeptIndex()
+        self.index = KeptIndex()
         self.marks = staleness.KeptMarks(self.path.parent.parent)
         self._oldest: tuple[Snapshot, str | None] | None = None
 
