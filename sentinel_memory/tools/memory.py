@@ -77,7 +77,7 @@ class OpenMemory:
     """One process's use of one memory file: what it keeps between calls, so that a call on an
     unchanged file costs no parse and no index. The file's last snapshot (record/store.py's
     MemoryFile, which reads git's index stages of a conflicted file through git/drivers.py), the
-    index of the snapshot last searched (search/index.py's KeptIndex), the oldest recency of the
+    index of the snapshot last searched (search/kept.py's KeptIndex), the oldest recency of the
     records that cite files (the stale marks' history starts there), and the project's repository,
     history and stale marks (git/staleness.py's KeptMarks: git log once per HEAD). The adapters make one and
     pass it to every operation on that file: the server one per memory file for its life, a command
