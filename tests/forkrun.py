@@ -35,6 +35,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = ROOT / "server.py"
+FORKS = hasattr(os, "fork") and hasattr(socket, "send_fds") and hasattr(socket, "AF_UNIX")
 
 # What the commands import on their way (cli, hooks, setup, git's drivers); never fastmcp.
 PRELOAD = (
@@ -137,12 +138,19 @@ def _locale_encoding() -> str:
 def run(args: list[str], *, env: dict | None = None, cwd=None, input: bytes | str | None = None,
         timeout: float = 120, text: bool = False, encoding: str | None = None,
         errors: str | None = None) -> subprocess.CompletedProcess:
-    """`python server.py ARGS` as a forked process; what subprocess.run(..., capture_output=True) returns."""
+    """`python server.py ARGS` as a forked process; what subprocess.run(..., capture_output=True) returns.
+    Where a process cannot fork or pass file descriptors (Windows), a fresh one."""
     args = [str(a) for a in args]
     environment = dict(os.environ if env is None else env)
     textual = text or encoding is not None or errors is not None
     if isinstance(input, str):
         input = input.encode(encoding or _locale_encoding(), errors or "strict")
+    if not FORKS:
+        done = subprocess.run([sys.executable, str(SERVER), *args], env=environment, cwd=cwd, input=input,
+                              capture_output=True, timeout=timeout)
+        if textual:
+            done.stdout, done.stderr = _decode(done.stdout, encoding, errors), _decode(done.stderr, encoding, errors)
+        return done
     with _lock:
         server = _server(environment)
         out_r, out_w = os.pipe()
