@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -26,6 +27,12 @@ ROOT = Path(__file__).resolve().parents[1]
 SERVER = ROOT / "server.py"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+# A shell without job control starts a command run with `&` with Ctrl+C ignored, and an ignored
+# signal stays ignored across exec: the servers and commands the tests start would then never see
+# the Ctrl+C some tests press. The tests start them as a terminal would, with Ctrl+C's default.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # One call or one spawn must never take this long, even on a busy two-core machine.
 CALL_TIMEOUT = 60
