@@ -303,6 +303,22 @@ def test_a_file_named_without_its_folder_is_a_cited_file_unless_many_paths_have_
     assert all("named" not in r for m in strong_matches(path, "sort index.py") for r in m.reasons)
 
 
+def test_a_file_every_project_has_is_weak_evidence_alone(project, path):
+    """A task that only touches the readme, the package manifest or .gitignore (or names
+    CHANGELOG.md) shares them with lessons for reasons of its own: nothing matches strongly. With
+    one of the lesson's own files beside them, it does."""
+    for name in ("package.json", ".gitignore", "CHANGELOG.md"):
+        (project / name).write_text("x\n")
+    filler(path, 20)
+    lesson = saved(log(path, "vat", "rates are per country", "read the rate table first",
+                       files=["src/pay/vat.py", "package.json", ".gitignore", "README.md", "CHANGELOG.md"]))
+    assert strong_matches(path, "", ["package.json"]) == []
+    assert strong_matches(path, "", [".gitignore"]) == []
+    assert strong_matches(path, "update CHANGELOG.md") == []
+    assert strong_matches(path, "", ["README.md", "src/pay/vat.py"])[0].record["id"] == lesson
+    assert listed(search(path, "", files=["package.json"]))[0] == lesson  # still listed first
+
+
 def test_a_record_citing_the_path_a_file_had_before_a_rename_is_a_strong_match(tmp_path, env):
     """The hook names the path about to be written; a record citing its name before a git rename
     matches it strongly."""

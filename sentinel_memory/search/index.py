@@ -25,7 +25,7 @@ from ..record.snapshot import Snapshot
 from . import match
 from .match import Match, Query
 from .ranked import Card, Layout, Ranked, fit
-from .terms import GENERIC_WORDS, path_terms, record_terms, stem, terms  # noqa: F401 (stem, terms: this module's surface too)
+from .terms import GENERIC_WORDS, path_terms, record_terms, stem, terms, words  # noqa: F401 (stem, terms: this module's surface too)
 
 TOPIC_WEIGHT = 2  # a query term in the topic weighs twice one in the text (once, if also in the text)
 PATH_WEIGHT = 1.5  # a query term in the path of a file the record cites (not in its topic) weighs 1.5 times
@@ -242,10 +242,10 @@ class SearchIndex:
             held = self._held[entry] = (topic_terms | body, cited, {parent(p) for p in cited})
         terms_held, cited, folders = held
         records = len(self.entries)
-        strength, reasons, found = 0.0, [], set()
+        strength, reasons, found, as_file = 0.0, [], set(), set()
         for path in query.files:
             if path in cited:
-                strength += match.COMMON_FILE if common(len(self.file_postings[path]), records) else match.FILE
+                strength += self._file_weight(path, records)
                 reasons.append(f"file {path}")
                 found.add(parent(path))
         for old in query.former:
@@ -256,8 +256,9 @@ class SearchIndex:
             paths = self._named(name)
             chosen = [p for p in paths if p in cited and p not in query.files]
             if chosen and len(paths) <= match.NAMED_AMONG:
-                strength += match.COMMON_FILE if common(len(self.file_postings[chosen[0]]), records) else match.FILE
+                strength += self._file_weight(chosen[0], records)
                 reasons.append(f"file {chosen[0]} (named {name})")
+                as_file.update(words(name))  # CHANGELOG.md's words count once: as the file
         for folder in dict.fromkeys(parent(p) for p in query.files):
             if folder and folder in folders and folder not in found:
                 strength += match.DIRECTORY * self._rarity(len(self.dir_postings[folder]), records)
@@ -275,7 +276,7 @@ class SearchIndex:
                 reasons.append(f"topic {topic}")
         shared, rarity = [], 0.0
         for word in query.words:
-            if word in terms_held and word not in named and word not in GENERIC_WORDS:
+            if word in terms_held and word not in named and word not in as_file and word not in GENERIC_WORDS:
                 holders = self.holders(word)
                 if not common(holders, records):
                     shared.append(word)
@@ -284,6 +285,13 @@ class SearchIndex:
             strength += rarity / match.WORDS
             reasons.append("words: " + ", ".join(shared))
         return Match(entry.record, strength, tuple(reasons))
+
+    def _file_weight(self, path: str, records: int) -> float:
+        """What a cited file asked about is worth: FILE, or COMMON_FILE for a file more than a fifth
+        of the records cite or a file every project of its kind has (match.PROJECT_FILE)."""
+        if common(len(self.file_postings[path]), records) or match.PROJECT_FILE.search(path):
+            return match.COMMON_FILE
+        return match.FILE
 
     def _named(self, name: str) -> list[str]:
         """The cited paths whose file name is `name` (case ignored), from a map of the index's

@@ -4,16 +4,17 @@
 
 The scale counts evidence (docs/contract.md §4.2 states it). Each file asked about that the record
 cites (or whose name before a git rename it cites) is worth FILE (COMMON_FILE for a file more than
-a fifth of the records cite); a directory of one, in which the record cites another file, up to
-DIRECTORY; an identifier of the query (search/terms.py identifier) that the record holds,
-IDENTIFIER; the record's exact topic named in the query, up to TOPIC; and the query's other words
-that the record holds, each its rarity squared (1 for a word only this record holds, towards 0 for
-a word most hold), the sum over WORDS. Rarity is a term's idf against that of a term one record
-holds, reckoned in a memory of at least RARITY_FROM records. A common word (search/index.py
-common) or a generic one (search/terms.py GENERIC_WORDS: fix, add, update...) counts for nothing;
-a topic in snake_case is named by its words; a file named without its folder (conftest.py) counts
-as a file asked about when at most NAMED_AMONG cited paths have that name. A match is strong at
-STRONG: one cited file or identifier, a topic few records' words name, or rare words worth as much.
+a fifth of the records cite, or a project file: PROJECT_FILE); a directory of one, in which the
+record cites another file, up to DIRECTORY; an identifier of the query (search/terms.py
+identifier) that the record holds, IDENTIFIER; the record's exact topic named in the query, up to
+TOPIC; and the query's other words that the record holds, each its rarity squared (1 for a word
+only this record holds, towards 0 for a word most hold), the sum over WORDS. Rarity is a term's
+idf against that of a term one record holds, reckoned in a memory of at least RARITY_FROM records.
+A common word (search/index.py common) or a generic one (search/terms.py GENERIC_WORDS: fix, add,
+update...) counts for nothing; a topic in snake_case is named by its words; a file named without
+its folder (conftest.py) counts as a file asked about when at most NAMED_AMONG cited paths have
+that name (its words then count only as the file). A match is strong at STRONG: one cited file or
+identifier, a topic few records' words name, or rare words worth as much.
 """
 
 from __future__ import annotations
@@ -29,6 +30,21 @@ _PART = re.compile(r"[^\W_]+")  # a run of letters and digits: words, and the pa
 # starts with a letter (conftest.py, walk.rs, test.yml, .gitignore; not 1.10.1 or a/b.py).
 _FILE_NAME = re.compile(
     r"(?<![\w./\\-])(\.[^\W\d_][\w-]*|[\w-]*[^\W\d_][\w-]*(?:\.[\w-]+)*\.[^\W\d_]\w{0,9})(?![\w/\\-]|\.\w)"
+)
+# The files nearly every project of its kind has, by name: its readme, changelog, licence and
+# contribution guide, its ignore files, its package manifests and lock files. A task touches them
+# for reasons of its own (a new dependency, a new ignored folder), so sharing one with a record is
+# weak evidence, like a file most records cite.
+PROJECT_FILE = re.compile(
+    r"(?:^|/)(?:(?:readme|changelog|changes|history|news|authors|contributors|contributing|license|licence"
+    r"|copying|notice|code_of_conduct|security|maintainers)(?:\.(?:md|markdown|rst|txt|adoc|org))?"
+    r"|\.(?:git|docker|npm|prettier|eslint)ignore|\.gitattributes|\.gitmodules|\.editorconfig|\.mailmap"
+    r"|package(?:-lock)?\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-(?:lock|workspace)\.yaml|bun\.lockb?"
+    r"|tsconfig(?:\.[\w-]+)?\.json|cargo\.(?:toml|lock)|go\.(?:mod|sum|work)|pyproject\.toml|setup\.(?:py|cfg)"
+    r"|requirements(?:[-_.][\w-]+)?\.(?:txt|in)|manifest\.in|poetry\.lock|uv\.lock|pipfile(?:\.lock)?|tox\.ini"
+    r"|(?:build|settings)\.gradle(?:\.kts)?|gradle(?:-wrapper)?\.properties|gradlew(?:\.bat)?|pom\.xml"
+    r"|gemfile(?:\.lock)?|[\w-]+\.gemspec|composer\.(?:json|lock)|pubspec\.(?:yaml|lock)|mix\.(?:exs|lock))$",
+    re.IGNORECASE,
 )
 NAMED_AMONG = 3  # a file name counts when at most this many cited paths have it
 STRONG = 1.0  # the one threshold: a strength at or above it is a strong match
