@@ -15,7 +15,7 @@ from sentinel_memory.tools.render import FOCUS_ANSWER, SMALL_ANSWER, estimate_to
 from sentinel_memory.search import STRONG
 from sentinel_memory.search.terms import terms
 from sentinel_memory.tools.answers import log, search
-from sentinel_memory.tools.memory import strong_matches
+from sentinel_memory.tools.memory import ranked_matches, strong_matches
 from gitrepos import T0, T1, env, make_repo, put, rec  # noqa: F401  (env: a fixture)
 
 
@@ -231,6 +231,19 @@ def test_korean_particles_match_nothing_alone_and_do_not_stop_a_match(path):
     assert listed(search(path, "결제 모듈에서"))[0] == target
     assert "Nothing matches strongly" in search(path, "에서 으로 을")
     assert listed(search(path, "세션 만료"))[0] == other
+
+
+def test_a_korean_word_a_record_holds_whole_matches_no_word_that_merely_shares_two_characters(path):
+    """프로퍼티 is held whole by the record about properties: the record about 프로세스 (process),
+    which shares only the pair 프로, does not match; a compound no record holds whole still finds its
+    parts written apart (결제모듈 finds 결제 모듈)."""
+    filler(path, 10)
+    process = saved(log(path, "deploy", "프로세스 id 찾기", "pid 파일을 먼저 읽는다"))
+    properties = saved(log(path, "oauth", "프로퍼티 파일 등록", "키는 환경 변수로 읽는다"))
+    payment = saved(log(path, "payment", "결제 모듈 환불", "환불은 반올림한다"))
+    matching = [m.record["id"] for m in ranked_matches(path, "Oauth 프로퍼티 등록")[0]]
+    assert matching[0] == properties and process not in matching
+    assert [m.record["id"] for m in ranked_matches(path, "결제모듈")[0]] == [payment]
 
 
 # ---------------------------------------------------------------------------------- strong matches

@@ -184,7 +184,7 @@ def strong(memory: Path, query: str, files: list[str], limit: int, found: Search
         return []
     check = staleness.checker(root, staleness.oldest_citing(e.record for e in found.entries)) if asked else None
     former = check.former_names(asked) if check is not None else ()
-    ranked = found.ranked(query_terms, None, asked, former)
+    ranked = found.ranked(found.query_terms(query or ""), None, asked, former)
     measured = Query.of(query or "", asked, former)
     measures = [found.measure(e, measured) for _, e in zip(range(CANDIDATES), ranked.matching(), strict=False)]
     return sorted((m for m in measures if m.strength >= STRONG), key=lambda m: -m.strength)[:limit]

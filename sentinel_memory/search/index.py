@@ -198,6 +198,14 @@ class SearchIndex:
         first_log = self.ranks[self.principles] if self.principles < len(self.ranks) else _LIMIT
         return Ranked(self.by_rank, scored, scope, first_log)
 
+    def query_terms(self, query: str) -> set[str]:
+        """The terms a query is ranked by: terms(), without the character pairs of a Hangul stem
+        that a record holds whole (docs/contract.md §4.2)."""
+        return terms(query, held=self._holds)
+
+    def _holds(self, term: str) -> bool:
+        return term in self.topic_postings or term in self.body_postings
+
     def holders(self, term: str) -> int:
         """How many records hold a term (in the topic or the text)."""
         return len(self.topic_postings.get(term, ())) + len(self.body_postings.get(term, ()))

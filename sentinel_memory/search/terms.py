@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CJK_CHAR = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]")
@@ -135,11 +136,13 @@ def words(text: str) -> list[str]:
     return out
 
 
-def terms(text: str, path: bool = False) -> set[str]:
+def terms(text: str, path: bool = False, held: Callable[[str], bool] | None = None) -> set[str]:
     """The terms of text: its words (words()); an identifier also yields its parts
     (SESSION_COOKIE_SAMESITE: session, cookie, samesite; maxRetries: max, retry); a Hangul or
     other CJK stem also yields its character pairs. `path`: the text is paths, whose generic
-    parts (extensions, `src`, `lib`) are left out."""
+    parts (extensions, `src`, `lib`) are left out. `held` (a query's terms, against an index): a
+    stem that some record holds whole yields no pairs, which would match other words that merely
+    share two characters with it (프로퍼티 and 프로세스)."""
     text = unicodedata.normalize("NFC", text)
     found = set()
     for word in _WORD.findall(text):
@@ -147,6 +150,8 @@ def terms(text: str, path: bool = False) -> set[str]:
         if _CJK_CHAR.match(low):
             base = korean_stem(low)
             found.add(base)
+            if held is not None and held(base):
+                continue
             for run in _CJK.findall(base):
                 found.update(run[i : i + 2] for i in range(len(run) - 1))
             continue

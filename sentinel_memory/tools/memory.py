@@ -194,7 +194,7 @@ def search(where: Where, query: str = "", topic: str | None = None, files: objec
     search_index = memory.index.index_of(snap)
     check = checker(memory, snap)
     former = check.former_names(asked) if check is not None and asked else ()
-    ranked = search_index.ranked(query_terms, wanted, asked, former)
+    ranked = search_index.ranked(search_index.query_terms(query or ""), wanted, asked, former)
     if wanted is None:
         found.logs, found.principles = snap.counts()
     else:
@@ -268,7 +268,7 @@ def strong_matches(where: Where, query: str, files: Sequence[str] = (), limit: i
     search_index = memory.index.index_of(snap)
     check = checker(memory, snap) if asked else None
     former = check.former_names(asked) if check is not None else ()
-    ranked = search_index.ranked(query_terms, None, asked, former)
+    ranked = search_index.ranked(search_index.query_terms(query or ""), None, asked, former)
     measured = Query.of(query or "", asked, former)
     found = [search_index.measure(e, measured) for _, e in zip(range(CANDIDATES), ranked.matching(), strict=False)]
     strong = sorted((m for m in found if m.strength >= STRONG), key=lambda m: -m.strength)
@@ -286,8 +286,7 @@ def ranked_matches(
     search_index = memory.index.index_of(snap)
     check = checker(memory, snap) if asked else None
     former = check.former_names(asked) if check is not None else ()
-    query_terms = index.terms(query or "")
-    ranked = search_index.ranked(query_terms, _topic(topic), asked, former)
+    ranked = search_index.ranked(search_index.query_terms(query or ""), _topic(topic), asked, former)
     measured = Query.of(query or "", asked, former)
     if (query or "").strip() or asked:  # a query of stop words only matches nothing
         return [search_index.measure(e, measured) for e in ranked.matching()], len(ranked.scope())
