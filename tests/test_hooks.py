@@ -113,19 +113,6 @@ def test_a_write_of_a_file_no_lesson_cites_goes_through_silently(repo, client):
     assert (code, out, err) == (0, "", "")
 
 
-def test_a_project_file_written_shows_only_the_lessons_about_project_files(repo):
-    """package.json is changed for many reasons: its write shows the lesson about package.json
-    alone, not the auth lesson that also cited it."""
-    (repo.path / "package.json").write_text("{}\n", encoding="utf-8")
-    logged(repo.memory, "auth", "the token check was not described", LESSON, files=["src/auth.py", "package.json"])
-    engines = "Keep the engines field at the oldest Node the team supports"
-    logged(repo.memory, "engines", "nobody said which Node we support", engines, files=["package.json"])
-    code, out, _ = hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1", path="package.json"))
-    assert engines in out and LESSON not in out
-    code, out, _ = hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s2", path="src/auth.py"))
-    assert LESSON in out
-
-
 def test_codex_names_the_files_inside_the_patch_text_and_a_move_counts_its_old_name(repo):
     patch = (
         "*** Begin Patch\n*** Add File: notes.txt\n+hi\n*** Update File: src/auth.py\n*** Move to: src/login.py\n"

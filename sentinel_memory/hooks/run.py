@@ -3,9 +3,8 @@
 It reads the event (JSON on stdin, at most MAX_INPUT bytes), answers in that client's shape and
 exits 0. Before the prompt: the records that match it strongly, at most PROMPT_RECORDS and about
 CONTEXT_CHARS characters, never one already shown in the session. Before a file is written: the
-lessons that cite it (or a name git says it had; a project file such as package.json, only by the
-lessons about project files alone), as the reason of a refused first write of that file in the
-session; the write after it goes through. When the agent stops: once per session, if
+lessons that cite it (or a name git says it had), as the reason of a refused first write of that
+file in the session; the write after it goes through. When the agent stops: once per session, if
 the work tree changed since the session's first hook and the memory file did not, a request to
 call log_memory or say there was nothing to log.
 
@@ -272,7 +271,8 @@ def _write_lessons(root, paths: list[str], session, moment: str) -> str | None:
     checker = staleness.checker(root.path, staleness.oldest_citing(citing))
     if checker is not None:
         names.update(checker.former_names(paths))
-    records = [r for r in citing if _about(r, names) and r.get("id") not in session.shown]
+    records = [r for r in citing if names.intersection(f for f in r["files"] if isinstance(f, str))]
+    records = [r for r in records if r.get("id") not in session.shown]
     shown = ", ".join(paths)
     if moment == BEFORE_WRITE:
         head = (
@@ -289,19 +289,6 @@ def _write_lessons(root, paths: list[str], session, moment: str) -> str | None:
     if text:
         session.warn(paths)
     return text
-
-
-def _about(record: dict, names: set[str]) -> bool:
-    """Whether a lesson is about a file written: it cites one, and if that is a project file
-    (package.json, .gitignore: search/match.py PROJECT_FILE), which a task changes for reasons of its
-    own, it cites nothing but project files."""
-    from ..search.match import PROJECT_FILE
-
-    cited = [f for f in record["files"] if isinstance(f, str)]
-    written = names.intersection(cited)
-    return any(not PROJECT_FILE.search(f) for f in written) or (
-        bool(written) and all(PROJECT_FILE.search(f) for f in cited)
-    )
 
 
 def _lessons(head: str, records: list[dict], session) -> str | None:
