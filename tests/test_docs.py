@@ -278,7 +278,7 @@ def test_the_match_strength_the_contract_quotes_is_the_codes():
     assert quoted(r"when at\s+most (\d+) of the paths the memory cites have that name") == match.NAMED_AMONG
     assert quoted(r"cites another file: ([\d.]+) ×") == match.DIRECTORY
     assert quoted(r"not common\) that it holds: ([\d.]+);") == match.IDENTIFIER
-    assert quoted(r"generic words only\): ([\d.]+) ×") == match.TOPIC
+    assert quoted(r"as `readme` in `README.md`\): ([\d.]+) ×") == match.TOPIC
     assert quoted(r"strength is at least \*\*([\d.]+)\*\*") == match.STRONG
     assert "halved" in scale and match.WORDS == 2
     assert "more than a fifth of the records and by more than 5" in text

@@ -278,7 +278,7 @@ class SearchIndex:
         topic, named = entry.record.get("topic"), set()
         if isinstance(topic, str) and query.names(topic) and not common(len(self.by_topic[topic]), records):
             named = terms(topic) - GENERIC_WORDS
-            if named:
+            if named and not named <= as_file:  # topic readme, named by README.md: counted as the file
                 spread = max(self.holders(t) for t in named)
                 strength += match.TOPIC * self._rarity(spread, records)
                 reasons.append(f"topic {topic}")
