@@ -272,13 +272,14 @@ def test_the_match_strength_the_contract_quotes_is_the_codes():
     assert quoted(r"reckoned with `N` at least (\d+)") == match.RARITY_FROM
     assert quoted(r"that it cites \(or the path git renamed to it\): ([\d.]+) \(") == match.FILE
     assert quoted(r"\(([\d.]+) for a file more\s+than a fifth") == match.COMMON_FILE
+    assert quoted(r"such weak files together count ([\d.]+) at most") == match.COMMON_FILE
     projects = scale[scale.index("**project file**") : scale.index("PROJECT_FILE")]
     for name in re.findall(r"`([\w.-]+)`", projects):
         assert match.PROJECT_FILE.search(name), f"contract §4.2 calls {name} a project file; search/match.py does not"
     assert quoted(r"when at\s+most (\d+) of the paths the memory cites have that name") == match.NAMED_AMONG
     assert quoted(r"cites another file: ([\d.]+) ×") == match.DIRECTORY
     assert quoted(r"not common\) that it holds: ([\d.]+);") == match.IDENTIFIER
-    assert quoted(r"as `readme` in `README.md`\): ([\d.]+) ×") == match.TOPIC
+    assert quoted(r"as `readme` of `README.md`\): ([\d.]+) ×") == match.TOPIC
     assert quoted(r"strength is at least \*\*([\d.]+)\*\*") == match.STRONG
     assert "halved" in scale and match.WORDS == 2
     assert "more than a fifth of the records and by more than 5" in text

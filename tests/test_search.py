@@ -328,6 +328,8 @@ def test_a_file_every_project_has_is_weak_evidence_alone(project, path):
     assert strong_matches(path, "", ["package.json"]) == []
     assert strong_matches(path, "", [".gitignore"]) == []
     assert strong_matches(path, "update CHANGELOG.md") == []
+    assert strong_matches(path, "", ["package.json", ".gitignore", "CHANGELOG.md"]) == []  # together, still weak
+    assert strong_matches(path, "add a changelog entry", ["CHANGELOG.md"]) == []  # its name is no word beside it
     log(path, "readme", "the readme's badges broke", "use the badge service's new address", files=["README.md"])
     assert strong_matches(path, "Update README.md") == []  # the file named is the topic's one word
     assert strong_matches(path, "", ["README.md", "src/pay/vat.py"])[0].record["id"] == lesson

@@ -250,11 +250,13 @@ class SearchIndex:
             held = self._held[entry] = (topic_terms | body, cited, {parent(p) for p in cited})
         terms_held, cited, folders = held
         records = len(self.entries)
-        strength, reasons, found, as_file = 0.0, [], set(), set()
+        strength, reasons, found, as_file, weak = 0.0, [], set(), set(), 0.0
         for path in query.files:
             if path in cited:
-                strength += self._file_weight(path, records)
+                worth = self._file_weight(path, records)
+                strength, weak = (strength, weak + worth) if worth < match.FILE else (strength + worth, weak)
                 reasons.append(f"file {path}")
+                as_file.update(words(path.rsplit("/", 1)[-1]))
                 found.add(parent(path))
         for old in query.former:
             if old in cited:
@@ -264,9 +266,13 @@ class SearchIndex:
             paths = self._named(name)
             chosen = [p for p in paths if p in cited and p not in query.files]
             if chosen and len(paths) <= match.NAMED_AMONG:
-                strength += self._file_weight(chosen[0], records)
+                worth = self._file_weight(chosen[0], records)
+                strength, weak = (strength, weak + worth) if worth < match.FILE else (strength + worth, weak)
                 reasons.append(f"file {chosen[0]} (named {name})")
-                as_file.update(words(name))  # CHANGELOG.md's words count once: as the file
+                as_file.update(words(name))
+        # Weak files together are no stronger than one; a file's name counts once, as the file
+        # (CHANGELOG.md's `changelog`, README.md's topic `readme`).
+        strength += min(weak, match.COMMON_FILE)
         for folder in dict.fromkeys(parent(p) for p in query.files):
             if folder and folder in folders and folder not in found:
                 strength += match.DIRECTORY * self._rarity(len(self.dir_postings[folder]), records)

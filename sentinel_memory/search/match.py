@@ -4,7 +4,8 @@
 
 The scale counts evidence (docs/contract.md §4.2 states it). Each file asked about that the record
 cites (or whose name before a git rename it cites) is worth FILE (COMMON_FILE for a file more than
-a fifth of the records cite, or a project file: PROJECT_FILE); a directory of one, in which the
+a fifth of the records cite, or a project file: PROJECT_FILE; such weak files together count
+COMMON_FILE at most, and a file's name is no word beside it); a directory of one, in which the
 record cites another file, up to DIRECTORY; an identifier of the query (search/terms.py
 identifier) that the record holds, IDENTIFIER; the record's exact topic named in the query, up to
 TOPIC; and the query's other words that the record holds, each its rarity squared (1 for a word
