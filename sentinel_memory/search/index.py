@@ -254,7 +254,10 @@ class SearchIndex:
         for path in query.files:
             if path in cited:
                 worth = self._file_weight(path, records)
-                strength, weak = (strength, weak + worth) if worth < match.FILE else (strength + worth, weak)
+                if worth < match.FILE:
+                    weak += worth
+                else:
+                    strength += worth
                 reasons.append(f"file {path}")
                 as_file.update(words(path.rsplit("/", 1)[-1]))
                 found.add(parent(path))
@@ -267,7 +270,10 @@ class SearchIndex:
             chosen = [p for p in paths if p in cited and p not in query.files]
             if chosen and len(paths) <= match.NAMED_AMONG:
                 worth = self._file_weight(chosen[0], records)
-                strength, weak = (strength, weak + worth) if worth < match.FILE else (strength + worth, weak)
+                if worth < match.FILE:
+                    weak += worth
+                else:
+                    strength += worth
                 reasons.append(f"file {chosen[0]} (named {name})")
                 as_file.update(words(name))
         # Weak files together are no stronger than one; a file's name counts once, as the file
