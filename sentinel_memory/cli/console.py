@@ -98,8 +98,9 @@ def search_result(
     text = "\n\n".join(blocks)
     if searched and not any(m.strong for m in found):
         text = (
-            "Nothing matches strongly (no record cites a file asked about or holds an identifier, the exact "
-            "topic or rare words of the query); these share less:\n\n" + text
+            "Nothing matches strongly (no record cites a file asked about, other than a common one such as "
+            "package.json, or holds an identifier, the exact topic or rare words of the query); these share "
+            "less:\n\n" + text
         )
     others = in_scope - len(found)
     if others:

@@ -151,8 +151,9 @@ def strength_line(found: Found) -> str:
         numbers = ", ".join(f"#{n}" for n in found.strong)
         return f"Strong matches: {numbers} ({STRONG_MEANS})."
     return (
-        f"Nothing matches strongly ({STRONG_MEANS}): the records below share only common words or "
-        "nearby files with the request, so none of them may bear on this task."
+        f"Nothing matches strongly ({STRONG_MEANS}): the records below share only common words, common "
+        "files (package.json, README.md, a file most records cite) or nearby files with the request, so "
+        "none of them may bear on this task."
     )
 
 
