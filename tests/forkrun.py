@@ -45,7 +45,7 @@ PRELOAD = (
 )
 
 SERVER_CODE = textwrap.dedent("""\
-    import json, os, socket, sys, threading
+    import gc, json, os, socket, sys, threading
     sys.argv[0] = {server!r}  # as `python server.py`: the script's path, its folder first, then server.py's insert
     sys.path[0] = {root!r}
     sys.path.insert(0, {root!r})
@@ -54,6 +54,7 @@ SERVER_CODE = textwrap.dedent("""\
         __import__(name)
     assert "fastmcp" not in sys.modules, "a command's import brought in fastmcp"
     assert threading.active_count() == 1, "the imports started a thread: forking would lose it"
+    gc.freeze()  # what the imports made stays out of the copies' collections (each would otherwise walk it)
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(sys.argv[1])
     listener.listen()

@@ -173,15 +173,38 @@ def _cache_file(cache: Path, timeout: float = TIMEOUT) -> Path:
 
 
 @pytest.fixture(scope="session")
-def recorded(tmp_path_factory) -> Path:
-    """A cache folder holding the answers recorded in this test session by a first start (the
-    versions installed now, whatever they are); the fast start uses it."""
+def recorded(request, tmp_path_factory) -> Path:
+    """A cache folder holding the answers a first start recorded for the versions installed now,
+    whatever they are; the fast start uses it. They are recorded once per key (the product's own:
+    fast_cache.key) and kept in pytest's cache folder, as the product keeps them in the user's:
+    the first test process to need them starts the server on an empty folder there (the others
+    wait for its lock), and each test process copies the file into a cache folder of its own.
+    test_the_first_start_records_fastmcps_answers_and_the_next_start_is_fast records afresh in
+    every run."""
+    import fcntl
+
+    env = _env(True, Path("/"))
+    digest = fast_cache.key({k: v for k, v in env.items() if k.startswith(fast_cache.SETTINGS)})
+    assert digest, "fastmcp is not installed for this python"
     cache = tmp_path_factory.mktemp("cache")
-    project = tmp_path_factory.mktemp("first-start")
-    argv = [PYTHON, str(SERVER), "--project", str(project)]
-    first = _exchange(argv, _env(True, cache), _messages("2025-11-25")[:3], project)
-    assert b'"tools"' in first[2]
-    _cache_file(cache)
+    pytest_cache = getattr(request.config, "cache", None)
+    shared = Path(pytest_cache.mkdir("fast-start-answers")) if pytest_cache is not None else cache
+    name = f"fast-start-{digest}.json"
+    with open(shared / "lock", "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if fast_cache.load(str(shared / "sentinel-memory" / name), digest) is None:
+            project = tmp_path_factory.mktemp("first-start")
+            argv = [PYTHON, str(SERVER), "--project", str(project)]
+            first = _exchange(argv, _env(True, shared), _messages("2025-11-25")[:3], project)
+            assert b'"tools"' in first[2]
+            deadline = time.monotonic() + TIMEOUT
+            while fast_cache.load(str(shared / "sentinel-memory" / name), digest) is None:
+                assert time.monotonic() < deadline, f"no answers recorded in {shared} within {TIMEOUT} s"
+                time.sleep(0.05)
+    if shared != cache:
+        (cache / "sentinel-memory").mkdir(mode=0o700)
+        shutil.copyfile(shared / "sentinel-memory" / name, cache / "sentinel-memory" / name)
+    assert fast_cache.load(str(_cache_file(cache)), digest) is not None
     return cache
 
 
@@ -193,12 +216,13 @@ def recorded(tmp_path_factory) -> Path:
 # the one an ordinary start gets from _env(False, cache), set before the import as it would be.
 # test_a_forked_server_answers_as_a_fresh_ordinary_start compares the two kinds of start.
 FORK_SERVER = textwrap.dedent("""\
-    import json, os, select, socket, sys, threading
+    import gc, json, os, select, socket, sys, threading
     sys.path[0] = {root!r}  # as `python server.py` has it: the script's folder first, then server.py's insert
     sys.path.insert(0, {root!r})
     from sentinel_memory import server  # noqa: F401 (fastmcp and the server module, imported once)
     from sentinel_memory.__main__ import main
     assert threading.active_count() == 1, "the imports started a thread: forking would lose it"
+    gc.freeze()  # what the imports made stays out of the copies' collections (each would otherwise walk it)
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(sys.argv[1])
     listener.listen()
