@@ -124,14 +124,16 @@ atexit.register(shutil.rmtree, TEMPLATES, ignore_errors=True)
 
 def template_key(env: dict, wired: bool) -> str | None:
     """What a new repository's bytes depend on: the environment, less the test's own folders (its
-    HOME and the folders beside it, such as the launcher's on PATH); None when git would read a
-    global config the test wrote (the repository is then built afresh)."""
+    HOME and the folders beside it, such as the launcher's on PATH) and the test's name; None when
+    git would read a global config the test wrote (the repository is then built afresh)."""
     home = Path(env.get("HOME", ""))
     xdg = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
     if not env.get("HOME") or (home / ".gitconfig").exists() or (xdg / "git").exists():
         return None
     own = str(home.parent)
-    kept = {k: v for k, v in env.items() if k not in ("HOME", "USERPROFILE", "XDG_CONFIG_HOME", "PATH")}
+    # PYTEST_CURRENT_TEST names the test (the env fixture copies os.environ): no git or init reads it.
+    kept = {k: v for k, v in env.items()
+            if k not in ("HOME", "USERPROFILE", "XDG_CONFIG_HOME", "PATH", "PYTEST_CURRENT_TEST")}
     path = [p for p in env.get("PATH", "").split(os.pathsep) if not p.startswith(own)]
     text = json.dumps([wired, sys.executable, str(SERVER), path, sorted(kept.items())])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
