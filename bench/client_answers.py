@@ -24,7 +24,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import uuid
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -98,27 +97,11 @@ def project_for(gitdir: str, size: int, scratch: Path, largest: bool = False) ->
 def run_client(name: str, clients: Path, gitdir: str, size: int, largest: bool = False) -> list[str]:
     scratch = Path(tempfile.mkdtemp(prefix=f"sm-client-{name}-"))
     try:
-        home = scratch / "home"
-        home.mkdir()
         project, task = project_for(gitdir, size, scratch, largest)
         calls = [task, {"query": task["query"]}]
         stand = Searcher(calls)
-        # The configs init writes start `sentinel-memory` from PATH (as an installed package would
-        # provide it): here a script that starts this checkout's server.py.
-        bin_dir = scratch / "bin"
-        bin_dir.mkdir()
-        (bin_dir / "sentinel-memory").write_text(f'#!/bin/sh\nexec "{sys.executable}" "{ROOT / "server.py"}" "$@"\n')
-        (bin_dir / "sentinel-memory").chmod(0o755)
-        env = {
-            k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE"))
-        }
-        env.update(
-            HOME=str(home),
-            PATH=f"{bin_dir}:{clients / 'node_modules' / '.bin'}:{env.get('PATH', '')}",
-            NO_PROXY="127.0.0.1,localhost",
-            no_proxy="127.0.0.1,localhost",
-        )
-        fake_key = "-".join(["sk", "standin", uuid.uuid4().hex])  # a stand-in key, assembled at run time
+        env, home = standin.scratch_env(scratch, clients, ROOT / "server.py")
+        fake_key = standin.scratch_key()
         init = subprocess.run(
             [
                 sys.executable,
@@ -138,12 +121,7 @@ def run_client(name: str, clients: Path, gitdir: str, size: int, largest: bool =
         base = f"http://127.0.0.1:{stand.port}"
         prompt = "Search the project memory for this task, then answer Done."
         if name == "claude":
-            env.update(
-                ANTHROPIC_BASE_URL=base,
-                ANTHROPIC_API_KEY=fake_key,
-                DISABLE_TELEMETRY="1",
-                CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-            )
+            env.update(standin.claude_env(base, fake_key))
             argv = ["claude", "-p", prompt, "--allowedTools", "mcp__sentinel-memory"]
         elif name == "gemini":
             env.update(GEMINI_API_KEY=fake_key, GOOGLE_GEMINI_BASE_URL=base, GEMINI_CLI_TRUST_WORKSPACE="true")
@@ -153,21 +131,7 @@ def run_client(name: str, clients: Path, gitdir: str, size: int, largest: bool =
             )
             argv = ["gemini", "-p", prompt]
         else:
-            (home / ".codex").mkdir()
-            (home / ".codex" / "config.toml").write_text(
-                # gpt-5.5: a bundled model with plain function tools and the bundled models' truncation
-                # policy (10,000 tokens); the default one calls tools from code, which this stand-in
-                # does not script.
-                'model = "'
-                + os.environ.get("SM_CODEX_MODEL", "gpt-5.5")
-                + '"\nmodel_provider = "standin"\n\n[model_providers.standin]\nname = "standin"\n'
-                f'base_url = "{base}/v1"\nwire_api = "responses"\nenv_key = "STANDIN_KEY"\n\n'
-                f'[projects."{project}"]\ntrust_level = "trusted"\n\n'
-                # MCP tools offered as functions rather than found through tool_search first, which
-                # this stand-in does not script; the results are truncated alike either way.
-                "[features]\ntool_search = false\ntool_search_always_defer_mcp_tools = false\n",
-                encoding="utf-8",
-            )
+            standin.codex_config(home, base, project)
             env.update(STANDIN_KEY=fake_key)
             argv = ["codex", "exec", "--skip-git-repo-check", prompt]
         try:

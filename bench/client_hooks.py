@@ -262,14 +262,8 @@ def probe_hooks(client: str, project: Path, script: Path) -> None:
 
 
 def client_env(name: str, scratch: Path, clients: Path, port: int, project: Path) -> tuple[dict, Path]:
-    home = scratch / "home"
-    home.mkdir(exist_ok=True)
-    bin_dir = scratch / "bin"
-    bin_dir.mkdir(exist_ok=True)
-    # The configs init writes start `sentinel-memory` from PATH (as an installed package would
-    # provide it): here a script that starts this checkout's server.py.
     source = Path(os.environ.get("SM_PRODUCT", str(ROOT)))
-    launcher = f'#!/bin/sh\nexec "{sys.executable}" "{source / "server.py"}" "$@"\n'
+    launcher = ""
     if os.environ.get("SM_HOOK_LOG"):  # keep each hook event's stdin and answer (diagnostics)
         log = scratch / "hook-io.log"
         launcher = (
@@ -279,32 +273,21 @@ def client_env(name: str, scratch: Path, clients: Path, port: int, project: Path
             f'printf "%s\\n" "$out" | sed "/^$/d"; exit $rc; fi\n'
             f'exec "{sys.executable}" "{source / "server.py"}" "$@"\n'
         )
-    (bin_dir / "sentinel-memory").write_text(launcher)
-    (bin_dir / "sentinel-memory").chmod(0o755)
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("GIT_", "ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE", "CLAUDE", "CODEX"))
-    }
+    env, home = standin.scratch_env(
+        scratch, clients, source / "server.py", launcher, drop=(*standin.DROP, "CLAUDE", "CODEX")
+    )
     env.update(
-        HOME=str(home),
-        PATH=f"{bin_dir}:{clients / 'node_modules' / '.bin'}:{env.get('PATH', '')}",
-        NO_PROXY="127.0.0.1,localhost",
-        no_proxy="127.0.0.1,localhost",
         XDG_STATE_HOME=str(home / ".local" / "state"),
         XDG_CACHE_HOME=str(home / ".cache"),
         XDG_CONFIG_HOME=str(home / ".config"),
     )
     if os.environ.get("SM_HOOK_TIME"):  # the hook's own time bound, passed through the client
         env["SENTINEL_MEMORY_HOOK_TIME"] = os.environ["SM_HOOK_TIME"]
-    fake_key = "-".join(["sk", "standin", uuid.uuid4().hex])  # a stand-in key, assembled at run time
+    fake_key = standin.scratch_key()
     base = f"http://127.0.0.1:{port}"
     if name == "claude":
         env.update(
-            ANTHROPIC_BASE_URL=base,
-            ANTHROPIC_API_KEY=fake_key,
-            DISABLE_TELEMETRY="1",
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            standin.claude_env(base, fake_key),
             DISABLE_AUTOUPDATER="1",
             # wait for the MCP server however loaded the machine is (it took 6.8 s to answer
             # initialize at load 16 on 2 cores; Claude Code then went on without its tools)
@@ -331,15 +314,12 @@ def client_env(name: str, scratch: Path, clients: Path, port: int, project: Path
                 json.dumps({str(project): "TRUST_FOLDER"}), encoding="utf-8"
             )
     else:
-        (home / ".codex").mkdir(exist_ok=True)
-        (home / ".codex" / "config.toml").write_text(
-            'model = "' + os.environ.get("SM_CODEX_MODEL", "gpt-5.5") + '"\nmodel_provider = "standin"\n'
-            'approval_policy = "never"\nsandbox_mode = "danger-full-access"\n\n'
-            '[model_providers.standin]\nname = "standin"\n'
-            f'base_url = "{base}/v1"\nwire_api = "responses"\nenv_key = "STANDIN_KEY"\n\n'
-            f'[projects."{project}"]\ntrust_level = "trusted"\n\n'
-            "[features]\nhooks = true\ntool_search = false\ntool_search_always_defer_mcp_tools = false\n",
-            encoding="utf-8",
+        standin.codex_config(
+            home,
+            base,
+            project,
+            settings='approval_policy = "never"\nsandbox_mode = "danger-full-access"\n',
+            features="hooks = true\n",
         )
         env.update(STANDIN_KEY=fake_key)
     return env, home

@@ -13,7 +13,9 @@ empty model lists.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 import threading
 import uuid
 from dataclasses import dataclass
@@ -347,3 +349,66 @@ class StandIn:
         """Codex's next output item."""
         offered, namespaces, custom = self.openai_offer(body)
         return openai_turn(self.call("codex", offered, items_openai(body)), namespaces, custom)
+
+
+# ------------------------------------------------------------------------------ running a client
+
+DROP = ("GIT_", "ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE")  # the caller's settings the clients would read
+
+
+def scratch_env(
+    scratch: Path, clients: Path, server: Path, launcher: str = "", drop: tuple[str, ...] = DROP
+) -> tuple[dict[str, str], Path]:
+    """The environment that runs the clients installed in `clients` (their node_modules/.bin) with
+    HOME in `scratch`: this process's without the variables whose names start with one of `drop`;
+    and that HOME. The configs init writes start `sentinel-memory` from PATH (as an installed
+    package would provide it): here `launcher`, by default a script that starts `server`."""
+    home = scratch / "home"
+    home.mkdir(exist_ok=True)
+    bin_dir = scratch / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "sentinel-memory").write_text(launcher or f'#!/bin/sh\nexec "{sys.executable}" "{server}" "$@"\n')
+    (bin_dir / "sentinel-memory").chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    env.update(
+        HOME=str(home),
+        PATH=f"{bin_dir}:{clients / 'node_modules' / '.bin'}:{env.get('PATH', '')}",
+        NO_PROXY="127.0.0.1,localhost",
+        no_proxy="127.0.0.1,localhost",
+    )
+    return env, home
+
+
+def scratch_key() -> str:
+    """A stand-in API key, assembled at run time."""
+    return "-".join(["sk", "standin", uuid.uuid4().hex])
+
+
+def claude_env(base: str, key: str) -> dict[str, str]:
+    """Claude Code's settings for the stand-in at `base`."""
+    return {
+        "ANTHROPIC_BASE_URL": base,
+        "ANTHROPIC_API_KEY": key,
+        "DISABLE_TELEMETRY": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    }
+
+
+def codex_config(home: Path, base: str, project: Path, settings: str = "", features: str = "") -> None:
+    """Codex's config.toml in the scratch HOME: the stand-in at `base` as its model provider (key in
+    STANDIN_KEY), `project` trusted, `settings` and `features` added."""
+    (home / ".codex").mkdir(exist_ok=True)
+    (home / ".codex" / "config.toml").write_text(
+        # gpt-5.5: a bundled model with plain function tools and the bundled models' truncation
+        # policy (10,000 tokens); the default one calls tools from code, which this stand-in
+        # does not script.
+        'model = "' + os.environ.get("SM_CODEX_MODEL", "gpt-5.5") + '"\nmodel_provider = "standin"\n'
+        f"{settings}\n"
+        '[model_providers.standin]\nname = "standin"\n'
+        f'base_url = "{base}/v1"\nwire_api = "responses"\nenv_key = "STANDIN_KEY"\n\n'
+        f'[projects."{project}"]\ntrust_level = "trusted"\n\n'
+        # MCP tools offered as functions rather than found through tool_search first, which
+        # this stand-in does not script; the results are truncated alike either way.
+        f"[features]\n{features}tool_search = false\ntool_search_always_defer_mcp_tools = false\n",
+        encoding="utf-8",
+    )
