@@ -6,10 +6,10 @@ DIR holds the clients installed from npm (`npm install @anthropic-ai/claude-code
 @openai/codex` in DIR; their executables in DIR/node_modules/.bin). For each client: a scratch
 project (a git repository) whose memory holds --size records built from GITDIR's history as
 bench/search_quality.py builds them, wired with `server.py init --client ...`; a scratch HOME; and
-a stand-in for the client's model API on 127.0.0.1 that answers the first request with one
-search_memory call (the newest commit's subject as query, its files as files, and a second call
-with the query alone) and every later request with a short text, logging every tool result it is
-sent. The client runs headless (`claude -p`, `gemini -p`, `codex exec`). Then the tool results that
+a stand-in for the client's model API on 127.0.0.1 (bench/standin.py) that answers the first
+request with one search_memory call (the newest commit's subject as query, its files as files, and
+a second call with the query alone; where Codex hides its MCP tools behind tool_search, it searches
+for them first) and every later request with a short text, logging every tool result it is sent. The client runs headless (`claude -p`, `gemini -p`, `codex exec`). Then the tool results that
 reached the stand-in are compared with the answers core.tools.search gives for the same arguments:
 WHOLE when the answer is in the result unchanged; otherwise what arrived instead (its length, its
 first characters). Nothing is fetched; the clients' own network calls other than the stand-in fail.
@@ -42,6 +42,8 @@ class Searcher(standin.StandIn):
     """The model: calls search_memory with each of `calls` in turn while fewer results came back
     than calls were made, otherwise answers a short text; keeps every tool result it is sent."""
 
+    deferred = TOOL
+
     def __init__(self, calls: list[dict]) -> None:
         self.calls: list[dict] = calls
         self.results: list[str] = []
@@ -56,16 +58,6 @@ class Searcher(standin.StandIn):
         if name is None or len(results) >= len(self.calls):
             return None
         return name, self.calls[len(results)]
-
-    def openai_offer(self, body: dict) -> tuple[list[str], dict[str, str | None], set[str]]:
-        offered, namespaces, custom = standin.openai_tools(body)
-        if not namespaces.get(TOOL) and any(
-            isinstance(t, dict) and t.get("type") == "tool_search" for t in body.get("tools", [])
-        ):
-            # MCP tools deferred behind tool_search: call the server's tool by its namespace directly
-            namespaces[TOOL] = "mcp__sentinel_memory"
-            offered.append(TOOL)
-        return offered, namespaces, custom
 
 
 def principle_of(entry):

@@ -7,9 +7,9 @@ DIR holds the clients installed from npm (`npm install @anthropic-ai/claude-code
 @openai/codex` in DIR). For each client and scenario: a scratch project (a git repository) whose
 memory holds --size records built from GITDIR's history as bench/search_quality.py builds them,
 wired with the product's own `server.py --project P init --client X` (the MCP entry and the
-hooks); a scratch HOME; and a scripted stand-in for the client's model API on 127.0.0.1 that never
-calls search_memory or log_memory on its own and logs every request body whole. The client runs
-headless (`claude -p`, `gemini -p`, `codex exec`). The scenarios:
+hooks); a scratch HOME; and a scripted stand-in for the client's model API on 127.0.0.1
+(bench/standin.py) that never calls search_memory or log_memory on its own and logs every request
+body whole. The client runs headless (`claude -p`, `gemini -p`, `codex exec`). The scenarios:
   a  a prompt naming a lesson's file: a lesson citing that file is in the model's first request
   b  an unrelated prompt: no record of the memory in any request
   c  the model writes a file a lesson cites, unasked: the lesson reaches the model while the file
@@ -34,7 +34,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -150,6 +149,8 @@ class Script:
 class StandIn(standin.StandIn):
     """The stand-in model API run by a Script; each request kept with whether the file was written."""
 
+    deferred = LOG_WORDS
+
     def __init__(self, client: str, script: Script, log: Path) -> None:
         self.client, self.script = client, script
         super().__init__(log, script.requests)
@@ -162,31 +163,11 @@ class StandIn(standin.StandIn):
         return None if name == "text" else (name, args)
 
     def openai_item(self, body: dict) -> dict:
-        offered, namespaces, custom = standin.openai_tools(body)
-        searched = sum(1 for i in body.get("input", []) if isinstance(i, dict) and i.get("type") == "tool_search_call")
-        if (
-            searched < 8
-            and not any(n.endswith(LOG_WORDS) for n in offered)
-            and any(isinstance(t, dict) and t.get("type") == "tool_search" for t in body.get("tools", []))
-        ):
-            # MCP tools deferred behind tool_search: find them first, as a model would
-            offered.append(LOG_WORDS)
-            namespaces[LOG_WORDS] = None
-        call = self.call("codex", offered, items_openai(body))
-        if call and call[0] == LOG_WORDS and LOG_WORDS in namespaces and namespaces[LOG_WORDS] is None:
+        item = super().openai_item(body)
+        if item["type"] == "tool_search_call":  # the model looks for log_memory first: not a call yet
             with self.script.lock:
                 self.script.log_calls -= 1
-            if searched:
-                time.sleep(1)  # the MCP server is still starting: its tools come a moment later
-            return {
-                "type": "tool_search_call",
-                "id": "ts_" + uuid.uuid4().hex[:8],
-                "call_id": "call_" + uuid.uuid4().hex[:8],
-                "execution": "client",
-                "status": "completed",
-                "arguments": {"query": "sentinel memory log_memory", "limit": 8},
-            }
-        return standin.openai_turn(call, namespaces, custom)
+        return item
 
 
 # ------------------------------------------------------------------------------ running a client

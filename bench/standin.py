@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -337,18 +338,39 @@ class StandIn:
 
     # what the model does: the benches say
 
+    deferred = ""  # the end of the name of the MCP tool the model calls (see openai_item)
+
     def call(self, client: str, offered: list[str], items: list[Item]) -> Call:
         """The tool call to make now (name, arguments), or None: answer with a short text."""
         return None
 
-    def openai_offer(self, body: dict) -> tuple[list[str], dict[str, str | None], set[str]]:
-        """The tools a Responses request offers, as openai_tools reads them."""
-        return openai_tools(body)
-
     def openai_item(self, body: dict) -> dict:
-        """Codex's next output item."""
-        offered, namespaces, custom = self.openai_offer(body)
-        return openai_turn(self.call("codex", offered, items_openai(body)), namespaces, custom)
+        """Codex's next output item. Where Codex defers the MCP tools behind tool_search and the
+        model would call `deferred` (a tool name's end), it searches for them first, as a model
+        would (again, a moment later, while the MCP server is still starting)."""
+        offered, namespaces, custom = openai_tools(body)
+        searched = sum(1 for i in body.get("input", []) if isinstance(i, dict) and i.get("type") == "tool_search_call")
+        hidden = (
+            bool(self.deferred)
+            and searched < 8
+            and not any(n.endswith(self.deferred) for n in offered)
+            and any(isinstance(t, dict) and t.get("type") == "tool_search" for t in body.get("tools", []))
+        )
+        if hidden:
+            offered.append(self.deferred)
+        call = self.call("codex", offered, items_openai(body))
+        if hidden and call and call[0] == self.deferred:
+            if searched:
+                time.sleep(1)  # the MCP server is still starting: its tools come a moment later
+            return {
+                "type": "tool_search_call",
+                "id": "ts_" + uuid.uuid4().hex[:8],
+                "call_id": "call_" + uuid.uuid4().hex[:8],
+                "execution": "client",
+                "status": "completed",
+                "arguments": {"query": f"sentinel memory {self.deferred}", "limit": 8},
+            }
+        return openai_turn(call, namespaces, custom)
 
 
 # ------------------------------------------------------------------------------ running a client
@@ -407,8 +429,8 @@ def codex_config(home: Path, base: str, project: Path, settings: str = "", featu
         '[model_providers.standin]\nname = "standin"\n'
         f'base_url = "{base}/v1"\nwire_api = "responses"\nenv_key = "STANDIN_KEY"\n\n'
         f'[projects."{project}"]\ntrust_level = "trusted"\n\n'
-        # MCP tools offered as functions rather than found through tool_search first, which
-        # this stand-in does not script; the results are truncated alike either way.
+        # MCP tools offered as functions rather than found through tool_search first (Codex
+        # versions that defer them anyway get a tool_search call first: StandIn.openai_item).
         f"[features]\n{features}tool_search = false\ntool_search_always_defer_mcp_tools = false\n",
         encoding="utf-8",
     )
