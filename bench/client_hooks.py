@@ -151,8 +151,8 @@ class StandIn(standin.StandIn):
 
     deferred = LOG_WORDS
 
-    def __init__(self, client: str, script: Script, log: Path) -> None:
-        self.client, self.script = client, script
+    def __init__(self, script: Script, log: Path) -> None:
+        self.script = script
         super().__init__(log, script.requests)
 
     def entry(self, path: str, body: dict) -> dict:
@@ -363,7 +363,7 @@ def run_once(
     name: str, clients: Path, project: Path, scratch: Path, script: Script, prompt: str, probe: bool = False
 ) -> dict:
     log = scratch / "requests.jsonl"
-    stand = StandIn(name, script, log)
+    stand = StandIn(script, log)
     try:
         env, home = client_env(name, scratch, clients, stand.port, project)
         if probe:
