@@ -7,9 +7,9 @@ DIR holds the clients installed from npm (`npm install @anthropic-ai/claude-code
 @openai/codex` in DIR). For each client and scenario: a scratch project (a git repository) whose
 memory holds --size records built from GITDIR's history as bench/search_quality.py builds them,
 wired with the product's own `server.py --project P init --client X` (the MCP entry and the
-hooks); a scratch HOME; and a scripted stand-in for the client's model API on 127.0.0.1 that never
-calls search_memory or log_memory on its own and logs every request body whole. The client runs
-headless (`claude -p`, `gemini -p`, `codex exec`). The scenarios:
+hooks); a scratch HOME; and a scripted stand-in for the client's model API on 127.0.0.1
+(bench/standin.py) that never calls search_memory or log_memory on its own and logs every request
+body whole. The client runs headless (`claude -p`, `gemini -p`, `codex exec`). The scenarios:
   a  a prompt naming a lesson's file: a lesson citing that file is in the model's first request
   b  an unrelated prompt: no record of the memory in any request
   c  the model writes a file a lesson cites, unasked: the lesson reaches the model while the file
@@ -34,9 +34,7 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -44,6 +42,8 @@ ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
 import search_quality as sq  # noqa: E402  (puts the repository root on sys.path)
+import standin  # noqa: E402
+from standin import Item, items_anthropic, items_gemini, items_openai  # noqa: E402
 
 WRITE_TOOLS = {"claude": "Write", "gemini": "write_file", "codex": "apply_patch"}
 LOG_WORDS = "log_memory"
@@ -53,86 +53,6 @@ LOG_WORDS = "log_memory"
 # "none" does neither (Codex then skips them without a word).
 CODEX_TRUST = os.environ.get("SM_CODEX_TRUST", "review")
 TIMEOUT = int(os.environ.get("SM_CLIENT_TIMEOUT", "180"))
-
-
-# ------------------------------------------------------------------------------ the conversation
-
-
-@dataclass
-class Item:
-    role: str  # user | assistant
-    kind: str  # text | call | result
-    text: str = ""
-    name: str = ""
-
-
-def _text_of(value) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return "\n".join(_text_of(v) for v in value)
-    if isinstance(value, dict):
-        return "\n".join(_text_of(v) for v in value.values())
-    return ""
-
-
-def items_anthropic(body: dict) -> list[Item]:
-    out = []
-    for message in body.get("messages", []):
-        role = "assistant" if message.get("role") == "assistant" else "user"
-        content = message.get("content")
-        if isinstance(content, str):
-            out.append(Item(role, "text", content))
-            continue
-        for part in content or []:
-            kind = part.get("type")
-            if kind == "text":
-                out.append(Item(role, "text", part.get("text", "")))
-            elif kind == "tool_use":
-                out.append(Item(role, "call", json.dumps(part.get("input")), part.get("name", "")))
-            elif kind == "tool_result":
-                out.append(Item(role, "result", _text_of(part.get("content"))))
-    return out
-
-
-def items_gemini(body: dict) -> list[Item]:
-    out = []
-    for content in body.get("contents", []):
-        role = "assistant" if content.get("role") == "model" else "user"
-        for part in content.get("parts", []):
-            if "text" in part:
-                out.append(Item(role, "text", part["text"]))
-            elif "functionCall" in part:
-                out.append(
-                    Item(
-                        role, "call", json.dumps(part["functionCall"].get("args")), part["functionCall"].get("name", "")
-                    )
-                )
-            elif "functionResponse" in part:
-                out.append(Item(role, "result", _text_of(part["functionResponse"].get("response"))))
-    return out
-
-
-def items_openai(body: dict) -> list[Item]:
-    out = []
-    for item in body.get("input", []):
-        if not isinstance(item, dict):
-            continue
-        kind = item.get("type")
-        if kind == "message":
-            role = "assistant" if item.get("role") == "assistant" else "user"
-            out.append(
-                Item(
-                    role, "text", _text_of([c.get("text", "") for c in item.get("content", []) if isinstance(c, dict)])
-                )
-            )
-        elif kind in ("function_call", "custom_tool_call"):
-            out.append(
-                Item("assistant", "call", item.get("arguments") or item.get("input") or "", item.get("name", ""))
-            )
-        elif kind in ("function_call_output", "custom_tool_call_output"):
-            out.append(Item("user", "result", _text_of(item.get("output"))))
-    return out
 
 
 # ------------------------------------------------------------------------------------ the model
@@ -226,235 +146,28 @@ class Script:
         return f"*** Begin Patch\n*** Add File: {path}\n{body}*** End Patch\n"
 
 
-class StandIn:
-    """The scripted model API on 127.0.0.1: Anthropic Messages, Gemini generateContent, OpenAI Responses."""
+class StandIn(standin.StandIn):
+    """The stand-in model API run by a Script; each request kept with whether the file was written."""
 
-    def __init__(self, client: str, script: Script, log: Path) -> None:
-        self.client, self.script, self.log = client, script, log
-        stand = self
+    deferred = LOG_WORDS
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    def __init__(self, script: Script, log: Path) -> None:
+        self.script = script
+        super().__init__(log, script.requests)
 
-            def log_message(self, *args):
-                pass
+    def entry(self, path: str, body: dict) -> dict:
+        return {"path": path, "written": self.script.written(), "body": body}
 
-            def _send(self, body: bytes, kind: str) -> None:
-                self.send_response(200)
-                self.send_header("content-type", kind)
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+    def call(self, client: str, offered: list[str], items: list[Item]) -> standin.Call:
+        name, args = self.script.decide(client, offered, items)
+        return None if name == "text" else (name, args)
 
-            def do_GET(self):
-                self._send(b'{"data": [], "models": []}', "application/json")
-
-            def do_POST(self):
-                size = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(size) or b"{}"
-                if self.headers.get("content-encoding") == "zstd":
-                    raw = subprocess.run(["zstd", "-dc"], input=raw, capture_output=True).stdout or b"{}"
-                try:
-                    body = json.loads(raw)
-                except ValueError:
-                    body = {}
-                stand.record(self.path, body)
-                if self.path.startswith("/v1/messages/count_tokens") or ":countTokens" in self.path:
-                    return self._send(b'{"input_tokens": 10, "totalTokens": 10}', "application/json")
-                if self.path.startswith("/v1/messages"):
-                    return stand.anthropic(self, body)
-                if self.path.startswith("/v1/responses"):
-                    return stand.openai(self, body)
-                if "generatecontent" in self.path.lower():
-                    return stand.gemini(self, body, "stream" in self.path.lower())
-                self._send(b"{}", "application/json")
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def record(self, path: str, body: dict) -> None:
-        entry = {"path": path, "written": self.script.written(), "body": body}
-        with self.script.lock:
-            self.script.requests.append(entry)
-        with open(self.log, "a", encoding="utf-8") as out:
-            out.write(json.dumps(entry, ensure_ascii=False) + "\n")
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-    def anthropic(self, handler, body: dict) -> None:
-        name, args = self.script.decide(
-            "claude", [t.get("name", "") for t in body.get("tools", [])], items_anthropic(body)
-        )
-        if not body.get("stream"):
-            return handler._send(
-                json.dumps(
-                    {
-                        "id": "msg_x",
-                        "type": "message",
-                        "role": "assistant",
-                        "model": "m",
-                        "content": [{"type": "text", "text": "Done."}],
-                        "stop_reason": "end_turn",
-                        "stop_sequence": None,
-                        "usage": {"input_tokens": 1, "output_tokens": 1},
-                    }
-                ).encode(),
-                "application/json",
-            )
-        events = [
-            (
-                "message_start",
-                {
-                    "type": "message_start",
-                    "message": {
-                        "id": "msg_" + uuid.uuid4().hex[:12],
-                        "type": "message",
-                        "role": "assistant",
-                        "model": body.get("model"),
-                        "content": [],
-                        "stop_reason": None,
-                        "stop_sequence": None,
-                        "usage": {"input_tokens": 10, "output_tokens": 1},
-                    },
-                },
-            )
-        ]
-        if name != "text":
-            block = {"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:12], "name": name, "input": {}}
-            delta = {"type": "input_json_delta", "partial_json": json.dumps(args)}
-            stop = "tool_use"
-        else:
-            block, delta, stop = {"type": "text", "text": ""}, {"type": "text_delta", "text": "Done."}, "end_turn"
-        events += [
-            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
-            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
-            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-            (
-                "message_delta",
-                {
-                    "type": "message_delta",
-                    "delta": {"stop_reason": stop, "stop_sequence": None},
-                    "usage": {"output_tokens": 5},
-                },
-            ),
-            ("message_stop", {"type": "message_stop"}),
-        ]
-        handler._send(
-            "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode(), "text/event-stream"
-        )
-
-    def openai(self, handler, body: dict) -> None:
-        offered, namespaces, custom = [], {}, set()
-        for tool in body.get("tools", []):
-            if not isinstance(tool, dict):
-                continue
-            if tool.get("name"):
-                offered.append(tool["name"])
-                if tool.get("type") == "custom":
-                    custom.add(tool["name"])
-            for inner in tool.get("tools", []) or []:
-                if isinstance(inner, dict) and inner.get("name"):
-                    offered.append(inner["name"])
-                    namespaces[inner["name"]] = tool.get("name")
-        for found in body.get("input", []):  # tools a tool_search call brought
-            if isinstance(found, dict) and found.get("type") == "tool_search_output":
-                for tool in found.get("tools", []) or []:
-                    for inner in tool.get("tools", []) or [] if isinstance(tool, dict) else []:
-                        if isinstance(inner, dict) and inner.get("name"):
-                            offered.append(inner["name"])
-                            namespaces[inner["name"]] = tool.get("name")
-        searched = sum(1 for i in body.get("input", []) if isinstance(i, dict) and i.get("type") == "tool_search_call")
-        if (
-            searched < 8
-            and not any(n.endswith(LOG_WORDS) for n in offered)
-            and any(isinstance(t, dict) and t.get("type") == "tool_search" for t in body.get("tools", []))
-        ):
-            # MCP tools deferred behind tool_search: call the server's tool by its namespace directly
-            # MCP tools deferred behind tool_search: find them first, as a model would
-            offered.append(LOG_WORDS)
-            namespaces[LOG_WORDS] = None
-        name, args = self.script.decide("codex", offered, items_openai(body))
-        rid = "resp_" + uuid.uuid4().hex[:12]
-        call_id = "call_" + uuid.uuid4().hex[:8]
-        if name == LOG_WORDS and LOG_WORDS in namespaces and namespaces[LOG_WORDS] is None:
+    def openai_item(self, body: dict) -> dict:
+        item = super().openai_item(body)
+        if item["type"] == "tool_search_call":  # the model looks for log_memory first: not a call yet
             with self.script.lock:
                 self.script.log_calls -= 1
-            if searched:
-                time.sleep(1)  # the MCP server is still starting: its tools come a moment later
-            item = {
-                "type": "tool_search_call",
-                "id": "ts_" + uuid.uuid4().hex[:8],
-                "call_id": call_id,
-                "execution": "client",
-                "status": "completed",
-                "arguments": {"query": "sentinel memory log_memory", "limit": 8},
-            }
-        elif name == "text":
-            item = {
-                "type": "message",
-                "role": "assistant",
-                "id": "msg_" + uuid.uuid4().hex[:8],
-                "content": [{"type": "output_text", "text": "Done.", "annotations": []}],
-            }
-        elif name in custom:
-            item = {
-                "type": "custom_tool_call",
-                "id": "ctc_" + uuid.uuid4().hex[:8],
-                "call_id": call_id,
-                "name": name,
-                "input": args if isinstance(args, str) else json.dumps(args),
-            }
-        else:
-            if isinstance(args, str):
-                args = {"input": args}
-            item = {
-                "type": "function_call",
-                "id": "fc_" + uuid.uuid4().hex[:8],
-                "call_id": call_id,
-                "name": name,
-                "arguments": json.dumps(args),
-            }
-            if namespaces.get(name):
-                item["namespace"] = namespaces[name]
-        done = {
-            "type": "response.completed",
-            "response": {
-                "id": rid,
-                "usage": {
-                    "input_tokens": 10,
-                    "input_tokens_details": None,
-                    "output_tokens": 5,
-                    "output_tokens_details": None,
-                    "total_tokens": 15,
-                },
-            },
-        }
-        events = [
-            ("response.created", {"type": "response.created", "response": {"id": rid}}),
-            ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}),
-            ("response.completed", done),
-        ]
-        handler._send(
-            "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode(), "text/event-stream"
-        )
-
-    def gemini(self, handler, body: dict, stream: bool) -> None:
-        offered = [d.get("name", "") for t in body.get("tools", []) for d in t.get("functionDeclarations", [])]
-        if not offered and body.get("generationConfig", {}).get("responseMimeType") == "application/json":
-            parts = [{"text": json.dumps({"reasoning": "done", "next_speaker": "user"})}]
-        else:
-            name, args = self.script.decide("gemini", offered, items_gemini(body))
-            parts = [{"functionCall": {"name": name, "args": args}}] if name != "text" else [{"text": "Done."}]
-        chunk = {
-            "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
-            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
-        }
-        if stream:
-            return handler._send(f"data: {json.dumps(chunk)}\n\n".encode(), "text/event-stream")
-        handler._send(json.dumps(chunk).encode(), "application/json")
+        return item
 
 
 # ------------------------------------------------------------------------------ running a client
@@ -530,14 +243,8 @@ def probe_hooks(client: str, project: Path, script: Path) -> None:
 
 
 def client_env(name: str, scratch: Path, clients: Path, port: int, project: Path) -> tuple[dict, Path]:
-    home = scratch / "home"
-    home.mkdir(exist_ok=True)
-    bin_dir = scratch / "bin"
-    bin_dir.mkdir(exist_ok=True)
-    # The configs init writes start `sentinel-memory` from PATH (as an installed package would
-    # provide it): here a script that starts this checkout's server.py.
     source = Path(os.environ.get("SM_PRODUCT", str(ROOT)))
-    launcher = f'#!/bin/sh\nexec "{sys.executable}" "{source / "server.py"}" "$@"\n'
+    launcher = ""
     if os.environ.get("SM_HOOK_LOG"):  # keep each hook event's stdin and answer (diagnostics)
         log = scratch / "hook-io.log"
         launcher = (
@@ -547,32 +254,21 @@ def client_env(name: str, scratch: Path, clients: Path, port: int, project: Path
             f'printf "%s\\n" "$out" | sed "/^$/d"; exit $rc; fi\n'
             f'exec "{sys.executable}" "{source / "server.py"}" "$@"\n'
         )
-    (bin_dir / "sentinel-memory").write_text(launcher)
-    (bin_dir / "sentinel-memory").chmod(0o755)
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("GIT_", "ANTHROPIC", "OPENAI", "GEMINI", "GOOGLE", "CLAUDE", "CODEX"))
-    }
+    env, home = standin.scratch_env(
+        scratch, clients, source / "server.py", launcher, drop=(*standin.DROP, "CLAUDE", "CODEX")
+    )
     env.update(
-        HOME=str(home),
-        PATH=f"{bin_dir}:{clients / 'node_modules' / '.bin'}:{env.get('PATH', '')}",
-        NO_PROXY="127.0.0.1,localhost",
-        no_proxy="127.0.0.1,localhost",
         XDG_STATE_HOME=str(home / ".local" / "state"),
         XDG_CACHE_HOME=str(home / ".cache"),
         XDG_CONFIG_HOME=str(home / ".config"),
     )
     if os.environ.get("SM_HOOK_TIME"):  # the hook's own time bound, passed through the client
         env["SENTINEL_MEMORY_HOOK_TIME"] = os.environ["SM_HOOK_TIME"]
-    fake_key = "-".join(["sk", "standin", uuid.uuid4().hex])  # a stand-in key, assembled at run time
+    fake_key = standin.scratch_key()
     base = f"http://127.0.0.1:{port}"
     if name == "claude":
         env.update(
-            ANTHROPIC_BASE_URL=base,
-            ANTHROPIC_API_KEY=fake_key,
-            DISABLE_TELEMETRY="1",
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            standin.claude_env(base, fake_key),
             DISABLE_AUTOUPDATER="1",
             # wait for the MCP server however loaded the machine is (it took 6.8 s to answer
             # initialize at load 16 on 2 cores; Claude Code then went on without its tools)
@@ -599,15 +295,12 @@ def client_env(name: str, scratch: Path, clients: Path, port: int, project: Path
                 json.dumps({str(project): "TRUST_FOLDER"}), encoding="utf-8"
             )
     else:
-        (home / ".codex").mkdir(exist_ok=True)
-        (home / ".codex" / "config.toml").write_text(
-            'model = "' + os.environ.get("SM_CODEX_MODEL", "gpt-5.5") + '"\nmodel_provider = "standin"\n'
-            'approval_policy = "never"\nsandbox_mode = "danger-full-access"\n\n'
-            '[model_providers.standin]\nname = "standin"\n'
-            f'base_url = "{base}/v1"\nwire_api = "responses"\nenv_key = "STANDIN_KEY"\n\n'
-            f'[projects."{project}"]\ntrust_level = "trusted"\n\n'
-            "[features]\nhooks = true\ntool_search = false\ntool_search_always_defer_mcp_tools = false\n",
-            encoding="utf-8",
+        standin.codex_config(
+            home,
+            base,
+            project,
+            settings='approval_policy = "never"\nsandbox_mode = "danger-full-access"\n',
+            features="hooks = true\n",
         )
         env.update(STANDIN_KEY=fake_key)
     return env, home
@@ -670,7 +363,7 @@ def run_once(
     name: str, clients: Path, project: Path, scratch: Path, script: Script, prompt: str, probe: bool = False
 ) -> dict:
     log = scratch / "requests.jsonl"
-    stand = StandIn(name, script, log)
+    stand = StandIn(script, log)
     try:
         env, home = client_env(name, scratch, clients, stand.port, project)
         if probe:
@@ -859,7 +552,7 @@ def received(name: str, req: dict, head: str) -> str:
 
 def request_text(req: dict) -> str:
     """Every string of a request body, JSON escapes undone."""
-    return _text_of(req["body"])
+    return standin.text_of(req["body"])
 
 
 def scenario(name: str, which: str, clients: Path, gitdir: str, size: int) -> dict:
