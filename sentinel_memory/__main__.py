@@ -93,7 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         try:
             if proxy.wanted():
                 return proxy.run(argv)
-            from . import server
+            from .record.gcpause import loaded
+
+            with loaded():
+                from . import server
         except ModuleNotFoundError as exc:
             print(not_installed(exc), file=sys.stderr)
             return 2

@@ -291,3 +291,25 @@ def test_the_lock_timeout_is_a_setting_that_falls_back_to_ten_seconds(monkeypatc
 
     monkeypatch.setenv("SENTINEL_MEMORY_LOCK_TIMEOUT", value)
     assert lock_timeout() == seconds
+
+
+def test_the_servers_import_leaves_the_collector_on_and_what_it_loaded_frozen():
+    """The MCP server's import runs with the cyclic collector paused (a third of its CPU went to
+    collections that freed nothing); after it the collector runs again, so a long session still
+    frees cycles, and what the import made is frozen out of later collections."""
+    code = textwrap.dedent("""\
+        import gc, sys
+        sys.path.insert(0, sys.argv[1])
+        from sentinel_memory.record.gcpause import loaded
+        with loaded():
+            assert not gc.isenabled()
+            from sentinel_memory import server
+        assert gc.isenabled() and gc.get_freeze_count() > 10_000, gc.get_freeze_count()
+        gc.disable()
+        with loaded():
+            pass
+        assert not gc.isenabled()  # a collector the caller had paused stays paused
+        print("ok")
+        """)
+    result = subprocess.run([sys.executable, "-c", code, str(ROOT)], capture_output=True, text=True, timeout=120)
+    assert result.stdout == "ok\n", result.stderr

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import sys
 
+from ..record.gcpause import loaded
 from .cache import DISCOVER, ENV, LISTS, META, RESPONSE_PREFIX, SET_LEVEL, wanted
 
 __all__ = ["ENV", "run", "wanted"]
@@ -41,7 +42,8 @@ def run(argv: list[str]) -> int:
     path, digest = fast_cache.where(argv)
     answers = fast_cache.load(path, digest) if path else None
     if terminal or answers is None or path is None:
-        from sentinel_memory import server
+        with loaded():
+            from sentinel_memory import server
 
         if path and answers is None:
             from . import recorder
@@ -51,7 +53,8 @@ def run(argv: list[str]) -> int:
         return 0
     proxy = Proxy(answers, path)
     try:
-        from sentinel_memory import server
+        with loaded():
+            from sentinel_memory import server
 
         server.main(argv)
     finally:
