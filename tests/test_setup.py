@@ -387,3 +387,15 @@ def test_doctor_in_the_home_directory_suggests_no_fold_of_the_projects_below(tmp
 
     assert result.returncode == 1 and "home directory or a filesystem root" in result.stdout
     assert "fold" not in result.stdout and "Traceback" not in result.stderr
+
+
+def test_init_as_a_module_writes_the_git_config_init_as_a_script_wrote(tmp_path, env):
+    """How a run was started (`python -m sentinel_memory`, `python server.py`) only changes the
+    words of its messages, not git's config: a teammate's server started either way leaves it be."""
+    repo = make_repo(tmp_path, env)
+    config = (repo.path / ".git" / "config").read_bytes()
+    module = subprocess.run([sys.executable, "-m", "sentinel_memory", "--project", str(repo.path), "init"],
+                            cwd=SERVER.parent, env=env, capture_output=True, text=True, timeout=60)
+
+    assert module.returncode == 0, module.stderr
+    assert (repo.path / ".git" / "config").read_bytes() == config

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..invocation import SELF
+from ..invocation import STORED_SELF
 from ..record.disk import atomic_write
 from ..record.merge import merge_three_way
 from ..record.snapshot import Snapshot, parse
@@ -151,7 +151,7 @@ def driver_commands(*command: str) -> dict[str, str]:
         f"merge.{DRIVER}.driver": (
             f"{run} merge-driver %O %A %B %P; s=$?; [ $s -le 1 ] && exit $s; "
             f"echo \"sentinel-memory: the merge driver did not run (exit $s); using git's text merge. "
-            f'Run {SELF} doctor" >&2; {text_merge}'
+            f'Run {STORED_SELF} doctor" >&2; {text_merge}'
         ),
         # git appends the file as "$@": our textconv gets it as $1, the fallback `cat` as "$@".
         f"diff.{DRIVER}.textconv": f'{run} textconv "$1" || cat',
