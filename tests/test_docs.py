@@ -317,3 +317,105 @@ def test_every_tool_parameter_is_described_once_in_the_tools_schema(server_modul
             assert (parameter.name in schema.get("required", [])) == parameter.required
             if not parameter.required:
                 assert field.get("default") == parameter.default, (name, parameter.name)
+
+
+# A number with a unit of time, alone or as a range ("~25–40 ms", "1.0 to 2.8 s"; "s" after a
+# blank, so that "the 1990s" is none), or a rate
+# ("13,247 texts per second", "850 records/s", "0.92–1.22 MB/s"). Not "10,000 records well within
+# a second": a bound in words is what a guide may promise.
+_NUMBER = r"~?\d[\d,]*(?:\.\d+)?"
+_RANGE = rf"{_NUMBER}(?:\s?(?:–|-|to)\s*{_NUMBER})?"
+TIMING = re.compile(
+    rf"(?<![\w.~-]){_RANGE}(?:\s?(?:ms|µs|ns)|\s(?:s|sec|seconds?|minutes?))\b(?![-/])"
+    rf"|(?<![\w.~-]){_RANGE}(?:\s[\w-]+){{0,2}}\s?(?:per (?:second|minute)|/s\b|[KMG]i?B/s)"
+)
+
+# Durations a guide may state, by exact phrase: each is a promise, not a measure. The product's
+# own bounds are the code's constants (test_the_time_bounds_the_docs_quote_are_the_codes checks
+# them); the clients' waits are their documented behaviour, which decides what the server must do.
+PROMISED = {
+    "docs/commands.md": [
+        "locked by another process (after 10 s;",  # store.LOCK_TIMEOUT
+        "past about 1 s it prints nothing",  # hooks/run.py DEFAULT_TIME
+    ],
+    "docs/contract.md": [
+        "A writer gives up after 10 seconds",  # store.LOCK_TIMEOUT
+        "the lock timeout of §5.1 (10 seconds,",  # store.LOCK_TIMEOUT
+        "gone unchanged for 0.25 seconds",  # record/gitlock.py SETTLE
+        "longer than 0.25 seconds",  # record/gitlock.py SETTLE
+        "past its time bound (about 1 s)",  # hooks/run.py DEFAULT_TIME
+    ],
+    "docs/design.md": [
+        "A writer waits 10 s",  # store.LOCK_TIMEOUT
+        "changed in the last 0.25 s",  # record/gitlock.py SETTLE
+        "builds its first turn after about 2 s",  # Claude Code's wait for MCP servers
+        "Codex gives optional servers about 1 s",  # Codex's mcp_optional_startup_grace_ms
+    ],
+    "docs/clients.md": [
+        "The bound is about 1 s",  # hooks/run.py DEFAULT_TIME
+        "waits only about 2 s before it sends",  # Claude Code's wait for MCP servers
+        "at most its 5 s connect limit",  # the Claude Agent SDK's alwaysLoad
+        "it waits up to 5 s",  # the same
+        "(default: 600,000ms = 10\nminutes)",  # quoted from Gemini CLI's documentation
+    ],
+    "docs/security.md": [
+        "timed out after 30 s",  # git/command.py TIMEOUT
+    ],
+}
+
+
+def _guides() -> list[Path]:
+    """The docs that must not date: all but performance.md (and bench/*.txt and CHANGELOG.md,
+    records of the past, which are not here)."""
+    docs = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
+    return [d for d in docs if d.name != "performance.md"]
+
+
+def test_no_guide_states_a_timing_or_a_rate():
+    """A time or a rate measured on one machine at one commit goes stale with the next change: it
+    lives in docs/performance.md with that commit, and a guide says what it means in words and links
+    there. Only the durations the product promises, or a client documents, are stated (PROMISED)."""
+    found = []
+    for doc in _guides():
+        text = _read(doc)
+        name = doc.relative_to(ROOT).as_posix()
+        for phrase in PROMISED.get(name, []):
+            assert phrase in text, f"{name} no longer says {phrase!r}: take it out of PROMISED"
+            text = text.replace(phrase, "\n" * phrase.count("\n"))  # the lines keep their numbers
+        found += [f"{name}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)!r}" for m in TIMING.finditer(text)]
+    assert not found, "timings or rates outside docs/performance.md:\n" + "\n".join(found)
+
+
+def test_the_timing_pattern_finds_what_it_is_for():
+    """The pattern catches the figures that once stood in the guides and leaves sizes, versions and
+    bounds in words alone."""
+    dated = ["59 ms against\n286 ms", "within ~25–40 ms of", "took ~170 ms to load", "790 → 25 ms",
+             "(0.3–0.4 s from process start", "1.0 to\n2.8 s", "13,247 against 15,107\ntexts per second",
+             "(850 against 869 records per second)", "0.92–1.22 MB/s", "8,285–13,339 texts/s", "0.13 ms a text",
+             "about\n  6 s of CPU", "15-20 s and more", "1.5 µs"]
+    assert [d for d in dated if not TIMING.search(d)] == []
+    timeless = ["10,000 records well within a second", "Codex 0.169", "64 MiB (67,108,864 bytes", "4 KB",
+                "`%(pw)s`", "1990s", "v1.2", "sha256s", "9,000 estimated tokens", "about one second of grace"]
+    assert [t for t in timeless if TIMING.search(t)] == []
+
+
+def test_the_time_bounds_the_docs_quote_are_the_codes():
+    """The durations PROMISED lets the guides state are the code's: the lock timeout, the time git's
+    folder must be still, the hook's bound and git's own time limit."""
+    from sentinel_memory.git.command import TIMEOUT
+    from sentinel_memory.hooks.run import DEFAULT_TIME
+    from sentinel_memory.record.gitlock import SETTLE
+    from sentinel_memory.record.store import LOCK_TIMEOUT
+
+    def quoted(pattern: str, *docs: str) -> set[float]:
+        found = [float(m.group(1)) for doc in docs for m in re.finditer(pattern, _read(ROOT / doc))]
+        assert found, f"no doc says {pattern!r}: reword the pattern with the doc"
+        return set(found)
+
+    assert quoted(r"A writer gives up after (\d+) seconds", "docs/contract.md") == {LOCK_TIMEOUT}
+    assert quoted(r"the lock timeout of §5\.1 \((\d+) seconds,", "docs/contract.md") == {LOCK_TIMEOUT}
+    assert quoted(r"(?:unchanged for|longer than) ([\d.]+) seconds", "docs/contract.md") == {SETTLE}
+    assert quoted(r"changed in the last ([\d.]+) s\b", "docs/design.md") == {SETTLE}
+    assert quoted(r"(?:bound is|past|time bound \() ?about (\d+) s\b", "docs/clients.md", "docs/commands.md",
+                  "docs/contract.md") == {DEFAULT_TIME}
+    assert quoted(r"timed out after (\d+) s\b", "docs/security.md") == {TIMEOUT}
