@@ -18,6 +18,9 @@ prompt event:
   unrelated  --tasks subjects of the next repository given (the last one's: the first's);
              any = anything injected at all
 Targets (issue 30): related hit >= 50 %, unrelated any <= 5 %.
+--prompts described gives each prompt, related and unrelated, the commit's subject and then the
+first paragraph of its body (when it has one), as a person who describes the task in a few
+sentences would write it; subject (the default) gives the subject alone, as terse as a prompt gets.
 With a client whose hook sees writes (claude, gemini), each task then goes on in the same session:
 its first WRITTEN files (the commit's, changelog-like and very common ones left out) are about to be
 written, one write event each (an unrelated prompt's session writes the other project's task's
@@ -66,8 +69,23 @@ def name_of(gitdir: str) -> str:
     return path.parent.name if path.name in ("repo", ".git") else path.name
 
 
+def prompt_of(commit: dict, prompts: str) -> str:
+    """What the person types for this commit's task (--prompts)."""
+    body = commit["body"]
+    return (
+        f"{commit['subject']}\n\n{body}"
+        if prompts == "described" and body and body != commit["subject"]
+        else commit["subject"]
+    )
+
+
 def related_tasks(
-    commits: list[dict], common: set[str], window_ids: list[tuple[dict, str]], end: int, wanted: int
+    commits: list[dict],
+    common: set[str],
+    window_ids: list[tuple[dict, str]],
+    end: int,
+    wanted: int,
+    prompts: str = "subject",
 ) -> list[tuple[str, set[str], list[str]]]:
     by_file: dict[str, set[str]] = {}
     for c, rid in window_ids:
@@ -79,7 +97,7 @@ def related_tasks(
         own = [f for f in dict.fromkeys(c["files"]) if f not in common]
         relevant = set().union(*(by_file.get(f, set()) for f in own)) if own else set()
         if relevant:
-            tasks.append((c["subject"], relevant, own))
+            tasks.append((prompt_of(c, prompts), relevant, own))
         if len(tasks) >= wanted:
             break
     return tasks
@@ -137,18 +155,21 @@ def injected(out: str) -> tuple[str, set[str]]:
     return text, set(_ID.findall(text))
 
 
-def run(histories, sizes, wanted, later, client, bound, examples, files=True) -> list[dict]:
+def run(histories, sizes, wanted, later, client, bound, examples, files=True, prompts="subject") -> list[dict]:
     rows = []
     writes = WRITES[client] is not None
     deadline = 1.0  # the product's default time bound: runs this long would print nothing by default
     for k, (name, commits, common) in enumerate(histories):
         _, foreign, foreign_common = histories[(k + 1) % len(histories)]
-        unrelated = [(c["subject"], [f for f in c["files"] if f not in foreign_common]) for c in foreign[-wanted:]]
+        unrelated = [
+            (prompt_of(c, prompts), [f for f in c["files"] if f not in foreign_common]) for c in foreign[-wanted:]
+        ]
         for size in sizes:
             end = len(commits) - later
             window = commits[max(0, end - size) : end]
             entries = [sq.record_of(c, common) for c in window]
-            tasks = related_tasks(commits, common, list(zip(window, [e.id for e in entries], strict=True)), end, wanted)
+            ids_of = list(zip(window, [e.id for e in entries], strict=True))
+            tasks = related_tasks(commits, common, ids_of, end, wanted, prompts)
             scratch = Path(tempfile.mkdtemp(prefix="sm-gate-"))
             try:
                 project = scratch / "app"
@@ -250,6 +271,12 @@ def main(argv: list[str] | None = None) -> None:
         help="leave the project without the files the memory cites (placeholders by default)",
     )
     parser.add_argument(
+        "--prompts",
+        default="subject",
+        choices=["subject", "described"],
+        help="a commit's subject as the prompt, or its subject and its body's first paragraph",
+    )
+    parser.add_argument(
         "--examples", action="store_true", help="print what one hit and every unrelated injection put before the prompt"
     )
     args = parser.parse_args(argv)
@@ -272,6 +299,7 @@ def main(argv: list[str] | None = None) -> None:
         args.time,
         args.examples,
         not args.no_files,
+        args.prompts,
     )
     print()
     for size in sorted({r["size"] for r in rows}):

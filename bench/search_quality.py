@@ -8,7 +8,8 @@ GITDIR is a git directory (a bare mirror or a checkout's .git) read with `git lo
 cloned or fetched at run time. Every non-merge commit, oldest first, is one lesson:
   topic            the stem of the first file it changed that is not a test or changelog-like file
                    (else of its first file), lower-cased: a module-level tag such as "core"
-  missing_context  the first paragraph of its body (the subject when it has no body)
+  missing_context  the first paragraph of its body, less a closing block of git trailers
+                   (Co-authored-by: and the like; the subject when nothing else is left)
   lesson           its subject
   files            the files it changed (at most 10, as log_memory keeps them)
   meta.created     its committer date, so that the memory's order is the history's
@@ -118,10 +119,26 @@ def history(gitdir: str, revision: str = "HEAD") -> list[dict]:
     for chunk in out.split("\x00")[1:]:
         stamp, subject, body, names = chunk.split("\x1f", 3)
         files = [n for n in names.strip().splitlines() if n.strip()]
-        paragraph = body.strip().split("\n\n", 1)[0].strip()
+        # Some histories end their lines with CRLF: a paragraph ends at a blank line either way.
+        paragraph = _without_trailers(body.replace("\r\n", "\n")).split("\n\n", 1)[0].strip()
         if subject.strip() and files:
             commits.append({"date": int(stamp), "subject": subject.strip(), "body": paragraph, "files": files})
     return commits
+
+
+# A git trailer line (`Co-authored-by: …`, `Signed-off-by: …`, `Change-Id: …`): who and which
+# review, not what the commit teaches; an agent's record would not hold it.
+_TRAILER = re.compile(
+    r"^(?:[a-z]+(?:-[a-z]+)*-by|change-id|cc|bug|issue|refs?|closes|fixes|resolves|see-also|link): \S", re.I
+)
+
+
+def _without_trailers(body: str) -> str:
+    """The body less its closing paragraph when every line of it is a trailer, as git reads them."""
+    paragraphs = body.strip().split("\n\n")
+    if paragraphs and all(_TRAILER.match(line) for line in paragraphs[-1].strip().splitlines()):
+        paragraphs.pop()
+    return "\n\n".join(paragraphs).strip()
 
 
 def common_files(commits: list[dict]) -> set[str]:
