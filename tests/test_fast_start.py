@@ -215,6 +215,18 @@ def recorded(request, tmp_path_factory) -> Path:
 # (the product records its own answers the same way, faststart/recorder.py). The environment is
 # the one an ordinary start gets from _env(False, cache), set before the import as it would be.
 # test_a_forked_server_answers_as_a_fresh_ordinary_start compares the two kinds of start.
+#
+# It forks fast starts too (Reference.fast_conversation): given the environment a fast start
+# begins with (_env(True, cache)), the copy takes it in place of its own (which holds the defaults
+# the server module's import set), so the fast start finds the recorded answers under the key a
+# new process finds them, and runs __main__.main as server.py does. The fast start's code runs
+# unchanged on the real fastmcp, which it finds imported (in a new process fastmcp is still
+# loading): it answers from the cache, steps aside, drops fastmcp's answers to what it answered.
+# What it answers cannot depend on fastmcp's state when the client's bytes come in one read: the
+# stdin thread decides on every line of a read before it passes the read on, so fastmcp answers
+# none of them first. A client's write of at most PIPE_BUF bytes is one read; the clients that
+# write more, or whose end of stdin may meet a fastmcp still loading, are in FRESH and also talk
+# to a new process. A copy that took the ordinary way says so on its stdout, failing the test.
 FORK_SERVER = textwrap.dedent("""\
     import gc, json, os, select, socket, sys, threading
     sys.path[0] = {root!r}  # as `python server.py` has it: the script's folder first, then server.py's insert
@@ -240,10 +252,10 @@ FORK_SERVER = textwrap.dedent("""\
         if not ready:
             continue
         conn, _ = listener.accept()
-        request, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+        request, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
         if not request:
             break
-        cwd, argv = json.loads(request)
+        cwd, argv, env = json.loads(request)
         pid = os.fork()
         if pid == 0:  # the conversation's server: the test's pipes as stdin, stdout and stderr
             listener.close()
@@ -255,7 +267,17 @@ FORK_SERVER = textwrap.dedent("""\
                 os.close(fd)
             os.chdir(cwd)
             sys.argv = [{server!r}, *argv]
-            sys.exit(main(argv))  # as server.py, then the interpreter's own exit
+            if env is None:
+                sys.exit(main(argv))  # as server.py, then the interpreter's own exit
+            os.environ.clear()  # a fast start: the environment it begins with (none of the import's defaults)
+            os.environ.update(env)
+            client_stdin = os.fstat(0).st_ino
+            try:
+                code = main(argv)
+            finally:
+                if os.fstat(0).st_ino == client_stdin:  # the fast start puts a pipe of its own there
+                    os.write(1, b"the forked fast start took the ordinary way\\n")
+            sys.exit(code)
         for fd in fds:
             os.close(fd)
         conn.sendall(b"%d\\n" % pid)
@@ -267,14 +289,14 @@ class Forked:
     """A server forked by the fork server, with what _conversation uses of a Popen: stdin, stdout
     and stderr pipes, wait (its exit code), poll and kill."""
 
-    def __init__(self, socket_path: str, argv: list[str], cwd) -> None:
+    def __init__(self, socket_path: str, argv: list[str], cwd, env: dict | None = None) -> None:
         import socket
 
         stdin, stdout, stderr = os.pipe(), os.pipe(), os.pipe()
         self.conn = socket.socket(socket.AF_UNIX)
         self.conn.settimeout(TIMEOUT)
         self.conn.connect(socket_path)
-        request = json.dumps([str(cwd), argv]).encode()
+        request = json.dumps([str(cwd), argv, env]).encode()
         socket.send_fds(self.conn, [request], [stdin[0], stdout[1], stderr[1]])
         for fd in (stdin[0], stdout[1], stderr[1]):
             os.close(fd)
@@ -306,13 +328,19 @@ class Forked:
 
 
 class Reference:
-    """What an ordinary start (no fast start) answers, from servers forked by the fork server."""
+    """What an ordinary start (no fast start) answers, from servers forked by the fork server; and
+    what a fast start answers, forked by it too (fast_conversation)."""
 
-    def __init__(self, socket_path: str) -> None:
+    def __init__(self, socket_path: str, cache: Path) -> None:
         self.start = partial(Forked, socket_path)
+        self.fast_start = partial(Forked, socket_path, env=_env(True, cache))
 
     def conversation(self, project, data: bytes, end: bool = True) -> bytes:
         return _conversation(["--project", str(project)], None, data, project, end, start=self.start)
+
+    def fast_conversation(self, project, data: bytes, end: bool = True, expect: bytes | None = None) -> bytes:
+        return _conversation(["--project", str(project)], None, data, project, end, start=self.fast_start,
+                             expect=expect)
 
     def exchange(self, project, messages: list[dict]) -> dict:
         return _exchange(["--project", str(project)], None, messages, project, start=self.start)
@@ -331,7 +359,7 @@ def fastmcp_alone(recorded, tmp_path_factory) -> Reference:
     parent = _spawn([PYTHON, "-c", code, socket_path], _env(False, recorded), folder)
     try:
         assert parent.stdout.readline() == b"ready\n", f"the fork server did not start: {parent.stderr.read()[-3000:]}"
-        yield Reference(socket_path)
+        yield Reference(socket_path, recorded)
     finally:
         parent.kill()
         parent.communicate()
@@ -448,21 +476,35 @@ def fastmcp_recorded(request, tmp_path_factory) -> dict[str, bytes]:
         return fresh
 
 
+# The odd and hostile clients whose fast start is a new process too, besides the forked one: a
+# line longer than one read, and an end of stdin that may come while fastmcp loads.
+FRESH = ("an 8 MB line before initialize", "invalid UTF-8 in a second initialize, then EOF",
+         "a second initialize ended by a bare CR, then EOF", "a partial line, then EOF")
+
+
 @pytest.mark.parametrize("name", list(HOSTILE))
-def test_odd_and_hostile_clients_get_exactly_what_fastmcp_sends(project, recorded, fastmcp_recorded, name):
+def test_odd_and_hostile_clients_get_exactly_what_fastmcp_sends(project, recorded, fastmcp_alone, fastmcp_recorded,
+                                                                 name):
     """Whatever the client sends, the fast start's bytes and their order are the ordinary start's:
     it answers only what fastmcp surely answers the same way, and leaves the rest (and everything
     after it) to fastmcp. (fastmcp answers concurrent requests in either order, so the lines are
     compared as a list sorted; the order the fast start could change is tested on its own.) The
-    fast start is a new process as a client starts it; fastmcp's answers are the recorded ones
-    (fastmcp_recorded), and the fast start's stdin stays open until all of their lines are in (or
-    it has been quiet for QUIET seconds), then what it writes up to its exit is read."""
+    fast start is forked from a process that has imported fastmcp (FORK_SERVER), and for the
+    clients in FRESH it is also a new process as a client starts it; fastmcp's answers are the
+    recorded ones (fastmcp_recorded), and the fast start's stdin stays open until all of their
+    lines are in (or it has been quiet for QUIET seconds), then what it writes up to its exit is
+    read."""
     data, end = HOSTILE[name], not name.endswith("then EOF")
-    argv = [PYTHON, str(SERVER), "--project", str(project)]
-    ordinary = fastmcp_recorded[name]
-    fast = _conversation(argv, _env(True, recorded), data, project, end, expect=ordinary)
-    assert sorted(fast.splitlines(keepends=True)) == sorted(ordinary.splitlines(keepends=True))
+    assert name in FRESH or len(data + END) <= select.PIPE_BUF, "more than one read: add it to FRESH"
+    ordinary = sorted(fastmcp_recorded[name].splitlines(keepends=True))
+    fast = fastmcp_alone.fast_conversation(project, data, end, expect=fastmcp_recorded[name])
+    assert sorted(fast.splitlines(keepends=True)) == ordinary
     assert fast.endswith(b"\n") or not fast
+    if name in FRESH:
+        argv = [PYTHON, str(SERVER), "--project", str(project)]
+        fresh = _conversation(argv, _env(True, recorded), data, project, end, expect=fastmcp_recorded[name])
+        assert sorted(fresh.splitlines(keepends=True)) == ordinary
+        assert fresh.endswith(b"\n") or not fresh
 
 
 @pytest.mark.parametrize("name", ["UTF-16 input", "a partial line, then EOF"])
