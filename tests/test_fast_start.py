@@ -226,7 +226,8 @@ def recorded(request, tmp_path_factory) -> Path:
 # stdin thread decides on every line of a read before it passes the read on, so fastmcp answers
 # none of them first. A client's write of at most PIPE_BUF bytes is one read; the clients that
 # write more, or whose end of stdin may meet a fastmcp still loading, are in FRESH and also talk
-# to a new process. A copy that took the ordinary way says so on its stdout, failing the test.
+# to a new process. A copy that finds no answers exits at once, and one that took the ordinary way
+# says so on its stdout, failing the test.
 FORK_SERVER = textwrap.dedent("""\
     import gc, json, os, select, socket, sys, threading
     sys.path[0] = {root!r}  # as `python server.py` has it: the script's folder first, then server.py's insert
@@ -271,6 +272,11 @@ FORK_SERVER = textwrap.dedent("""\
                 sys.exit(main(argv))  # as server.py, then the interpreter's own exit
             os.environ.clear()  # a fast start: the environment it begins with (none of the import's defaults)
             os.environ.update(env)
+            from sentinel_memory.faststart import cache as fast_cache
+            path, digest = fast_cache.where(argv)
+            if not path or fast_cache.load(path, digest) is None:  # what the fast start answers from
+                os.write(2, b"the forked fast start finds no answers\\n")
+                os._exit(97)  # not a byte on stdout: the test fails
             client_stdin = os.fstat(0).st_ino
             try:
                 code = main(argv)
@@ -323,8 +329,11 @@ class Forked:
         return self.returncode
 
     def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def send_signal(self, signum: int) -> None:
         if self.returncode is None:
-            os.kill(self.pid, signal.SIGKILL)
+            os.kill(self.pid, signum)
 
 
 class Reference:
@@ -344,6 +353,10 @@ class Reference:
 
     def exchange(self, project, messages: list[dict]) -> dict:
         return _exchange(["--project", str(project)], None, messages, project, start=self.start)
+
+    def fast_exchange(self, project, messages: list[dict]) -> dict:
+        assert len(_lines(*messages)) <= select.PIPE_BUF, "more than one read: compare a new process instead"
+        return _exchange(["--project", str(project)], None, messages, project, start=self.fast_start)
 
 
 @pytest.fixture(scope="session")
@@ -541,12 +554,15 @@ def test_an_answer_that_waits_for_fastmcp_is_never_overtaken(project, recorded, 
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-11-25", "2099-01-01"])
 def test_fast_and_ordinary_starts_answer_byte_for_byte(project, recorded, fastmcp_alone, version):
     """Every answer (handshake, lists, a call, a ping, a list with a cursor, an unknown protocol
-    version) is the same bytes with the fast start as without it."""
-    argv = [PYTHON, str(SERVER), "--project", str(project)]
-    fast = _exchange(argv, _env(True, recorded), _messages(version), project)
+    version) is the same bytes with the fast start as without it: a fast start forked as the odd
+    clients' are (FORK_SERVER), and for the current version a new process as a client starts it."""
     ordinary = fastmcp_alone.exchange(project, _messages(version))
+    fast = fastmcp_alone.fast_exchange(project, _messages(version))
     assert fast == ordinary
     assert b'"isError":false' in fast[6]
+    if version == "2025-11-25":
+        argv = [PYTHON, str(SERVER), "--project", str(project)]
+        assert _exchange(argv, _env(True, recorded), _messages(version), project) == ordinary
 
 
 def test_the_stateless_era_fast_and_ordinary_answer_byte_for_byte(project, recorded, fastmcp_alone):
@@ -561,16 +577,14 @@ def test_the_stateless_era_fast_and_ordinary_answer_byte_for_byte(project, recor
                                                         "elicitation": {"form": {}, "url": {}}}),
         _stateless("tools/list", 9, capabilities={"roots": {"listChanged": True}, "elicitation": {"form": {}}}),
     ]
-    argv = [PYTHON, str(SERVER), "--project", str(project)]
-    fast = _exchange(argv, _env(True, recorded), messages, project)
+    fast = fastmcp_alone.fast_exchange(project, messages)
     assert fast == fastmcp_alone.exchange(project, messages)
     assert b'"isError":false' in fast[5]
 
 
-def test_string_ids_and_a_call_right_after_initialized(project, recorded, fastmcp_alone):
+def test_string_ids_and_a_call_right_after_initialized(project, fastmcp_alone):
     messages = [m for m in _messages("2025-06-18", ident="init-1") if m.get("method") not in ("tools/list",)]
-    argv = [PYTHON, str(SERVER), "--project", str(project)]
-    fast = _exchange(argv, _env(True, recorded), messages, project)
+    fast = fastmcp_alone.fast_exchange(project, messages)
     assert fast == fastmcp_alone.exchange(project, messages)
     assert fast["init-1"].startswith(b'{"jsonrpc":"2.0","id":"init-1","result":{"protocolVersion":"2025-06-18"')
 
@@ -643,20 +657,28 @@ def _default_sigint():
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 @pytest.mark.parametrize("fast", [True, False], ids=["fast", "ordinary"])
 @pytest.mark.parametrize("when", ["loading", "serving"])
-def test_sigint_and_sigterm_end_the_server_quietly(project, recorded, signum, fast, when):
+def test_sigint_and_sigterm_end_the_server_quietly(request, project, recorded, signum, fast, when):
     """A client's SIGINT or SIGTERM ends the server, stdin still open, while fastmcp loads or once it
-    serves, with no traceback (SIGINT used to wait for the stdin thread)."""
-    child = subprocess.Popen([PYTHON, str(SERVER), "--project", str(project)], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(fast, recorded), cwd=project,
-                             preexec_fn=_default_sigint)
+    serves, with no traceback (SIGINT used to wait for the stdin thread). While fastmcp loads, the
+    server is a new process as a client starts it; once it serves, one forked from a process that
+    has imported fastmcp (FORK_SERVER), where fastmcp serves the same way."""
+    if when == "serving":
+        reference = request.getfixturevalue("fastmcp_alone")
+        child = (reference.fast_start if fast else reference.start)(["--project", str(project)], project)
+    else:
+        child = subprocess.Popen([PYTHON, str(SERVER), "--project", str(project)], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(fast, recorded),
+                                 cwd=project, preexec_fn=_default_sigint)
     try:
         child.stdin.write(PLAIN)
         child.stdin.flush()
         if when == "serving":
             child.stdin.write(_line({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
             child.stdin.flush()
-            while b'"id":2' not in child.stdout.readline():
-                pass
+            line = b""
+            while b'"id":2' not in line:
+                line = child.stdout.readline()
+                assert line, f"the server ended before it answered the ping: {child.stderr.read()[-3000:]}"
         else:
             time.sleep(0.3)  # python is importing fastmcp (and, with the fast start, answering)
         child.send_signal(signum)
