@@ -14,6 +14,8 @@ processes afresh). The product's own fast start forks an imported server the sam
 
 `run(args, env=..., cwd=..., input=..., text=...)` returns what `subprocess.run([sys.executable,
 SERVER, *args], capture_output=True, ...)` returns. Commands run one at a time per test process.
+`serve_command(env)` gives the same for the MCP server, several at once, to a client that starts
+a process (conftest's forked_connect).
 """
 
 from __future__ import annotations
@@ -218,8 +220,8 @@ def run(args: list[str], *, env: dict | None = None, cwd=None, input: bytes | st
 # imported the server module (fastmcp): for the tests that talk to a real server process over real
 # stdio about what it does (concurrent servers, locks, git, the project a client's folder names),
 # not about how a new process starts (test_stdio.py, test_fast_start.py start it afresh; conftest's
-# `connect` keeps doing so). A client starts SHIM (a bare interpreter: no site, nothing imported
-# but the standard library's socket) as it would start server.py; the shim hands its stdin, stdout
+# `connect` keeps doing so). A client starts SHIM (an interpreter without site-packages that
+# imports a few standard modules) as it would start server.py; the shim hands its stdin, stdout
 # and stderr, its folder, arguments and whole environment to the fork server, whose copy takes
 # them, chdirs, and runs what server.py runs after its imports, fast start included; the shim
 # relays SIGTERM and SIGINT to the copy and exits with its exit code. The copy's environment is
@@ -299,6 +301,9 @@ SETTINGS = ("FASTMCP_",)  # read by fastmcp when it is imported
 
 
 class ServeServer(ForkServer):
+    """The fork server of SERVE_CODE, started with the interpreter settings and FASTMCP_ variables
+    the clients' environment holds, and the test process's other variables."""
+
     def __init__(self, startup: dict[str, str]) -> None:
         self.folder = tempfile.mkdtemp(prefix="sm-serve-", dir="/tmp" if os.path.isdir("/tmp") else None)
         self.socket = os.path.join(self.folder, "s")
