@@ -3,7 +3,9 @@ and the same server in the test process.
 
 The stdio fixture (`connect`) spawns the server the way Cursor does (the interpreter and the
 absolute path of server.py, cwd = the project, a separate HOME) and talks to it with the official
-`mcp` SDK client. The in-process fixture (`inprocess`) serves the same `server.mcp` over fastmcp's
+`mcp` SDK client. `forked_connect` talks to the same server over the same real stdio, as a process
+forked from an interpreter that has imported it (tests/forkrun.py, serve_command), for the tests
+about what a server process does rather than how a new one starts. The in-process fixture (`inprocess`) serves the same `server.mcp` over fastmcp's
 in-memory transport: the same MCP requests, tools, middleware and core calls, without a process
 start. What depends on the process (stdin/stdout, the cwd it starts in, exit, stderr) stays on
 `connect`. Nothing is mocked.
@@ -112,25 +114,21 @@ class Server:
         return text
 
 
-@pytest.fixture
-def connect(tmp_path, home):
-    """connect(cwd, *args, env=..., **ClientSession options) -> async context manager yielding a
-    Server: `python server.py *args` spawned over real stdio with cwd and a private HOME."""
+def _connector(tmp_path: Path, home: Path, forked: bool):
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
+
+    import forkrun
 
     spawned = [0]
 
     @asynccontextmanager
     async def _connect(cwd: Path, *args: str, env: dict | None = None, **session_options):
         spawned[0] += 1
-        params = StdioServerParameters(
-            command=sys.executable,
-            args=[str(SERVER), *args],
-            cwd=str(cwd),
-            env={"HOME": str(home), "USERPROFILE": str(home), "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"],
-                 **(env or {})},
-        )
+        environment = {"HOME": str(home), "USERPROFILE": str(home), "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"],
+                       **(env or {})}
+        command = forkrun.serve_command(environment) if forked else [sys.executable, str(SERVER)]
+        params = StdioServerParameters(command=command[0], args=[*command[1:], *args], cwd=str(cwd), env=environment)
         with open(tmp_path / f"server-{spawned[0]}.stderr", "w", encoding="utf-8") as errlog:
             async with stdio_client(params, errlog=errlog) as (read, write):
                 async with ClientSession(read, write, **session_options) as session:
@@ -139,6 +137,21 @@ def connect(tmp_path, home):
                     yield Server(session, init)
 
     return _connect
+
+
+@pytest.fixture
+def connect(tmp_path, home):
+    """connect(cwd, *args, env=..., **ClientSession options) -> async context manager yielding a
+    Server: `python server.py *args` spawned over real stdio with cwd and a private HOME."""
+    return _connector(tmp_path, home, forked=False)
+
+
+@pytest.fixture
+def forked_connect(tmp_path, home):
+    """As connect, the server forked from an interpreter that has imported it (tests/forkrun.py,
+    serve_command): the same process over the same stdio, with cwd, arguments and environment as
+    given, without the new interpreter's start and imports."""
+    return _connector(tmp_path, home, forked=True)
 
 
 class InProcessServer(Server):
@@ -233,7 +246,7 @@ def lock_held_elsewhere(memory_file: Path):
 # processes, lives in a file that is about processes, or is on the measured list (over ~0.2 s of
 # CPU in the quick loop, the test process's and its children's, on a two-core machine: wall-clock
 # durations mislead on a shared machine).
-SLOW_FIXTURES = {"connect", "env"}  # a spawned `python server.py`; real git repositories
+SLOW_FIXTURES = {"connect", "forked_connect", "env"}  # a spawned `python server.py`; real git repositories
 # Files about processes: every test there starts some (the commands, the server, the wheel build).
 SLOW_FILES = {"test_cli.py", "test_clients.py", "test_concurrency.py", "test_fast_start.py", "test_hooks.py", "test_package.py",
               "test_stdio.py"}

@@ -14,6 +14,8 @@ processes afresh). The product's own fast start forks an imported server the sam
 
 `run(args, env=..., cwd=..., input=..., text=...)` returns what `subprocess.run([sys.executable,
 SERVER, *args], capture_output=True, ...)` returns. Commands run one at a time per test process.
+`serve_command(env)` gives the same for the MCP server, several at once, to a client that starts
+a process (conftest's forked_connect).
 """
 
 from __future__ import annotations
@@ -211,3 +213,117 @@ def run(args: list[str], *, env: dict | None = None, cwd=None, input: bytes | st
     if textual:
         stdout, stderr = _decode(stdout, encoding, errors), _decode(stderr, encoding, errors)
     return subprocess.CompletedProcess([sys.executable, str(SERVER), *args], code, stdout, stderr)
+
+
+# ------------------------------------------------------------------------------ the MCP server, forked
+# `python server.py [--project DIR]` served over stdio by a copy forked from an interpreter that has
+# imported the server module (fastmcp): for the tests that talk to a real server process over real
+# stdio about what it does (concurrent servers, locks, git, the project a client's folder names),
+# not about how a new process starts (test_stdio.py, test_fast_start.py start it afresh; conftest's
+# `connect` keeps doing so). A client starts SHIM (an interpreter without site-packages that
+# imports a few standard modules) as it would start server.py; the shim hands its stdin, stdout
+# and stderr, its folder, arguments and whole environment to the fork server, whose copy takes
+# them, chdirs, and runs what server.py runs after its imports, fast start included; the shim
+# relays SIGTERM and SIGINT to the copy and exits with its exit code. The copy's environment is
+# the client's exactly: the defaults the server module's import put in os.environ (FASTMCP_*) are
+# not in it, and fastmcp read its settings at that import, as a new process's does, from the same
+# FASTMCP_ variables (the fork server is one per set of them).
+
+SERVE_CODE = textwrap.dedent("""\
+    import gc, json, os, select, socket, sys, threading
+    sys.argv[0] = {server!r}
+    sys.path[0] = {root!r}
+    sys.path.insert(0, {root!r})
+    from sentinel_memory.record.gcpause import loaded
+    with loaded():
+        from sentinel_memory import server  # noqa: F401 (fastmcp, imported once)
+    from sentinel_memory.__main__ import main
+    assert threading.active_count() == 1, "the imports started a thread: forking would lose it"
+    gc.freeze()
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(sys.argv[1])
+    listener.listen()
+    os.write(1, b"ready\\n")
+    children = {{}}  # pid -> the connection its exit code goes back on (several serve at once)
+    while True:
+        ready, _, _ = select.select([listener], [], [], 0.02 if children else None)
+        while children:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if not pid:
+                break
+            conn = children.pop(pid)
+            conn.sendall(b"%d\\n" % os.waitstatus_to_exitcode(status))
+            conn.close()
+        if not ready:
+            continue
+        conn, _ = listener.accept()
+        request, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
+        if not request:
+            break
+        cwd, argv, env = json.loads(request)
+        pid = os.fork()
+        if pid == 0:  # the client's server: its pipes, folder, arguments and environment
+            listener.close()
+            conn.close()
+            for other in children.values():
+                other.close()
+            for target, fd in enumerate(fds):
+                os.dup2(fd, target)
+                os.close(fd)
+            os.chdir(cwd)
+            os.environ.clear()
+            os.environ.update(env)
+            sys.argv = [{server!r}, *argv]
+            sys.exit(main(argv))  # as server.py, then the interpreter's own exit
+        for fd in fds:
+            os.close(fd)
+        conn.sendall(b"%d\\n" % pid)
+        children[pid] = conn
+""")
+
+SHIM = textwrap.dedent("""\
+    import json, os, signal, socket, sys
+    conn = socket.socket(socket.AF_UNIX)
+    conn.connect(sys.argv[1])
+    socket.send_fds(conn, [json.dumps([os.getcwd(), sys.argv[2:], dict(os.environ)]).encode()], [0, 1, 2])
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):  # the copy holds the pipes now: the client sees their ends as the copy's
+        os.dup2(null, fd)
+    reply = conn.makefile("rb")
+    pid = int(reply.readline())
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda signum, frame: os.kill(pid, signum))
+    code = int(reply.readline())
+    os._exit(code if code >= 0 else 128 - code)
+""")
+
+SETTINGS = ("FASTMCP_",)  # read by fastmcp when it is imported
+
+
+class ServeServer(ForkServer):
+    """The fork server of SERVE_CODE, started with the interpreter settings and FASTMCP_ variables
+    the clients' environment holds, and the test process's other variables."""
+
+    def __init__(self, startup: dict[str, str]) -> None:
+        self.folder = tempfile.mkdtemp(prefix="sm-serve-", dir="/tmp" if os.path.isdir("/tmp") else None)
+        self.socket = os.path.join(self.folder, "s")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(STARTUP + SETTINGS)}
+        code = SERVE_CODE.format(root=str(ROOT), server=str(SERVER))
+        self.process = subprocess.Popen([sys.executable, "-c", code, self.socket], env={**env, **startup},
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        cwd=self.folder)
+        assert self.process.stdout.readline() == b"ready\n", f"the server fork server did not start: {self.process.stderr.read()[-3000:]}"
+
+
+def serve_command(env: dict[str, str]) -> list[str]:
+    """The command and arguments (before the server's own) a client starts to get a forked server
+    with this environment: [sys.executable, "-I", "-S", "-c", SHIM, socket]. Where a process cannot
+    fork or pass file descriptors (Windows), [sys.executable, SERVER], a new one."""
+    if not FORKS:
+        return [sys.executable, str(SERVER)]
+    startup = {k: v for k, v in env.items() if k.startswith(STARTUP + SETTINGS)}
+    key = ("serve", *sorted(startup.items()))
+    with _lock:
+        if key not in _servers:
+            _servers[key] = ServeServer(startup)
+        return [sys.executable, "-I", "-S", "-c", SHIM, _servers[key].socket]

@@ -135,14 +135,14 @@ def test_the_walk_never_climbs_to_the_home_directory(tmp_path, env):
 
 
 @pytest.mark.anyio
-async def test_the_server_started_in_a_subfolder_uses_the_projects_memory(connect, tmp_path, env):
+async def test_the_server_started_in_a_subfolder_uses_the_projects_memory(forked_connect, tmp_path, env):
     """The MCP server that a client starts in a subfolder reads and writes the repository's memory."""
     repo = make_repo(tmp_path, env)
     rid = logged(repo.memory, "db", "pool size", "use 10 connections")
     sub = repo.path / "services" / "db"
     sub.mkdir(parents=True)
 
-    async with connect(sub, env={k: env[k] for k in ("GIT_CONFIG_NOSYSTEM", "XDG_CONFIG_HOME")}) as mcp:
+    async with forked_connect(sub, env={k: env[k] for k in ("GIT_CONFIG_NOSYSTEM", "XDG_CONFIG_HOME")}) as mcp:
         text = await mcp.ok("search_memory", query="pool")
         saved = await mcp.ok("log_memory", topic="db", missing_context="timeouts", lesson="30 s")
 
@@ -336,12 +336,12 @@ def test_the_fix_named_is_the_clients_own():
 
 
 @pytest.mark.anyio
-async def test_a_server_started_in_home_tells_claude_code_its_fix(connect, home):
+async def test_a_server_started_in_home_tells_claude_code_its_fix(forked_connect, home):
     """Started in the home directory by a client that calls itself claude-code and offers no
     roots, the server refuses and names Claude Code's fix, not Cursor's."""
     from mcp_types import Implementation
 
-    async with connect(home, client_info=Implementation(name="claude-code", version="2.0")) as mcp:
+    async with forked_connect(home, client_info=Implementation(name="claude-code", version="2.0")) as mcp:
         text = await mcp.error("log_memory", topic="t", missing_context="m", lesson="l")
 
     assert "Nothing was read or saved" in text and "claude mcp add --scope project" in text

@@ -108,11 +108,11 @@ def test_a_version_that_is_not_the_right_shape_is_a_bare_id_and_repeats_count_on
 
 
 @pytest.mark.anyio
-async def test_two_sessions_a_correction_from_the_other_survives_the_principle(tmp_path, connect, memory_file):
+async def test_two_sessions_a_correction_from_the_other_survives_the_principle(tmp_path, forked_connect, memory_file):
     """Two real servers over stdio on one project: session B corrects a record after session A's
     compact_memory; A's principle keeps B's correction and says so."""
     project = memory_file.parent.parent
-    async with connect(project) as a, connect(project) as b:
+    async with forked_connect(project) as a, forked_connect(project) as b:
         await a.ok("log_memory", topic="payment", missing_context="VAT by country", lesson="use the rate table")
         await a.ok("log_memory", topic="payment", missing_context="refunds", lesson="send the idempotency key")
         sources = next_call(await a.ok("compact_memory"), "payment")

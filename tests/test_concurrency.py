@@ -84,7 +84,7 @@ def wait_ready(proc: subprocess.Popen, timeout: float = 60) -> None:
 
 
 @pytest.mark.anyio
-async def test_concurrent_servers_lose_no_write(connect, project, memory_file, records):
+async def test_concurrent_servers_lose_no_write(forked_connect, project, memory_file, records):
     """Four MCP servers on one project, each logging 25 records at once (some calls in parallel): every record is stored exactly once."""
     servers, per_server, lanes = 4, 25, 5
     connected, go = [0], anyio.Event()
@@ -99,7 +99,7 @@ async def test_concurrent_servers_lose_no_write(connect, project, memory_file, r
                 outputs[name].append(await server.ok(
                     "log_memory", topic=name, missing_context=f"{name} gap {i}", lesson=f"{name} lesson {i}"))
 
-        async with connect(project) as server:
+        async with forked_connect(project) as server:
             connected[0] += 1
             if connected[0] == servers:
                 go.set()
@@ -225,9 +225,9 @@ def test_writers_killed_mid_write_never_corrupt_or_lose_acknowledged_records(tmp
 
 
 @pytest.mark.anyio
-async def test_a_lock_held_too_long_is_a_clear_error_that_changes_nothing(connect, project, memory_file, records):
+async def test_a_lock_held_too_long_is_a_clear_error_that_changes_nothing(forked_connect, project, memory_file, records):
     """While another process holds the memory file's lock past the timeout (SENTINEL_MEMORY_LOCK_TIMEOUT, here a fraction of a second), log_memory fails plainly, saves nothing, and works once it is released."""
-    async with connect(project, env={"SENTINEL_MEMORY_LOCK_TIMEOUT": "0.3"}) as server:
+    async with forked_connect(project, env={"SENTINEL_MEMORY_LOCK_TIMEOUT": "0.3"}) as server:
         await server.ok("log_memory", topic="t", missing_context="before", lesson="l")
         before = memory_file.read_bytes(), memory_file.stat().st_mtime_ns
         with lock_held_elsewhere(memory_file):

@@ -215,6 +215,19 @@ def recorded(request, tmp_path_factory) -> Path:
 # (the product records its own answers the same way, faststart/recorder.py). The environment is
 # the one an ordinary start gets from _env(False, cache), set before the import as it would be.
 # test_a_forked_server_answers_as_a_fresh_ordinary_start compares the two kinds of start.
+#
+# It forks fast starts too (Reference.fast_conversation): given the environment a fast start
+# begins with (_env(True, cache)), the copy takes it in place of its own (which holds the defaults
+# the server module's import set), so the fast start finds the recorded answers under the key a
+# new process finds them, and runs __main__.main as server.py does. The fast start's code runs
+# unchanged on the real fastmcp, which it finds imported (in a new process fastmcp is still
+# loading): it answers from the cache, steps aside, drops fastmcp's answers to what it answered.
+# What it answers cannot depend on fastmcp's state when the client's bytes come in one read: the
+# stdin thread decides on every line of a read before it passes the read on, so fastmcp answers
+# none of them first. A client's write of at most PIPE_BUF bytes is one read; the clients that
+# write more, or whose end of stdin may meet a fastmcp still loading, are in FRESH and also talk
+# to a new process. A copy that finds no answers exits at once, and one that took the ordinary way
+# says so on its stdout, failing the test.
 FORK_SERVER = textwrap.dedent("""\
     import gc, json, os, select, socket, sys, threading
     sys.path[0] = {root!r}  # as `python server.py` has it: the script's folder first, then server.py's insert
@@ -240,10 +253,10 @@ FORK_SERVER = textwrap.dedent("""\
         if not ready:
             continue
         conn, _ = listener.accept()
-        request, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+        request, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
         if not request:
             break
-        cwd, argv = json.loads(request)
+        cwd, argv, env = json.loads(request)
         pid = os.fork()
         if pid == 0:  # the conversation's server: the test's pipes as stdin, stdout and stderr
             listener.close()
@@ -255,7 +268,22 @@ FORK_SERVER = textwrap.dedent("""\
                 os.close(fd)
             os.chdir(cwd)
             sys.argv = [{server!r}, *argv]
-            sys.exit(main(argv))  # as server.py, then the interpreter's own exit
+            if env is None:
+                sys.exit(main(argv))  # as server.py, then the interpreter's own exit
+            os.environ.clear()  # a fast start: the environment it begins with (none of the import's defaults)
+            os.environ.update(env)
+            from sentinel_memory.faststart import cache as fast_cache
+            path, digest = fast_cache.where(argv)
+            if not path or fast_cache.load(path, digest) is None:  # what the fast start answers from
+                os.write(2, b"the forked fast start finds no answers\\n")
+                os._exit(97)  # not a byte on stdout: the test fails
+            client_stdin = os.fstat(0).st_ino
+            try:
+                code = main(argv)
+            finally:
+                if os.fstat(0).st_ino == client_stdin:  # the fast start puts a pipe of its own there
+                    os.write(1, b"the forked fast start took the ordinary way\\n")
+            sys.exit(code)
         for fd in fds:
             os.close(fd)
         conn.sendall(b"%d\\n" % pid)
@@ -267,14 +295,14 @@ class Forked:
     """A server forked by the fork server, with what _conversation uses of a Popen: stdin, stdout
     and stderr pipes, wait (its exit code), poll and kill."""
 
-    def __init__(self, socket_path: str, argv: list[str], cwd) -> None:
+    def __init__(self, socket_path: str, argv: list[str], cwd, env: dict | None = None) -> None:
         import socket
 
         stdin, stdout, stderr = os.pipe(), os.pipe(), os.pipe()
         self.conn = socket.socket(socket.AF_UNIX)
         self.conn.settimeout(TIMEOUT)
         self.conn.connect(socket_path)
-        request = json.dumps([str(cwd), argv]).encode()
+        request = json.dumps([str(cwd), argv, env]).encode()
         socket.send_fds(self.conn, [request], [stdin[0], stdout[1], stderr[1]])
         for fd in (stdin[0], stdout[1], stderr[1]):
             os.close(fd)
@@ -301,21 +329,34 @@ class Forked:
         return self.returncode
 
     def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def send_signal(self, signum: int) -> None:
         if self.returncode is None:
-            os.kill(self.pid, signal.SIGKILL)
+            os.kill(self.pid, signum)
 
 
 class Reference:
-    """What an ordinary start (no fast start) answers, from servers forked by the fork server."""
+    """What an ordinary start (no fast start) answers, from servers forked by the fork server; and
+    what a fast start answers, forked by it too (fast_conversation)."""
 
-    def __init__(self, socket_path: str) -> None:
+    def __init__(self, socket_path: str, cache: Path) -> None:
         self.start = partial(Forked, socket_path)
+        self.fast_start = partial(Forked, socket_path, env=_env(True, cache))
 
     def conversation(self, project, data: bytes, end: bool = True) -> bytes:
         return _conversation(["--project", str(project)], None, data, project, end, start=self.start)
 
+    def fast_conversation(self, project, data: bytes, end: bool = True, expect: bytes | None = None) -> bytes:
+        return _conversation(["--project", str(project)], None, data, project, end, start=self.fast_start,
+                             expect=expect)
+
     def exchange(self, project, messages: list[dict]) -> dict:
         return _exchange(["--project", str(project)], None, messages, project, start=self.start)
+
+    def fast_exchange(self, project, messages: list[dict]) -> dict:
+        assert len(_lines(*messages)) <= select.PIPE_BUF, "more than one read: compare a new process instead"
+        return _exchange(["--project", str(project)], None, messages, project, start=self.fast_start)
 
 
 @pytest.fixture(scope="session")
@@ -331,7 +372,7 @@ def fastmcp_alone(recorded, tmp_path_factory) -> Reference:
     parent = _spawn([PYTHON, "-c", code, socket_path], _env(False, recorded), folder)
     try:
         assert parent.stdout.readline() == b"ready\n", f"the fork server did not start: {parent.stderr.read()[-3000:]}"
-        yield Reference(socket_path)
+        yield Reference(socket_path, recorded)
     finally:
         parent.kill()
         parent.communicate()
@@ -448,21 +489,35 @@ def fastmcp_recorded(request, tmp_path_factory) -> dict[str, bytes]:
         return fresh
 
 
+# The odd and hostile clients whose fast start is a new process too, besides the forked one: a
+# line longer than one read, and an end of stdin that may come while fastmcp loads.
+FRESH = ("an 8 MB line before initialize", "invalid UTF-8 in a second initialize, then EOF",
+         "a second initialize ended by a bare CR, then EOF", "a partial line, then EOF")
+
+
 @pytest.mark.parametrize("name", list(HOSTILE))
-def test_odd_and_hostile_clients_get_exactly_what_fastmcp_sends(project, recorded, fastmcp_recorded, name):
+def test_odd_and_hostile_clients_get_exactly_what_fastmcp_sends(project, recorded, fastmcp_alone, fastmcp_recorded,
+                                                                 name):
     """Whatever the client sends, the fast start's bytes and their order are the ordinary start's:
     it answers only what fastmcp surely answers the same way, and leaves the rest (and everything
     after it) to fastmcp. (fastmcp answers concurrent requests in either order, so the lines are
     compared as a list sorted; the order the fast start could change is tested on its own.) The
-    fast start is a new process as a client starts it; fastmcp's answers are the recorded ones
-    (fastmcp_recorded), and the fast start's stdin stays open until all of their lines are in (or
-    it has been quiet for QUIET seconds), then what it writes up to its exit is read."""
+    fast start is forked from a process that has imported fastmcp (FORK_SERVER), and for the
+    clients in FRESH it is also a new process as a client starts it; fastmcp's answers are the
+    recorded ones (fastmcp_recorded), and the fast start's stdin stays open until all of their
+    lines are in (or it has been quiet for QUIET seconds), then what it writes up to its exit is
+    read."""
     data, end = HOSTILE[name], not name.endswith("then EOF")
-    argv = [PYTHON, str(SERVER), "--project", str(project)]
-    ordinary = fastmcp_recorded[name]
-    fast = _conversation(argv, _env(True, recorded), data, project, end, expect=ordinary)
-    assert sorted(fast.splitlines(keepends=True)) == sorted(ordinary.splitlines(keepends=True))
+    assert name in FRESH or len(data + END) <= select.PIPE_BUF, "more than one read: add it to FRESH"
+    ordinary = sorted(fastmcp_recorded[name].splitlines(keepends=True))
+    fast = fastmcp_alone.fast_conversation(project, data, end, expect=fastmcp_recorded[name])
+    assert sorted(fast.splitlines(keepends=True)) == ordinary
     assert fast.endswith(b"\n") or not fast
+    if name in FRESH:
+        argv = [PYTHON, str(SERVER), "--project", str(project)]
+        fresh = _conversation(argv, _env(True, recorded), data, project, end, expect=fastmcp_recorded[name])
+        assert sorted(fresh.splitlines(keepends=True)) == ordinary
+        assert fresh.endswith(b"\n") or not fresh
 
 
 @pytest.mark.parametrize("name", ["UTF-16 input", "a partial line, then EOF"])
@@ -499,12 +554,15 @@ def test_an_answer_that_waits_for_fastmcp_is_never_overtaken(project, recorded, 
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-11-25", "2099-01-01"])
 def test_fast_and_ordinary_starts_answer_byte_for_byte(project, recorded, fastmcp_alone, version):
     """Every answer (handshake, lists, a call, a ping, a list with a cursor, an unknown protocol
-    version) is the same bytes with the fast start as without it."""
-    argv = [PYTHON, str(SERVER), "--project", str(project)]
-    fast = _exchange(argv, _env(True, recorded), _messages(version), project)
+    version) is the same bytes with the fast start as without it: a fast start forked as the odd
+    clients' are (FORK_SERVER), and for the current version a new process as a client starts it."""
     ordinary = fastmcp_alone.exchange(project, _messages(version))
+    fast = fastmcp_alone.fast_exchange(project, _messages(version))
     assert fast == ordinary
     assert b'"isError":false' in fast[6]
+    if version == "2025-11-25":
+        argv = [PYTHON, str(SERVER), "--project", str(project)]
+        assert _exchange(argv, _env(True, recorded), _messages(version), project) == ordinary
 
 
 def test_the_stateless_era_fast_and_ordinary_answer_byte_for_byte(project, recorded, fastmcp_alone):
@@ -519,16 +577,14 @@ def test_the_stateless_era_fast_and_ordinary_answer_byte_for_byte(project, recor
                                                         "elicitation": {"form": {}, "url": {}}}),
         _stateless("tools/list", 9, capabilities={"roots": {"listChanged": True}, "elicitation": {"form": {}}}),
     ]
-    argv = [PYTHON, str(SERVER), "--project", str(project)]
-    fast = _exchange(argv, _env(True, recorded), messages, project)
+    fast = fastmcp_alone.fast_exchange(project, messages)
     assert fast == fastmcp_alone.exchange(project, messages)
     assert b'"isError":false' in fast[5]
 
 
-def test_string_ids_and_a_call_right_after_initialized(project, recorded, fastmcp_alone):
+def test_string_ids_and_a_call_right_after_initialized(project, fastmcp_alone):
     messages = [m for m in _messages("2025-06-18", ident="init-1") if m.get("method") not in ("tools/list",)]
-    argv = [PYTHON, str(SERVER), "--project", str(project)]
-    fast = _exchange(argv, _env(True, recorded), messages, project)
+    fast = fastmcp_alone.fast_exchange(project, messages)
     assert fast == fastmcp_alone.exchange(project, messages)
     assert fast["init-1"].startswith(b'{"jsonrpc":"2.0","id":"init-1","result":{"protocolVersion":"2025-06-18"')
 
@@ -601,20 +657,28 @@ def _default_sigint():
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 @pytest.mark.parametrize("fast", [True, False], ids=["fast", "ordinary"])
 @pytest.mark.parametrize("when", ["loading", "serving"])
-def test_sigint_and_sigterm_end_the_server_quietly(project, recorded, signum, fast, when):
+def test_sigint_and_sigterm_end_the_server_quietly(request, project, recorded, signum, fast, when):
     """A client's SIGINT or SIGTERM ends the server, stdin still open, while fastmcp loads or once it
-    serves, with no traceback (SIGINT used to wait for the stdin thread)."""
-    child = subprocess.Popen([PYTHON, str(SERVER), "--project", str(project)], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(fast, recorded), cwd=project,
-                             preexec_fn=_default_sigint)
+    serves, with no traceback (SIGINT used to wait for the stdin thread). While fastmcp loads, the
+    server is a new process as a client starts it; once it serves, one forked from a process that
+    has imported fastmcp (FORK_SERVER), where fastmcp serves the same way."""
+    if when == "serving":
+        reference = request.getfixturevalue("fastmcp_alone")
+        child = (reference.fast_start if fast else reference.start)(["--project", str(project)], project)
+    else:
+        child = subprocess.Popen([PYTHON, str(SERVER), "--project", str(project)], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(fast, recorded),
+                                 cwd=project, preexec_fn=_default_sigint)
     try:
         child.stdin.write(PLAIN)
         child.stdin.flush()
         if when == "serving":
             child.stdin.write(_line({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
             child.stdin.flush()
-            while b'"id":2' not in child.stdout.readline():
-                pass
+            line = b""
+            while b'"id":2' not in line:
+                line = child.stdout.readline()
+                assert line, f"the server ended before it answered the ping: {child.stderr.read()[-3000:]}"
         else:
             time.sleep(0.3)  # python is importing fastmcp (and, with the fast start, answering)
         child.send_signal(signum)

@@ -305,13 +305,13 @@ def test_a_real_merge_with_a_binary_side_keeps_every_record_of_both_branches(tmp
 # ------------------------------------------------------------------ odd arguments get one sentence
 
 @pytest.mark.anyio
-async def test_odd_file_names_get_one_sentence_over_stdio(connect, tmp_path):
+async def test_odd_file_names_get_one_sentence_over_stdio(forked_connect, tmp_path):
     """A NUL in a `files` entry, an empty entry, and "." (the project folder) are refused with one
     sentence naming the rule, never "unexpected internal error", never a traceback; nothing is saved."""
     project = tmp_path / "project"
     (project / "src").mkdir(parents=True)
     (project / "src" / "a.py").write_text("x = 1\n")
-    async with connect(project) as server:
+    async with forked_connect(project) as server:
         for files, rule in ((["src/a\x00.py"], "NUL"), ([""], "is empty"), (["."], "project folder itself"),
                             (["./"], "project folder itself"), (["src/a.py", "  "], "is empty")):
             text = await server.error("log_memory", topic="t", missing_context="m", lesson="l", files=files)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
+from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -104,8 +105,17 @@ def imports_of(name: str, path: Path) -> list[Import]:
     return found
 
 
-IMPORTS = [i for name, path in MODULES.items() for i in imports_of(name, path)]
-OWN = [i for i in IMPORTS if i.imported in MODULES]
+@cache
+def all_imports() -> tuple[Import, ...]:
+    """Every run-time import of every module in the package (read once per test process, when a
+    test first asks: collecting the tests parses nothing)."""
+    return tuple(i for name, path in MODULES.items() for i in imports_of(name, path))
+
+
+@cache
+def own_imports() -> tuple[Import, ...]:
+    """The imports between the package's own modules."""
+    return tuple(i for i in all_imports() if i.imported in MODULES)
 
 
 def layer_table() -> list[tuple[str, list[str]]]:
@@ -135,8 +145,9 @@ def _allowed(i: Import) -> bool:
     return other_depth > depth or (other_depth == depth and other_position > position)
 
 
-# The imports between modules the table places (a module missing from it fails the test below).
-TABLED = [i for i in OWN if i.importer in ORDER and i.imported in ORDER]
+def tabled() -> list[Import]:
+    """The imports between modules the table places (a module missing from it fails the test below)."""
+    return [i for i in own_imports() if i.importer in ORDER and i.imported in ORDER]
 
 
 def test_the_layer_table_lists_every_module_once():
@@ -150,14 +161,14 @@ def test_the_layer_table_lists_every_module_once():
 
 def test_every_module_imports_only_modules_below_it():
     """No import reaches up the table, at module level or in a function, but the named exceptions."""
-    upward = [i for i in TABLED if not _allowed(i) and (i.importer, i.imported) not in EXCEPTIONS]
+    upward = [i for i in tabled() if not _allowed(i) and (i.importer, i.imported) not in EXCEPTIONS]
     assert not upward, "imports from above (move the code down or pass what it needs in):\n" + "\n".join(
         i.where() for i in upward)
 
 
 def test_every_exception_is_still_needed():
     """An exception whose import is gone, or which the table now allows, is taken out of EXCEPTIONS."""
-    needed = {(i.importer, i.imported) for i in TABLED if not _allowed(i)}
+    needed = {(i.importer, i.imported) for i in tabled() if not _allowed(i)}
     assert not EXCEPTIONS - needed, f"no longer needed: {sorted(EXCEPTIONS - needed)}"
 
 
@@ -166,14 +177,14 @@ def test_the_file_layer_runs_no_git():
     names = [name for _, modules in LAYERS[[layer for layer, _ in LAYERS].index("the file"):]
              for name in modules]
     assert "sentinel_memory.record.store" in names and "sentinel_memory.git.drivers" not in names
-    offending = [i.where() for i in IMPORTS if i.importer in names
+    offending = [i.where() for i in all_imports() if i.importer in names
                  and i.imported in ("subprocess", "sentinel_memory.git.drivers", "sentinel_memory.git.staleness")]
     assert not offending, "\n".join(offending)
 
 
 def test_the_rooms_import_nothing_but_the_standard_library_filelock_and_tomlkit():
     """Nothing but the MCP adapter imports FastMCP, mcp or pydantic, even inside a function."""
-    outside = [i.where() for i in IMPORTS if i.importer not in FASTMCP_MODULES
+    outside = [i.where() for i in all_imports() if i.importer not in FASTMCP_MODULES
                and i.imported not in MODULES and i.imported.split(".")[0] not in sys.stdlib_module_names
                and i.imported.split(".")[0] not in CORE_THIRD_PARTY]
     assert not outside, "\n".join(outside)
@@ -191,7 +202,7 @@ def _loaded_on_import(name: str) -> set[str]:
         seen.add(current)
         parts = current.split(".")
         todo += [".".join(parts[:n]) for n in range(1, len(parts)) if ".".join(parts[:n]) in MODULES]
-        todo += [i.imported for i in IMPORTS if i.importer == current and i.function is None]
+        todo += [i.imported for i in all_imports() if i.importer == current and i.function is None]
     return seen
 
 
@@ -261,7 +272,7 @@ def test_no_run_time_import_cycles_but_the_named_ones():
     """No two modules import each other, directly or round a ring, at module level or in a function,
     but the cycles start-up needs, each named in docs/design.md."""
     edges: dict[str, set[str]] = {}
-    for i in OWN:
+    for i in own_imports():
         if i.imported != i.importer:
             edges.setdefault(i.importer, set()).add(i.imported)
     cycles = set(_cycles(edges))
@@ -275,10 +286,10 @@ def test_no_run_time_import_cycles_but_the_named_ones():
 
 def test_the_imports_are_read_from_both_levels():
     """The parser sees imports inside functions as well as at the top (where the lazy ones hide)."""
-    functions = {(i.importer, i.imported) for i in OWN if i.function}
+    functions = {(i.importer, i.imported) for i in own_imports() if i.function}
     assert ("sentinel_memory.cli.commands", "sentinel_memory.setup.doctor") in functions
     assert ("sentinel_memory.__main__", "sentinel_memory.server") in functions
-    top = {(i.importer, i.imported) for i in OWN if i.function is None}
+    top = {(i.importer, i.imported) for i in own_imports() if i.function is None}
     assert ("sentinel_memory.tools.memory", "sentinel_memory.record.store") in top
     # Annotations-only imports are not run: render names memory's results but does not import it.
     assert ("sentinel_memory.tools.render", "sentinel_memory.tools.memory") not in functions | top

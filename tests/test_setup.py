@@ -222,10 +222,10 @@ def test_init_repoints_a_stale_driver_and_leaves_invalid_json_alone(tmp_path, en
 
 
 @pytest.mark.anyio
-async def test_the_server_wires_the_drivers_when_it_runs_in_a_work_tree(connect, tmp_path, env):
+async def test_the_server_wires_the_drivers_when_it_runs_in_a_work_tree(forked_connect, tmp_path, env):
     """A teammate who never ran init gets the driver config the first time the MCP server uses the memory."""
     repo = make_repo(tmp_path, env, wired=False)
-    async with connect(repo.path, env={k: env[k] for k in ("GIT_CONFIG_NOSYSTEM", "XDG_CONFIG_HOME")}) as mcp:
+    async with forked_connect(repo.path, env={k: env[k] for k in ("GIT_CONFIG_NOSYSTEM", "XDG_CONFIG_HOME")}) as mcp:
         await mcp.ok("search_memory", query="anything")
 
     driver = repo.git("config", "--local", "merge.sentinel-memory.driver").stdout

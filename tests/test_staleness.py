@@ -414,7 +414,7 @@ def test_compact_memory_passes_the_topics_cited_files_on_to_its_principle(tmp_pa
 
 
 @pytest.mark.anyio
-async def test_over_stdio_log_memory_takes_files_and_search_memory_shows_the_mark(tmp_path, env, connect):
+async def test_over_stdio_log_memory_takes_files_and_search_memory_shows_the_mark(tmp_path, env, forked_connect):
     """Through a real `python server.py` over stdio: log_memory's schema takes `files`; a path out
     of the project comes back as a tool error naming it; search_memory shows the stale line of a
     record whose cited file a later commit changed, and logging it again clears it."""
@@ -423,7 +423,7 @@ async def test_over_stdio_log_memory_takes_files_and_search_memory_shows_the_mar
     (repo.path / "src" / "pay.py").write_text("changed\n")
     commit_at(repo, "change", T1)
 
-    async with connect(repo.path) as mcp:
+    async with forked_connect(repo.path) as mcp:
         listed = {t.name: t for t in (await mcp.session.list_tools()).tools}
         refused = await mcp.error("log_memory", topic="x", missing_context="y", lesson="z", files=["../out.py"])
         marked = await mcp.ok("search_memory", query="refund")

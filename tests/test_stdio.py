@@ -48,6 +48,26 @@ async def test_lists_exactly_three_tools_with_read_only_hints_and_instructions(c
     assert instructions and all(name in instructions for name in TOOLS)
 
 
+async def test_a_forked_server_answers_as_a_new_one(connect, forked_connect, tmp_path):
+    """The server the tests about a server process fork (conftest's forked_connect) answers as one
+    started afresh: the same handshake, instructions, tools and schemas, and the same answers to a
+    log and a search, each in a project of its own."""
+    seen = []
+    for start, name in ((connect, "new"), (forked_connect, "forked")):
+        project = tmp_path / name / "project"
+        (project / "src").mkdir(parents=True)
+        (project / "src" / "auth.py").write_text("def verify(token): ...\n", encoding="utf-8")
+        async with start(project) as server:
+            tools = [t.model_dump() for t in (await server.session.list_tools()).tools]
+            saved = await server.ok("log_memory", topic="auth", missing_context="tokens expire after 5 minutes",
+                                    lesson="refresh before each batch", files=["src/auth.py"])
+            found = await server.ok("search_memory", query="token refresh")
+        seen.append((server.init.model_dump(), tools, saved.replace(str(project), "PROJECT"),
+                     found.replace(str(project), "PROJECT")))
+    assert seen[0] == seen[1]
+    assert "refresh before each batch" in seen[0][3]
+
+
 # ---------------------------------------------------------------------------------------------
 # log_memory: the record on disk
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import forkrun
 from gitrepos import ROOT, clone, env, launcher, make_repo  # noqa: F401  (env is a fixture)
 
 CLIENT_ARGS = ["--client", "cursor", "--client", "vscode", "--client", "claude", "--client", "codex",
@@ -42,8 +43,13 @@ def teammate(env: dict, tmp_path: Path, name: str, script: Path) -> dict:
 
 
 def sm(script: Path, environ: dict, cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    result = subprocess.run([sys.executable, str(script), *args], cwd=cwd, env=environ, capture_output=True,
-                            text=True, encoding="utf-8", timeout=120)
+    """`python SCRIPT ARGS`: a teammate's copy of server.py starts afresh; this checkout's runs
+    forked from an interpreter that has made the imports (tests/forkrun.py)."""
+    if script == ROOT / "server.py":
+        result = forkrun.run(list(args), env=environ, cwd=cwd, text=True, encoding="utf-8", timeout=120)
+    else:
+        result = subprocess.run([sys.executable, str(script), *args], cwd=cwd, env=environ, capture_output=True,
+                                text=True, encoding="utf-8", timeout=120)
     assert "Traceback" not in result.stderr, result.stderr
     return result
 
