@@ -213,7 +213,8 @@ class SearchIndex:
     def _scores(self, query_terms: set[str]) -> dict[int, int]:
         """rank -> the BM25 score of its record for these terms (binary term frequency, the
         topic's terms weighing TOPIC_WEIGHT), as an int (_SCALE per unit), for the records that
-        hold a term that is not common."""
+        hold a term that is neither common nor generic (all the records that hold one, when no
+        such term is held); the common and generic terms add their weight to those records only."""
         records = len(self.entries)
         weights: dict[int, float] = {}
         # Summed in C (map, zip, dict.update), as a common term may be held by thousands of records;
@@ -229,11 +230,17 @@ class SearchIndex:
             holders = len(topic) + len(body)
             if holders:
                 held.append((topic, body, holders, term in GENERIC_WORDS, self.path_postings.get(term, ())))
-        rare = [h for h in held if not h[3] and not common(h[2], records)]
-        for topic, body, holders, _, paths in rare or held:  # only common or generic terms match: they order after all
+        rare, weak = [], []  # weak: common or generic terms
+        for h in held:
+            (weak if h[3] or common(h[2], records) else rare).append(h)
+        for topic, body, holders, _, paths in rare or weak:  # only weak terms match: they order after all
             self._add(weights, topic, body, paths, holders)
         if not weights:
             return {}
+        if rare:  # beside a rarer term, a weak term makes no record match but weighs among those it matched
+            matched = weights.__contains__
+            for topic, body, holders, _, paths in weak:
+                self._add(weights, *(list(filter(matched, p)) for p in (topic, body, paths)), holders)
         factors = self._factors
         missing = [rank for rank in weights if rank not in factors]
         if missing:
