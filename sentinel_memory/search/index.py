@@ -34,7 +34,8 @@ K1, B = 1.2, 0.4  # BM25's saturation and length normalisation (each term counts
 # up to twice for the newest, 1.37 at a year; the same past five years.
 _RECENCY = [1 + math.exp(-age / 365) for age in range(5 * 365 + 1)]
 # A term held by more than COMMON of the records (and by more than COMMON_FLOOR of them) is common:
-# it orders records only when no rarer query term matches any, and never makes a match strong.
+# it makes records match only when no rarer query term matches any (else it only orders the records
+# those match), and never makes a match strong.
 COMMON, COMMON_FLOOR = 0.2, 5
 # Near the files asked about: each file asked about that the record cites (or the path git renamed
 # to it) adds its weight, idf over the records that cite it; each directory of one that the record
@@ -230,7 +231,8 @@ class SearchIndex:
             holders = len(topic) + len(body)
             if holders:
                 held.append((topic, body, holders, term in GENERIC_WORDS, self.path_postings.get(term, ())))
-        rare, weak = [], []  # weak: common or generic terms
+        rare: list[tuple] = []
+        weak: list[tuple] = []  # common or generic terms
         for h in held:
             (weak if h[3] or common(h[2], records) else rare).append(h)
         for topic, body, holders, _, paths in rare or weak:  # only weak terms match: they order after all
@@ -240,7 +242,8 @@ class SearchIndex:
         if rare:  # beside a rarer term, a weak term makes no record match but weighs among those it matched
             matched = weights.__contains__
             for topic, body, holders, _, paths in weak:
-                self._add(weights, *(list(filter(matched, p)) for p in (topic, body, paths)), holders)
+                topic, body, paths = (list(filter(matched, postings)) for postings in (topic, body, paths))
+                self._add(weights, topic, body, paths, holders)
         factors = self._factors
         missing = [rank for rank in weights if rank not in factors]
         if missing:
