@@ -181,8 +181,8 @@ class SearchIndex:
     ) -> Ranked:
         """`topic`'s entries (all when None) ranked for query_terms and the files asked about
         (`former`: paths git renamed to one of them)."""
-        scores = self._scores(query_terms)
         near = self._near(files, former)
+        scores = self._scores(query_terms, ordering=not near)
         if near:
             scores.update(zip(near, map(add, map(scores.get, near, repeat(0)), near.values()), strict=False))
         # One int per matching entry, a higher score first, then the static order (rank < _LIMIT);
@@ -211,11 +211,12 @@ class SearchIndex:
         """How many records hold a term (in the topic or the text)."""
         return len(self.topic_postings.get(term, ())) + len(self.body_postings.get(term, ()))
 
-    def _scores(self, query_terms: set[str]) -> dict[int, int]:
+    def _scores(self, query_terms: set[str], ordering: bool = True) -> dict[int, int]:
         """rank -> the BM25 score of its record for these terms (binary term frequency, the
         topic's terms weighing TOPIC_WEIGHT), as an int (_SCALE per unit), for the records that
         hold a term that is neither common nor generic (all the records that hold one, when no
-        such term is held); the common and generic terms add their weight to those records only."""
+        such term is held); the common and generic terms add their weight to those records only,
+        and only when `ordering` (no record is near the files asked about: nearness orders them)."""
         records = len(self.entries)
         weights: dict[int, float] = {}
         # Summed in C (map, zip, dict.update), as a common term may be held by thousands of records;
@@ -239,7 +240,7 @@ class SearchIndex:
             self._add(weights, topic, body, paths, holders)
         if not weights:
             return {}
-        if rare:  # beside a rarer term, a weak term makes no record match but weighs among those it matched
+        if rare and ordering:  # beside a rarer term, a weak term makes no record match but weighs among those it matched
             matched = weights.__contains__
             for topic, body, holders, _, paths in weak:
                 topic, body, paths = (list(filter(matched, postings)) for postings in (topic, body, paths))
