@@ -240,7 +240,8 @@ class SearchIndex:
             self._add(weights, topic, body, paths, holders)
         if not weights:
             return {}
-        if rare and ordering:  # beside a rarer term, a weak term makes no record match but weighs among those it matched
+        # Beside a rarer term, a weak term makes no record match but weighs among those it matched.
+        if rare and ordering:
             matched = weights.__contains__
             for topic, body, holders, _, paths in weak:
                 topic, body, paths = (list(filter(matched, postings)) for postings in (topic, body, paths))
