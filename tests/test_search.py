@@ -266,7 +266,7 @@ def test_strong_matches_name_their_reasons_and_weak_ones_are_left_out(project, p
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
 
 
-def test_words_of_any_task_neither_lift_a_record_nor_make_a_match_strong(path):
+def test_words_of_any_task_neither_make_a_record_match_nor_a_match_strong(path):
     """`fix`, `add`, `update`, `typo`... say what is done, not what about: "fix the bug" matches
     nothing strongly even where a record alone holds them, and beside a subject word they do not
     lift the record that shares them above one that shares the subject."""
@@ -278,6 +278,22 @@ def test_words_of_any_task_neither_lift_a_record_nor_make_a_match_strong(path):
     assert "Nothing matches strongly" in search(path, "fix a typo, update the link")
     order = listed(search(path, "fix the offsets bug"))
     assert order.index(subject) < order.index(generic)
+
+
+def test_words_of_any_task_order_the_records_that_share_the_subject(path):
+    """Among the records that hold the query's subject word, one that also holds its generic or
+    common words comes first: for "revert the offsets change", the lesson about reverting an
+    offsets change comes before a newer, shorter one that only mentions offsets (unless the files
+    asked about order them)."""
+    filler(path, 20)
+    reverted = saved(log(path, "entries", "the offsets change broke old files", "revert it and count offsets in bytes",
+                         files=["src/pay/vat.py"]))
+    mentions = saved(log(path, "entries", "offsets listed", "see offsets", files=["src/pay/vat.py"]))
+    assert listed(search(path, "revert the offsets change"))[:2] == [reverted, mentions]
+    assert listed(search(path, "offsets"))[:2] == [mentions, reverted]  # the subject alone: the newer, shorter first
+    assert strong_matches(path, "revert the change") == []
+    # Near the files asked about, nearness and the subject order, as for the subject alone.
+    assert listed(search(path, "revert the offsets change", files=["src/pay/vat.py"]))[:2] == [mentions, reverted]
 
 
 def test_a_topic_in_snake_case_is_named_by_its_words(path):

@@ -34,7 +34,8 @@ K1, B = 1.2, 0.4  # BM25's saturation and length normalisation (each term counts
 # up to twice for the newest, 1.37 at a year; the same past five years.
 _RECENCY = [1 + math.exp(-age / 365) for age in range(5 * 365 + 1)]
 # A term held by more than COMMON of the records (and by more than COMMON_FLOOR of them) is common:
-# it orders records only when no rarer query term matches any, and never makes a match strong.
+# it makes records match only when no rarer query term matches any (else it only orders the records
+# those match), and never makes a match strong.
 COMMON, COMMON_FLOOR = 0.2, 5
 # Near the files asked about: each file asked about that the record cites (or the path git renamed
 # to it) adds its weight, idf over the records that cite it; each directory of one that the record
@@ -180,8 +181,8 @@ class SearchIndex:
     ) -> Ranked:
         """`topic`'s entries (all when None) ranked for query_terms and the files asked about
         (`former`: paths git renamed to one of them)."""
-        scores = self._scores(query_terms)
         near = self._near(files, former)
+        scores = self._scores(query_terms, ordering=not near)
         if near:
             scores.update(zip(near, map(add, map(scores.get, near, repeat(0)), near.values()), strict=False))
         # One int per matching entry, a higher score first, then the static order (rank < _LIMIT);
@@ -210,10 +211,12 @@ class SearchIndex:
         """How many records hold a term (in the topic or the text)."""
         return len(self.topic_postings.get(term, ())) + len(self.body_postings.get(term, ()))
 
-    def _scores(self, query_terms: set[str]) -> dict[int, int]:
+    def _scores(self, query_terms: set[str], ordering: bool = True) -> dict[int, int]:
         """rank -> the BM25 score of its record for these terms (binary term frequency, the
         topic's terms weighing TOPIC_WEIGHT), as an int (_SCALE per unit), for the records that
-        hold a term that is not common."""
+        hold a term that is neither common nor generic (all the records that hold one, when no
+        such term is held); the common and generic terms add their weight to those records only,
+        and only when `ordering` (no record is near the files asked about: nearness orders them)."""
         records = len(self.entries)
         weights: dict[int, float] = {}
         # Summed in C (map, zip, dict.update), as a common term may be held by thousands of records;
@@ -229,11 +232,20 @@ class SearchIndex:
             holders = len(topic) + len(body)
             if holders:
                 held.append((topic, body, holders, term in GENERIC_WORDS, self.path_postings.get(term, ())))
-        rare = [h for h in held if not h[3] and not common(h[2], records)]
-        for topic, body, holders, _, paths in rare or held:  # only common or generic terms match: they order after all
+        rare: list[tuple] = []
+        weak: list[tuple] = []  # common or generic terms
+        for h in held:
+            (weak if h[3] or common(h[2], records) else rare).append(h)
+        for topic, body, holders, _, paths in rare or weak:  # only weak terms match: they order after all
             self._add(weights, topic, body, paths, holders)
         if not weights:
             return {}
+        # Beside a rarer term, a weak term makes no record match but weighs among those it matched.
+        if rare and ordering:
+            matched = weights.__contains__
+            for topic, body, holders, _, paths in weak:
+                topic, body, paths = (list(filter(matched, postings)) for postings in (topic, body, paths))
+                self._add(weights, topic, body, paths, holders)
         factors = self._factors
         missing = [rank for rank in weights if rank not in factors]
         if missing:
