@@ -35,10 +35,11 @@ STOP_WORDS = frozenset(
 # refactor, ...) and the work's own artefacts (doc, test, typo, version, release, ...), not what it
 # is about. They are terms (a query of nothing else is still ordered by them), but like a common
 # word (search/index.py common) they bring no record in beside a rarer word (they only order the
-# records it brings) and never make a match strong: "fix the bug" matches nothing strongly. Chosen from the words that the commit subjects of
-# four projects not used to tune the search (requests, gin, fastapi, vite) each use in at least
-# 0.15% of their subjects, keeping those that name an action or the work's process, not a subject
-# (file, error, request, config, check, run, set, link stay words).
+# records it brings) and never make a match strong: "fix the bug" matches nothing strongly.
+# Chosen from the words that the commit subjects of four projects not used to tune the search
+# (requests, gin, fastapi, vite) each use in at least 0.15% of their subjects, keeping those that
+# name an action or the work's process, not a subject (file, error, request, config, check, run,
+# set, link stay words).
 GENERIC_WORDS = frozenset(
     """add added adding allow allowed avoid bump bumped change changed chore ci clean cleanup
     code doc documentation drop dropped ensure example feat feature fix fixed fixing github handle
