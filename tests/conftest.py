@@ -5,10 +5,10 @@ The stdio fixture (`connect`) spawns the server the way Cursor does (the interpr
 absolute path of server.py, cwd = the project, a separate HOME) and talks to it with the official
 `mcp` SDK client. `forked_connect` talks to the same server over the same real stdio, as a process
 forked from an interpreter that has imported it (tests/forkrun.py, serve_command), for the tests
-about what a server process does rather than how a new one starts. The in-process fixture (`inprocess`) serves the same `server.mcp` over fastmcp's
-in-memory transport: the same MCP requests, tools, middleware and core calls, without a process
-start. What depends on the process (stdin/stdout, the cwd it starts in, exit, stderr) stays on
-`connect`. Nothing is mocked.
+about what a server process does rather than how a new one starts. The in-process fixture
+(`inprocess`) serves the same `server.mcp` over fastmcp's in-memory transport: the same MCP
+requests, tools, middleware and core calls, without a process start. What depends on the process
+(stdin/stdout, the cwd it starts in, exit, stderr) stays on `connect`. Nothing is mocked.
 """
 
 from __future__ import annotations
