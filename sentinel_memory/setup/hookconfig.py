@@ -197,7 +197,6 @@ def probe(argv: list[str], client: str, timeout: float = 30) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="sentinel-memory-probe-", ignore_cleanup_errors=True) as scratch:
         root = Path(scratch) / "project"
         root.mkdir()
-        gitcmd.run("init", "-q", cwd=root, timeout=timeout)
         (root / SAMPLE_FILE).write_text("print('hi')\n", encoding="utf-8")
         memory.upsert(
             root / ".context" / "memory_log.jsonl",
@@ -206,6 +205,9 @@ def probe(argv: list[str], client: str, timeout: float = 30) -> list[str]:
             SAMPLE_LESSON,
             files=[SAMPLE_FILE],
         )
+        # git init after the lesson: a write waits for git's folder to settle (record/gitlock.py),
+        # a quarter of a second after `git init` has made it, for each client probed.
+        gitcmd.run("init", "-q", cwd=root, timeout=timeout)
         env = {k: v for k, v in os.environ.items() if k not in (WRITES_ENV, "SENTINEL_MEMORY_PROJECT")}
         env.update(
             SENTINEL_MEMORY_HOOK_STATE=str(Path(scratch) / "state"),
