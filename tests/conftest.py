@@ -41,14 +41,15 @@ CALL_TIMEOUT = 60
 
 
 def pytest_xdist_auto_num_workers(config):
-    """`-n auto` (the README's command) starts one worker more than there are cores: much of a
+    """`-n auto` (the README's command) starts two workers more than there are cores: much of a
     worker's time goes to waiting on the processes its tests start (a server importing fastmcp
-    while the test waits, a quiet second after a conversation), which another worker fills.
+    while the test waits, a quiet second after a conversation) and on git's folder settling after
+    a commit, which other workers fill (docs/performance.md, "The tests": worker counts).
     PYTEST_XDIST_AUTO_NUM_WORKERS still decides when set."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return cores + 1
+    return cores + 2
 
 
 @pytest.fixture
