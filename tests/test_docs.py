@@ -213,6 +213,7 @@ def test_the_limits_and_thresholds_the_docs_quote_are_the_codes():
     """A limit, threshold or bound quoted in the docs is the constant the code enforces: change one
     and the other must follow (each pattern must still find its quote, so a reworded doc fails too)."""
     from sentinel_memory.cli.maintenance import MIN_PREFIX
+    from sentinel_memory.hooks.matches import WARM_FROM
     from sentinel_memory.record.citations import MAX_FILES
     from sentinel_memory.record.disk import MAX_FILE_BYTES
     from sentinel_memory.record.records import LIMITS
@@ -249,6 +250,9 @@ def test_the_limits_and_thresholds_the_docs_quote_are_the_codes():
         + _quoted(r"A writer waits (\d+) s", "docs/design.md")),
         (MAX_FILE_BYTES, _quoted(r"over 64 MiB \(([\d,]+) bytes", contract)),
         (MIN_PREFIX, _quoted(r"at least (\d+) characters", commands)),
+        (WARM_FROM >> 10, _quoted(r"once the memory file passes (\d+) KiB", "docs/clients.md")
+         + _quoted(r"kept only for a memory file of (\d+) KiB or more", contract)
+         + _quoted(r"per memory file of (\d+) KiB or more", "docs/design.md")),
     ]
     for value, quoted in checks:
         assert quoted, f"no doc quotes {value} where this test looks: reword the pattern with the doc"

@@ -384,9 +384,20 @@ def test_the_kept_index_chooses_what_strong_matches_chooses_and_follows_the_file
     assert matches.kept(repo.memory) is None and not matches.fresh(repo.memory)
 
 
+def _grow(repo, records: int) -> None:
+    """`records` more lessons in one locked write, about 350 bytes each as real ones are."""
+    from gitrepos import put, rec
+
+    detail = "the deploy checklist skipped the cache warm-up step and the first requests timed out " * 2
+    put(repo.memory, *[rec(f"ops{i % 40}", f"{detail}{i}", f"warm the cache before switching traffic ({i})")
+                       for i in range(records)])
+
+
 def test_a_sessions_first_hook_builds_the_kept_index_in_the_background(repo):
     from sentinel_memory.hooks import matches
 
+    _grow(repo, 300)
+    assert matches.worth_keeping(repo.memory)
     first_prompt(repo, "claude", "s1")
     for _ in range(600):  # the builder is detached: wait for its file (at most a minute)
         if matches.fresh(repo.memory):
@@ -395,6 +406,24 @@ def test_a_sessions_first_hook_builds_the_kept_index_in_the_background(repo):
     assert matches.kept(repo.memory) is not None
     code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="Fix the bug in src/auth.py"))
     assert LESSON in out
+
+
+def test_a_small_memory_is_indexed_in_the_hook_and_starts_no_builder(repo):
+    """Under WARM_FROM bytes no builder starts (the hook indexes the memory itself and finds the
+    lesson all the same); past it one does, and its copy appears in the user's cache."""
+    from sentinel_memory.hooks import matches
+
+    assert repo.memory.stat().st_size < matches.WARM_FROM and not matches.worth_keeping(repo.memory)
+    assert matches.warm_later(repo.memory) is False
+    code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="Fix the bug in src/auth.py"))
+    assert code == 0 and LESSON in out
+    _grow(repo, 300)
+    assert matches.warm_later(repo.memory) is True
+    for _ in range(600):  # the builder is detached: wait for its file (at most a minute)
+        if matches.fresh(repo.memory):
+            break
+        time.sleep(0.1)
+    assert list(Path(os.environ["XDG_CACHE_HOME"]).rglob(Path(matches.where(repo.memory)).name))
 
 
 def test_old_session_state_and_unused_index_copies_are_removed(repo, tmp_path):

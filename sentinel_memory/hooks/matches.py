@@ -6,7 +6,9 @@ cache folder, `sentinel-memory/hooks/index-<hash of the memory file's path>.pick
 the memory file's exact bytes (a BLAKE2 digest) and this code (the sizes and times of the modules
 that shape the index). A hook that finds no valid copy answers from a fresh index as before and
 starts a detached, low-priority process (`hook --warm PATH`) that builds and stores the copy, so
-the next prompt is fast; a session's first hook starts it too. The copy is read only when it is a
+the next prompt is fast; a session's first hook starts it too. A memory file under WARM_FROM bytes
+is indexed in the hook itself (milliseconds) and no builder starts: a process and a file in the
+user's cache would cost more than they save. The copy is read only when it is a
 regular file of this user in a folder only they can enter (pickle runs what its bytes say: the
 same trust as the user's own shell files); anything odd and it is rebuilt.
 
@@ -33,6 +35,9 @@ if TYPE_CHECKING:
 
 FORMAT = b"sentinel-memory hook index 1\n"
 MAX_BYTES = 512 << 20  # a copy bigger than this is not read
+# Below this size (about 180 records of the usual length) the hook indexes the memory itself in less
+# time than a builder process takes to start (docs/performance.md, "The hook's kept index").
+WARM_FROM = 64 << 10
 # The modules whose code shapes the index: a change to any gives the copy another stamp.
 SHAPED_BY = (
     "search/index.py",
@@ -152,9 +157,21 @@ def build(memory: Path) -> None:
         disk.atomic_write(path, head + pickle.dumps(built, protocol=pickle.HIGHEST_PROTOCOL), durable=False)
 
 
-def warm_later(memory: Path) -> None:
-    """Start the builder, detached and at low priority; it outlives this hook's time bound."""
+def worth_keeping(memory: Path) -> bool:
+    """Whether the memory file is large enough that a kept copy of its index pays (WARM_FROM)."""
+    try:
+        return os.stat(memory).st_size >= WARM_FROM
+    except OSError:
+        return False
+
+
+def warm_later(memory: Path) -> bool:
+    """Start the builder, detached and at low priority (it outlives this hook's time bound), when
+    the memory file is worth it: whether one was started."""
     from ..invocation import ENTRY
+
+    if not worth_keeping(memory):
+        return False
 
     kwargs: dict = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     if os.name == "posix":
@@ -166,7 +183,8 @@ def warm_later(memory: Path) -> None:
     try:
         subprocess.Popen([*ENTRY, "hook", "--warm", os.fspath(memory)], **kwargs)
     except OSError:
-        pass
+        return False
+    return True
 
 
 def strong(memory: Path, query: str, files: list[str], limit: int, found: SearchIndex) -> list[Match]:
