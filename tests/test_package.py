@@ -4,9 +4,9 @@ that executable, git's diff through it, and the MCP server over real stdio.
 
 How it stays offline and fast: the wheel is built from a copy of the sources in tmp_path (so no
 build/ or egg-info lands in the checkout), without build isolation when this interpreter's
-setuptools can build wheels by itself, else with pip's usual isolated build (which needs
-setuptools from the package index pip is configured with; the test is skipped, saying so, when
-none is reachable). The venv is made with `python -m venv --without-pip`, and a .pth file in its
+setuptools can build wheels by itself (requirements-dev.in brings one that can), else with pip's
+usual isolated build (which needs setuptools from the package index pip is configured with; the
+test is skipped, saying so, when none is reachable). The venv is made with `python -m venv --without-pip`, and a .pth file in its
 site-packages appends the test interpreter's own site-packages, so the dependencies (fastmcp,
 filelock) come from there instead of the network, after the venv's own packages: `core` and
 `server` are imported from the installed wheel, never from this checkout (the test checks). The
