@@ -89,7 +89,10 @@ class Repo:
         self.git("config", "commit.gpgsign", "false")
 
     def init_driver(self) -> subprocess.CompletedProcess:
-        result = server(self.env, "--project", str(self.path), "init")
+        """`server.py init --no-hooks`: the drivers, the configs, no client hooks (a `doctor` in a
+        repository with hooks runs each one three times; tests/test_hooks.py and the tests that
+        run init themselves cover them)."""
+        result = server(self.env, "--project", str(self.path), "init", "--no-hooks")
         assert result.returncode == 0, result.stderr
         return result
 
@@ -106,7 +109,8 @@ class Repo:
 
 
 def build_repo(path: Path, env: dict, wired: bool = True) -> Repo:
-    """A new repository at `path` on branch main with .context/ prepared; `wired` runs server.py init."""
+    """A new repository at `path` on branch main with .context/ prepared; `wired` runs server.py
+    init (Repo.init_driver)."""
     subprocess.run(["git", "init", "-q", "-b", "main", str(path)], env=env, check=True, capture_output=True)
     repo = Repo(path.resolve(), env)
     repo.identity()
