@@ -45,46 +45,78 @@ PRELOAD = (
     "sentinel_memory.setup.initialise", "sentinel_memory.setup.configedit", "sentinel_memory.setup.hookconfig",
     "sentinel_memory.git.drivers", "sentinel_memory.redaction", "sentinel_memory.tools.answers",
 )
+COMMAND_IMPORTS = f"""\
+for name in {PRELOAD!r}:
+    __import__(name)
+assert "fastmcp" not in sys.modules, "a command's import brought in fastmcp"
+"""
 
-SERVER_CODE = textwrap.dedent("""\
-    import gc, json, os, socket, sys, threading
-    sys.argv[0] = {server!r}  # as `python server.py`: the script's path, its folder first, then server.py's insert
+# A fork server: an interpreter that starts the way `python server.py` starts (its path as argv[0],
+# its folder first on sys.path), makes `imports`, and forks a copy of itself for each request on
+# its socket (several at once): the copy takes the request's pipes as its stdin, stdout and stderr
+# and its folder, and runs `child` (the request's `argv` and `env` in hand); the server answers
+# the copy's pid, then its exit code when it ends.
+FORK_LOOP = textwrap.dedent("""\
+    import gc, json, os, select, socket, sys, threading
+    sys.argv[0] = {server!r}
     sys.path[0] = {root!r}
     sys.path.insert(0, {root!r})
+    {imports}
     from sentinel_memory.__main__ import main
-    for name in {preload!r}:
-        __import__(name)
-    assert "fastmcp" not in sys.modules, "a command's import brought in fastmcp"
     assert threading.active_count() == 1, "the imports started a thread: forking would lose it"
     gc.freeze()  # what the imports made stays out of the copies' collections (each would otherwise walk it)
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(sys.argv[1])
     listener.listen()
     os.write(1, b"ready\\n")
+    children = {{}}  # pid -> the connection its exit code goes back on
     while True:
+        ready, _, _ = select.select([listener], [], [], 0.02 if children else None)
+        while children:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if not pid:
+                break
+            conn = children.pop(pid)
+            conn.sendall(b"%d\\n" % os.waitstatus_to_exitcode(status))
+            conn.close()
+        if not ready:
+            continue
         conn, _ = listener.accept()
         request, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
         if not request:
             break
         cwd, argv, env = json.loads(request)
         pid = os.fork()
-        if pid == 0:  # the command: the test's pipes, folder and environment
+        if pid == 0:  # the request's process: its pipes, folder and arguments
             listener.close()
             conn.close()
+            for other in children.values():
+                other.close()
             for target, fd in enumerate(fds):
                 os.dup2(fd, target)
                 os.close(fd)
             os.chdir(cwd)
-            os.environ.clear()
-            os.environ.update(env)
             sys.argv = [{server!r}, *argv]
-            sys.exit(main(argv))  # as server.py, then the interpreter's own exit
+    {child}
         for fd in fds:
             os.close(fd)
         conn.sendall(b"%d\\n" % pid)
-        conn.sendall(b"%d\\n" % os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
-        conn.close()
+        children[pid] = conn
 """)
+
+# The request's environment exactly, then what server.py runs after its imports.
+AS_SERVER_PY = """\
+os.environ.clear()
+os.environ.update(env)
+sys.exit(main(argv))  # as server.py, then the interpreter's own exit
+"""
+
+
+def fork_server_code(imports: str, child: str = AS_SERVER_PY) -> str:
+    """FORK_LOOP with these imports (module level) and this child (run in each copy)."""
+    return FORK_LOOP.format(root=str(ROOT), server=str(SERVER), imports=textwrap.dedent(imports).strip(),
+                            child=textwrap.indent(textwrap.dedent(child), " " * 8).rstrip("\n"))
+
 
 STARTUP = ("PYTHON", "LC_", "LANG", "TZ")  # read when an interpreter starts, not when a command runs
 
@@ -94,7 +126,7 @@ class ForkServer:
         self.folder = tempfile.mkdtemp(prefix="sm-fork-", dir="/tmp" if os.path.isdir("/tmp") else None)
         self.socket = os.path.join(self.folder, "s")  # a socket's path has room for about 100 bytes
         env = {k: v for k, v in os.environ.items() if not k.startswith(STARTUP)}
-        code = SERVER_CODE.format(root=str(ROOT), server=str(SERVER), preload=PRELOAD)
+        code = fork_server_code(COMMAND_IMPORTS)
         # Pipes as its stdin, stdout and stderr, as the tests give a command: Python sets up sys.stdin,
         # sys.stdout and sys.stderr by what they are at start-up (a pipe cannot seek, a file can).
         self.process = subprocess.Popen([sys.executable, "-c", code, self.socket], env={**env, **startup},
@@ -229,57 +261,11 @@ def run(args: list[str], *, env: dict | None = None, cwd=None, input: bytes | st
 # not in it, and fastmcp read its settings at that import, as a new process's does, from the same
 # FASTMCP_ variables (the fork server is one per set of them).
 
-SERVE_CODE = textwrap.dedent("""\
-    import gc, json, os, select, socket, sys, threading
-    sys.argv[0] = {server!r}
-    sys.path[0] = {root!r}
-    sys.path.insert(0, {root!r})
-    from sentinel_memory.record.gcpause import loaded
-    with loaded():
-        from sentinel_memory import server  # noqa: F401 (fastmcp, imported once)
-    from sentinel_memory.__main__ import main
-    assert threading.active_count() == 1, "the imports started a thread: forking would lose it"
-    gc.freeze()
-    listener = socket.socket(socket.AF_UNIX)
-    listener.bind(sys.argv[1])
-    listener.listen()
-    os.write(1, b"ready\\n")
-    children = {{}}  # pid -> the connection its exit code goes back on (several serve at once)
-    while True:
-        ready, _, _ = select.select([listener], [], [], 0.02 if children else None)
-        while children:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-            if not pid:
-                break
-            conn = children.pop(pid)
-            conn.sendall(b"%d\\n" % os.waitstatus_to_exitcode(status))
-            conn.close()
-        if not ready:
-            continue
-        conn, _ = listener.accept()
-        request, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
-        if not request:
-            break
-        cwd, argv, env = json.loads(request)
-        pid = os.fork()
-        if pid == 0:  # the client's server: its pipes, folder, arguments and environment
-            listener.close()
-            conn.close()
-            for other in children.values():
-                other.close()
-            for target, fd in enumerate(fds):
-                os.dup2(fd, target)
-                os.close(fd)
-            os.chdir(cwd)
-            os.environ.clear()
-            os.environ.update(env)
-            sys.argv = [{server!r}, *argv]
-            sys.exit(main(argv))  # as server.py, then the interpreter's own exit
-        for fd in fds:
-            os.close(fd)
-        conn.sendall(b"%d\\n" % pid)
-        children[pid] = conn
-""")
+SERVE_IMPORTS = """\
+from sentinel_memory.record.gcpause import loaded
+with loaded():
+    from sentinel_memory import server  # noqa: F401 (fastmcp, imported once)
+"""
 
 SHIM = textwrap.dedent("""\
     import json, os, signal, socket, sys
@@ -301,14 +287,14 @@ SETTINGS = ("FASTMCP_",)  # read by fastmcp when it is imported
 
 
 class ServeServer(ForkServer):
-    """The fork server of SERVE_CODE, started with the interpreter settings and FASTMCP_ variables
+    """The fork server of SERVE_IMPORTS, started with the interpreter settings and FASTMCP_ variables
     the clients' environment holds, and the test process's other variables."""
 
     def __init__(self, startup: dict[str, str]) -> None:
         self.folder = tempfile.mkdtemp(prefix="sm-serve-", dir="/tmp" if os.path.isdir("/tmp") else None)
         self.socket = os.path.join(self.folder, "s")
         env = {k: v for k, v in os.environ.items() if not k.startswith(STARTUP + SETTINGS)}
-        code = SERVE_CODE.format(root=str(ROOT), server=str(SERVER))
+        code = fork_server_code(SERVE_IMPORTS)
         self.process = subprocess.Popen([sys.executable, "-c", code, self.socket], env={**env, **startup},
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         cwd=self.folder)

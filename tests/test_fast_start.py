@@ -228,67 +228,27 @@ def recorded(request, tmp_path_factory) -> Path:
 # write more, or whose end of stdin may meet a fastmcp still loading, are in FRESH and also talk
 # to a new process. A copy that finds no answers exits at once, and one that took the ordinary way
 # says so on its stdout, failing the test.
-FORK_SERVER = textwrap.dedent("""\
-    import gc, json, os, select, socket, sys, threading
-    sys.path[0] = {root!r}  # as `python server.py` has it: the script's folder first, then server.py's insert
-    sys.path.insert(0, {root!r})
-    from sentinel_memory import server  # noqa: F401 (fastmcp and the server module, imported once)
-    from sentinel_memory.__main__ import main
-    assert threading.active_count() == 1, "the imports started a thread: forking would lose it"
-    gc.freeze()  # what the imports made stays out of the copies' collections (each would otherwise walk it)
-    listener = socket.socket(socket.AF_UNIX)
-    listener.bind(sys.argv[1])
-    listener.listen()
-    os.write(1, b"ready\\n")
-    children = {{}}  # pid -> the connection its exit code goes back on (several run at once)
-    while True:
-        ready, _, _ = select.select([listener], [], [], 0.02 if children else None)
-        while children:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-            if not pid:
-                break
-            conn = children.pop(pid)
-            conn.sendall(b"%d\\n" % os.waitstatus_to_exitcode(status))
-            conn.close()
-        if not ready:
-            continue
-        conn, _ = listener.accept()
-        request, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
-        if not request:
-            break
-        cwd, argv, env = json.loads(request)
-        pid = os.fork()
-        if pid == 0:  # the conversation's server: the test's pipes as stdin, stdout and stderr
-            listener.close()
-            conn.close()
-            for other in children.values():
-                other.close()
-            for target, fd in enumerate(fds):
-                os.dup2(fd, target)
-                os.close(fd)
-            os.chdir(cwd)
-            sys.argv = [{server!r}, *argv]
-            if env is None:
-                sys.exit(main(argv))  # as server.py, then the interpreter's own exit
-            os.environ.clear()  # a fast start: the environment it begins with (none of the import's defaults)
-            os.environ.update(env)
-            from sentinel_memory.faststart import cache as fast_cache
-            path, digest = fast_cache.where(argv)
-            if not path or fast_cache.load(path, digest) is None:  # what the fast start answers from
-                os.write(2, b"the forked fast start finds no answers\\n")
-                os._exit(97)  # not a byte on stdout: the test fails
-            client_stdin = os.fstat(0).st_ino
-            try:
-                code = main(argv)
-            finally:
-                if os.fstat(0).st_ino == client_stdin:  # the fast start puts a pipe of its own there
-                    os.write(1, b"the forked fast start took the ordinary way\\n")
-            sys.exit(code)
-        for fd in fds:
-            os.close(fd)
-        conn.sendall(b"%d\\n" % pid)
-        children[pid] = conn
-""")
+FORK_SERVER = forkrun.fork_server_code(
+    "from sentinel_memory import server  # noqa: F401 (fastmcp and the server module, imported once)",
+    child="""\
+    if env is None:
+        sys.exit(main(argv))  # as server.py, then the interpreter's own exit
+    os.environ.clear()  # a fast start: the environment it begins with (none of the import's defaults)
+    os.environ.update(env)
+    from sentinel_memory.faststart import cache as fast_cache
+    path, digest = fast_cache.where(argv)
+    if not path or fast_cache.load(path, digest) is None:  # what the fast start answers from
+        os.write(2, b"the forked fast start finds no answers\\n")
+        os._exit(97)  # not a byte on stdout: the test fails
+    client_stdin = os.fstat(0).st_ino
+    try:
+        code = main(argv)
+    finally:
+        if os.fstat(0).st_ino == client_stdin:  # the fast start puts a pipe of its own there
+            os.write(1, b"the forked fast start took the ordinary way\\n")
+    sys.exit(code)
+""",
+)
 
 
 class Forked:
@@ -366,7 +326,7 @@ def fastmcp_alone(recorded, tmp_path_factory) -> Reference:
     # A socket's path has room for about 100 bytes (104 on macOS, whose temporary folders are long).
     short = tempfile.mkdtemp(prefix="sm-fork-", dir="/tmp" if os.path.isdir("/tmp") else None)
     socket_path = os.path.join(short, "s")
-    code = FORK_SERVER.format(root=str(ROOT), server=str(SERVER))
+    code = FORK_SERVER
     # Pipes for its stdin, stdout and stderr, as a client gives a server: Python sets up sys.stdin,
     # sys.stdout and sys.stderr by what they are at start-up (a pipe cannot seek, a file can).
     parent = _spawn([PYTHON, "-c", code, socket_path], _env(False, recorded), folder)
