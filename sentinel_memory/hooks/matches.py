@@ -35,8 +35,9 @@ if TYPE_CHECKING:
 
 FORMAT = b"sentinel-memory hook index 1\n"
 MAX_BYTES = 512 << 20  # a copy bigger than this is not read
-# Below this size (about 180 records of the usual length) the hook indexes the memory itself in less
-# time than a builder process takes to start (docs/performance.md, "The hook's kept index").
+# Below this size (about 180 records of the usual length) the hook indexes the memory itself, a few
+# milliseconds more than reading a kept copy, and no builder runs (docs/performance.md, "The hook's
+# kept index").
 WARM_FROM = 64 << 10
 # The modules whose code shapes the index: a change to any gives the copy another stamp.
 SHAPED_BY = (
