@@ -40,6 +40,19 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
 CALL_TIMEOUT = 60
 
 
+def pytest_configure(config):
+    """Once per run, before the workers start: the package compiled to bytecode beside its sources,
+    as pip compiles an installed one. The tests start hundreds of processes (servers, commands,
+    hooks) from this checkout; where PYTHONDONTWRITEBYTECODE is set (or on a fresh clone's first
+    imports, all at once) each of them compiled every module it imported again, about a tenth of
+    the suite's CPU time (docs/performance.md, "The tests"). __pycache__ is ignored by git."""
+    if hasattr(config, "workerinput"):
+        return
+    import compileall
+
+    compileall.compile_dir(str(ROOT / "sentinel_memory"), quiet=2)
+
+
 def pytest_xdist_auto_num_workers(config):
     """`-n auto` (the README's command) starts two workers more than there are cores: much of a
     worker's time goes to waiting on the processes its tests start (a server importing fastmcp
