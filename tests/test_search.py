@@ -246,6 +246,30 @@ def test_a_korean_word_a_record_holds_whole_matches_no_word_that_merely_shares_t
     assert [m.record["id"] for m in ranked_matches(path, "결제모듈")[0]] == [payment]
 
 
+def test_a_latin_name_with_a_korean_particle_is_the_name(path):
+    """LottoNumber를 is the name LottoNumber and its particle: it finds the record that says
+    LottoNumber는, before one that shares only another word; a particle standing alone (after a
+    quoted name) is no word."""
+    filler(path, 10)
+    lotto = saved(log(path, "lotto", "LottoNumber는 1부터 45까지만 허용한다", "범위 밖의 숫자는 예외로 막는다"))
+    view = saved(log(path, "view", "입력 검증은 InputView에서 한다", "빈 입력은 다시 묻는다"))
+    matching = [m.record["id"] for m in ranked_matches(path, "LottoNumber를 검증")[0]]
+    assert matching == [lotto, view]
+    assert terms("`save` 를 Board의 입력") == {"save", "board", "입력"}
+
+
+def test_the_character_pairs_of_a_korean_word_weigh_together_as_one_word(path):
+    """프로퍼티, which no record holds, is looked for by its pairs (프로, 로퍼, 퍼티): together they
+    weigh as one word, so the records sharing the whole word 등록 come before the one sharing only
+    the pair 프로 (of 프로세스)."""
+    filler(path, 10)
+    process = saved(log(path, "deploy", "프로세스 id 찾기 수정", "pid 파일을 먼저 읽는다"))
+    ignore = saved(log(path, "git", "gitignore 등록", "키 파일은 커밋하지 않는다"))
+    google = saved(log(path, "security", "시큐리티 구글 정보 등록", "클라이언트 정보는 환경 변수로 읽는다"))
+    matching = [m.record["id"] for m in ranked_matches(path, "Oauth 프로퍼티 등록")[0]]
+    assert set(matching[:2]) == {ignore, google} and matching[2:] == [process]
+
+
 # ---------------------------------------------------------------------------------- strong matches
 
 def test_strong_matches_name_their_reasons_and_weak_ones_are_left_out(project, path):

@@ -13,7 +13,7 @@ derives the next one from it (SearchIndex.derive) at the cost of the changed rec
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import repeat
 from operator import add, mul, sub
 
@@ -25,7 +25,7 @@ from ..record.snapshot import Snapshot
 from . import match
 from .match import Match, Query
 from .ranked import Card, Layout, Ranked, fit
-from .terms import GENERIC_WORDS, path_terms, record_terms, stem, terms, words  # noqa: F401 (stem, terms: this module's surface too)
+from .terms import GENERIC_WORDS, path_terms, record_terms, shares, stem, terms, words  # noqa: F401 (stem, terms: this module's surface too)
 
 TOPIC_WEIGHT = 2  # a query term in the topic weighs twice one in the text (once, if also in the text)
 PATH_WEIGHT = 1.5  # a query term in the path of a file the record cites (not in its topic) weighs 1.5 times
@@ -177,9 +177,14 @@ class SearchIndex:
         return self._by_rank
 
     def ranked(
-        self, query_terms: set[str], topic: object = None, files: Iterable[str] = (), former: Iterable[str] = ()
+        self,
+        query_terms: Iterable[str] | Mapping[str, float],
+        topic: object = None,
+        files: Iterable[str] = (),
+        former: Iterable[str] = (),
     ) -> Ranked:
-        """`topic`'s entries (all when None) ranked for query_terms and the files asked about
+        """`topic`'s entries (all when None) ranked for query_terms (a term -> its share of a word,
+        as query_terms gives them; terms without shares count whole) and the files asked about
         (`former`: paths git renamed to one of them)."""
         near = self._near(files, former)
         scores = self._scores(query_terms, ordering=not near)
@@ -199,10 +204,11 @@ class SearchIndex:
         first_log = self.ranks[self.principles] if self.principles < len(self.ranks) else _LIMIT
         return Ranked(self.by_rank, scored, scope, first_log)
 
-    def query_terms(self, query: str) -> set[str]:
-        """The terms a query is ranked by: terms(), without the character pairs of a Hangul stem
-        that a record holds whole (docs/contract.md §4.2)."""
-        return terms(query, held=self._holds)
+    def query_terms(self, query: str) -> dict[str, float]:
+        """The terms a query is ranked by, each with its share of a word (search/terms.py shares):
+        terms(), without the character pairs of a Hangul stem that a record holds whole, the pairs
+        of a stem sharing its weight (docs/contract.md §4.2)."""
+        return shares(query, self._holds)
 
     def _holds(self, term: str) -> bool:
         return term in self.topic_postings or term in self.body_postings
@@ -211,7 +217,7 @@ class SearchIndex:
         """How many records hold a term (in the topic or the text)."""
         return len(self.topic_postings.get(term, ())) + len(self.body_postings.get(term, ()))
 
-    def _scores(self, query_terms: set[str], ordering: bool = True) -> dict[int, int]:
+    def _scores(self, query_terms: Iterable[str] | Mapping[str, float], ordering: bool = True) -> dict[int, int]:
         """rank -> the BM25 score of its record for these terms (binary term frequency, the
         topic's terms weighing TOPIC_WEIGHT), as an int (_SCALE per unit), for the records that
         hold a term that is neither common nor generic (all the records that hold one, when no
@@ -224,28 +230,28 @@ class SearchIndex:
         held = []
         # A lone ASCII letter or a number of one or two digits (the parts of "4.4.6") orders nothing
         # unless the query has nothing else.
-        query_terms = {
-            t for t in query_terms if not (t.isascii() and (len(t) == 1 or (t.isdigit() and len(t) <= 2)))
-        } or query_terms
-        for term in sorted(query_terms):
+        share = query_terms if isinstance(query_terms, Mapping) else dict.fromkeys(query_terms, 1.0)
+        counted = {t for t in share if not (t.isascii() and (len(t) == 1 or (t.isdigit() and len(t) <= 2)))}
+        for term in sorted(counted or share):
             topic, body = self.topic_postings.get(term, ()), self.body_postings.get(term, ())
             holders = len(topic) + len(body)
             if holders:
-                held.append((topic, body, holders, term in GENERIC_WORDS, self.path_postings.get(term, ())))
+                paths = self.path_postings.get(term, ())
+                held.append((topic, body, holders, term in GENERIC_WORDS, paths, share[term]))
         rare: list[tuple] = []
         weak: list[tuple] = []  # common or generic terms
         for h in held:
             (weak if h[3] or common(h[2], records) else rare).append(h)
-        for topic, body, holders, _, paths in rare or weak:  # only weak terms match: they order after all
-            self._add(weights, topic, body, paths, holders)
+        for topic, body, holders, _, paths, part in rare or weak:  # only weak terms match: they order after all
+            self._add(weights, topic, body, paths, holders, part)
         if not weights:
             return {}
         # Beside a rarer term, a weak term makes no record match but weighs among those it matched.
         if rare and ordering:
             matched = weights.__contains__
-            for topic, body, holders, _, paths in weak:
+            for topic, body, holders, _, paths, part in weak:
                 topic, body, paths = (list(filter(matched, postings)) for postings in (topic, body, paths))
-                self._add(weights, topic, body, paths, holders)
+                self._add(weights, topic, body, paths, holders, part)
         factors = self._factors
         missing = [rank for rank in weights if rank not in factors]
         if missing:
@@ -363,11 +369,18 @@ class SearchIndex:
         self._factors.update(zip(ranks, map(mul, map(table.__getitem__, lengths), boost), strict=False))
 
     def _add(
-        self, weights: dict[int, float], topic: Sequence[int], body: Sequence[int], paths: Sequence[int], holders: int
+        self,
+        weights: dict[int, float],
+        topic: Sequence[int],
+        body: Sequence[int],
+        paths: Sequence[int],
+        holders: int,
+        share: float = 1.0,
     ) -> None:
-        """Add a term's weight to the records holding it: once in the text, TOPIC_WEIGHT times in
-        the topic, PATH_WEIGHT times in a cited path (`paths` is part of `body`)."""
-        weight, get = idf(holders, len(self.entries)), weights.get
+        """Add a term's weight (times its share of a query word) to the records holding it: once in
+        the text, TOPIC_WEIGHT times in the topic, PATH_WEIGHT times in a cited path (`paths` is part
+        of `body`)."""
+        weight, get = idf(holders, len(self.entries)) * share, weights.get
         for postings, value in ((body, weight), (topic, weight * TOPIC_WEIGHT), (paths, weight * (PATH_WEIGHT - 1))):
             if postings:
                 weights.update(zip(postings, map(add, map(get, postings, repeat(0.0)), repeat(value)), strict=False))

@@ -1,7 +1,8 @@
 """The terms search counts: words (lowercased, English plurals as their singular), the parts of
 identifiers and paths (snake_case, camelCase, a/b/c.py), and Korean words without their particles
-and endings, with the character pairs of their stems. The same function makes the terms of a
-record and of a query (docs/contract.md §4.2).
+and endings (`Board의`: the name Board), with the character pairs of their stems. The same function
+makes the terms of a record and of a query (docs/contract.md §4.2); a query's pairs also carry their
+share of a word (shares).
 
 Words that carry no subject (English function words, Korean particles and endings, the generic
 parts of a path: an extension, `src`) are no terms at all: they can neither match nor lift a
@@ -13,7 +14,9 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+# A run of letters and digits; a run that starts with a Latin letter ends where Hangul follows it,
+# so that `Board의` is the word `Board` and its particle, `LottoNumber에` the identifier and its particle.
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?=[\uac00-\ud7af])|\w+", re.UNICODE)
 _CJK_CHAR = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]")
 _CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]{2,}")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -67,13 +70,14 @@ _KO_ENDINGS = tuple(
         reverse=True,
     )
 )
-# Korean words and pairs that carry no subject: the particles and endings themselves, and words
-# such as 및 (and), 등 (etc.), 위해 (for).
+# Korean words and pairs that carry no subject: the particles and endings themselves (also where one
+# stands alone: after a Latin word, `Board의`, or a quoted name, `'save' 를`), and words such as
+# 및 (and), 등 (etc.), 위해 (for).
 KO_STOP = frozenset(
     """및 등 것 수 더 또 또는 그리고 위해 위한 통해 대한 대해 관련 경우 때 중 후 전 내 안 바 뿐 좀 잘
     에서 으로 하다 한다 했다 하는 하고 하여 해서 하기 합니다 니다 습니다 입니 됩니 에게 까지 부터 처럼
     이다 이라 라는 라고 에는 에도 되는 되어 된다 됐다 하였 였다 었다 았다""".split()
-)
+) | frozenset(_KO_ENDINGS)
 
 
 def stem(word: str) -> str:
@@ -165,6 +169,29 @@ def terms(text: str, path: bool = False, held: Callable[[str], bool] | None = No
     if path:
         found -= PATH_NOISE
     return found
+
+
+def shares(text: str, held: Callable[[str], bool]) -> dict[str, float]:
+    """A query's terms (terms() with `held`), each with its share of a word: 1, but for each of the
+    `k` character pairs that a Hangul stem yields, 1/k (a stem split into pairs weighs about as much
+    as one word, not once per pair). A pair that is also a word of the query is a word."""
+    text = unicodedata.normalize("NFC", text)
+    found = terms(text, held=held)
+    whole: set[str] = set()
+    parts: dict[str, float] = {}
+    for word in _WORD.findall(text):
+        low = word.casefold()
+        if not _CJK_CHAR.match(low):
+            continue
+        base = korean_stem(low)
+        whole.add(base)
+        if held(base):
+            continue
+        pairs = {run[i : i + 2] for run in _CJK.findall(base) for i in range(len(run) - 1)} & found
+        pairs.discard(base)
+        for pair in pairs:
+            parts[pair] = min(parts.get(pair, 0.0) + 1 / len(pairs), 1.0)
+    return {term: 1.0 if term in whole else parts.get(term, 1.0) for term in found}
 
 
 def path_terms(record: dict) -> set[str]:
