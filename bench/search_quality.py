@@ -101,6 +101,8 @@ def history(gitdir: str, revision: str = "HEAD") -> list[dict]:
     out = subprocess.run(
         [
             "git",
+            "-c",
+            "core.quotePath=false",  # a non-ASCII file name as itself, not octal escapes
             "--git-dir",
             gitdir,
             "log",
@@ -277,7 +279,7 @@ def strengths(path: Path, query: str, files: list[str] | None) -> list[tuple[flo
 
     snap = store.read(path)
     idx = search_index.index_of(snap)
-    ranked = idx.ranked(terms(query), None, files or [], ())
+    ranked = idx.ranked(idx.query_terms(query) if hasattr(idx, "query_terms") else terms(query), None, files or [], ())
     q = Query.of(query, files or [], ())
     got = [idx.measure(e, q) for _, e in zip(range(memory.CANDIDATES), ranked.matching(), strict=False)]
     return sorted(((m.strength, m.record["id"]) for m in got), key=lambda x: -x[0])
