@@ -14,7 +14,8 @@ from ..record.compare import Changed, Fold
 from ..record.records import is_principle, meta_of
 from ..tools.blocks import day, plural, stale_line
 from .console import colour, width
-from .review import KINDS, Flag, Review
+from .review import Review
+from .review_flags import KINDS, Flag
 
 FEW = 5  # a Markdown section with more records than this is collapsed
 COMMENT_LIMIT = 65_536  # characters of a pull-request comment on GitHub, the most common code host
