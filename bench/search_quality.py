@@ -281,11 +281,7 @@ def strengths(path: Path, query: str, files: list[str] | None) -> list[tuple[flo
     idx = search_index.index_of(snap)
     ranked = idx.ranked(idx.query_terms(query) if hasattr(idx, "query_terms") else terms(query), None, files or [], ())
     q = Query.of(query, files or [], ())
-    if hasattr(ranked, "candidates"):
-        best = ranked.candidates(memory.CANDIDATES)
-    else:  # code before the best matches' files lifted records
-        best = (e for _, e in zip(range(memory.CANDIDATES), ranked.matching(), strict=False))
-    got = [idx.measure(e, q) for e in best]
+    got = [idx.measure(e, q) for _, e in zip(range(memory.CANDIDATES), ranked.matching(), strict=False)]
     return sorted(((m.strength, m.record["id"]) for m in got), key=lambda x: -x[0])
 
 

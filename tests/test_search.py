@@ -210,26 +210,6 @@ def test_a_record_sharing_two_rarely_cited_files_beats_one_sharing_a_file_most_c
     assert listed(answer)[0] == rare
 
 
-def test_a_lesson_about_the_code_the_best_matches_cite_comes_before_a_chance_match(project, path):
-    """The files the best word matches cite point to the other lessons about that code: the record
-    about the refund module that shares none of the query's words comes before one that shares a
-    single word by chance."""
-    filler(path, 40)
-    best = saved(log(path, "refund", "partial amounts were rounded twice", "round once, at the end",
-                     files=["src/pay/refund.py"]))
-    same_code = saved(log(path, "pay", "the idempotency key was sent late", "send it with the first request",
-                          files=["src/pay/refund.py"]))
-    chance = saved(log(path, "auth", "login rounded the session expiry", "store whole seconds",
-                       files=["src/auth/login.py"]))
-    assert listed(search(path, "partial amounts rounded"))[:3] == [best, same_code, chance]
-    # It is listed for the model to judge, with why, never a strong match: it shares no word with the task.
-    why = {m.record["id"]: m for m in ranked_matches(path, "partial amounts rounded")[0]}
-    assert why[same_code].reasons == ("cites src/pay/refund.py as the best matches do",) and not why[same_code].strong
-    assert same_code not in [m.record["id"] for m in strong_matches(path, "partial amounts rounded")]
-    # Near the files asked about, nearness orders: the files of the best matches add nothing.
-    assert listed(search(path, "partial amounts rounded", files=["src/auth/login.py"]))[0] == chance
-
-
 def test_stop_words_and_generic_path_parts_match_nothing(project, path):
     """`the`, `of`, `does` and a path's `py` or `src` are no words: a query made of them matches
     nothing, and the answer says that nothing matches strongly."""

@@ -205,5 +205,5 @@ def strong(memory: Path, query: str, files: list[str], limit: int, found: Search
     former = check.former_names(asked) if check is not None else ()
     ranked = found.ranked(found.query_terms(query or ""), None, asked, former)
     measured = Query.of(query or "", asked, former)
-    measures = [found.measure(e, measured) for e in ranked.candidates(CANDIDATES)]
+    measures = [found.measure(e, measured) for _, e in zip(range(CANDIDATES), ranked.matching(), strict=False)]
     return sorted((m for m in measures if m.strength >= STRONG), key=lambda m: -m.strength)[:limit]

@@ -22,7 +22,7 @@ from ..record import citations
 from ..record.gcpause import paused
 from ..record.records import Entry, is_principle, recency
 from ..record.snapshot import Snapshot
-from . import match, related
+from . import match
 from .match import Match, Query
 from .ranked import Card, Layout, Ranked, fit
 from .terms import GENERIC_WORDS, path_terms, record_terms, shares, stem, terms, words  # noqa: F401 (stem, terms: this module's surface too)
@@ -190,15 +190,11 @@ class SearchIndex:
         scores = self._scores(query_terms, ordering=not near)
         if near:
             scores.update(zip(near, map(add, map(scores.get, near, repeat(0)), near.values()), strict=False))
-        scored = _order(scores)
-        votes, by_words = None, scored
-        if scores and not near:  # related through the code: search/related.py
-            gained, votes = related.gains(
-                scored[: related.VOTERS], scores, self._cited, self.file_postings, self._file_rarity
-            )
-            if gained:
-                scores.update(zip(gained, map(add, map(scores.get, gained, repeat(0)), gained.values()), strict=False))
-                scored = _order(scores)
+        # One int per matching entry, a higher score first, then the static order (rank < _LIMIT);
+        # made and sorted in C (map), as there may be thousands.
+        keys = list(map(sub, scores.keys(), map(mul, scores.values(), repeat(_LIMIT))))
+        keys.sort()
+        scored = list(map(_LIMIT.__rmod__, keys))
         if topic is None:
             scope = self.ranks
         else:
@@ -206,7 +202,7 @@ class SearchIndex:
             inside = set(scope)
             scored = [r for r in scored if r in inside]
         first_log = self.ranks[self.principles] if self.principles < len(self.ranks) else _LIMIT
-        return Ranked(self.by_rank, scored, scope, first_log, votes, by_words)
+        return Ranked(self.by_rank, scored, scope, first_log)
 
     def query_terms(self, query: str) -> dict[str, float]:
         """The terms a query is ranked by, each with its share of a word (search/terms.py shares):
@@ -260,16 +256,7 @@ class SearchIndex:
         missing = [rank for rank in weights if rank not in factors]
         if missing:
             self._add_factors(missing)
-        scores = map(int, map(mul, weights.values(), map(factors.__getitem__, weights)))
-        return dict(zip(weights, scores, strict=False))
-
-    def _cited(self, rank: int) -> list[str]:
-        return citations.of(self.by_rank[rank].record)
-
-    def _file_rarity(self, holders: int) -> float | None:
-        """A cited file's rarity (_rarity), None for a file common among the records."""
-        records = len(self.entries)
-        return None if common(holders, records) else self._rarity(holders, records)
+        return dict(zip(weights, map(int, map(mul, weights.values(), map(factors.__getitem__, weights))), strict=False))
 
     def measure(self, entry: Entry, query: Query) -> Match:
         """How strongly this entry's record matches the query and the files asked about, and why
@@ -430,14 +417,6 @@ class SearchIndex:
         stale mark under its header: the mark depends on git's HEAD, so it is not part of the card
         kept here)."""
         return fit(self._cards, entries, room, layout, marks, first, byte_room)
-
-
-def _order(scores: dict[int, int]) -> list[int]:
-    """The ranks scored, a higher score first, then the static order: one int per rank
-    (rank < _LIMIT), made and sorted in C (map), as there may be thousands."""
-    keys = list(map(sub, scores.keys(), map(mul, scores.values(), repeat(_LIMIT))))
-    keys.sort()
-    return list(map(_LIMIT.__rmod__, keys))
 
 
 def _static_key(entry: Entry) -> tuple:

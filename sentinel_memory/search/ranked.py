@@ -11,9 +11,7 @@ from collections.abc import Iterable, Iterator
 from itertools import chain, dropwhile, takewhile
 from typing import Protocol
 
-from ..record import citations
 from ..record.records import Entry
-from .related import Votes
 
 Card = tuple[str, int, int]  # a record's block, its estimated tokens, its UTF-8 bytes
 
@@ -31,36 +29,9 @@ class Ranked:
     the scope in static order. Lazy past the matching ones, so taking the first few costs little
     however many entries there are."""
 
-    def __init__(
-        self,
-        by_rank: dict[int, Entry],
-        scored: list[int],
-        scope: list[int],
-        first_log: int,
-        votes: Votes | None = None,
-        by_words: list[int] | None = None,
-    ) -> None:
+    def __init__(self, by_rank: dict[int, Entry], scored: list[int], scope: list[int], first_log: int) -> None:
         self._by_rank, self._scored, self._scope, self._first_log = by_rank, scored, scope, first_log
-        self._votes, self._by_words = votes, scored if by_words is None else by_words
-        self._ranks: dict[int, int] | None = None  # id(entry) -> rank, made when `related` first asks
         self._matched_set: set[int] | None = None
-
-    def candidates(self, count: int) -> Iterator[Entry]:
-        """The first `count` matching entries in the order of the query's words and the files asked
-        about, then those of the first `count` of this order not among them (the best matches'
-        files may have lifted records that share nothing else): where a strong match is looked for."""
-        first = self._by_words[:count]
-        seen = set(first)
-        return map(self._by_rank.__getitem__, chain(first, (r for r in self._scored[:count] if r not in seen)))
-
-    def related(self, entry: Entry) -> list[str]:
-        """The files through which this entry gained from the best matches' files (search/related.py)."""
-        if self._votes is None or not self._votes.votes:
-            return []
-        if self._ranks is None:
-            self._ranks = {id(e): rank for rank, e in self._by_rank.items()}
-        rank = self._ranks.get(id(entry))
-        return self._votes.through(rank, citations.of(entry.record)) if rank is not None else []
 
     @property
     def _matched(self) -> set[int]:

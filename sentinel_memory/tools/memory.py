@@ -258,7 +258,7 @@ def search(where: Where, query: str = "", topic: str | None = None, files: objec
 def strong_matches(where: Where, query: str, files: Sequence[str] = (), limit: int = 3) -> list[Match]:
     """The records that match the query and the files (paths about to be read or written) strongly
     (search/match.py: STRONG), the strongest first, at most `limit`. Read-only and cheap: the kept
-    index, the CANDIDATES best-ranked measured (search/ranked.py candidates). A bad path is refused as search refuses it."""
+    index, the best-ranked CANDIDATES measured. A bad path is refused as search refuses it."""
     memory = opened(where)
     asked = citations.asked(memory.path.parent.parent, list(files))
     snap = memory.read()
@@ -270,7 +270,7 @@ def strong_matches(where: Where, query: str, files: Sequence[str] = (), limit: i
     former = check.former_names(asked) if check is not None else ()
     ranked = search_index.ranked(search_index.query_terms(query or ""), None, asked, former)
     measured = Query.of(query or "", asked, former)
-    found = [search_index.measure(e, measured) for e in ranked.candidates(CANDIDATES)]
+    found = [search_index.measure(e, measured) for _, e in zip(range(CANDIDATES), ranked.matching(), strict=False)]
     strong = sorted((m for m in found if m.strength >= STRONG), key=lambda m: -m.strength)
     return strong[:limit]
 
@@ -289,19 +289,8 @@ def ranked_matches(
     ranked = search_index.ranked(search_index.query_terms(query or ""), _topic(topic), asked, former)
     measured = Query.of(query or "", asked, former)
     if (query or "").strip() or asked:  # a query of stop words only matches nothing
-        found = [_with_related(search_index.measure(e, measured), ranked.related(e)) for e in ranked.matching()]
-        return found, len(ranked.scope())
+        return [search_index.measure(e, measured) for e in ranked.matching()], len(ranked.scope())
     return [Match(e.record, 0.0) for e in ranked.best_first()], len(ranked.scope())
-
-
-def _with_related(found: Match, paths: list[str]) -> Match:
-    """The match, with the files it shares with the best matches among its reasons (no strength:
-    docs/contract.md §4.2)."""
-    if not paths:
-        return found
-    return Match(
-        found.record, found.strength, (*found.reasons, "cites " + ", ".join(paths) + " as the best matches do")
-    )
 
 
 # ------------------------------------------------------------------------------------------- log

@@ -152,8 +152,8 @@ def strength_line(found: Found) -> str:
         return f"Strong matches: {numbers} ({STRONG_MEANS})."
     return (
         f"Nothing matches strongly ({STRONG_MEANS}): the records below share only common words, common "
-        "files (package.json, README.md, a file most records cite) or nearby files with the request, or cite "
-        "the files such records cite, so none of them may bear on this task."
+        "files (package.json, README.md, a file most records cite) or nearby files with the request, so "
+        "none of them may bear on this task."
     )
 
 
