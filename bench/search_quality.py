@@ -22,6 +22,9 @@ the tasks are the commits after them (the first --tasks of them that have a rele
 the query is the task's subject; the relevant lessons are the memory's commits that changed one of
 the task's files. Changelog-like files (changelogs, readmes, package manifests and lock files by name, or a
 file changed by more than a fifth of the history's commits) make nothing relevant and are not passed as `files`.
+A stricter truth, as a user would judge: of those, only the focused commits, which changed at most
+FOCUSED files that are not changelog-like (a sweeping commit, "WIP" or "modernise the code base",
+changes many files and so shares one with almost any task, without being a lesson about it).
 
 Per size, mode (query: the query alone; query+files: the query with `files` = the task's files
 but the changelog-like ones, or, where search takes no files, the paths added to the query;
@@ -31,6 +34,7 @@ product's answer; BM25 over the same records' text and cited paths, k1=1.2 b=0.7
 order rendered as the product renders them) the table gives:
   tokens   median cl100k tokens of the whole answer (the product only)
   MRR      mean of 1/position of the first relevant record listed (0 when none is listed)
+  fMRR     the same for the focused relevant records, over the tasks that have one
   R@2k     relevant records listed within the answer's first 2,000 tokens, over as many as could
            be: min(relevant records, records listed within those 2,000 tokens)
   P@5      relevant records among the first five listed, over the records listed there (max 5)
@@ -293,6 +297,7 @@ def gate(found: list[tuple[float, str]], threshold: float, relevant: set[str] | 
 
 
 THRESHOLDS = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
+FOCUSED = 5  # the strict truth's focused commits change at most this many files that are not changelog-like
 
 
 def run_size(
@@ -314,16 +319,21 @@ def run_size(
     size = len(window)
     entries = [record_of(c, common) for c in window]
     by_file: dict[str, set[str]] = {}
+    focused_ids = set()
     for c, e in zip(window, entries, strict=True):
         for f in c["files"]:
             if f not in common:
                 by_file.setdefault(f, set()).add(e.id)
+        if len({f for f in c["files"] if f not in common}) <= FOCUSED:
+            focused_ids.add(e.id)
     tasks = []
     for c in commits[end:]:
         own = [f for f in dict.fromkeys(c["files"]) if f not in common]
         relevant = set().union(*(by_file.get(f, set()) for f in own)) if own else set()
         if relevant:
-            tasks.append((c["subject"], own[:10], relevant, list(dict.fromkeys(c["files"]))[:10]))
+            tasks.append(
+                (c["subject"], own[:10], relevant, list(dict.fromkeys(c["files"]))[:10], relevant & focused_ids)
+            )
         if len(tasks) >= tasks_wanted:
             break
     project = Path(tempfile.mkdtemp(prefix="sm-quality-"))
@@ -334,15 +344,18 @@ def run_size(
         cards = {e.id: render.record_body(e.record) for e in entries}
         for mode, with_files in (("query", False), ("query+files", True), ("query+all", True)):
             got = {"product": [], "bm25": []}
+            strict: dict[str, list[float]] = {"product": [], "bm25": []}
             tokens = []
             related, unrelated = [], []
-            for query, own, relevant, every in tasks:
+            for query, own, relevant, every, focused in tasks:
                 files = every if mode == "query+all" else own
                 answer = search(memory, query, files if with_files else None)
                 count, cut = cut_at(enc, answer, 2000)
                 tokens.append(count)
                 estimates.append((render.estimate_tokens(answer), count))
                 got["product"].append(measure(*ids_in(answer), cut, relevant))
+                if focused:
+                    strict["product"].append(measure(*ids_in(answer), cut, focused)[0])
                 found = strengths(path, query, files if with_files else None)
                 if found is not None:
                     related.append([gate(found, t, relevant) for t in THRESHOLDS])
@@ -357,6 +370,8 @@ def run_size(
                     at += len(block)
                 _, bcut = cut_at(enc, "".join(text), 2000)
                 got["bm25"].append(measure(ids, positions, bcut, relevant))
+                if focused:
+                    strict["bm25"].append(measure(ids, positions, bcut, focused)[0])
             for query, files, every in foreign:
                 found = strengths(path, query, (every if mode == "query+all" else files) if with_files else None)
                 if found is not None:
@@ -382,6 +397,7 @@ def run_size(
                         statistics.median(tokens) if ranker == "product" else None,
                         *(statistics.mean(s[k] for s in scores) for k in range(3)),
                         *(gates if ranker == "product" else (None, None)),
+                        statistics.mean(strict[ranker]) if strict[ranker] else None,
                     )
                 )
     finally:
@@ -514,7 +530,7 @@ def main(argv: list[str] | None = None) -> None:
     print("      for another project's tasks (the next repository's newest commits), the share with any strong match")
     print(
         f"{'repository':<40} {'size':>5} {'tasks':>5} {'mode':<12} {'ranking':<8} {'tokens':>7} "
-        f"{'MRR':>5} {'R@2k':>5} {'P@5':>5} {'gate':>5} {'other':>5}"
+        f"{'MRR':>5} {'R@2k':>5} {'P@5':>5} {'gate':>5} {'other':>5} {'fMRR':>5}"
     )
     pooled: dict = {}
     every: dict = {}
@@ -522,13 +538,16 @@ def main(argv: list[str] | None = None) -> None:
     def share(v):
         return "-" if v is None else f"{v:.0%}"
 
-    for name, size, n, mode, ranker, tok, rr, rec, p5, related, foreign_share in rows:
+    def two(v):
+        return "    -" if v is None else f"{v:5.2f}"
+
+    for name, size, n, mode, ranker, tok, rr, rec, p5, related, foreign_share, frr in rows:
         print(
             f"{name:<40} {size:>5} {n:>5} {mode:<12} {ranker:<8} {tok if tok is not None else '-':>7} "
-            f"{rr:5.2f} {rec:5.0%} {p5:5.0%} {share(related):>5} {share(foreign_share):>5}"
+            f"{rr:5.2f} {rec:5.0%} {p5:5.0%} {share(related):>5} {share(foreign_share):>5} {two(frr)}"
         )
-        pooled.setdefault((size, mode, ranker), []).append((tok, rr, rec, p5, related, foreign_share))
-        every.setdefault((mode, ranker), []).append((tok, rr, rec, p5, related, foreign_share))
+        pooled.setdefault((size, mode, ranker), []).append((tok, rr, rec, p5, related, foreign_share, frr))
+        every.setdefault((mode, ranker), []).append((tok, rr, rec, p5, related, foreign_share, frr))
 
     def mean(values):
         values = [v for v in values if v is not None]
@@ -544,7 +563,8 @@ def main(argv: list[str] | None = None) -> None:
                 f"{label:<40} {size:>5} {'':>5} {mode:<12} {ranker:<8} "
                 f"{statistics.median(tok) if tok else '-':>7} {mean(v[1] for v in vals):5.2f} "
                 f"{mean(v[2] for v in vals):5.0%} {mean(v[3] for v in vals):5.0%} "
-                f"{share(mean(v[4] for v in vals)):>5} {share(mean(v[5] for v in vals)):>5}"
+                f"{share(mean(v[4] for v in vals)):>5} {share(mean(v[5] for v in vals)):>5} "
+                f"{two(mean(v[6] for v in vals))}"
             )
         print()
     if curves:

@@ -210,6 +210,22 @@ def test_a_record_sharing_two_rarely_cited_files_beats_one_sharing_a_file_most_c
     assert listed(answer)[0] == rare
 
 
+def test_a_lesson_about_the_files_comes_before_a_commit_that_changed_many_files(project, path):
+    """Nearness is divided by the square root of the files a record cites: the record about the two
+    files asked about comes first, then the one about one of them, then the sweeping change that
+    touched both among eight others, though it cites the most of them."""
+    others = [f"src/pay/part{i}.py" for i in range(8)]
+    for name in others:
+        (project / name).write_text("x\n")
+    filler(path, 20)
+    sweeping = saved(log(path, "style", "reformat everything", "run the formatter",
+                         files=["src/pay/refund.py", "src/pay/vat.py", *others]))
+    one = saved(log(path, "pay", "refund keys", "send the idempotency key", files=["src/pay/refund.py"]))
+    both = saved(log(path, "pay", "refund and vat share rounding", "round once", files=["src/pay/refund.py", "src/pay/vat.py"]))
+    answer = search(path, "", files=["src/pay/refund.py", "src/pay/vat.py"])
+    assert listed(answer)[:3] == [both, one, sweeping]
+
+
 def test_stop_words_and_generic_path_parts_match_nothing(project, path):
     """`the`, `of`, `does` and a path's `py` or `src` are no words: a query made of them matches
     nothing, and the answer says that nothing matches strongly."""

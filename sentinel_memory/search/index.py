@@ -42,6 +42,10 @@ COMMON, COMMON_FLOOR = 0.2, 5
 # cites a file in adds DIRECTORY times the directory's. A record near the files comes before every
 # record that is not; among them, FILES times their nearness plus the words' score orders.
 DIRECTORY, FILES = 0.25, 4.0
+# A record's nearness is divided by the square root of the number of files it cites: a commit that
+# changed many files is less about any one of them ("WIP", "modernise the code base").
+_MOST_CITED = 1 << 12
+_SQRT = [1.0, *(math.sqrt(n) for n in range(1, _MOST_CITED + 1))]
 
 
 def common(holders: int, records: int) -> bool:
@@ -91,6 +95,7 @@ class SearchIndex:
             self.file_postings: dict[str, list[int]] = {}  # cited path -> ranks
             self.dir_postings: dict[str, list[int]] = {}  # directory of a cited path -> ranks
             self.lengths: dict[int, int] = {}  # rank -> terms its record holds
+            self.cited: dict[int, int] = {}  # rank -> how many files its record cites (when any)
             self.days: dict[int, int] = {}  # rank -> the day (since 1970) of its record's recency
             self.total_length = 0
             self._factors: dict[int, float] = {}  # rank -> its score factor (_add_factors)
@@ -117,6 +122,10 @@ class SearchIndex:
         files = citations.of(entry.record)
         for path in dict.fromkeys(files):
             change(self.file_postings, path, rank)
+        if change is _remove:
+            self.cited.pop(rank, None)
+        elif files:
+            self.cited[rank] = len(set(files))
         for folder in dict.fromkeys(parent(p) for p in files):
             if folder:
                 change(self.dir_postings, folder, rank)
@@ -140,6 +149,7 @@ class SearchIndex:
         new.by_topic = dict(self.by_topic)
         new.file_postings, new.dir_postings = dict(self.file_postings), dict(self.dir_postings)
         new.lengths, new.total_length, new.days = dict(self.lengths), self.total_length, dict(self.days)
+        new.cited = dict(self.cited)
         new._factors = {}  # the average length and the newest record may differ
         new.principles, new.space, new._by_rank, new._cards = self.principles, self.space, None, self._cards
         new._held, new._names = self._held, None
@@ -388,7 +398,8 @@ class SearchIndex:
     def _near(self, files: Iterable[str], former: Iterable[str]) -> dict[int, int]:
         """rank -> the nearness score of the records near the files asked about: _TIER, plus FILES
         times the weights of the files asked about that it cites (or their former names) and
-        DIRECTORY times those of their directories it cites a file in, as an int (_SCALE per unit)."""
+        DIRECTORY times those of their directories it cites a file in, over the square root of the
+        number of files it cites, as an int (_SCALE per unit)."""
         files = list(files)
         if not files:
             return {}
@@ -402,8 +413,10 @@ class SearchIndex:
             if postings:
                 value = idf(len(postings), records) * share
                 weight.update(zip(postings, map(add, map(get, postings, repeat(0.0)), repeat(value)), strict=False))
-        scale = FILES * _SCALE
-        return {rank: _TIER + int(value * scale) for rank, value in weight.items()}
+        scale, cited = FILES * _SCALE, self.cited
+        return {
+            rank: _TIER + int(value * scale / _SQRT[min(cited[rank], _MOST_CITED)]) for rank, value in weight.items()
+        }
 
     def fit(
         self, entries: Iterable[Entry], room: int, layout: Layout, marks=None, first: int = 1, byte_room: int = 0
