@@ -285,7 +285,11 @@ def strengths(path: Path, query: str, files: list[str] | None) -> list[tuple[flo
     idx = search_index.index_of(snap)
     ranked = idx.ranked(idx.query_terms(query) if hasattr(idx, "query_terms") else terms(query), None, files or [], ())
     q = Query.of(query, files or [], ())
-    got = [idx.measure(e, q) for _, e in zip(range(memory.CANDIDATES), ranked.matching(), strict=False)]
+    try:
+        from sentinel_memory.search.strength import measure
+    except ImportError:  # code before the measure had a module of its own
+        measure = type(idx).measure
+    got = [measure(idx, e, q) for _, e in zip(range(memory.CANDIDATES), ranked.matching(), strict=False)]
     return sorted(((m.strength, m.record["id"]) for m in got), key=lambda x: -x[0])
 
 

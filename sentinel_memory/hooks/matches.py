@@ -192,7 +192,7 @@ def strong(memory: Path, query: str, files: list[str], limit: int, found: Search
     """tools/memory.py strong_matches, over the index `found` of the memory file."""
     from ..git import staleness
     from ..record import citations
-    from ..search import index
+    from ..search import index, strength
     from ..search.match import STRONG, Query
     from ..tools.memory import CANDIDATES
 
@@ -205,5 +205,7 @@ def strong(memory: Path, query: str, files: list[str], limit: int, found: Search
     former = check.former_names(asked) if check is not None else ()
     ranked = found.ranked(found.query_terms(query or ""), None, asked, former)
     measured = Query.of(query or "", asked, former)
-    measures = [found.measure(e, measured) for _, e in zip(range(CANDIDATES), ranked.matching(), strict=False)]
+    measures = [
+        strength.measure(found, e, measured) for _, e in zip(range(CANDIDATES), ranked.matching(), strict=False)
+    ]
     return sorted((m for m in measures if m.strength >= STRONG), key=lambda m: -m.strength)[:limit]

@@ -22,10 +22,8 @@ from ..record import citations
 from ..record.gcpause import paused
 from ..record.records import Entry, is_principle, recency
 from ..record.snapshot import Snapshot
-from . import match
-from .match import Match, Query
 from .ranked import Card, Layout, Ranked, fit
-from .terms import GENERIC_WORDS, path_terms, record_terms, shares, stem, terms, words  # noqa: F401 (stem, terms: this module's surface too)
+from .terms import GENERIC_WORDS, path_terms, record_terms, shares, stem, terms  # noqa: F401 (stem, terms: this module's surface too)
 
 TOPIC_WEIGHT = 2  # a query term in the topic weighs twice one in the text (once, if also in the text)
 PATH_WEIGHT = 1.5  # a query term in the path of a file the record cites (not in its topic) weighs 1.5 times
@@ -103,9 +101,9 @@ class SearchIndex:
             # made when first listed, shared with the indexes derived from this one.
             self._cards: dict[Entry, Card] = {}
             # entry -> (its record's terms, the files it cites, their directories); made when first
-            # measured (measure), shared like the cards.
-            self._held: dict[Entry, tuple[set[str], set[str], set[str]]] = {}
-            self._names: dict[str, list[str]] | None = None  # a file name -> the cited paths (_named)
+            # measured (search/strength.py), shared like the cards.
+            self.held: dict[Entry, tuple[set[str], set[str], set[str]]] = {}
+            self.by_name: dict[str, list[str]] | None = None  # a file name -> the cited paths (search/strength.py)
             for rank, entry in zip(self.ranks, self.entries, strict=True):
                 self._index(entry, rank, _add)
 
@@ -152,7 +150,7 @@ class SearchIndex:
         new.cited = dict(self.cited)
         new._factors = {}  # the average length and the newest record may differ
         new.principles, new.space, new._by_rank, new._cards = self.principles, self.space, None, self._cards
-        new._held, new._names = self._held, None
+        new.held, new.by_name = self.held, None
         with paused():
             for entry in removed:
                 try:
@@ -163,7 +161,7 @@ class SearchIndex:
                 del new.entries[at], new.ranks[at]
                 new.principles -= is_principle(entry.record)
                 self._cards.pop(entry, None)
-                self._held.pop(entry, None)
+                self.held.pop(entry, None)
             for entry in added:
                 at = _static_position(new.entries, entry)
                 if at < len(new.entries) and new.entries[at] is entry:
@@ -267,98 +265,6 @@ class SearchIndex:
         if missing:
             self._add_factors(missing)
         return dict(zip(weights, map(int, map(mul, weights.values(), map(factors.__getitem__, weights))), strict=False))
-
-    def measure(self, entry: Entry, query: Query) -> Match:
-        """How strongly this entry's record matches the query and the files asked about, and why
-        (search/match.py's scale)."""
-        held = self._held.get(entry)
-        if held is None:
-            topic_terms, body = record_terms(entry.record)
-            cited = set(citations.of(entry.record))
-            held = self._held[entry] = (topic_terms | body, cited, {parent(p) for p in cited})
-        terms_held, cited, folders = held
-        records = len(self.entries)
-        strength, reasons, found, as_file, weak = 0.0, [], set(), set(), 0.0
-        for path in query.files:
-            if path in cited:
-                worth = self._file_weight(path, records)
-                if worth < match.FILE:
-                    weak += worth
-                else:
-                    strength += worth
-                reasons.append(f"file {path}")
-                as_file.update(words(path.rsplit("/", 1)[-1]))
-                found.add(parent(path))
-        for old in query.former:
-            if old in cited:
-                strength += match.FILE
-                reasons.append(f"file {old} (renamed since)")
-        for name in query.file_names:
-            paths = self._named(name)
-            chosen = [p for p in paths if p in cited and p not in query.files]
-            if chosen and len(paths) <= match.NAMED_AMONG:
-                worth = self._file_weight(chosen[0], records)
-                if worth < match.FILE:
-                    weak += worth
-                else:
-                    strength += worth
-                reasons.append(f"file {chosen[0]} (named {name})")
-                as_file.update(words(name))
-        # Weak files together are no stronger than one; a file's name counts once, as the file
-        # (CHANGELOG.md's `changelog`, README.md's topic `readme`).
-        strength += min(weak, match.COMMON_FILE)
-        for folder in dict.fromkeys(parent(p) for p in query.files):
-            if folder and folder in folders and folder not in found:
-                strength += match.DIRECTORY * self._rarity(len(self.dir_postings[folder]), records)
-                reasons.append(f"directory {folder}/")
-        for term, shown in query.identifiers.items():
-            if term in terms_held and not common(self.holders(term), records):
-                strength += match.IDENTIFIER
-                reasons.append(f"identifier {shown}")
-        topic, named = entry.record.get("topic"), set()
-        if isinstance(topic, str) and query.names(topic) and not common(len(self.by_topic[topic]), records):
-            named = terms(topic) - GENERIC_WORDS
-            if named and not named <= as_file:  # topic readme, named by README.md: counted as the file
-                spread = max(self.holders(t) for t in named)
-                strength += match.TOPIC * self._rarity(spread, records)
-                reasons.append(f"topic {topic}")
-        shared, rarity = [], 0.0
-        for word in query.words:
-            if word in terms_held and word not in named and word not in as_file and word not in GENERIC_WORDS:
-                holders = self.holders(word)
-                if not common(holders, records):
-                    shared.append(word)
-                    rarity += self._rarity(holders, records) ** 2
-        if shared:
-            strength += rarity / match.WORDS
-            reasons.append("words: " + ", ".join(shared))
-        return Match(entry.record, strength, tuple(reasons))
-
-    def _file_weight(self, path: str, records: int) -> float:
-        """What a cited file asked about is worth: FILE, or COMMON_FILE for a file more than a fifth
-        of the records cite or a file every project of its kind has (match.PROJECT_FILE)."""
-        if common(len(self.file_postings[path]), records) or match.PROJECT_FILE.search(path):
-            return match.COMMON_FILE
-        return match.FILE
-
-    def _named(self, name: str) -> list[str]:
-        """The cited paths whose file name is `name` (case ignored), from a map of the index's
-        cited paths by name made when a query first names a file."""
-        names = self._names
-        if names is None:
-            names = {}
-            for path in self.file_postings:
-                names.setdefault(path.rsplit("/", 1)[-1].casefold(), []).append(path)
-            self._names = names
-        return names.get(name.casefold(), [])
-
-    @staticmethod
-    def _rarity(holders: int, records: int) -> float:
-        """A term's weight against that of a term only one record holds: 1 down towards 0, in a
-        memory of at least match.RARITY_FROM records (in a small one, a word that two of three
-        records hold is not a common word)."""
-        records = max(records, match.RARITY_FROM)
-        return idf(holders, records) / idf(1, records)
 
     def _add_factors(self, ranks: list[int]) -> None:
         """Keep each rank's factor: BM25's length normalisation (by the record's length in terms

@@ -1,6 +1,7 @@
 """How strongly a record matches a query and the files asked about, and why (docs/contract.md
-§4.2): the scale, its one threshold (STRONG) and the query as the measure reads it. The index
-(search/index.py) measures; this module holds what the measure gives.
+§4.2): the scale, its one threshold (STRONG) and the query as the measure reads it.
+search/strength.py measures, over the index of search/index.py; this module holds what the measure
+gives.
 
 The scale counts evidence (docs/contract.md §4.2 states it). Each file asked about that the record
 cites (or whose name before a git rename it cites) is worth FILE (COMMON_FILE for a file more than

@@ -22,7 +22,7 @@ from ..git.staleness import Stale
 from ..record import citations, revise, store
 from ..record.records import NOTHING_SAVED, Entry, normalize, prepare, recency, revision
 from ..record.snapshot import Snapshot
-from ..search import index
+from ..search import index, strength
 from ..search.kept import KeptIndex
 from ..search.match import STRONG, Match, Query
 from ..search.topics import group_by_topic, similar_groups
@@ -250,7 +250,7 @@ def search(where: Where, query: str = "", topic: str | None = None, files: objec
         found.strong = sorted(
             n
             for _, n in zip(range(MEASURED), best, strict=False)
-            if search_index.measure(shown[n - 1], measured).strong
+            if strength.measure(search_index, shown[n - 1], measured).strong
         )
     return found
 
@@ -270,7 +270,9 @@ def strong_matches(where: Where, query: str, files: Sequence[str] = (), limit: i
     former = check.former_names(asked) if check is not None else ()
     ranked = search_index.ranked(search_index.query_terms(query or ""), None, asked, former)
     measured = Query.of(query or "", asked, former)
-    found = [search_index.measure(e, measured) for _, e in zip(range(CANDIDATES), ranked.matching(), strict=False)]
+    found = [
+        strength.measure(search_index, e, measured) for _, e in zip(range(CANDIDATES), ranked.matching(), strict=False)
+    ]
     strong = sorted((m for m in found if m.strength >= STRONG), key=lambda m: -m.strength)
     return strong[:limit]
 
@@ -289,7 +291,7 @@ def ranked_matches(
     ranked = search_index.ranked(search_index.query_terms(query or ""), _topic(topic), asked, former)
     measured = Query.of(query or "", asked, former)
     if (query or "").strip() or asked:  # a query of stop words only matches nothing
-        return [search_index.measure(e, measured) for e in ranked.matching()], len(ranked.scope())
+        return [strength.measure(search_index, e, measured) for e in ranked.matching()], len(ranked.scope())
     return [Match(e.record, 0.0) for e in ranked.best_first()], len(ranked.scope())
 
 

@@ -1,0 +1,123 @@
+"""How strongly a record matches a query and the files asked about, and why (docs/contract.md
+§4.2): the measure on search/match.py's scale, over a SearchIndex (search/index.py), which keeps what
+it reads of each record (its terms, the files it cites and their directories) between queries."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..record import citations
+from ..record.records import Entry
+from .index import common, idf, parent
+from .match import (
+    COMMON_FILE,
+    DIRECTORY,
+    FILE,
+    IDENTIFIER,
+    NAMED_AMONG,
+    PROJECT_FILE,
+    RARITY_FROM,
+    TOPIC,
+    WORDS,
+    Match,
+    Query,
+)
+from .terms import GENERIC_WORDS, record_terms, terms, words
+
+if TYPE_CHECKING:
+    from .index import SearchIndex
+
+
+def measure(index: SearchIndex, entry: Entry, query: Query) -> Match:
+    """How strongly this entry's record matches the query and the files asked about, and why
+    (search/py's scale)."""
+    held = index.held.get(entry)
+    if held is None:
+        topic_terms, body = record_terms(entry.record)
+        cited = set(citations.of(entry.record))
+        held = index.held[entry] = (topic_terms | body, cited, {parent(p) for p in cited})
+    terms_held, cited, folders = held
+    records = len(index.entries)
+    strength, reasons, found, as_file, weak = 0.0, [], set(), set(), 0.0
+    for path in query.files:
+        if path in cited:
+            worth = _file_weight(index, path, records)
+            if worth < FILE:
+                weak += worth
+            else:
+                strength += worth
+            reasons.append(f"file {path}")
+            as_file.update(words(path.rsplit("/", 1)[-1]))
+            found.add(parent(path))
+    for old in query.former:
+        if old in cited:
+            strength += FILE
+            reasons.append(f"file {old} (renamed since)")
+    for name in query.file_names:
+        paths = _named(index, name)
+        chosen = [p for p in paths if p in cited and p not in query.files]
+        if chosen and len(paths) <= NAMED_AMONG:
+            worth = _file_weight(index, chosen[0], records)
+            if worth < FILE:
+                weak += worth
+            else:
+                strength += worth
+            reasons.append(f"file {chosen[0]} (named {name})")
+            as_file.update(words(name))
+    # Weak files together are no stronger than one; a file's name counts once, as the file
+    # (CHANGELOG.md's `changelog`, README.md's topic `readme`).
+    strength += min(weak, COMMON_FILE)
+    for folder in dict.fromkeys(parent(p) for p in query.files):
+        if folder and folder in folders and folder not in found:
+            strength += DIRECTORY * rarity(len(index.dir_postings[folder]), records)
+            reasons.append(f"directory {folder}/")
+    for term, shown in query.identifiers.items():
+        if term in terms_held and not common(index.holders(term), records):
+            strength += IDENTIFIER
+            reasons.append(f"identifier {shown}")
+    topic, named = entry.record.get("topic"), set()
+    if isinstance(topic, str) and query.names(topic) and not common(len(index.by_topic[topic]), records):
+        named = terms(topic) - GENERIC_WORDS
+        if named and not named <= as_file:  # topic readme, named by README.md: counted as the file
+            spread = max(index.holders(t) for t in named)
+            strength += TOPIC * rarity(spread, records)
+            reasons.append(f"topic {topic}")
+    shared, summed = [], 0.0
+    for word in query.words:
+        if word in terms_held and word not in named and word not in as_file and word not in GENERIC_WORDS:
+            holders = index.holders(word)
+            if not common(holders, records):
+                shared.append(word)
+                summed += rarity(holders, records) ** 2
+    if shared:
+        strength += summed / WORDS
+        reasons.append("words: " + ", ".join(shared))
+    return Match(entry.record, strength, tuple(reasons))
+
+
+def _file_weight(index: SearchIndex, path: str, records: int) -> float:
+    """What a cited file asked about is worth: FILE, or COMMON_FILE for a file more than a fifth
+    of the records cite or a file every project of its kind has (PROJECT_FILE)."""
+    if common(len(index.file_postings[path]), records) or PROJECT_FILE.search(path):
+        return COMMON_FILE
+    return FILE
+
+
+def _named(index: SearchIndex, name: str) -> list[str]:
+    """The cited paths whose file name is `name` (case ignored), from a map of the index's
+    cited paths by name made when a query first names a file."""
+    names = index.by_name
+    if names is None:
+        names = {}
+        for path in index.file_postings:
+            names.setdefault(path.rsplit("/", 1)[-1].casefold(), []).append(path)
+        index.by_name = names
+    return names.get(name.casefold(), [])
+
+
+def rarity(holders: int, records: int) -> float:
+    """A term's weight against that of a term only one record holds: 1 down towards 0, in a
+    memory of at least RARITY_FROM records (in a small one, a word that two of three
+    records hold is not a common word)."""
+    records = max(records, RARITY_FROM)
+    return idf(holders, records) / idf(1, records)
