@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 def measure(index: SearchIndex, entry: Entry, query: Query) -> Match:
     """How strongly this entry's record matches the query and the files asked about, and why
-    (search/py's scale)."""
+    (search/match.py's scale)."""
     held = index.held.get(entry)
     if held is None:
         topic_terms, body = record_terms(entry.record)
