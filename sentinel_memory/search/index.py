@@ -42,8 +42,6 @@ COMMON, COMMON_FLOOR = 0.2, 5
 DIRECTORY, FILES = 0.25, 4.0
 # A record's nearness is divided by the square root of the number of files it cites: a commit that
 # changed many files is less about any one of them ("WIP", "modernise the code base").
-_MOST_CITED = 1 << 12
-_SQRT = [1.0, *(math.sqrt(n) for n in range(1, _MOST_CITED + 1))]
 
 
 def common(holders: int, records: int) -> bool:
@@ -123,7 +121,7 @@ class SearchIndex:
         if change is _remove:
             self.cited.pop(rank, None)
         elif files:
-            self.cited[rank] = len(set(files))
+            self.cited[rank] = len(dict.fromkeys(files))
         for folder in dict.fromkeys(parent(p) for p in files):
             if folder:
                 change(self.dir_postings, folder, rank)
@@ -320,9 +318,7 @@ class SearchIndex:
                 value = idf(len(postings), records) * share
                 weight.update(zip(postings, map(add, map(get, postings, repeat(0.0)), repeat(value)), strict=False))
         scale, cited = FILES * _SCALE, self.cited
-        return {
-            rank: _TIER + int(value * scale / _SQRT[min(cited[rank], _MOST_CITED)]) for rank, value in weight.items()
-        }
+        return {rank: _TIER + int(value * scale / math.sqrt(cited[rank])) for rank, value in weight.items()}
 
     def fit(
         self, entries: Iterable[Entry], room: int, layout: Layout, marks=None, first: int = 1, byte_room: int = 0
