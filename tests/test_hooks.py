@@ -131,6 +131,21 @@ def test_a_lesson_follows_its_file_through_a_rename_git_recorded(repo):
     assert LESSON in out and reply_moment("claude", out) == BEFORE_WRITE
 
 
+def test_the_lessons_about_the_file_come_before_changes_that_touched_it_among_many(repo):
+    """Before a write, the lessons most about that file come first (at most three are shown): the
+    one citing only it before those that touched it among eight other files."""
+    others = [f"src/mod{i}.py" for i in range(8)]
+    for name in others:
+        (repo.path / name).write_text("x\n", encoding="utf-8")
+    for i in (5, 90, 115):  # their ids sort before the lesson's: an order by id would leave it out
+        logged(repo.memory, f"style{i}", f"everything was reformatted ({i})", f"run the formatter first ({i})",
+               files=["src/auth.py", *others])
+    code, out, _ = hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1"))
+    reason = json.loads(out)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert LESSON in reason and reason.index(LESSON) < reason.index("run the formatter first")
+    assert reason.count("run the formatter first") == 2  # three lessons at most
+
+
 def test_the_switch_turns_the_refusal_into_context_after_the_write(repo):
     for client in CLIENTS:
         settings = {"SENTINEL_MEMORY_HOOK_WRITES": "context"}

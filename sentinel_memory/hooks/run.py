@@ -272,7 +272,7 @@ def _write_lessons(root, paths: list[str], session, moment: str) -> str | None:
     if checker is not None:
         names.update(checker.former_names(paths))
     records = [r for r in citing if names.intersection(f for f in r["files"] if isinstance(f, str))]
-    records = [r for r in records if r.get("id") not in session.shown]
+    records = _in_order([r for r in records if r.get("id") not in session.shown], names)
     shown = ", ".join(paths)
     if moment == BEFORE_WRITE:
         head = (
@@ -289,6 +289,23 @@ def _write_lessons(root, paths: list[str], session, moment: str) -> str | None:
     if text:
         session.warn(paths)
     return text
+
+
+def _in_order(records: list[dict], names: set[str]) -> list[dict]:
+    """The lessons about the files written in the order they are shown (docs/clients.md), as
+    search orders with files (docs/contract.md §4.2): those citing more of them, over the square
+    root of the number of files they cite, first (a lesson about the file before a change that
+    touched it among many others); then principles; then the newest."""
+    from math import sqrt
+
+    from ..record.records import recency
+
+    def near(record: dict) -> float:
+        cited = [f for f in dict.fromkeys(record["files"]) if isinstance(f, str)]
+        return len(names.intersection(cited)) / sqrt(len(cited))
+
+    newest = sorted(records, key=lambda r: (recency(r), str(r.get("id"))), reverse=True)
+    return sorted(newest, key=lambda r: (-near(r), r.get("type") != "principle"))
 
 
 def _lessons(head: str, records: list[dict], session) -> str | None:
