@@ -280,6 +280,19 @@ def test_a_prompt_naming_a_cited_file_gets_the_lesson_once_and_an_unrelated_one_
     assert (code, out) == (0, "")
 
 
+@pytest.mark.parametrize("prompt", ["@app/main.py tidy this", r"tidy app\main.py"])
+def test_a_file_mentioned_as_the_clients_insert_it_or_with_backslashes_counts_as_named(repo, prompt):
+    """`@app/main.py` is how Claude Code, Gemini CLI, Codex and Cursor put a file in a prompt; a
+    Windows path uses backslashes: either names the file (its words alone, `app` and `main`, are
+    no evidence), and its lesson arrives."""
+    (repo.path / "app").mkdir()
+    (repo.path / "app" / "main.py").write_text("run()\n", encoding="utf-8")
+    logged(repo.memory, "startup", "the boot order was unclear", "Load the settings before the plugins",
+           files=["app/main.py"])
+    code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt=prompt))
+    assert reply_moment("claude", out) == PROMPT and "Load the settings before the plugins" in out
+
+
 def test_a_prompt_naming_an_identifier_of_a_lesson_gets_it(repo):
     code, out, _ = hook(repo, "codex", event("codex", PROMPT, repo, "s1", prompt="Why does verify_token accept blanks?"))
     assert reply_moment("codex", out) == PROMPT and LESSON in out

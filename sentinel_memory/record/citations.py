@@ -4,9 +4,11 @@ to stay inside the project, and the paths its lesson or missing_context names th
 A cited path is stored relative to the project root with forward slashes, as git names it. A listed
 path that is absolute, climbs out with `..`, or leaves the project through a symbolic link is
 refused, and nothing is saved. A path is found in the text only when it is certainly one: a run of
-path characters (ASCII letters, digits, `_ . - @ +` and `/`) that holds a `/` or ends in a file
-extension, is relative, and is an existing file inside the project. Nothing else in the text counts. Files in .git/ and .context/ (the memory's own
-directory, changed by every save) are never cited.
+path characters (ASCII letters, digits, `_ . - @ +` and `/`, or `\\` read as `/`) that holds a `/`
+or ends in a file extension, is relative, and is an existing file inside the project; a leading `@`,
+as the clients' prompts mention a file (`@src/a.py`), is left out when the path with it is none.
+Nothing else in the text counts. Files in .git/ and .context/ (the memory's own directory, changed
+by every save) are never cited.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from .records import NOTHING_SAVED
 MAX_FILES = 10  # cited files per record, listed and found together
 MAX_PATH_BYTES = 512  # one cited path, in UTF-8 bytes
 
-_PATHLIKE = re.compile(r"[A-Za-z0-9_.@+\-/]+")
+_PATHLIKE = re.compile(r"[A-Za-z0-9_.@+\-/\\]+")
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,10}$")
 _DRIVE = re.compile(r"^[A-Za-z]:")
 # Never cited: git's own files, and .context/, whose memory file every save changes (a lesson citing
@@ -134,16 +136,19 @@ def named(root: Path, *texts: str) -> list[str]:
     out: list[str] = []
     for text in texts:
         for token in _PATHLIKE.findall(text or ""):
-            token = token.rstrip(".")
+            token = token.rstrip(".").replace("\\", "/")
             if ("/" not in token and not _EXTENSION.search(token)) or token.startswith("/"):
                 continue
-            if ".." in token.split("/") or len(token) > MAX_PATH_BYTES:
+            if len(token) > MAX_PATH_BYTES:
                 continue
-            path = _normal(token)
-            if not path or path in out or path.split("/", 1)[0] in _NOT_CITABLE:
-                continue
-            if os.path.isfile(os.path.join(root, path)) and not _escapes(root, path):
-                out.append(path)
+            # `@src/a.py`: how the clients' prompts mention a file (a path may hold an `@` too).
+            for candidate in (token, token[1:]) if token.startswith("@") else (token,):
+                path = _normal(candidate)
+                if not path or path in out or path.split("/", 1)[0] in _NOT_CITABLE or ".." in path.split("/"):
+                    continue
+                if os.path.isfile(os.path.join(root, path)) and not _escapes(root, path):
+                    out.append(path)
+                    break
     return out
 
 
