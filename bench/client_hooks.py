@@ -444,6 +444,7 @@ def probe(name: str, clients: Path, keep: bool) -> None:
 STOP_HEAD = "Sentinel-Memory: this session changed files"
 UNRELATED = "Add a dark-mode toggle to the settings page and remember the choice in local storage."
 NEW_FILE = "notes/e2e_change.txt"
+MENTION = False  # --mention
 LOGGED = {
     "topic": "e2e-bench",
     "missing_context": "The task did not say where the change notes live.",
@@ -568,7 +569,8 @@ def scenario(name: str, which: str, clients: Path, gitdir: str, size: int) -> di
         all_ids = {e.id for e in entries}
         target = set(task["ids"])
         if which == "a":
-            prompt = f"{task['subject']}: the change is in {task['file']}."
+            mention = "@" if MENTION else ""  # --mention: the file as the clients insert it
+            prompt = f"{task['subject']}: the change is in {mention}{task['file']}."
             script = Script(project)
         elif which == "b":
             prompt, script = UNRELATED, Script(project)
@@ -659,6 +661,7 @@ def main() -> None:
     parser.add_argument("--probe", action="store_true")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folders")
     parser.add_argument("--show", action="store_true", help="print what the model received in each event")
+    parser.add_argument("--mention", action="store_true", help="scenario a names the file as @path, as clients insert it")
     args = parser.parse_args()
     if args.probe:
         for name in args.only.split(","):
@@ -666,6 +669,8 @@ def main() -> None:
         return
     if not args.gitdir:
         parser.error("GITDIR is needed (a git directory whose history makes the memory)")
+    global MENTION
+    MENTION = args.mention
     started = time.monotonic()
     names = args.only.split(",")
     cells = {}
