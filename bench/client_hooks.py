@@ -661,7 +661,9 @@ def main() -> None:
     parser.add_argument("--probe", action="store_true")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folders")
     parser.add_argument("--show", action="store_true", help="print what the model received in each event")
-    parser.add_argument("--mention", action="store_true", help="scenario a names the file as @path, as clients insert it")
+    parser.add_argument(
+        "--mention", action="store_true", help="scenario a names the file as @path, as clients insert it"
+    )
     args = parser.parse_args()
     if args.probe:
         for name in args.only.split(","):

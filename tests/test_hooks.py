@@ -280,11 +280,13 @@ def test_a_prompt_naming_a_cited_file_gets_the_lesson_once_and_an_unrelated_one_
     assert (code, out) == (0, "")
 
 
-@pytest.mark.parametrize("prompt", ["@app/main.py tidy this", r"tidy app\main.py"])
+@pytest.mark.parametrize("prompt", ["@app/main.py tidy this", r"tidy app\main.py", "tidy {root}/app/main.py"])
 def test_a_file_mentioned_as_the_clients_insert_it_or_with_backslashes_counts_as_named(repo, prompt):
     """`@app/main.py` is how Claude Code, Gemini CLI, Codex and Cursor put a file in a prompt; a
-    Windows path uses backslashes: either names the file (its words alone, `app` and `main`, are
-    no evidence), and its lesson arrives."""
+    Windows path uses backslashes; a file dragged into the terminal or copied from an editor comes
+    as its absolute path: each names the file (its words alone, `app` and `main`, are no
+    evidence), and its lesson arrives."""
+    prompt = prompt.format(root=repo.path)
     (repo.path / "app").mkdir()
     (repo.path / "app" / "main.py").write_text("run()\n", encoding="utf-8")
     logged(repo.memory, "startup", "the boot order was unclear", "Load the settings before the plugins",

@@ -240,8 +240,9 @@ def _prompt_lessons(memory_file, prompt: str, session) -> str | None:
     from ..record.citations import MAX_FILES, named
     from . import matches as kept
 
-    # The project's files the prompt names count as files asked about (a record citing one is strong).
-    files = named(memory_file.parent.parent, prompt)[:MAX_FILES]
+    # The project's files the prompt names (by a relative or absolute path) count as files asked
+    # about (a record citing one is strong).
+    files = named(memory_file.parent.parent, prompt, absolute=True)[:MAX_FILES]
     limit = PROMPT_RECORDS + min(len(session.shown), 50)
     found = kept.kept(memory_file)
     if found is not None:

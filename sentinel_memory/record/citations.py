@@ -130,14 +130,18 @@ def listed(root: Path, files: object, existing: bool = True, outcome: str = NOTH
     return out
 
 
-def named(root: Path, *texts: str) -> list[str]:
+def named(root: Path, *texts: str, absolute: bool = False) -> list[str]:
     """The existing project files that these texts name by a relative path (see the module's
-    docstring for what counts), in order of appearance, without repeats."""
+    docstring for what counts), in order of appearance, without repeats. With `absolute`, also by
+    an absolute path inside the project (as a prompt holds a file dragged into the terminal or
+    copied from an editor)."""
     out: list[str] = []
     for text in texts:
         for token in _PATHLIKE.findall(text or ""):
             token = token.rstrip(".").replace("\\", "/")
-            if ("/" not in token and not _EXTENSION.search(token)) or token.startswith("/"):
+            if token.startswith("/"):
+                token = _under(root, token) if absolute else ""
+            if not token or ("/" not in token and not _EXTENSION.search(token)):
                 continue
             if len(token) > MAX_PATH_BYTES:
                 continue
@@ -150,6 +154,16 @@ def named(root: Path, *texts: str) -> list[str]:
                     out.append(path)
                     break
     return out
+
+
+def _under(root: Path, absolute: str) -> str:
+    """An absolute path as the project-relative path it names ('' for one outside the project),
+    the project's root taken as given and with its links resolved."""
+    path = os.path.normpath(absolute)
+    for top in dict.fromkeys((os.path.normpath(root), os.path.realpath(root))):
+        if path.startswith(top.rstrip(os.sep) + os.sep):
+            return path[len(top.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
+    return ""
 
 
 def cited(root: Path, files: object, kept: list[str], *texts: str) -> list[str]:
