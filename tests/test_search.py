@@ -224,6 +224,11 @@ def test_a_lesson_about_the_files_comes_before_a_commit_that_changed_many_files(
     both = saved(log(path, "pay", "refund and vat share rounding", "round once", files=["src/pay/refund.py", "src/pay/vat.py"]))
     answer = search(path, "", files=["src/pay/refund.py", "src/pay/vat.py"])
     assert listed(answer)[:3] == [both, one, sweeping]
+    # Citing a file asked about still comes before citing only other files in their directories.
+    (project / "src/auth/session.py").write_text("x\n")
+    sibling = saved(log(path, "pay", "the neighbours", "keep them small", files=["src/pay/vat.py", "src/auth/session.py"]))
+    order = listed(search(path, "", files=["src/pay/refund.py", "src/auth/login.py"]))
+    assert order.index(sweeping) < order.index(sibling)
 
 
 def test_stop_words_and_generic_path_parts_match_nothing(project, path):

@@ -38,7 +38,8 @@ COMMON, COMMON_FLOOR = 0.2, 5
 # Near the files asked about: each file asked about that the record cites (or the path git renamed
 # to it) adds its weight, idf over the records that cite it; each directory of one that the record
 # cites a file in adds DIRECTORY times the directory's. A record near the files comes before every
-# record that is not; among them, FILES times their nearness plus the words' score orders.
+# record that is not, one citing a file asked about before one near through a directory only;
+# among them, FILES times their nearness plus the words' score orders.
 DIRECTORY, FILES = 0.25, 4.0
 # A record's nearness is divided by the square root of the number of files it cites: a commit that
 # changed many files is less about any one of them ("WIP", "modernise the code base").
@@ -66,6 +67,7 @@ def parent(path: str) -> str:
 _LIMIT = 1 << 30  # every rank is below it: a query's sort key is rank - score * _LIMIT
 _SCALE = 1 << 10  # a score's int: its value in 1/1024ths
 _TIER = 1 << 40  # nearness to the files outweighs any score of words
+_CITES = 1 << 36  # and citing a file asked about outweighs any nearness through a directory alone
 
 
 class SearchIndex:
@@ -300,10 +302,10 @@ class SearchIndex:
                 weights.update(zip(postings, map(add, map(get, postings, repeat(0.0)), repeat(value)), strict=False))
 
     def _near(self, files: Iterable[str], former: Iterable[str]) -> dict[int, int]:
-        """rank -> the nearness score of the records near the files asked about: _TIER, plus FILES
-        times the weights of the files asked about that it cites (or their former names) and
-        DIRECTORY times those of their directories it cites a file in, over the square root of the
-        number of files it cites, as an int (_SCALE per unit)."""
+        """rank -> the nearness score of the records near the files asked about: _TIER, plus _CITES
+        for one that cites a file asked about (or its former name), plus FILES times the weights of
+        those files it cites and DIRECTORY times those of their directories it cites a file in,
+        over the square root of the number of files it cites, as an int (_SCALE per unit)."""
         files = list(files)
         if not files:
             return {}
@@ -317,8 +319,12 @@ class SearchIndex:
             if postings:
                 value = idf(len(postings), records) * share
                 weight.update(zip(postings, map(add, map(get, postings, repeat(0.0)), repeat(value)), strict=False))
+        citing = set().union(*(self.file_postings.get(p, ()) for p in dict.fromkeys([*files, *former])))
         scale, cited = FILES * _SCALE, self.cited
-        return {rank: _TIER + int(value * scale / math.sqrt(cited[rank])) for rank, value in weight.items()}
+        return {
+            rank: _TIER + (_CITES if rank in citing else 0) + int(value * scale / math.sqrt(cited[rank]))
+            for rank, value in weight.items()
+        }
 
     def fit(
         self, entries: Iterable[Entry], room: int, layout: Layout, marks=None, first: int = 1, byte_room: int = 0
