@@ -28,6 +28,8 @@ files, which this project mostly lacks):
   task       related tasks shown at least one relevant record, before the prompt or in a write's
              refusal (what the hooks put in front of the model over the task's start)
   t-any      another project's tasks shown anything at all, at the prompt or a write
+  f-task     by search_quality.py's stricter truth (only focused commits relevant), the related
+             tasks that have a focused relevant record shown one
 Also per row: fired (related prompts that got anything), srch@3 (the reference: related prompts
 whose search_memory answer for the same words lists a relevant record among its first three, what
 a gate that always fired would reach), records injected per related prompt (mean), and the hook's wall time per spawn
@@ -86,18 +88,23 @@ def related_tasks(
     end: int,
     wanted: int,
     prompts: str = "subject",
-) -> list[tuple[str, set[str], list[str]]]:
+) -> list[tuple[str, set[str], list[str], set[str]]]:
+    """(prompt, relevant ids, the task's files, the focused relevant ids: search_quality.py's
+    stricter truth) per task."""
     by_file: dict[str, set[str]] = {}
+    focused = set()
     for c, rid in window_ids:
         for f in c["files"]:
             if f not in common:
                 by_file.setdefault(f, set()).add(rid)
+        if len({f for f in c["files"] if f not in common}) <= sq.FOCUSED:
+            focused.add(rid)
     tasks = []
     for c in commits[end:]:
         own = [f for f in dict.fromkeys(c["files"]) if f not in common]
         relevant = set().union(*(by_file.get(f, set()) for f in own)) if own else set()
         if relevant:
-            tasks.append((prompt_of(c, prompts), relevant, own))
+            tasks.append((prompt_of(c, prompts), relevant, own, relevant & focused))
         if len(tasks) >= wanted:
             break
     return tasks
@@ -179,11 +186,11 @@ def run(histories, sizes, wanted, later, client, bound, examples, files=True, pr
                     client_hooks.materialize(project, entries)
                 ids = {e.id for e in entries}
                 times, hits, counts, anys, slow, fired, top3 = [], 0, [], 0, 0, 0, 0
-                task_hits, write_anys = 0, 0
+                task_hits, write_anys, focused_tasks, focused_hits = 0, 0, 0, 0
                 from sentinel_memory.tools import answers as tools
 
                 shown_example = False
-                for prompt, relevant, own in tasks:
+                for prompt, relevant, own, focused in tasks:
                     session = str(uuid.uuid4())
                     out, took = hook(client, project, scratch / "state", prompt, bound, session)
                     times.append(took)
@@ -205,6 +212,8 @@ def run(histories, sizes, wanted, later, client, bound, examples, files=True, pr
                             times.append(took)
                             got |= injected(out)[1] & ids
                     task_hits += bool(got & relevant)
+                    focused_tasks += bool(focused)
+                    focused_hits += bool(got & focused)
                 for prompt, own in unrelated:
                     session = str(uuid.uuid4())
                     out, took = hook(client, project, scratch / "state", prompt, bound, session)
@@ -236,6 +245,8 @@ def run(histories, sizes, wanted, later, client, bound, examples, files=True, pr
                         "any": anys / max(1, len(unrelated)),
                         "task": task_hits / max(1, len(tasks)),
                         "task_any": write_anys / max(1, len(unrelated)),
+                        "focused": focused_tasks,
+                        "f_task": focused_hits / max(1, focused_tasks),
                         "median_ms": statistics.median(times) * 1000,
                         "p95_ms": times[int(0.95 * (len(times) - 1))] * 1000,
                         "at_bound": slow,
@@ -247,7 +258,7 @@ def run(histories, sizes, wanted, later, client, bound, examples, files=True, pr
                     f"{name:<22} {size:>5} {r['related']:>4} {r['hit']:>6.0%} {r['fired']:>6.0%} {r['top3']:>6.0%} "
                     f"{r['records']:>5.2f} {r['unrelated']:>4} "
                     f"{r['any']:>6.0%} {r['median_ms']:>7.0f} {r['p95_ms']:>7.0f} {r['at_bound']:>4}"
-                    + (f" {r['task']:>6.0%} {r['task_any']:>6.0%}" if writes else ""),
+                    + (f" {r['task']:>6.0%} {r['task_any']:>6.0%} {r['f_task']:>6.0%}" if writes else ""),
                     flush=True,
                 )
             finally:
@@ -287,7 +298,8 @@ def main(argv: list[str] | None = None) -> None:
         histories.append((name_of(gitdir), commits, sq.common_files(commits)))
     print(
         f"{'repository':<22} {'size':>5} {'rel':>4} {'hit':>6} {'fired':>6} {'srch@3':>6} {'recs':>5} {'unr':>4} {'any':>6} "
-        f"{'med ms':>7} {'p95 ms':>7} {'>=1s':>4}" + (f" {'task':>6} {'t-any':>6}" if WRITES[args.client] else ""),
+        f"{'med ms':>7} {'p95 ms':>7} {'>=1s':>4}"
+        + (f" {'task':>6} {'t-any':>6} {'f-task':>6}" if WRITES[args.client] else ""),
         flush=True,
     )
     rows = run(
@@ -315,9 +327,12 @@ def main(argv: list[str] | None = None) -> None:
         if "task" in some[0]:
             task = sum(r["task"] * r["related"] for r in some) / max(1, related)
             task_any = sum(r["task_any"] * r["unrelated"] for r in some) / max(1, unrelated)
+            focused = sum(r["focused"] for r in some)
+            f_task = sum(r["f_task"] * r["focused"] for r in some) / max(1, focused)
             print(
                 f"ALL at {size}, the prompt and the first {WRITTEN} writes of each task: related tasks shown a "
-                f"relevant lesson {task:.0%}; another project's tasks shown anything {task_any:.0%}"
+                f"relevant lesson {task:.0%}; another project's tasks shown anything {task_any:.0%}; "
+                f"of the {focused} tasks with a focused relevant lesson, shown one {f_task:.0%}"
             )
     print(f"python -c pass in this run: {_python_pass():.0f} ms median; {time.monotonic() - started:.0f} s in all")
 
