@@ -193,8 +193,6 @@ def strong(memory: Path, query: str, files: list[str], limit: int, found: Search
     from ..git import staleness
     from ..record import citations
     from ..search import index, strength
-    from ..search.match import STRONG, Query
-    from ..tools.memory import CANDIDATES
 
     root = Path(memory).parent.parent
     asked = citations.asked(root, list(files))
@@ -203,9 +201,4 @@ def strong(memory: Path, query: str, files: list[str], limit: int, found: Search
         return []
     check = staleness.checker(root, staleness.oldest_citing(e.record for e in found.entries)) if asked else None
     former = check.former_names(asked) if check is not None else ()
-    ranked = found.ranked(found.query_terms(query or ""), None, asked, former)
-    measured = Query.of(query or "", asked, former)
-    measures = [
-        strength.measure(found, e, measured) for _, e in zip(range(CANDIDATES), ranked.matching(), strict=False)
-    ]
-    return sorted((m for m in measures if m.strength >= STRONG), key=lambda m: -m.strength)[:limit]
+    return strength.strongest(found, query, asked, former, limit)

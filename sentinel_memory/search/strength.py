@@ -4,6 +4,7 @@ it reads of each record (its terms, the files it cites and their directories) be
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..record import citations
@@ -17,6 +18,7 @@ from .match import (
     NAMED_AMONG,
     PROJECT_FILE,
     RARITY_FROM,
+    STRONG,
     TOPIC,
     WORDS,
     Match,
@@ -26,6 +28,18 @@ from .terms import GENERIC_WORDS, record_terms, terms, words
 
 if TYPE_CHECKING:
     from .index import SearchIndex
+
+CANDIDATES = 30  # the best-ranked matching records `strongest` measures
+
+
+def strongest(index: SearchIndex, query: str, asked: list[str], former: Sequence[str], limit: int) -> list[Match]:
+    """The records of `index` that match the query and the files asked about (`former`: the paths
+    git renamed to them) strongly (STRONG), the strongest first, at most `limit`: the CANDIDATES
+    best-ranked measured."""
+    ranked = index.ranked(index.query_terms(query or ""), None, asked, former)
+    measured = Query.of(query or "", asked, former)
+    found = [measure(index, e, measured) for _, e in zip(range(CANDIDATES), ranked.matching(), strict=False)]
+    return sorted((m for m in found if m.strength >= STRONG), key=lambda m: -m.strength)[:limit]
 
 
 def measure(index: SearchIndex, entry: Entry, query: Query) -> Match:

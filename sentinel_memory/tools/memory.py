@@ -24,7 +24,7 @@ from ..record.records import NOTHING_SAVED, Entry, normalize, prepare, recency, 
 from ..record.snapshot import Snapshot
 from ..search import index, strength
 from ..search.kept import KeptIndex
-from ..search.match import STRONG, Match, Query
+from ..search.match import Match, Query
 from ..search.topics import group_by_topic, similar_groups
 from . import blocks, render
 from .outcomes import Compaction, Found, Logged
@@ -44,7 +44,7 @@ SMALL_ANSWER = render.SMALL_ANSWER
 FOCUS_ANSWER = render.FOCUS_ANSWER
 MATCH_ROOM = 1_500
 MEASURED = 12  # the first matching records listed whose match strength the answer's header weighs
-CANDIDATES = 30  # the best-ranked matching records strong_matches measures
+CANDIDATES = strength.CANDIDATES  # the best-ranked matching records strong_matches measures
 MIN_BLOCK = 15  # estimated tokens of the shortest block a record can have
 NOTICE_ALLOWANCE = 200  # the left-out and compact-required notices
 STALE_NOTE_ALLOWANCE = 60  # the note that counts the stale records listed, when marks are possible
@@ -268,13 +268,7 @@ def strong_matches(where: Where, query: str, files: Sequence[str] = (), limit: i
     search_index = memory.index.index_of(snap)
     check = checker(memory, snap) if asked else None
     former = check.former_names(asked) if check is not None else ()
-    ranked = search_index.ranked(search_index.query_terms(query or ""), None, asked, former)
-    measured = Query.of(query or "", asked, former)
-    found = [
-        strength.measure(search_index, e, measured) for _, e in zip(range(CANDIDATES), ranked.matching(), strict=False)
-    ]
-    strong = sorted((m for m in found if m.strength >= STRONG), key=lambda m: -m.strength)
-    return strong[:limit]
+    return strength.strongest(search_index, query, asked, former, limit)
 
 
 def ranked_matches(
