@@ -67,8 +67,9 @@ def too_old() -> str | None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["hook"] and not {"-h", "--help"} & set(argv):
-        # A client's hook: straight to it, before the command line's imports. It always exits 0
-        # (a client may act on another code: Claude Code and Gemini CLI block on 2).
+        # A client's hook: straight to it, before the command line's imports. It exits 0 (a client
+        # may act on another code: Claude Code and Gemini CLI block on 2), but for the one answer
+        # that is a block on purpose: Claude Code's stop request (hooks/replies.py keep_going).
         import time
 
         started = time.monotonic()  # its time bound counts its own imports too

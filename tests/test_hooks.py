@@ -18,7 +18,7 @@ import pytest
 import forkrun
 from gitrepos import env, logged, make_repo  # noqa: F401 (env: a fixture)
 from sentinel_memory.hooks.run import STOP_REASON
-from sentinel_memory.setup.hookconfig import AFTER_WRITE, BEFORE_WRITE, PROMPT, STOP, reply_moment
+from sentinel_memory.setup.hookconfig import AFTER_WRITE, BEFORE_WRITE, PROMPT, STOP, answer_moment, reply_moment
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = ROOT / "server.py"
@@ -166,33 +166,34 @@ def test_the_switch_turns_the_refusal_into_context_after_the_write(repo):
 @pytest.mark.parametrize("client", CLIENTS)
 def test_a_session_that_changed_files_and_logged_nothing_is_asked_once_to_log(repo, client):
     first_prompt(repo, client, "s1")
-    code, out, _ = hook(repo, client, event(client, STOP, repo, "s1"))
-    assert (code, out) == (0, ""), "nothing changed yet: nothing to ask"
+    assert hook(repo, client, event(client, STOP, repo, "s1")) == (0, "", ""), "nothing changed yet: nothing to ask"
     (repo.path / "src" / "auth.py").write_text("def verify_token(t):\n    return t.strip()\n", encoding="utf-8")
-    code, out, _ = hook(repo, client, event(client, STOP, repo, "s1"))
-    assert reply_moment(client, out) == STOP and "log_memory" in out
+    code, out, err = hook(repo, client, event(client, STOP, repo, "s1"))
+    assert answer_moment(client, code, out, err) == STOP
+    # the request, once: Claude Code reads it from stderr (exit code 2), the others from stdout
+    assert (out + err).count("call log_memory") == 1
     for again in (False, True, False):  # whatever the client's flag says, never a second time
         extra = {"loop_count": int(again)} if client == "cursor" else {"stop_hook_active": again}
-        code, out, _ = hook(repo, client, event(client, STOP, repo, "s1", **extra))
-        assert (code, out) == (0, "")
+        code, out, err = hook(repo, client, event(client, STOP, repo, "s1", **extra))
+        assert (code, out, err) == (0, "", "")
 
 
 def test_a_session_that_logged_is_not_asked(repo):
     first_prompt(repo, "claude", "s1")
     (repo.path / "README.md").write_text("changed\n", encoding="utf-8")
     logged(repo.memory, "docs", "the readme's audience was not said", "Write the README for new users first")
-    assert hook(repo, "claude", event("claude", STOP, repo, "s1"))[1] == ""
+    assert hook(repo, "claude", event("claude", STOP, repo, "s1")) == (0, "", "")
 
 
 def test_changes_under_context_alone_do_not_count_as_work(repo):
     first_prompt(repo, "claude", "s1")
     (repo.path / ".context" / "scratch.txt").write_text("x\n", encoding="utf-8")
-    assert hook(repo, "claude", event("claude", STOP, repo, "s1"))[1] == ""
+    assert hook(repo, "claude", event("claude", STOP, repo, "s1")) == (0, "", "")
 
 
 def test_a_stop_without_an_earlier_hook_in_the_session_asks_nothing(repo):
     (repo.path / "README.md").write_text("changed\n", encoding="utf-8")
-    assert hook(repo, "codex", event("codex", STOP, repo, "fresh"))[1] == ""
+    assert hook(repo, "codex", event("codex", STOP, repo, "fresh")) == (0, "", "")
 
 
 @pytest.mark.parametrize(

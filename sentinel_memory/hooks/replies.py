@@ -2,11 +2,13 @@
 model before the prompt, a deny whose reason reaches the model before a write, context after a
 write, and the request that keeps the agent going when it stops. Each is one JSON object on one
 line; nothing else ever goes to stdout (Gemini CLI and Codex drop a hook whose stdout is not
-exactly their JSON). setup/hookconfig.py checks these shapes for doctor and the tests."""
+exactly their JSON). The one exception is Claude Code's stop request: a Blocking, said on stderr
+with exit code 2. setup/hookconfig.py checks these shapes for doctor and the tests."""
 
 from __future__ import annotations
 
 import json
+from typing import NamedTuple
 
 from ..setup.hookconfig import AFTER_WRITE, SPECIFIC
 
@@ -36,12 +38,23 @@ def deny(client: str, reason: str, short: str) -> dict:
     }
 
 
-def keep_going(client: str, reason: str) -> dict:
-    """Ask the agent, as it stops, to do one more thing: `reason` is what it reads."""
+class Blocking(NamedTuple):
+    """A refusal said on stderr with exit code 2 instead of JSON on stdout."""
+
+    reason: str
+
+
+def keep_going(client: str, reason: str) -> dict | Blocking:
+    """Ask the agent, as it stops, to do one more thing: `reason` is what it reads. Claude Code
+    gets it as exit code 2 with the reason on stderr, which reaches the model once; its JSON
+    `{"decision": "block"}` reached the model twice from 2.1.332 on (as a reminder and again as a
+    system message; bench/client_hooks_results.txt)."""
     if client == "gemini":
         return {"decision": "deny", "reason": reason}
     if client == "cursor":
         return {"followup_message": reason}
+    if client == "claude":
+        return Blocking(reason)
     return {"decision": "block", "reason": reason}
 
 

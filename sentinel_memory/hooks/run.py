@@ -1,7 +1,7 @@
 """`sentinel-memory hook --client <name>`: one run per event a client sends (docs/clients.md).
 
 It reads the event (JSON on stdin, at most MAX_INPUT bytes), answers in that client's shape and
-exits 0. Before the prompt: the records that match it strongly, at most PROMPT_RECORDS and about
+exits 0 (Claude Code's stop request alone exits 2: hooks/replies.py). Before the prompt: the records that match it strongly, at most PROMPT_RECORDS and about
 CONTEXT_CHARS characters, never one already shown in the session. Before a file is written: the
 lessons that cite it (or a name git says it had), as the reason of a refused first write of that
 file in the session; the write after it goes through. When the agent stops: once per session, if
@@ -68,8 +68,7 @@ def main(argv: list[str], started: float | None = None) -> int:
     except Exception as exc:  # fail open: the client goes on as without the hook
         if os.environ.get(DEBUG_ENV):
             print(f"sentinel-memory hook: {type(exc).__name__}: {exc}", file=sys.stderr)
-    guard.emit(reply)
-    return 0
+    return guard.emit(reply)
 
 
 def _warm(memory: str) -> int:
@@ -144,20 +143,24 @@ class Guard:
             if not self._done:
                 os._exit(0)
 
-    def emit(self, reply: dict | None) -> None:
+    def emit(self, reply) -> int:
+        """Print the reply (a JSON object, or a Blocking on stderr) unless it is late; the exit code."""
         with self._lock:
             if self._done:
-                return
+                return 0
             self._done = True
             if reply is None or time.monotonic() > self.deadline:
-                return
-        from .replies import line
+                return 0
+        from .replies import Blocking, line
 
+        blocking = isinstance(reply, Blocking)
+        stream = sys.stderr if blocking else sys.stdout
         try:
-            sys.stdout.buffer.write(line(reply))
-            sys.stdout.buffer.flush()
+            stream.buffer.write(reply.reason.encode("utf-8") + b"\n" if blocking else line(reply))
+            stream.buffer.flush()
         except OSError:  # the client closed its end: nothing to say
-            pass
+            return 0
+        return 2 if blocking else 0
 
 
 def quiet(prompt: str) -> bool:
@@ -169,7 +172,7 @@ def quiet(prompt: str) -> bool:
     return " ".join(text.lower().strip(" .!?,;:").split()) in ACKS
 
 
-def answer(client: str, project: str | None, stream, guard: Guard) -> dict | None:
+def answer(client: str, project: str | None, stream, guard: Guard):
     """The reply to the event on `stream`, or None; records what the session has seen."""
     from . import events
 
@@ -213,7 +216,7 @@ def answer(client: str, project: str | None, stream, guard: Guard) -> dict | Non
     return reply
 
 
-def _reply(event, session, root, guard: Guard) -> dict | None:
+def _reply(event, session, root, guard: Guard):
     from . import replies
 
     if event.moment == PROMPT:
@@ -350,7 +353,7 @@ def _project_paths(files, cwd: str, root) -> list[str]:
     return out
 
 
-def _stop(event, session, root, guard: Guard) -> dict | None:
+def _stop(event, session, root, guard: Guard):
     from . import replies, worktree
 
     if session.new or session.asked or session.tree is None:

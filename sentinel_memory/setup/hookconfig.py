@@ -105,6 +105,15 @@ def hook_words(command: object) -> list[str] | None:
     return words[1:]
 
 
+def answer_moment(client: str, code: int, out: str, err: str) -> str | None:
+    """Which of the hook's answers a run that exited `code` with stdout `out` and stderr `err` gave:
+    reply_moment of its stdout when it exited 0; STOP for Claude Code's stop request (exit code 2,
+    nothing on stdout, the request on stderr: hooks/replies.py keep_going); None for anything else."""
+    if code == 2 and client == "claude" and not out and err.strip():
+        return STOP
+    return reply_moment(client, out) if code == 0 else None
+
+
 def reply_moment(client: str, text: str) -> str | None:
     """Which of the hook's answers `text` (its whole stdout) is, when it is exactly one JSON
     object of a shape the client reads; None for anything else (empty output included)."""
@@ -226,14 +235,14 @@ def probe(argv: list[str], client: str, timeout: float = 30) -> list[str]:
                 )
             except (OSError, subprocess.SubprocessError) as exc:
                 return [f"it could not run ({exc})"]
-            out = result.stdout.decode("utf-8", "replace")
+            out, err = (result.stdout.decode("utf-8", "replace"), result.stderr.decode("utf-8", "replace"))
             wanted = {"start": None, PROMPT: PROMPT, BEFORE_WRITE: BEFORE_WRITE, STOP: STOP}[moment]
             if client == "gemini" and moment == BEFORE_WRITE:
                 wanted = STOP  # Gemini's refusal reads as its stop request: {"decision": "deny", ...}
-            got = reply_moment(client, out) if out else None
-            said = result.stderr.decode("utf-8", "replace").strip().splitlines()
+            got = answer_moment(client, result.returncode, out, err) if out or result.returncode else None
+            said = err.strip().splitlines()
             why = f" ({said[-1][:160]})" if said else ""
-            if result.returncode != 0:
+            if result.returncode not in (0, 2) or (result.returncode == 2 and got != wanted):
                 wrong.append(f"{moment}: exit {result.returncode}{why}")
             elif got != wanted or (wanted is None and out):
                 wrong.append(f"{moment}: {out.strip()[:120] or 'nothing'}{why}")
