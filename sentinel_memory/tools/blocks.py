@@ -1,4 +1,4 @@
-"""A record's block as the tools list it (tools/render.py's answers and compaction_words.py's
+"""A record's block as the tools list it (tools/render.py's answers and tools/compaction_answer.py's
 list records this way, and cli/console.py's commands reuse its lines): the header, the cited
 files, the fields by their short names, the stale line under the header; the card search keeps
 (the block with its estimated tokens and UTF-8 bytes, ranked.Layout); and the token estimate."""
