@@ -146,9 +146,9 @@ def echoed(text: str) -> str:
 
 
 # The token estimate, fitted to cl100k on the blocks of memories built from four projects' commit
-# history and on Korean records (bench/search_quality.py checks it): per 1,000 characters of each
-# kind, in thousandths of a token. An ASCII character, plus a run of ASCII letters (a word), a
-# digit, an ASCII punctuation mark; a Hangul syllable; any other character.
+# history and on Korean records (bench/search_quality.py checks it): in thousandths of a token,
+# what each of these adds: an ASCII character, plus a run of ASCII letters (a word), a digit, an
+# ASCII punctuation mark; a Hangul syllable; any other character.
 _ASCII, _WORD_RUN, _DIGIT, _PUNCT, _HANGUL, _OTHER = 82, 560, 760, 630, 1220, 1500
 _LETTERS = re.compile(r"[A-Za-z]+")
 _DIGITS = re.compile(r"[0-9]")
