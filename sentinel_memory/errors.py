@@ -1,4 +1,4 @@
-"""The errors core raises. Each message is one plain sentence a reader can act on."""
+"""The errors every room raises. Each message is one plain sentence a reader can act on."""
 
 
 class MemoryToolError(Exception):

@@ -1,5 +1,6 @@
 """Commands beside the server, for people and for git: `python server.py <command> ...`; per
-command one call into core and a print. The parser is cli/parser.py's.
+command one call into the rooms below (tools/, cli/maintenance.py, setup/, git/) and a print. The
+parser is cli/parser.py's.
 
 Stdlib only and no FastMCP import, so git's drivers start fast. Exit codes that scripts can rely on
 are in parser.EXIT_CODES; `--project DIR` is accepted before or after the command name.

@@ -1,7 +1,7 @@
 """Record fastmcp's own answers for the fast start (docs/design.md, "Start-up"): a start that found
 none forks, once the server module is imported, a detached, low-priority recorder; it forks the
 imported server onto pipes for each protocol version, as an ordinary start runs it, keeps the
-`result` text of each answer and stores them with fast_cache.store."""
+`result` text of each answer and stores them with faststart/cache.py's store."""
 
 from __future__ import annotations
 

@@ -3,13 +3,15 @@ keep a repository's own configuration from running commands (docs/security.md, "
 the repository's commands").
 
 A cloned or downloaded repository carries its .git/config, and git obeys it. The keys below are
-the ones that make the git subcommands we call (rev-parse, log, ls-files, ls-tree, cat-file, show,
-merge-base, symbolic-ref, check-attr, config, merge-file) start a program; each is pinned on the command line, which
-outranks every configuration file:
+the ones that make the git subcommands we call (rev-parse, log, ls-files, ls-tree, cat-file,
+merge-base, symbolic-ref, check-attr, config, merge-file; diff in the pre-commit check, status in
+the client hooks, init in doctor's probe) start a program; each is pinned on the command line,
+which outranks every configuration file:
 
 - core.fsmonitor (and Git for Windows' core.useBuiltinFSMonitor): a hook git runs whenever it
-  reads the index with the monitor on (ls-files -u, ls-files --others, show :path).
-- log.showSignature: makes log and show verify each signed commit with gpg.program,
+  reads the index with the monitor on (ls-files -u, ls-files --others, ls-files --stage, status,
+  diff --cached).
+- log.showSignature: makes log verify each signed commit with gpg.program,
   gpg.ssh.program or gpg.x509.program.
 - protocol.allow and protocol.<name>.allow for every transport git has: in a partial clone a
   missing object is fetched from the promisor remote on demand (log -M's rename detection,
@@ -39,7 +41,8 @@ caller that means an index (the pre-commit check, the index of the commit being 
 
 Options instead of settings, added by the subcommands that take them: --no-pager everywhere
 (core.pager, pager.<command>: only at a terminal, and ours are never one), --no-ext-diff
-(diff.external, diff.<driver>.command) and --no-textconv (diff.<driver>.textconv) on log and show.
+(diff.external, diff.<driver>.command) and --no-textconv (diff.<driver>.textconv) on log and on
+the pre-commit check's diff.
 What our subcommands never reach is left alone: filters (clean/smudge run on add, checkout and
 diffs against the work tree), hooks and core.hooksPath (commit, merge and the like), core.editor,
 core.askPass and pagers at a terminal.

@@ -1,5 +1,5 @@
 """Git integration: the id-aware merge driver, the readable diff textconv, and their wiring in a
-repository's local config. Starts fast: no FastMCP, only the stdlib and core's own modules."""
+repository's local config. Starts fast: no FastMCP, only the stdlib and this package's own modules."""
 
 from __future__ import annotations
 

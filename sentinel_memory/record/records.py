@@ -140,7 +140,7 @@ def prepare(
 ) -> Draft:
     """Validate, normalise, redact and limit-check one record; raise InvalidInput on any fault.
 
-    Order (docs/contract.md §3.5): trim + NFC, then the sanitizer, then the byte limits on the values that
+    Order (docs/contract.md §3.5): trim + NFC, then redaction, then the byte limits on the values that
     will be stored, then the id. Only a principle's ask_next_time is ever truncated.
     """
     if type not in TYPES:

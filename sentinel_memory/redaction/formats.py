@@ -1,7 +1,7 @@
 """The strict redaction rules: PEM blocks and provider formats with a fixed prefix and shape,
 applied to every field (docs/security.md). Each is a Rule; `_provider` builds them and works out
-their needles (literal prefixes every match holds); secret_formats_more.py holds more providers'
-formats, built here the same way. secret_rules.py puts the key-word rules after them."""
+their needles (literal prefixes every match holds); redaction/providers.py holds more providers'
+formats, built here the same way. redaction/rules.py puts the key-word rules after them."""
 
 from __future__ import annotations
 
@@ -343,7 +343,7 @@ FORMAT_RULES: tuple[Rule, ...] = (
         r"(?![A-Za-z0-9+/_=\-])",
         needles=("tskey-", "FLW", "API-", "sm_", "dnkey-", "dG9rOj", ".acc"),
     ),
-    # The providers of secret_formats_more.py.
+    # The providers of redaction/providers.py.
     *(_provider(f.name, f.body, _END if f.end is None else f.end, f.needles) for f in MORE_FORMATS),
     Rule(
         name="teams_webhook",

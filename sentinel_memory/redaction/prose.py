@@ -1,8 +1,8 @@
 """How a value named in a sentence must look to go ("the staging password is …", "the Datadog key
 is …", "API 키 8f14…"): stated with a verb, a colon or a Korean copula, a long hex string or a UUID
 counts; without one only a value strongly like a secret does. Base64 of prose or JSON, a page
-token and a password manager's name are not credentials. secret_rules.py's prose rules and
-secret_nearby.py use these judgements."""
+token and a password manager's name are not credentials. redaction/rules.py's prose rules and
+redaction/nearby.py use these judgements."""
 
 from __future__ import annotations
 

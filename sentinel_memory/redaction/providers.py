@@ -1,6 +1,6 @@
 """More strict provider formats: keys with a distinctive fixed prefix that the established scanners
 (gitleaks, trufflehog, secretlint) find with no key word nearby and the main list in
-secret_formats.py does not hold. Each is a Format, the arguments of secret_formats._provider, which
+redaction/formats.py does not hold. Each is a Format, the arguments of formats._provider, which
 builds the rules; related providers share one rule, so that a text holding none of their prefixes
 costs one test of the needles. The shapes are written here from the scanners' descriptions."""
 

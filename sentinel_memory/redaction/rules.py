@@ -1,5 +1,5 @@
 """The redaction rules, in the order redaction/engine.py applies them: the strict ones (PEM blocks
-and provider formats, secret_formats.py), then the rules that judge a value by its context and its
+and provider formats, redaction/formats.py), then the rules that judge a value by its context and its
 looks (redaction/values.py, redaction/gates.py), which strict_only=True skips."""
 
 from __future__ import annotations

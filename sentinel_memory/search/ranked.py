@@ -47,7 +47,8 @@ class Ranked:
         return bisect_left(self._scope, self._first_log)
 
     def matching(self) -> Iterator[Entry]:
-        """The entries that hold at least one query term, best first."""
+        """The entries that match (hold a query term that can make them match, or are near the
+        files asked about: docs/contract.md §4.2), best first."""
         return map(self._by_rank.__getitem__, self._scored)
 
     def matched(self) -> int:

@@ -1,6 +1,6 @@
 """Credentials already in a memory file: find them (`scan`) and redact them in place (`redact_file`).
 
-The sanitizer runs on every write, but a file can hold values from before a rule existed, from a
+Redaction runs on every write, but a file can hold values from before a rule existed, from a
 hand edit or from a teammate's older install. `scan` reads without the lock and reports where a
 credential sits (record id, field, rule name), never the value. `redact_file` applies the same
 policy as log_memory (docs/contract.md §6: every rule on missing_context and lesson, the strict provider rules

@@ -1,4 +1,4 @@
-"""A record's block as the tools list it (tools/render.py's answers and compaction_words.py's
+"""A record's block as the tools list it (tools/render.py's answers and tools/compaction_answer.py's
 list records this way, and cli/console.py's commands reuse its lines): the header, the cited
 files, the fields by their short names, the stale line under the header; the card search keeps
 (the block with its estimated tokens and UTF-8 bytes, ranked.Layout); and the token estimate."""
@@ -146,9 +146,9 @@ def echoed(text: str) -> str:
 
 
 # The token estimate, fitted to cl100k on the blocks of memories built from four projects' commit
-# history and on Korean records (bench/search_quality.py checks it): per 1,000 characters of each
-# kind, in thousandths of a token. An ASCII character, plus a run of ASCII letters (a word), a
-# digit, an ASCII punctuation mark; a Hangul syllable; any other character.
+# history and on Korean records (bench/search_quality.py checks it): in thousandths of a token,
+# what each of these adds: an ASCII character, plus a run of ASCII letters (a word), a digit, an
+# ASCII punctuation mark; a Hangul syllable; any other character.
 _ASCII, _WORD_RUN, _DIGIT, _PUNCT, _HANGUL, _OTHER = 82, 560, 760, 630, 1220, 1500
 _LETTERS = re.compile(r"[A-Za-z]+")
 _DIGITS = re.compile(r"[0-9]")

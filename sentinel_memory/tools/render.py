@@ -1,5 +1,5 @@
 """Every sentence the three tools answer with, made from the operations' typed results (the
-compaction answer's in compaction_words.py, a record's block in blocks.py). It is written for an
+compaction answer's in tools/compaction_answer.py, a record's block in tools/blocks.py). It is written for an
 LLM to read, not a format to parse (docs/contract.md §4)."""
 
 from __future__ import annotations
