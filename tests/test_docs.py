@@ -281,7 +281,7 @@ def test_the_match_strength_the_contract_quotes_is_the_codes():
     for name in re.findall(r"`([\w.-]+)`", projects):
         assert match.PROJECT_FILE.search(name), f"contract §4.2 calls {name} a project file; search/match.py does not"
     assert quoted(r"when at\s+most (\d+) of the paths the memory cites have that name") == match.NAMED_AMONG
-    assert quoted(r"cites another file: ([\d.]+) ×") == match.DIRECTORY
+    assert quoted(r"cites another file and no file asked about:\s+([\d.]+) ×") == match.DIRECTORY
     assert quoted(r"not common\) that it holds: ([\d.]+);") == match.IDENTIFIER
     assert quoted(r"as `readme` of `README.md`\): ([\d.]+) ×") == match.TOPIC
     assert quoted(r"strength is at least \*\*([\d.]+)\*\*") == match.STRONG
