@@ -106,6 +106,11 @@ def test_search_takes_files_and_says_how_strongly_each_record_matches(project):
     assert "No records match 'the'" in run(project, "search", "the", check_rc=1).stdout
     weak = run(project, "search", "rate", "table", "sessions").stdout
     assert "match: strong" in weak and vat in weak
+    # a record that shares only a word any task uses is listed as a weak match, and says why
+    fixed = logged_id(project, "release", "the tag was missing", "fix the tag before the upload")
+    generic = run(project, "search", "fix").stdout
+    assert generic.startswith("Nothing matches strongly") and fixed in generic
+    assert "match: weak 0.00: only words most records hold or any task uses" in generic
 
 
 def _spans(line: str) -> list[tuple[int, int]]:

@@ -87,13 +87,14 @@ def search_result(
         what = f" match {asked}" if in_scope else ""
         return f"No records{scope}{what} in {file}." + (f" `{SELF} list` shows the topics." if any_records else "")
     stale = stale or {}
-    searched = bool(asked) and any(m.reasons for m in found)
+    searched = bool(asked)
     blocks = []
     for m in found:
         block = record_block(m.record, stale.get(m.record["id"], ()))
         if searched:
             how = colour("strong", "32") if m.strong else "weak"
-            block += f"\n  {colour('match', '2')}: {how} {m.strength:.2f}: " + "; ".join(m.reasons)
+            reason = "; ".join(m.reasons) or "only words most records hold or any task uses"
+            block += f"\n  {colour('match', '2')}: {how} {m.strength:.2f}: {reason}"
         blocks.append(block)
     text = "\n\n".join(blocks)
     if searched and not any(m.strong for m in found):
