@@ -1,12 +1,13 @@
 """`sentinel-memory hook --client <name>`: one run per event a client sends (docs/clients.md).
 
 It reads the event (JSON on stdin, at most MAX_INPUT bytes), answers in that client's shape and
-exits 0 (Claude Code's stop request alone exits 2: hooks/replies.py). Before the prompt: the records that match it strongly, at most PROMPT_RECORDS and about
-CONTEXT_CHARS characters, never one already shown in the session. Before a file is written: the
-lessons that cite it (or a name git says it had), as the reason of a refused first write of that
-file in the session; the write after it goes through. When the agent stops: once per session, if
-the work tree changed since the session's first hook and the memory file did not, a request to
-call log_memory or say there was nothing to log.
+exits 0 (Claude Code's stop request alone exits 2: hooks/replies.py). Before the prompt: the
+records that match it strongly, at most PROMPT_RECORDS and about CONTEXT_CHARS characters, never
+one already shown in the session. Before a file is written: the lessons that cite it (or a name
+git says it had), as the reason of a refused first write of that file in the session; the write
+after it goes through. When the agent stops: once per session, if the work tree changed since the
+session's first hook and the memory file did not, a request to call log_memory or say there was
+nothing to log.
 
 It fails open: on any error, an input it cannot read, a memory file it cannot use, or past its own
 time bound (TIME_ENV, about 1 s) it prints nothing and exits 0, so the client goes on as without
