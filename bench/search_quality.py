@@ -39,8 +39,9 @@ order rendered as the product renders them) the table gives:
            be: min(relevant records, records listed within those 2,000 tokens)
   P@5      relevant records among the first five listed, over the records listed there (max 5)
 and, where the code measures match strength (search/match.py), the gate: of the tasks with relevant
-records, the share whose strong matches (at most 3, strongest first) include one; of another
-project's tasks (the next history given: its newest --tasks commits, its own changelog-like files
+records, the share whose strong matches (at most 3, in the order the code shows them: the
+ranking's since 2026-11-27, the strongest first before) include one; `fgate`, the same by the stricter truth (of the tasks with a focused relevant
+record, the share whose strong matches include a focused one); of another project's tasks (the next history given: its newest --tasks commits, its own changelog-like files
 left out), the share with any strong match; and the same at other thresholds.
 Then: the search time at --timing records (median CPU time of this process over three rounds of
 the tasks' queries, index warm: the machine's other load counts less than in wall time; records
@@ -273,7 +274,9 @@ def search(memory, query: str, files: list[str] | None) -> str:
 
 def strengths(path: Path, query: str, files: list[str] | None) -> list[tuple[float, str]] | None:
     """(strength, id) of the best-ranked matching records as strong_matches measures them (its
-    CANDIDATES), strongest first; None for code without a match strength."""
+    CANDIDATES): the strong ones first, in the order the code shows them (its `strongest`; code
+    before search/strength.py showed the strongest first), then the others in the ranking's order;
+    None for code without a match strength."""
     try:
         from sentinel_memory.search.match import Query
         from sentinel_memory.tools import memory
@@ -286,11 +289,19 @@ def strengths(path: Path, query: str, files: list[str] | None) -> list[tuple[flo
     ranked = idx.ranked(idx.query_terms(query) if hasattr(idx, "query_terms") else terms(query), None, files or [], ())
     q = Query.of(query, files or [], ())
     try:
-        from sentinel_memory.search.strength import measure
+        from sentinel_memory.search.strength import measure, strongest
     except ImportError:  # code before the measure had a module of its own
-        measure = type(idx).measure
-    got = [measure(idx, e, q) for _, e in zip(range(memory.CANDIDATES), ranked.matching(), strict=False)]
-    return sorted(((m.strength, m.record["id"]) for m in got), key=lambda x: -x[0])
+        measure, strongest = type(idx).measure, None
+    got = [
+        (m.strength, m.record["id"])
+        for _, e in zip(range(memory.CANDIDATES), ranked.matching(), strict=False)
+        for m in [measure(idx, e, q)]
+    ]
+    if strongest is None:
+        return sorted(got, key=lambda x: -x[0])
+    shown = [m.record["id"] for m in strongest(idx, query, files or [], (), memory.CANDIDATES)]
+    rank = {rid: i for i, rid in enumerate(shown)}
+    return sorted(got, key=lambda x: rank.get(x[1], len(shown)))  # stable: the others keep the ranking's order
 
 
 def gate(found: list[tuple[float, str]], threshold: float, relevant: set[str] | None, limit: int = 3) -> bool:
@@ -350,7 +361,7 @@ def run_size(
             got = {"product": [], "bm25": []}
             strict: dict[str, list[float]] = {"product": [], "bm25": []}
             tokens = []
-            related, unrelated = [], []
+            related, unrelated, focused_gate = [], [], []
             for query, own, relevant, every, focused in tasks:
                 files = every if mode == "query+all" else own
                 answer = search(memory, query, files if with_files else None)
@@ -363,6 +374,8 @@ def run_size(
                 found = strengths(path, query, files if with_files else None)
                 if found is not None:
                     related.append([gate(found, t, relevant) for t in THRESHOLDS])
+                    if focused:
+                        focused_gate.append(gate(found, 1.0, focused))
                 order = bm25.ranked(query + (" " + " ".join(files) if with_files else ""))
                 text, positions, ids = [], [], []
                 at = 0
@@ -402,6 +415,7 @@ def run_size(
                         *(statistics.mean(s[k] for s in scores) for k in range(3)),
                         *(gates if ranker == "product" else (None, None)),
                         statistics.mean(strict[ranker]) if strict[ranker] else None,
+                        statistics.mean(focused_gate) if focused_gate and ranker == "product" else None,
                     )
                 )
     finally:
@@ -531,10 +545,11 @@ def main(argv: list[str] | None = None) -> None:
             run_size(enc, name, commits, common, size, args.later, args.tasks, rows, estimates, foreign, curves)
     print()
     print("gate: for tasks with relevant records, the share whose strong matches (at most 3) include one;")
-    print("      for another project's tasks (the next repository's newest commits), the share with any strong match")
+    print("      for another project's tasks (the next repository's newest commits), the share with any strong match;")
+    print("      fgate: of the tasks with a focused relevant record, the share whose strong matches include one")
     print(
         f"{'repository':<40} {'size':>5} {'tasks':>5} {'mode':<12} {'ranking':<8} {'tokens':>7} "
-        f"{'MRR':>5} {'R@2k':>5} {'P@5':>5} {'gate':>5} {'other':>5} {'fMRR':>5}"
+        f"{'MRR':>5} {'R@2k':>5} {'P@5':>5} {'gate':>5} {'other':>5} {'fMRR':>5} {'fgate':>5}"
     )
     pooled: dict = {}
     every: dict = {}
@@ -545,13 +560,14 @@ def main(argv: list[str] | None = None) -> None:
     def two(v):
         return "    -" if v is None else f"{v:5.2f}"
 
-    for name, size, n, mode, ranker, tok, rr, rec, p5, related, foreign_share, frr in rows:
+    for name, size, n, mode, ranker, tok, rr, rec, p5, related, foreign_share, frr, fgate in rows:
         print(
             f"{name:<40} {size:>5} {n:>5} {mode:<12} {ranker:<8} {tok if tok is not None else '-':>7} "
-            f"{rr:5.2f} {rec:5.0%} {p5:5.0%} {share(related):>5} {share(foreign_share):>5} {two(frr)}"
+            f"{rr:5.2f} {rec:5.0%} {p5:5.0%} {share(related):>5} {share(foreign_share):>5} {two(frr)} "
+            f"{share(fgate):>5}"
         )
-        pooled.setdefault((size, mode, ranker), []).append((tok, rr, rec, p5, related, foreign_share, frr))
-        every.setdefault((mode, ranker), []).append((tok, rr, rec, p5, related, foreign_share, frr))
+        pooled.setdefault((size, mode, ranker), []).append((tok, rr, rec, p5, related, foreign_share, frr, fgate))
+        every.setdefault((mode, ranker), []).append((tok, rr, rec, p5, related, foreign_share, frr, fgate))
 
     def mean(values):
         values = [v for v in values if v is not None]
@@ -568,7 +584,7 @@ def main(argv: list[str] | None = None) -> None:
                 f"{statistics.median(tok) if tok else '-':>7} {mean(v[1] for v in vals):5.2f} "
                 f"{mean(v[2] for v in vals):5.0%} {mean(v[3] for v in vals):5.0%} "
                 f"{share(mean(v[4] for v in vals)):>5} {share(mean(v[5] for v in vals)):>5} "
-                f"{two(mean(v[6] for v in vals))}"
+                f"{two(mean(v[6] for v in vals))} {share(mean(v[7] for v in vals)):>5}"
             )
         print()
     if curves:

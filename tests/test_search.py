@@ -311,6 +311,24 @@ def test_strong_matches_name_their_reasons_and_weak_ones_are_left_out(project, p
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
 
 
+def test_strong_matches_come_in_the_searchs_order(project, path):
+    """Of the strong matches, those most about the file asked about come first, as search ranks
+    them, though a change that touched it among many others shares more of the prompt's words."""
+    filler(path, 20)
+    for name in ["net/retry.py", *(f"m{i}.py" for i in range(8))]:
+        (project / "src" / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / "src" / name).write_text("x = 1\n", encoding="utf-8")
+    sweep = saved(log(path, "cleanup", "the retry backoff and jitter were inconsistent",
+                      "Unify retry backoff jitter across modules",
+                      files=["src/net/retry.py", *(f"src/m{i}.py" for i in range(8))]))
+    focused = saved(log(path, "retry", "retries hammered the server", "Cap the retry delay",
+                        files=["src/net/retry.py"]))
+    prompt = "make the retry backoff jitter smaller in src/net/retry.py"
+    found = strong_matches(path, prompt, ["src/net/retry.py"])
+    assert [m.record["id"] for m in found] == [focused, sweep]
+    assert found[1].strength > found[0].strength  # the strength gates; the ranking orders
+
+
 def test_words_of_any_task_neither_make_a_record_match_nor_a_match_strong(path):
     """`fix`, `add`, `update`, `typo`... say what is done, not what about: "fix the bug" matches
     nothing strongly even where a record alone holds them, and beside a subject word they do not

@@ -34,12 +34,14 @@ CANDIDATES = 30  # the best-ranked matching records `strongest` measures
 
 def strongest(index: SearchIndex, query: str, asked: list[str], former: Sequence[str], limit: int) -> list[Match]:
     """The records of `index` that match the query and the files asked about (`former`: the paths
-    git renamed to them) strongly (STRONG), the strongest first, at most `limit`: the CANDIDATES
-    best-ranked measured."""
+    git renamed to them) strongly (STRONG), at most `limit`, in the search's order: of the
+    CANDIDATES best-ranked, those whose strength passes. The strength says whether a record is
+    worth showing unasked; which of those come first is the ranking's to say (a lesson about the
+    file asked about before a change that touched it among many others, contract §4.2)."""
     ranked = index.ranked(index.query_terms(query or ""), None, asked, former)
     measured = Query.of(query or "", asked, former)
-    found = [measure(index, e, measured) for _, e in zip(range(CANDIDATES), ranked.matching(), strict=False)]
-    return sorted((m for m in found if m.strength >= STRONG), key=lambda m: -m.strength)[:limit]
+    found = (measure(index, e, measured) for _, e in zip(range(CANDIDATES), ranked.matching(), strict=False))
+    return [m for m in found if m.strength >= STRONG][:limit]
 
 
 def measure(index: SearchIndex, entry: Entry, query: Query) -> Match:

@@ -257,7 +257,7 @@ def search(where: Where, query: str = "", topic: str | None = None, files: objec
 
 def strong_matches(where: Where, query: str, files: Sequence[str] = (), limit: int = 3) -> list[Match]:
     """The records that match the query and the files (paths about to be read or written) strongly
-    (search/match.py: STRONG), the strongest first, at most `limit`. Read-only and cheap: the kept
+    (search/match.py: STRONG), in the search's order, at most `limit`. Read-only and cheap: the kept
     index, the best-ranked CANDIDATES measured. A bad path is refused as search refuses it."""
     memory = opened(where)
     asked = citations.asked(memory.path.parent.parent, list(files))
