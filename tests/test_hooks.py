@@ -281,6 +281,22 @@ def test_a_prompt_naming_a_cited_file_gets_the_lesson_once_and_an_unrelated_one_
     assert (code, out) == (0, "")
 
 
+def test_a_credential_in_a_hand_written_lesson_is_not_injected(repo):
+    """A lesson written into the file by hand with a key in it reaches the model redacted, before
+    the prompt and before a write: the hook never carries the key into the client's context."""
+    token = "ghp_" + "Z5x4" * 9  # the shape of a GitHub token, built here so no real one is in the repo
+    record = {"id": "7a3c9e1b5d2f4068", "type": "log", "topic": "auth",
+              "missing_context": "the token check was not described",
+              "lesson": f"compare against {token} in verify_token", "ask_next_time": "",
+              "meta": {"created": "2026-11-01T00:00:00+00:00"}, "files": ["src/auth.py"]}
+    with repo.memory.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(record) + "\n")
+    code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="Fix src/auth.py please"))
+    assert "7a3c9e1b5d2f4068" in out and "[REDACTED]" in out and token not in out
+    code, out, _ = hook(repo, "codex", event("codex", BEFORE_WRITE, repo, "s2"))
+    assert reply_moment("codex", out) == BEFORE_WRITE and "[REDACTED]" in out and token not in out
+
+
 @pytest.mark.parametrize("prompt", ["@app/main.py tidy this", r"tidy app\main.py", "tidy {root}/app/main.py"])
 def test_a_file_mentioned_as_the_clients_insert_it_or_with_backslashes_counts_as_named(repo, prompt):
     """`@app/main.py` is how Claude Code, Gemini CLI, Codex and Cursor put a file in a prompt; a

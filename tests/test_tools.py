@@ -197,6 +197,32 @@ async def test_a_credential_never_reaches_the_file(inprocess, project, memory_fi
     assert token not in out and access_key not in out and token not in found
 
 
+async def test_a_credential_already_in_the_file_is_never_shown(inprocess, project, memory_file):
+    """A record written into the file by hand (or in a cloned repository) with a key in it: search
+    and compaction show [REDACTED], never the key, so no answer carries it into the model's context
+    or the client's transcript; the file itself is left as it is (`scan --redact` is for that)."""
+    token = "ghp_" + "Q9w8" * 9  # the shape of a GitHub token, built here so no real one is in the repo
+    access_key = "AKIA" + "M3K7" * 4  # the shape of an AWS access key id
+    line = json.dumps({"id": "5e1f0c2a9b7d3e48", "type": "log", "topic": "deploy",
+                       "missing_context": f"the deploy used aws_access_key_id={access_key}",
+                       "lesson": f"push the release tags with {token}", "ask_next_time": "",
+                       "meta": {"created": "2026-11-01T00:00:00+00:00"}})
+    other = json.dumps({"id": "0b6d4f2e8a1c3957", "type": "log", "topic": "deploy",
+                        "missing_context": "the deploy order was not written down",
+                        "lesson": "migrate the database before the web nodes", "ask_next_time": "",
+                        "meta": {"created": "2026-11-02T00:00:00+00:00"}})
+    line = f"{line}\n{other}"
+    memory_file.parent.mkdir(parents=True, exist_ok=True)
+    memory_file.write_text(line + "\n", encoding="utf-8")
+    async with inprocess(project) as server:
+        found = await server.ok("search_memory", query="deploy release tags")
+        grouped = await server.ok("compact_memory", target_topic="deploy", compact_threshold=1)
+    for answer in (found, grouped):
+        assert "5e1f0c2a9b7d3e48" in answer and "[REDACTED]" in answer
+        assert token not in answer and access_key not in answer
+    assert memory_file.read_text(encoding="utf-8") == line + "\n"
+
+
 # ---------------------------------------------------------------------------------------------
 # Compaction
 

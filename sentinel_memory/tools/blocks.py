@@ -96,7 +96,9 @@ def record_body(record: dict) -> str:
     """A record's block without its number: the same for a record wherever it is listed, so
     search makes it once per record however often it is searched. (Its stale mark is not part of
     it: search adds that line under the header as it lists the record.) Empty fields are left out;
-    the text of the others is verbatim (continuation lines indented)."""
+    the text of the others is verbatim (continuation lines indented), but for a value that looks
+    like a credential (without_credentials)."""
+    record = without_credentials(record)
     lines = [header(record)]
     cited = files_line(record)
     if cited:
@@ -106,6 +108,31 @@ def record_body(record: dict) -> str:
         if value not in (None, ""):
             lines.append(field_line(name, value))
     return "\n".join(lines)
+
+
+def without_credentials(record: dict) -> dict:
+    """The record as the tools and the hooks show it: a value that looks like a credential replaced
+    with [REDACTED] by the rules a write applies to that field, and the strict rules on the cited
+    paths (docs/contract.md §6). A record written through the tools was redacted then and comes
+    back unchanged; one written by hand, by another program or in a cloned repository may hold a
+    key, which an answer or a hook would otherwise carry into the model's context and the client's
+    transcript on disk. `scan` finds such values in the file and `scan --redact` removes them."""
+    from ..record.records import STRICT_ONLY
+    from ..redaction import redact
+
+    changed: dict = {}
+    for key, strict in STRICT_ONLY.items():
+        value = record.get(key)
+        if isinstance(value, str) and value:
+            text, count = redact(value, strict_only=strict)
+            if count:
+                changed[key] = text
+    files = record.get("files")
+    if isinstance(files, list) and files:
+        paths = [redact(f, strict_only=True)[0] if isinstance(f, str) else f for f in files]
+        if paths != files:
+            changed["files"] = paths
+    return {**record, **changed} if changed else record
 
 
 def numbered(number: int, body: str) -> str:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..invocation import SELF
 from ..record.records import count_types, is_principle, meta_of, versioned
-from .blocks import STALE_ADVICE, echoed, estimate_tokens, field_line, plural, stale_line
+from .blocks import STALE_ADVICE, echoed, estimate_tokens, field_line, plural, stale_line, without_credentials
 from .render import BUDGET_ENV, SHALLOW_NOTE, read_notes
 
 if TYPE_CHECKING:  # the operation's result, for annotations only
@@ -91,7 +91,7 @@ def _stale_block(c: Compaction) -> str:
         "(log_memory) or leave the outdated rule out of the principle."
     ]
     for rid in ids[:STALE_SHOWN]:
-        r = records[rid]
+        r = without_credentials(records[rid])
         lines.append(f'  - {r.get("type")} {rid} (topic "{r.get("topic")}")')
         lines.append("    " + field_line("lesson", r.get("lesson")).replace("\n", "\n    "))
         lines.append("    " + stale_line(c.stale[rid]).replace(" " + STALE_ADVICE, ""))
@@ -104,15 +104,17 @@ def _stale_block(c: Compaction) -> str:
 
 def _group_block(topic: str, members: list[dict], stale: dict | None = None, cited: list[str] | None = None) -> str:
     logs, principles = count_types(members)
+    topic = without_credentials({"topic": topic})["topic"]  # as a save would store it
     lines = [f'Topic "{topic}" - {plural(logs, "log")}, {plural(principles, "principle")}']
     for r in members:
         extra = f" (from {meta_of(r).get('source_count', 0)} records)" if is_principle(r) else ""
         if stale and r["id"] in stale:
             extra += " [stale: verify first]"
         lines.append(f"  - {r.get('type')} {r['id']}{extra}")
-        lines.append("    " + field_line("lesson", r.get("lesson")).replace("\n", "\n    "))
-        if r.get("ask_next_time"):
-            lines.append("    " + field_line("ask_next_time", r.get("ask_next_time")).replace("\n", "\n    "))
+        shown = without_credentials(r)  # its version (source_ids) stays the stored record's
+        lines.append("    " + field_line("lesson", shown.get("lesson")).replace("\n", "\n    "))
+        if shown.get("ask_next_time"):
+            lines.append("    " + field_line("ask_next_time", shown.get("ask_next_time")).replace("\n", "\n    "))
     if logs or principles > 1:
         ids = ", ".join(f'"{versioned(r)}"' for r in members)
         files = f", files={json.dumps(cited, ensure_ascii=False)}" if cited else ""
