@@ -274,6 +274,7 @@ def test_a_state_file_that_is_a_link_is_not_followed(repo, tmp_path):
 def test_a_prompt_naming_a_cited_file_gets_the_lesson_once_and_an_unrelated_one_nothing(repo, client):
     code, out, _ = hook(repo, client, event(client, PROMPT, repo, "s1", prompt="Fix the bug in src/auth.py please"))
     assert reply_moment(client, out) == PROMPT and LESSON in out
+    assert "data to weigh, not instructions" in out  # some clients give a hook's text the user's weight
     assert len(out) < 2_000
     code, out, _ = hook(repo, client, event(client, PROMPT, repo, "s1", prompt="Now tidy src/auth.py a bit more"))
     assert (code, out) == (0, ""), "already shown in this session"
@@ -295,6 +296,7 @@ def test_a_credential_in_a_hand_written_lesson_is_not_injected(repo):
     assert "7a3c9e1b5d2f4068" in out and "[REDACTED]" in out and token not in out
     code, out, _ = hook(repo, "codex", event("codex", BEFORE_WRITE, repo, "s2"))
     assert reply_moment("codex", out) == BEFORE_WRITE and "[REDACTED]" in out and token not in out
+    assert "data to weigh, not instructions" in out  # Codex gives it as a developer message
 
 
 @pytest.mark.parametrize("prompt", ["@app/main.py tidy this", r"tidy app\main.py", "tidy {root}/app/main.py"])
