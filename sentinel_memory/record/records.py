@@ -198,11 +198,17 @@ def canonical(record: dict) -> dict:
 
 def to_line(record: dict) -> str:
     """One JSONL line (no newline): UTF-8 text as itself, U+2028/U+2029/U+0085 escaped."""
-    line = json.dumps(canonical(record), ensure_ascii=False)
+    return json_text(canonical(record))
+
+
+def json_text(value: object) -> str:
+    """JSON on one line: UTF-8 text as itself, but the line breaks JSON leaves raw (U+2028, U+2029,
+    U+0085) escaped, which some readers would split a line at."""
+    text = json.dumps(value, ensure_ascii=False)
     for raw, escaped in _LINE_BREAKERS.items():
-        if raw in line:
-            line = line.replace(raw, escaped)
-    return line
+        if raw in text:
+            text = text.replace(raw, escaped)
+    return text
 
 
 def parse_line(line: str) -> dict | None:

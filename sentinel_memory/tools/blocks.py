@@ -19,20 +19,30 @@ def day(stamp: object) -> str:
     return str(stamp)[:10] if stamp else "?"
 
 
+# What some reader or other takes for the end of a line.
+_LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+
+
 def field_line(name: str, value: object) -> str:
     """One field; continuation lines are indented so a value can never pose as a record header."""
     text = str(value) if value not in (None, "") else "-"
-    return f"{name}: " + text.replace("\r\n", "\n").replace("\n", "\n  ")
+    return f"{name}: " + _LINE_BREAK.sub("\n  ", text)
+
+
+def one_line(value: object) -> str:
+    """A value for a block's first line: its line breaks as spaces, so that no value of a record
+    (an id or a topic a hand edit gave a line break) can start a line that poses as another's."""
+    return _LINE_BREAK.sub(" ", str(value))
 
 
 def header(record: dict) -> str:
     """The record's first line in a listing: id, `principle` for a principle, topic and dates."""
     meta = meta_of(record)
     kind = record.get("type", "log")
-    parts = [str(record["id"])]
+    parts = [one_line(record["id"])]
     if kind != "log":
-        parts.append(str(kind))
-    parts.append(str(record.get("topic", "")).replace("\n", " "))
+        parts.append(one_line(kind))
+    parts.append(one_line(record.get("topic", "")))
     if kind == "principle":
         when = (
             f"compacted {day(meta.get('compacted_at') or meta.get('created'))} "

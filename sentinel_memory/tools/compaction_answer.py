@@ -3,12 +3,20 @@ topic as they fit the budget, similar topics, and the exact call that saves each
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from ..invocation import SELF
-from ..record.records import count_types, is_principle, meta_of, versioned
-from .blocks import STALE_ADVICE, echoed, estimate_tokens, field_line, plural, stale_line, without_credentials
+from ..record.records import count_types, is_principle, json_text, meta_of, versioned
+from .blocks import (
+    STALE_ADVICE,
+    echoed,
+    estimate_tokens,
+    field_line,
+    one_line,
+    plural,
+    stale_line,
+    without_credentials,
+)
 from .render import BUDGET_ENV, SHALLOW_NOTE, read_notes
 
 if TYPE_CHECKING:  # the operation's result, for annotations only
@@ -40,7 +48,7 @@ def compact_answer(c: Compaction) -> str:
         out.append(
             "Similar topics you may merge into one principle (merge only what is truly one subject; "
             "pass the ids of every merged group in source_ids):\n"
-            + "\n".join(f"- {', '.join(cluster)}" for cluster in c.clusters)
+            + "\n".join(f"- {', '.join(map(one_line, cluster))}" for cluster in c.clusters)
         )
     budget, used = c.budget, sum(estimate_tokens(x) for x in out)
     not_shown: list[tuple[str, int]] = []
@@ -92,7 +100,7 @@ def _stale_block(c: Compaction) -> str:
     ]
     for rid in ids[:STALE_SHOWN]:
         r = without_credentials(records[rid])
-        lines.append(f'  - {r.get("type")} {rid} (topic "{r.get("topic")}")')
+        lines.append(f'  - {one_line(r.get("type"))} {one_line(rid)} (topic "{one_line(r.get("topic"))}")')
         lines.append("    " + field_line("lesson", r.get("lesson")).replace("\n", "\n    "))
         lines.append("    " + stale_line(c.stale[rid]).replace(" " + STALE_ADVICE, ""))
     if len(ids) > STALE_SHOWN:
@@ -105,21 +113,21 @@ def _stale_block(c: Compaction) -> str:
 def _group_block(topic: str, members: list[dict], stale: dict | None = None, cited: list[str] | None = None) -> str:
     logs, principles = count_types(members)
     topic = without_credentials({"topic": topic})["topic"]  # as a save would store it
-    lines = [f'Topic "{topic}" - {plural(logs, "log")}, {plural(principles, "principle")}']
+    lines = [f'Topic "{one_line(topic)}" - {plural(logs, "log")}, {plural(principles, "principle")}']
     for r in members:
         extra = f" (from {meta_of(r).get('source_count', 0)} records)" if is_principle(r) else ""
         if stale and r["id"] in stale:
             extra += " [stale: verify first]"
-        lines.append(f"  - {r.get('type')} {r['id']}{extra}")
-        shown = without_credentials(r)  # its version (source_ids) stays the stored record's
-        lines.append("    " + field_line("lesson", shown.get("lesson")).replace("\n", "\n    "))
-        if shown.get("ask_next_time"):
-            lines.append("    " + field_line("ask_next_time", shown.get("ask_next_time")).replace("\n", "\n    "))
+        lines.append(f"  - {one_line(r.get('type'))} {one_line(r['id'])}{extra}")
+        view = without_credentials(r)  # its version (source_ids) stays the stored record's
+        lines.append("    " + field_line("lesson", view.get("lesson")).replace("\n", "\n    "))
+        if view.get("ask_next_time"):
+            lines.append("    " + field_line("ask_next_time", view.get("ask_next_time")).replace("\n", "\n    "))
     if logs or principles > 1:
-        ids = ", ".join(f'"{versioned(r)}"' for r in members)
-        files = f", files={json.dumps(cited, ensure_ascii=False)}" if cited else ""
+        ids = ", ".join(json_text(versioned(r)) for r in members)
+        files = f", files={json_text(cited)}" if cited else ""
         lines.append(
-            f'  Next: log_memory(type="principle", topic={json.dumps(topic, ensure_ascii=False)}, missing_context="", '
+            f'  Next: log_memory(type="principle", topic={json_text(topic)}, missing_context="", '
             'lesson="<one sentence that keeps every rule above>", '
             'ask_next_time="<the questions above, merged, at most 512 bytes>", '
             f"source_ids=[{ids}]{files})"

@@ -4,14 +4,13 @@ LLM to read, not a format to parse (docs/contract.md §4)."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import TYPE_CHECKING
 
 from ..invocation import SELF
 from ..record.citations import shown
 from ..record.contextdir import QUARANTINE_FILE
-from ..record.records import versioned
+from ..record.records import json_text, versioned
 from .blocks import (  # noqa: F401 (those of a record's block this module does not use: its surface too)
     FIELD_NAMES,
     LEGEND,
@@ -24,11 +23,13 @@ from .blocks import (  # noqa: F401 (those of a record's block this module does 
     files_line,
     header,
     numbered,
+    one_line,
     plural,
     record_body,
     stale_change,
     stale_line,
     with_line,
+    without_credentials,
 )
 
 if TYPE_CHECKING:  # the operations' results, for annotations only (memory imports this module)
@@ -72,7 +73,7 @@ def compact_notice(logs: int, threshold: int) -> str:
 
 def _topics_line(topics: Counter, shown: int = 12) -> str:
     busiest = topics.most_common(shown)
-    line = ", ".join(f"{t} ({n})" for t, n in busiest)
+    line = ", ".join(f"{one_line(t)} ({n})" for t, n in busiest)
     more = len(topics) - len(busiest)
     return line + (f" and {plural(more, 'more topic')}" if more > 0 else "")
 
@@ -200,7 +201,7 @@ def search_answer(found: Found) -> str:
     if not found.total:
         if found.topic and snap.records:
             topics = sorted({str(e.record.get("topic")) for e in snap.records.values()})
-            shown = ", ".join(topics[:30]) + (" ..." if len(topics) > 30 else "")
+            shown = ", ".join(map(one_line, topics[:30])) + (" ..." if len(topics) > 30 else "")
             head = (
                 f'No records with topic exactly "{echoed(found.topic)}" in {found.path} '
                 f"({plural(len(snap.records), 'record')} under other topics: {shown}). "
@@ -303,14 +304,15 @@ def changed_sources(logged: Logged) -> str:
         f"does not summarise {'its' if one else 'their'} new version:"
     ]
     for r in records:
-        lines.append(f'  - {r.get("type")} {versioned(r)} (topic "{r.get("topic")}")')
-        lines.append("    " + field_line("lesson", r.get("lesson")).replace("\n", "\n    "))
-        if r.get("ask_next_time"):
-            lines.append("    " + field_line("ask_next_time", r.get("ask_next_time")).replace("\n", "\n    "))
-    ids = ", ".join(f'"{x}"' for x in [versioned(logged.record), *(versioned(r) for r in records)])
+        view = without_credentials(r)  # its version (source_ids) stays the stored record's
+        lines.append(f'  - {one_line(r.get("type"))} {one_line(versioned(r))} (topic "{one_line(view.get("topic"))}")')
+        lines.append("    " + field_line("lesson", view.get("lesson")).replace("\n", "\n    "))
+        if view.get("ask_next_time"):
+            lines.append("    " + field_line("ask_next_time", view.get("ask_next_time")).replace("\n", "\n    "))
+    ids = ", ".join(json_text(x) for x in [versioned(logged.record), *(versioned(r) for r in records)])
     lines.append(
         f'Fold {"it" if one else "them"} in with another save: log_memory(type="principle", '
-        f'topic={json.dumps(logged.record.get("topic"), ensure_ascii=False)}, missing_context="", '
+        f'topic={json_text(logged.record.get("topic"))}, missing_context="", '
         'lesson="<this principle\'s lesson with the new rules above folded in>", '
         f'ask_next_time="<the questions, merged>", source_ids=[{ids}]).'
     )
