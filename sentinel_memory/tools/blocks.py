@@ -145,6 +145,17 @@ def without_credentials(record: dict) -> dict:
     return {**record, **changed} if changed else record
 
 
+def source_lines(record: dict, ask: bool = True) -> list[str]:
+    """A record's lesson (and its question, when `ask` and it has one), indented under its line, as
+    compact_memory and a principle's save list the records a principle sums up; shown as blocks
+    show them (without_credentials)."""
+    view = without_credentials(record)
+    lines = ["    " + field_line("lesson", view.get("lesson")).replace("\n", "\n    ")]
+    if ask and view.get("ask_next_time"):
+        lines.append("    " + field_line("ask_next_time", view.get("ask_next_time")).replace("\n", "\n    "))
+    return lines
+
+
 def numbered(number: int, body: str) -> str:
     """A record's block as the number-th of a listing."""
     return f"#{number} {body}"

@@ -11,9 +11,9 @@ from .blocks import (
     STALE_ADVICE,
     echoed,
     estimate_tokens,
-    field_line,
     one_line,
     plural,
+    source_lines,
     stale_line,
     without_credentials,
 )
@@ -101,7 +101,7 @@ def _stale_block(c: Compaction) -> str:
     for rid in ids[:STALE_SHOWN]:
         r = without_credentials(records[rid])
         lines.append(f'  - {one_line(r.get("type"))} {one_line(rid)} (topic "{one_line(r.get("topic"))}")')
-        lines.append("    " + field_line("lesson", r.get("lesson")).replace("\n", "\n    "))
+        lines += source_lines(r, ask=False)
         lines.append("    " + stale_line(c.stale[rid]).replace(" " + STALE_ADVICE, ""))
     if len(ids) > STALE_SHOWN:
         lines.append(
@@ -119,10 +119,7 @@ def _group_block(topic: str, members: list[dict], stale: dict | None = None, cit
         if stale and r["id"] in stale:
             extra += " [stale: verify first]"
         lines.append(f"  - {one_line(r.get('type'))} {one_line(r['id'])}{extra}")
-        view = without_credentials(r)  # its version (source_ids) stays the stored record's
-        lines.append("    " + field_line("lesson", view.get("lesson")).replace("\n", "\n    "))
-        if view.get("ask_next_time"):
-            lines.append("    " + field_line("ask_next_time", view.get("ask_next_time")).replace("\n", "\n    "))
+        lines += source_lines(r)  # shown redacted; its version (source_ids) stays the stored record's
     if logs or principles > 1:
         ids = ", ".join(json_text(versioned(r)) for r in members)
         files = f", files={json_text(cited)}" if cited else ""

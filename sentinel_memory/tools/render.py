@@ -26,6 +26,7 @@ from .blocks import (  # noqa: F401 (those of a record's block this module does 
     one_line,
     plural,
     record_body,
+    source_lines,
     stale_change,
     stale_line,
     with_line,
@@ -304,11 +305,9 @@ def changed_sources(logged: Logged) -> str:
         f"does not summarise {'its' if one else 'their'} new version:"
     ]
     for r in records:
-        view = without_credentials(r)  # its version (source_ids) stays the stored record's
-        lines.append(f'  - {one_line(r.get("type"))} {one_line(versioned(r))} (topic "{one_line(view.get("topic"))}")')
-        lines.append("    " + field_line("lesson", view.get("lesson")).replace("\n", "\n    "))
-        if view.get("ask_next_time"):
-            lines.append("    " + field_line("ask_next_time", view.get("ask_next_time")).replace("\n", "\n    "))
+        topic = without_credentials({"topic": r.get("topic")})["topic"]
+        lines.append(f'  - {one_line(r.get("type"))} {one_line(versioned(r))} (topic "{one_line(topic)}")')
+        lines += source_lines(r)  # shown redacted; its version (source_ids) stays the stored record's
     ids = ", ".join(json_text(x) for x in [versioned(logged.record), *(versioned(r) for r in records)])
     lines.append(
         f'Fold {"it" if one else "them"} in with another save: log_memory(type="principle", '
