@@ -16,3 +16,4 @@ compact_memory
 COMMANDS  # cli.commands: the commands' table the tests walk
 principles_first  # search.ranked: the property tests compare rankings by it
 TOOLS  # tools.parameters: the tools' parameters by tool, which test_docs checks the schema against
+__getattr__  # tools/__init__: the module's attributes loaded on first use (PEP 562), called by Python

@@ -43,6 +43,7 @@ from .git.drivers import ensure_configured  # noqa: E402
 from .invocation import ENTRY, EXECUTABLE, SELF  # noqa: E402
 from .record.store import memory_path  # noqa: E402
 from .setup.project import ENV_VAR as PROJECT_ENV, is_home_or_root, refusal, resolve  # noqa: E402
+from .tools import answers as _answers  # noqa: E402, F401 (loaded before serving, as the tools are called)
 from .tools.memory import DEFAULT_THRESHOLD  # noqa: E402
 from .tools.parameters import COMPACT_MEMORY, LOG_MEMORY, SEARCH_MEMORY, Parameter  # noqa: E402
 

@@ -320,6 +320,8 @@ def _in_order(records: list[dict], names: set[str]) -> list[dict]:
 def _lessons(head: str, records: list[dict], session) -> str | None:
     """The head and up to PROMPT_RECORDS record blocks within about CONTEXT_CHARS characters; the
     ids given are added to the session's shown ones."""
+    if not records:
+        return None  # before the import: tools/ is a package that loads all of its tools
     from ..tools.blocks import record_body
 
     parts, ids, used = [head], [], len(head)
