@@ -54,9 +54,12 @@ def compact_answer(c: Compaction) -> str:
     not_shown: list[tuple[str, int]] = []
     shown = 0
     for topic, members in c.groups.items():
+        if not_shown:  # past the budget: the rest are only counted, so their blocks are not made
+            not_shown.append((topic, len(members)))
+            continue
         block = _group_block(topic, members, c.stale, c.files.get(topic))
         cost = estimate_tokens(block)
-        if not_shown or (budget and used + cost > budget):
+        if budget and used + cost > budget:
             if not shown:
                 # The very first topic alone is over the budget: offer as many of its records as fit.
                 shown = 1
