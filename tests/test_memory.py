@@ -7,6 +7,7 @@ import pytest
 
 from sentinel_memory.record.store import memory_path
 from sentinel_memory.errors import InvalidInput
+from sentinel_memory.search.topics import similar_groups
 from sentinel_memory.tools.answers import compact, log, search
 
 
@@ -94,6 +95,17 @@ def test_notice_appears_only_past_the_threshold_of_log_records(path):
     outs = [log(path, "a", f"m{i}", "l", compact_threshold=3) for i in range(4)]
     assert ["COMPACTION REQUIRED" in o for o in outs] == [False, False, False, True]
     assert "compact_memory" in outs[-1]
+
+
+def test_topics_that_name_one_subject_are_suggested_together_and_no_others():
+    """Same words in another order, one a word-prefix of the other, half the words shared, or a
+    near spelling make topics one suggestion; a short or different name does not."""
+    topics = ["auth", "auth-login", "payment", "payments", "billing invoices", "invoices billing", "db", "dbs",
+              "ui", "deploy", "release", "cache layer", "cache", "lock_file", "lockfile"]
+    assert similar_groups(sorted(topics)) == [
+        ["auth", "auth-login"], ["billing invoices", "invoices billing"], ["cache", "cache layer"],
+        ["lock_file", "lockfile"], ["payment", "payments"],
+    ]
 
 
 def test_compact_is_read_only_and_lists_groups_ids_and_next_calls(path):

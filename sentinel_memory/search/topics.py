@@ -25,22 +25,32 @@ def _tokens(topic: str) -> tuple[str, ...]:
 def similar(a: str, b: str) -> bool:
     """Topics that probably name one subject: same words, one a word-prefix of the other
     (auth ~ auth-login), half their words shared, or near-identical spelling (payment ~ payments)."""
-    ta, tb = _tokens(a), _tokens(b)
+    return _similar(_words(a), _words(b))
+
+
+def _words(topic: str) -> tuple[tuple[str, ...], frozenset[str], str]:
+    """What `similar` compares of a topic: its words in order, as a set, and joined."""
+    tokens = _tokens(topic)
+    return tokens, frozenset(tokens), "".join(tokens)
+
+
+def _similar(a: tuple[tuple[str, ...], frozenset[str], str], b: tuple[tuple[str, ...], frozenset[str], str]) -> bool:
+    (ta, set_a, joined_a), (tb, set_b, joined_b) = a, b
     if not ta or not tb:
         return False
     if ta == tb:
         return True
-    short, long_ = sorted((ta, tb), key=len)
+    short, long_ = (ta, tb) if len(ta) <= len(tb) else (tb, ta)
     if long_[: len(short)] == short:
         return True
-    shared = set(ta) & set(tb)
-    if len(shared) * 2 >= len(set(ta) | set(tb)):
+    if len(set_a & set_b) * 2 >= len(set_a | set_b):
         return True
-    joined_a, joined_b = "".join(ta), "".join(tb)
-    if min(len(joined_a), len(joined_b)) < 4:
+    low, total = min(len(joined_a), len(joined_b)), len(joined_a) + len(joined_b)
+    # real_quick_ratio, from the lengths alone, before the matcher is made (most pairs stop here)
+    if low < 4 or 2.0 * low / total < 0.85:
         return False
     matcher = SequenceMatcher(None, joined_a, joined_b)
-    return matcher.real_quick_ratio() >= 0.85 and matcher.quick_ratio() >= 0.85 and matcher.ratio() >= 0.85
+    return matcher.quick_ratio() >= 0.85 and matcher.ratio() >= 0.85
 
 
 def similar_groups(topics: list[str]) -> list[list[str]]:
@@ -53,10 +63,11 @@ def similar_groups(topics: list[str]) -> list[list[str]]:
             t = parent[t]
         return t
 
+    words = [_words(t) for t in topics]  # once per topic, not once per pair
     for i, a in enumerate(topics):
-        for b in topics[i + 1 :]:
-            if similar(a, b):
-                parent[root(a)] = root(b)
+        for j in range(i + 1, len(topics)):
+            if _similar(words[i], words[j]):
+                parent[root(a)] = root(topics[j])
     clusters: dict[str, list[str]] = {}
     for t in topics:
         clusters.setdefault(root(t), []).append(t)
