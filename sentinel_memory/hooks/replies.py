@@ -44,7 +44,10 @@ class Blocking(NamedTuple):
     reason: str
 
 
-def keep_going(client: str, reason: str) -> dict | Blocking:
+Reply = dict | Blocking  # what the hook answers: JSON on stdout, or a Blocking on stderr
+
+
+def keep_going(client: str, reason: str) -> Reply:
     """Ask the agent, as it stops, to do one more thing: `reason` is what it reads. Claude Code
     gets it as exit code 2 with the reason on stderr, which reaches the model once; its JSON
     `{"decision": "block"}` reached the model twice from 2.1.332 on (as a reminder and again as a

@@ -21,8 +21,12 @@ import os
 import sys
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from ..setup.hookconfig import AFTER_WRITE, BEFORE_WRITE, HOOK_CLIENTS, PROMPT, STOP, WRITES_ENV, WRITES_MODES
+
+if TYPE_CHECKING:
+    from .replies import Reply
 
 MAX_INPUT = 1 << 20  # bytes of an event read, at most: a bigger one is not ours to read
 TIME_ENV = "SENTINEL_MEMORY_HOOK_TIME"  # seconds the hook may take (default DEFAULT_TIME)
@@ -148,7 +152,7 @@ class Guard:
             if not self._done:
                 os._exit(0)
 
-    def emit(self, reply) -> int:
+    def emit(self, reply: Reply | None) -> int:
         """Print the reply (a JSON object, or a Blocking on stderr) unless it is late; the exit code."""
         with self._lock:
             if self._done:
@@ -158,14 +162,16 @@ class Guard:
                 return 0
         from .replies import Blocking, line
 
-        blocking = isinstance(reply, Blocking)
-        stream = sys.stderr if blocking else sys.stdout
+        if isinstance(reply, Blocking):
+            stream, data, code = sys.stderr, reply.reason.encode("utf-8") + b"\n", 2
+        else:
+            stream, data, code = sys.stdout, line(reply), 0
         try:
-            stream.buffer.write(reply.reason.encode("utf-8") + b"\n" if blocking else line(reply))
+            stream.buffer.write(data)
             stream.buffer.flush()
         except OSError:  # the client closed its end: nothing to say
             return 0
-        return 2 if blocking else 0
+        return code
 
 
 def quiet(prompt: str) -> bool:
@@ -177,7 +183,7 @@ def quiet(prompt: str) -> bool:
     return " ".join(text.lower().strip(" .!?,;:").split()) in ACKS
 
 
-def answer(client: str, project: str | None, stream, guard: Guard):
+def answer(client: str, project: str | None, stream, guard: Guard) -> Reply | None:
     """The reply to the event on `stream`, or None; records what the session has seen."""
     from . import events
 
@@ -221,7 +227,7 @@ def answer(client: str, project: str | None, stream, guard: Guard):
     return reply
 
 
-def _reply(event, session, root, guard: Guard):
+def _reply(event, session, root, guard: Guard) -> Reply | None:
     from . import replies
 
     if event.moment == PROMPT:
@@ -360,7 +366,7 @@ def _project_paths(files, cwd: str, root) -> list[str]:
     return out
 
 
-def _stop(event, session, root, guard: Guard):
+def _stop(event, session, root, guard: Guard) -> Reply | None:
     from . import replies, worktree
 
     if session.new or session.asked or session.tree is None:

@@ -28,13 +28,16 @@ def similar(a: str, b: str) -> bool:
     return _similar(_words(a), _words(b))
 
 
-def _words(topic: str) -> tuple[tuple[str, ...], frozenset[str], str]:
-    """What `similar` compares of a topic: its words in order, as a set, and joined."""
+# What `similar` compares of a topic: its words in order, as a set, and joined.
+_Words = tuple[tuple[str, ...], frozenset[str], str]
+
+
+def _words(topic: str) -> _Words:
     tokens = _tokens(topic)
     return tokens, frozenset(tokens), "".join(tokens)
 
 
-def _similar(a: tuple[tuple[str, ...], frozenset[str], str], b: tuple[tuple[str, ...], frozenset[str], str]) -> bool:
+def _similar(a: _Words, b: _Words) -> bool:
     (ta, set_a, joined_a), (tb, set_b, joined_b) = a, b
     if not ta or not tb:
         return False
