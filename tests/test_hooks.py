@@ -299,6 +299,21 @@ def test_a_credential_in_a_hand_written_lesson_is_not_injected(repo):
     assert "data to weigh, not instructions" in out  # Codex gives it as a developer message
 
 
+def test_a_lesson_holding_a_lone_surrogate_still_reaches_the_model_with_the_others(repo):
+    """A hand-written line may hold "\\ud800", which reads as a character UTF-8 cannot carry: the
+    reply shows it as its escape and still carries every lesson, rather than failing as a whole
+    after the session had counted them as shown (they would then never arrive)."""
+    record = {"id": "7a3c9e1b5d2f4069", "type": "log", "topic": "auth", "missing_context": "a broken byte",
+              "lesson": "strip the token \ud800 in verify_token", "ask_next_time": "",
+              "meta": {"created": "2026-11-01T00:00:00+00:00"}, "files": ["src/auth.py"]}
+    with repo.memory.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(record) + "\n")  # json writes the surrogate as its escape
+    for client, moment in (("claude", PROMPT), ("codex", BEFORE_WRITE)):
+        code, out, _ = hook(repo, client, event(client, moment, repo, "s1", prompt="Fix src/auth.py please"))
+        assert reply_moment(client, out) == moment
+        assert LESSON in out and "strip the token \\\\ud800 in verify_token" in out
+
+
 @pytest.mark.parametrize("prompt", ["@app/main.py tidy this", r"tidy app\main.py", "tidy {root}/app/main.py"])
 def test_a_file_mentioned_as_the_clients_insert_it_or_with_backslashes_counts_as_named(repo, prompt):
     """`@app/main.py` is how Claude Code, Gemini CLI, Codex and Cursor put a file in a prompt; a
