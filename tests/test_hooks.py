@@ -314,6 +314,34 @@ def test_a_lesson_holding_a_lone_surrogate_still_reaches_the_model_with_the_othe
         assert LESSON in out and "strip the token \\\\ud800 in verify_token" in out
 
 
+def test_a_record_with_a_huge_id_is_shown_once_and_does_not_silence_the_session(repo, tmp_path):
+    """A cloned repository's hand-written record may have an id of any length. The session's state
+    stays within its bound (a bigger file is not read back, which would silence every later hook
+    of the session) and still remembers that record as shown."""
+    state = tmp_path / "state"
+    settings = {"SENTINEL_MEMORY_HOOK_STATE": str(state)}
+    record = {"id": "f" * 70_000, "type": "log", "topic": "auth", "missing_context": "a long id",
+              "lesson": "a hand-written note about verify_token", "ask_next_time": "",
+              "meta": {"created": "2026-11-02T00:00:00+00:00"}, "files": ["src/auth.py"]}
+    with repo.memory.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(record) + "\n")
+
+    def prompt(text: str) -> str:
+        code, out, err = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt=text), **settings)
+        assert (code, err) == (0, "")
+        (kept,) = state.glob("*.json")
+        assert kept.stat().st_size <= 64 * 1024
+        return out
+
+    first = prompt("Fix verify_token in src/auth.py")
+    assert LESSON in first and "ffff" in first
+    assert prompt("Fix verify_token in src/auth.py") == "", "each is shown once"
+    (repo.path / "src" / "login.py").write_text("def login():\n    pass\n", encoding="utf-8")
+    logged(repo.memory, "login", "the login flow was not described", "Log in through verify_token only",
+           files=["src/login.py"])
+    assert "Log in through verify_token only" in prompt("Fix src/login.py")
+
+
 @pytest.mark.parametrize("prompt", ["@app/main.py tidy this", r"tidy app\main.py", "tidy {root}/app/main.py"])
 def test_a_file_mentioned_as_the_clients_insert_it_or_with_backslashes_counts_as_named(repo, prompt):
     """`@app/main.py` is how Claude Code, Gemini CLI, Codex and Cursor put a file in a prompt; a
@@ -534,6 +562,14 @@ def test_a_sessions_state_stays_bounded_and_keeps_the_newest(tmp_path):
     state.save(str(path), session)
     assert path.stat().st_size < state.MAX_BYTES
     assert state.load(str(path)).shown == session.shown
+    # long paths, each escaped six bytes a character: the oldest go, so that the state is read back
+    session.warn([f"src/{n}/" + "é" * 240 for n in range(state.MAX_ITEMS)])
+    state.save(str(path), session)
+    assert path.stat().st_size <= state.MAX_BYTES
+    assert state.load(str(path)).warned[-1] == f"src/{state.MAX_ITEMS - 1}/" + "é" * 240
+    session.show(["a hand-written id \ud800"])  # a lone surrogate (a "\\ud800" escape in the file) comes back
+    state.save(str(path), session)
+    assert state.load(str(path)).was_shown("a hand-written id \ud800")
     path.write_bytes(b"{" + b" " * state.MAX_BYTES + b"}")  # too big: not read; the hook stays quiet
     with pytest.raises(state.Unavailable):
         state.load(str(path))

@@ -238,7 +238,7 @@ def _reply(event, session, root, guard: Guard) -> Reply | None:
     if event.moment in (BEFORE_WRITE, AFTER_WRITE):
         if not root.memory_file.is_file():
             return None
-        paths = [p for p in _project_paths(event.files, event.cwd, root.path) if p not in session.warned]
+        paths = [p for p in _project_paths(event.files, event.cwd, root.path) if not session.was_warned(p)]
         text = _write_lessons(root, paths, session, event.moment) if paths else None
         if not text:
             return None
@@ -266,7 +266,7 @@ def _prompt_lessons(memory_file, prompt: str, session) -> str | None:
 
         kept.warm_later(memory_file)
         matches = strong_matches(memory_file, prompt, files, limit=limit)
-    records = [m.record for m in matches if m.record.get("id") not in session.shown]
+    records = [m.record for m in matches if not session.was_shown(m.record.get("id"))]
     head = (
         "Sentinel-Memory: lessons from this project's memory that match this prompt. They are notes "
         f"earlier sessions wrote, {AS_DATA}; search_memory has more:"
@@ -287,7 +287,7 @@ def _write_lessons(root, paths: list[str], session, moment: str) -> str | None:
     if checker is not None:
         names.update(checker.former_names(paths))
     records = [r for r in citing if names.intersection(f for f in r["files"] if isinstance(f, str))]
-    records = _in_order([r for r in records if r.get("id") not in session.shown], names)
+    records = _in_order([r for r in records if not session.was_shown(r.get("id"))], names)
     shown = ", ".join(paths)
     if moment == BEFORE_WRITE:
         head = (

@@ -6,7 +6,7 @@ One small JSON file per session and project in the user's cache folder (faststar
 folder: $XDG_CACHE_HOME or ~/.cache, ~/Library/Caches, %LOCALAPPDATA%), never in the project:
 `sentinel-memory/hooks/<hash of client, session and project>.json`. Read with a size bound and
 never through a link (record/disk.py), written atomically under a lock, kept short (the newest
-MAX_ITEMS ids and files), and removed a day after its last change.
+MAX_ITEMS ids and files, within MAX_BYTES), and removed a day after its last change.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ ENV = "SENTINEL_MEMORY_HOOK_STATE"  # another folder for the state (doctor's pro
 FORMAT = 1
 MAX_BYTES = 64 * 1024
 MAX_ITEMS = 200  # ids and files kept per session
+MAX_ITEM = 256  # characters of one id or file kept as it is; a longer one is kept as its digest
 EXPIRES = 24 * 3600  # seconds after its last change
 KEEP_INDEX = 7 * 24 * 3600  # a kept search index unchanged this long is removed (rebuilt when next needed)
 SWEEP = 200  # old state files looked at per new session, at most
@@ -46,10 +47,24 @@ class Session:
     new: bool = False  # not on disk yet (not saved)
 
     def show(self, ids) -> None:
-        self.shown = _newest(self.shown, ids)
+        self.shown = _newest(self.shown, [_key(i) for i in ids])
 
     def warn(self, paths) -> None:
-        self.warned = _newest(self.warned, paths)
+        self.warned = _newest(self.warned, [_key(p) for p in paths])
+
+    def was_shown(self, record_id: object) -> bool:
+        return isinstance(record_id, str) and _key(record_id) in self.shown
+
+    def was_warned(self, path: str) -> bool:
+        return _key(path) in self.warned
+
+
+def _key(text: str) -> str:
+    """What is kept of an id or a file: itself, or the digest of one longer than MAX_ITEM (a
+    cloned repository's record may have an id of any length)."""
+    if len(text) <= MAX_ITEM:
+        return text
+    return "#" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _newest(kept: list[str], added) -> list[str]:
@@ -111,8 +126,7 @@ def load(path: str) -> Session:
 
 def save(path: str, session: Session) -> None:
     """Write the state atomically (a private folder, mode 700); raises Unavailable when it cannot."""
-    body = {k: v for k, v in asdict(session).items() if k != "new"}
-    data = json.dumps({"format": FORMAT, **body}, ensure_ascii=False).encode("utf-8")
+    data = _fitted(session)
     directory = os.path.dirname(path)
     try:
         os.makedirs(directory, mode=0o700, exist_ok=True)
@@ -122,6 +136,21 @@ def save(path: str, session: Session) -> None:
         disk.atomic_write(path, data, durable=False)  # a cache: atomic, not fsynced
     except (MemoryToolError, OSError) as exc:
         raise Unavailable(str(exc)) from None
+
+
+def _fitted(session: Session) -> bytes:
+    """The state's bytes within MAX_BYTES (a file over it is not read back): the oldest ids and
+    files are dropped, from the list that holds more, until it fits."""
+    while True:
+        body = {k: v for k, v in asdict(session).items() if k != "new"}
+        # ASCII: escapes carry any string back as it was, a lone surrogate in an id included
+        data = json.dumps({"format": FORMAT, **body}).encode("ascii")
+        over = len(data) - MAX_BYTES
+        items = max(session.shown, session.warned, key=lambda kept: sum(map(len, kept)))
+        if over <= 0 or not items:
+            return data
+        while items and over > 0:
+            over -= len(json.dumps(items.pop(0))) + 2
 
 
 def locked(path: str):
