@@ -215,6 +215,21 @@ def test_an_input_that_is_not_a_usable_event_gets_nothing_and_exit_0(repo, data)
         assert hook(repo, client, data) == (0, "", "")
 
 
+def test_a_memory_line_it_cannot_read_is_not_reported_on_stderr(repo):
+    """A line that is not a record is skipped without a word on stderr: a client may show the
+    hook's stderr, and Claude Code gives the stop request's stderr to the model whole."""
+    with repo.memory.open("a", encoding="utf-8") as out:
+        out.write("this line is not a record\n")
+    code, out, err = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="Fix src/auth.py"), fresh=True)
+    assert (code, err) == (0, "") and LESSON in out
+    (repo.path / "README.md").write_text("changed\n", encoding="utf-8")
+    code, out, err = hook(repo, "claude", event("claude", STOP, repo, "s1"), fresh=True)
+    assert (code, out, err) == (2, "", STOP_REASON + "\n")
+    code, out, err = hook(repo, "claude", event("claude", PROMPT, repo, "s2", prompt="Fix src/auth.py"), fresh=True,
+                          SENTINEL_MEMORY_HOOK_DEBUG="1")
+    assert "unreadable line" in err, "said when asked"
+
+
 def test_past_its_time_bound_it_prints_nothing(repo):
     code, out, _ = hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1"), SENTINEL_MEMORY_HOOK_TIME="0")
     assert (code, out) == (0, "")

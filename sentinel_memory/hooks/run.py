@@ -72,12 +72,25 @@ def main(argv: list[str], started: float | None = None) -> int:
         return 0
     guard = Guard(started + _bound())
     reply = None
+    if not os.environ.get(DEBUG_ENV):
+        _quiet_logs()
     try:
         reply = answer(client, project, sys.stdin.buffer, guard)
     except Exception as exc:  # fail open: the client goes on as without the hook
         if os.environ.get(DEBUG_ENV):
             print(f"sentinel-memory hook: {type(exc).__name__}: {exc}", file=sys.stderr)
     return guard.emit(reply)
+
+
+def _quiet_logs() -> None:
+    """Keep the package's warnings (a memory line skipped, a git that failed) off stderr: a client
+    may show it, and Claude Code gives the stop request's stderr to the model whole. Said with
+    DEBUG_ENV only."""
+    import logging
+
+    logger = logging.getLogger("sentinel_memory")
+    logger.addHandler(logging.NullHandler())
+    logger.propagate = False
 
 
 def _warm(memory: str) -> int:
