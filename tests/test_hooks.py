@@ -285,6 +285,19 @@ def test_a_state_file_that_is_a_link_is_not_followed(repo, tmp_path):
     assert target.read_bytes() == before
 
 
+@pytest.mark.parametrize("junk", [b"[" * 60_000, b"\xff\xfe not json", b'{"format": 1, "created": "soon"}'])
+def test_a_state_file_that_is_not_ours_is_a_new_session(repo, tmp_path, junk):
+    """A state file that does not parse as ours is no state: the session starts afresh, rather than
+    every later hook of the session failing on it until it expires."""
+    state = tmp_path / "state"
+    settings = {"SENTINEL_MEMORY_HOOK_STATE": str(state)}
+    hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="ok"), **settings)
+    (kept,) = state.glob("*.json")
+    kept.write_bytes(junk)
+    code, out, _ = hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1"), **settings)
+    assert code == 0 and LESSON in out
+
+
 @pytest.mark.parametrize("client", ("claude", "gemini", "codex"))
 def test_a_prompt_naming_a_cited_file_gets_the_lesson_once_and_an_unrelated_one_nothing(repo, client):
     code, out, _ = hook(repo, client, event(client, PROMPT, repo, "s1", prompt="Fix the bug in src/auth.py please"))

@@ -96,7 +96,7 @@ def path_for(client: str, session: str, project: str) -> str:
 def _decode(data: bytes) -> Session | None:
     try:
         raw = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # not ours (arrays nested thousands deep included)
         return None
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
         return None
