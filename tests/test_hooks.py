@@ -285,6 +285,23 @@ def test_a_state_file_that_is_a_link_is_not_followed(repo, tmp_path):
     assert target.read_bytes() == before
 
 
+def test_a_sessions_state_expires_a_day_after_its_last_change_not_its_start(repo, tmp_path):
+    """A session that began more than a day ago and was changed since keeps what it was shown; a
+    state unchanged for more than a day is a new session's (as the sweep removes it)."""
+    state = tmp_path / "state"
+    settings = {"SENTINEL_MEMORY_HOOK_STATE": str(state)}
+    prompt = event("claude", PROMPT, repo, "s1", prompt="Fix src/auth.py please")
+    assert LESSON in hook(repo, "claude", prompt, **settings)[1]
+    (kept,) = state.glob("*.json")
+    kept_state = json.loads(kept.read_text(encoding="utf-8"))
+    kept_state["created"] -= 30 * 3600  # it began 30 hours ago; the write below is its last change
+    kept.write_text(json.dumps(kept_state), encoding="utf-8")
+    assert hook(repo, "claude", prompt, **settings) == (0, "", ""), "already shown in this session"
+    then = time.time() - 25 * 3600
+    os.utime(kept, (then, then))  # unchanged for 25 hours
+    assert LESSON in hook(repo, "claude", prompt, **settings)[1]
+
+
 @pytest.mark.parametrize("junk", [b"[" * 60_000, b"\xff\xfe not json", b'{"format": 1, "created": "soon"}'])
 def test_a_state_file_that_is_not_ours_is_a_new_session(repo, tmp_path, junk):
     """A state file that does not parse as ours is no state: the session starts afresh, rather than

@@ -111,16 +111,18 @@ def _decode(data: bytes) -> Session | None:
         )
     except (KeyError, TypeError, ValueError):
         return None
-    return None if time.time() - session.created > EXPIRES else session
+    return session
 
 
 def load(path: str) -> Session:
-    """The session's state; a new one when there is none (or it expired, or it is not ours)."""
+    """The session's state; a new one when there is none (or it expired: unchanged for EXPIRES, as
+    the sweep removes it; or it is not ours)."""
     try:
-        data = disk.read_regular(path, MAX_BYTES)
+        data, seen = disk.read_fingerprinted(path, MAX_BYTES)
     except (MemoryToolError, OSError) as exc:
         raise Unavailable(str(exc)) from None
-    session = _decode(data) if data is not None else None
+    fresh = seen is not None and time.time() - seen[3] / 1e9 <= EXPIRES
+    session = _decode(data) if data is not None and fresh else None
     return session if session is not None else Session(created=time.time(), new=True)
 
 
