@@ -569,6 +569,8 @@ def test_old_session_state_and_unused_index_copies_are_removed(repo, tmp_path):
     day = 24 * 3600
     ages = {"old.json": 2 * day, "old.json.lock": 2 * day, "recent.json": 3600, "index-old.pickle": 8 * day,
             "index-recent.pickle": 2 * day, "notes.txt": 30 * day}
+    # many sessions of the last day and of the day before, in whatever order the folder lists them
+    ages.update({f"{n:040x}.json": (2 * day if n % 2 else 3600) for n in range(1_000)})
     for name, age in ages.items():
         (state / name).write_text("{}", encoding="utf-8")
         then = os.path.getmtime(state / name) - age
@@ -577,6 +579,7 @@ def test_old_session_state_and_unused_index_copies_are_removed(repo, tmp_path):
     left = {p.name for p in state.iterdir()}
     assert {"recent.json", "index-recent.pickle", "notes.txt"} <= left
     assert not {"old.json", "old.json.lock", "index-old.pickle"} & left
+    assert {f"{n:040x}.json" for n in range(1_000)} & left == {f"{n:040x}.json" for n in range(0, 1_000, 2)}
 
 
 def test_init_leaves_a_hooks_file_it_cannot_edit_alone_and_says_what_to_add(repo):

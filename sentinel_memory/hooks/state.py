@@ -28,7 +28,6 @@ MAX_ITEMS = 200  # ids and files kept per session
 MAX_ITEM = 256  # characters of one id or file kept as it is; a longer one is kept as its digest
 EXPIRES = 24 * 3600  # seconds after its last change
 KEEP_INDEX = 7 * 24 * 3600  # a kept search index unchanged this long is removed (rebuilt when next needed)
-SWEEP = 200  # old state files looked at per new session, at most
 LOCK_WAIT = 0.3  # seconds
 
 
@@ -167,13 +166,14 @@ def locked(path: str):
 
 def _sweep(directory: str) -> None:
     """Remove state files (and their locks, and temporary files a killed write left) unchanged for
-    longer than EXPIRES, and copies of search indexes (hooks/matches.py) unused for KEEP_INDEX."""
+    longer than EXPIRES, and copies of search indexes (hooks/matches.py) unused for KEEP_INDEX.
+    Every file is looked at: a sweep of the first few only would depend on the order the folder
+    lists them in (tmpfs lists the newest first, and its old files would never go), and the
+    folder holds about a day's sessions."""
     now = time.time()
     try:
         with os.scandir(directory) as entries:
-            for number, entry in enumerate(entries):
-                if number >= SWEEP:
-                    break
+            for entry in entries:
                 name = entry.name
                 if name.endswith((".pickle", ".pickle.lock")):
                     limit = KEEP_INDEX
