@@ -387,7 +387,9 @@ def test_a_record_with_a_huge_id_is_shown_once_and_does_not_silence_the_session(
     assert "Log in through verify_token only" in prompt("Fix src/login.py")
 
 
-@pytest.mark.parametrize("prompt", ["@app/main.py tidy this", r"tidy app\main.py", "tidy {root}/app/main.py"])
+@pytest.mark.parametrize(
+    "prompt", ["@app/main.py tidy this", r"tidy app\main.py", "tidy {root}/app/main.py", "{root}/app/main.py: tidy it"]
+)
 def test_a_file_mentioned_as_the_clients_insert_it_or_with_backslashes_counts_as_named(repo, prompt):
     """`@app/main.py` is how Claude Code, Gemini CLI, Codex and Cursor put a file in a prompt; a
     Windows path uses backslashes; a file dragged into the terminal or copied from an editor comes
@@ -412,7 +414,7 @@ def test_a_lesson_shown_with_the_prompt_does_not_stop_the_write_later(repo):
     assert hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1")) == (0, "", "")
 
 
-@pytest.mark.parametrize("prompt", ["/compact", "ok", "Continue.", "yes", STOP_REASON, "  "])
+@pytest.mark.parametrize("prompt", ["/compact", "/model opus", "ok", "Continue.", "yes", STOP_REASON, "  "])
 def test_a_prompt_with_no_task_or_our_own_stop_request_gets_nothing(repo, prompt):
     assert hook(repo, "gemini", event("gemini", PROMPT, repo, "s1", prompt=prompt)) == (0, "", "")
 

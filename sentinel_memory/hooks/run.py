@@ -188,10 +188,11 @@ class Guard:
 
 
 def quiet(prompt: str) -> bool:
-    """A prompt with no task to look lessons up for: empty, a slash command, a bare
+    """A prompt with no task to look lessons up for: empty, a slash command (`/compact`, `/model
+    opus`; not an absolute path, as a file dragged into the terminal starts one), a bare
     acknowledgement, or our own stop request coming back."""
     text = prompt.strip()
-    if not text or text.startswith("/") or STOP_HEAD in text:
+    if not text or STOP_HEAD in text or (text.startswith("/") and "/" not in text.split(None, 1)[0][1:]):
         return True
     return " ".join(text.lower().strip(" .!?,;:").split()) in ACKS
 
