@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -545,6 +546,28 @@ def test_a_sessions_first_hook_builds_the_kept_index_in_the_background(repo):
     assert matches.kept(repo.memory) is not None
     code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="Fix the bug in src/auth.py"))
     assert LESSON in out
+
+
+def test_a_context_folder_linked_to_another_projects_gets_nothing_from_its_kept_index(repo, tmp_path):
+    """A project whose .context/ is a symbolic link to another project's (a cloned repository can
+    hold one pointing anywhere) is refused as the store refuses it: the kept index of the memory
+    the link leads to, valid for that file's bytes, is not used either."""
+    from sentinel_memory.hooks import matches
+
+    _grow(repo, 300)
+    first_prompt(repo, "claude", "s1")
+    for _ in range(600):  # the builder is detached: wait for its file (at most a minute)
+        if matches.fresh(repo.memory):
+            break
+        time.sleep(0.1)
+    assert matches.kept(repo.memory) is not None
+    other = make_repo(tmp_path, repo.env, name="other", wired=False)
+    shutil.rmtree(other.path / ".context", ignore_errors=True)
+    (other.path / ".context").symlink_to(repo.path / ".context", target_is_directory=True)
+    (other.path / "src").mkdir()
+    (other.path / "src" / "auth.py").write_text("def verify_token(t):\n    return t\n", encoding="utf-8")
+    code, out, _ = hook(other, "claude", event("claude", PROMPT, other, "s2", prompt="Fix the bug in src/auth.py"))
+    assert (code, out) == (0, "")
 
 
 def test_a_small_memory_is_indexed_in_the_hook_and_starts_no_builder(repo):
