@@ -258,7 +258,8 @@ def _reply(event, session, root, guard: Guard) -> Reply | None:
             return None
         if event.moment == AFTER_WRITE:
             return replies.context(event.client, AFTER_WRITE, text)
-        return replies.deny(event.client, text, f"Sentinel-Memory showed the agent lessons about {', '.join(paths)}")
+        shown = _as_shown(", ".join(paths))
+        return replies.deny(event.client, text, f"Sentinel-Memory showed the agent lessons about {shown}")
     if event.moment == STOP:
         return _stop(event, session, root, guard)
     return None
@@ -344,9 +345,10 @@ def _lessons(head: str, records: list[dict], session) -> str | None:
         return None  # before the import: tools/ is a package that loads all of its tools
     from ..tools.blocks import record_body
 
+    head = _as_shown(head)
     parts, ids, used = [head], [], len(head)
     for record in records[:PROMPT_RECORDS]:
-        body = record_body(record)
+        body = _as_shown(record_body(record))
         room = CONTEXT_CHARS - used - 2
         if room < 120:
             break
@@ -359,6 +361,23 @@ def _lessons(head: str, records: list[dict], session) -> str | None:
         return None
     session.show(ids)
     return "\n\n".join(parts)
+
+
+# The tags clients wrap a hook's text in (Claude Code <system-reminder>, Gemini CLI <hook_context>,
+# Codex <hook_prompt>; bench/client_hooks_results.txt): a record's text must not close one.
+_WRAPPER = r"(?i)<(?=/?\s*(?:system-reminder|hook_context|hook_prompt)\b)"
+
+
+def _as_shown(text: str) -> str:
+    """Record text as the hook gives it: control, BiDi and zero-width characters as escapes
+    (visible.py: a client may print a refused write's reason in its terminal), and the `<` of a
+    client's wrapping tag as `\\x3c`, so that a record cannot end the wrapper and have the rest read
+    as the user's own words or the client's."""
+    import re
+
+    from ..visible import visible
+
+    return re.sub(_WRAPPER, r"\\x3c", visible(text, lines=True))
 
 
 def _project_paths(files, cwd: str, root) -> list[str]:
