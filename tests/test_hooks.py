@@ -295,7 +295,9 @@ def test_a_sessions_state_expires_a_day_after_its_last_change_not_its_start(repo
     assert LESSON in hook(repo, "claude", prompt, **settings)[1]
     (kept,) = state.glob("*.json")
     kept_state = json.loads(kept.read_text(encoding="utf-8"))
-    kept_state["created"] -= 30 * 3600  # it began 30 hours ago; the write below is its last change
+    # as a session that began 30 hours ago was kept (its start, which expired it then, is not read
+    # now); the write below is its last change
+    kept_state["created"] = time.time() - 30 * 3600
     kept.write_text(json.dumps(kept_state), encoding="utf-8")
     assert hook(repo, "claude", prompt, **settings) == (0, "", ""), "already shown in this session"
     then = time.time() - 25 * 3600
@@ -303,7 +305,7 @@ def test_a_sessions_state_expires_a_day_after_its_last_change_not_its_start(repo
     assert LESSON in hook(repo, "claude", prompt, **settings)[1]
 
 
-@pytest.mark.parametrize("junk", [b"[" * 60_000, b"\xff\xfe not json", b'{"format": 1, "created": "soon"}'])
+@pytest.mark.parametrize("junk", [b"[" * 60_000, b"\xff\xfe not json", b'{"format": 1, "shown": 5}'])
 def test_a_state_file_that_is_not_ours_is_a_new_session(repo, tmp_path, junk):
     """A state file that does not parse as ours is no state: the session starts afresh, rather than
     every later hook of the session failing on it until it expires."""
@@ -653,14 +655,13 @@ def test_init_leaves_a_hooks_file_it_cannot_edit_alone_and_says_what_to_add(repo
 def test_a_sessions_state_stays_bounded_and_keeps_the_newest(tmp_path):
     from sentinel_memory.hooks import state
 
-    session = state.Session(created=1.0)
+    session = state.Session()
     for n in range(0, 600, 3):
         session.show([f"id{n}", f"id{n + 1}", f"id{n + 2}"])
         session.warn([f"src/f{n}.py"])
     assert len(session.shown) == state.MAX_ITEMS and session.shown[-1] == "id599" and "id0" not in session.shown
     assert len(session.warned) == state.MAX_ITEMS and session.warned[-1] == "src/f597.py"
     path = tmp_path / "s.json"
-    session.created = time.time()
     state.save(str(path), session)
     assert path.stat().st_size < state.MAX_BYTES
     assert state.load(str(path)).shown == session.shown

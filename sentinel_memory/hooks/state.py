@@ -37,7 +37,6 @@ class Unavailable(Exception):
 
 @dataclass
 class Session:
-    created: float = 0.0
     tree: str | None = None  # the work tree's fingerprint at the session's first hook
     memory: list | None = None  # the memory file's (size, mtime_ns, inode) then, or None
     shown: list[str] = field(default_factory=list)  # record ids already given to the model
@@ -101,14 +100,13 @@ def _decode(data: bytes) -> Session | None:
         return None
     try:
         session = Session(
-            created=float(raw["created"]),
             tree=raw["tree"] if isinstance(raw.get("tree"), str) else None,
             memory=raw["memory"] if isinstance(raw.get("memory"), list) else None,
             shown=[i for i in raw.get("shown", []) if isinstance(i, str)][-MAX_ITEMS:],
             warned=[p for p in raw.get("warned", []) if isinstance(p, str)][-MAX_ITEMS:],
             asked=raw.get("asked") is True,
         )
-    except (KeyError, TypeError, ValueError):
+    except (TypeError, ValueError):
         return None
     return session
 
@@ -122,7 +120,7 @@ def load(path: str) -> Session:
         raise Unavailable(str(exc)) from None
     fresh = seen is not None and time.time() - seen[3] / 1e9 <= EXPIRES
     session = _decode(data) if data is not None and fresh else None
-    return session if session is not None else Session(created=time.time(), new=True)
+    return session if session is not None else Session(new=True)
 
 
 def save(path: str, session: Session) -> None:
