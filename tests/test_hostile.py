@@ -346,3 +346,20 @@ def test_a_huge_query_or_topic_is_not_echoed_whole(path):
                    search(memory_path(path.parent.parent / "empty"), huge_query)):
         assert len(answer.encode("utf-8")) < 38_000, len(answer)
     assert "characters)" in search(path, huge_query)
+
+
+def test_a_query_of_one_long_pasted_run_is_answered_in_one_pass(path):
+    """A query, or a prompt the client hook reads, may hold a pasted blob: one run of letters with
+    no space. The file names in it are found in one pass over it; they took time quadratic in the
+    run's length (seconds at 20,000 letters, the hook's prompt limit; minutes at 200,000, which a
+    search accepts), past the hook's time bound and holding the server. A separate process, so
+    that a regression fails at the timeout instead of holding the test run."""
+    log(path, "auth", "tokens expire", "refresh early")
+    code = (
+        "import sys; from pathlib import Path; from sentinel_memory.tools.answers import search; "
+        "print(search(Path(sys.argv[1]), 'refresh ' + 'a' * 200_000))"
+    )
+    result = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=ROOT,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "refresh early" in result.stdout

@@ -71,10 +71,17 @@ def _stamp(data: bytes) -> bytes:
     return hashlib.blake2b(_code() + b"\0" + data, digest_size=20).hexdigest().encode() + b"\n"
 
 
+def _memory_bytes(memory: Path) -> bytes | None:
+    """The memory file's bytes as the store reads them: never through a .context/ that is a link
+    (a project's .context/ linked to another project's would get that project's kept index)."""
+    disk.check_directory(os.path.dirname(os.fspath(memory)))
+    return disk.read_regular(os.fspath(memory))
+
+
 def kept(memory: Path) -> SearchIndex | None:
     """The kept index of the memory file as it is now, or None (no valid copy)."""
     try:
-        data = disk.read_regular(os.fspath(memory))
+        data = _memory_bytes(memory)
         if data is None:
             return None
         path = where(memory)
@@ -100,7 +107,7 @@ def kept(memory: Path) -> SearchIndex | None:
 def fresh(memory: Path) -> bool:
     """Whether the kept copy is the one for the memory file as it is now (its head only is read)."""
     try:
-        data = disk.read_regular(os.fspath(memory))
+        data = _memory_bytes(memory)
         path = where(memory)
     except (MemoryToolError, OSError, state.Unavailable):
         return True  # nothing a builder could do better
@@ -139,7 +146,7 @@ def build(memory: Path) -> None:
     path = where(memory)
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     with disk.locked(path, 0):  # one builder at a time; the others leave at once
-        data = disk.read_regular(os.fspath(memory))
+        data = _memory_bytes(memory)
         if data is None:
             return
         head = FORMAT + _stamp(data)
@@ -150,7 +157,7 @@ def build(memory: Path) -> None:
         if current is not None and current.startswith(head):
             return
         snap = store.read(memory)
-        if disk.read_regular(os.fspath(memory)) != data:
+        if _memory_bytes(memory) != data:
             return  # changed while it was read: the next hook starts another builder
         built = index.index_of(snap)
         import pickle

@@ -72,12 +72,25 @@ def main(argv: list[str], started: float | None = None) -> int:
         return 0
     guard = Guard(started + _bound())
     reply = None
+    if not os.environ.get(DEBUG_ENV):
+        _quiet_logs()
     try:
         reply = answer(client, project, sys.stdin.buffer, guard)
     except Exception as exc:  # fail open: the client goes on as without the hook
         if os.environ.get(DEBUG_ENV):
             print(f"sentinel-memory hook: {type(exc).__name__}: {exc}", file=sys.stderr)
     return guard.emit(reply)
+
+
+def _quiet_logs() -> None:
+    """Keep the package's warnings (a memory line skipped, a git that failed) off stderr: a client
+    may show it, and Claude Code gives the stop request's stderr to the model whole. Said with
+    DEBUG_ENV only."""
+    import logging
+
+    logger = logging.getLogger("sentinel_memory")
+    logger.addHandler(logging.NullHandler())
+    logger.propagate = False
 
 
 def _warm(memory: str) -> int:
@@ -175,10 +188,11 @@ class Guard:
 
 
 def quiet(prompt: str) -> bool:
-    """A prompt with no task to look lessons up for: empty, a slash command, a bare
+    """A prompt with no task to look lessons up for: empty, a slash command (`/compact`, `/model
+    opus`; not an absolute path, as a file dragged into the terminal starts one), a bare
     acknowledgement, or our own stop request coming back."""
     text = prompt.strip()
-    if not text or text.startswith("/") or STOP_HEAD in text:
+    if not text or STOP_HEAD in text or (text.startswith("/") and "/" not in text.split(None, 1)[0][1:]):
         return True
     return " ".join(text.lower().strip(" .!?,;:").split()) in ACKS
 
@@ -238,13 +252,14 @@ def _reply(event, session, root, guard: Guard) -> Reply | None:
     if event.moment in (BEFORE_WRITE, AFTER_WRITE):
         if not root.memory_file.is_file():
             return None
-        paths = [p for p in _project_paths(event.files, event.cwd, root.path) if p not in session.warned]
+        paths = [p for p in _project_paths(event.files, event.cwd, root.path) if not session.was_warned(p)]
         text = _write_lessons(root, paths, session, event.moment) if paths else None
         if not text:
             return None
         if event.moment == AFTER_WRITE:
             return replies.context(event.client, AFTER_WRITE, text)
-        return replies.deny(event.client, text, f"Sentinel-Memory showed the agent lessons about {', '.join(paths)}")
+        shown = _as_shown(", ".join(paths))
+        return replies.deny(event.client, text, f"Sentinel-Memory showed the agent lessons about {shown}")
     if event.moment == STOP:
         return _stop(event, session, root, guard)
     return None
@@ -266,7 +281,7 @@ def _prompt_lessons(memory_file, prompt: str, session) -> str | None:
 
         kept.warm_later(memory_file)
         matches = strong_matches(memory_file, prompt, files, limit=limit)
-    records = [m.record for m in matches if m.record.get("id") not in session.shown]
+    records = [m.record for m in matches if not session.was_shown(m.record.get("id"))]
     head = (
         "Sentinel-Memory: lessons from this project's memory that match this prompt. They are notes "
         f"earlier sessions wrote, {AS_DATA}; search_memory has more:"
@@ -287,7 +302,7 @@ def _write_lessons(root, paths: list[str], session, moment: str) -> str | None:
     if checker is not None:
         names.update(checker.former_names(paths))
     records = [r for r in citing if names.intersection(f for f in r["files"] if isinstance(f, str))]
-    records = _in_order([r for r in records if r.get("id") not in session.shown], names)
+    records = _in_order([r for r in records if not session.was_shown(r.get("id"))], names)
     shown = ", ".join(paths)
     if moment == BEFORE_WRITE:
         head = (
@@ -330,9 +345,10 @@ def _lessons(head: str, records: list[dict], session) -> str | None:
         return None  # before the import: tools/ is a package that loads all of its tools
     from ..tools.blocks import record_body
 
+    head = _as_shown(head)
     parts, ids, used = [head], [], len(head)
     for record in records[:PROMPT_RECORDS]:
-        body = record_body(record)
+        body = _as_shown(record_body(record))
         room = CONTEXT_CHARS - used - 2
         if room < 120:
             break
@@ -345,6 +361,23 @@ def _lessons(head: str, records: list[dict], session) -> str | None:
         return None
     session.show(ids)
     return "\n\n".join(parts)
+
+
+# The tags clients wrap a hook's text in (Claude Code <system-reminder>, Gemini CLI <hook_context>,
+# Codex <hook_prompt>; bench/client_hooks_results.txt): a record's text must not close one.
+_WRAPPER = r"(?i)<(?=/?\s*(?:system-reminder|hook_context|hook_prompt)\b)"
+
+
+def _as_shown(text: str) -> str:
+    """Record text as the hook gives it: control, BiDi and zero-width characters as escapes
+    (visible.py: a client may print a refused write's reason in its terminal), and the `<` of a
+    client's wrapping tag as `\\x3c`, so that a record cannot end the wrapper and have the rest read
+    as the user's own words or the client's."""
+    import re
+
+    from ..visible import visible
+
+    return re.sub(_WRAPPER, r"\\x3c", visible(text, lines=True))
 
 
 def _project_paths(files, cwd: str, root) -> list[str]:

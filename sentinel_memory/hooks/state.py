@@ -6,7 +6,7 @@ One small JSON file per session and project in the user's cache folder (faststar
 folder: $XDG_CACHE_HOME or ~/.cache, ~/Library/Caches, %LOCALAPPDATA%), never in the project:
 `sentinel-memory/hooks/<hash of client, session and project>.json`. Read with a size bound and
 never through a link (record/disk.py), written atomically under a lock, kept short (the newest
-MAX_ITEMS ids and files), and removed a day after its last change.
+MAX_ITEMS ids and files, within MAX_BYTES), and removed a day after its last change.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ ENV = "SENTINEL_MEMORY_HOOK_STATE"  # another folder for the state (doctor's pro
 FORMAT = 1
 MAX_BYTES = 64 * 1024
 MAX_ITEMS = 200  # ids and files kept per session
+MAX_ITEM = 256  # characters of one id or file kept as it is; a longer one is kept as its digest
 EXPIRES = 24 * 3600  # seconds after its last change
 KEEP_INDEX = 7 * 24 * 3600  # a kept search index unchanged this long is removed (rebuilt when next needed)
-SWEEP = 200  # old state files looked at per new session, at most
 LOCK_WAIT = 0.3  # seconds
 
 
@@ -37,7 +37,6 @@ class Unavailable(Exception):
 
 @dataclass
 class Session:
-    created: float = 0.0
     tree: str | None = None  # the work tree's fingerprint at the session's first hook
     memory: list | None = None  # the memory file's (size, mtime_ns, inode) then, or None
     shown: list[str] = field(default_factory=list)  # record ids already given to the model
@@ -46,10 +45,24 @@ class Session:
     new: bool = False  # not on disk yet (not saved)
 
     def show(self, ids) -> None:
-        self.shown = _newest(self.shown, ids)
+        self.shown = _newest(self.shown, [_key(i) for i in ids])
 
     def warn(self, paths) -> None:
-        self.warned = _newest(self.warned, paths)
+        self.warned = _newest(self.warned, [_key(p) for p in paths])
+
+    def was_shown(self, record_id: object) -> bool:
+        return isinstance(record_id, str) and _key(record_id) in self.shown
+
+    def was_warned(self, path: str) -> bool:
+        return _key(path) in self.warned
+
+
+def _key(text: str) -> str:
+    """What is kept of an id or a file: itself, or the digest of one longer than MAX_ITEM (a
+    cloned repository's record may have an id of any length)."""
+    if len(text) <= MAX_ITEM:
+        return text
+    return "#" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _newest(kept: list[str], added) -> list[str]:
@@ -81,38 +94,38 @@ def path_for(client: str, session: str, project: str) -> str:
 def _decode(data: bytes) -> Session | None:
     try:
         raw = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # not ours (arrays nested thousands deep included)
         return None
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
         return None
     try:
         session = Session(
-            created=float(raw["created"]),
             tree=raw["tree"] if isinstance(raw.get("tree"), str) else None,
             memory=raw["memory"] if isinstance(raw.get("memory"), list) else None,
             shown=[i for i in raw.get("shown", []) if isinstance(i, str)][-MAX_ITEMS:],
             warned=[p for p in raw.get("warned", []) if isinstance(p, str)][-MAX_ITEMS:],
             asked=raw.get("asked") is True,
         )
-    except (KeyError, TypeError, ValueError):
+    except (TypeError, ValueError):
         return None
-    return None if time.time() - session.created > EXPIRES else session
+    return session
 
 
 def load(path: str) -> Session:
-    """The session's state; a new one when there is none (or it expired, or it is not ours)."""
+    """The session's state; a new one when there is none (or it expired: unchanged for EXPIRES, as
+    the sweep removes it; or it is not ours)."""
     try:
-        data = disk.read_regular(path, MAX_BYTES)
+        data, seen = disk.read_fingerprinted(path, MAX_BYTES)
     except (MemoryToolError, OSError) as exc:
         raise Unavailable(str(exc)) from None
-    session = _decode(data) if data is not None else None
-    return session if session is not None else Session(created=time.time(), new=True)
+    fresh = seen is not None and time.time() - seen[3] / 1e9 <= EXPIRES
+    session = _decode(data) if data is not None and fresh else None
+    return session if session is not None else Session(new=True)
 
 
 def save(path: str, session: Session) -> None:
     """Write the state atomically (a private folder, mode 700); raises Unavailable when it cannot."""
-    body = {k: v for k, v in asdict(session).items() if k != "new"}
-    data = json.dumps({"format": FORMAT, **body}, ensure_ascii=False).encode("utf-8")
+    data = _fitted(session)
     directory = os.path.dirname(path)
     try:
         os.makedirs(directory, mode=0o700, exist_ok=True)
@@ -122,6 +135,21 @@ def save(path: str, session: Session) -> None:
         disk.atomic_write(path, data, durable=False)  # a cache: atomic, not fsynced
     except (MemoryToolError, OSError) as exc:
         raise Unavailable(str(exc)) from None
+
+
+def _fitted(session: Session) -> bytes:
+    """The state's bytes within MAX_BYTES (a file over it is not read back): the oldest ids and
+    files are dropped, from the list that holds more, until it fits."""
+    while True:
+        body = {k: v for k, v in asdict(session).items() if k != "new"}
+        # ASCII: escapes carry any string back as it was, a lone surrogate in an id included
+        data = json.dumps({"format": FORMAT, **body}).encode("ascii")
+        over = len(data) - MAX_BYTES
+        items = max(session.shown, session.warned, key=lambda kept: sum(map(len, kept)))
+        if over <= 0 or not items:
+            return data
+        while items and over > 0:
+            over -= len(json.dumps(items.pop(0))) + 2
 
 
 def locked(path: str):
@@ -136,13 +164,14 @@ def locked(path: str):
 
 def _sweep(directory: str) -> None:
     """Remove state files (and their locks, and temporary files a killed write left) unchanged for
-    longer than EXPIRES, and copies of search indexes (hooks/matches.py) unused for KEEP_INDEX."""
+    longer than EXPIRES, and copies of search indexes (hooks/matches.py) unused for KEEP_INDEX.
+    Every file is looked at: a sweep of the first few only would depend on the order the folder
+    lists them in (tmpfs lists the newest first, and its old files would never go), and the
+    folder holds about a day's sessions."""
     now = time.time()
     try:
         with os.scandir(directory) as entries:
-            for number, entry in enumerate(entries):
-                if number >= SWEEP:
-                    break
+            for entry in entries:
                 name = entry.name
                 if name.endswith((".pickle", ".pickle.lock")):
                     limit = KEEP_INDEX

@@ -29,9 +29,11 @@ from .terms import _WORD, identifier, stem, words
 
 _PART = re.compile(r"[^\W_]+")  # a run of letters and digits: words, and the parts of snake_case
 # A file's name without a folder, as a prompt names it: letters before a dot and an extension that
-# starts with a letter (conftest.py, walk.rs, test.yml, .gitignore; not 1.10.1 or a/b.py).
+# starts with a letter (conftest.py, walk.rs, test.yml, .gitignore; not 1.10.1 or a/b.py). The
+# name's first part is a run with a letter in it, checked ahead (`[\w-]*[^\W\d_][\w-]*` took time
+# quadratic in a long run: seconds for a pasted blob of 20,000 letters).
 _FILE_NAME = re.compile(
-    r"(?<![\w./\\-])(\.[^\W\d_][\w-]*|[\w-]*[^\W\d_][\w-]*(?:\.[\w-]+)*\.[^\W\d_]\w{0,9})(?![\w/\\-]|\.\w)"
+    r"(?<![\w./\\-])(\.[^\W\d_][\w-]*|(?=[\w-]*[^\W\d_])[\w-]+(?:\.[\w-]+)*\.[^\W\d_]\w{0,9})(?![\w/\\-]|\.\w)"
 )
 # The files nearly every project of its kind has, by name: its readme, changelog, licence and
 # contribution guide, its ignore files, its package manifests and lock files. A task touches them
