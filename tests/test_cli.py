@@ -537,6 +537,25 @@ def test_a_file_is_found_from_the_folder_the_person_is_in(project):
     assert "uses '..'" in outside.stderr and ids_in_file(project) == [json.loads(here.stdout)["id"]]
 
 
+def test_search_takes_a_file_from_the_folder_the_person_is_in_as_log_does(project):
+    """`cd src/payment && search --file refund.py` finds the lesson that `log --file refund.py`
+    saved from the same folder; from the root the same path is the project's."""
+    (project / "src" / "payment").mkdir(parents=True)
+    (project / "src" / "payment" / "refund.py").write_text("x = 1\n", encoding="utf-8")
+    (project / "refund.py").write_text("y = 2\n", encoding="utf-8")
+    (project / ".git").mkdir()  # the project's root, as a clone's
+    sub = project / "src" / "payment"
+    rid = json.loads(run(None, "log", "--topic", "payment", "--missing-context", "refunds retry", "--lesson",
+                         "send an idempotency key", "--file", "refund.py", "--json", cwd=sub).stdout)["id"]
+    other = logged_id(project, "payment", "root refunds", "another lesson", "--file", "refund.py")
+
+    here = json.loads(run(None, "search", "--file", "refund.py", "--json", cwd=sub).stdout)
+    top = json.loads(run(None, "search", "--file", "refund.py", "--json", cwd=project).stdout)
+
+    assert here[0]["id"] == rid and here[0]["match"]["strong"]
+    assert top[0]["id"] == other and top[0]["match"]["strong"]
+
+
 def test_small_slips_get_the_sentence_that_applies(project):
     """A three-character prefix is too short (not "no record"); merge-driver's help shows git's
     placeholders as git writes them."""

@@ -86,7 +86,8 @@ def _dump(value) -> None:
 def cmd_search(root, args) -> int:
     query = " ".join(args.query)
     opened = memory.OpenMemory(root.memory_file)
-    found, in_scope = memory.ranked_matches(opened, query, args.topic, args.files)
+    files = None if args.files is None else from_here(root.path, args.files)
+    found, in_scope = memory.ranked_matches(opened, query, args.topic, files)
     if args.json:
         _dump([{**m.record, "match": m.as_json()} for m in found])
     else:
@@ -99,7 +100,7 @@ def cmd_search(root, args) -> int:
                 root.memory_file,
                 bool(in_scope) or bool(maintenance.records(opened)),
                 memory.stale_marks(opened),
-                args.files or [],
+                files or [],
             )
         )
         if args.topic and not in_scope:
@@ -159,8 +160,9 @@ def cmd_stats(root, args) -> int:
 def from_here(root: Path, given: list[str]) -> list[str]:
     """Paths typed on the command line, as a person means them: from the folder they are in when
     that is inside the project (what tab completion gives in a subfolder), else from the project's
-    root. The result is checked against the project as log_memory's `files` are; a path that leaves
-    the project is passed on unchanged, to be refused with the reason."""
+    root; `search --file` and `log --file` alike. The result is checked against the project as the
+    tools' `files` are; a path that leaves the project is passed on unchanged, to be refused with
+    the reason."""
     here = Path.cwd()
     try:
         inside = here.resolve().is_relative_to(root.resolve())
