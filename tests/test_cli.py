@@ -537,6 +537,26 @@ def test_a_file_is_found_from_the_folder_the_person_is_in(project):
     assert "uses '..'" in outside.stderr and ids_in_file(project) == [json.loads(here.stdout)["id"]]
 
 
+def test_a_file_that_names_nothing_from_a_subfolder_is_explained_from_there(project):
+    """In src/, `--file src/checkout.py` (a path from the root) names src/src/checkout.py: the
+    refusal says the path is read from the current folder and suggests what to type from there,
+    not the very path that was typed."""
+    (project / "src").mkdir()
+    (project / "src" / "checkout.py").write_text("x = 1\n", encoding="utf-8")
+    (project / "config").mkdir()
+    (project / ".git").mkdir()  # the project's root, as a clone's
+
+    from_src = run(None, "log", "--topic", "payment", "--missing-context", "totals", "--lesson", "x",
+                   "--file", "src/checkout.py", check_rc=2, cwd=project / "src")
+    from_config = run(None, "log", "--topic", "payment", "--missing-context", "totals", "--lesson", "x",
+                      "--file", "checkout.py", check_rc=2, cwd=project / "config")
+
+    assert "read from the current folder (src/)" in from_src.stderr and "src/src/checkout.py" in from_src.stderr
+    assert from_src.stderr.rstrip().endswith("Did you mean checkout.py?")
+    assert from_config.stderr.rstrip().endswith("Did you mean ../src/checkout.py?")
+    assert "Nothing was saved" in from_src.stderr and not memory(project).exists()
+
+
 def test_search_takes_a_file_from_the_folder_the_person_is_in_as_log_does(project):
     """`cd src/payment && search --file refund.py` finds the lesson that `log --file refund.py`
     saved from the same folder; from the root the same path is the project's."""

@@ -296,9 +296,18 @@ def near_twin_line(twin: dict, new_id: str) -> str:
     )
 
 
-def same_name_hint(root: Path, given: list[str], limit: int = 20_000) -> str:
+def not_a_file_here(typed: str, path: str, sub: str, root: Path) -> str:
+    """A --file typed in a subfolder that names no file there."""
+    return (
+        f"--file {visible(typed)!r} names no file: in a subfolder a path is read from the current folder "
+        f"({visible(sub)}/), so it means {visible(path)} in the project ({root}). Nothing was saved."
+        + same_name_hint(root, [path], here=Path.cwd())
+    )
+
+
+def same_name_hint(root: Path, given: list[str], limit: int = 20_000, here: Path | None = None) -> str:
     """For a refused path that names no file: the project's files with that name, as a suggestion
-    (a bounded walk that skips .git/, .context/ and links)."""
+    (a bounded walk that skips .git/, .context/ and links); relative to the root, or to `here`."""
     wanted = {os.path.basename(p) for p in given if p and not os.path.exists(os.path.join(root, p))}
     found: list[str] = []
     seen = 0
@@ -308,7 +317,10 @@ def same_name_hint(root: Path, given: list[str], limit: int = 20_000) -> str:
         found += [os.path.relpath(os.path.join(folder, f), root).replace(os.sep, "/") for f in files if f in wanted]
         if seen > limit or len(found) > 3:
             break
-    return f" Did you mean {visible(', '.join(sorted(found)[:3]))}?" if found else ""
+    shown = sorted(found)[:3]
+    if here is not None:
+        shown = [os.path.relpath(os.path.join(os.path.realpath(root), f), here).replace(os.sep, "/") for f in shown]
+    return f" Did you mean {visible(', '.join(shown))}?" if found else ""
 
 
 _COLOUR = re.compile(r"\x1b\[[0-9;]*m")
