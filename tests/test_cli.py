@@ -19,6 +19,7 @@ from filelock import FileLock
 import forkrun
 from gitrepos import env  # noqa: F401 (a fixture)
 
+from sentinel_memory.__main__ import too_old
 from sentinel_memory.cli.commands import COMMANDS
 from sentinel_memory.record.records import prepare
 
@@ -574,6 +575,16 @@ def test_search_takes_a_file_from_the_folder_the_person_is_in_as_log_does(projec
 
     assert here[0]["id"] == rid and here[0]["match"]["strong"]
     assert top[0]["id"] == other and top[0]["match"]["strong"]
+
+
+def test_a_python_below_the_floor_is_told_how_to_make_the_venv_again():
+    """The sentence for an interpreter older than 3.11 names it and a venv command that replaces it:
+    `venv` over an existing venv keeps the old interpreter unless it is given --clear."""
+    old = too_old((3, 10, 13), "/p/.venv/bin/python")
+
+    assert old.startswith("sentinel-memory: needs Python 3.11 or newer, and /p/.venv/bin/python is Python 3.10.13.")
+    assert "-m venv --clear .venv" in old and "\n" not in old
+    assert too_old(tuple(sys.version_info)) is None and too_old((3, 11, 0)) is None
 
 
 def test_small_slips_get_the_sentence_that_applies(project):
