@@ -297,6 +297,30 @@ def test_forget_is_all_or_nothing_and_says_what_git_shows(project):
     assert sorted(ids_in_file(project)) == sorted([keep, drop])
 
 
+def test_forget_says_which_records_git_can_bring_back(project):
+    """A record deleted before it was committed is not in `git diff` and git cannot restore it: forget
+    says so instead of "git diff now shows 1 removed record"; for a committed one beside other
+    uncommitted lessons, it warns that `git restore` drops those too."""
+    _git(project, "init", "-q")
+    _git(project, "config", "user.email", "t@example.com")
+    _git(project, "config", "user.name", "T")
+    run(project, "init")
+    committed = logged_id(project, "a", "m1", "l")
+    _git(project, "add", ".")
+    _git(project, "commit", "-qm", "memory")
+    fresh = logged_id(project, "b", "m2", "l")
+
+    new_one = run(project, "forget", fresh).stdout
+    old_one = run(project, "forget", committed).stdout
+
+    assert "never committed" in new_one and "removed record" not in new_one and "git restore" not in new_one
+    assert "now shows 1 removed record" in old_one and "git restore" in old_one
+    _git(project, "restore", "--", ".context/memory_log.jsonl")  # the committed record is back
+    logged_id(project, "c", "m3", "an uncommitted lesson")
+    with_other = run(project, "forget", committed).stdout
+    assert "also undoes" in with_other and "also undoes" not in old_one
+
+
 def test_log_json_gives_the_outcome_and_the_stored_record(project):
     """log --json tells a script saved/updated/unchanged and the record as stored (redacted)."""
     fake = "ghp_" + "Z9y8" * 9

@@ -279,7 +279,8 @@ def cmd_forget(root, args) -> int:
         for given in result.unknown:
             _fail(console.not_found(given, root.memory_file, maintenance.MIN_PREFIX), 1)
         return _fail("nothing was deleted", 1)
-    out, errors = console.forget_report(result, root.memory_file)
+    head = maintenance.at_head(root.path, root.memory_file, {r["id"] for r in result.deleted})
+    out, errors = console.forget_report(result, root.memory_file, head)
     for line in out:
         print(line)
     for line in errors:

@@ -19,7 +19,7 @@ from ..visible import visible, visible_record
 
 if TYPE_CHECKING:  # the operations' results, for annotations only
     from ..search.match import Match
-    from .maintenance import Folded, Forgotten, Stats, TopicSummary
+    from .maintenance import AtHead, Folded, Forgotten, Stats, TopicSummary
 
 
 def width(text: str) -> int:
@@ -161,18 +161,38 @@ def not_found(given: str, file: Path, min_prefix: int) -> str:
     )
 
 
-def forget_report(result: Forgotten, file: Path) -> tuple[list[str], list[str]]:
-    """(lines for stdout, lines for stderr) after `forget`."""
+def forget_report(result: Forgotten, file: Path, head: AtHead | None = None) -> tuple[list[str], list[str]]:
+    """(lines for stdout, lines for stderr) after `forget`; `head` says which of the records the
+    last commit holds (None: not in git, or not known), so the line names only what git shows."""
     out = [
         f"deleted {visible(str(r['id']))} ({r.get('type', 'log')}, topic {str(r.get('topic') or '')!r})"
         for r in result.deleted
     ]
     errors = [f"{rid} was already gone" for rid in result.gone]  # deleted by someone else meanwhile
-    if result.deleted:
+    if not result.deleted:
+        return out, errors
+    if head is None:
         them = "it" if len(result.deleted) == 1 else "them"
         out.append(
             f"`git diff -- {file}` now shows {plural(len(result.deleted), 'removed record')}; commit it to share "
             f"the change, or, if the file was committed, bring {them} back with `git restore -- {file}`."
+        )
+        return out, errors
+    shown = [r for r in result.deleted if r["id"] in head.ids]
+    never = len(result.deleted) - len(shown)
+    if shown:
+        them = "it" if len(shown) == 1 else "them"
+        also = " (which also undoes the file's other uncommitted changes)" if head.other_changes else ""
+        out.append(
+            f"`git diff -- {file}` now shows {plural(len(shown), 'removed record')}; commit it to share the "
+            f"change, or bring {them} back with `git restore -- {file}`{also}."
+        )
+    if never:
+        were = "was" if never == 1 else "were"
+        it = "it" if never == 1 else "them"
+        out.append(
+            f"{plural(never, 'deleted record')} {were} never committed: `git diff` does not show {it}, and git "
+            f"cannot bring {it} back."
         )
     return out, errors
 
