@@ -327,7 +327,7 @@ def test_two_way_markers_committed_without_the_driver_keep_every_record_the_newe
     assert repo.git("ls-files", "-u").stdout == ""
     gitdriver.configure(repo.path, sys.executable, str(SERVER))  # the teammate wires the drivers later
     review = repo.git("diff", "HEAD~1", "HEAD", "--", MEMORY).stdout
-    assert "+GIT CONFLICT MARKERS IN THE FILE: 1 regions, shown merged by id" in review
+    assert "+GIT CONFLICT MARKERS IN THE FILE: 1 region, shown merged by id" in review
 
     found = answers.search(repo.memory)
 

@@ -76,12 +76,18 @@ def textconv(path: str, out=None) -> int:
     blocks += [f"UNREADABLE LINE: {visible(raw.decode('utf-8', 'replace'))}\n" for raw in snap.unreadable]
     # A review must see what the blocks alone would hide: markers or duplicates in the file itself.
     if snap.duplicates:
-        blocks.insert(0, f"DUPLICATE IDS IN THE FILE: {snap.duplicates} extra lines, the newer of each shown\n")
+        lines = _counted(snap.duplicates, "extra line")
+        blocks.insert(0, f"DUPLICATE IDS IN THE FILE: {lines}, the newer of each shown\n")
     if snap.conflict_regions:
-        blocks.insert(0, f"GIT CONFLICT MARKERS IN THE FILE: {snap.conflict_regions} regions, shown merged by id\n")
+        regions = _counted(snap.conflict_regions, "region")
+        blocks.insert(0, f"GIT CONFLICT MARKERS IN THE FILE: {regions}, shown merged by id\n")
     out.write("\n".join(blocks).encode("utf-8"))
     out.flush()
     return 0
+
+
+def _counted(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def readable_block(record: dict) -> str:
