@@ -321,6 +321,21 @@ def test_forget_says_which_records_git_can_bring_back(project):
     assert "also undoes" in with_other and "also undoes" not in old_one
 
 
+def test_a_line_that_is_not_a_record_is_named_once_as_ours(project):
+    """A hand edit left a line that is not a record: every command that reads the file says so in one
+    sentence of its own, once however often it reads the file, and that the line is kept."""
+    logged_id(project, "a", "m", "l")
+    with memory(project).open("a", encoding="utf-8") as f:
+        f.write("not a record\n")
+
+    said = {c: run(project, *c.split(), check_rc=None).stderr for c in ("list", "search l", "stats", "doctor")}
+
+    for command, stderr in said.items():
+        notes = [line for line in stderr.splitlines() if "not a record" in line]
+        assert len(notes) == 1 and notes[0].startswith("sentinel-memory: 1 line of "), (command, stderr)
+        assert "quarantine" in notes[0] and "skipped" not in stderr, (command, stderr)
+
+
 def test_log_json_gives_the_outcome_and_the_stored_record(project):
     """log --json tells a script saved/updated/unchanged and the record as stored (redacted)."""
     fake = "ghp_" + "Z9y8" * 9

@@ -9,6 +9,7 @@ are in parser.EXIT_CODES; `--project DIR` is accepted before or after the comman
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import sys
@@ -37,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
             return gitdriver.merge_driver(args.base, args.ours, args.theirs, args.name)
         if args.command == "textconv":
             return gitdriver.textconv(args.file)
+        _warnings_once()
         root = resolve(args.project, client=PERSON)
         if args.command in ("log", "forget", "init", "fold") or getattr(args, "redact", False):
             _refuse_guarded(root)
@@ -50,6 +52,26 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def _warnings_once() -> None:
+    """What the readers warn about (a line of the memory file that is not a record) on stderr as
+    one sentence of ours, once per run however often the command reads the file."""
+    seen: set[str] = set()
+
+    def first_time(record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if message in seen:
+            return False
+        seen.add(message)
+        return True
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("sentinel-memory: %(message)s"))
+    handler.addFilter(first_time)
+    logger = logging.getLogger("sentinel_memory")
+    logger.addHandler(handler)
+    logger.propagate = False
 
 
 def _fit_to_terminal(args) -> None:
