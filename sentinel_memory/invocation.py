@@ -85,9 +85,6 @@ def invoked_as(argv0: str | None = None) -> str:
 ENTRY = entry()
 # What people type, for messages: `sentinel-memory init`, or `python server.py init` from a checkout.
 SELF = invoked_as()
-# The same for text that is stored (git's config): it depends on the install, never on how this
-# run was started, so `python -m sentinel_memory init` and `python server.py init` write the same.
-STORED_SELF = invoked_as("")
 
 
 def path_fix() -> str:

@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..invocation import STORED_SELF
 from ..record.disk import atomic_write
 from ..record.merge import merge_three_way
 from ..record.snapshot import Snapshot, parse
@@ -148,7 +147,9 @@ def driver_commands(*command: str) -> dict[str, str]:
     and `git show` ("unable to read files to diff"). So the merge falls back to git's text merge
     with diff3 markers, which the loader resolves exactly, and the diff to the raw lines.
     Our merge driver itself exits 0 (merged) or 1 (conflict, markers written): anything else
-    means it did not run."""
+    means it did not run. The fallback's words are the same for every install and however init
+    was started (the committed configs put `sentinel-memory` on every teammate's PATH), so no way
+    of starting rewrites another's config."""
     # abspath, not resolve: a venv's python is a symlink that must not be followed out of the venv.
     run = " ".join(quote(os.path.abspath(word) if _is_path(word) else word) for word in command)
     text_merge = " ".join(["git merge-file --diff3", *TEXT_MERGE_LABELS, "%A %O %B"])
@@ -157,7 +158,7 @@ def driver_commands(*command: str) -> dict[str, str]:
         f"merge.{DRIVER}.driver": (
             f"{run} merge-driver %O %A %B %P; s=$?; [ $s -le 1 ] && exit $s; "
             f"echo \"sentinel-memory: the merge driver did not run (exit $s); using git's text merge. "
-            f'Run {STORED_SELF} doctor" >&2; {text_merge}'
+            f'Run sentinel-memory doctor (or server.py doctor in its checkout)" >&2; {text_merge}'
         ),
         # git appends the file as "$@": our textconv gets it as $1, the fallback `cat` as "$@".
         f"diff.{DRIVER}.textconv": f'{run} textconv "$1" || cat',
