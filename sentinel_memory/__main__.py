@@ -52,15 +52,16 @@ def stop_on_signals() -> None:
             signal.signal(number, stop)
 
 
-def too_old() -> str | None:
+def too_old(version: tuple = tuple(sys.version_info), executable: str = sys.executable) -> str | None:
     """One sentence when this interpreter is older than the oldest Python the package supports
-    (pyproject.toml's requires-python): the package uses 3.11's standard library (tomllib)."""
-    if sys.version_info >= (3, 11):  # noqa: UP036 (the check is for the interpreters below the floor)
+    (pyproject.toml's requires-python): the package uses 3.11's standard library (tomllib). The
+    venv is made again with --clear: `venv` over an existing one keeps its old interpreter."""
+    if tuple(version[:2]) >= (3, 11):
         return None
-    found = ".".join(map(str, sys.version_info[:3]))
+    found = ".".join(map(str, version[:3]))
     return (
-        f"sentinel-memory: needs Python 3.11 or newer, and {sys.executable} is Python {found}. Make the venv "
-        f"with a newer python (python3.11 -m venv .venv) and install into it again."
+        f"sentinel-memory: needs Python 3.11 or newer, and {executable} is Python {found}. Make the venv "
+        f"again with a newer python (python3.11 -m venv --clear .venv) and install into it."
     )
 
 

@@ -48,16 +48,35 @@ def entry() -> list[str]:
     return [executable] if executable else [PYTHON, "-I", "-m", "sentinel_memory"]
 
 
+def on_path() -> bool:
+    """Whether the `sentinel-memory` that PATH finds is this install's executable (pipx or uv tool
+    install --editable of a clone links it there): then that is the name people type, even when
+    git starts the clone's server.py (the pre-commit check, the drivers)."""
+    mine = _executable()
+    if mine is None:  # a clone's own venv: no executable to find
+        return False
+    import shutil
+
+    found = shutil.which(EXECUTABLE)
+    if found is None:
+        return False
+    try:
+        return os.path.samefile(found, mine)
+    except OSError:
+        return False
+
+
 def invoked_as(argv0: str | None = None) -> str:
     """The words the person typed to run this, for usage lines and hints: `sentinel-memory` for
     the executable (a pipx or uv install of a clone too), `python server.py` for a checkout's
-    script, `python -m sentinel_memory` for the module; else what this install is started with."""
+    script (`sentinel-memory` when that on PATH is this install), `python -m sentinel_memory` for
+    the module; else what this install is started with."""
     given = argv0 if argv0 is not None else (sys.argv[0] if sys.argv else "")
     name = os.path.basename(given)
     if name.lower() in (EXECUTABLE, EXECUTABLE + ".exe", EXECUTABLE + "-script.py"):
         return EXECUTABLE
     if name == "server.py":
-        return "python server.py"
+        return EXECUTABLE if on_path() else "python server.py"
     if name == "__main__.py" and Path(given).resolve().parent == INSTALL_DIR / "sentinel_memory":  # not pytest's
         return "python -m sentinel_memory"
     return "python server.py" if is_checkout() else EXECUTABLE
@@ -66,9 +85,6 @@ def invoked_as(argv0: str | None = None) -> str:
 ENTRY = entry()
 # What people type, for messages: `sentinel-memory init`, or `python server.py init` from a checkout.
 SELF = invoked_as()
-# The same for text that is stored (git's config): it depends on the install, never on how this
-# run was started, so `python -m sentinel_memory init` and `python server.py init` write the same.
-STORED_SELF = invoked_as("")
 
 
 def path_fix() -> str:

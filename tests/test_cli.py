@@ -19,6 +19,7 @@ from filelock import FileLock
 import forkrun
 from gitrepos import env  # noqa: F401 (a fixture)
 
+from sentinel_memory.__main__ import too_old
 from sentinel_memory.cli.commands import COMMANDS
 from sentinel_memory.record.records import prepare
 
@@ -296,6 +297,45 @@ def test_forget_is_all_or_nothing_and_says_what_git_shows(project):
     assert sorted(ids_in_file(project)) == sorted([keep, drop])
 
 
+def test_forget_says_which_records_git_can_bring_back(project):
+    """A record deleted before it was committed is not in `git diff` and git cannot restore it: forget
+    says so instead of "git diff now shows 1 removed record"; for a committed one beside other
+    uncommitted lessons, it warns that `git restore` drops those too."""
+    _git(project, "init", "-q")
+    _git(project, "config", "user.email", "t@example.com")
+    _git(project, "config", "user.name", "T")
+    run(project, "init")
+    committed = logged_id(project, "a", "m1", "l")
+    _git(project, "add", ".")
+    _git(project, "commit", "-qm", "memory")
+    fresh = logged_id(project, "b", "m2", "l")
+
+    new_one = run(project, "forget", fresh).stdout
+    old_one = run(project, "forget", committed).stdout
+
+    assert "never committed" in new_one and "removed record" not in new_one and "git restore" not in new_one
+    assert "now shows 1 removed record" in old_one and "git restore" in old_one
+    _git(project, "restore", "--", ".context/memory_log.jsonl")  # the committed record is back
+    logged_id(project, "c", "m3", "an uncommitted lesson")
+    with_other = run(project, "forget", committed).stdout
+    assert "also undoes" in with_other and "also undoes" not in old_one
+
+
+def test_a_line_that_is_not_a_record_is_named_once_as_ours(project):
+    """A hand edit left a line that is not a record: every command that reads the file says so in one
+    sentence of its own, once however often it reads the file, and that the line is kept."""
+    logged_id(project, "a", "m", "l")
+    with memory(project).open("a", encoding="utf-8") as f:
+        f.write("not a record\n")
+
+    said = {c: run(project, *c.split(), check_rc=None).stderr for c in ("list", "search l", "stats", "doctor")}
+
+    for command, stderr in said.items():
+        notes = [line for line in stderr.splitlines() if "not a record" in line]
+        assert len(notes) == 1 and notes[0].startswith("sentinel-memory: 1 line of "), (command, stderr)
+        assert "quarantine" in notes[0] and "skipped" not in stderr, (command, stderr)
+
+
 def test_log_json_gives_the_outcome_and_the_stored_record(project):
     """log --json tells a script saved/updated/unchanged and the record as stored (redacted)."""
     fake = "ghp_" + "Z9y8" * 9
@@ -535,6 +575,55 @@ def test_a_file_is_found_from_the_folder_the_person_is_in(project):
     assert json.loads(here.stdout)["record"]["files"] == ["myapp/payment/rounding.py"]
     assert "Did you mean myapp/payment/rounding.py?" in refused.stderr
     assert "uses '..'" in outside.stderr and ids_in_file(project) == [json.loads(here.stdout)["id"]]
+
+
+def test_a_file_that_names_nothing_from_a_subfolder_is_explained_from_there(project):
+    """In src/, `--file src/checkout.py` (a path from the root) names src/src/checkout.py: the
+    refusal says the path is read from the current folder and suggests what to type from there,
+    not the very path that was typed."""
+    (project / "src").mkdir()
+    (project / "src" / "checkout.py").write_text("x = 1\n", encoding="utf-8")
+    (project / "config").mkdir()
+    (project / ".git").mkdir()  # the project's root, as a clone's
+
+    from_src = run(None, "log", "--topic", "payment", "--missing-context", "totals", "--lesson", "x",
+                   "--file", "src/checkout.py", check_rc=2, cwd=project / "src")
+    from_config = run(None, "log", "--topic", "payment", "--missing-context", "totals", "--lesson", "x",
+                      "--file", "checkout.py", check_rc=2, cwd=project / "config")
+
+    assert "read from the current folder (src/)" in from_src.stderr and "src/src/checkout.py" in from_src.stderr
+    assert from_src.stderr.rstrip().endswith("Did you mean checkout.py?")
+    assert from_config.stderr.rstrip().endswith("Did you mean ../src/checkout.py?")
+    assert "Nothing was saved" in from_src.stderr and not memory(project).exists()
+
+
+def test_search_takes_a_file_from_the_folder_the_person_is_in_as_log_does(project):
+    """`cd src/payment && search --file refund.py` finds the lesson that `log --file refund.py`
+    saved from the same folder; from the root the same path is the project's."""
+    (project / "src" / "payment").mkdir(parents=True)
+    (project / "src" / "payment" / "refund.py").write_text("x = 1\n", encoding="utf-8")
+    (project / "refund.py").write_text("y = 2\n", encoding="utf-8")
+    (project / ".git").mkdir()  # the project's root, as a clone's
+    sub = project / "src" / "payment"
+    rid = json.loads(run(None, "log", "--topic", "payment", "--missing-context", "refunds retry", "--lesson",
+                         "send an idempotency key", "--file", "refund.py", "--json", cwd=sub).stdout)["id"]
+    other = logged_id(project, "payment", "root refunds", "another lesson", "--file", "refund.py")
+
+    here = json.loads(run(None, "search", "--file", "refund.py", "--json", cwd=sub).stdout)
+    top = json.loads(run(None, "search", "--file", "refund.py", "--json", cwd=project).stdout)
+
+    assert here[0]["id"] == rid and here[0]["match"]["strong"]
+    assert top[0]["id"] == other and top[0]["match"]["strong"]
+
+
+def test_a_python_below_the_floor_is_told_how_to_make_the_venv_again():
+    """The sentence for an interpreter older than 3.11 names it and a venv command that replaces it:
+    `venv` over an existing venv keeps the old interpreter unless it is given --clear."""
+    old = too_old((3, 10, 13), "/p/.venv/bin/python")
+
+    assert old.startswith("sentinel-memory: needs Python 3.11 or newer, and /p/.venv/bin/python is Python 3.10.13.")
+    assert "-m venv --clear .venv" in old and "\n" not in old
+    assert too_old(tuple(sys.version_info)) is None and too_old((3, 11, 0)) is None
 
 
 def test_small_slips_get_the_sentence_that_applies(project):

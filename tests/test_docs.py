@@ -67,6 +67,19 @@ def test_readme_opens_with_the_serve_and_test_commands_that_ci_runs():
     assert "<!-- test -->" in (ROOT / ".ci" / "run").read_text()
 
 
+def test_the_install_commands_check_the_python_before_pip():
+    """On a python below the floor, the README's commands (and the client guide's install) stop at
+    `server.py --version`, which says so in one sentence, before pip, whose refusal of a locked
+    dependency's versions names neither the product nor the version it needs."""
+    blocks = re.findall(r"```\n(.*?)\n```", _read(ROOT / "README.md"), re.S)[:2]
+    clients = re.findall(r"```\n(.*?)\n```", _read(ROOT / "docs" / "clients.md"), re.S)
+    install = next(b for b in clients if "pip install" in b and "python3 -m venv .venv" in b)
+    for block in [*blocks, install]:
+        steps = re.split(r" && |\n", block)
+        check = steps.index(".venv/bin/python server.py --version")
+        assert steps[check - 1] == "python3 -m venv .venv" and "pip install" in steps[check + 1], block
+
+
 def test_ci_lints_with_the_venv_it_made_before_it_tests():
     """.ci/run makes the venv from requirements-dev.txt (which brings ruff and mypy), runs .ci/lint,
     then the README's test command; CONTRIBUTING.md gives the same quick loop and full run."""

@@ -327,7 +327,7 @@ def test_two_way_markers_committed_without_the_driver_keep_every_record_the_newe
     assert repo.git("ls-files", "-u").stdout == ""
     gitdriver.configure(repo.path, sys.executable, str(SERVER))  # the teammate wires the drivers later
     review = repo.git("diff", "HEAD~1", "HEAD", "--", MEMORY).stdout
-    assert "+GIT CONFLICT MARKERS IN THE FILE: 1 regions, shown merged by id" in review
+    assert "+GIT CONFLICT MARKERS IN THE FILE: 1 region, shown merged by id" in review
 
     found = answers.search(repo.memory)
 
@@ -371,6 +371,7 @@ def test_a_moved_install_still_merges_with_both_sides_kept_and_git_diff_still_wo
     merge = repo.git("merge", "--no-edit", "feature", check=False)
 
     assert merge.returncode != 0 and "the merge driver did not run" in merge.stderr
+    assert "Run sentinel-memory doctor" in merge.stderr  # the command a teammate has on PATH
     text = repo.data().decode("utf-8")
     assert all(any(line.startswith(m) for line in text.splitlines()) for m in MARKERS), text
     assert ours in text and theirs in text

@@ -219,9 +219,9 @@ def test_two_package_installs_in_two_clones_leave_the_second_clean(installed, tm
     assert doctor.returncode == 0 and f".mcp.json starts sentinel-memory ({ben_exe})" in doctor.stdout, doctor.stdout
 
 
-def test_an_editable_install_of_a_clone_names_itself_sentinel_memory(tmp_path, env):
-    """`pipx install --editable CLONE` (the README's step 0): the executable's usage lines and hints
-    name `sentinel-memory`, the command the person ran, not the clone's server.py; --version works."""
+def _editable_install(tmp_path: Path) -> Path:
+    """A copy of the checkout installed editable into a fresh venv, as `pipx install --editable
+    CLONE` (the README's step 0) does; returns the venv's `sentinel-memory` executable."""
     src = tmp_path / "clone"
     src.mkdir()
     for name in SOURCES:
@@ -242,7 +242,13 @@ def test_an_editable_install_of_a_clone_names_itself_sentinel_memory(tmp_path, e
     if done.returncode != 0 and not isolation and "setuptools" in done.stdout + done.stderr:
         pytest.skip("an editable install needs setuptools from a package index, and none is reachable")
     assert done.returncode == 0, done.stdout + done.stderr
-    executable = venv / BIN / ("sentinel-memory.exe" if os.name == "nt" else "sentinel-memory")
+    return venv / BIN / ("sentinel-memory.exe" if os.name == "nt" else "sentinel-memory")
+
+
+def test_an_editable_install_of_a_clone_names_itself_sentinel_memory(tmp_path, env):
+    """`pipx install --editable CLONE` (the README's step 0): the executable's usage lines and hints
+    name `sentinel-memory`, the command the person ran, not the clone's server.py; --version works."""
+    executable = _editable_install(tmp_path)
     repo = make_repo(tmp_path, env)
 
     version = sm(executable, env, "--version")
@@ -253,3 +259,28 @@ def test_an_editable_install_of_a_clone_names_itself_sentinel_memory(tmp_path, e
     assert version.returncode == 0 and version.stdout.startswith("sentinel-memory ")
     assert typo.returncode == 2 and "usage: sentinel-memory" in typo.stderr and "`sentinel-memory --help`" in typo.stderr
     assert "server.py" not in typo.stderr + nothing.stdout + nothing.stderr, nothing.stdout + nothing.stderr
+
+
+def test_the_pre_commit_check_of_an_editable_install_names_the_command_people_type(tmp_path, env):
+    """With an editable install (pipx links its executable onto PATH), git's pre-commit check runs
+    the clone's server.py; the refusal it prints names `sentinel-memory scan --redact`, what the
+    person types, not `python server.py`, which is no command in the project."""
+    executable = _editable_install(tmp_path)
+    linked = tmp_path / "local-bin"  # ~/.local/bin, where pipx links the executable
+    linked.mkdir()
+    (linked / executable.name).symlink_to(executable)
+    env = {**env, "PATH": f"{linked}{os.pathsep}{env['PATH']}"}
+    repo = make_repo(tmp_path, env, wired=False)
+    assert sm(linked / executable.name, env, "init", cwd=repo.path).returncode == 0
+    assert "server.py" in (repo.path / ".git" / "hooks" / "pre-commit").read_text(encoding="utf-8")
+    sm(linked / executable.name, env, "log", "--topic", "t", "--missing-context", "m", "--lesson", "l", cwd=repo.path)
+    lines = repo.memory.read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[0])
+    record["lesson"] = "use ghp_" + "aB3dE5gH7jK9mN1pQ3rS5tU7vW9xY1zA2bC4"  # the shape of a token, not one
+    repo.memory.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    repo.git("add", "-A")
+
+    refused = repo.git("commit", "-q", "-m", "leaky", check=False)
+
+    assert refused.returncode != 0 and "Run `sentinel-memory scan --redact`" in refused.stderr, refused.stderr
+    assert "python server.py" not in refused.stderr

@@ -111,6 +111,21 @@ def test_doctor_says_in_one_line_when_the_committed_command_cannot_start_here(tm
     assert f"{path} holds this machine's path in 'cwd'" in doctor
 
 
+def test_doctor_names_one_config_that_cannot_start_in_the_singular(tmp_path, env):
+    """The README's default, Cursor alone, without `sentinel-memory` on PATH: the line reads
+    ".cursor/mcp.json starts `sentinel-memory`, which is not on this machine's PATH"."""
+    repo = make_repo(tmp_path, env, wired=False)
+    sm(ROOT / "server.py", env, repo.path, "init", "--no-hooks")
+    bare = {**env, "PATH": os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if not p.startswith(str(tmp_path)))}
+    if shutil.which("sentinel-memory", path=bare["PATH"]):
+        pytest.skip("a sentinel-memory command is installed on this machine's PATH")
+
+    doctor = sm(ROOT / "server.py", bare, repo.path, "doctor")
+
+    assert doctor.returncode == 1
+    assert ".cursor/mcp.json starts `sentinel-memory`, which is not on this machine's PATH" in doctor.stdout, doctor.stdout
+
+
 def test_init_moves_an_old_machine_specific_entry_to_the_portable_one(tmp_path, env):
     """A config an earlier version wrote (absolute command, server.py, cwd): init rewrites our
     entry to the portable one, removes the absolute cwd, and keeps the user's own keys."""

@@ -9,6 +9,7 @@ are in parser.EXIT_CODES; `--project DIR` is accepted before or after the comman
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import sys
@@ -37,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
             return gitdriver.merge_driver(args.base, args.ours, args.theirs, args.name)
         if args.command == "textconv":
             return gitdriver.textconv(args.file)
+        _warnings_once()
         root = resolve(args.project, client=PERSON)
         if args.command in ("log", "forget", "init", "fold") or getattr(args, "redact", False):
             _refuse_guarded(root)
@@ -50,6 +52,26 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def _warnings_once() -> None:
+    """What the readers warn about (a line of the memory file that is not a record) on stderr as
+    one sentence of ours, once per run however often the command reads the file."""
+    seen: set[str] = set()
+
+    def first_time(record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if message in seen:
+            return False
+        seen.add(message)
+        return True
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("sentinel-memory: %(message)s"))
+    handler.addFilter(first_time)
+    logger = logging.getLogger("sentinel_memory")
+    logger.addHandler(handler)
+    logger.propagate = False
 
 
 def _fit_to_terminal(args) -> None:
@@ -86,7 +108,8 @@ def _dump(value) -> None:
 def cmd_search(root, args) -> int:
     query = " ".join(args.query)
     opened = memory.OpenMemory(root.memory_file)
-    found, in_scope = memory.ranked_matches(opened, query, args.topic, args.files)
+    files = None if args.files is None else from_here(root.path, args.files)
+    found, in_scope = memory.ranked_matches(opened, query, args.topic, files)
     if args.json:
         _dump([{**m.record, "match": m.as_json()} for m in found])
     else:
@@ -99,7 +122,7 @@ def cmd_search(root, args) -> int:
                 root.memory_file,
                 bool(in_scope) or bool(maintenance.records(opened)),
                 memory.stale_marks(opened),
-                args.files or [],
+                files or [],
             )
         )
         if args.topic and not in_scope:
@@ -159,8 +182,9 @@ def cmd_stats(root, args) -> int:
 def from_here(root: Path, given: list[str]) -> list[str]:
     """Paths typed on the command line, as a person means them: from the folder they are in when
     that is inside the project (what tab completion gives in a subfolder), else from the project's
-    root. The result is checked against the project as log_memory's `files` are; a path that leaves
-    the project is passed on unchanged, to be refused with the reason."""
+    root; `search --file` and `log --file` alike. The result is checked against the project as the
+    tools' `files` are; a path that leaves the project is passed on unchanged, to be refused with
+    the reason."""
     here = Path.cwd()
     try:
         inside = here.resolve().is_relative_to(root.resolve())
@@ -177,6 +201,29 @@ def from_here(root: Path, given: list[str]) -> list[str]:
     return out
 
 
+def subfolder(root: Path) -> str | None:
+    """The current folder, relative to the project's root ("/"-separated), when it is a folder
+    inside the project other than the root; else None."""
+    try:
+        relative = Path.cwd().resolve().relative_to(Path(root).resolve())
+    except (OSError, ValueError):
+        return None
+    return relative.as_posix() if relative.parts else None
+
+
+def _check_from_here(root: Path, given: list[str], files: list[str]) -> None:
+    """In a subfolder, a --file that names nothing is refused in the terms it was typed in: read
+    from the current folder, with the same-named files as one would type them from there. Other
+    refusals (a path that leaves the project, a directory) are the tool's own, with the reason."""
+    sub = subfolder(root)
+    if sub is None:
+        return
+    for typed, path in zip(given, files, strict=True):
+        if ".." in Path(path).parts or os.path.isabs(path) or os.path.lexists(os.path.join(root, path)):
+            continue
+        raise InvalidInput(console.not_a_file_here(typed, path, sub, root))
+
+
 def cmd_log(root, args) -> int:
     """Save or refresh a lesson. A field left out keeps what the refreshed record holds (an explicit
     "" clears it); the output says which fields changed, and names a near-identical record that a
@@ -191,6 +238,8 @@ def cmd_log(root, args) -> int:
         )
     ask = args.ask_next_time if args.ask_next_time is not None else (old or {}).get("ask_next_time", "")
     files = None if args.files is None else from_here(root.path, args.files)
+    if files:
+        _check_from_here(root.path, args.files, files)
     try:
         logged = memory.upsert(opened, args.topic, args.missing_context, lesson, ask, files=files)
     except InvalidInput as exc:
@@ -252,7 +301,8 @@ def cmd_forget(root, args) -> int:
         for given in result.unknown:
             _fail(console.not_found(given, root.memory_file, maintenance.MIN_PREFIX), 1)
         return _fail("nothing was deleted", 1)
-    out, errors = console.forget_report(result, root.memory_file)
+    head = maintenance.at_head(root.path, root.memory_file, {r["id"] for r in result.deleted})
+    out, errors = console.forget_report(result, root.memory_file, head)
     for line in out:
         print(line)
     for line in errors:

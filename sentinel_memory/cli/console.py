@@ -19,7 +19,7 @@ from ..visible import visible, visible_record
 
 if TYPE_CHECKING:  # the operations' results, for annotations only
     from ..search.match import Match
-    from .maintenance import Folded, Forgotten, Stats, TopicSummary
+    from .maintenance import AtHead, Folded, Forgotten, Stats, TopicSummary
 
 
 def width(text: str) -> int:
@@ -161,18 +161,38 @@ def not_found(given: str, file: Path, min_prefix: int) -> str:
     )
 
 
-def forget_report(result: Forgotten, file: Path) -> tuple[list[str], list[str]]:
-    """(lines for stdout, lines for stderr) after `forget`."""
+def forget_report(result: Forgotten, file: Path, head: AtHead | None = None) -> tuple[list[str], list[str]]:
+    """(lines for stdout, lines for stderr) after `forget`; `head` says which of the records the
+    last commit holds (None: not in git, or not known), so the line names only what git shows."""
     out = [
         f"deleted {visible(str(r['id']))} ({r.get('type', 'log')}, topic {str(r.get('topic') or '')!r})"
         for r in result.deleted
     ]
     errors = [f"{rid} was already gone" for rid in result.gone]  # deleted by someone else meanwhile
-    if result.deleted:
+    if not result.deleted:
+        return out, errors
+    if head is None:
         them = "it" if len(result.deleted) == 1 else "them"
         out.append(
             f"`git diff -- {file}` now shows {plural(len(result.deleted), 'removed record')}; commit it to share "
             f"the change, or, if the file was committed, bring {them} back with `git restore -- {file}`."
+        )
+        return out, errors
+    shown = [r for r in result.deleted if r["id"] in head.ids]
+    never = len(result.deleted) - len(shown)
+    if shown:
+        them = "it" if len(shown) == 1 else "them"
+        also = " (which also undoes the file's other uncommitted changes)" if head.other_changes else ""
+        out.append(
+            f"`git diff -- {file}` now shows {plural(len(shown), 'removed record')}; commit it to share the "
+            f"change, or bring {them} back with `git restore -- {file}`{also}."
+        )
+    if never:
+        were = "was" if never == 1 else "were"
+        it = "it" if never == 1 else "them"
+        out.append(
+            f"{plural(never, 'deleted record')} {were} never committed: `git diff` does not show {it}, and git "
+            f"cannot bring {it} back."
         )
     return out, errors
 
@@ -296,9 +316,18 @@ def near_twin_line(twin: dict, new_id: str) -> str:
     )
 
 
-def same_name_hint(root: Path, given: list[str], limit: int = 20_000) -> str:
+def not_a_file_here(typed: str, path: str, sub: str, root: Path) -> str:
+    """A --file typed in a subfolder that names no file there."""
+    return (
+        f"--file {visible(typed)!r} names no file: in a subfolder a path is read from the current folder "
+        f"({visible(sub)}/), so it means {visible(path)} in the project ({root}). Nothing was saved."
+        + same_name_hint(root, [path], here=Path.cwd())
+    )
+
+
+def same_name_hint(root: Path, given: list[str], limit: int = 20_000, here: Path | None = None) -> str:
     """For a refused path that names no file: the project's files with that name, as a suggestion
-    (a bounded walk that skips .git/, .context/ and links)."""
+    (a bounded walk that skips .git/, .context/ and links); relative to the root, or to `here`."""
     wanted = {os.path.basename(p) for p in given if p and not os.path.exists(os.path.join(root, p))}
     found: list[str] = []
     seen = 0
@@ -308,7 +337,10 @@ def same_name_hint(root: Path, given: list[str], limit: int = 20_000) -> str:
         found += [os.path.relpath(os.path.join(folder, f), root).replace(os.sep, "/") for f in files if f in wanted]
         if seen > limit or len(found) > 3:
             break
-    return f" Did you mean {visible(', '.join(sorted(found)[:3]))}?" if found else ""
+    shown = sorted(found)[:3]
+    if here is not None:
+        shown = [os.path.relpath(os.path.join(os.path.realpath(root), f), here).replace(os.sep, "/") for f in shown]
+    return f" Did you mean {visible(', '.join(shown))}?" if found else ""
 
 
 _COLOUR = re.compile(r"\x1b\[[0-9;]*m")

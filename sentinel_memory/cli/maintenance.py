@@ -5,6 +5,7 @@ result; the words are cli/console.py's."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from dataclasses import dataclass
@@ -68,6 +69,44 @@ class Forgotten:
     unknown: list[str]  # given ids or prefixes that name no record: then nothing was deleted
     deleted: list[dict]  # the records deleted
     gone: list[str]  # ids deleted by someone else between the lookup and the locked write
+
+
+@dataclass
+class AtHead:
+    """The memory file as the last commit holds it, for what git can show and restore."""
+
+    ids: set[str]  # the records it holds (empty: no commit, or no memory file in it)
+    other_changes: bool  # the work tree's file differs from it by more than the deleted records
+
+
+def at_head(root: Path, memory_file: Path, deleted: set[str]) -> AtHead | None:
+    """After `forget` of `deleted`: which records HEAD holds, and whether `git restore` of the file
+    would undo more than the deletion (the file differs from HEAD less those records' lines).
+    None outside git or when the committed file cannot be read."""
+    from ..git import revisions
+    from ..record.snapshot import lines_of, parse
+
+    try:
+        repo = revisions.repository(root)
+        sha = revisions.commit_of(repo, "HEAD")
+        found = revisions.blob(repo, sha, repo.prefix + ".context/memory_log.jsonl") if sha else None
+        now = memory_file.read_bytes() if memory_file.is_file() else b""
+    except (InvalidInput, OSError):
+        return None
+    if found is not None and found.problem:
+        return None
+    data = found.data if found is not None and found.data is not None else b""
+    ids = set(parse(data).records)
+    kept = [line for line in lines_of(data) if _id_of(line) not in deleted]
+    return AtHead(ids, kept != lines_of(now))
+
+
+def _id_of(line: bytes) -> object:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value.get("id") if isinstance(value, dict) else None
 
 
 def forget(where: Where, given: list[str]) -> Forgotten:

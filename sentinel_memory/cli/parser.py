@@ -25,7 +25,10 @@ EXIT_CODES = (
     "exit codes: 0 success; 1 nothing found, or a check failed; 2 bad usage or input (nothing "
     "changed); 3 the memory file is locked, or could not be read or written; 130 interrupted"
 )
-PROJECT_HELP = f"the project (default: ${ENV_VAR}, else the current directory); before or after the command"
+PROJECT_HELP = (
+    f"the project (default: ${ENV_VAR}, else the project of the current directory, found as git finds its "
+    "root); before or after the command"
+)
 JSON_HELP = "print UTF-8 JSON for scripts instead of text"
 
 

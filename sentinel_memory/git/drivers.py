@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..invocation import STORED_SELF
 from ..record.disk import atomic_write
 from ..record.merge import merge_three_way
 from ..record.snapshot import Snapshot, parse
@@ -76,12 +75,18 @@ def textconv(path: str, out=None) -> int:
     blocks += [f"UNREADABLE LINE: {visible(raw.decode('utf-8', 'replace'))}\n" for raw in snap.unreadable]
     # A review must see what the blocks alone would hide: markers or duplicates in the file itself.
     if snap.duplicates:
-        blocks.insert(0, f"DUPLICATE IDS IN THE FILE: {snap.duplicates} extra lines, the newer of each shown\n")
+        lines = _counted(snap.duplicates, "extra line")
+        blocks.insert(0, f"DUPLICATE IDS IN THE FILE: {lines}, the newer of each shown\n")
     if snap.conflict_regions:
-        blocks.insert(0, f"GIT CONFLICT MARKERS IN THE FILE: {snap.conflict_regions} regions, shown merged by id\n")
+        regions = _counted(snap.conflict_regions, "region")
+        blocks.insert(0, f"GIT CONFLICT MARKERS IN THE FILE: {regions}, shown merged by id\n")
     out.write("\n".join(blocks).encode("utf-8"))
     out.flush()
     return 0
+
+
+def _counted(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def readable_block(record: dict) -> str:
@@ -142,7 +147,9 @@ def driver_commands(*command: str) -> dict[str, str]:
     and `git show` ("unable to read files to diff"). So the merge falls back to git's text merge
     with diff3 markers, which the loader resolves exactly, and the diff to the raw lines.
     Our merge driver itself exits 0 (merged) or 1 (conflict, markers written): anything else
-    means it did not run."""
+    means it did not run. The fallback's words are the same for every install and however init
+    was started (the committed configs put `sentinel-memory` on every teammate's PATH), so no way
+    of starting rewrites another's config."""
     # abspath, not resolve: a venv's python is a symlink that must not be followed out of the venv.
     run = " ".join(quote(os.path.abspath(word) if _is_path(word) else word) for word in command)
     text_merge = " ".join(["git merge-file --diff3", *TEXT_MERGE_LABELS, "%A %O %B"])
@@ -151,7 +158,7 @@ def driver_commands(*command: str) -> dict[str, str]:
         f"merge.{DRIVER}.driver": (
             f"{run} merge-driver %O %A %B %P; s=$?; [ $s -le 1 ] && exit $s; "
             f"echo \"sentinel-memory: the merge driver did not run (exit $s); using git's text merge. "
-            f'Run {STORED_SELF} doctor" >&2; {text_merge}'
+            f'Run sentinel-memory doctor (or server.py doctor in its checkout)" >&2; {text_merge}'
         ),
         # git appends the file as "$@": our textconv gets it as $1, the fallback `cat` as "$@".
         f"diff.{DRIVER}.textconv": f'{run} textconv "$1" || cat',

@@ -186,5 +186,11 @@ def _entries(lines: list[bytes], unreadable: list[bytes]) -> list[Entry]:
         else:
             entries.append(Entry(record, line, raw + b"\n"))
     if unreadable:
-        log.warning("skipped %d unreadable line(s)", len(unreadable))
+        n = len(unreadable)
+        log.warning(
+            "%s of the memory file %s not a record: left out here, and moved to "
+            ".context/memory_log.quarantine.jsonl by the next write (nothing is lost)",
+            "1 line" if n == 1 else f"{n} lines",
+            "is" if n == 1 else "are",
+        )
     return entries

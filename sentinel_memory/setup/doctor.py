@@ -299,11 +299,11 @@ def _client(root: Path) -> list[tuple[str, str]]:
                 if machine_specific(k, v)
             ]
     for command in dict.fromkeys(c for _p, c in unstartable):
-        paths = ", ".join(str(p.relative_to(root)) for p, c in unstartable if c == command)
+        named = [str(p.relative_to(root)) for p, c in unstartable if c == command]
         out.append(
             (
                 FAIL,
-                f"{paths} start `{command}`, which is not on this machine's PATH, so the client cannot "
+                f"{', '.join(named)} start{'s' if len(named) == 1 else ''} `{command}`, which is not on this machine's PATH, so the client cannot "
                 f"start the server: {path_fix()}",
             )
         )

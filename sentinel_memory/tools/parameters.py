@@ -44,6 +44,8 @@ def _table(*parameters: Parameter) -> dict[str, Parameter]:
 
 
 _FILES_ABOUT = f'relative to the project root, e.g. ["src/payment/refund.py"] (at most {MAX_FILES}'
+# The command line's --file: a path as a shell completes it in the folder the person is in.
+_FROM_HERE = "from the current folder when it is in the project, else from the project's root"
 THRESHOLD = Parameter(
     "compact_threshold",
     "Log records above this count make compaction required.",
@@ -69,7 +71,7 @@ SEARCH_MEMORY = _table(
         f"The files you are about to read or change, {_FILES_ABOUT}; they need not exist yet). Records citing "
         "them come first (a file few records cite weighs more; its name before a git rename counts as it), then "
         "those citing a file in their directories.",
-        f"a file you are about to read or change (repeat for several, at most {MAX_FILES})",
+        f"a file you are about to read or change, {_FROM_HERE} (repeat for several, at most {MAX_FILES})",
         None,
     ),
 )
@@ -119,7 +121,7 @@ LOG_MEMORY = _table(
         f"The files the lesson is about, {_FILES_ABOUT}, inside the project). When a commit later changes, "
         "deletes or renames one, search_memory marks the record stale. Paths the lesson or missing_context "
         "names count too. Omit to keep the files the record already cites.",
-        f"a file the lesson is about, relative to the project root (repeat for several, at most {MAX_FILES}); "
+        f"a file the lesson is about, {_FROM_HERE} (repeat for several, at most {MAX_FILES}); "
         "the record is marked stale when a commit changes it",
         None,
     ),
