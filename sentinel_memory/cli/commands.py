@@ -244,7 +244,10 @@ def cmd_log(root, args) -> int:
         logged = memory.upsert(opened, args.topic, args.missing_context, lesson, ask, files=files)
     except InvalidInput as exc:
         raise InvalidInput(str(exc) + console.same_name_hint(root.path, files or [])) from None
-    text = render.log_answer(logged)
+    # The agent's notice (call compact_memory now) in a person's words.
+    text = render.log_answer(logged).replace(
+        render.compact_notice(logged.logs, logged.threshold), console.compact_line(logged.logs, logged.threshold)
+    )
     changed = console.changed_fields(old, logged.record)
     twins = maintenance.near_twins(opened, logged.record) if old is None else []
     if args.json:

@@ -125,6 +125,15 @@ def topic_table(topics: list[TopicSummary]) -> str:
     return table(rows, ["topic", "logs", "principles", "newest"])
 
 
+def compact_line(logs: int, threshold: int) -> str:
+    """What a person reads where the agent is told to compact: who does it, and how."""
+    return (
+        f"Compaction required: {logs} logs, past the threshold of {threshold}. Ask your agent to compact the "
+        "memory: its compact_memory tool groups the records by topic, and it saves one principle per topic, "
+        "which replaces them."
+    )
+
+
 def stats_report(stats: Stats) -> str:
     lines = [
         f"{visible(str(stats.file))}: {plural(stats.records, 'record')} ({plural(stats.logs, 'log')}, "
