@@ -659,13 +659,20 @@ def test_ctrl_c_in_a_terminal_stops_the_server(project, recorded, presses, when)
     or while it loads, without a traceback."""
     import pty
 
-    pid, master = pty.fork()
-    if pid == 0:
-        try:
-            os.chdir(project)
-            os.execve(PYTHON, [PYTHON, str(SERVER), "--project", str(project)], _env(True, recorded))
-        finally:
-            os._exit(127)
+    # A terminal of its own: the child starts a session and opens the terminal by name, which makes
+    # it the session's controlling terminal (so Ctrl+C is SIGINT), then runs the server. Spawned,
+    # not forked from this multi-threaded process (pty.fork warns of deadlocks there).
+    master, terminal = pty.openpty()
+    shim = (
+        "import os, sys; fd = os.open(os.ttyname(0), os.O_RDWR); [os.dup2(fd, n) for n in (0, 1, 2)]; "
+        "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+    )
+    child = subprocess.Popen(
+        [PYTHON, "-c", shim, str(SERVER), "--project", str(project)],
+        stdin=terminal, stdout=terminal, stderr=terminal, cwd=project, env=_env(True, recorded),
+        start_new_session=True,
+    )
+    os.close(terminal)
     output = b""
     try:
         if when == "serving":
@@ -679,8 +686,7 @@ def test_ctrl_c_in_a_terminal_stops_the_server(project, recorded, presses, when)
             os.write(master, b"\x03")
         deadline = time.monotonic() + TIMEOUT
         while time.monotonic() < deadline:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
+            if child.poll() is not None:
                 break
             ready, _, _ = select.select([master], [], [], 0.1)
             if ready:
@@ -692,12 +698,9 @@ def test_ctrl_c_in_a_terminal_stops_the_server(project, recorded, presses, when)
             pytest.fail(f"still running {TIMEOUT} s after Ctrl+C: {output.decode(errors='replace')[-2000:]}")
         assert b"Traceback" not in output
     finally:
-        try:
-            if not os.waitpid(pid, os.WNOHANG)[0]:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-        except ChildProcessError:
-            pass
+        if child.poll() is None:
+            child.kill()
+        child.wait()
         os.close(master)
 
 
