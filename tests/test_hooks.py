@@ -564,17 +564,24 @@ def _grow(repo, records: int) -> None:
                        for i in range(records)])
 
 
+def _wait_for_kept_index(repo) -> None:
+    """Until the detached builder has written the kept index of repo's memory (at most a minute)."""
+    from sentinel_memory.hooks import matches
+
+    for _ in range(600):
+        if matches.fresh(repo.memory):
+            break
+        time.sleep(0.1)
+    assert matches.kept(repo.memory) is not None
+
+
 def test_a_sessions_first_hook_builds_the_kept_index_in_the_background(repo):
     from sentinel_memory.hooks import matches
 
     _grow(repo, 300)
     assert matches.worth_keeping(repo.memory)
     first_prompt(repo, "claude", "s1")
-    for _ in range(600):  # the builder is detached: wait for its file (at most a minute)
-        if matches.fresh(repo.memory):
-            break
-        time.sleep(0.1)
-    assert matches.kept(repo.memory) is not None
+    _wait_for_kept_index(repo)
     code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="Fix the bug in src/auth.py"))
     assert LESSON in out
 
@@ -583,15 +590,10 @@ def test_a_context_folder_linked_to_another_projects_gets_nothing_from_its_kept_
     """A project whose .context/ is a symbolic link to another project's (a cloned repository can
     hold one pointing anywhere) is refused as the store refuses it: the kept index of the memory
     the link leads to, valid for that file's bytes, is not used either."""
-    from sentinel_memory.hooks import matches
 
     _grow(repo, 300)
     first_prompt(repo, "claude", "s1")
-    for _ in range(600):  # the builder is detached: wait for its file (at most a minute)
-        if matches.fresh(repo.memory):
-            break
-        time.sleep(0.1)
-    assert matches.kept(repo.memory) is not None
+    _wait_for_kept_index(repo)
     other = make_repo(tmp_path, repo.env, name="other", wired=False)
     shutil.rmtree(other.path / ".context", ignore_errors=True)
     (other.path / ".context").symlink_to(repo.path / ".context", target_is_directory=True)
