@@ -236,6 +236,28 @@ def test_past_its_time_bound_it_prints_nothing(repo):
     assert (code, out) == (0, "")
 
 
+@pytest.mark.parametrize("hangs", ["status", "log"])
+def test_a_git_that_hangs_is_not_left_running_after_the_hook(repo, tmp_path, hangs):
+    """A git that never answers (a stuck network drive, a lock held elsewhere): the hook ends within
+    its bound, exit 0, and leaves no git process behind, whichever of its git calls hangs (status
+    for the session's first fingerprint, log for the names a cited file had)."""
+    mark = f"{31 + len(hangs)}.4159"  # the hung git's arguments, to find it afterwards
+    wrapper = tmp_path / "hung" / "git"
+    wrapper.parent.mkdir()
+    wrapper.write_text(
+        f'#!/bin/sh\nfor a in "$@"; do [ "$a" = {hangs} ] && exec sleep {mark}; done\n'
+        f'exec {shutil.which("git")} "$@"\n',
+        encoding="utf-8",
+    )
+    wrapper.chmod(0o755)
+    path = f"{wrapper.parent}{os.pathsep}{repo.env.get('PATH', os.environ['PATH'])}"
+    code, _, _ = hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1"), PATH=path,
+                      SENTINEL_MEMORY_HOOK_TIME="1.5")
+    assert code == 0
+    left = subprocess.run(["pgrep", "-f", f"sleep {mark}"], capture_output=True, text=True)
+    assert left.stdout == "", f"a git call outlived the hook: {left.stdout}"
+
+
 def test_a_missing_or_unreadable_memory_file_gets_nothing(repo):
     repo.memory.unlink()
     assert hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1")) == (0, "", "")

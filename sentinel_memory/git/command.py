@@ -54,6 +54,7 @@ import os
 import re
 import stat
 import subprocess
+import time
 
 TRANSPORTS = ("ext", "fd", "file", "git", "ssh", "http", "https", "ftp", "ftps", "rsync")
 SAFE_SETTINGS = (
@@ -102,6 +103,26 @@ ENV = {
     "GIT_TERMINAL_PROMPT": "0",  # nor asked for
 }
 TIMEOUT = 30  # seconds, unless the caller says otherwise
+# A time (time.monotonic()) by which every git call of this process must end, or None: the hook's
+# time bound (hooks/run.py), so that it can still answer without what git was too slow to say.
+_deadline: float | None = None
+_running: set[subprocess.Popen] = set()  # the git processes this one is waiting for
+
+
+def end_by(deadline: float | None) -> None:
+    """Cap every later git call of this process at `deadline` (time.monotonic()), or lift the cap."""
+    global _deadline
+    _deadline = deadline
+
+
+def stop_running() -> None:
+    """Kill the git processes being waited for (the hook's time bound, which ends the process at
+    once, calls this first): a git that hangs is not left behind, one more for every hook."""
+    for process in list(_running):
+        try:
+            process.kill()
+        except OSError:
+            pass
 
 
 def argv(*args: str, cwd: os.PathLike | str | None = None) -> list[str]:
@@ -146,17 +167,33 @@ def run(
     why = hazard(os.fspath(cwd) if cwd is not None else os.getcwd())
     if why:
         raise GitWouldWait(why)
-    return subprocess.run(
+    if _deadline is not None:
+        timeout = min(timeout, _deadline - time.monotonic())
+        if timeout <= 0:
+            raise subprocess.TimeoutExpired(["git", *args], 0)
+    # subprocess.run's steps, with the process known to stop_running while it runs.
+    with subprocess.Popen(
         argv(*args, cwd=cwd),
         env=environment(index),
-        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=text,
         encoding="utf-8" if text else None,
         errors="replace" if text else None,
-        stdin=subprocess.DEVNULL,
-        timeout=timeout,
-        check=check,
-    )
+    ) as process:
+        _running.add(process)
+        try:
+            out, err = process.communicate(timeout=timeout)
+        except BaseException:
+            process.kill()  # and the with statement waits for it
+            raise
+        finally:
+            _running.discard(process)
+    done = subprocess.CompletedProcess(process.args, process.returncode, out, err)
+    if check:
+        done.check_returncode()
+    return done
 
 
 def shell_prefix() -> str:

@@ -35,6 +35,7 @@ DEBUG_ENV = "SENTINEL_MEMORY_HOOK_DEBUG"  # set: a failure is said in one line o
 PROMPT_RECORDS = 3
 CONTEXT_CHARS = 1_500
 GIT_SHARE = 0.4  # of the time bound, the most one git status may take
+GIT_MARGIN = 0.1  # seconds before the bound by which every git call has ended (killed if need be)
 # Prompts that carry no task: nothing is looked up for them.
 ACKS = frozenset(
     (
@@ -147,7 +148,7 @@ def writes_mode() -> str:
 
 class Guard:
     """The time bound: past the deadline the process ends at once with nothing printed (a timer
-    thread), and an answer finished late is not printed either."""
+    thread), killing the git it waits for, and an answer finished late is not printed either."""
 
     def __init__(self, deadline: float) -> None:
         self.deadline = deadline
@@ -163,6 +164,9 @@ class Guard:
     def _expire(self) -> None:
         with self._lock:
             if not self._done:
+                command = sys.modules.get("sentinel_memory.git.command")  # loaded if git was run
+                if command is not None:
+                    command.stop_running()
                 os._exit(0)
 
     def emit(self, reply: Reply | None) -> int:
@@ -213,9 +217,12 @@ def answer(client: str, project: str | None, stream, guard: Guard) -> Reply | No
     mode = writes_mode()
     if (event.moment == BEFORE_WRITE and mode != "deny") or (event.moment == AFTER_WRITE and mode != "context"):
         return None
+    from ..git import command
     from ..setup.project import resolve
     from . import state
 
+    # Every git call ends a little before the bound, so that the hook can answer without it.
+    command.end_by(guard.deadline - GIT_MARGIN)
     root = resolve(project, cwd=event.cwd)
     if root.guarded:
         return None
