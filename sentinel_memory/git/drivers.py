@@ -149,19 +149,20 @@ def driver_commands(*command: str) -> dict[str, str]:
     Our merge driver itself exits 0 (merged) or 1 (conflict, markers written): anything else
     means it did not run. The fallback's words are the same for every install and however init
     was started (the committed configs put `sentinel-memory` on every teammate's PATH), so no way
-    of starting rewrites another's config."""
+    of starting rewrites another's config. `--` ends the options: a path git passes may start
+    with a dash (a project in a folder named `-app`)."""
     # abspath, not resolve: a venv's python is a symlink that must not be followed out of the venv.
     run = " ".join(quote(os.path.abspath(word) if _is_path(word) else word) for word in command)
     text_merge = " ".join(["git merge-file --diff3", *TEXT_MERGE_LABELS, "%A %O %B"])
     return {
         f"merge.{DRIVER}.name": "Sentinel-Memory id-aware merge of .context/memory_log.jsonl",
         f"merge.{DRIVER}.driver": (
-            f"{run} merge-driver %O %A %B %P; s=$?; [ $s -le 1 ] && exit $s; "
+            f"{run} merge-driver -- %O %A %B %P; s=$?; [ $s -le 1 ] && exit $s; "
             f"echo \"sentinel-memory: the merge driver did not run (exit $s); using git's text merge. "
             f'Run sentinel-memory doctor (or server.py doctor in its checkout)" >&2; {text_merge}'
         ),
         # git appends the file as "$@": our textconv gets it as $1, the fallback `cat` as "$@".
-        f"diff.{DRIVER}.textconv": f'{run} textconv "$1" || cat',
+        f"diff.{DRIVER}.textconv": f'{run} textconv -- "$1" || cat',
     }
 
 
