@@ -217,39 +217,42 @@ def history(repo: Repo, sha: str, since: int) -> History:
     boundaries = shallow_commits(repo)
     events: dict[str, list] = {}
     commits, oldest, shallow = 0, since, None
-    for chunk in (out or "").split("\x01"):
-        if not chunk:
-            continue
-        head_line, _, rest = chunk.partition("\0")
-        short, _, when = head_line.partition(" ")
-        when, _, full = when.partition(" ")
-        try:
-            ct = int(when)
-        except ValueError:
-            continue
-        if full.strip() in boundaries:
-            shallow = max(shallow or ct, ct)
-            continue
-        commits += 1
-        oldest = min(oldest, ct) if commits > 1 else ct
-        tokens = rest.lstrip("\n").split("\0")
-        i = 0
-        while i < len(tokens):
-            status = tokens[i]
-            if not status:
-                i += 1
+    # NUL-separated: a commit's header (\x01 first, where a status is due), then per file a
+    # status and its path (two for a rename or copy). A path may hold any byte but NUL, \x01 and a
+    # newline too, so only the place of a token says what it is.
+    tokens = (out or "").split("\0")
+    i, ct, short, skip = 0, 0, "", True
+    while i < len(tokens):
+        token = tokens[i].lstrip("\n")
+        i += 1
+        if token.startswith("\x01"):
+            short, _, when = token[1:].partition(" ")
+            when, _, full = when.partition(" ")
+            try:
+                ct = int(when)
+            except ValueError:
+                skip = True
                 continue
-            if status[0] in "RC" and i + 2 < len(tokens):
-                old, new = tokens[i + 1], tokens[i + 2]
-                if status[0] == "R":
-                    events.setdefault(old, []).append((ct, short, "R", new))
-                events.setdefault(new, []).append((ct, short, "M", None))
-                i += 3
-            elif i + 1 < len(tokens):
-                events.setdefault(tokens[i + 1], []).append((ct, short, "D" if status[0] == "D" else "M", None))
-                i += 2
-            else:
-                break
+            skip = full.strip() in boundaries
+            if skip:
+                shallow = max(shallow or ct, ct)
+                continue
+            commits += 1
+            oldest = min(oldest, ct) if commits > 1 else ct
+            continue
+        if not token:
+            continue
+        paths = 2 if token[0] in "RC" else 1
+        named, i = tokens[i : i + paths], i + paths
+        if skip or len(named) < paths:
+            continue
+        if paths == 2:
+            old, new = named
+            if token[0] == "R":
+                events.setdefault(old, []).append((ct, short, "R", new))
+            events.setdefault(new, []).append((ct, short, "M", None))
+        else:
+            events.setdefault(named[0], []).append((ct, short, "D" if token[0] == "D" else "M", None))
     return History(sha, since, events, commits >= MAX_COMMITS, oldest, shallow, failed)
 
 
