@@ -475,3 +475,28 @@ def test_another_projects_memory_in_the_same_repository_is_not_taken_for_a_renam
     assert result.stdout.splitlines()[0] == "1 lesson added, no flags"
     assert "has no memory file: every record is new" in result.stdout
     assert "keep the pool" not in result.stdout
+
+
+def test_a_context_folder_that_links_out_of_the_project_is_not_read_through(tmp_path, env):
+    """The work tree's .context/ (or the folder it was renamed to) replaced by a link to a folder
+    elsewhere that holds a memory file: review reads nothing through it (the memory itself refuses
+    such a link) and says so in one sentence, exit 3."""
+    repo = base_repo(tmp_path, env)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    put(outside / "memory_log.jsonl", rec("leak", "outside", "read from outside the project", created=T1))
+    moved = repo.path / ".context"
+    moved.rename(tmp_path / "kept")
+    moved.symlink_to(outside, target_is_directory=True)
+    result = review(repo)
+    assert result.returncode == 3 and "is a symbolic link" in result.stderr, result.stdout + result.stderr
+    assert "outside" not in result.stdout
+
+    moved.unlink()
+    (tmp_path / "kept").rename(repo.path / ".ctx")
+    repo.commit("renamed")
+    (repo.path / ".ctx").rename(tmp_path / "kept")
+    (repo.path / ".ctx").symlink_to(outside, target_is_directory=True)
+    result = review(repo)
+    assert result.returncode == 3 and "is a symbolic link" in result.stderr, result.stdout + result.stderr
+    assert "outside" not in result.stdout
