@@ -285,3 +285,14 @@ def test_a_project_in_a_subfolder_of_the_repository_has_its_own_check(tmp_path, 
         assert refused.returncode != 0 and "looks like github_token" in refused.stderr
         assert server(env, "--project", str(repo.path / name), "scan", "--redact").returncode == 0
         assert commit(repo, f"redacted {name}").returncode == 0
+
+
+def test_a_hooks_path_that_is_not_a_folder_is_said_by_init_and_doctor_alike(tmp_path, env):
+    """core.hooksPath naming a file: init cannot write the hook there and says so; doctor does not
+    send the reader back to init, but says what to change."""
+    repo = make_repo(tmp_path, env, wired=False)
+    (repo.path / ".git" / "not-a-folder").write_text("")
+    repo.git("config", "core.hooksPath", ".git/not-a-folder")
+    assert "cannot be read (Not a directory)" in repo.init_driver().stdout
+    said = [line for line in server(env, "--project", str(repo.path), "doctor").stdout.splitlines() if "pre-commit" in line]
+    assert len(said) == 1 and "point core.hooksPath at a folder" in said[0] and "run init to add it" not in said[0]

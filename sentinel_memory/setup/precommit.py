@@ -294,8 +294,11 @@ def status(root: Path) -> tuple[bool | None, str]:
         data = _read_hook(real)
     except NotRegular as exc:
         return False, f"no pre-commit credential check in {hook}: {exc.strerror}; remove it and run init"
-    except OSError:
-        data = None
+    except OSError as exc:  # core.hooksPath names a file, say: init cannot write there either
+        return False, (
+            f"no pre-commit credential check: {hook} cannot be read ({exc.strerror}); point core.hooksPath "
+            "at a folder (or unset it) and run init"
+        )
     if data is None or find_section(data, prefix) is None:
         reason = _not_ours(hook, real, data, root)
         if data is not None and _scan_words(prefix).encode() in data:
