@@ -296,3 +296,14 @@ def test_a_hooks_path_that_is_not_a_folder_is_said_by_init_and_doctor_alike(tmp_
     assert "cannot be read (Not a directory)" in repo.init_driver().stdout
     said = [line for line in server(env, "--project", str(repo.path), "doctor").stdout.splitlines() if "pre-commit" in line]
     assert len(said) == 1 and "point core.hooksPath at a folder" in said[0] and "run init to add it" not in said[0]
+
+
+def test_a_staged_memory_file_past_the_size_bound_is_not_read_and_stops_the_commit(tmp_path, env):
+    """Every reader of the memory stops at the same bound (a file past it is refused by the tools);
+    the staged check does too, without reading the blob, and fails closed in one sentence."""
+    repo = make_repo(tmp_path, env)
+    line = b'{"not": "a record"}\n'
+    repo.memory.write_bytes(line * (64 * 1024 * 1024 // len(line) + 1))
+    refused = commit(repo, "huge")
+    assert refused.returncode != 0 and "bytes, over the 67,108,864 a memory file may hold" in refused.stderr
+    assert "Traceback" not in refused.stderr and len(refused.stderr.strip().splitlines()) == 1

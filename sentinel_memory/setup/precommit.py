@@ -23,6 +23,7 @@ from pathlib import Path
 from ..errors import StorageError
 from ..git import command as gitcmd, drivers, history
 from ..record.contextdir import QUARANTINE_FILE
+from ..record.disk import MAX_FILE_BYTES
 from ..record.store import MEMORY_FILE
 from .scan import Finding, scan_bytes
 
@@ -328,8 +329,21 @@ def staged_findings(root: Path) -> list[Finding]:
         fields = info.split()
         if tab and len(fields) == 3 and fields[2] == b"0" and path.decode("utf-8", "replace") in names:
             blobs[names[path.decode()]] = fields[1].decode("ascii", "replace")
-    staged = {name: _git(root, "cat-file", "blob", blob) for name, blob in blobs.items()}
+    staged = {name: _staged_blob(root, name, blob) for name, blob in blobs.items()}
     return scan_bytes(staged.get(MEMORY_FILE, b""), staged.get(QUARANTINE_FILE, b""), MEMORY_FILE)
+
+
+def _staged_blob(root: Path, name: str, blob: str) -> bytes:
+    """A staged file's bytes, read only within the bound every reader of the memory keeps (a file
+    past it is refused by the tools anyway): past it, StorageError stops the commit."""
+    size = _git(root, "cat-file", "-s", blob).strip()
+    if not size.isdigit() or int(size) > MAX_FILE_BYTES:
+        raise StorageError(
+            f"the staged .context/{name} is {int(size) if size.isdigit() else 0:,} bytes, over the "
+            f"{MAX_FILE_BYTES:,} a memory file may hold, so it was not read for the credential check; the commit "
+            "was stopped. Unstage it (git restore --staged .context) and keep the memory under that size."
+        )
+    return _git(root, "cat-file", "blob", blob)
 
 
 def _commit_index(root: Path) -> str | None:
