@@ -362,6 +362,17 @@ def test_markdown_shows_text_as_text(tmp_path, env):
     assert "&lt;/details&gt;&lt;script&gt;" in text and "\\*\\*bold\\*\\*" in text
 
 
+def test_a_cited_path_holding_backticks_cannot_end_its_code_span(tmp_path, env):
+    """A path is shown as inline code, fenced by more backticks than it holds in a row: a path with
+    a double backtick cannot close the span and have what follows read as Markdown (a mention)."""
+    repo = base_repo(tmp_path, env)
+    odd = "a``b @octocat </details>.py"
+    put(repo.memory, rec("web", "odd path", "quote it", created=T1, files=[odd]))
+    text = review(repo, "--format", "markdown").stdout
+    assert f"``` {odd} ```" in text
+    assert all(line.count("@octocat") == line.count(f"``` {odd} ```") for line in text.splitlines())
+
+
 def test_the_repositorys_config_runs_nothing(tmp_path, env):
     """A cloned repository's config names commands for fsmonitor, textconv, pagers and the like:
     review runs none of them, and a memory file that is a symbolic link at the base is not read."""

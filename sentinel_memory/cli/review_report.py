@@ -151,10 +151,12 @@ def md(value: object) -> str:
 
 
 def code(value: object) -> str:
-    """Inline code for an id or a path (backticks doubled around one that holds a backtick)."""
+    """Inline code for an id or a path: fenced by one backtick more than its longest run of them, so
+    no text of a record ends the code early (and what followed would be read as Markdown)."""
     text = shown(str(value)).replace("\n", " ")
-    fence = "``" if "`" in text else "`"
-    return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {text} {fence}" if longest else f"`{text}`"
 
 
 def _md_head(record: dict) -> str:
