@@ -373,6 +373,29 @@ def test_a_cited_path_holding_backticks_cannot_end_its_code_span(tmp_path, env):
     assert all(line.count("@octocat") == line.count(f"``` {odd} ```") for line in text.splitlines())
 
 
+def test_control_characters_in_a_record_reach_no_terminal_and_no_comment(tmp_path, env):
+    """A record written by hand holds terminal escapes (a screen clear, a title, a bell) in a cited
+    path, a changed lesson and a folded lesson: the terminal report and the Markdown one show
+    them as escapes, as every command shows a record, in the flags, the changes and the folds."""
+    repo = base_repo(tmp_path, env)
+    old = json.loads(repo.memory.read_text(encoding="utf-8").splitlines()[0])
+    esc = "\x1b[2J\x1b]0;owned\x07"
+    changed = {**old, "lesson": f"changed {esc}", "meta": {**old["meta"], "updated": T1}}
+    cited = rec("web", "odd path", "quote it", created=T1, files=[f"evil{esc}.py"])
+    put(repo.memory, changed, cited)
+    for result in (review(repo), review(repo, "--format", "markdown")):
+        assert "\x1b" not in result.stdout and "\x07" not in result.stdout, result.stdout
+        assert "x1b" in result.stdout and "changed" in result.stdout and "cited file missing" in result.stdout
+    sources = [json.loads(line)["id"] for line in repo.memory.read_text(encoding="utf-8").splitlines()]
+    repo.commit("escapes")
+    folded = principle("payment", "fold them", len(sources))
+    drop(repo.memory, *sources)
+    put(repo.memory, folded)
+    for result in (review(repo, "HEAD"), review(repo, "HEAD", "--format", "markdown")):
+        assert "folded" in result.stdout and "x1b" in result.stdout, result.stdout
+        assert "\x1b" not in result.stdout and "\x07" not in result.stdout, result.stdout
+
+
 def test_the_repositorys_config_runs_nothing(tmp_path, env):
     """A cloned repository's config names commands for fsmonitor, textconv, pagers and the like:
     review runs none of them, and a memory file that is a symbolic link at the base is not read."""
