@@ -567,3 +567,26 @@ def test_a_project_in_a_folder_whose_name_starts_with_a_dash_merges_by_id(tmp_pa
     logged(memory, "x", "work tree", "readable")
     diff = repo.git("diff", "--", f"-app/{MEMORY}").stdout
     assert "+[x] log " in diff and '"id"' not in diff
+
+
+def test_git_log_and_a_merge_of_lines_that_are_not_records_say_only_what_happens_there(tmp_path, env):
+    """The readers' warning about lines that are not records speaks of the next write moving them
+    to the quarantine file. git's copies of a revision are never written: `git log -p` shows such
+    lines in the diff and says nothing on stderr, and the merge driver says once that it uses git's
+    text merge."""
+    repo = make_repo(tmp_path, env)
+    logged(repo.memory, "x", "base", "from base")
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.memory.write_bytes(repo.data() + b"broken on feature\n")
+    repo.commit("feature")
+    repo.git("checkout", "-q", "main")
+    repo.memory.write_bytes(repo.data() + b"broken on main\n")
+    repo.commit("main")
+
+    shown = repo.git("log", "-p", "feature")
+    merge = repo.git("merge", "--no-edit", "feature", check=False)
+
+    assert "UNREADABLE LINE: broken on feature" in shown.stdout and shown.stderr == ""
+    assert merge.stderr.count("sentinel-memory") == 1 and "using git's text merge" in merge.stderr
+    assert "next write" not in merge.stdout + merge.stderr
