@@ -205,3 +205,23 @@ def test_after_fetch_unshallow_the_same_process_marks_what_the_whole_history_sho
     assert "stale:" not in answers.search(clone.memory, "refund")
     clone.git("fetch", "-q", "--unshallow")
     assert "src/pay.py changed (1 commit since" in answers.search(clone.memory, "refund")
+
+
+def test_the_git_folders_small_files_are_read_within_a_bound(tmp_path, env):
+    """HEAD, a ref, a `.git` file are a line each; a downloaded repository could put a huge file
+    (or a link to one) in their place, read on every search: past the bound nothing is read and
+    the file counts as unreadable, so nothing is marked and nothing fails."""
+    from sentinel_memory.git import history
+
+    repo = origin_with_history(tmp_path, env)
+    (repo.path / "src" / "pay.py").write_text("def refund(key): ...\n")
+    commit_at(repo, "a key", T3)
+    assert "src/pay.py changed" in server(env, "--project", str(repo.path), "stale").stdout
+    head = repo.path / ".git" / "HEAD"
+    big = tmp_path / "big"
+    big.write_bytes(head.read_bytes() + b" " * history.SMALL)
+    assert history.read_small(str(big)) is None and history.read_small(str(big), 2 * history.SMALL) is not None
+    head.unlink()
+    head.symlink_to(big)
+    stale = server(env, "--project", str(repo.path), "stale")
+    assert stale.returncode == 1 and "No stale records" in stale.stdout and "Traceback" not in stale.stderr

@@ -43,27 +43,34 @@ class Repo:
     prefix: str  # the project root relative to top, "" or ending in "/"
 
 
-def read_small(path: str) -> str | None:
+SMALL = 1 << 20  # bytes: a HEAD, a ref, a `.git` file, commondir, a config
+LARGE = 64 << 20  # bytes: packed-refs and a shallow clone's list, which grow with the repository
+
+
+def read_small(path: str, limit: int = SMALL) -> str | None:
     """A small file's text, or None (os.read, cheaper than open(), because this runs on every
-    search to read HEAD; bench/benchmark.py, S)."""
+    search to read HEAD; bench/benchmark.py, S). A file over `limit` bytes is not one git wrote
+    there: None, with nothing read past the limit."""
     try:  # O_NONBLOCK: a FIFO planted in the git folder is not waited on (nor read: below)
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             return None
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 16)
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 16, limit + 1 - size))
             if not chunk:
                 break
             chunks.append(chunk)
+            size += len(chunk)
     except OSError:
         return None
     finally:
         os.close(fd)
-    return b"".join(chunks).decode("utf-8", "replace")
+    return b"".join(chunks).decode("utf-8", "replace") if size <= limit else None
 
 
 def find_repo(root: os.PathLike | str) -> Repo | None:
@@ -108,7 +115,7 @@ def packed_refs(common: str, kept: tuple[Stamp, PackedRefs] | None = None) -> tu
     if kept is not None and kept[0] == stamp:
         return kept
     refs = {}
-    for line in (read_small(path) or "").splitlines():
+    for line in (read_small(path, LARGE) or "").splitlines():
         if line and line[0] not in "#^":
             sha, _, name = line.partition(" ")
             refs[name.strip()] = sha
@@ -194,7 +201,7 @@ class History:
 
 def shallow_commits(repo: Repo) -> set[str]:
     """The boundary commits of a shallow clone (its `shallow` file); empty for a full clone."""
-    return set((read_small(os.path.join(repo.common, "shallow")) or "").split())
+    return set((read_small(os.path.join(repo.common, "shallow"), LARGE) or "").split())
 
 
 def history(repo: Repo, sha: str, since: int) -> History:
