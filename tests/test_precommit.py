@@ -283,6 +283,7 @@ def test_a_project_in_a_subfolder_of_the_repository_has_its_own_check(tmp_path, 
         (repo.path / name / MEMORY).write_text(json.dumps(record) + "\n", encoding="utf-8")
         refused = commit(repo, f"leaky {name}")
         assert refused.returncode != 0 and "looks like github_token" in refused.stderr
+        assert f"--project {name}/ scan --redact`, then `git add {name}/.context`" in refused.stderr
         assert server(env, "--project", str(repo.path / name), "scan", "--redact").returncode == 0
         assert commit(repo, f"redacted {name}").returncode == 0
 
