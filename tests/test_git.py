@@ -540,3 +540,53 @@ def test_merge_driver_falls_back_to_markers_when_a_side_breaks_the_parser(tmp_pa
     assert "ours lesson" in text and "[" * 100_000 in text and "base lesson" in text
     assert all(any(line.startswith(m) for line in text.splitlines()) for m in MARKERS)
 
+
+
+def test_a_project_in_a_folder_whose_name_starts_with_a_dash_merges_by_id(tmp_path, env):
+    """git hands the drivers the path of the file (%P; the work tree's file to the textconv), and a
+    project in a folder named `-app` makes it start with a dash: still a path, never an option. The
+    branches' records merge by id without markers, and `git diff` shows readable blocks."""
+    repo = make_repo(tmp_path, env, wired=False)
+    project = repo.path / "-app"
+    project.mkdir()
+    assert server(env, "--project", str(project), "init", "--no-hooks").returncode == 0
+    memory = project / MEMORY
+    logged(memory, "x", "base", "from base")
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "feature")
+    theirs = logged(memory, "x", "feature", "from feature")
+    repo.commit("feature")
+    repo.git("checkout", "-q", "main")
+    ours = logged(memory, "x", "main", "from main")
+    repo.commit("main")
+
+    merge = repo.git("merge", "--no-edit", "feature", check=False)
+
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    assert {ours, theirs} < set(by_id(memory.read_bytes()))
+    logged(memory, "x", "work tree", "readable")
+    diff = repo.git("diff", "--", f"-app/{MEMORY}").stdout
+    assert "+[x] log " in diff and '"id"' not in diff
+
+
+def test_git_log_and_a_merge_of_lines_that_are_not_records_say_only_what_happens_there(tmp_path, env):
+    """The readers' warning about lines that are not records speaks of the next write moving them
+    to the quarantine file. git's copies of a revision are never written: `git log -p` shows such
+    lines in the diff and says nothing on stderr, and the merge driver says once that it uses git's
+    text merge."""
+    repo = make_repo(tmp_path, env)
+    logged(repo.memory, "x", "base", "from base")
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.memory.write_bytes(repo.data() + b"broken on feature\n")
+    repo.commit("feature")
+    repo.git("checkout", "-q", "main")
+    repo.memory.write_bytes(repo.data() + b"broken on main\n")
+    repo.commit("main")
+
+    shown = repo.git("log", "-p", "feature")
+    merge = repo.git("merge", "--no-edit", "feature", check=False)
+
+    assert "UNREADABLE LINE: broken on feature" in shown.stdout and shown.stderr == ""
+    assert merge.stderr.count("sentinel-memory") == 1 and "using git's text merge" in merge.stderr
+    assert "next write" not in merge.stdout + merge.stderr

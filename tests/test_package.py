@@ -138,7 +138,7 @@ def test_init_from_the_installed_package_points_configs_and_git_at_the_executabl
     assert 'command = "sentinel-memory"' in (repo.path / ".codex" / "config.toml").read_text(encoding="utf-8")
     assert (repo.path / ".cursorrules").read_text(encoding="utf-8").count("search_memory") >= 1
     driver = repo.git("config", "merge.sentinel-memory.driver").stdout
-    assert driver.startswith(f"'{installed}' merge-driver %O %A %B %P")
+    assert driver.startswith(f"'{installed}' merge-driver -- %O %A %B %P")
     assert "server.py" not in driver.split(";")[0]
 
     sm(installed, env, "log", "--topic", "db", "--missing-context", "pool", "--lesson", "10 connections", cwd=repo.path)

@@ -256,3 +256,55 @@ def test_what_is_staged_that_cannot_be_read_stops_the_commit_with_one_sentence(t
     assert repo.git("rev-list", "--count", "HEAD").stdout.strip() == "1"
     alone = server(env, "--project", str(repo.path), "scan", "--staged")
     assert alone.returncode == 3 and alone.stderr.count("\n") == 1 and "commit was stopped" in alone.stderr
+
+
+def test_a_project_in_a_subfolder_of_the_repository_has_its_own_check(tmp_path, env):
+    """A monorepo: the projects live in subfolders, and git runs the hook at the repository's top.
+    Each project's init adds its own section, naming its folder, so a credential pasted into
+    either project's memory stops the commit; a second init changes nothing; doctor sees each."""
+    repo = make_repo(tmp_path, env, wired=False)
+    for name in ("app", "lib"):
+        (repo.path / name).mkdir()
+        assert "hooks/pre-commit" in server(env, "--project", str(repo.path / name), "init", "--no-hooks").stdout
+    hook = repo.path / ".git" / "hooks" / "pre-commit"
+    text = hook.read_text(encoding="utf-8")
+    assert server(env, "--project", str(repo.path / "app"), "init", "--no-hooks").returncode == 0
+    assert hook.read_text(encoding="utf-8") == text
+    for name in ("app", "lib"):
+        doctor = server(env, "--project", str(repo.path / name), "doctor").stdout
+        assert "pre-commit credential check active" in doctor
+        server(
+            env, "--project", str(repo.path / name), "log", "--topic", "t", "--missing-context", "m", "--lesson", "l"
+        )
+        assert commit(repo, f"clean {name}").returncode == 0
+        lines = (repo.path / name / MEMORY).read_text(encoding="utf-8").splitlines()
+        record = json.loads(lines[0])
+        record["lesson"] = f"use {fake_github_token()}"
+        (repo.path / name / MEMORY).write_text(json.dumps(record) + "\n", encoding="utf-8")
+        refused = commit(repo, f"leaky {name}")
+        assert refused.returncode != 0 and "looks like github_token" in refused.stderr
+        assert f"--project {name}/ scan --redact`, then `git add {name}/.context`" in refused.stderr
+        assert server(env, "--project", str(repo.path / name), "scan", "--redact").returncode == 0
+        assert commit(repo, f"redacted {name}").returncode == 0
+
+
+def test_a_hooks_path_that_is_not_a_folder_is_said_by_init_and_doctor_alike(tmp_path, env):
+    """core.hooksPath naming a file: init cannot write the hook there and says so; doctor does not
+    send the reader back to init, but says what to change."""
+    repo = make_repo(tmp_path, env, wired=False)
+    (repo.path / ".git" / "not-a-folder").write_text("")
+    repo.git("config", "core.hooksPath", ".git/not-a-folder")
+    assert "cannot be read (Not a directory)" in repo.init_driver().stdout
+    said = [line for line in server(env, "--project", str(repo.path), "doctor").stdout.splitlines() if "pre-commit" in line]
+    assert len(said) == 1 and "point core.hooksPath at a folder" in said[0] and "run init to add it" not in said[0]
+
+
+def test_a_staged_memory_file_past_the_size_bound_is_not_read_and_stops_the_commit(tmp_path, env):
+    """Every reader of the memory stops at the same bound (a file past it is refused by the tools);
+    the staged check does too, without reading the blob, and fails closed in one sentence."""
+    repo = make_repo(tmp_path, env)
+    line = b'{"not": "a record"}\n'
+    repo.memory.write_bytes(line * (64 * 1024 * 1024 // len(line) + 1))
+    refused = commit(repo, "huge")
+    assert refused.returncode != 0 and "bytes, over the 67,108,864 a memory file may hold" in refused.stderr
+    assert "Traceback" not in refused.stderr and len(refused.stderr.strip().splitlines()) == 1

@@ -362,6 +362,40 @@ def test_markdown_shows_text_as_text(tmp_path, env):
     assert "&lt;/details&gt;&lt;script&gt;" in text and "\\*\\*bold\\*\\*" in text
 
 
+def test_a_cited_path_holding_backticks_cannot_end_its_code_span(tmp_path, env):
+    """A path is shown as inline code, fenced by more backticks than it holds in a row: a path with
+    a double backtick cannot close the span and have what follows read as Markdown (a mention)."""
+    repo = base_repo(tmp_path, env)
+    odd = "a``b @octocat </details>.py"
+    put(repo.memory, rec("web", "odd path", "quote it", created=T1, files=[odd]))
+    text = review(repo, "--format", "markdown").stdout
+    assert f"``` {odd} ```" in text
+    assert all(line.count("@octocat") == line.count(f"``` {odd} ```") for line in text.splitlines())
+
+
+def test_control_characters_in_a_record_reach_no_terminal_and_no_comment(tmp_path, env):
+    """A record written by hand holds terminal escapes (a screen clear, a title, a bell) in a cited
+    path, a changed lesson and a folded lesson: the terminal report and the Markdown one show
+    them as escapes, as every command shows a record, in the flags, the changes and the folds."""
+    repo = base_repo(tmp_path, env)
+    old = json.loads(repo.memory.read_text(encoding="utf-8").splitlines()[0])
+    esc = "\x1b[2J\x1b]0;owned\x07"
+    changed = {**old, "lesson": f"changed {esc}", "meta": {**old["meta"], "updated": T1}}
+    cited = rec("web", "odd path", "quote it", created=T1, files=[f"evil{esc}.py"])
+    put(repo.memory, changed, cited)
+    for result in (review(repo), review(repo, "--format", "markdown")):
+        assert "\x1b" not in result.stdout and "\x07" not in result.stdout, result.stdout
+        assert "x1b" in result.stdout and "changed" in result.stdout and "cited file missing" in result.stdout
+    sources = [json.loads(line)["id"] for line in repo.memory.read_text(encoding="utf-8").splitlines()]
+    repo.commit("escapes")
+    folded = principle("payment", "fold them", len(sources))
+    drop(repo.memory, *sources)
+    put(repo.memory, folded)
+    for result in (review(repo, "HEAD"), review(repo, "HEAD", "--format", "markdown")):
+        assert "folded" in result.stdout and "x1b" in result.stdout, result.stdout
+        assert "\x1b" not in result.stdout and "\x07" not in result.stdout, result.stdout
+
+
 def test_the_repositorys_config_runs_nothing(tmp_path, env):
     """A cloned repository's config names commands for fsmonitor, textconv, pagers and the like:
     review runs none of them, and a memory file that is a symbolic link at the base is not read."""
@@ -475,3 +509,28 @@ def test_another_projects_memory_in_the_same_repository_is_not_taken_for_a_renam
     assert result.stdout.splitlines()[0] == "1 lesson added, no flags"
     assert "has no memory file: every record is new" in result.stdout
     assert "keep the pool" not in result.stdout
+
+
+def test_a_context_folder_that_links_out_of_the_project_is_not_read_through(tmp_path, env):
+    """The work tree's .context/ (or the folder it was renamed to) replaced by a link to a folder
+    elsewhere that holds a memory file: review reads nothing through it (the memory itself refuses
+    such a link) and says so in one sentence, exit 3."""
+    repo = base_repo(tmp_path, env)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    put(outside / "memory_log.jsonl", rec("leak", "outside", "read from outside the project", created=T1))
+    moved = repo.path / ".context"
+    moved.rename(tmp_path / "kept")
+    moved.symlink_to(outside, target_is_directory=True)
+    result = review(repo)
+    assert result.returncode == 3 and "is a symbolic link" in result.stderr, result.stdout + result.stderr
+    assert "outside" not in result.stdout
+
+    moved.unlink()
+    (tmp_path / "kept").rename(repo.path / ".ctx")
+    repo.commit("renamed")
+    (repo.path / ".ctx").rename(tmp_path / "kept")
+    (repo.path / ".ctx").symlink_to(outside, target_is_directory=True)
+    result = review(repo)
+    assert result.returncode == 3 and "is a symbolic link" in result.stderr, result.stdout + result.stderr
+    assert "outside" not in result.stdout

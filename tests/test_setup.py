@@ -175,7 +175,7 @@ def test_init_merges_existing_config_and_is_idempotent(tmp_path, env):
     assert repo.git("check-attr", "merge", "diff", "--", MEMORY).stdout.count("sentinel-memory") == 2
     driver = repo.git("config", "--local", "merge.sentinel-memory.driver").stdout
     textconv = repo.git("config", "--local", "diff.sentinel-memory.textconv").stdout
-    assert str(SERVER) in driver and "merge-driver %O %A %B %P" in driver and str(SERVER) in textconv
+    assert str(SERVER) in driver and "merge-driver -- %O %A %B %P" in driver and str(SERVER) in textconv
     assert "configured git merge and diff drivers" in first.stdout
     snapshot = {p: p.read_bytes() for p in (repo.path / ".cursor" / "mcp.json", repo.path / ".cursorrules",
                                             repo.path / "AGENTS.md", repo.path / ".git" / "config")}

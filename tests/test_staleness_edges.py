@@ -103,6 +103,22 @@ def test_a_file_name_with_a_line_break_stays_on_its_line(tmp_path, env):
     assert "stale: the code it cites changed after this was written: \"src/two\\nlines.py\" changed" in search
 
 
+def test_a_file_name_holding_the_history_separator_hides_no_other_change(tmp_path, env):
+    """A path may hold any byte but NUL. One holding \\x01 (and a made-up commit header after it)
+    changed in the same commit as the cited file: the cited file's change still counts, at the
+    commit's own date, and the odd name is a change of its own."""
+    repo = origin_with_history(tmp_path, env)
+    odd = "a\x01fffffff 4102444800 " + "f" * 40
+    (repo.path / odd).write_text("x\n")
+    (repo.path / "src" / "pay.py").write_text("def refund(key): ...\n")
+    commit_at(repo, "odd name and pay", T3)
+
+    stale = server(env, "--project", str(repo.path), "stale")
+
+    assert stale.returncode == 0, stale.stdout + stale.stderr
+    assert "src/pay.py changed (1 commit since" in stale.stdout and T3[:10] in stale.stdout
+
+
 def test_log_file_with_a_name_that_is_not_utf8_is_refused_in_one_sentence(tmp_path, env):
     repo = make_repo(tmp_path, env, wired=False)
     name = os.fsencode(str(repo.path)) + b"/caf\xe9.py"
@@ -189,3 +205,23 @@ def test_after_fetch_unshallow_the_same_process_marks_what_the_whole_history_sho
     assert "stale:" not in answers.search(clone.memory, "refund")
     clone.git("fetch", "-q", "--unshallow")
     assert "src/pay.py changed (1 commit since" in answers.search(clone.memory, "refund")
+
+
+def test_the_git_folders_small_files_are_read_within_a_bound(tmp_path, env):
+    """HEAD, a ref, a `.git` file are a line each; a downloaded repository could put a huge file
+    (or a link to one) in their place, read on every search: past the bound nothing is read and
+    the file counts as unreadable, so nothing is marked and nothing fails."""
+    from sentinel_memory.git import history
+
+    repo = origin_with_history(tmp_path, env)
+    (repo.path / "src" / "pay.py").write_text("def refund(key): ...\n")
+    commit_at(repo, "a key", T3)
+    assert "src/pay.py changed" in server(env, "--project", str(repo.path), "stale").stdout
+    head = repo.path / ".git" / "HEAD"
+    big = tmp_path / "big"
+    big.write_bytes(head.read_bytes() + b" " * history.SMALL)
+    assert history.read_small(str(big)) is None and history.read_small(str(big), 2 * history.SMALL) is not None
+    head.unlink()
+    head.symlink_to(big)
+    stale = server(env, "--project", str(repo.path), "stale")
+    assert stale.returncode == 1 and "No stale records" in stale.stdout and "Traceback" not in stale.stderr

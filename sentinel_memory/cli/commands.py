@@ -349,13 +349,13 @@ def cmd_scan(root, args) -> int:
     from ..setup.scan import redact_file, scan
 
     if args.staged:
-        from ..setup.precommit import staged_findings
+        from ..setup.precommit import project_prefix, staged_findings
 
         findings = staged_findings(root.path)
         if args.json:
             _dump([f._asdict() for f in findings])
         elif findings:
-            _fail(console.staged_refusal(findings, SELF), 1)
+            _fail(console.staged_refusal(findings, SELF, project_prefix(root.path)), 1)
         return 1 if findings else 0
     findings = scan(root.memory_file)
     if args.json:

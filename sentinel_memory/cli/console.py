@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import sys
 import unicodedata
 from pathlib import Path
@@ -235,13 +236,18 @@ def scan_report(findings: list, file: Path) -> list[str]:
     return lines
 
 
-def staged_refusal(findings: list, self_name: str) -> str:
+def staged_refusal(findings: list, self_name: str, prefix: str = "") -> str:
+    """Why the commit was stopped and what to run, from the repository's top (where git runs the
+    hook); `prefix`: the project's folder there, "" at the top."""
     where = "; ".join(f"{visible(f.record_id)} {visible(f.field)}: looks like {f.rule}" for f in findings[:10])
     more = f" and {len(findings) - 10} more" if len(findings) > 10 else ""
+    folder = visible(shlex.quote(prefix)) if prefix else ""
+    context = visible(shlex.quote(prefix + ".context")) if prefix else ".context"
     return (
-        f"the staged .context/ holds {plural(len(findings), 'possible credential')} ({where}{more}); the commit "
-        f"was stopped. Run `{self_name} scan --redact`, then `git add .context` and commit again, and rotate the "
-        "key. To commit anyway (a false alarm): git commit --no-verify."
+        f"the staged {visible(prefix)}.context/ holds {plural(len(findings), 'possible credential')} ({where}{more}); "
+        f"the commit was stopped. Run `{self_name}{f' --project {folder}' if prefix else ''} scan --redact`, then "
+        f"`git add {context}` "
+        "and commit again, and rotate the key. To commit anyway (a false alarm): git commit --no-verify."
     )
 
 

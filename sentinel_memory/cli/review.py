@@ -22,7 +22,7 @@ from ..git.history import Repo
 from ..git.staleness import Stale
 from ..record.compare import Changed, Comparison, Fold, compare, differences
 from ..record.contextdir import QUARANTINE_FILE
-from ..record.disk import read_regular
+from ..record.disk import check_directory, read_regular
 from ..record.records import FIELD_ORDER, META_ORDER, TYPES, meta_of
 from ..record.snapshot import Snapshot, lines_of, parse
 from ..setup.project import ProjectRoot
@@ -129,6 +129,9 @@ def _side(repo: Repo, sha: str | None, label: str, root: ProjectRoot, expected: 
                 path, data = elsewhere[0], revisions.blob(repo, sha, elsewhere[0]).data
         quarantine = revisions.blob(repo, sha, expected[: -len(MEMORY_REL)] + QUARANTINE_REL).data if data else None
     else:
+        # A .context/ that is a link is not read through (it may lead out of the project), as the
+        # memory itself refuses it; read_regular refuses a link in the file's own place.
+        check_directory(str(root.memory_file.parent))
         data = read_regular(str(root.memory_file))
         path = expected if data is not None else None
         if data is None:
@@ -137,6 +140,7 @@ def _side(repo: Repo, sha: str | None, label: str, root: ProjectRoot, expected: 
             )
             if elsewhere:
                 path = elsewhere[0]
+                check_directory(os.path.dirname(os.path.join(repo.top, path)))
                 data = read_regular(os.path.join(repo.top, path))
         try:
             quarantine = read_regular(str(root.memory_file.parent / QUARANTINE_FILE)) if data is not None else None

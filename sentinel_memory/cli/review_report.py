@@ -13,6 +13,7 @@ from ..record.citations import shown
 from ..record.compare import Changed, Fold
 from ..record.records import is_principle, meta_of
 from ..tools.blocks import day, plural, stale_line
+from ..visible import visible
 from .console import colour, width
 from .review import Review
 from .review_flags import KINDS, Flag
@@ -51,7 +52,7 @@ def _sides(review: Review) -> str:
 
 
 def _flag_text(flag: Flag) -> str:
-    return f"{KINDS[flag.kind]}: " + (f"{flag.record_id} " if flag.record_id else "") + flag.detail
+    return visible(f"{KINDS[flag.kind]}: " + (f"{flag.record_id} " if flag.record_id else "") + flag.detail)
 
 
 # ------------------------------------------------------------------------------------- terminal
@@ -59,8 +60,8 @@ def _flag_text(flag: Flag) -> str:
 
 def text(review: Review) -> str:
     c = review.comparison
-    out = [colour(summary(review), "1"), f"  {_sides(review)}"]
-    out += [colour(f"  note: {note}", "33") for note in review.notes]
+    out = [colour(summary(review), "1"), f"  {visible(_sides(review))}"]
+    out += [colour(f"  note: {visible(note)}", "33") for note in review.notes]
     if review.flags:
         out += ["", colour(f"Flags ({len(review.flags):,})", "1;31")]
         out += [f"  ! {_flag_text(f)}" for f in review.flags]
@@ -98,19 +99,20 @@ def _value(value: object) -> str:
         return "(none)"
     if isinstance(value, list):
         return ", ".join(shown(str(v)) for v in value) or "[]"
-    return str(value)
+    return visible(str(value), lines=True)
 
 
 def _changed_text(change: Changed) -> str:
     new = change.new
-    lines = [f"[{new.get('topic', '')}] {new.get('type', 'log')} {new['id']}"]
+    lines = [visible(f"[{new.get('topic', '')}] {new.get('type', 'log')} {new['id']}")]
     for f in change.fields:
         old, now = _value(f.old).replace("\n", " "), _value(f.new).replace("\n", " ")
-        inline = f"  {f.name}: {old} -> {now}"
+        name = visible(f.name)
+        inline = f"  {name}: {old} -> {now}"
         if width(inline) <= COLUMNS:
             lines.append(inline)
         else:
-            lines += [f"  {f.name}:", colour(f"    - {old}", "31"), colour(f"    + {now}", "32")]
+            lines += [f"  {name}:", colour(f"    - {old}", "31"), colour(f"    + {now}", "32")]
     return "\n".join(lines)
 
 
@@ -120,8 +122,8 @@ def _fold_text(fold: Fold, review: Review) -> str:
         lines.append(f"  (updated: source_count {_count(fold.before)} -> {_count(fold.principle)})")
     lines.append(f"  folded {plural(len(fold.folded), 'record')}:")
     for r in fold.folded:
-        lesson = str(r.get("lesson", "")).replace("\n", " ")
-        lines.append(f"    - {r['id']}  {lesson}")
+        lesson = visible(str(r.get("lesson", "")).replace("\n", " "))
+        lines.append(f"    - {visible(str(r['id']))}  {lesson}")
     if fold.unmatched:
         lines.append(f"  ({_unmatched(fold)})")
     return "\n".join(lines)
@@ -145,16 +147,18 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]#|~!])")
 
 def md(value: object) -> str:
     """Text as Markdown that shows it as it is: no formatting, HTML or @-mention of its own, one line."""
-    out = _MARKDOWN_SPECIAL.sub(r"\\\1", str(value))
+    out = _MARKDOWN_SPECIAL.sub(r"\\\1", visible(str(value), lines=True))
     out = out.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("@", "@&#8203;")
     return out.replace("\r\n", "\n").replace("\n", "<br>")
 
 
 def code(value: object) -> str:
-    """Inline code for an id or a path (backticks doubled around one that holds a backtick)."""
+    """Inline code for an id or a path: fenced by one backtick more than its longest run of them, so
+    no text of a record ends the code early (and what followed would be read as Markdown)."""
     text = shown(str(value)).replace("\n", " ")
-    fence = "``" if "`" in text else "`"
-    return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {text} {fence}" if longest else f"`{text}`"
 
 
 def _md_head(record: dict) -> str:

@@ -4,6 +4,7 @@ repository's local config. Starts fast: no FastMCP, only the stdlib and this pac
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -26,7 +27,7 @@ def merge_driver(base: str, ours: str, theirs: str, name: str = "") -> int:
     fails, fall back to git's own three-way text merge, which writes conflict markers (with the
     base section) into `ours` — never leaving only one side in the file."""
     try:
-        sides = [parse(Path(p).read_bytes()) for p in (base, ours, theirs)]
+        sides = [_parse_quietly(Path(p).read_bytes()) for p in (base, ours, theirs)]
         if not any(s.unreadable or s.conflict_regions for s in sides):
             records = merge_three_way(sides[0].records, sides[1].records, sides[2].records)
             atomic_write(Path(ours), Snapshot(records=records).text())
@@ -70,7 +71,7 @@ def _whole_sides_conflict(base: str, ours: str, theirs: str) -> None:
 def textconv(path: str, out=None) -> int:
     """Print the memory file as one readable block per record, for `git diff`."""
     out = out or sys.stdout.buffer
-    snap = parse(Path(path).read_bytes())
+    snap = _parse_quietly(Path(path).read_bytes())
     blocks = [readable_block(snap.records[rid].record) for rid in sorted(snap.records)]
     blocks += [f"UNREADABLE LINE: {visible(raw.decode('utf-8', 'replace'))}\n" for raw in snap.unreadable]
     # A review must see what the blocks alone would hide: markers or duplicates in the file itself.
@@ -83,6 +84,18 @@ def textconv(path: str, out=None) -> int:
     out.write("\n".join(blocks).encode("utf-8"))
     out.flush()
     return 0
+
+
+def _parse_quietly(data: bytes) -> Snapshot:
+    """parse() without the readers' warning about lines that are not records: it speaks of the
+    memory file and its next write, and here git's copies of a revision are read (a warning for
+    each revision `git log -p` shows). The textconv shows such lines, the driver says what it does."""
+    logger = logging.getLogger("sentinel_memory")
+    was, logger.disabled = logger.disabled, True
+    try:
+        return parse(data)
+    finally:
+        logger.disabled = was
 
 
 def _counted(n: int, noun: str) -> str:
@@ -149,19 +162,20 @@ def driver_commands(*command: str) -> dict[str, str]:
     Our merge driver itself exits 0 (merged) or 1 (conflict, markers written): anything else
     means it did not run. The fallback's words are the same for every install and however init
     was started (the committed configs put `sentinel-memory` on every teammate's PATH), so no way
-    of starting rewrites another's config."""
+    of starting rewrites another's config. `--` ends the options: a path git passes may start
+    with a dash (a project in a folder named `-app`)."""
     # abspath, not resolve: a venv's python is a symlink that must not be followed out of the venv.
     run = " ".join(quote(os.path.abspath(word) if _is_path(word) else word) for word in command)
     text_merge = " ".join(["git merge-file --diff3", *TEXT_MERGE_LABELS, "%A %O %B"])
     return {
         f"merge.{DRIVER}.name": "Sentinel-Memory id-aware merge of .context/memory_log.jsonl",
         f"merge.{DRIVER}.driver": (
-            f"{run} merge-driver %O %A %B %P; s=$?; [ $s -le 1 ] && exit $s; "
+            f"{run} merge-driver -- %O %A %B %P; s=$?; [ $s -le 1 ] && exit $s; "
             f"echo \"sentinel-memory: the merge driver did not run (exit $s); using git's text merge. "
             f'Run sentinel-memory doctor (or server.py doctor in its checkout)" >&2; {text_merge}'
         ),
         # git appends the file as "$@": our textconv gets it as $1, the fallback `cat` as "$@".
-        f"diff.{DRIVER}.textconv": f'{run} textconv "$1" || cat',
+        f"diff.{DRIVER}.textconv": f'{run} textconv -- "$1" || cat',
     }
 
 

@@ -43,27 +43,34 @@ class Repo:
     prefix: str  # the project root relative to top, "" or ending in "/"
 
 
-def read_small(path: str) -> str | None:
+SMALL = 1 << 20  # bytes: a HEAD, a ref, a `.git` file, commondir, a config
+LARGE = 64 << 20  # bytes: packed-refs and a shallow clone's list, which grow with the repository
+
+
+def read_small(path: str, limit: int = SMALL) -> str | None:
     """A small file's text, or None (os.read, cheaper than open(), because this runs on every
-    search to read HEAD; bench/benchmark.py, S)."""
+    search to read HEAD; bench/benchmark.py, S). A file over `limit` bytes is not one git wrote
+    there: None, with nothing read past the limit."""
     try:  # O_NONBLOCK: a FIFO planted in the git folder is not waited on (nor read: below)
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             return None
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 16)
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 16, limit + 1 - size))
             if not chunk:
                 break
             chunks.append(chunk)
+            size += len(chunk)
     except OSError:
         return None
     finally:
         os.close(fd)
-    return b"".join(chunks).decode("utf-8", "replace")
+    return b"".join(chunks).decode("utf-8", "replace") if size <= limit else None
 
 
 def find_repo(root: os.PathLike | str) -> Repo | None:
@@ -108,7 +115,7 @@ def packed_refs(common: str, kept: tuple[Stamp, PackedRefs] | None = None) -> tu
     if kept is not None and kept[0] == stamp:
         return kept
     refs = {}
-    for line in (read_small(path) or "").splitlines():
+    for line in (read_small(path, LARGE) or "").splitlines():
         if line and line[0] not in "#^":
             sha, _, name = line.partition(" ")
             refs[name.strip()] = sha
@@ -194,7 +201,7 @@ class History:
 
 def shallow_commits(repo: Repo) -> set[str]:
     """The boundary commits of a shallow clone (its `shallow` file); empty for a full clone."""
-    return set((read_small(os.path.join(repo.common, "shallow")) or "").split())
+    return set((read_small(os.path.join(repo.common, "shallow"), LARGE) or "").split())
 
 
 def history(repo: Repo, sha: str, since: int) -> History:
@@ -217,39 +224,42 @@ def history(repo: Repo, sha: str, since: int) -> History:
     boundaries = shallow_commits(repo)
     events: dict[str, list] = {}
     commits, oldest, shallow = 0, since, None
-    for chunk in (out or "").split("\x01"):
-        if not chunk:
-            continue
-        head_line, _, rest = chunk.partition("\0")
-        short, _, when = head_line.partition(" ")
-        when, _, full = when.partition(" ")
-        try:
-            ct = int(when)
-        except ValueError:
-            continue
-        if full.strip() in boundaries:
-            shallow = max(shallow or ct, ct)
-            continue
-        commits += 1
-        oldest = min(oldest, ct) if commits > 1 else ct
-        tokens = rest.lstrip("\n").split("\0")
-        i = 0
-        while i < len(tokens):
-            status = tokens[i]
-            if not status:
-                i += 1
+    # NUL-separated: a commit's header (\x01 first, where a status is due), then per file a
+    # status and its path (two for a rename or copy). A path may hold any byte but NUL, \x01 and a
+    # newline too, so only the place of a token says what it is.
+    tokens = (out or "").split("\0")
+    i, ct, short, skip = 0, 0, "", True
+    while i < len(tokens):
+        token = tokens[i].lstrip("\n")
+        i += 1
+        if token.startswith("\x01"):
+            short, _, when = token[1:].partition(" ")
+            when, _, full = when.partition(" ")
+            try:
+                ct = int(when)
+            except ValueError:
+                skip = True
                 continue
-            if status[0] in "RC" and i + 2 < len(tokens):
-                old, new = tokens[i + 1], tokens[i + 2]
-                if status[0] == "R":
-                    events.setdefault(old, []).append((ct, short, "R", new))
-                events.setdefault(new, []).append((ct, short, "M", None))
-                i += 3
-            elif i + 1 < len(tokens):
-                events.setdefault(tokens[i + 1], []).append((ct, short, "D" if status[0] == "D" else "M", None))
-                i += 2
-            else:
-                break
+            skip = full.strip() in boundaries
+            if skip:
+                shallow = max(shallow or ct, ct)
+                continue
+            commits += 1
+            oldest = min(oldest, ct) if commits > 1 else ct
+            continue
+        if not token:
+            continue
+        paths = 2 if token[0] in "RC" else 1
+        named, i = tokens[i : i + paths], i + paths
+        if skip or len(named) < paths:
+            continue
+        if paths == 2:
+            old, new = named
+            if token[0] == "R":
+                events.setdefault(old, []).append((ct, short, "R", new))
+            events.setdefault(new, []).append((ct, short, "M", None))
+        else:
+            events.setdefault(named[0], []).append((ct, short, "D" if token[0] == "D" else "M", None))
     return History(sha, since, events, commits >= MAX_COMMITS, oldest, shallow, failed)
 
 

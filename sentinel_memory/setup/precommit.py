@@ -21,8 +21,9 @@ import subprocess
 from pathlib import Path
 
 from ..errors import StorageError
-from ..git import command as gitcmd, drivers
+from ..git import command as gitcmd, drivers, history
 from ..record.contextdir import QUARANTINE_FILE
+from ..record.disk import MAX_FILE_BYTES
 from ..record.store import MEMORY_FILE
 from .scan import Finding, scan_bytes
 
@@ -45,17 +46,52 @@ def hooks_dir(root: Path) -> Path | None:
     return (Path(root) / result.stdout.strip()).resolve()
 
 
-def section(*command: str) -> str:
-    """The hook's lines that run the check with this install (`command`: its entry words)."""
-    run = " ".join(drivers.quote(word) for word in command)
-    files = " ".join(f".context/{name}" for name in (MEMORY_FILE, QUARANTINE_FILE))
-    return (
-        f"{BEGIN}\n"
-        "# Refuses a commit whose staged .context/ holds a credential; `scan --redact` removes it.\n"
-        f"{gitcmd.shell_prefix()} \\\n  diff {' '.join(gitcmd.DIFF_OPTIONS)} --cached --quiet -- {files} || "
-        f"{run} scan --staged || exit 1\n"
-        f"{END}\n"
+def project_prefix(root: Path) -> str:
+    """The project root relative to its repository's top ("" or ending in "/"): git runs a hook
+    at the top, so a project in a subfolder (a monorepo's) is named in the hook's words."""
+    repo = history.find_repo(root)
+    return repo.prefix if repo is not None else ""
+
+
+def markers(prefix: str = "") -> tuple[str, str]:
+    """The lines around one project's section: a repository may hold several projects, each its own."""
+    tail = f" {drivers.quote(prefix)}" if prefix else ""
+    return BEGIN + tail, END + tail
+
+
+def _files(prefix: str) -> str:
+    return " ".join(
+        drivers.quote(f"{prefix}.context/{name}") if prefix else f".context/{name}"
+        for name in (MEMORY_FILE, QUARANTINE_FILE)
     )
+
+
+def _scan_words(prefix: str) -> str:
+    return "scan --staged" + (f" --project {drivers.quote(prefix)}" if prefix else "")
+
+
+def section(*command: str, prefix: str = "") -> str:
+    """The hook's lines that run the check with this install (`command`: its entry words) for the
+    project at `prefix` in the repository."""
+    run = " ".join(drivers.quote(word) for word in command)
+    begin, end = markers(prefix)
+    return (
+        f"{begin}\n"
+        "# Refuses a commit whose staged .context/ holds a credential; `scan --redact` removes it.\n"
+        f"{gitcmd.shell_prefix()} \\\n  diff {' '.join(gitcmd.DIFF_OPTIONS)} --cached --quiet -- {_files(prefix)} || "
+        f"{run} {_scan_words(prefix)} || exit 1\n"
+        f"{end}\n"
+    )
+
+
+def find_section(data: bytes, prefix: str = "") -> tuple[int, int] | None:
+    """Where the project's section is in a hook: (start, end past its last line), or None."""
+    begin, end = (re.escape(m.encode("utf-8")) for m in markers(prefix))
+    opened = re.search(rb"^" + begin + rb"\r?$", data, re.MULTILINE)
+    if opened is None:
+        return None
+    closed = re.compile(rb"^" + end + rb"\r?(\n|$)", re.MULTILINE).search(data, opened.end())
+    return (opened.start(), closed.end()) if closed is not None else None
 
 
 # Hook managers own the hook file and regenerate it: each gets the step in its own config.
@@ -69,16 +105,16 @@ MANAGED = (
 MAX_HOOK_BYTES = 1024 * 1024
 
 
-def portable_line() -> str:
+def portable_line(prefix: str = "") -> str:
     """The check as one shell line with nothing machine-specific: for a hook the team commits."""
-    files = " ".join(f".context/{name}" for name in (MEMORY_FILE, QUARANTINE_FILE))
-    return f"git diff --cached --quiet -- {files} || sentinel-memory scan --staged || exit 1"
+    return f"git diff --cached --quiet -- {_files(prefix)} || sentinel-memory {_scan_words(prefix)} || exit 1"
 
 
 def _manager(root: Path, directory: Path | None) -> tuple[str, Path, str] | None:
     """(the hook manager, its config file, what to add there) when the project uses one whose
     config does not run the check yet; ("", config, "") when it does."""
     root = Path(root)
+    prefix = project_prefix(root)
     framework = root / FRAMEWORK_CONFIG
     if framework.is_file():
         return (
@@ -91,15 +127,15 @@ def _manager(root: Path, directory: Path | None) -> tuple[str, Path, str] | None
             return (
                 "lefthook",
                 root / name,
-                f"add to {root / name}: pre-commit: commands: sentinel-memory: run: sentinel-memory scan --staged "
-                '(with glob: ".context/*.jsonl"), then run `lefthook install`',
+                f"add to {root / name}: pre-commit: commands: sentinel-memory: run: sentinel-memory {_scan_words(prefix)} "
+                f'(with glob: "{prefix}.context/*.jsonl"), then run `lefthook install`',
             )
     husky = root / ".husky"
     if husky.is_dir() or (directory is not None and ".husky" in directory.parts):
         return (
             "husky",
             husky / "pre-commit",
-            f"add this line to {husky / 'pre-commit'} and commit it: {portable_line()}",
+            f"add this line to {husky / 'pre-commit'} and commit it: {portable_line(prefix)}",
         )
     return None
 
@@ -191,9 +227,10 @@ def install(root: Path, *command: str) -> str:
         return f"left alone {manager}'s pre-commit hook: {todo}"
     if directory is None:
         return "skipped the pre-commit credential check: not a git work tree (run init again after git init)"
-    hook, wanted = directory / "pre-commit", section(*command).encode("utf-8")
+    prefix = project_prefix(root)
+    hook, wanted = directory / "pre-commit", section(*command, prefix=prefix).encode("utf-8")
     real = Path(os.path.realpath(hook))
-    how = f"add a step that runs `{' '.join(command)} scan --staged` and stops the commit when it exits 1"
+    how = f"add a step that runs `{' '.join(command)} {_scan_words(prefix)}` and stops the commit when it exits 1"
     try:
         data = _read_hook(real)
     except NotRegular as exc:
@@ -204,16 +241,15 @@ def install(root: Path, *command: str) -> str:
         return f"left alone {hook}: it is over {MAX_HOOK_BYTES} bytes; {how}"
     reason = _not_ours(hook, real, data, root)
     if reason:
-        if data is not None and BEGIN.encode() in data:
+        if data is not None and find_section(data, prefix) is not None:
             return f"unchanged {hook} (it holds the credential check)"
         shared = "shared" in reason
-        return f"left alone {hook}: {reason}; " + (f"add this line to it: {portable_line()}" if shared else how)
+        return f"left alone {hook}: {reason}; " + (f"add this line to it: {portable_line(prefix)}" if shared else how)
+    found = find_section(data, prefix) if data is not None else None
     if data is None:
         new, verb = b"#!/bin/sh\n" + wanted, "created"
-    elif BEGIN.encode() in data and END.encode() in data:
-        start = data.index(BEGIN.encode())
-        end = data.index(END.encode(), start) + len(END)
-        end += 2 if data[end : end + 2] == b"\r\n" else 1 if data[end : end + 1] == b"\n" else 0
+    elif found is not None:
+        start, end = found
         new = data[:start] + wanted + data[end:]
         verb = "unchanged" if new == data else "updated"
     elif data.startswith(b"#!"):
@@ -254,18 +290,25 @@ def status(root: Path) -> tuple[bool | None, str]:
         return None, "pre-commit credential check: not a git work tree"
     hook = directory / "pre-commit"
     real = Path(os.path.realpath(hook))
+    prefix = project_prefix(root)
     try:
         data = _read_hook(real)
     except NotRegular as exc:
         return False, f"no pre-commit credential check in {hook}: {exc.strerror}; remove it and run init"
-    except OSError:
-        data = None
-    if data is None or BEGIN.encode() not in data:
+    except OSError as exc:  # core.hooksPath names a file, say: init cannot write there either
+        return False, (
+            f"no pre-commit credential check: {hook} cannot be read ({exc.strerror}); point core.hooksPath "
+            "at a folder (or unset it) and run init"
+        )
+    if data is None or find_section(data, prefix) is None:
         reason = _not_ours(hook, real, data, root)
-        if data is not None and b"scan --staged" in data:
-            return True, f"pre-commit credential check active ({hook} runs scan --staged)"
+        if data is not None and _scan_words(prefix).encode() in data:
+            return True, f"pre-commit credential check active ({hook} runs {_scan_words(prefix)})"
         if reason and "shared" in reason:
-            return False, f"no pre-commit credential check in {hook} ({reason}): add this line to it: {portable_line()}"
+            return (
+                False,
+                f"no pre-commit credential check in {hook} ({reason}): add this line to it: {portable_line(prefix)}",
+            )
         if reason:
             return False, f"no pre-commit credential check in {hook} ({reason}): add a step that runs scan --staged"
         return False, f"no pre-commit credential check in {hook}: run init to add it"
@@ -286,8 +329,21 @@ def staged_findings(root: Path) -> list[Finding]:
         fields = info.split()
         if tab and len(fields) == 3 and fields[2] == b"0" and path.decode("utf-8", "replace") in names:
             blobs[names[path.decode()]] = fields[1].decode("ascii", "replace")
-    staged = {name: _git(root, "cat-file", "blob", blob) for name, blob in blobs.items()}
+    staged = {name: _staged_blob(root, name, blob) for name, blob in blobs.items()}
     return scan_bytes(staged.get(MEMORY_FILE, b""), staged.get(QUARANTINE_FILE, b""), MEMORY_FILE)
+
+
+def _staged_blob(root: Path, name: str, blob: str) -> bytes:
+    """A staged file's bytes, read only within the bound every reader of the memory keeps (a file
+    past it is refused by the tools anyway): past it, StorageError stops the commit."""
+    size = _git(root, "cat-file", "-s", blob).strip()
+    if not size.isdigit() or int(size) > MAX_FILE_BYTES:
+        raise StorageError(
+            f"the staged .context/{name} is {int(size) if size.isdigit() else 0:,} bytes, over the "
+            f"{MAX_FILE_BYTES:,} a memory file may hold, so it was not read for the credential check; the commit "
+            "was stopped. Unstage it (git restore --staged .context) and keep the memory under that size."
+        )
+    return _git(root, "cat-file", "blob", blob)
 
 
 def _commit_index(root: Path) -> str | None:
