@@ -302,6 +302,32 @@ def test_a_real_merge_with_a_binary_side_keeps_every_record_of_both_branches(tmp
         assert record_id("log", "t", missing, "l") in out, missing
 
 
+# ------------------------------------------------------------------ a lone surrogate escape in the file
+
+@pytest.mark.anyio
+async def test_a_line_with_a_lone_surrogate_escape_is_quarantined_not_a_failure(forked_connect, tmp_path):
+    """A line that is JSON with an id but holds a lone surrogate escape ("\\ud800", allowed by JSON,
+    no text) cannot be shown or encoded: the tools answer around it as an unreadable line, and the
+    next write moves it to the quarantine file byte for byte. Before, search and compact failed
+    with "unexpected internal error" for as long as the line stayed."""
+    project = tmp_path / "project"
+    path = memory_path(project)
+    path.parent.mkdir(parents=True)
+    odd = '{"id": "00000000000000aa", "type": "log", "topic": "t", "missing_context": "x\\ud800y", "lesson": "l"}'
+    good = record_line("t", "m", "kept lesson")
+    path.write_text(odd + "\n" + good + "\n", encoding="utf-8")
+    async with forked_connect(project) as server:
+        for tool, arguments in (("search_memory", dict(query="t")), ("compact_memory", {})):
+            text = await server.ok(tool, **arguments)
+            assert "kept lesson" in text and "1 unreadable line" in text, (tool, text)
+        saved = await server.ok("log_memory", topic="t", missing_context="other", lesson="l")
+        assert "Moved 1 unreadable line" in saved, saved
+        assert "kept lesson" in await server.ok("search_memory", query="t")
+    assert (path.parent / "memory_log.quarantine.jsonl").read_text(encoding="utf-8") == odd + "\n"
+    assert odd not in path.read_text(encoding="utf-8")
+    assert not any("Traceback" in p.read_text() for p in tmp_path.glob("server-*.stderr"))
+
+
 # ------------------------------------------------------------------ odd arguments get one sentence
 
 @pytest.mark.anyio
