@@ -328,6 +328,32 @@ async def test_a_line_with_a_lone_surrogate_escape_is_quarantined_not_a_failure(
     assert not any("Traceback" in p.read_text() for p in tmp_path.glob("server-*.stderr"))
 
 
+@pytest.mark.anyio
+async def test_records_whose_fields_hold_other_json_types_are_listed_not_a_failure(forked_connect, tmp_path):
+    """A hand edit or another tool may give a record's topic a list or a number, or a principle's
+    source_count a word: such a line is still a record (§5.3), and search_memory and compact_memory
+    list it instead of failing with "unexpected internal error" for as long as it stays."""
+    project = tmp_path / "project"
+    path = memory_path(project)
+    path.parent.mkdir(parents=True)
+    odd = [
+        {"id": "00000000000000a1", "type": "log", "topic": ["listed"], "missing_context": "m", "lesson": "topic is a list"},
+        {"id": "00000000000000a2", "type": "log", "topic": 7, "missing_context": "m", "lesson": "topic is a number"},
+        {"id": "00000000000000a3", "type": "principle", "topic": "t", "lesson": "count is a word",
+         "meta": {"source_count": "many", "created": "2026\nINJECTED"}},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in odd) + record_line("t", "m", "plain") + "\n", encoding="utf-8")
+    async with forked_connect(project) as server:
+        for tool, arguments in (("search_memory", dict(query="topic count")), ("search_memory", dict(query="q", topic="t")),
+                                ("compact_memory", {}), ("compact_memory", dict(target_topic="t"))):
+            text = await server.ok(tool, **arguments)
+            assert "count is a word" in text, (tool, text)
+            assert "\nINJEC" not in text, (tool, text)
+        listed = await server.ok("search_memory", query="topic list number")
+        assert "topic is a list" in listed and "topic is a number" in listed, listed
+    assert not any("Traceback" in p.read_text() for p in tmp_path.glob("server-*.stderr"))
+
+
 # ------------------------------------------------------------------ odd arguments get one sentence
 
 @pytest.mark.anyio

@@ -243,6 +243,13 @@ def meta_of(record: dict) -> dict:
     return meta if isinstance(meta, dict) else {}
 
 
+def topic_of(record: dict) -> str:
+    """The record's topic, as the key that groups and filters it: a string as it is; a value of
+    another JSON type (a hand edit: a number, a list) as its text, as compaction names its group."""
+    topic = record.get("topic", "")
+    return topic if isinstance(topic, str) else str(topic)
+
+
 def is_principle(record: dict) -> bool:
     return record.get("type") == "principle"
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # for annotations only
 
 
 def day(stamp: object) -> str:
-    return str(stamp)[:10] if stamp else "?"
+    return one_line(str(stamp)[:10]) if stamp else "?"
 
 
 # What some reader or other takes for the end of a line.
@@ -44,10 +44,9 @@ def header(record: dict) -> str:
         parts.append(one_line(kind))
     parts.append(one_line(record.get("topic", "")))
     if kind == "principle":
-        when = (
-            f"compacted {day(meta.get('compacted_at') or meta.get('created'))} "
-            f"from {plural(meta.get('source_count', 0), 'record')}"
-        )
+        count = meta.get("source_count", 0)  # a hand edit may give it any JSON value
+        sources = plural(count, "record") if isinstance(count, int) else f"{one_line(count)[:20]} records"
+        when = f"compacted {day(meta.get('compacted_at') or meta.get('created'))} from {sources}"
     else:
         when = day(meta.get("created"))
     if meta.get("updated"):
