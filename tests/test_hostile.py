@@ -354,6 +354,39 @@ async def test_records_whose_fields_hold_other_json_types_are_listed_not_a_failu
     assert not any("Traceback" in p.read_text() for p in tmp_path.glob("server-*.stderr"))
 
 
+# ------------------------------------------------------------------ a credential percent-encoded
+
+@pytest.mark.anyio
+async def test_a_percent_encoded_credential_never_reaches_the_file(forked_connect, tmp_path):
+    """A webhook, an authorization header or a key's block pasted percent-encoded (a redirect, a
+    form body, a URL parameter; once or twice) is redacted as it would be written plainly; an
+    ordinary encoded URL and a Windows %VARIABLE% stay as they were."""
+    from urllib.parse import quote
+
+    webhook_key = "Q7rVw2Kp9Zt4Xb8Nc3Md6Hf1"
+    bearer = "Nq8VtSu7rZaUWM6ZOx8eb0ogET9D9XyYq6B0Fi7F"
+    block = fake_private_key()
+    webhook = "https://hooks.slack.com/services/T0ABCDE12/B0FGHIJ34/" + webhook_key
+    lessons = {
+        "webhook": "callback=" + quote(webhook, safe=""),
+        "twice": "next=" + quote(quote(webhook, safe=""), safe=""),
+        "header": quote("Authorization: Bearer " + bearer, safe=""),
+        "block": "key=" + quote(block, safe=""),
+    }
+    plain = "see https://example.com/search?q=hello%20world and set DD_APP_KEY=%DD_APP_KEY_PROD%"
+    project = tmp_path / "project"
+    project.mkdir()
+    async with forked_connect(project) as server:
+        for name, lesson in lessons.items():
+            saved = await server.ok("log_memory", topic="t", missing_context=name, lesson=lesson)
+            assert "Redacted 1" in saved or "redacted 1" in saved, (name, saved)
+        await server.ok("log_memory", topic="t", missing_context="plain", lesson=plain)
+    stored = memory_path(project).read_text(encoding="utf-8")
+    for secret in (webhook_key, bearer, block.splitlines()[1][:40]):
+        assert secret not in stored and quote(secret, safe="") not in stored, secret
+    assert "[REDACTED]" in stored and json.dumps(plain, ensure_ascii=False) in stored
+
+
 # ------------------------------------------------------------------ odd arguments get one sentence
 
 @pytest.mark.anyio
