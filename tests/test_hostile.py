@@ -387,6 +387,22 @@ async def test_a_percent_encoded_credential_never_reaches_the_file(forked_connec
     assert "[REDACTED]" in stored and json.dumps(plain, ensure_ascii=False) in stored
 
 
+@pytest.mark.anyio
+async def test_a_cited_file_whose_name_holds_a_credential_is_refused(forked_connect, tmp_path):
+    """A file named after a token (a downloaded credentials file, say) cannot be cited: its path
+    would carry the token into the pushed memory file. The call is refused with the path shown
+    redacted, and nothing is saved."""
+    project = tmp_path / "project"
+    (project / "keys").mkdir(parents=True)
+    token = "ghp_" + "Z3x9Qw7Ke2Lm5Np8Rt4Vb6Yc1Hd0Jf3Gs5Ua"
+    (project / "keys" / f"{token}.txt").write_text("x\n", encoding="utf-8")
+    async with forked_connect(project) as server:
+        text = await server.error("log_memory", topic="t", missing_context="m", lesson="l", files=[f"keys/{token}.txt"])
+    assert "credential" in text and "Nothing was saved" in text and token not in text, text
+    assert "keys/[REDACTED].txt" in text, text
+    assert not memory_path(project).exists()
+
+
 # ------------------------------------------------------------------ odd arguments get one sentence
 
 @pytest.mark.anyio
