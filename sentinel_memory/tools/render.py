@@ -246,9 +246,7 @@ def log_answer(logged: Logged) -> str:
             f"summarises: {', '.join(logged.deleted)}."
         )
     if logged.missing:
-        out.append(
-            f"Not in the file (already deleted or never existed), so nothing to delete: {', '.join(logged.missing)}."
-        )
+        out.append(f"Not in the file (already deleted or never existed), so nothing to delete: {_given(logged.missing)}.")
     if logged.changed:
         out.append(changed_sources(logged))
     if logged.files:
@@ -292,6 +290,17 @@ def log_answer(logged: Logged) -> str:
     if logs > logged.threshold:
         out.append(compact_notice(logs, logged.threshold))
     return "\n".join(out)
+
+
+MISSING_SHOWN = 20  # source ids an answer repeats that are not in the file; the rest are counted
+
+
+def _given(ids: list[str]) -> str:
+    """Source ids the caller gave, as an answer repeats them: the first MISSING_SHOWN, each on the
+    line and cut as a query is, then how many more, so a list of 100,000 does not come back whole."""
+    shown_ids = ", ".join(echoed(one_line(i)) for i in ids[:MISSING_SHOWN])
+    more = len(ids) - MISSING_SHOWN
+    return shown_ids + (f" and {more:,} more" if more > 0 else "")
 
 
 def changed_sources(logged: Logged) -> str:
