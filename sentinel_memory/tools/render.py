@@ -246,7 +246,9 @@ def log_answer(logged: Logged) -> str:
             f"summarises: {', '.join(logged.deleted)}."
         )
     if logged.missing:
-        out.append(f"Not in the file (already deleted or never existed), so nothing to delete: {_given(logged.missing)}.")
+        out.append(
+            f"Not in the file (already deleted or never existed), so nothing to delete: {_given(logged.missing)}."
+        )
     if logged.changed:
         out.append(changed_sources(logged))
     if logged.files:
