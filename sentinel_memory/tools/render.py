@@ -26,6 +26,7 @@ from .blocks import (  # noqa: F401 (those of a record's block this module does 
     one_line,
     plural,
     record_body,
+    sendable,
     source_lines,
     stale_change,
     stale_line,
@@ -193,7 +194,8 @@ NOTICE_BYTES = 4_000  # room kept for the notices at the end (the left-out notic
 
 def search_overhead_bytes(found: Found) -> int:
     """UTF-8 bytes of the answer's header and notes, and room for the notices at its end."""
-    return len((_search_head(found) + "".join(read_notes(found.snapshot))).encode("utf-8")) + NOTICE_BYTES + 400
+    head = sendable(_search_head(found) + "".join(read_notes(found.snapshot)))
+    return len(head.encode("utf-8")) + NOTICE_BYTES + 400
 
 
 def search_answer(found: Found) -> str:
