@@ -106,7 +106,9 @@ class PlainArgumentErrors(Middleware):
                     where = ".".join(str(p) for p in err.get("loc", ()) if p != "arguments") or "arguments"
                     fields.append(f"{where}: {err.get('msg', 'invalid')}")
             summary = "; ".join(fields[:5]) or "the arguments do not match the tool's schema"
-            raise ToolError(f"Invalid arguments for {context.message.name}: {summary}. Nothing was saved.") from None
+            name = context.message.name
+            outcome = "Nothing was searched." if name == "search_memory" else "Nothing was saved."
+            raise ToolError(f"Invalid arguments for {name}: {summary}. {outcome}") from None
 
 
 class _SessionState:

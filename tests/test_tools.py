@@ -420,6 +420,8 @@ async def test_search_memory_takes_the_files_about_to_be_touched(inprocess, proj
         first = await server.ok("search_memory", query="login redirect", files=["src/pay.py"])
         before = state(memory_file)
         refused = await server.error("search_memory", query="x", files=["/etc/passwd"])
+        mistyped = await server.error("search_memory", query="x", files="src/pay.py")
     assert first.index("missing: refund key") < first.index("missing: login redirect")
     assert "is absolute" in refused and refused.endswith("Nothing was searched.")
+    assert "files" in mistyped and mistyped.endswith("Nothing was searched."), mistyped
     assert state(memory_file) == before
