@@ -106,7 +106,9 @@ class PlainArgumentErrors(Middleware):
                     where = ".".join(str(p) for p in err.get("loc", ()) if p != "arguments") or "arguments"
                     fields.append(f"{where}: {err.get('msg', 'invalid')}")
             summary = "; ".join(fields[:5]) or "the arguments do not match the tool's schema"
-            raise ToolError(f"Invalid arguments for {context.message.name}: {summary}. Nothing was saved.") from None
+            name = context.message.name
+            outcome = "Nothing was searched." if name == "search_memory" else "Nothing was saved."
+            raise ToolError(f"Invalid arguments for {name}: {summary}. {outcome}") from None
 
 
 class _SessionState:
@@ -240,7 +242,9 @@ async def _run(ctx: Context | None, operation, **arguments) -> str:
 
 
 def _described(tool: dict[str, Parameter], name: str, **constraints) -> FieldInfo:
-    """The parameter's description (and constraints) as tools/parameters.py writes them, once."""
+    """The parameter's description (and constraints) as tools/parameters.py writes them, once.
+    strict=True for the integer: pydantic would otherwise take true as 1 and "5" as 5, which the
+    contract (§4.5) and the core reject."""
     return Field(description=tool[name].description, **constraints)
 
 
@@ -264,7 +268,7 @@ async def log_memory(
     lesson: Annotated[str, _described(L, "lesson")],
     ask_next_time: Annotated[str, _described(L, "ask_next_time")] = "",
     type: Annotated[Literal["log", "principle"], _described(L, "type")] = "log",
-    compact_threshold: Annotated[int, _described(L, "compact_threshold", ge=1)] = DEFAULT_THRESHOLD,
+    compact_threshold: Annotated[int, _described(L, "compact_threshold", ge=1, strict=True)] = DEFAULT_THRESHOLD,
     source_ids: Annotated[list[str] | None, _described(L, "source_ids")] = None,
     files: Annotated[list[str] | None, _described(L, "files")] = None,
     ctx: Context | None = None,
@@ -286,7 +290,7 @@ async def log_memory(
 @mcp.tool(annotations=READ_ONLY, output_schema=None, description=COMPACT_MEMORY_DESCRIPTION)
 async def compact_memory(
     target_topic: Annotated[str | None, _described(C, "target_topic")] = None,
-    compact_threshold: Annotated[int, _described(C, "compact_threshold", ge=1)] = DEFAULT_THRESHOLD,
+    compact_threshold: Annotated[int, _described(C, "compact_threshold", ge=1, strict=True)] = DEFAULT_THRESHOLD,
     ctx: Context | None = None,
 ) -> str:
     return await _run(ctx, tools.compact, target_topic=target_topic, compact_threshold=compact_threshold)

@@ -28,14 +28,24 @@ SERVER = str(ROOT / "server.py")
 
 def fake_private_key() -> str:
     """A PEM block with the right shape and random-looking body (not a real key)."""
-    body = "\n".join(("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" + "Ab3dE5gH7jK9mN1pQ3rS5tU7vW9xY1z" * 2)[:64] for _ in range(6))
+    body = "\n".join(
+        ("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" + "Ab3dE5gH7jK9mN1pQ3rS5tU7vW9xY1z" * 2)[:64] for _ in range(6)
+    )
     return "-----BEGIN " + "PRIVATE KEY-----\n" + body + "\n-----END " + "PRIVATE KEY-----"
 
 
 def record_line(topic: str, missing: str, lesson: str) -> str:
-    return Entry.of({"id": record_id("log", topic, missing, lesson), "type": "log", "topic": topic,
-                     "missing_context": missing, "lesson": lesson, "ask_next_time": "",
-                     "meta": {"created": "2026-01-01T00:00:00+00:00"}}).line
+    return Entry.of(
+        {
+            "id": record_id("log", topic, missing, lesson),
+            "type": "log",
+            "topic": topic,
+            "missing_context": missing,
+            "lesson": lesson,
+            "ask_next_time": "",
+            "meta": {"created": "2026-01-01T00:00:00+00:00"},
+        }
+    ).line
 
 
 def cli(project: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
@@ -50,6 +60,7 @@ def path(tmp_path) -> Path:
 
 
 # ------------------------------------------------------------------ a key pasted over several lines
+
 
 def test_a_private_key_pasted_over_several_lines_never_reaches_the_quarantine_file(path):
     """A PEM block pasted into the memory file by hand is not a record; on the next write its lines
@@ -84,6 +95,7 @@ def test_scan_sees_a_key_that_spans_lines_and_redact_removes_it_from_the_quarant
 
 # ----------------------------------------------------------------------- links and special files
 
+
 def test_a_symlinked_quarantine_file_is_never_read_or_copied(path, tmp_path):
     """A repository that commits the quarantine file as a link to a private file outside it, plus a
     broken line: the next write refuses, names the link, and copies nothing into the project."""
@@ -98,8 +110,11 @@ def test_a_symlinked_quarantine_file_is_never_read_or_copied(path, tmp_path):
     with pytest.raises(StorageError, match="symbolic link.*Nothing was read or saved"):
         log(path, "t", "new", "lesson")
     assert path.read_bytes() == before and link.is_symlink()
-    assert all("aws_secret" not in p.read_text(errors="replace") for p in path.parent.iterdir()
-               if p.is_file() and not p.is_symlink())
+    assert all(
+        "aws_secret" not in p.read_text(errors="replace")
+        for p in path.parent.iterdir()
+        if p.is_file() and not p.is_symlink()
+    )
 
 
 @pytest.mark.parametrize("which", ["memory file", "context dir", "lock file"])
@@ -168,6 +183,7 @@ def test_a_memory_file_past_the_size_limit_is_refused_without_reading_it(path):
 
 # ------------------------------------------------------------------------------- huge fields
 
+
 def test_a_field_far_over_its_limit_is_refused_before_any_other_work(path):
     """A 10 MB lesson is refused with its size and the limit; nothing is created. (It is refused
     from its length alone: benchmarked in bench/secrets_bench.py's neighbour, not timed here.)"""
@@ -185,6 +201,7 @@ def test_a_principle_question_far_over_its_limit_is_cut_not_refused(path):
 
 
 # -------------------------------------------------------------------- failed writes change nothing
+
 
 def test_a_write_that_fails_on_a_full_disk_leaves_no_conflicted_copy_and_no_quarantine_file(path):
     """A file with conflict markers and a broken line, then a write that cannot fit on the disk
@@ -231,6 +248,7 @@ def test_a_temporary_file_left_by_a_killed_writer_of_gitignore_is_cleaned_up(pat
 
 # ------------------------------------------------------------------------------- the project root
 
+
 @pytest.mark.parametrize("where", ["home", "root"])
 def test_the_environment_variable_pointing_at_home_or_root_does_not_write_there(tmp_path, where):
     """SENTINEL_MEMORY_PROJECT set to the home directory or / is refused for writes, as the current
@@ -239,8 +257,14 @@ def test_the_environment_variable_pointing_at_home_or_root_does_not_write_there(
     home.mkdir()
     target = str(home) if where == "home" else "/"
     env = {**os.environ, "HOME": str(home), "SENTINEL_MEMORY_PROJECT": target}
-    result = subprocess.run([sys.executable, SERVER, "log", "--topic", "t", "--missing-context", "m", "--lesson", "l"],
-                            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+    result = subprocess.run(
+        [sys.executable, SERVER, "log", "--topic", "t", "--missing-context", "m", "--lesson", "l"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+    )
     assert result.returncode == 2 and "home directory or a filesystem root" in result.stderr
     assert not (Path(target) / ".context" / "memory_log.jsonl").exists() or where == "root"
     assert "Traceback" not in result.stderr
@@ -248,12 +272,17 @@ def test_the_environment_variable_pointing_at_home_or_root_does_not_write_there(
 
 def test_a_project_path_with_a_name_too_long_is_a_plain_error(tmp_path):
     """A --project whose path has a component over 255 bytes: one sentence and exit 2, no traceback."""
-    result = subprocess.run([sys.executable, SERVER, "--project", str(tmp_path / ("x" * 300)), "search"],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, SERVER, "--project", str(tmp_path / ("x" * 300)), "search"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2 and "cannot be used" in result.stderr and "Traceback" not in result.stderr
 
 
 # ----------------------------------------------------------------------- the merge driver, binary
+
 
 def test_the_merge_driver_keeps_both_sides_when_one_holds_a_nul_byte(tmp_path):
     """git refuses to text-merge a side with a NUL byte; the driver then writes every side whole
@@ -265,8 +294,9 @@ def test_the_merge_driver_keeps_both_sides_when_one_holds_a_nul_byte(tmp_path):
     for name, text in (("base", base), ("ours", ours), ("theirs", theirs)):
         (tmp_path / name).write_text(text, encoding="utf-8")
         files.append(str(tmp_path / name))
-    result = subprocess.run([sys.executable, SERVER, "merge-driver", *files, "memory_log.jsonl"],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, SERVER, "merge-driver", *files, "memory_log.jsonl"], capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 1 and "Traceback" not in result.stderr
     merged = tmp_path / "ours"
     target = memory_path(tmp_path / "project")
@@ -302,7 +332,146 @@ def test_a_real_merge_with_a_binary_side_keeps_every_record_of_both_branches(tmp
         assert record_id("log", "t", missing, "l") in out, missing
 
 
+# ------------------------------------------------------------------ a lone surrogate escape in the file
+
+
+@pytest.mark.anyio
+async def test_a_record_holding_a_lone_surrogate_escape_is_listed_not_a_failure(forked_connect, tmp_path):
+    """A line that is JSON with an id but holds a lone surrogate escape ("\\ud800", allowed by JSON,
+    no text) is a record (§5.3): search_memory and compact_memory list it with the surrogate shown
+    as its escape, as the hooks show it, and a write keeps the line byte for byte. Before, both
+    failed with "unexpected internal error" for as long as the line stayed."""
+    project = tmp_path / "project"
+    path = memory_path(project)
+    path.parent.mkdir(parents=True)
+    odd = (
+        '{"id": "00000000000000aa", "type": "log", "topic": "t\\udc80", "missing_context": "x\\ud800y", '
+        '"lesson": "odd lesson", "files": ["src/\\udfff.py"]}'
+    )
+    good = record_line("t", "m", "kept lesson")
+    path.write_text(odd + "\n" + good + "\n", encoding="utf-8")
+    async with forked_connect(project) as server:
+        for tool, arguments in (("search_memory", dict(query="odd lesson")), ("compact_memory", {})):
+            text = await server.ok(tool, **arguments)
+            assert "odd lesson" in text and "\\udc80" in text, (tool, text)
+        saved = await server.ok("log_memory", topic="t", missing_context="other", lesson="l")
+        assert "unreadable" not in saved, saved
+    assert path.read_text(encoding="utf-8").splitlines()[0] == odd
+    assert not any("Traceback" in p.read_text() for p in tmp_path.glob("server-*.stderr"))
+
+
+@pytest.mark.anyio
+async def test_records_whose_fields_hold_other_json_types_are_listed_not_a_failure(forked_connect, tmp_path):
+    """A hand edit or another tool may give a record's topic a list or a number, or a principle's
+    source_count a word: such a line is still a record (§5.3), and search_memory and compact_memory
+    list it instead of failing with "unexpected internal error" for as long as it stays."""
+    project = tmp_path / "project"
+    path = memory_path(project)
+    path.parent.mkdir(parents=True)
+    odd = [
+        {
+            "id": "00000000000000a1",
+            "type": "log",
+            "topic": ["listed"],
+            "missing_context": "m",
+            "lesson": "topic is a list",
+        },
+        {"id": "00000000000000a2", "type": "log", "topic": 7, "missing_context": "m", "lesson": "topic is a number"},
+        {
+            "id": "00000000000000a3",
+            "type": "principle",
+            "topic": "t",
+            "lesson": "count is a word",
+            "meta": {"source_count": "many", "created": "2026\nINJECTED"},
+        },
+    ]
+    path.write_text(
+        "".join(json.dumps(r) + "\n" for r in odd) + record_line("t", "m", "plain") + "\n", encoding="utf-8"
+    )
+    async with forked_connect(project) as server:
+        for tool, arguments in (
+            ("search_memory", dict(query="topic count")),
+            ("search_memory", dict(query="q", topic="t")),
+            ("compact_memory", {}),
+            ("compact_memory", dict(target_topic="t")),
+        ):
+            text = await server.ok(tool, **arguments)
+            assert "count is a word" in text, (tool, text)
+            assert "\nINJEC" not in text, (tool, text)
+        listed = await server.ok("search_memory", query="topic list number")
+        assert "topic is a list" in listed and "topic is a number" in listed, listed
+    assert not any("Traceback" in p.read_text() for p in tmp_path.glob("server-*.stderr"))
+
+
+# ------------------------------------------------------------------ a credential percent-encoded
+
+
+@pytest.mark.anyio
+async def test_a_percent_encoded_credential_never_reaches_the_file(forked_connect, tmp_path):
+    """A webhook, an authorization header or a key's block pasted percent-encoded (a redirect, a
+    form body, a URL parameter; once or twice) is redacted as it would be written plainly; an
+    ordinary encoded URL and a Windows %VARIABLE% stay as they were."""
+    from urllib.parse import quote
+
+    webhook_key = "Q7rVw2Kp9Zt4Xb8Nc3Md6Hf1"
+    bearer = "Nq8VtSu7rZaUWM6ZOx8eb0ogET9D9XyYq6B0Fi7F"
+    block = fake_private_key()
+    webhook = "https://hooks.slack.com/services/T0ABCDE12/B0FGHIJ34/" + webhook_key
+    lessons = {
+        "webhook": "callback=" + quote(webhook, safe=""),
+        "twice": "next=" + quote(quote(webhook, safe=""), safe=""),
+        "header": quote("Authorization: Bearer " + bearer, safe=""),
+        "block": "key=" + quote(block, safe=""),
+    }
+    plain = "see https://example.com/search?q=hello%20world and set DD_APP_KEY=%DD_APP_KEY_PROD%"
+    project = tmp_path / "project"
+    project.mkdir()
+    async with forked_connect(project) as server:
+        for name, lesson in lessons.items():
+            saved = await server.ok("log_memory", topic="t", missing_context=name, lesson=lesson)
+            assert "Redacted 1" in saved or "redacted 1" in saved, (name, saved)
+        await server.ok("log_memory", topic="t", missing_context="plain", lesson=plain)
+    stored = memory_path(project).read_text(encoding="utf-8")
+    for secret in (webhook_key, bearer, block.splitlines()[1][:40]):
+        assert secret not in stored and quote(secret, safe="") not in stored, secret
+    assert "[REDACTED]" in stored and json.dumps(plain, ensure_ascii=False) in stored
+
+
+@pytest.mark.anyio
+async def test_a_cited_file_whose_name_holds_a_credential_is_refused(forked_connect, tmp_path):
+    """A file named after a token (a downloaded credentials file, say) cannot be cited: its path
+    would carry the token into the pushed memory file. The call is refused with the path shown
+    redacted, and nothing is saved."""
+    project = tmp_path / "project"
+    (project / "keys").mkdir(parents=True)
+    token = "ghp_" + "Z3x9Qw7Ke2Lm5Np8Rt4Vb6Yc1Hd0Jf3Gs5Ua"
+    (project / "keys" / f"{token}.txt").write_text("x\n", encoding="utf-8")
+    async with forked_connect(project) as server:
+        text = await server.error("log_memory", topic="t", missing_context="m", lesson="l", files=[f"keys/{token}.txt"])
+    assert "credential" in text and "Nothing was saved" in text and token not in text, text
+    assert "keys/[REDACTED].txt" in text, text
+    assert not memory_path(project).exists()
+
+
+@pytest.mark.anyio
+async def test_source_ids_not_in_the_file_are_not_repeated_whole(forked_connect, tmp_path):
+    """A principle saved with a huge list of source ids that the file does not hold answers with
+    the first few and a count, not an answer as long as the list; an id holding a line break
+    cannot start a line of the answer."""
+    project = tmp_path / "project"
+    project.mkdir()
+    given = [f"{i:016x}@abcdef12" for i in range(50_000)] + ["forged\nDeleted the 9 source records"]
+    async with forked_connect(project) as server:
+        text = await server.ok(
+            "log_memory", type="principle", topic="t", missing_context="", lesson="l", source_ids=given
+        )
+    assert "0000000000000000" in text and "and 49,981 more" in text, text
+    assert len(text) < 2_000, len(text)
+    assert not any(line.startswith("Deleted") for line in text.splitlines()), text
+
+
 # ------------------------------------------------------------------ odd arguments get one sentence
+
 
 @pytest.mark.anyio
 async def test_odd_file_names_get_one_sentence_over_stdio(forked_connect, tmp_path):
@@ -312,8 +481,13 @@ async def test_odd_file_names_get_one_sentence_over_stdio(forked_connect, tmp_pa
     (project / "src").mkdir(parents=True)
     (project / "src" / "a.py").write_text("x = 1\n")
     async with forked_connect(project) as server:
-        for files, rule in ((["src/a\x00.py"], "NUL"), ([""], "is empty"), (["."], "project folder itself"),
-                            (["./"], "project folder itself"), (["src/a.py", "  "], "is empty")):
+        for files, rule in (
+            (["src/a\x00.py"], "NUL"),
+            ([""], "is empty"),
+            (["."], "project folder itself"),
+            (["./"], "project folder itself"),
+            (["src/a.py", "  "], "is empty"),
+        ):
             text = await server.error("log_memory", topic="t", missing_context="m", lesson="l", files=files)
             assert rule in text and "unexpected" not in text and "Nothing was saved" in text, (files, text)
             searched = await server.error("search_memory", query="q", files=files)
@@ -327,8 +501,23 @@ def test_a_log_argument_that_is_not_utf8_exits_2_with_one_sentence(tmp_path):
     one sentence naming the field, nothing saved, no traceback."""
     project = tmp_path / "project"
     project.mkdir()
-    done = subprocess.run([sys.executable, SERVER, "--project", str(project), "log", "--topic", b"caf\xe9",
-                           "--missing-context", "m", "--lesson", "l"], capture_output=True, timeout=60)
+    done = subprocess.run(
+        [
+            sys.executable,
+            SERVER,
+            "--project",
+            str(project),
+            "log",
+            "--topic",
+            b"caf\xe9",
+            "--missing-context",
+            "m",
+            "--lesson",
+            "l",
+        ],
+        capture_output=True,
+        timeout=60,
+    )
     stderr = done.stderr.decode("utf-8", "replace")
     assert done.returncode == 2 and "Traceback" not in stderr, stderr
     assert "topic is not valid UTF-8" in stderr and stderr.count("\n") == 1
@@ -342,8 +531,12 @@ def test_a_huge_query_or_topic_is_not_echoed_whole(path):
     huge_query, huge_topic = "refresh " * 25_000, "t" * 1_000_000
     from sentinel_memory.tools.answers import compact
 
-    for answer in (search(path, huge_query), search(path, "x", topic=huge_topic), compact(path, huge_topic),
-                   search(memory_path(path.parent.parent / "empty"), huge_query)):
+    for answer in (
+        search(path, huge_query),
+        search(path, "x", topic=huge_topic),
+        compact(path, huge_topic),
+        search(memory_path(path.parent.parent / "empty"), huge_query),
+    ):
         assert len(answer.encode("utf-8")) < 38_000, len(answer)
     assert "characters)" in search(path, huge_query)
 
@@ -359,7 +552,8 @@ def test_a_query_of_one_long_pasted_run_is_answered_in_one_pass(path):
         "import sys; from pathlib import Path; from sentinel_memory.tools.answers import search; "
         "print(search(Path(sys.argv[1]), 'refresh ' + 'a' * 200_000))"
     )
-    result = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=ROOT,
-                            timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     assert "refresh early" in result.stdout

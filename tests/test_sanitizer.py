@@ -311,6 +311,8 @@ POSITIVES = [
     ("blob.core.windows.net/c/app.zip?sv=2022-11-02&sp=r&sig=" + "A1b2" * 8 + "%2B%3D",
      f"blob.core.windows.net/c/app.zip?sv=2022-11-02&sp=r&sig={REDACTED}"),
     ('{"private_key_id": "' + "0123456789abcdef0123" * 2 + '"}', f'{{"private_key_id": "{REDACTED}"}}'),
+    # the same service-account JSON written inside a JSON string (an environment variable, a manifest)
+    ('"{\\"private_key_id\\": \\"' + "0123456789abcdef0123" * 2 + '\\"}"', f'"{{\\"private_key_id\\": \\"{REDACTED}\\"}}"'),
     ("https://discord.com/api/webhooks/123456789012345678/" + "A1b2_C3d4-" * 7,
      f"https://discord.com/api/webhooks/123456789012345678/{REDACTED}"),
     ("HEROKU_API_KEY=" + str(uuid.UUID(int=0xABCDEF)), f"HEROKU_API_KEY={REDACTED}"),

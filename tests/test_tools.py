@@ -112,6 +112,9 @@ BAD_CALLS = [
     ("type", dict(topic="t", missing_context="m", lesson="l", type="foo")),
     ("compact_threshold", dict(topic="t", missing_context="m", lesson="l", compact_threshold=0)),
     ("compact_threshold", dict(topic="t", missing_context="m", lesson="l", compact_threshold="many")),
+    ("compact_threshold", dict(topic="t", missing_context="m", lesson="l", compact_threshold="5")),
+    ("compact_threshold", dict(topic="t", missing_context="m", lesson="l", compact_threshold=True)),
+    ("compact_threshold", dict(topic="t", missing_context="m", lesson="l", compact_threshold=5.0)),
     ("source_ids", dict(topic="t", missing_context="m", lesson="l", source_ids=["0123456789abcdef"])),
     ("source_ids", dict(topic="t", missing_context="m", lesson="l", type="principle", source_ids="0123456789abcdef")),
     ("lesson", dict(topic="t", missing_context="m", lesson=123)),
@@ -161,9 +164,10 @@ async def test_every_invalid_call_is_a_plain_error_that_changes_nothing(inproces
         await server.ok("log_memory", topic="t", missing_context="m", lesson="l")
         await check_all("existing memory")
 
-        compact = await server.call("compact_memory", compact_threshold=0)
-        if not compact.is_error or "compact_threshold" not in compact.content[0].text:
-            problems.append(f"compact_memory(compact_threshold=0): {compact.content[0].text[:200]}")
+        for bad in (0, True, "5"):
+            compact = await server.call("compact_memory", compact_threshold=bad)
+            if not compact.is_error or "compact_threshold" not in compact.content[0].text:
+                problems.append(f"compact_memory(compact_threshold={bad!r}): {compact.content[0].text[:200]}")
     assert not problems, "\n".join(problems)
 
 
@@ -416,6 +420,8 @@ async def test_search_memory_takes_the_files_about_to_be_touched(inprocess, proj
         first = await server.ok("search_memory", query="login redirect", files=["src/pay.py"])
         before = state(memory_file)
         refused = await server.error("search_memory", query="x", files=["/etc/passwd"])
+        mistyped = await server.error("search_memory", query="x", files="src/pay.py")
     assert first.index("missing: refund key") < first.index("missing: login redirect")
     assert "is absolute" in refused and refused.endswith("Nothing was searched.")
+    assert "files" in mistyped and mistyped.endswith("Nothing was searched."), mistyped
     assert state(memory_file) == before

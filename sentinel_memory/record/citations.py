@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 
 from ..errors import InvalidInput
+from ..redaction.engine import redact
 from .records import NOTHING_SAVED
 
 MAX_FILES = 10  # cited files per record, listed and found together
@@ -68,7 +69,7 @@ def listed(root: Path, files: object, existing: bool = True, outcome: str = NOTH
     """The paths `files` lists, normalised, in their order without repeats; InvalidInput for a
     value that is not a list of strings, more than MAX_FILES paths, or a path that is absolute,
     uses `..`, leaves the project through a symbolic link, or (`existing`) is not a file in the
-    project. `outcome` ends each refusal: what the refused call did not do."""
+    project or holds a credential in its name (a strict rule of docs/contract.md §6). `outcome` ends each refusal: what the refused call did not do."""
     if files is None:
         return []
     if isinstance(files, str) or not isinstance(files, (list, tuple)):
@@ -118,6 +119,15 @@ def listed(root: Path, files: object, existing: bool = True, outcome: str = NOTH
             raise _refuse(raw, f"is a directory, not a file ({root})", outcome)
         if existing and not os.path.isfile(full):
             raise _refuse(raw, f"is not a file in the project ({root})", outcome)
+        if existing:  # a record's path is stored, and the memory file is pushed
+            hidden, found = redact(path, strict_only=True)
+            if found:
+                raise _refuse(
+                    hidden,
+                    "holds a credential in its name, which the memory file (pushed with the project) must not; "
+                    "leave it out, or rename the file",
+                    outcome,
+                )
         if path not in out:
             out.append(path)
     if len(out) > MAX_FILES:

@@ -63,7 +63,8 @@ def revision(record: dict) -> str:
     text fields and cited files. compact_memory shows it as `<id>@<revision>`; a principle's save
     deletes a source only while the file still holds that version (docs/contract.md §4.3)."""
     body = json.dumps([record.get(name) for name in REVISION_FIELDS], ensure_ascii=False, sort_keys=True)
-    return hashlib.sha256(body.encode("utf-8")).hexdigest()[:REVISION_LENGTH]
+    # surrogatepass: the same bytes for any text; a lone surrogate a hand edit left ("\\ud800") gets a version too
+    return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:REVISION_LENGTH]
 
 
 def versioned(record: dict) -> str:
@@ -231,6 +232,13 @@ def meta_of(record: dict) -> dict:
     """The record's meta object, or {} when it has none (or something else in its place)."""
     meta = record.get("meta")
     return meta if isinstance(meta, dict) else {}
+
+
+def topic_of(record: dict) -> str:
+    """The record's topic, as the key that groups and filters it: a string as it is; a value of
+    another JSON type (a hand edit: a number, a list) as its text, as compaction names its group."""
+    topic = record.get("topic", "")
+    return topic if isinstance(topic, str) else str(topic)
 
 
 def is_principle(record: dict) -> bool:

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from .filetext import FileText
 from .merge import Records, keep_newest, merge_three_way, merge_two_way
-from .records import Entry, count_types, is_principle, parse_line
+from .records import Entry, count_types, is_principle, parse_line, topic_of
 
 log = logging.getLogger("sentinel_memory")
 
@@ -66,7 +66,7 @@ class Snapshot:
     def topic_counts(self) -> Counter:
         """Records per topic. Do not mutate: copy it."""
         if self._topics is None:
-            self._topics = Counter(e.record.get("topic") for e in self.records.values())
+            self._topics = Counter(topic_of(e.record) for e in self.records.values())
         return self._topics
 
     def text(self) -> bytes:

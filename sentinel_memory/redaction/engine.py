@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import string
+from urllib.parse import quote, unquote
 
 from .formats import REDACTED, Rule
 from .forms import FORM_RULES
@@ -103,7 +104,7 @@ def _public_blocks(text: str) -> list[tuple[int, int]]:
     return [match.span() for match in _PUBLIC_BLOCK.finditer(text)]
 
 
-def _apply(text: str, strict_only: bool) -> tuple[str, list[str]]:
+def _apply(text: str, strict_only: bool, decodes: int = 2) -> tuple[str, list[str]]:
     names: list[str] = []
     if not text:
         return text, names
@@ -168,4 +169,32 @@ def _apply(text: str, strict_only: bool) -> tuple[str, list[str]]:
             text = pattern.sub(replace, text)
         if not glued[0]:
             break
+    if decodes and "%" in text:
+        text = _PERCENT_RUN.sub(lambda match: _percent_encoded(match.group(0), strict_only, names, decodes), text)
     return text, names
+
+
+# A run of text without blanks that holds percent escapes: a URL, a query parameter, a form body.
+_PERCENT_RUN = re.compile(r"[^\s%]*(?:%[0-9A-Fa-f]{2}[^\s%]*)+")
+
+
+def _percent_encoded(run: str, strict_only: bool, names: list[str], decodes: int) -> str:
+    """A percent-encoded run as the rules see it decoded (a webhook, a header or a key's block in a
+    redirect or a form body: https%3A%2F%2Fhooks.slack.com%2F...): when a credential is found, the
+    run is the decoded text, redacted, encoded again (the characters it held unencoded stay so, and
+    [REDACTED] is written as itself, so a second pass changes nothing). Twice-encoded text is read
+    by the same step on the decoded run (`decodes` bounds the depth). Otherwise the run stays
+    exactly as it was, as does a run whose escapes are not UTF-8: that is no encoded text
+    (`%DD_APP_KEY%`, a Windows variable)."""
+    try:
+        decoded = unquote(run, errors="strict")
+    except UnicodeDecodeError:
+        return run
+    if decoded == run:
+        return run
+    redacted, found = _apply(decoded, strict_only, decodes - 1)
+    if not found:
+        return run
+    names.extend(found)
+    kept = (set(run) - {"%"}) | set(REDACTED)
+    return "".join(c if c in kept else quote(c, safe="") for c in redacted)

@@ -101,10 +101,11 @@ FORMAT_RULES: tuple[Rule, ...] = (
     # A GCP service-account file: its private_key is a PEM block (above); its key id goes too.
     Rule(
         name="gcp_private_key_id",
-        pattern=lazy(r""""private_key_id"[ \t]*:[ \t]*"(?P<value>[0-9a-f]{40})\""""),
+        # also in JSON written inside a JSON string (an environment variable, a manifest): \"private_key_id\"
+        pattern=lazy(r"""\\?"private_key_id\\?"[ \t]*:[ \t]*\\?"(?P<value>[0-9a-f]{40})\\?\""""),
         strict=True,
         groups=("value",),
-        needles=('"private_key_id"',),
+        needles=('"private_key_id"', 'private_key_id\\"'),
     ),
     _provider("aws_access_key_id", r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}"),
     _provider("aws_session_token", r"(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdzE)[A-Za-z0-9/+=]{40,}", ""),

@@ -20,7 +20,7 @@ from operator import add, mul, sub
 from ..git.staleness import stamp_seconds
 from ..record import citations
 from ..record.gcpause import paused
-from ..record.records import Entry, is_principle, recency
+from ..record.records import Entry, is_principle, recency, topic_of
 from ..record.snapshot import Snapshot
 from .ranked import Card, Layout, Ranked, fit
 from .terms import GENERIC_WORDS, path_terms, record_terms, shares, stem, terms  # noqa: F401 (stem, terms: this module's surface too)
@@ -116,7 +116,7 @@ class SearchIndex:
             change(self.body_postings, term, rank)
         for term in path_terms(entry.record) - topic:
             change(self.path_postings, term, rank)
-        change(self.by_topic, entry.record.get("topic"), rank)
+        change(self.by_topic, topic_of(entry.record), rank)
         files = citations.of(entry.record)
         for path in dict.fromkeys(files):
             change(self.file_postings, path, rank)

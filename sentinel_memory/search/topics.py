@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
+from ..record.records import topic_of
+
 _SPLIT = re.compile(r"[\s\-_./:]+")
 
 
@@ -12,7 +14,7 @@ def group_by_topic(records: list[dict]) -> dict[str, list[dict]]:
     """Records by exact topic, topics sorted, principles first inside a topic, then by id."""
     groups: dict[str, list[dict]] = {}
     for record in records:
-        groups.setdefault(str(record.get("topic", "")), []).append(record)
+        groups.setdefault(topic_of(record), []).append(record)
     return {
         topic: sorted(groups[topic], key=lambda r: (r.get("type") != "principle", r["id"])) for topic in sorted(groups)
     }

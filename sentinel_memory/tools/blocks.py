@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # for annotations only
 
 
 def day(stamp: object) -> str:
-    return str(stamp)[:10] if stamp else "?"
+    return one_line(str(stamp)[:10]) if stamp else "?"
 
 
 # What some reader or other takes for the end of a line.
@@ -44,10 +44,9 @@ def header(record: dict) -> str:
         parts.append(one_line(kind))
     parts.append(one_line(record.get("topic", "")))
     if kind == "principle":
-        when = (
-            f"compacted {day(meta.get('compacted_at') or meta.get('created'))} "
-            f"from {plural(meta.get('source_count', 0), 'record')}"
-        )
+        count = meta.get("source_count", 0)  # a hand edit may give it any JSON value
+        sources = plural(count, "record") if isinstance(count, int) else f"{one_line(count)[:20]} records"
+        when = f"compacted {day(meta.get('compacted_at') or meta.get('created'))} from {sources}"
     else:
         when = day(meta.get("created"))
     if meta.get("updated"):
@@ -161,15 +160,27 @@ def numbered(number: int, body: str) -> str:
     return f"#{number} {body}"
 
 
+# A lone surrogate: what a record's "\\ud800" escape reads as (JSON allows it; a hand edit or a
+# cloned repository may hold one). It has no UTF-8, so an answer that held it could not be sent.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def sendable(text: str) -> str:
+    """text with each lone surrogate as its escape (`\\ud800`, as the hooks and the commands show
+    it), so a record holding one is listed like the others instead of failing the whole answer."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def card(record: dict) -> tuple[str, int, int]:
     """A record's block for a listing, with its estimated tokens and UTF-8 bytes (ranked.Layout)."""
-    body = record_body(record)
+    body = sendable(record_body(record))
     return body, estimate_tokens(body), len(body.encode("utf-8"))
 
 
 def with_line(card: tuple[str, int, int], line: str) -> tuple[str, int, int]:
     """A card with one more line under the block's header (a stale mark)."""
     body, tokens, size = card
+    line = sendable(line)
     if "\n" in body:
         cut = body.index("\n") + 1
         joined = f"{body[:cut]}{line}\n{body[cut:]}"

@@ -20,7 +20,7 @@ from ..errors import InvalidInput
 from ..git import drivers, staleness
 from ..git.staleness import Stale
 from ..record import citations, revise, store
-from ..record.records import NOTHING_SAVED, Entry, normalize, prepare, recency, revision
+from ..record.records import NOTHING_SAVED, Entry, normalize, prepare, recency, revision, topic_of
 from ..record.snapshot import Snapshot
 from ..search import index, strength
 from ..search.kept import KeptIndex
@@ -232,7 +232,7 @@ def search(where: Where, query: str = "", topic: str | None = None, files: objec
             else:  # every principle is listed, and the logs listed are the best matching ones
                 found.left_matching = ranked.matched() - ranked.matched_principles() - len(more_shown)
         unlisted: Counter = Counter({wanted: total}) if wanted else snap.topic_counts().copy()
-        listed_topics = Counter(e.record.get("topic") for e in shown)
+        listed_topics = Counter(topic_of(e.record) for e in shown)
         unlisted.subtract(listed_topics)
         for topic in listed_topics:  # only these can have dropped to nothing
             if unlisted[topic] <= 0:
@@ -380,7 +380,7 @@ def compact(where: Where, target_topic: str | None = None, compact_threshold: ob
     memory = opened(where)
     snap = memory.read()
     wanted = _topic(target_topic)
-    entries = [e for e in snap.records.values() if wanted is None or e.record.get("topic") == wanted]
+    entries = [e for e in snap.records.values() if wanted is None or topic_of(e.record) == wanted]
     groups = group_by_topic([e.record for e in entries])
     clusters = similar_groups(list(groups)) if not wanted else []
     check = checker(memory, snap)

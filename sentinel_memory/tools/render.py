@@ -26,6 +26,7 @@ from .blocks import (  # noqa: F401 (those of a record's block this module does 
     one_line,
     plural,
     record_body,
+    sendable,
     source_lines,
     stale_change,
     stale_line,
@@ -193,7 +194,8 @@ NOTICE_BYTES = 4_000  # room kept for the notices at the end (the left-out notic
 
 def search_overhead_bytes(found: Found) -> int:
     """UTF-8 bytes of the answer's header and notes, and room for the notices at its end."""
-    return len((_search_head(found) + "".join(read_notes(found.snapshot))).encode("utf-8")) + NOTICE_BYTES + 400
+    head = sendable(_search_head(found) + "".join(read_notes(found.snapshot)))
+    return len(head.encode("utf-8")) + NOTICE_BYTES + 400
 
 
 def search_answer(found: Found) -> str:
@@ -247,7 +249,7 @@ def log_answer(logged: Logged) -> str:
         )
     if logged.missing:
         out.append(
-            f"Not in the file (already deleted or never existed), so nothing to delete: {', '.join(logged.missing)}."
+            f"Not in the file (already deleted or never existed), so nothing to delete: {_given(logged.missing)}."
         )
     if logged.changed:
         out.append(changed_sources(logged))
@@ -292,6 +294,17 @@ def log_answer(logged: Logged) -> str:
     if logs > logged.threshold:
         out.append(compact_notice(logs, logged.threshold))
     return "\n".join(out)
+
+
+MISSING_SHOWN = 20  # source ids an answer repeats that are not in the file; the rest are counted
+
+
+def _given(ids: list[str]) -> str:
+    """Source ids the caller gave, as an answer repeats them: the first MISSING_SHOWN, each on the
+    line and cut as a query is, then how many more, so a list of 100,000 does not come back whole."""
+    shown_ids = ", ".join(echoed(one_line(i)) for i in ids[:MISSING_SHOWN])
+    more = len(ids) - MISSING_SHOWN
+    return shown_ids + (f" and {more:,} more" if more > 0 else "")
 
 
 def changed_sources(logged: Logged) -> str:
