@@ -44,12 +44,21 @@ def path(project):
 
 def filler(path, count: int, topic: str = "misc") -> list[str]:
     """`count` ordinary records that share no word with the queries below."""
-    return [saved(log(path, f"{topic}{i % 4}", f"the build {i} needed a flag nobody wrote down",
-                      f"pass the flag for build number {i} and keep the cache warm between runs"))
-            for i in range(count)]
+    return [
+        saved(
+            log(
+                path,
+                f"{topic}{i % 4}",
+                f"the build {i} needed a flag nobody wrote down",
+                f"pass the flag for build number {i} and keep the cache warm between runs",
+            )
+        )
+        for i in range(count)
+    ]
 
 
 # ------------------------------------------------------------------------------------------ files
+
 
 def test_records_citing_the_files_come_first_then_their_directory(path):
     """With files, the records that cite them come first, then those citing a file in the same
@@ -71,22 +80,28 @@ def test_a_file_git_renamed_counts_as_near(tmp_path, env):
     (repo.path / "lib" / "old_name.py").write_text("x\n")
     (repo.path / "other.py").write_text("x\n")
     repo.commit("files")
-    put(repo.memory, rec("lib", "before the rename", "a lesson", created=T0, files=["lib/old_name.py"]),
-        rec("other", "unrelated", "another lesson", created=T1, files=["other.py"]))
+    put(
+        repo.memory,
+        rec("lib", "before the rename", "a lesson", created=T0, files=["lib/old_name.py"]),
+        rec("other", "unrelated", "another lesson", created=T1, files=["other.py"]),
+    )
     repo.git("mv", "lib/old_name.py", "core_new.py")
     repo.commit("rename")
     first = listed(search(repo.memory, "", files=["core_new.py"]))[0]
     assert first == rec("lib", "before the rename", "a lesson")["id"]
 
 
-@pytest.mark.parametrize("files, says", [
-    (["/etc/passwd"], "is absolute"),
-    (["../outside.py"], "uses '..'"),
-    (["src/pay"], "is a directory"),
-    ([".context/memory_log.jsonl"], "inside .git/ or .context/"),
-    ([f"src/f{i}.py" for i in range(11)], "at most 10"),
-    ("src/pay/refund.py", "must be a list"),
-])
+@pytest.mark.parametrize(
+    "files, says",
+    [
+        (["/etc/passwd"], "is absolute"),
+        (["../outside.py"], "uses '..'"),
+        (["src/pay"], "is a directory"),
+        ([".context/memory_log.jsonl"], "inside .git/ or .context/"),
+        ([f"src/f{i}.py" for i in range(11)], "at most 10"),
+        ("src/pay/refund.py", "must be a list"),
+    ],
+)
 def test_bad_files_are_refused_in_one_sentence_and_nothing_is_searched(path, files, says):
     log(path, "pay", "m", "l")
     with pytest.raises(InvalidInput) as caught:
@@ -104,6 +119,7 @@ def test_a_file_not_written_yet_may_be_named(path):
 
 # ------------------------------------------------------------------------------------------ words
 
+
 def test_a_rare_word_outweighs_a_common_one(path):
     """A record holding the query's rare word comes before newer ones holding only a common one."""
     rare = saved(log(path, "net", "calls hung", "set a timeout on every outbound call"))
@@ -115,7 +131,7 @@ def test_a_rare_word_outweighs_a_common_one(path):
 
 @pytest.mark.parametrize("query", ["sessions", "samesite cookie", "refund"])
 def test_plurals_identifier_parts_and_cited_paths_match(path, query):
-    """"sessions" finds "session"; the parts of SESSION_COOKIE_SAMESITE are words; a cited path's
+    """ "sessions" finds "session"; the parts of SESSION_COOKIE_SAMESITE are words; a cited path's
     segments are searchable."""
     filler(path, 12)
     target = {
@@ -127,6 +143,7 @@ def test_plurals_identifier_parts_and_cited_paths_match(path, query):
 
 
 # ------------------------------------------------------------------------------------------ block
+
 
 def test_a_block_leaves_out_empty_fields_and_keeps_the_text_verbatim(path):
     lesson = "Keep  two spaces, a\ttab and 결제 text as written"
@@ -140,6 +157,7 @@ def test_a_block_leaves_out_empty_fields_and_keeps_the_text_verbatim(path):
 
 
 # ----------------------------------------------------------------------------------- answer size
+
 
 def test_a_small_memory_is_listed_whole(path):
     ids = filler(path, 20)
@@ -166,9 +184,17 @@ def test_past_a_small_answer_only_principles_and_matches_are_listed_and_the_rest
 def test_many_matches_fill_about_the_focus_size_and_the_rest_are_counted_as_matching(path):
     """When many records match, the best are listed up to about FOCUS_ANSWER tokens; the notice
     says how many more match."""
-    ids = [saved(log(path, f"t{i % 3}", f"cache miss {i} on the warm path",
-                     f"the cache key {i} must hold the tenant, the locale and the version of the schema"))
-           for i in range(150)]
+    ids = [
+        saved(
+            log(
+                path,
+                f"t{i % 3}",
+                f"cache miss {i} on the warm path",
+                f"the cache key {i} must hold the tenant, the locale and the version of the schema",
+            )
+        )
+        for i in range(150)
+    ]
     answer = search(path, "cache")
     shown = listed(answer)
     assert 20 < len(shown) < 150 and set(shown) <= set(ids)
@@ -192,11 +218,12 @@ def test_without_a_query_or_files_a_large_memory_lists_the_newest(path):
     newest = [r["id"] for r in sorted(stored, key=lambda r: (r["meta"]["created"], r["id"]), reverse=True)]
     answer = search(path, "")
     shown = listed(answer)
-    assert 20 < len(shown) < 90 and shown == newest[:len(shown)]
+    assert 20 < len(shown) < 90 and shown == newest[: len(shown)]
     assert f"NOT SHOWN: {90 - len(shown)} records of 90 (older than those shown)" in answer
 
 
 # ------------------------------------------------------------------------ specific evidence first
+
 
 def test_a_record_sharing_two_rarely_cited_files_beats_one_sharing_a_file_most_cite(project, path):
     """A file most records cite is weak evidence: the record citing the two files few records cite
@@ -218,15 +245,26 @@ def test_a_lesson_about_the_files_comes_before_a_commit_that_changed_many_files(
     for name in others:
         (project / name).write_text("x\n")
     filler(path, 20)
-    sweeping = saved(log(path, "style", "reformat everything", "run the formatter",
-                         files=["src/pay/refund.py", "src/pay/vat.py", *others]))
+    sweeping = saved(
+        log(
+            path,
+            "style",
+            "reformat everything",
+            "run the formatter",
+            files=["src/pay/refund.py", "src/pay/vat.py", *others],
+        )
+    )
     one = saved(log(path, "pay", "refund keys", "send the idempotency key", files=["src/pay/refund.py"]))
-    both = saved(log(path, "pay", "refund and vat share rounding", "round once", files=["src/pay/refund.py", "src/pay/vat.py"]))
+    both = saved(
+        log(path, "pay", "refund and vat share rounding", "round once", files=["src/pay/refund.py", "src/pay/vat.py"])
+    )
     answer = search(path, "", files=["src/pay/refund.py", "src/pay/vat.py"])
     assert listed(answer)[:3] == [both, one, sweeping]
     # Citing a file asked about still comes before citing only other files in their directories.
     (project / "src/auth/session.py").write_text("x\n")
-    sibling = saved(log(path, "pay", "the neighbours", "keep them small", files=["src/pay/vat.py", "src/auth/session.py"]))
+    sibling = saved(
+        log(path, "pay", "the neighbours", "keep them small", files=["src/pay/vat.py", "src/auth/session.py"])
+    )
     order = listed(search(path, "", files=["src/pay/refund.py", "src/auth/login.py"]))
     assert order.index(sweeping) < order.index(sibling)
 
@@ -293,15 +331,18 @@ def test_the_character_pairs_of_a_korean_word_weigh_together_as_one_word(path):
 
 # ---------------------------------------------------------------------------------- strong matches
 
+
 def test_strong_matches_name_their_reasons_and_weak_ones_are_left_out(project, path):
     """A cited file, an identifier, the exact topic or rare words make a match strong, with the
     reasons; common words alone do not; the file is not written."""
     filler(path, 20)
-    refund = saved(log(path, "refund", "refunds rounded down", "call round_half_even first",
-                       files=["src/pay/refund.py"]))
+    refund = saved(
+        log(path, "refund", "refunds rounded down", "call round_half_even first", files=["src/pay/refund.py"])
+    )
     before = path.read_bytes(), path.stat().st_mtime_ns
     assert [(m.record["id"], m.reasons) for m in strong_matches(path, "", ["src/pay/refund.py"])] == [
-        (refund, ("file src/pay/refund.py",))]
+        (refund, ("file src/pay/refund.py",))
+    ]
     by_identifier = strong_matches(path, "where is round_half_even used")
     assert by_identifier[0].record["id"] == refund and "identifier round_half_even" in by_identifier[0].reasons
     assert strong_matches(path, "the refund topic")[0].reasons[0] == "topic refund"
@@ -318,11 +359,18 @@ def test_strong_matches_come_in_the_searchs_order(project, path):
     for name in ["net/retry.py", *(f"m{i}.py" for i in range(8))]:
         (project / "src" / name).parent.mkdir(parents=True, exist_ok=True)
         (project / "src" / name).write_text("x = 1\n", encoding="utf-8")
-    sweep = saved(log(path, "cleanup", "the retry backoff and jitter were inconsistent",
-                      "Unify retry backoff jitter across modules",
-                      files=["src/net/retry.py", *(f"src/m{i}.py" for i in range(8))]))
-    focused = saved(log(path, "retry", "retries hammered the server", "Cap the retry delay",
-                        files=["src/net/retry.py"]))
+    sweep = saved(
+        log(
+            path,
+            "cleanup",
+            "the retry backoff and jitter were inconsistent",
+            "Unify retry backoff jitter across modules",
+            files=["src/net/retry.py", *(f"src/m{i}.py" for i in range(8))],
+        )
+    )
+    focused = saved(
+        log(path, "retry", "retries hammered the server", "Cap the retry delay", files=["src/net/retry.py"])
+    )
     prompt = "make the retry backoff jitter smaller in src/net/retry.py"
     found = strong_matches(path, prompt, ["src/net/retry.py"])
     assert [m.record["id"] for m in found] == [focused, sweep]
@@ -349,8 +397,15 @@ def test_words_of_any_task_order_the_records_that_share_the_subject(path):
     offsets change comes before a newer, shorter one that only mentions offsets (unless the files
     asked about order them)."""
     filler(path, 20)
-    reverted = saved(log(path, "entries", "the offsets change broke old files", "revert it and count offsets in bytes",
-                         files=["src/pay/vat.py"]))
+    reverted = saved(
+        log(
+            path,
+            "entries",
+            "the offsets change broke old files",
+            "revert it and count offsets in bytes",
+            files=["src/pay/vat.py"],
+        )
+    )
     mentions = saved(log(path, "entries", "offsets listed", "see offsets", files=["src/pay/vat.py"]))
     assert listed(search(path, "revert the offsets change"))[:2] == [reverted, mentions]
     assert listed(search(path, "offsets"))[:2] == [mentions, reverted]  # the subject alone: the newer, shorter first
@@ -368,20 +423,36 @@ def test_a_topic_in_snake_case_is_named_by_its_words(path):
     assert all(not r.startswith("topic") for m in strong_matches(path, "report") for r in m.reasons)
 
 
+def test_a_topic_named_only_inside_a_compound_word_counts_where_the_record_holds_that_word(path):
+    """ "Add a dark-mode toggle" names the topic `mode` (the project's run mode) only inside
+    "dark-mode", which its record never mentions: no strong match. "bump go-toml" names the topic
+    `toml` inside "go-toml", which the earlier bump's lesson holds: strong. The whole compound, or the
+    word on its own, names a topic as before."""
+    filler(path, 20)
+    mode = saved(log(path, "mode", "release mode hides the debug routes", "check the mode before routing"))
+    toml = saved(log(path, "toml", "the parser's v2 changed key order", "bump go-toml with the golden files"))
+    assert strong_matches(path, "Add a dark-mode toggle to the settings page") == []
+    assert [m.record["id"] for m in strong_matches(path, "chore: bump go-toml to 2.1")] == [toml]
+    assert [m.record["id"] for m in strong_matches(path, "switch the mode to release")] == [mode]
+    dark = saved(log(path, "dark_mode", "the toggle forgot the choice", "keep it in local storage"))
+    assert dark in [m.record["id"] for m in strong_matches(path, "the dark-mode switch")]
+
+
 def test_a_query_word_that_names_a_cited_file_weighs_more_than_one_in_the_text(project, path):
-    """"completion" in the path of the file a record cites (src/shell_completion.py) says the
+    """ "completion" in the path of the file a record cites (src/shell_completion.py) says the
     record is about that file: it comes before a newer record that only mentions the word."""
     (project / "src/shell_completion.py").write_text("x\n")
     filler(path, 10)
-    about = saved(log(path, "shell", "zsh needs a newline", "end the script with one",
-                      files=["src/shell_completion.py"]))
+    about = saved(
+        log(path, "shell", "zsh needs a newline", "end the script with one", files=["src/shell_completion.py"])
+    )
     mentions = saved(log(path, "docs", "completion is mentioned", "say it in the guide"))
     order = listed(search(path, "completion"))
     assert order.index(about) < order.index(mentions)
 
 
 def test_a_file_named_without_its_folder_is_a_cited_file_unless_many_paths_have_that_name(project, path):
-    """"the fixture in conftest.py" names tests/conftest.py when few cited paths have that name;
+    """ "the fixture in conftest.py" names tests/conftest.py when few cited paths have that name;
     a name that many cited paths share (index.py in four folders) names none of them."""
     for name in ("tests/conftest.py", *(f"pkg{i}/index.py" for i in range(4))):
         (project / name).parent.mkdir(parents=True, exist_ok=True)
@@ -402,8 +473,15 @@ def test_a_file_every_project_has_is_weak_evidence_alone(project, path):
     for name in ("package.json", ".gitignore", "CHANGELOG.md"):
         (project / name).write_text("x\n")
     filler(path, 20)
-    lesson = saved(log(path, "vat", "rates are per country", "read the rate table first",
-                       files=["src/pay/vat.py", "package.json", ".gitignore", "README.md", "CHANGELOG.md"]))
+    lesson = saved(
+        log(
+            path,
+            "vat",
+            "rates are per country",
+            "read the rate table first",
+            files=["src/pay/vat.py", "package.json", ".gitignore", "README.md", "CHANGELOG.md"],
+        )
+    )
     assert strong_matches(path, "", ["package.json"]) == []
     assert strong_matches(path, "", [".gitignore"]) == []
     assert strong_matches(path, "update CHANGELOG.md") == []

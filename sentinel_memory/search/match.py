@@ -9,7 +9,8 @@ a fifth of the records cite, or a project file: PROJECT_FILE; such weak files to
 COMMON_FILE at most, and a file's name is no word beside it); a directory of one, in which the
 record cites another file, up to DIRECTORY; an identifier of the query (search/terms.py
 identifier) that the record holds, IDENTIFIER; the record's exact topic named in the query, up to
-TOPIC; and the query's other words that the record holds, each its rarity squared (1 for a word
+TOPIC (named only inside a compound word, as mode in "dark-mode", only for a record that holds
+that word); and the query's other words that the record holds, each its rarity squared (1 for a word
 only this record holds, towards 0 for a word most hold), the sum over WORDS. Rarity is a term's
 idf against that of a term one record holds, reckoned in a memory of at least RARITY_FROM records.
 A common word (search/index.py common) or a generic one (search/terms.py GENERIC_WORDS: fix, add,
@@ -28,6 +29,8 @@ from dataclasses import dataclass, field
 from .terms import _WORD, identifier, stem, words
 
 _PART = re.compile(r"[^\W_]+")  # a run of letters and digits: words, and the parts of snake_case
+# A word whose parts are joined by hyphens or underscores (dark-mode, go-toml, read_timeout).
+_COMPOUND = re.compile(r"[^\W_]+(?:[-_]+[^\W_]+)+")
 # A file's name without a folder, as a prompt names it: letters before a dot and an extension that
 # starts with a letter (conftest.py, walk.rs, test.yml, .gitignore; not 1.10.1 or a/b.py). The
 # name's first part is a run with a letter in it, checked ahead (`[\w-]*[^\W\d_][\w-]*` took time
@@ -90,6 +93,7 @@ class Query:
     files: tuple[str, ...] = ()
     former: tuple[str, ...] = ()
     file_names: tuple[str, ...] = ()
+    raw: str = ""  # the text case-folded, as written
 
     @classmethod
     def of(cls, text: str, files=(), former=()) -> Query:
@@ -102,7 +106,23 @@ class Query:
             tuple(files),
             tuple(former),
             tuple(dict.fromkeys(m.group(1) for m in _FILE_NAME.finditer(text))),
+            text.casefold(),
         )
+
+    def only_in_compounds(self, topic: str) -> tuple[str, ...]:
+        """The compound words of the query (dark-mode) that hold the topic's words as a part, when
+        the query names the topic only there; () when it names it as words of their own too."""
+        wanted = " ".join(_PART.findall(unicodedata.normalize("NFC", topic).casefold()))
+        found: list[str] = []
+        rest = self.raw
+        for match in _COMPOUND.finditer(self.raw):
+            parts = " ".join(_PART.findall(match.group()))
+            if parts != wanted and re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", parts):
+                found.append(match.group())
+                rest = rest.replace(match.group(), " ")
+        if not found or re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", " ".join(_PART.findall(rest))):
+            return ()
+        return tuple(dict.fromkeys(found))
 
     def names(self, topic: str) -> bool:
         """Whether the query names this topic exactly (as whole words, ignoring case; an underscore

@@ -94,6 +94,11 @@ def measure(index: SearchIndex, entry: Entry, query: Query) -> Match:
     topic, named = entry.record.get("topic"), set()
     if isinstance(topic, str) and query.names(topic) and not common(len(index.by_topic[topic]), records):
         named = terms(topic) - GENERIC_WORDS
+        # Named only inside a compound word (the topic mode in "dark-mode"): only when the record
+        # holds that compound (go-toml in a lesson about bumping go-toml, topic toml).
+        inside = query.only_in_compounds(topic)
+        if inside and not _holds_any(entry.record, inside):
+            named = set()
         if named and not named <= as_file:  # topic readme, named by README.md: counted as the file
             spread = max(index.holders(t) for t in named)
             strength += TOPIC * rarity(spread, records)
@@ -109,6 +114,16 @@ def measure(index: SearchIndex, entry: Entry, query: Query) -> Match:
         strength += summed / WORDS
         reasons.append("words: " + ", ".join(shared))
     return Match(entry.record, strength, tuple(reasons))
+
+
+def _holds_any(record: dict, phrases: tuple[str, ...]) -> bool:
+    """Whether the record's text or cited paths hold one of these (case-folded) phrases."""
+    text = " ".join(
+        str(v)
+        for v in (record.get("missing_context"), record.get("lesson"), record.get("ask_next_time"), record.get("files"))
+        if v
+    ).casefold()
+    return any(p in text for p in phrases)
 
 
 def _file_weight(index: SearchIndex, path: str, records: int) -> float:
