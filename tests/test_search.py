@@ -391,6 +391,19 @@ def test_words_of_any_task_neither_make_a_record_match_nor_a_match_strong(path):
     assert order.index(subject) < order.index(generic)
 
 
+def test_korean_words_of_any_task_neither_make_a_record_match_nor_a_match_strong(path):
+    """수정 (fix), 추가 (add), 리팩토링 (refactoring) say what is done, as in English: "로그인 버그 수정"
+    brings in the lessons about 로그인, not one that shares only 수정, and "코드 리팩토링 수정" matches
+    nothing strongly, not even through the character pairs of 리팩토링."""
+    filler(path, 20)
+    fixed = saved(log(path, "misc", "설정 파일 수정", "리팩토링 후 수정 사항 추가"))
+    login = saved(log(path, "login", "로그인 세션이 만료된다", "세션 쿠키 만료를 확인한다"))
+    assert [m.record["id"] for m in ranked_matches(path, "로그인 버그 수정")[0]] == [login]
+    assert [m.record["id"] for m in ranked_matches(path, "설정 수정")[0]] == [fixed]  # its subject, 설정
+    assert strong_matches(path, "코드 리팩토링 수정") == []
+    assert strong_matches(path, "리팩토링을 했다") == []
+
+
 def test_words_of_any_task_order_the_records_that_share_the_subject(path):
     """Among the records that hold the query's subject word, one that also holds its generic or
     common words comes first: for "revert the offsets change", the lesson about reverting an

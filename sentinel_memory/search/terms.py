@@ -50,6 +50,12 @@ GENERIC_WORDS = frozenset(
     missing move moved multiple new note prefer refactor refactored release remove removed removing
     rename renamed replace replaced revert simplify small support supported test tweak typo
     update updated updating upgrade use used using version wip workflow broken""".split()
+    # The same in Korean, as the commit subjects of two Korean projects (a course's racing-car
+    # exercise, a Spring Boot book's service) use them: add, fix or modify, change, delete, remove,
+    # improve, implement, apply, update, refactor (two spellings), write, reflect a review, handle,
+    # resolve, create, typo, version, doc, test, code, merge, use, feature.
+    + """추가 수정 변경 삭제 제거 개선 구현 적용 업데이트 리팩토링 리팩터링 작성 반영 처리 해결 생성 오타 버전
+    문서 테스트 코드 머지 사용 기능""".split()
 )
 # The generic parts of a path: they name no subject (docs/contract.md §4.2).
 PATH_NOISE = frozenset(
@@ -144,8 +150,8 @@ def words(text: str) -> list[str]:
 def terms(text: str, path: bool = False, held: Callable[[str], bool] | None = None) -> set[str]:
     """The terms of text: its words (words()); an identifier also yields its parts
     (SESSION_COOKIE_SAMESITE: session, cookie, samesite; maxRetries: max, retry); a Hangul or
-    other CJK stem also yields its character pairs. `path`: the text is paths, whose generic
-    parts (extensions, `src`, `lib`) are left out. `held` (a query's terms, against an index): a
+    other CJK stem also yields its character pairs (not a generic word's: 리팩토링 is one word).
+    `path`: the text is paths, whose generic parts (extensions, `src`, `lib`) are left out. `held` (a query's terms, against an index): a
     stem that some record holds whole yields no pairs, which would match other words that merely
     share two characters with it (프로퍼티 and 프로세스)."""
     text = unicodedata.normalize("NFC", text)
@@ -155,7 +161,7 @@ def terms(text: str, path: bool = False, held: Callable[[str], bool] | None = No
         if _CJK_CHAR.match(low):
             base = korean_stem(low)
             found.add(base)
-            if held is not None and held(base):
+            if base in GENERIC_WORDS or (held is not None and held(base)):
                 continue
             for run in _CJK.findall(base):
                 found.update(run[i : i + 2] for i in range(len(run) - 1))
@@ -185,7 +191,7 @@ def shares(text: str, held: Callable[[str], bool]) -> dict[str, float]:
             continue
         base = korean_stem(low)
         whole.add(base)
-        if held(base):
+        if base in GENERIC_WORDS or held(base):
             continue
         pairs = {run[i : i + 2] for run in _CJK.findall(base) for i in range(len(run) - 1)} & found
         pairs.discard(base)
