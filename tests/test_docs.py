@@ -1,6 +1,7 @@
 """The docs keep up with the product: every tool, command, option and client is documented, and
 the README's walkthrough runs as written."""
 
+import math
 import os
 import re
 import subprocess
@@ -217,22 +218,39 @@ def _number(text: str) -> int:
     return int(text.replace(",", ""))
 
 
+# A number the docs write as a word.
+_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+          "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a quarter": 0.25, "a half": 0.5, "a third": 1 / 3,
+          "a fifth": 0.2}
+
+
 def _quoted(pattern: str, *docs: str) -> list[int]:
     """Every number the pattern's first group captures in the docs named (paths from the root)."""
     return [_number(m.group(1)) for doc in docs for m in re.finditer(pattern, _read(ROOT / doc))]
+
+
+def _worded(pattern: str, *docs: str) -> list[float]:
+    """Every number written as a word (_WORDS) that the pattern's first group captures."""
+    return [_WORDS[m.group(1).lower()] for doc in docs for m in re.finditer(pattern, _read(ROOT / doc))]
 
 
 def test_the_limits_and_thresholds_the_docs_quote_are_the_codes():
     """A limit, threshold or bound quoted in the docs is the constant the code enforces: change one
     and the other must follow (each pattern must still find its quote, so a reworded doc fails too)."""
     from sentinel_memory.cli.maintenance import MIN_PREFIX
+    from sentinel_memory.git.history import MAX_COMMITS
+    from sentinel_memory.hooks import state
+    from sentinel_memory.hooks.lessons import CONTEXT_CHARS, PROMPT_RECORDS
     from sentinel_memory.hooks.matches import WARM_FROM
-    from sentinel_memory.record.citations import MAX_FILES
+    from sentinel_memory.hooks.run import MAX_INPUT
+    from sentinel_memory.record.citations import MAX_FILES, MAX_PATH_BYTES
     from sentinel_memory.record.disk import MAX_FILE_BYTES
-    from sentinel_memory.record.records import LIMITS
-    from sentinel_memory.record.store import LOCK_TIMEOUT
-    from sentinel_memory.tools.memory import DEFAULT_BUDGET, DEFAULT_THRESHOLD, MAX_BYTES
-    from sentinel_memory.tools.render import FOCUS_ANSWER, SMALL_ANSWER
+    from sentinel_memory.record.records import EARLY_FACTOR, LIMITS
+    from sentinel_memory.record.store import LOCK_TIMEOUT, MAX_ROUNDS
+    from sentinel_memory.tools.blocks import ECHO_LIMIT
+    from sentinel_memory.tools.compaction_answer import STALE_SHOWN
+    from sentinel_memory.tools.memory import DEFAULT_BUDGET, DEFAULT_THRESHOLD, MATCH_ROOM, MAX_BYTES, MEASURED
+    from sentinel_memory.tools.render import FOCUS_ANSWER, MISSING_SHOWN, SMALL_ANSWER
 
     contract, tools, commands = "docs/contract.md", "docs/tools.md", "docs/commands.md"
     checks = [
@@ -257,8 +275,30 @@ def test_the_limits_and_thresholds_the_docs_quote_are_the_codes():
         (MAX_BYTES, _quoted(r"([\d,]+) bytes of UTF-8", contract) + _quoted(r"tokens or ([\d,]+) bytes", tools)),
         (DEFAULT_BUDGET, _quoted(r"No answer passes ([\d,]+) estimated tokens", tools)
          + _quoted(r"never more than ([\d,]+) estimated tokens", "docs/design.md")),
-        (SMALL_ANSWER, _quoted(r"the whole memory while its answer fits about ([\d,]+) tokens", "docs/design.md")),
-        (FOCUS_ANSWER, _quoted(r"the matching records up to about ([\d,]+) tokens", "docs/design.md")),
+        (SMALL_ANSWER, _quoted(r"the whole memory while its answer fits about ([\d,]+) tokens", "docs/design.md")
+         + _quoted(r"While the whole scope's answer fits about ([\d,]+) tokens", contract)
+         + _quoted(r"While the whole answer fits about ([\d,]+) tokens", tools)),
+        (FOCUS_ANSWER, _quoted(r"the matching records up to about ([\d,]+) tokens", "docs/design.md")
+         + _quoted(r"until the answer reaches about ([\d,]+) tokens", contract)
+         + _quoted(r"the records that match, up to about ([\d,]+) tokens", tools)),
+        (MATCH_ROOM, _quoted(r"at least\s+about ([\d,]+) tokens of logs after the principles", contract)),
+        (MEASURED, _worded(r"the strong\s+matches among the first (\w+) matching records listed", contract)),
+        (DEFAULT_BUDGET, _quoted(r"The budget is ([\d,]+) estimated tokens", contract)),
+        (ECHO_LIMIT, _quoted(r"query or topic cut to ([\d,]+) characters", contract)),
+        (MISSING_SHOWN, _quoted(r"the missing ones as the caller gave them: the first ([\d,]+),", contract)),
+        (STALE_SHOWN, _quoted(r"the reason of its mark \(at most ([\d,]+) listed", contract)),
+        (MAX_PATH_BYTES, _quoted(r"A listed path longer than ([\d,]+) UTF-8 bytes", contract)
+         + _quoted(r"of at most ([\d,]+) characters that holds a `/`", contract)),
+        (EARLY_FACTOR, _quoted(r"a value longer than (\d+) times its byte limit", contract)
+         + _quoted(r"A field more than (\d+) times its limit", "docs/security.md")),
+        (MAX_COMMITS, _quoted(r"at most the newest ([\d,]+) commits", contract)),
+        (MAX_ROUNDS, _quoted(r"It tries at most (\d+) times", contract)),
+        (MAX_INPUT >> 20, _quoted(r"it reads at most (\d+) MiB of JSON on stdin", contract)),
+        (PROMPT_RECORDS, _quoted(r"at most (\d+) and about [\d,]+ characters", contract)),
+        (CONTEXT_CHARS, _quoted(r"at most \d+ and about ([\d,]+) characters", contract)),
+        (state.MAX_BYTES >> 10, _quoted(r"at most (\d+) KiB per session", contract)),
+        (state.EXPIRES // 86400, _worded(r"removed (\w+) days? after its last change", contract)),
+        (state.KEEP_INDEX // 86400, _worded(r"removed after (\w+) days unused", contract)),
         (int(LOCK_TIMEOUT), _quoted(r"locked by another process \(after (\d+) s;", commands)
         + _quoted(r"A writer waits (\d+) s", "docs/design.md")),
         (MAX_FILE_BYTES, _quoted(r"over 64 MiB \(([\d,]+) bytes", contract)),
@@ -306,6 +346,30 @@ def test_the_match_strength_the_contract_quotes_is_the_codes():
     assert re.search(r"else ([\d.]+) times when the path of a file it cites holds it", order).group(1) == str(
         index.PATH_WEIGHT
     )
+    bm25 = re.search(r"`([\d.]+) / \(1 \+ ([\d.]+) × \(([\d.]+) \+ ([\d.]+) × L / avgL\)\)`", order)
+    assert bm25, "contract §4.2 no longer gives BM25's length factor as this test reads it"
+    assert [float(g) for g in bm25.groups()] == pytest.approx([index.K1 + 1, index.K1, 1 - index.B, index.B])
+    days = int(re.search(r"`1 \+ e\^\(-age / (\d+)\)`", order).group(1))
+    years = _WORDS[re.search(r"an age past (\w+)\s+years counts as", order).group(1)]
+    assert index._RECENCY[days] == pytest.approx(1 + math.exp(-1)) and len(index._RECENCY) == years * 365 + 1
+    near = re.search(r"plus (a quarter|a half|a third) of the weights of their directories", order)
+    assert near and _WORDS[near.group(1)] == index.DIRECTORY
+    assert _WORDS[re.search(r"(\w+) times the nearness plus the score of rule 2", order).group(1)] == index.FILES
+
+
+def test_the_token_estimate_the_contract_quotes_is_the_codes():
+    """Contract §4.6's weights of the token estimate are tools/blocks.py's (in thousandths)."""
+    from sentinel_memory.tools import blocks
+
+    text = _read(ROOT / "docs/contract.md")
+    found = re.search(
+        r"per ASCII character\s+([\d.]+) tokens, plus ([\d.]+) per run of ASCII letters, ([\d.]+) per digit and"
+        r" ([\d.]+) per ASCII punctuation\s+mark; ([\d.]+) per Hangul syllable and ([\d.]+) per other non-ASCII",
+        text,
+    )
+    assert found, "contract §4.6 no longer gives the estimate's weights as this test reads them"
+    code = [blocks._ASCII, blocks._WORD_RUN, blocks._DIGIT, blocks._PUNCT, blocks._HANGUL, blocks._OTHER]
+    assert [round(float(g) * 1000) for g in found.groups()] == code
 
 
 def test_every_tool_parameter_is_described_once_in_the_tools_schema(server_module):
