@@ -221,7 +221,7 @@ def _number(text: str) -> int:
 # A number the docs write as a word.
 _WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a quarter": 0.25, "a half": 0.5, "a third": 1 / 3,
-          "a fifth": 0.2}
+          "a fifth": 0.2, "three quarters": 0.75}
 
 
 def _quoted(pattern: str, *docs: str) -> list[int]:
@@ -238,6 +238,8 @@ def test_the_limits_and_thresholds_the_docs_quote_are_the_codes():
     """A limit, threshold or bound quoted in the docs is the constant the code enforces: change one
     and the other must follow (each pattern must still find its quote, so a reworded doc fails too)."""
     from sentinel_memory.cli.maintenance import MIN_PREFIX
+    from sentinel_memory.cli.review_flags import MIN_WORDS, NEAR
+    from sentinel_memory.cli.review_report import COMMENT_LIMIT, FEW
     from sentinel_memory.git.history import MAX_COMMITS
     from sentinel_memory.hooks import state
     from sentinel_memory.hooks.lessons import CONTEXT_CHARS, PROMPT_RECORDS
@@ -299,6 +301,12 @@ def test_the_limits_and_thresholds_the_docs_quote_are_the_codes():
         (state.MAX_BYTES >> 10, _quoted(r"at most (\d+) KiB per session", contract)),
         (state.EXPIRES // 86400, _worded(r"removed (\w+) days? after its last change", contract)),
         (state.KEEP_INDEX // 86400, _worded(r"removed after (\w+) days unused", contract)),
+        (COMMENT_LIMIT, _quoted(r"at most ([\d,]+) characters \(a GitHub comment", "docs/design.md")
+         + _quoted(r"\(default ([\d,]+), a GitHub comment's limit\)", commands)
+         + _quoted(r"within a\s+GitHub comment's ([\d,]+) characters", "docs/team-workflow.md")),
+        (FEW, _quoted(r"sections of more than (\d+) records collapsed", "docs/design.md")),
+        (NEAR, _worded(r"\| A near-duplicate, in `review` \| (three quarters|a half) of the words", "docs/design.md")),
+        (MIN_WORDS, _quoted(r"shared with another record at HEAD, at least (\d+) words", "docs/design.md")),
         (int(LOCK_TIMEOUT), _quoted(r"locked by another process \(after (\d+) s;", commands)
         + _quoted(r"A writer waits (\d+) s", "docs/design.md")),
         (MAX_FILE_BYTES, _quoted(r"over 64 MiB \(([\d,]+) bytes", contract)),
