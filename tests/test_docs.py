@@ -267,13 +267,17 @@ def test_the_limits_and_thresholds_the_docs_quote_are_the_codes():
         + _quoted(r"limits \([\d,]+ / [\d,]+ / ([\d,]+) / [\d,]+ UTF-8 bytes", commands)),
         (LIMITS["ask_next_time"], _quoted(r"\| `ask_next_time` \| string \|[^|\n]*at most ([\d,]+)", contract)
         + _quoted(r"`ask_next_time` ([\d,]+)\. A value", contract)
-        + _quoted(r"limits \([\d,]+ / [\d,]+ / [\d,]+ / ([\d,]+) UTF-8 bytes", commands)),
+        + _quoted(r"limits \([\d,]+ / [\d,]+ / [\d,]+ / ([\d,]+) UTF-8 bytes", commands)
+        + _quoted(r"merged, at most ([\d,]+) bytes", contract, tools, "sentinel_memory/tools/compaction_answer.py")
+        + _quoted(r"questions \(at most ([\d,]+) bytes\)", "sentinel_memory/tools/compaction_answer.py")
+        + _quoted(r"one text of at most ([\d,]+) bytes", "sentinel_memory/setup/cursorrules.md")),
         (MAX_FILES, _quoted(r"\| `files` \| list of strings \|[^|\n]*at most (\d+)", contract)
         + _quoted(r"`files` \(optional, at most (\d+)\)", tools)
         + _quoted(r'refund\.py"\], at most (\d+)\)', "sentinel_memory/setup/cursorrules.md")),
         (DEFAULT_THRESHOLD, _quoted(r"compact_threshold=(\d+)", contract, tools)
         + _quoted(r"past (\d+) logs", tools, "README.md")
-        + _quoted(r"more than (\d+) `log` records", "docs/design.md")),
+        + _quoted(r"more than (\d+) `log` records", "docs/design.md")
+        + _quoted(r"more than (\d+) log records", "sentinel_memory/server.py", "sentinel_memory/setup/cursorrules.md")),
         (MAX_BYTES, _quoted(r"([\d,]+) bytes of UTF-8", contract) + _quoted(r"tokens or ([\d,]+) bytes", tools)),
         (DEFAULT_BUDGET, _quoted(r"No answer passes ([\d,]+) estimated tokens", tools)
          + _quoted(r"never more than ([\d,]+) estimated tokens", "docs/design.md")),
