@@ -1,6 +1,7 @@
 """The docs keep up with the product: every tool, command, option and client is documented, and
 the README's walkthrough runs as written."""
 
+import json
 import math
 import os
 import re
@@ -382,6 +383,25 @@ def test_the_token_estimate_the_contract_quotes_is_the_codes():
     assert found, "contract §4.6 no longer gives the estimate's weights as this test reads them"
     code = [blocks._ASCII, blocks._WORD_RUN, blocks._DIGIT, blocks._PUNCT, blocks._HANGUL, blocks._OTHER]
     assert [round(float(g) * 1000) for g in found.groups()] == code
+
+
+def test_the_memory_file_example_is_what_the_store_writes():
+    """docs/data-format.md's example lines are records as the server writes them: each id is the one
+    its text computes (contract §3.4), the keys in the contract's order, the lines sorted by id; the
+    ids the other guides show for the same records are those ids."""
+    from sentinel_memory.record.records import record_id, to_line
+
+    block = re.search(r"```json\n(.*?)\n```", _read(ROOT / "docs" / "data-format.md"), re.S).group(1)
+    lines = block.splitlines()
+    records = [json.loads(line) for line in lines]
+    assert [to_line(r) for r in records] == lines
+    for r in records:
+        assert r["id"] == record_id(r["type"], r["topic"], r["missing_context"], r["lesson"]), r["id"]
+    assert [r["id"] for r in records] == sorted(r["id"] for r in records)
+    principle = next(r for r in records if r["type"] == "principle")
+    assert f"#1 {principle['id']} | principle | {principle['topic']} |" in _read(ROOT / "docs" / "tools.md")
+    shown = re.search(r"^ *\[(\S+)\] log ([0-9a-f]{16})\n +missing_context: (.*)$", _read(ROOT / "docs" / "team-workflow.md"), re.M)
+    assert shown and shown.group(2) == record_id("log", shown.group(1), shown.group(3), ""), "team-workflow.md's diff"
 
 
 def test_every_tool_parameter_is_described_once_in_the_tools_schema(server_module):
