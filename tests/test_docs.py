@@ -108,6 +108,24 @@ def test_the_korean_readme_gives_the_same_commands_and_links():
     assert links[0] - {READMES[1]} == links[1] - {READMES[0]}
 
 
+def test_the_python_floor_the_docs_give_is_the_packages():
+    """README.md, its Korean mirror, CONTRIBUTING.md and design.md name the Python that
+    pyproject.toml's requires-python and the start-up check (`__main__.py`) hold to."""
+    import tomllib
+
+    from sentinel_memory.__main__ import too_old
+
+    floor = re.fullmatch(r">=(\d+)\.(\d+)", tomllib.loads(_read(ROOT / "pyproject.toml"))["project"]["requires-python"])
+    major, minor = int(floor.group(1)), int(floor.group(2))
+    assert too_old((major, minor, 0)) is None and too_old((major, minor - 1, 99)) is not None
+    quoted = [
+        *re.findall(r"Python (\d+\.\d+) or newer", _read(ROOT / "README.md") + _read(ROOT / "CONTRIBUTING.md")),
+        *re.findall(r"Python (\d+\.\d+) 이상", _read(READMES[1])),
+        *re.findall(r"Python (\d+\.\d+)\+", _read(ROOT / "docs" / "design.md")),
+    ]
+    assert len(quoted) == 4 and set(quoted) == {f"{major}.{minor}"}, quoted
+
+
 def test_doc_links_resolve():
     """Every relative link in README and docs points at a file that exists."""
     for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
