@@ -1,6 +1,8 @@
 """The docs keep up with the product: every tool, command, option and client is documented, and
 the README's walkthrough runs as written."""
 
+import json
+import math
 import os
 import re
 import subprocess
@@ -104,6 +106,24 @@ def test_the_korean_readme_gives_the_same_commands_and_links():
     assert commands[0] == commands[1]
     links = [{(p.parent / t).resolve() for t in re.findall(r"\]\(([^)#:]+)\)", _read(p))} for p in READMES]
     assert links[0] - {READMES[1]} == links[1] - {READMES[0]}
+
+
+def test_the_python_floor_the_docs_give_is_the_packages():
+    """README.md, its Korean mirror, CONTRIBUTING.md and design.md name the Python that
+    pyproject.toml's requires-python and the start-up check (`__main__.py`) hold to."""
+    import tomllib
+
+    from sentinel_memory.__main__ import too_old
+
+    floor = re.fullmatch(r">=(\d+)\.(\d+)", tomllib.loads(_read(ROOT / "pyproject.toml"))["project"]["requires-python"])
+    major, minor = int(floor.group(1)), int(floor.group(2))
+    assert too_old((major, minor, 0)) is None and too_old((major, minor - 1, 99)) is not None
+    quoted = [
+        *re.findall(r"Python (\d+\.\d+) or newer", _read(ROOT / "README.md") + _read(ROOT / "CONTRIBUTING.md")),
+        *re.findall(r"Python (\d+\.\d+) 이상", _read(READMES[1])),
+        *re.findall(r"Python (\d+\.\d+)\+", _read(ROOT / "docs" / "design.md")),
+    ]
+    assert len(quoted) == 4 and set(quoted) == {f"{major}.{minor}"}, quoted
 
 
 def test_doc_links_resolve():
@@ -217,22 +237,41 @@ def _number(text: str) -> int:
     return int(text.replace(",", ""))
 
 
+# A number the docs write as a word.
+_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+          "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a quarter": 0.25, "a half": 0.5, "a third": 1 / 3,
+          "a fifth": 0.2, "three quarters": 0.75}
+
+
 def _quoted(pattern: str, *docs: str) -> list[int]:
     """Every number the pattern's first group captures in the docs named (paths from the root)."""
     return [_number(m.group(1)) for doc in docs for m in re.finditer(pattern, _read(ROOT / doc))]
+
+
+def _worded(pattern: str, *docs: str) -> list[float]:
+    """Every number written as a word (_WORDS) that the pattern's first group captures."""
+    return [_WORDS[m.group(1).lower()] for doc in docs for m in re.finditer(pattern, _read(ROOT / doc))]
 
 
 def test_the_limits_and_thresholds_the_docs_quote_are_the_codes():
     """A limit, threshold or bound quoted in the docs is the constant the code enforces: change one
     and the other must follow (each pattern must still find its quote, so a reworded doc fails too)."""
     from sentinel_memory.cli.maintenance import MIN_PREFIX
+    from sentinel_memory.cli.review_flags import MIN_WORDS, NEAR
+    from sentinel_memory.cli.review_report import COMMENT_LIMIT, FEW
+    from sentinel_memory.git.history import MAX_COMMITS
+    from sentinel_memory.hooks import state
+    from sentinel_memory.hooks.lessons import CONTEXT_CHARS, PROMPT_RECORDS
     from sentinel_memory.hooks.matches import WARM_FROM
-    from sentinel_memory.record.citations import MAX_FILES
+    from sentinel_memory.hooks.run import MAX_INPUT
+    from sentinel_memory.record.citations import MAX_FILES, MAX_PATH_BYTES
     from sentinel_memory.record.disk import MAX_FILE_BYTES
-    from sentinel_memory.record.records import LIMITS
-    from sentinel_memory.record.store import LOCK_TIMEOUT
-    from sentinel_memory.tools.memory import DEFAULT_BUDGET, DEFAULT_THRESHOLD, MAX_BYTES
-    from sentinel_memory.tools.render import FOCUS_ANSWER, SMALL_ANSWER
+    from sentinel_memory.record.records import EARLY_FACTOR, LIMITS
+    from sentinel_memory.record.store import LOCK_TIMEOUT, MAX_ROUNDS
+    from sentinel_memory.tools.blocks import ECHO_LIMIT
+    from sentinel_memory.tools.compaction_answer import STALE_SHOWN
+    from sentinel_memory.tools.memory import DEFAULT_BUDGET, DEFAULT_THRESHOLD, MATCH_ROOM, MAX_BYTES, MEASURED
+    from sentinel_memory.tools.render import FOCUS_ANSWER, MISSING_SHOWN, SMALL_ANSWER
 
     contract, tools, commands = "docs/contract.md", "docs/tools.md", "docs/commands.md"
     checks = [
@@ -247,18 +286,50 @@ def test_the_limits_and_thresholds_the_docs_quote_are_the_codes():
         + _quoted(r"limits \([\d,]+ / [\d,]+ / ([\d,]+) / [\d,]+ UTF-8 bytes", commands)),
         (LIMITS["ask_next_time"], _quoted(r"\| `ask_next_time` \| string \|[^|\n]*at most ([\d,]+)", contract)
         + _quoted(r"`ask_next_time` ([\d,]+)\. A value", contract)
-        + _quoted(r"limits \([\d,]+ / [\d,]+ / [\d,]+ / ([\d,]+) UTF-8 bytes", commands)),
+        + _quoted(r"limits \([\d,]+ / [\d,]+ / [\d,]+ / ([\d,]+) UTF-8 bytes", commands)
+        + _quoted(r"merged, at most ([\d,]+) bytes", contract, tools, "sentinel_memory/tools/compaction_answer.py")
+        + _quoted(r"questions \(at most ([\d,]+) bytes\)", "sentinel_memory/tools/compaction_answer.py")
+        + _quoted(r"one text of at most ([\d,]+) bytes", "sentinel_memory/setup/cursorrules.md")),
         (MAX_FILES, _quoted(r"\| `files` \| list of strings \|[^|\n]*at most (\d+)", contract)
         + _quoted(r"`files` \(optional, at most (\d+)\)", tools)
         + _quoted(r'refund\.py"\], at most (\d+)\)', "sentinel_memory/setup/cursorrules.md")),
         (DEFAULT_THRESHOLD, _quoted(r"compact_threshold=(\d+)", contract, tools)
         + _quoted(r"past (\d+) logs", tools, "README.md")
-        + _quoted(r"more than (\d+) `log` records", "docs/design.md")),
+        + _quoted(r"more than (\d+) `log` records", "docs/design.md")
+        + _quoted(r"more than (\d+) log records", "sentinel_memory/server.py", "sentinel_memory/setup/cursorrules.md")),
         (MAX_BYTES, _quoted(r"([\d,]+) bytes of UTF-8", contract) + _quoted(r"tokens or ([\d,]+) bytes", tools)),
         (DEFAULT_BUDGET, _quoted(r"No answer passes ([\d,]+) estimated tokens", tools)
          + _quoted(r"never more than ([\d,]+) estimated tokens", "docs/design.md")),
-        (SMALL_ANSWER, _quoted(r"the whole memory while its answer fits about ([\d,]+) tokens", "docs/design.md")),
-        (FOCUS_ANSWER, _quoted(r"the matching records up to about ([\d,]+) tokens", "docs/design.md")),
+        (SMALL_ANSWER, _quoted(r"the whole memory while its answer fits about ([\d,]+) tokens", "docs/design.md")
+         + _quoted(r"While the whole scope's answer fits about ([\d,]+) tokens", contract)
+         + _quoted(r"While the whole answer fits about ([\d,]+) tokens", tools)),
+        (FOCUS_ANSWER, _quoted(r"the matching records up to about ([\d,]+) tokens", "docs/design.md")
+         + _quoted(r"until the answer reaches about ([\d,]+) tokens", contract)
+         + _quoted(r"the records that match, up to about ([\d,]+) tokens", tools)),
+        (MATCH_ROOM, _quoted(r"at least\s+about ([\d,]+) tokens of logs after the principles", contract)),
+        (MEASURED, _worded(r"the strong\s+matches among the first (\w+) matching records listed", contract)),
+        (DEFAULT_BUDGET, _quoted(r"The budget is ([\d,]+) estimated tokens", contract)),
+        (ECHO_LIMIT, _quoted(r"query or topic cut to ([\d,]+) characters", contract)),
+        (MISSING_SHOWN, _quoted(r"the missing ones as the caller gave them: the first ([\d,]+),", contract)),
+        (STALE_SHOWN, _quoted(r"the reason of its mark \(at most ([\d,]+) listed", contract)),
+        (MAX_PATH_BYTES, _quoted(r"A listed path longer than ([\d,]+) UTF-8 bytes", contract)
+         + _quoted(r"of at most ([\d,]+) characters that holds a `/`", contract)),
+        (EARLY_FACTOR, _quoted(r"a value longer than (\d+) times its byte limit", contract)
+         + _quoted(r"A field more than (\d+) times its limit", "docs/security.md")),
+        (MAX_COMMITS, _quoted(r"at most the newest ([\d,]+) commits", contract)),
+        (MAX_ROUNDS, _quoted(r"It tries at most (\d+) times", contract)),
+        (MAX_INPUT >> 20, _quoted(r"it reads at most (\d+) MiB of JSON on stdin", contract)),
+        (PROMPT_RECORDS, _quoted(r"at most (\d+) and about [\d,]+ characters", contract)),
+        (CONTEXT_CHARS, _quoted(r"at most \d+ and about ([\d,]+) characters", contract)),
+        (state.MAX_BYTES >> 10, _quoted(r"at most (\d+) KiB per session", contract)),
+        (state.EXPIRES // 86400, _worded(r"removed (\w+) days? after its last change", contract)),
+        (state.KEEP_INDEX // 86400, _worded(r"removed after (\w+) days unused", contract)),
+        (COMMENT_LIMIT, _quoted(r"at most ([\d,]+) characters \(a GitHub comment", "docs/design.md")
+         + _quoted(r"\(default ([\d,]+), a GitHub comment's limit\)", commands)
+         + _quoted(r"within a\s+GitHub comment's ([\d,]+) characters", "docs/team-workflow.md")),
+        (FEW, _quoted(r"sections of more than (\d+) records collapsed", "docs/design.md")),
+        (NEAR, _worded(r"\| A near-duplicate, in `review` \| (three quarters|a half) of the words", "docs/design.md")),
+        (MIN_WORDS, _quoted(r"shared with another record at HEAD, at least (\d+) words", "docs/design.md")),
         (int(LOCK_TIMEOUT), _quoted(r"locked by another process \(after (\d+) s;", commands)
         + _quoted(r"A writer waits (\d+) s", "docs/design.md")),
         (MAX_FILE_BYTES, _quoted(r"over 64 MiB \(([\d,]+) bytes", contract)),
@@ -306,6 +377,49 @@ def test_the_match_strength_the_contract_quotes_is_the_codes():
     assert re.search(r"else ([\d.]+) times when the path of a file it cites holds it", order).group(1) == str(
         index.PATH_WEIGHT
     )
+    bm25 = re.search(r"`([\d.]+) / \(1 \+ ([\d.]+) × \(([\d.]+) \+ ([\d.]+) × L / avgL\)\)`", order)
+    assert bm25, "contract §4.2 no longer gives BM25's length factor as this test reads it"
+    assert [float(g) for g in bm25.groups()] == pytest.approx([index.K1 + 1, index.K1, 1 - index.B, index.B])
+    days = int(re.search(r"`1 \+ e\^\(-age / (\d+)\)`", order).group(1))
+    years = _WORDS[re.search(r"an age past (\w+)\s+years counts as", order).group(1)]
+    assert index._RECENCY[days] == pytest.approx(1 + math.exp(-1)) and len(index._RECENCY) == years * 365 + 1
+    near = re.search(r"plus (a quarter|a half|a third) of the weights of their directories", order)
+    assert near and _WORDS[near.group(1)] == index.DIRECTORY
+    assert _WORDS[re.search(r"(\w+) times the nearness plus the score of rule 2", order).group(1)] == index.FILES
+
+
+def test_the_token_estimate_the_contract_quotes_is_the_codes():
+    """Contract §4.6's weights of the token estimate are tools/blocks.py's (in thousandths)."""
+    from sentinel_memory.tools import blocks
+
+    text = _read(ROOT / "docs/contract.md")
+    found = re.search(
+        r"per ASCII character\s+([\d.]+) tokens, plus ([\d.]+) per run of ASCII letters, ([\d.]+) per digit and"
+        r" ([\d.]+) per ASCII punctuation\s+mark; ([\d.]+) per Hangul syllable and ([\d.]+) per other non-ASCII",
+        text,
+    )
+    assert found, "contract §4.6 no longer gives the estimate's weights as this test reads them"
+    code = [blocks._ASCII, blocks._WORD_RUN, blocks._DIGIT, blocks._PUNCT, blocks._HANGUL, blocks._OTHER]
+    assert [round(float(g) * 1000) for g in found.groups()] == code
+
+
+def test_the_memory_file_example_is_what_the_store_writes():
+    """docs/data-format.md's example lines are records as the server writes them: each id is the one
+    its text computes (contract §3.4), the keys in the contract's order, the lines sorted by id; the
+    ids the other guides show for the same records are those ids."""
+    from sentinel_memory.record.records import record_id, to_line
+
+    block = re.search(r"```json\n(.*?)\n```", _read(ROOT / "docs" / "data-format.md"), re.S).group(1)
+    lines = block.splitlines()
+    records = [json.loads(line) for line in lines]
+    assert [to_line(r) for r in records] == lines
+    for r in records:
+        assert r["id"] == record_id(r["type"], r["topic"], r["missing_context"], r["lesson"]), r["id"]
+    assert [r["id"] for r in records] == sorted(r["id"] for r in records)
+    principle = next(r for r in records if r["type"] == "principle")
+    assert f"#1 {principle['id']} | principle | {principle['topic']} |" in _read(ROOT / "docs" / "tools.md")
+    shown = re.search(r"^ *\[(\S+)\] log ([0-9a-f]{16})\n +missing_context: (.*)$", _read(ROOT / "docs" / "team-workflow.md"), re.M)
+    assert shown and shown.group(2) == record_id("log", shown.group(1), shown.group(3), ""), "team-workflow.md's diff"
 
 
 def test_every_tool_parameter_is_described_once_in_the_tools_schema(server_module):
