@@ -520,6 +520,19 @@ def test_a_record_citing_the_path_a_file_had_before_a_rename_is_a_strong_match(t
     assert [m.reasons for m in found] == [("file lib/old_name.py (renamed since)",)]
 
 
+def test_a_project_file_asked_about_by_its_name_before_a_rename_is_still_weak(tmp_path, env):
+    """README.rst renamed README.md is the project's readme either way: a record citing the old
+    name is listed near the file, but that alone is no strong match (contract §4.2)."""
+    repo = make_repo(tmp_path, env, wired=False)
+    (repo.path / "README.rst").write_text("x\n")
+    repo.commit("files")
+    put(repo.memory, rec("docs", "the badges broke", "use the new address", created=T0, files=["README.rst"]))
+    repo.git("mv", "README.rst", "README.md")
+    repo.commit("rename")
+    assert strong_matches(repo.memory, "", ["README.md"]) == []
+    assert len(ranked_matches(repo.memory, "", files=["README.md"])[0]) == 1  # still near, still listed
+
+
 def test_the_header_names_the_strong_matches(path):
     filler(path, 10)
     target = saved(log(path, "cache", "tenant keys collided", "put the tenant id in the cache key"))

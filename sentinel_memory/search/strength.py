@@ -67,7 +67,11 @@ def measure(index: SearchIndex, entry: Entry, query: Query) -> Match:
             found.add(parent(path))
     for old in query.former:
         if old in cited:
-            strength += FILE
+            worth = _file_weight(index, old, records)  # README.rst, renamed README.md: still a project file
+            if worth < FILE:
+                weak += worth
+            else:
+                strength += worth
             reasons.append(f"file {old} (renamed since)")
     for name in query.file_names:
         paths = _named(index, name)
