@@ -89,6 +89,16 @@ def test_compact_threshold_must_be_a_positive_integer(path):
     assert not path.exists()
 
 
+def test_a_huge_bad_compact_threshold_is_named_not_repeated(path):
+    """A number of thousands of digits (which Python will not even turn into text) or a long text
+    given as compact_threshold gets the same one sentence, without the value whole."""
+    for bad in (-(10**5000), "9" * 100_000, ["x" * 1000]):
+        with pytest.raises(InvalidInput, match="compact_threshold must be a whole number") as refused:
+            log(path, "a", "m", "l", compact_threshold=bad)
+        assert len(str(refused.value)) < 200
+    assert not path.exists()
+
+
 def test_notice_appears_only_past_the_threshold_of_log_records(path):
     """The compact-required notice appears once log records exceed the threshold (principles do not count)."""
     log(path, "a", "", "principle", type="principle")
