@@ -95,7 +95,7 @@ def test_a_huge_bad_compact_threshold_is_named_not_repeated(path):
     for bad in (-(10**5000), "9" * 100_000, ["x" * 1000]):
         with pytest.raises(InvalidInput, match="compact_threshold must be a whole number") as refused:
             log(path, "a", "m", "l", compact_threshold=bad)
-        assert len(str(refused.value)) < 200
+        assert len(str(refused.value)) < 400
     assert not path.exists()
 
 

@@ -62,19 +62,12 @@ def search_budget() -> int:
 
 def _threshold(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        # A number of thousands of digits has no repr (Python refuses to make it); a long text is cut.
+        shown = "a number of that size" if isinstance(value, int) and value.bit_length() > 128 else repr(value)
         raise InvalidInput(
-            f"compact_threshold must be a whole number of at least 1, not {_brief(value)}. {NOTHING_SAVED}"
+            f"compact_threshold must be a whole number of at least 1, not {blocks.echoed(shown)}. {NOTHING_SAVED}"
         )
     return value
-
-
-def _brief(value: object) -> str:
-    """A rejected value as an error shows it: its repr, cut at 40 characters (a number of
-    thousands of digits has none: Python refuses to make it)."""
-    if isinstance(value, int) and value.bit_length() > 128:
-        return "a number of that size"
-    shown = repr(value)
-    return shown if len(shown) <= 40 else shown[:39] + "…"
 
 
 def _topic(value: object) -> str | None:
