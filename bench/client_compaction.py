@@ -1,11 +1,11 @@
 """Does the compaction workflow work end to end through the real clients, headless?
 
-    .venv/bin/python bench/client_compaction.py GITDIR --clients DIR [--size 60] [--only claude,gemini,codex]
+    .venv/bin/python bench/client_compaction.py GITDIR --clients DIR [--sizes 60,300] [--only claude,gemini,codex]
         [--out bench/client_compaction_results.txt]
 
 DIR holds the clients installed from npm (`npm install @anthropic-ai/claude-code @google/gemini-cli
 @openai/codex` in DIR). For each client: a scratch project (a git repository, its memory committed)
-whose memory holds --size log records (past the threshold of 50) built from GITDIR's history as
+whose memory holds --sizes log records (60: past the threshold of 50) built from GITDIR's history as
 bench/search_quality.py builds them, wired with the product's own `server.py --project P init
 --client X` (the MCP entry and the hooks); a scratch HOME; and a scripted stand-in for the model's
 API on 127.0.0.1 (bench/standin.py) that logs every request body whole and, in one headless session
@@ -235,11 +235,14 @@ def check_b(results: list[str], state: dict, memory_ids: dict[str, str]) -> tupl
     merges = "Similar topics you may merge" in got
     shown = {m[0]: m[1] for m in _VERSIONED.findall(got)}
     right = sum(1 for rid, ver in shown.items() if memory_ids.get(rid) == ver)
-    ok = whole and topics >= 2 and merges and right == len(memory_ids) == len(shown)
+    # the records the budget left out are counted: "NOT SHOWN, to stay within ...: N records of M topics"
+    counted = re.search(r"NOT SHOWN, to stay within[^:]*: ([\d,]+) records? of", got)
+    left = int(counted.group(1).replace(",", "")) if counted else 0
+    ok = whole and topics >= 2 and merges and right == len(shown) and len(shown) + left == len(memory_ids)
     why = (
         f"answer {len(expected):,} chars, {'WHOLE' if whole else 'CHANGED'} in a result of {len(got):,}; "
-        f"{topics} topics; merge suggestions: {merges}; id@version of {right}/{len(memory_ids)} records, "
-        f"as the file holds them"
+        f"{topics} topics; merge suggestions: {merges}; id@version of {right}/{len(shown)} shown as the file "
+        f"holds them, {len(shown) + left}/{len(memory_ids)} records shown or counted as not shown"
     )
     return ok, why, got
 
@@ -303,7 +306,7 @@ def check_d(results: list[str], state: dict) -> tuple[bool, str, str | None]:
 
 
 def memory_entries(gitdir: str, size: int) -> list:
-    """--size distinct log records from the commits before the newest."""
+    """`size` distinct log records from the commits before the newest."""
     commits = sq.history(gitdir)
     common = sq.common_files(commits)
     entries: dict[str, object] = {}
@@ -365,7 +368,8 @@ def run_client(name: str, clients: Path, gitdir: str, size: int) -> dict:
         }
         for step, (ok, why, got) in checks.items():
             heads = ("Compaction is",) if step == "b" else ("saved:", "updated:", "unchanged:")
-            cell[step] = {"ok": ok, "why": why, "got": first(got, heads)}
+            shown = got.replace(str(project), "<project>") if got else got
+            cell[step] = {"ok": ok, "why": why, "got": first(shown, heads)}
         cell["final_records"] = len(now_lines(memory))
         return cell
     except Exception as exc:  # a harness failure is reported, not raised: the other clients still run
@@ -390,33 +394,13 @@ def versions(clients: Path) -> str:
     return ", ".join(out)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("gitdir")
-    parser.add_argument("--clients", required=True, type=Path)
-    parser.add_argument("--size", type=int, default=60)
-    parser.add_argument("--only", default="claude,gemini,codex")
-    parser.add_argument("--out", type=Path, help="also write the output to this file")
-    args = parser.parse_args()
-    clients = args.clients.resolve()
-    commit = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
-    dirty = subprocess.run(
-        ["git", "-C", str(ROOT), "status", "--porcelain", "--", "sentinel_memory", "server.py"],
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    lines = [
-        f"# bench/client_compaction.py {Path(args.gitdir).parent.name if Path(args.gitdir).name == 'repo' else args.gitdir}"
-        f" --size {args.size}: at {commit}{' (product changed since)' if dirty else ''}, "
-        f"{datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}; {versions(clients)}"
-    ]
+def section(size: int, names: list[str], clients: Path, gitdir: str) -> list[str]:
+    """Every client's run on a memory of `size` logs: its details, then the table."""
+    lines = [f"## a memory of {size} logs (and the new lesson)"]
     print(lines[0], flush=True)
-    names = args.only.split(",")
     cells = {}
     for name in names:
-        cell = run_client(name, clients, args.gitdir, args.size)
+        cell = run_client(name, clients, gitdir, size)
         cells[name] = cell
         head = (
             f"== {name} ({cell.get('wired', '?')}): rc {cell.get('rc')} in {cell.get('seconds', 0):.1f} s, "
@@ -435,7 +419,7 @@ def main() -> None:
         for line in block:
             print(line, flush=True)
         lines += block
-    table = ["", f"{'step':<52}" + "".join(f"{n:>8}" for n in names)]
+    table = ["", f"{'step (memory of ' + str(size) + ' logs)':<52}" + "".join(f"{n:>8}" for n in names)]
     for step in STEPS:
         table.append(
             f"{step + ' ' + TITLES[step]:<52}"
@@ -446,9 +430,39 @@ def main() -> None:
     for step in STEPS:
         for n in names:
             table.append(f"  {step} {n:<7} {cells[n].get(step, {}).get('got', '(nothing)')[:100]!r}")
+    table.append("")
     for line in table:
         print(line, flush=True)
-    lines += table
+    return lines + table
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("gitdir")
+    parser.add_argument("--clients", required=True, type=Path)
+    parser.add_argument("--sizes", default="60", help="memory sizes (log records), one run of every client each")
+    parser.add_argument("--only", default="claude,gemini,codex")
+    parser.add_argument("--out", type=Path, help="also write the output to this file")
+    args = parser.parse_args()
+    clients = args.clients.resolve()
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "-C", str(ROOT), "status", "--porcelain", "--", "sentinel_memory", "server.py"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    source = Path(args.gitdir).parent.name if Path(args.gitdir).name == "repo" else args.gitdir
+    lines = [
+        f"# bench/client_compaction.py {source} --sizes {args.sizes}: at {commit}"
+        f"{' (product changed since)' if dirty else ''}, {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}; "
+        f"{versions(clients)}"
+    ]
+    print(lines[0], flush=True)
+    names = args.only.split(",")
+    for size in [int(x) for x in args.sizes.split(",")]:
+        lines += section(size, names, clients, args.gitdir)
     if args.out:
         args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
