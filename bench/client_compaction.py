@@ -4,28 +4,33 @@
         [--out bench/client_compaction_results.txt]
 
 DIR holds the clients installed from npm (`npm install @anthropic-ai/claude-code @google/gemini-cli
-@openai/codex` in DIR). For each client: a scratch project (a git repository, its memory committed)
-whose memory holds --sizes log records (60: past the threshold of 50) built from GITDIR's history as
-bench/search_quality.py builds them, wired with the product's own `server.py --project P init
---client X` (the MCP entry and the hooks); a scratch HOME; and a scripted stand-in for the model's
-API on 127.0.0.1 (bench/standin.py) that logs every request body whole and, in one headless session
-(`claude -p`, `gemini -p`, `codex exec`), makes these calls in turn:
+@openai/codex` in DIR). For each client and size: a scratch project (a git repository) whose memory
+holds that many log records (60: past the threshold of 50) built from GITDIR's history as
+bench/search_quality.py builds them, with the files they cite (placeholders), wired with the
+product's own `server.py --project P init --client X` (the MCP entry and the hooks) and committed
+with a date before the oldest record (so none is stale); a scratch HOME; and a scripted stand-in
+for the model's API on 127.0.0.1 (bench/standin.py) that logs every request body whole and, in one
+headless session (`claude -p`, `gemini -p`, `codex exec`), makes these calls in turn:
   a  log_memory with a new lesson: the tool result that reached the model holds the notice to call
      compact_memory now (docs/contract.md §4.3, §4.5)
   b  compact_memory: the answer reached the model whole (the same text core.tools.compact gives
-     for the file at that moment), grouped by topic, with merge suggestions and every record's
-     source id as <id>@<version>
-  c  log_memory(type="principle") for the new lesson's topic with source_ids as (b) showed them:
-     the file then holds the principle and none of its sources, every other line byte for byte
-     as before, and `git diff` of the file shows the principle added and the sources removed
-  d  log_memory(type="principle") for another topic with (b)'s source_ids, after one of those
-     sources was changed on disk (its lesson edited in place, as a teammate's change arriving with
-     `git pull` would) between (b) and the save: per docs/contract.md §4.3 the changed source is
-     KEPT as the file holds it, the answer names it with its new version and the call that folds
-     it in, the unchanged sources are deleted with the principle saved, every other line as before
-Prints one table (per client and step: PASS or FAIL, and the first characters of what reached the
-model), then the details; asserts nothing. Nothing is fetched; the clients' own network calls
-other than the stand-in fail.
+     for the file at that moment), grouped by topic, with merge suggestions, and every record
+     shown with its source id as <id>@<version> (the file's version) or counted as not shown
+  c  log_memory(type="principle") for the new lesson's topic (another when (b) did not show it)
+     with source_ids and files as (b) showed them: the file then holds the principle, citing those
+     files, and none of its sources, every other line byte for byte as before, and `git diff` of
+     the file (staged before the save) shows the principle added and the sources removed
+  d  log_memory(type="principle") for the largest other topic with (b)'s source_ids, after one of
+     those sources was changed on disk (its lesson edited in place, as a teammate's change
+     arriving with `git pull` would) between (b) and the save: per docs/contract.md §4.3 the
+     changed source is KEPT as the file holds it, the answer names it with its new version and the
+     call that folds it in, the unchanged sources are deleted with the principle saved, every other
+     line as before
+  e  the fold-in call as (d)'s answer shows it: a new principle stands for the old one and the kept
+     source (source_count), cites the files they cited, and they are gone; every other line as before
+Prints, per size, each client's details and a table (per client and step: PASS or FAIL, and the
+first characters of what reached the model); asserts nothing. Nothing is fetched; the clients' own
+network calls other than the stand-in fail.
 """
 
 from __future__ import annotations
@@ -67,13 +72,18 @@ PRINCIPLE_X = "Terminal UI: {n} lessons folded into one rule set (bench principl
 PRINCIPLE_Y = "Pager and progress output: {n} lessons folded into one rule set (bench principle for topic {topic})."
 CHANGED_LESSON = " (edited by a teammate after compact_memory showed it)"
 _VERSIONED = re.compile(r"\b([0-9a-f]{16})@([0-9a-f]{8})\b")
-_NEXT = re.compile(r'Next: log_memory\(type="principle", topic=("(?:[^"\\]|\\.)*"), .*?source_ids=(\[[^\]]*\])')
-STEPS = ("a", "b", "c", "d")
+_NEXT = re.compile(
+    r'Next: log_memory\(type="principle", topic=("(?:[^"\\]|\\.)*"), .*?source_ids=(\[[^\]]*\])'
+    r"(?:, files=(\[[^\]]*\]))?\)"
+)
+OLD_DATE = "2000-01-01T00:00:00+00:00"
+STEPS = ("a", "b", "c", "d", "e")
 TITLES = {
     "a": "log_memory: the notice to compact now",
     "b": "compact_memory: whole, topics, merges, id@ver",
     "c": "principle saved, sources gone, rest unchanged",
     "d": "stale source: kept and named, rest unchanged",
+    "e": "the fold-in call as shown: all folded",
 }
 
 
@@ -144,8 +154,17 @@ class Compactor(standin.StandIn):
                 if y is None:
                     return None
                 return names[LOG], principle_call(y, PRINCIPLE_Y)
-            if done == 4 and "after_d" not in self.state:
-                self.state["after_d"] = now_lines(self.memory)
+            if done == 4:
+                y = self.state["plan"]["y"]
+                if "after_d" not in self.state:
+                    self.state["after_d"] = now_lines(self.memory)
+                fold = fold_call(self.results[3], principle_call(y, PRINCIPLE_Y)["lesson"]) if y else None
+                if fold is None:
+                    return None
+                self.state["fold"] = fold
+                return names[LOG], fold
+            if done == 5 and "after_e" not in self.state:
+                self.state["after_e"] = now_lines(self.memory)
             return None
 
 
@@ -153,9 +172,9 @@ def plan(answer: str) -> dict:
     """The topics whose calls the model makes, from the compact_memory answer it received: x the new
     lesson's topic (when the answer shows it), y the largest other topic with at least two records."""
     calls = []
-    for topic, ids in _NEXT.findall(answer):
+    for topic, ids, files in _NEXT.findall(answer):
         try:
-            calls.append({"topic": json.loads(topic), "ids": json.loads(ids)})
+            calls.append({"topic": json.loads(topic), "ids": json.loads(ids), "files": json.loads(files or "[]")})
         except ValueError:
             continue
     x = next((c for c in calls if c["topic"] == NEW_LESSON["topic"]), None)  # not shown: the first of two or more
@@ -165,13 +184,40 @@ def plan(answer: str) -> dict:
 
 
 def principle_call(group: dict, text: str) -> dict:
-    return {
+    call = {
         "type": "principle",
         "topic": group["topic"],
         "missing_context": "",
         "lesson": text.format(n=len(group["ids"]), topic=group["topic"]),
         "ask_next_time": "",
         "source_ids": list(group["ids"]),
+    }
+    if group["files"]:
+        call["files"] = list(group["files"])
+    return call
+
+
+_FOLD = re.compile(
+    r'Fold (?:it|them) in with another save: log_memory\(type="principle", topic=("(?:[^"\\]|\\.)*"), '
+    r".*?source_ids=(\[[^\]]*\])(?:, files=(\[[^\]]*\]))?\)"
+)
+FOLDED = "{lesson} It also keeps the rule a teammate changed since."
+
+
+def fold_call(answer: str, lesson: str) -> dict | None:
+    """The save that folds the kept sources in, as the answer shows it: the principle's lesson with
+    the changed rule added, source_ids and files as shown."""
+    found = _FOLD.search(answer)
+    if not found:
+        return None
+    return {
+        "type": "principle",
+        "topic": json.loads(found.group(1)),
+        "missing_context": "",
+        "lesson": FOLDED.format(lesson=lesson),
+        "ask_next_time": "",
+        "source_ids": json.loads(found.group(2)),
+        **({"files": json.loads(found.group(3))} if found.group(3) else {}),
     }
 
 
@@ -267,9 +313,11 @@ def check_c(results: list[str], state: dict, project: Path) -> tuple[bool, str, 
     removed = {i for i in sources if any(line.startswith("-") and i in line for line in diff.splitlines())}
     shows = bool(added) and removed == sources
     count = principle[0].get("meta", {}).get("source_count") if held else None
-    ok = held and gone and same and shows and f"Deleted the {len(sources)} source records" in got
+    cites = held and principle[0].get("files", []) == sorted(x["files"])
+    ok = held and gone and same and shows and cites and f"Deleted the {len(sources)} source records" in got
     why = (
-        f"topic {x['topic']!r}: principle in the file: {held} (source_count {count}); its {len(sources)} sources "
+        f"topic {x['topic']!r}: principle in the file: {held} (source_count {count}, citing the "
+        f"{len(x['files'])} files the call named: {cites}); its {len(sources)} sources "
         f"gone: {gone}; the other {len(rest_before)} lines byte for byte: {same}; git diff: principle added "
         f"{bool(added)}, sources removed {len(removed)}/{len(sources)}"
     )
@@ -302,6 +350,35 @@ def check_d(results: list[str], state: dict) -> tuple[bool, str, str | None]:
     return ok, why, got
 
 
+def check_e(results: list[str], state: dict) -> tuple[bool, str, str | None]:
+    got = results[4] if len(results) > 4 else None
+    fold, changed = state.get("fold"), state.get("changed")
+    if got is None or not fold or not changed or "after_e" not in state:
+        return False, f"no fold-in save came back (the call found in the answer: {bool(fold)})", got
+    before, after = state["after_d"], state["after_e"]
+    sources = {i.split("@")[0] for i in fold["source_ids"]}
+    new = [line for line in after if line not in before]
+    principle = json.loads(new[0]) if len(new) == 1 else {}
+    old = [json.loads(line) for line in before if line_id(line) in sources and b'"principle"' in line]
+    expected = (old[0].get("meta", {}).get("source_count", 0) + 1) if old else None
+    count = principle.get("meta", {}).get("source_count")
+    held = principle.get("lesson") == fold["lesson"] and count == expected
+    gone = not any(line_id(line) in sources for line in after)
+    same = [line for line in before if line_id(line) not in sources] == [line for line in after if line not in new]
+    # the citations the folded records held (the project has every file they cite), at most 10
+    folded = [json.loads(line) for line in before if line_id(line) in sources]
+    cited = {f for r in folded for f in r.get("files", [])}
+    kept = set(principle.get("files", []))
+    cites = kept <= cited and len(kept) == min(len(cited), 10)
+    ok = held and gone and same and cites and "KEPT" not in got
+    why = (
+        f"source_ids {', '.join(fold['source_ids'])}: new principle in the file with source_count {count} "
+        f"(expected {expected}): {held}; citing {len(kept)} of the {len(cited)} files the folded records cited: "
+        f"{cites}; the old principle and {changed['id']} gone: {gone}; the other lines byte for byte: {same}"
+    )
+    return ok, why, got
+
+
 # ------------------------------------------------------------------------------ running a client
 
 
@@ -326,8 +403,16 @@ def run_client(name: str, clients: Path, gitdir: str, size: int) -> dict:
         entries = memory_entries(gitdir, size)
         sq.write_memory(project, entries)
         cell["wired"] = ch.wire(name, project)
+        ch.materialize(project, entries)  # the files the memory cites, as a checkout holds them
         ch.git(project, "add", "-A")
-        ch.git(project, "commit", "-qm", "start")
+        # committed before the oldest record was written, so that no record is stale (a commit that
+        # changed a cited file later would mark it, docs/contract.md §3.7)
+        subprocess.run(
+            ["git", "-C", str(project), "commit", "-qm", "start"],
+            check=True,
+            capture_output=True,
+            env={**os.environ, "GIT_AUTHOR_DATE": OLD_DATE, "GIT_COMMITTER_DATE": OLD_DATE},
+        )
         stand = Compactor(project, scratch / "requests.jsonl")
         try:
             env, home = ch.client_env(name, scratch, clients, stand.port, project)
@@ -365,6 +450,7 @@ def run_client(name: str, clients: Path, gitdir: str, size: int) -> dict:
             "b": check_b(stand.results, stand.state, ids),
             "c": check_c(stand.results, stand.state, project),
             "d": check_d(stand.results, stand.state),
+            "e": check_e(stand.results, stand.state),
         }
         for step, (ok, why, got) in checks.items():
             heads = ("Compaction is",) if step == "b" else ("saved:", "updated:", "unchanged:")
