@@ -16,7 +16,7 @@ headless session (`claude -p`, `gemini -p`, `codex exec`), makes these calls in 
   b  compact_memory: the answer reached the model whole (the same text core.tools.compact gives
      for the file at that moment), grouped by topic, with merge suggestions, and every record
      shown with its source id as <id>@<version> (the file's version) or counted as not shown
-  c  log_memory(type="principle") for the new lesson's topic (another when (b) did not show it)
+  c  log_memory(type="principle") for the new lesson's topic (another when (b) shows it alone or not)
      with source_ids and files as (b) showed them: the file then holds the principle, citing those
      files, and none of its sources, every other line byte for byte as before, and `git diff` of
      the file (staged before the save) shows the principle added and the sources removed
@@ -170,15 +170,16 @@ class Compactor(standin.StandIn):
 
 def plan(answer: str) -> dict:
     """The topics whose calls the model makes, from the compact_memory answer it received: x the new
-    lesson's topic (when the answer shows it), y the largest other topic with at least two records."""
+    lesson's topic (when the answer shows it with another record), y the largest other topic with at
+    least two records."""
     calls = []
     for topic, ids, files in _NEXT.findall(answer):
         try:
             calls.append({"topic": json.loads(topic), "ids": json.loads(ids), "files": json.loads(files or "[]")})
         except ValueError:
             continue
-    x = next((c for c in calls if c["topic"] == NEW_LESSON["topic"]), None)  # not shown: the first of two or more
-    x = x or next((c for c in calls if len(c["ids"]) >= 2), None)
+    x = next((c for c in calls if c["topic"] == NEW_LESSON["topic"] and len(c["ids"]) >= 2), None)
+    x = x or next((c for c in calls if len(c["ids"]) >= 2), None)  # else the first of two or more
     others = sorted((c for c in calls if c is not x and len(c["ids"]) >= 2), key=lambda c: (-len(c["ids"]), c["topic"]))
     return {"calls": calls, "x": x, "y": others[0] if others else None}
 
@@ -314,7 +315,7 @@ def check_c(results: list[str], state: dict, project: Path) -> tuple[bool, str, 
     shows = bool(added) and removed == sources
     count = principle[0].get("meta", {}).get("source_count") if held else None
     cites = held and principle[0].get("files", []) == sorted(x["files"])
-    ok = held and gone and same and shows and cites and f"Deleted the {len(sources)} source records" in got
+    ok = held and gone and same and shows and cites and f"Deleted the {len(sources)} source record" in got
     why = (
         f"topic {x['topic']!r}: principle in the file: {held} (source_count {count}, citing the "
         f"{len(x['files'])} files the call named: {cites}); its {len(sources)} sources "
