@@ -78,6 +78,35 @@ def test_the_fold_in_call_the_answer_shows_finishes_the_compaction(tmp_path):
     assert list(lessons(path).values()) == ["migrations are append-only: add a new one, never edit an applied one"]
 
 
+def test_the_fold_in_call_keeps_the_files_the_folded_records_cite(tmp_path):
+    """The principle saved by the fold-in call the answer shows cites what the principle it replaces
+    and the kept source cite, as compact_memory's call keeps its sources' citations (§4.4); a cited
+    file since deleted is left out."""
+    path = memory_path(tmp_path)
+    for name in ("migrate.py", "seeds.py", "schema.py", "old.py"):
+        put_file = tmp_path / "db" / name
+        put_file.parent.mkdir(exist_ok=True)
+        put_file.write_text("pass\n", encoding="utf-8")
+    log(path, "db", "migrations", "never edit an applied migration", files=["db/migrate.py", "db/old.py"])
+    log(path, "db", "seeds", "seed data is loaded in tests only", files=["db/seeds.py"])
+    shown = compact(path)
+    files = json.loads(re.search(r"source_ids=\[[^\]]*\], files=(\[[^\]]*\])", shown).group(1))
+    assert files == ["db/migrate.py", "db/old.py", "db/seeds.py"]
+    log(path, "db", "seeds", "seed data is loaded in tests and in the demo", files=["db/schema.py"])
+    (tmp_path / "db" / "old.py").unlink()
+    answer = log(path, "db", "", "migrations are append-only; seeds are for tests", type="principle",
+                 source_ids=next_call(shown, "db"), files=files[:1] + files[2:])
+    fold = re.search(r"Fold it in with another save: .*source_ids=(\[[^\]]*\]), files=(\[[^\]]*\])\)\.", answer)
+    assert fold, answer
+    assert json.loads(fold.group(2)) == ["db/migrate.py", "db/schema.py", "db/seeds.py"]
+
+    log(path, "db", "", "migrations are append-only; seeds are for tests and the demo", type="principle",
+        source_ids=json.loads(fold.group(1)), files=json.loads(fold.group(2)))
+    (final,) = map(json.loads, path.read_text(encoding="utf-8").splitlines())
+    assert final["files"] == ["db/migrate.py", "db/schema.py", "db/seeds.py"]
+    assert final["meta"]["source_count"] == 2  # the first principle stood for 1 (the source it deleted)
+
+
 def test_a_source_saved_again_with_the_same_text_is_still_the_version_shown(tmp_path):
     """Logging a record again unchanged, or again to clear a stale mark, changes its dates, not
     what the principle's author read: it is deleted."""

@@ -119,6 +119,43 @@ async def test_log_writes_the_exact_record_format(connect, project, memory_file,
 
 
 # ---------------------------------------------------------------------------------------------
+# compact_memory: the budget
+
+
+@pytest.mark.parametrize("budget", [750, 1250, 2750])
+async def test_compact_memory_stays_within_the_budget_notices_included(connect, project, memory_file, budget):
+    """The whole compact_memory answer, its header, the not-shown notice and the closing advice
+    included (docs/contract.md §4.6), stays within the budget the server runs with: the topics that
+    do not fit are named, and the first is shown in part when it alone is over, its call with the
+    files its principle keeps."""
+    from sentinel_memory.tools.blocks import estimate_tokens
+
+    (project / "src").mkdir()
+    lines = []
+    for t in range(12):
+        topic = f"module-{t:02d}-payments-and-refund-reconciliation"
+        cited = f"src/reconciliation_module_{t:02d}.py"
+        (project / cited).write_text("pass\n", encoding="utf-8")
+        for i in range(6):
+            missing = f"The reconciliation job {t}-{i} runs after the settlement window closes."
+            record = {"id": rid(topic, missing), "type": "log", "topic": topic, "missing_context": missing,
+                      "lesson": f"Reconcile refunds of batch {t}-{i} only after the settlement report arrives.",
+                      "ask_next_time": f"Which settlement window applies to batch {t}-{i}?",
+                      "meta": {"created": "2026-01-01T00:00:00+00:00"}, "files": [cited]}
+            lines.append(json.dumps(record, ensure_ascii=False))
+    memory_file.parent.mkdir()
+    memory_file.write_text("".join(line + "\n" for line in sorted(lines)), encoding="utf-8")
+
+    async with connect(project, env={"SENTINEL_MEMORY_SEARCH_TOKENS": str(budget)}) as server:
+        answer = await server.ok("compact_memory")
+
+    assert f"NOT SHOWN, to stay within about {budget:,} tokens" in answer
+    assert answer.endswith("Records logged after this call are untouched unless you pass their ids.")
+    assert 'files=["src/reconciliation_module_00.py"]' in answer
+    assert estimate_tokens(answer) <= budget
+
+
+# ---------------------------------------------------------------------------------------------
 # Which project
 
 

@@ -50,42 +50,70 @@ def compact_answer(c: Compaction) -> str:
             "pass the ids of every merged group in source_ids):\n"
             + "\n".join(f"- {', '.join(map(one_line, cluster))}" for cluster in c.clusters)
         )
-    budget, used = c.budget, sum(estimate_tokens(x) for x in out)
-    not_shown: list[tuple[str, int]] = []
-    shown = 0
-    for topic, members in c.groups.items():
-        if not_shown:  # past the budget: the rest are only counted, so their blocks are not made
-            not_shown.append((topic, len(members)))
-            continue
-        block = _group_block(topic, members, c.stale, c.files.get(topic))
-        cost = estimate_tokens(block)
-        if budget and used + cost > budget:
-            if not shown:
-                # The very first topic alone is over the budget: offer as many of its records as fit.
-                shown = 1
-                kept = _fitting(topic, members, budget - used)
-                out.append(_group_block(topic, members[:kept], c.stale, c.files.get(topic)))
-                members = members[kept:]
-            not_shown.append((topic, len(members)))
-            continue
-        out.append(block)
-        used += cost
-        shown += 1
+    listed, not_shown = _listing(c, sum(_cost(x) for x in out) + _cost(FINISH))
+    out += listed
     if not_shown:
-        listed = ", ".join(f"{t} ({n})" for t, n in not_shown[:20]) + (" ..." if len(not_shown) > 20 else "")
-        out.append(
-            f"NOT SHOWN, to stay within about {budget:,} tokens (setting {BUDGET_ENV}): "
-            f"{plural(sum(n for _, n in not_shown), 'record')} of {plural(len(not_shown), 'topic')}: "
-            f"{listed}. Save the principles above first, then call compact_memory again (or with target_topic=...)."
-        )
-    out.append(
-        "How to finish: for each topic above (or merged group), summarise its lessons into one sentence that keeps "
-        "every rule, merge its ask_next_time questions (at most 512 bytes), and make the call shown. Saving the "
-        "principle deletes, in the same write, the records source_ids names, each only if it is still the version "
-        "shown here (id@version); one changed since is kept and the answer names it, to fold in with another save. "
-        "Records logged after this call are untouched unless you pass their ids."
-    )
+        out.append(_not_shown(c.budget, not_shown))
+    out.append(FINISH)
     return "\n\n".join(out)
+
+
+FINISH = (
+    "How to finish: for each topic above (or merged group), summarise its lessons into one sentence that keeps "
+    "every rule, merge its ask_next_time questions (at most 512 bytes), and make the call shown. Saving the "
+    "principle deletes, in the same write, the records source_ids names, each only if it is still the version "
+    "shown here (id@version); one changed since is kept and the answer names it, to fold in with another save. "
+    "Records logged after this call are untouched unless you pass their ids."
+)
+LISTED_NOT_SHOWN = 20  # topics the not-shown notice names; the rest are "..."
+
+
+def _cost(part: str) -> int:
+    """A part's estimated tokens and its join to the next ("\\n\\n" costs less than one): the parts'
+    costs add up to at least the whole answer's estimate."""
+    return estimate_tokens(part) + 1
+
+
+def _listing(c: Compaction, used: int) -> tuple[list[str], list[tuple[str, int]]]:
+    """The topic blocks that fit the budget beside the `used` tokens of the rest of the answer, in
+    order, and the topics not shown with their record counts: whole topics while each fits with the
+    notice that would name the topics after it; the first shown in part when it alone is over."""
+    groups = list(c.groups.items())
+    budget = c.budget
+
+    def notice(start: int) -> int:
+        """What the notice naming the topics from `start` on costs (0: there are none)."""
+        rest = [(t, len(members)) for t, members in groups[start:]]
+        return _cost(_not_shown(budget, rest)) if rest else 0
+
+    shown: list[str] = []
+    for n, (topic, members) in enumerate(groups):
+        cited = c.files.get(topic)
+        text = _group_block(topic, members, c.stale, cited)
+        cost = _cost(text)
+        if not budget or used + cost + notice(n + 1) <= budget:
+            shown.append(text)
+            used += cost
+            continue
+        if shown:  # past the budget: the rest are only counted, so their blocks are not made
+            return shown, [(t, len(m)) for t, m in groups[n:]]
+        # The very first topic alone is over the budget: offer as many of its records as fit
+        # beside the notice (which names it with a count no larger than its whole one, or not).
+        kept = _fitting(topic, members, budget - used - max(notice(n), notice(n + 1)), c.stale, cited)
+        shown.append(_group_block(topic, members[:kept], c.stale, cited))
+        rest = [(topic, len(members) - kept)] if kept < len(members) else []
+        return shown, rest + [(t, len(m)) for t, m in groups[n + 1 :]]
+    return shown, []
+
+
+def _not_shown(budget: int, not_shown: list[tuple[str, int]]) -> str:
+    listed = ", ".join(f"{t} ({n})" for t, n in not_shown[:LISTED_NOT_SHOWN])
+    more = " ..." if len(not_shown) > LISTED_NOT_SHOWN else ""
+    return (
+        f"NOT SHOWN, to stay within about {budget:,} tokens (setting {BUDGET_ENV}): "
+        f"{plural(sum(n for _, n in not_shown), 'record')} of {plural(len(not_shown), 'topic')}: "
+        f"{listed}{more}. Save the principles above first, then call compact_memory again (or with target_topic=...)."
+    )
 
 
 STALE_SHOWN = 30  # stale records compact_memory lists one by one; the rest are counted
@@ -137,11 +165,16 @@ def _group_block(topic: str, members: list[dict], stale: dict | None = None, cit
     return "\n".join(lines)
 
 
-def _fitting(topic: str, members: list[dict], room: int) -> int:
-    """How many of a topic's first records fit in `room` estimated tokens (at least one)."""
+def _fitting(topic: str, members: list[dict], room: int, stale: dict, cited: list[str] | None) -> int:
+    """How many of a topic's first records fit in `room` estimated tokens (at least one), their
+    block as the answer shows it (stale tags, cited files)."""
+
+    def cost(count: int) -> int:
+        return _cost(_group_block(topic, members[:count], stale, cited))
+
     kept = 1
-    while kept < len(members) and estimate_tokens(_group_block(topic, members[: kept * 2])) <= room:
+    while kept < len(members) and cost(kept * 2) <= room:
         kept *= 2
-    while kept < len(members) and estimate_tokens(_group_block(topic, members[: kept + 1])) <= room:
+    while kept < len(members) and cost(kept + 1) <= room:
         kept += 1
     return kept

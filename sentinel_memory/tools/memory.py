@@ -363,6 +363,7 @@ def upsert(
         citations.of(stored.record),
         marks.get("was", ()),
         changed,
+        _cited_by(root, [stored.record, *changed]) if changed else [],
     )
 
 

@@ -65,6 +65,9 @@ class Logged:
     # Sources named with a version the file no longer holds (changed since compact_memory showed
     # them): kept, not deleted; their records as the file holds them now.
     changed: list[dict] = field(default_factory=list)
+    # The files the save that folds them in passes, so that the principle keeps the citations of
+    # what it folds: those the principle and the kept sources cite that are still files, at most 10.
+    fold_files: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

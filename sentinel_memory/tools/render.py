@@ -322,10 +322,11 @@ def changed_sources(logged: Logged) -> str:
         lines.append(f'  - {one_line(r.get("type"))} {one_line(versioned(r))} (topic "{one_line(topic)}")')
         lines += source_lines(r)  # shown redacted; its version (source_ids) stays the stored record's
     ids = ", ".join(json_text(x) for x in [versioned(logged.record), *(versioned(r) for r in records)])
+    files = f", files={json_text(logged.fold_files)}" if logged.fold_files else ""
     lines.append(
         f'Fold {"it" if one else "them"} in with another save: log_memory(type="principle", '
         f'topic={json_text(logged.record.get("topic"))}, missing_context="", '
         'lesson="<this principle\'s lesson with the new rules above folded in>", '
-        f'ask_next_time="<the questions, merged>", source_ids=[{ids}]).'
+        f'ask_next_time="<the questions, merged>", source_ids=[{ids}]{files}).'
     )
     return "\n".join(lines)
