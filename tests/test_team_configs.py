@@ -267,6 +267,80 @@ def test_a_codex_table_spelt_another_way_is_updated_in_place(tmp_path, env, spel
     assert path.read_bytes() == settled
 
 
+USER_CODEX = """\
+# the team's Codex settings
+model = "o3"  # fast enough
+profile = { name = "review", effort = "high" }
+
+[mcp_servers.other]
+command = "other"   # keep me
+env = { A = "1" }
+
+[[profiles]]
+name = "p1"
+
+[[profiles]]
+name = "p2"
+"""
+
+
+def test_an_old_codex_entry_loses_its_machine_path_and_doctor_agrees(tmp_path, env):
+    """An earlier version's Codex table (absolute command, server.py, cwd): init removes the cwd
+    it says it removed (before, the cwd stayed, and doctor kept asking for an init that kept it)."""
+    repo = make_repo(tmp_path, env, wired=False)
+    path = repo.path / ".codex" / "config.toml"
+    path.parent.mkdir()
+    path.write_text('[mcp_servers.sentinel-memory]\ncommand = "/home/ann/sm/.venv/bin/python"\n'
+                    'args = ["/home/ann/sm/server.py"]\ncwd = "/home/ann/projects/app"  # hers\n'
+                    'startup_timeout_sec = 20\n', encoding="utf-8")
+
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--client", "codex", "--no-hooks").stdout
+
+    ours = tomllib.loads(path.read_text(encoding="utf-8"))["mcp_servers"]["sentinel-memory"]
+    assert "cwd" not in ours and ours["startup_timeout_sec"] == 20 and ours["command"] == "sentinel-memory"
+    assert "removed this machine's cwd" in out
+    assert "holds this machine's path" not in sm(ROOT / "server.py", env, repo.path, "doctor").stdout
+
+
+def test_a_new_codex_table_is_appended_and_every_byte_of_the_users_file_stays(tmp_path, env):
+    """Comments, an inline table, arrays of tables after a server table, CRLF: our table goes at the
+    end and the user's text stays byte for byte (tomlkit moved [mcp_servers.*] tables that an array
+    of tables split); reruns change nothing."""
+    repo = make_repo(tmp_path, env, wired=False)
+    path = repo.path / ".codex" / "config.toml"
+    path.parent.mkdir()
+    user = USER_CODEX.replace("\n", "\r\n").encode()
+    path.write_bytes(user)
+
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--client", "codex", "--no-hooks").stdout
+
+    data = path.read_bytes()
+    assert data.startswith(user.rstrip(b"\r\n")) and b"\n" not in data.replace(b"\r\n", b""), out
+    parsed = tomllib.loads(data.decode())
+    assert parsed["mcp_servers"]["sentinel-memory"] == {
+        "command": "sentinel-memory", "args": [], "tools": {"log_memory": {"approval_mode": "approve"}}}
+    assert {k: v for k, v in parsed.items() if k != "mcp_servers"} == \
+        {k: v for k, v in tomllib.loads(USER_CODEX).items() if k != "mcp_servers"}
+    assert sm(ROOT / "server.py", env, repo.path, "init", "--client", "codex").stdout.startswith(f"unchanged {path}")
+    assert path.read_bytes() == data
+
+
+def test_a_codex_table_that_cannot_be_edited_in_place_is_left_alone_with_what_to_add(tmp_path, env):
+    """Our stale table after the user's arrays of tables, in a file tomlkit would reorder: init leaves
+    the file as it is and says in one line why and what to write."""
+    repo = make_repo(tmp_path, env, wired=False)
+    path = repo.path / ".codex" / "config.toml"
+    path.parent.mkdir()
+    text = USER_CODEX + '\n[mcp_servers.sentinel-memory]\ncommand = "/old/python"\n'
+    path.write_text(text, encoding="utf-8")
+
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--client", "codex", "--no-hooks").stdout
+
+    assert path.read_text(encoding="utf-8") == text
+    line = next(x for x in out.splitlines() if str(path) in x)
+    assert line.startswith(f"left alone {path}: init could not edit") and 'command = "sentinel-memory"' in line
+
+
 def test_an_invalid_codex_config_is_refused_and_left_as_it_is(tmp_path, env):
     """TOML that does not parse: init appends nothing, says why in one line, and doctor fails on it."""
     repo = make_repo(tmp_path, env, wired=False)

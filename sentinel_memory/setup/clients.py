@@ -229,10 +229,10 @@ def _merge_toml(configedit, text: str, client: Client) -> tuple[str, dict | None
     inline), the table without it and a note saying what to add."""
     where = (client.servers, SERVER_NAME)
     try:
-        new, current = configedit.merge_toml_table(text, where, client.entry, client.defaults)
+        new, current = configedit.merge_toml_table(text, where, client.entry, client.defaults, machine_specific)
         return new, current, ""
     except configedit.Refused:
-        new, current = configedit.merge_toml_table(text, where, client.entry, {})
+        new, current = configedit.merge_toml_table(text, where, client.entry, {}, machine_specific)
     return (
         new,
         current,

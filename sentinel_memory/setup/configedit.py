@@ -326,9 +326,12 @@ def _put_group(text: str, event: str, group: dict, ours) -> str:
 # ------------------------------------------------------------------------------ TOML, tomlkit
 
 
-def merge_toml_table(text: str, path: tuple[str, ...], wanted: dict, defaults: dict) -> tuple[str, dict | None]:
+def merge_toml_table(
+    text: str, path: tuple[str, ...], wanted: dict, defaults: dict, drop=lambda _k, _v: False
+) -> tuple[str, dict | None]:
     """(the new text, the table as it was or None) with the table at `path` holding `wanted`
-    (set) and `defaults` (nested dicts: each leaf added only when absent). Edited with tomlkit so
+    (set) and `defaults` (nested dicts: each leaf added only when absent), its keys for which
+    drop(key, value) is true removed (as merge_json_entry does). Edited with tomlkit so
     comments, quoting and layout stay; the result must parse to exactly the old document plus
     these values, else Refused (tomlkit cannot always extend a table written with dotted keys)."""
     import tomllib
@@ -352,6 +355,23 @@ def merge_toml_table(text: str, path: tuple[str, ...], wanted: dict, defaults: d
         target_plain = target_plain.setdefault(part, {})
     target_plain.update(wanted)
     _add_defaults(target_plain, defaults)
+    dropped = [k for k, v in target_plain.items() if k not in wanted and drop(k, v)]
+    for k in dropped:
+        del target_plain[k]
+    if expected == before:
+        return text, current
+    if current is None:  # our table is new: appended as text, so every byte of the file stays
+        appended = _appended(text, path, target_plain)
+        try:
+            if tomllib.loads(appended) == expected:
+                return appended, current
+        except ValueError:
+            pass  # the path is written inline or with dotted keys: tomlkit below, or refused
+    if tomlkit.dumps(doc) != text:
+        raise Refused(
+            f"init could not edit its {'.'.join(path)} table without reordering the file's tables (a "
+            "table split around an array of tables)"
+        )
     try:
         for i, part in enumerate(path):
             if part not in node:
@@ -361,6 +381,8 @@ def merge_toml_table(text: str, path: tuple[str, ...], wanted: dict, defaults: d
             if node.get(k) != v:
                 node[k] = v
         _add_defaults_toml(node, defaults)
+        for k in dropped:
+            del node[k]
         out = tomlkit.dumps(doc)
         after = tomllib.loads(out)
     except Exception:
@@ -376,6 +398,30 @@ def merge_toml_table(text: str, path: tuple[str, ...], wanted: dict, defaults: d
     if "\r\n" in text:
         out = out.replace("\r\n", "\n").replace("\n", "\r\n")
     return out, current
+
+
+def _appended(text: str, path: tuple[str, ...], table: dict) -> str:
+    """`text` with the table at `path` holding `table` added at its end, in the file's line ends."""
+    import tomlkit
+
+    doc = fresh = tomlkit.document()
+    for part in path[:-1]:
+        fresh[part] = tomlkit.table(is_super_table=True)
+        fresh = fresh[part]
+    fresh[path[-1]] = _toml_table(table)
+    newline = newline_of(text)
+    added = tomlkit.dumps(doc).replace("\n", newline)
+    kept = text.rstrip("\r\n")
+    return (kept + newline + newline if kept else "") + added
+
+
+def _toml_table(values: dict):
+    import tomlkit
+
+    table = tomlkit.table(is_super_table=all(isinstance(v, dict) for v in values.values()))
+    for k, v in values.items():
+        table[k] = _toml_table(v) if isinstance(v, dict) else v
+    return table
 
 
 def _has(doc: dict, path: tuple[str, ...]) -> bool:
