@@ -514,6 +514,66 @@ def test_init_writes_the_hooks_beside_the_mcp_entry_keeps_a_users_own_and_is_ide
     assert "unchanged hooks in" in second.stdout and "created" not in second.stdout
 
 
+OLD_FORMS = """{
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": "./lint.sh"}]},
+      {"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": "python3 /opt/sm/server.py hook --client claude", "timeout": 5}]},
+      {"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": "sentinel-memory hook --client claude", "timeout": 5}]}
+    ],
+    "Stop": [{"hooks": [{"type": "command", "command": "/home/ann/.local/bin/sentinel-memory hook --client claude", "timeout": 5}]}],
+    "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "python3 -I -m sentinel_memory hook --client claude"}, {"type": "command", "command": "echo mine"}]}],
+    "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "sentinel-memory hook --client claude && ./after.sh"}]}]
+  }
+}
+"""
+
+
+def test_init_upgrades_our_hook_in_an_older_form_and_never_runs_it_twice(repo):
+    """Our hook written by hand or by an earlier version (python and server.py, python -m, an absolute
+    path; twice on one event; beside a user's command in their group): each event ends with one hook
+    running the portable command, the user's own hooks and group kept (before, ours was appended
+    beside the old one and ran twice). A compound command that goes on after ours is the user's."""
+    from gitrepos import server
+
+    settings = repo.path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(OLD_FORMS, encoding="utf-8")
+
+    result = server(repo.env, "--project", str(repo.path), "init", "--client", "claude")
+
+    assert result.returncode == 0, result.stderr
+    text = settings.read_text(encoding="utf-8")
+    hooks = json.loads(text)["hooks"]
+    ours = "sentinel-memory hook --client claude"
+    for event in ("PreToolUse", "PostToolUse", "Stop", "UserPromptSubmit"):
+        commands = [h["command"] for g in hooks[event] for h in g["hooks"]]
+        assert commands.count(ours) == 1 and not any("server.py" in c or "/home/ann" in c for c in commands), event
+    assert [h["command"] for h in hooks["UserPromptSubmit"][0]["hooks"]] == [ours, "echo mine"]
+    assert '{"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": "./lint.sh"}]}' in text
+    assert "sentinel-memory hook --client claude && ./after.sh" in text
+    assert server(repo.env, "--project", str(repo.path), "init", "--client", "claude").stdout.count("unchanged hooks")
+    assert settings.read_text(encoding="utf-8") == text
+
+
+def test_init_no_hooks_after_init_keeps_the_teams_hooks_and_says_so(repo):
+    """A teammate who runs init --no-hooks in a project whose committed file has our hooks: the file
+    stays as it is (removing them would change the team's file), and init says how to remove them."""
+    from gitrepos import server
+
+    args = ["--project", str(repo.path), "init", "--client", "claude", "--client", "cursor"]
+    server(repo.env, *args)
+    files = [repo.path / ".claude" / "settings.json", repo.path / ".cursor" / "hooks.json"]
+    before = [p.read_bytes() for p in files]
+
+    out = server(repo.env, *args, "--no-hooks").stdout
+
+    assert [p.read_bytes() for p in files] == before
+    for path, client in zip(files, ("claude", "cursor")):
+        assert f"kept the hooks in {path} (--no-hooks adds none and removes none)" in out
+        assert f"`sentinel-memory hook --client {client}`" in out
+
+
 def test_init_no_hooks_leaves_them_out(repo):
     from gitrepos import server
 
@@ -667,7 +727,8 @@ def test_init_leaves_a_hooks_file_it_cannot_edit_alone_and_says_what_to_add(repo
 
     settings = repo.path / ".claude" / "settings.json"
     settings.parent.mkdir()
-    for text in ('{\n  // mine\n  "hooks": {}\n}\n', '{"hooks": {"Stop": {"not": "a list"}}}\n', '{"hooks": []}\n'):
+    for text in ('{"hooks": {"Stop": {"not": "a list"}}}\n', '{"hooks": []}\n', '{"hooks": "all"}\n', "null\n",
+                 '[{"hooks": {}}]\n', '{"hooks": {}, "hooks": {}}\n', '{\n  // mine\n  "hooks": {\n'):
         settings.write_text(text, encoding="utf-8")
         result = server(repo.env, "--project", str(repo.path), "init", "--client", "claude")
         assert result.returncode == 0, result.stderr

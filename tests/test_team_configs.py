@@ -213,6 +213,66 @@ def test_numbers_bom_line_endings_and_order_stay_byte_for_byte(tmp_path, env):
     assert parsed["mcpServers"]["sentinel-memory"]["command"] == "sentinel-memory"
 
 
+VSCODE_JSONC = """\
+{
+\t// the team's servers (VS Code reads comments and trailing commas here)
+\t"servers": {
+\t\t"db": {"command": "db-mcp", "args": ["--ro",],}, // read-only
+\t},
+\t/* inputs come later */
+}
+"""
+
+
+def test_a_config_with_comments_and_trailing_commas_gets_our_entry_and_keeps_them(tmp_path, env):
+    """JSONC, as VS Code, Cursor and Gemini CLI read it (before, init refused any file with a
+    comment): our entry is spliced in, every comment, trailing comma and tab stays, a rerun
+    changes nothing, and doctor reads the entry."""
+    repo = make_repo(tmp_path, env, wired=False)
+    vscode, gemini = repo.path / ".vscode" / "mcp.json", repo.path / ".gemini" / "settings.json"
+    vscode.parent.mkdir()
+    gemini.parent.mkdir()
+    vscode.write_text(VSCODE_JSONC, encoding="utf-8")
+    gemini.write_text('{ // trusted by the team\n}\n', encoding="utf-8")
+
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--client", "vscode", "--client", "gemini").stdout
+
+    text = vscode.read_text(encoding="utf-8")
+    assert text.startswith(VSCODE_JSONC.split('},', 1)[0] + '}, // read-only\n\t\t"sentinel-memory": {'), out
+    assert text.endswith('\t},\n\t/* inputs come later */\n}\n')
+    assert "// trusted by the team" in gemini.read_text(encoding="utf-8")
+    from sentinel_memory.setup.configedit import loads
+    assert loads(text)["servers"]["sentinel-memory"]["command"] == "sentinel-memory"
+    assert loads(text)["servers"]["db"] == {"command": "db-mcp", "args": ["--ro"]}
+    assert "hooks" in loads(gemini.read_text(encoding="utf-8"))
+    settled = (vscode.read_bytes(), gemini.read_bytes())
+    again = sm(ROOT / "server.py", env, repo.path, "init", "--client", "vscode", "--client", "gemini").stdout
+    assert (vscode.read_bytes(), gemini.read_bytes()) == settled and f"unchanged {vscode}" in again
+    doctor = sm(ROOT / "server.py", env, repo.path, "doctor").stdout
+    assert f"{vscode} starts sentinel-memory" in doctor and "not valid JSON" not in doctor, doctor
+
+
+@pytest.mark.parametrize("text", ['{"servers": {"db": {"command": "x"}}\n', '{"servers": /* open\n}\n',
+                                  "\x00\x01binary\n", "[]\n", "null\n", '{"servers": []}\n', ""])
+def test_a_config_init_cannot_edit_is_left_as_it_was_with_one_sentence(tmp_path, env, text):
+    """Broken JSON, an unclosed comment, a top-level array or null, servers of the wrong type: the
+    file stays byte for byte and init says why and what to add in its one line (an empty file gets
+    our entry)."""
+    repo = make_repo(tmp_path, env, wired=False)
+    path = repo.path / ".vscode" / "mcp.json"
+    path.parent.mkdir()
+    path.write_text(text, encoding="utf-8")
+
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--client", "vscode").stdout
+
+    line = next(x for x in out.splitlines() if str(path) in x)
+    if not text:
+        assert line.startswith(f"added to {path}") or line.startswith(f"updated {path}"), line
+        return
+    assert path.read_text(encoding="utf-8") == text
+    assert line.startswith(f"left alone {path}: ") and line.endswith('"args": ["--project", "${workspaceFolder}"]}}}')
+
+
 def test_duplicate_server_keys_are_refused_not_merged_away(tmp_path, env):
     """Two "mcpServers" objects (a client reads the last): init does not drop the first one's
     servers; it leaves the file and says which key to keep."""

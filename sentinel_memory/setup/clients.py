@@ -211,7 +211,7 @@ def write_hooks(key: str, root: Path) -> list[str]:
         target = configedit.target(path, root)
         data = configedit.read(target)
         bom, text = configedit.split_bom(data) if data is not None else (b"", "")
-        new, changed = configedit.merge_json_hooks(text, wanted, hookconfig.is_ours, top)
+        new, changed = configedit.merge_json_hooks(text, wanted, hookconfig.is_ours, top, hookconfig.runs_ours)
         if data is not None and new == text:
             return [f"unchanged hooks in {path}"]  # the trust step was said when they were written
         configedit.write(target, bom + new.encode("utf-8"))
@@ -222,6 +222,30 @@ def write_hooks(key: str, root: Path) -> list[str]:
         return [f"left alone the hooks in {path}: it nests deeper than a config does", *trust]
     verb = "created" if data is None else "updated"
     return [f"{verb} {path}: hooks {', '.join(changed)} run `{hookconfig.command(COMMAND, key)}`", *trust]
+
+
+def hooks_kept(key: str, root: Path) -> list[str]:
+    """For init --no-hooks: the line saying our hooks already in the client's file stay (a
+    teammate's --no-hooks must not take the team's hooks away), and how to remove them."""
+    from . import configedit
+
+    client, root = CLIENTS[key], Path(root).resolve()
+    if client.hooks is None:
+        return []
+    path = root / client.hooks
+    try:
+        data = configedit.read(configedit.target(path, root))
+        hooks = configedit.loads(data.decode("utf-8-sig")).get("hooks") if data else None
+    except (configedit.Refused, ValueError, AttributeError, RecursionError):
+        return []
+    groups = [g for gs in hooks.values() if isinstance(gs, list) for g in gs] if isinstance(hooks, dict) else []
+    entries = [e for g in groups if isinstance(g, dict) for e in (g["hooks"] if isinstance(g.get("hooks"), list) else [g])]
+    if not any(hookconfig.runs_ours(e) for e in entries):
+        return []
+    return [
+        f"kept the hooks in {path} (--no-hooks adds none and removes none): to stop them, delete the "
+        f"hooks that run `{hookconfig.command(COMMAND, key)}` from it"
+    ]
 
 
 def _merge_toml(configedit, text: str, client: Client) -> tuple[str, dict | None, str]:
@@ -252,7 +276,7 @@ def _has_approval(table: dict | None) -> bool:
 def read_entry(root: Path, client: Client) -> tuple[Path, dict | None, str | None, list[str]]:
     """(the config's path, our entry in it or None, why it could not be read or None, warnings:
     what would make init leave the file alone, said as doctor's sentences)."""
-    from .configedit import Refused, read, target
+    from .configedit import Refused, loads, read, target
 
     assert client.config is not None, f"{client.key}'s config is global"
     path, warnings = Path(root) / client.config, []
@@ -278,7 +302,7 @@ def read_entry(root: Path, client: Client) -> tuple[Path, dict | None, str | Non
 
             parsed = tomllib.loads(raw)
         else:
-            parsed = json.loads(raw, object_pairs_hook=pairs)
+            parsed = loads(raw, object_pairs_hook=pairs)  # JSON, or JSONC as VS Code reads it
         servers = parsed.get(client.servers, {})
         entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
     except (OSError, ValueError, AttributeError, RecursionError) as exc:

@@ -13,8 +13,10 @@ a link inside the project is followed and its target edited, never replaced by a
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -96,9 +98,34 @@ class Node:
         return [value for name, _at, value in self.members or [] if name == key]
 
 
+# JSONC, as VS Code, Cursor and Gemini CLI read their settings: comments and trailing commas.
+_STRING_OR_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*[\s\S]*?\*/')
+_STRING_OR_TRAILING_COMMA = re.compile(r'"(?:[^"\\\n]|\\.)*"|,(?=\s*[}\]])')
+
+
+def _spaces(match: re.Match) -> str:
+    found = match.group()
+    return found if found.startswith('"') else re.sub(r"[^\r\n]", " ", found)
+
+
+@functools.lru_cache(maxsize=8)
+def blank(text: str) -> str:
+    """`text` with its comments and trailing commas turned into spaces (line breaks kept): plain
+    JSON with every value where it was, so positions found in it are positions in `text`."""
+    if "/" not in text and "," not in text:
+        return text
+    return _STRING_OR_TRAILING_COMMA.sub(_spaces, _STRING_OR_COMMENT.sub(_spaces, text))
+
+
+def loads(text: str, **kwargs):
+    """json.loads for JSON or JSONC."""
+    return json.loads(blank(text), **kwargs)
+
+
 def scan(text: str, i: int = 0) -> Node:
-    """The structure of JSON text that json.loads has already accepted."""
-    node, _ = _value(text, _ws(text, i))
+    """The structure of JSON or JSONC text that loads() has already accepted."""
+    plain = blank(text)
+    node, _ = _value(plain, _ws(plain, i))
     return node
 
 
@@ -187,8 +214,17 @@ def set_member(text: str, obj: Node, key: str, value) -> str:
                 f",{newline}{indent}{json.dumps(key, ensure_ascii=False)}: "
                 f"{_render(value, unit, indent, newline, False)}"
             )
-        return text[: last.end] + member + text[last.end :]
+        return _after_value(text, last.end, member, newline)
     close = obj.end - 1
+    if blank(text[obj.start : obj.end]) != text[obj.start : obj.end]:  # only comments inside: kept
+        if inline:
+            member = f"{json.dumps(key, ensure_ascii=False)}: {_render(value, unit, '', newline, True)} "
+            return text[:close] + member + text[close:]
+        outer = _line_indent(text, obj.start)
+        indent = outer + unit
+        head = text[:close].rstrip(" \t\r\n")
+        member = f"{json.dumps(key, ensure_ascii=False)}: {_render(value, unit, indent, newline, False)}"
+        return head + newline + indent + member + newline + outer + text[close:]
     if inline:
         member = f"{json.dumps(key, ensure_ascii=False)}: {_render(value, unit, '', newline, True)}"
         return text[: obj.start + 1] + member + text[close:]
@@ -199,6 +235,18 @@ def set_member(text: str, obj: Node, key: str, value) -> str:
         f"{_render(value, unit, indent, newline, False)}{newline}{outer}"
     )
     return text[: obj.start + 1] + member + text[close:]
+
+
+def _after_value(text: str, end: int, piece: str, newline: str) -> str:
+    """`text` with `piece` (", ..." or ",<newline><indent>...") after the value ending at `end`; when a
+    line comment follows that value on its line, after the comment, so it stays with its value."""
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end - (text[line_end - 1] == "\r")
+    rest = text[end:line_end]
+    if not piece.startswith("," + newline) or not rest.lstrip(" \t,").startswith("//"):
+        return text[:end] + piece + text[end:]
+    comma = "" if rest.lstrip(" \t").startswith(",") else ","
+    return text[:end] + comma + rest + piece[1:] + text[line_end:]
 
 
 def delete_member(text: str, obj: Node, key: str) -> str:
@@ -228,7 +276,12 @@ def _json_object(text: str) -> tuple[str, Node]:
     except RecursionError:
         raise Refused("it nests deeper than a config does") from None
     except ValueError as exc:
-        raise Refused(f"it is not plain JSON ({exc}; a file with comments is not rewritten)") from None
+        try:
+            loads(text)  # JSONC: its comments and trailing commas stay
+        except RecursionError:
+            raise Refused("it nests deeper than a config does") from None
+        except ValueError:
+            raise Refused(f"it is not valid JSON ({exc}); fix it first") from None
     if not text.strip():
         text = "{}\n"
     top = scan(text)
@@ -253,7 +306,7 @@ def merge_json_entry(text: str, key: str, name: str, wanted: dict, defaults: dic
         return set_member(text, servers, name, {**wanted, **defaults}), None
     if ours.members is None:
         raise Refused(f"its {name!r} entry is not an object")
-    current = json.loads(text[ours.start : ours.end])
+    current = loads(text[ours.start : ours.end])
     for k in current:
         _single(ours, k, f"the {name!r} entry")
     for k, v in list(wanted.items()) + [(k, v) for k, v in defaults.items() if k not in current]:
@@ -269,11 +322,13 @@ def _entry_node(text: str, key: str, name: str) -> Node:
     return scan(text).get(key)[0].get(name)[0]
 
 
-def merge_json_hooks(text: str, wanted: dict[str, list], ours, top: dict) -> tuple[str, list[str]]:
+def merge_json_hooks(
+    text: str, wanted: dict[str, list], ours, top: dict, mine=lambda _e: False
+) -> tuple[str, list[str]]:
     """(the new text, the events whose hooks changed) with our hook group in each event's list
-    under "hooks": a group of ours (ours(group) is true) replaced in place when it differs, else
-    ours appended after the user's groups, which stay byte for byte; `top` members added when
-    absent (Cursor's "version"). Refused when the text is not a JSON object whose "hooks" is an
+    under "hooks" (_put_group: a group of ours, ours(group) true, refreshed in place; a user's
+    hook that runs ours, mine(hook) true, upgraded in place; else ours appended after the user's
+    groups, which stay byte for byte); `top` members added when absent (Cursor's "version"). Refused when the text is not a JSON object whose "hooks" is an
     object of lists."""
     text, root = _json_object(text)
     for key, value in top.items():
@@ -296,31 +351,67 @@ def merge_json_hooks(text: str, wanted: dict[str, list], ours, top: dict) -> tup
             raise Refused(f"its hooks for {event!r} are not a list")
         before = text
         for group in groups:
-            text = _put_group(text, event, group, ours)
+            text = _put_group(text, event, group, ours, mine)
         if text != before:
             changed.append(event)
     return text, changed
 
 
-def _put_group(text: str, event: str, group: dict, ours) -> str:
-    listed = scan(text).get("hooks")[0].get(event)[0]
-    items = listed.items or []
-    unit, newline = indent_unit(text), newline_of(text)
-    inline = "\n" not in text[listed.start : listed.end]
-    for node in items:
-        if ours(json.loads(text[node.start : node.end])):
-            if json.loads(text[node.start : node.end]) == group:
+def _event_list(text: str, event: str) -> Node:
+    return scan(text).get("hooks")[0].get(event)[0]
+
+
+def _put_group(text: str, event: str, group: dict, ours, mine) -> str:
+    """Our group in the event's list: the first group of ours replaced when it differs and any
+    later one removed (two would run the hook twice); else, when a user's group on the same
+    matcher already runs our hook beside theirs, that hook's command brought to ours and nothing
+    added; else ours appended after the user's groups."""
+    listed = _event_list(text, event)
+    values = [loads(text[node.start : node.end]) for node in listed.items or []]
+    found = [i for i, value in enumerate(values) if ours(value)]
+    if found:
+        first, *extra = found
+        for index in reversed(extra):
+            text = delete_item(text, _event_list(text, event), index)
+        if values[first] == group:
+            return text
+        node = _event_list(text, event).items[first]
+        unit, newline = indent_unit(text), newline_of(text)
+        inline = "\n" not in text[node.start : node.end]  # the group written on one line stays so
+        indent = _line_indent(text, node.start)
+        return text[: node.start] + _render(group, unit, indent, newline, inline) + text[node.end :]
+    command = (group["hooks"][0] if isinstance(group.get("hooks"), list) else group)["command"]
+    for i, value in enumerate(values):
+        if not isinstance(value, dict) or value.get("matcher") != group.get("matcher"):
+            continue
+        entries = value.get("hooks") if isinstance(value.get("hooks"), list) else []
+        for j, entry in enumerate(entries):
+            if mine(entry):
+                if entry.get("command") != command:
+                    node = (listed.items or [])[i].get("hooks")[-1].items[j]
+                    text = set_member(text, node, "command", command)
                 return text
-            indent = _line_indent(text, node.start)
-            return text[: node.start] + _render(group, unit, indent, newline, inline) + text[node.end :]
+    items = listed.items or []
     if not items:
         hooks = scan(text).get("hooks")[0]
         return set_member(text, hooks, event, [group])
+    unit, newline = indent_unit(text), newline_of(text)
+    inline = "\n" not in text[listed.start : listed.end]
     last = items[-1]
     if inline:
         return text[: last.end] + ", " + _render(group, unit, "", newline, True) + text[last.end :]
     indent = _line_indent(text, last.start)
-    return text[: last.end] + f",{newline}{indent}" + _render(group, unit, indent, newline, False) + text[last.end :]
+    return _after_value(text, last.end, f",{newline}{indent}" + _render(group, unit, indent, newline, False), newline)
+
+
+def delete_item(text: str, listed: Node, index: int) -> str:
+    """`text` without item `index` of the array at `listed`, and the comma that joined it."""
+    items = listed.items or []
+    if index > 0:
+        return text[: items[index - 1].end] + text[items[index].end :]
+    if len(items) > 1:
+        return text[: items[0].start] + text[items[1].start :]
+    return text[: listed.start + 1] + text[listed.end - 1 :]
 
 
 # ------------------------------------------------------------------------------ TOML, tomlkit

@@ -334,7 +334,7 @@ def _hooks(root: Path) -> list[tuple[str, str]]:
         path = root / client.hooks
         try:
             data = configedit.read(configedit.target(path, root))
-            hooks = json.loads(data or b"{}").get("hooks")
+            hooks = configedit.loads((data or b"{}").decode("utf-8-sig")).get("hooks")
         except (configedit.Refused, ValueError, AttributeError, RecursionError) as exc:
             out.append((WARN, f"{path}: its hooks could not be read ({str(exc)[:120]})"))
             continue

@@ -11,6 +11,7 @@ work); the probe loads what it runs when doctor runs it.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 
 # Our moments of a session, whatever each client calls them.
@@ -85,24 +86,46 @@ def is_ours(group: object) -> bool:
     if not isinstance(group, dict):
         return False
     entries = group["hooks"] if isinstance(group.get("hooks"), list) else [group]
-    return bool(entries) and all(isinstance(e, dict) and hook_words(e.get("command")) is not None for e in entries)
+    return bool(entries) and all(runs_ours(e) for e in entries)
+
+
+def runs_ours(entry: object) -> bool:
+    """True for one hook entry whose command is our hook, in any form that starts an install."""
+    return isinstance(entry, dict) and hook_words(entry.get("command")) is not None
 
 
 def hook_words(command: object) -> list[str] | None:
-    """The words after the executable in one of our hook commands (`hook --client X ...`), or
-    None when the command is not ours."""
+    """The words from `hook` on in one of our hook commands (`hook --client X ...`), or None when
+    the command is not ours. What starts it may be the executable (by name or by path), server.py,
+    or a python running server.py or `-m sentinel_memory`: the forms an install is started by, and
+    that people and earlier versions wrote."""
     if not isinstance(command, str):
         return None
-    try:
-        words = shlex.split(command)
+    try:  # a Windows path keeps its backslashes
+        words = [w.strip('"') for w in shlex.split(command, posix="\\" not in command)]
     except ValueError:
         return None
-    if len(words) < 4 or words[1] != HOOK_WORD or words[2] != "--client" or words[3] not in HOOK_CLIENTS:
+    at = len(words) - 3  # nothing after the client's name: a command that goes on is someone's own
+    if at < 1 or words[at:-1] != [HOOK_WORD, "--client"] or words[-1] not in HOOK_CLIENTS:
         return None
-    name = words[0].replace("\\", "/").rsplit("/", 1)[-1]
-    if name not in ("sentinel-memory", "sentinel-memory.exe", "server.py"):
-        return None
-    return words[1:]
+    return words[at:] if _starts_us(words[:at]) else None
+
+
+def _starts_us(words: list[str]) -> bool:
+    def name(word: str) -> str:
+        return word.replace("\\", "/").rsplit("/", 1)[-1].lower()
+
+    if len(words) == 1:
+        return name(words[0]) in ("sentinel-memory", "sentinel-memory.exe", "server.py")
+    if len(words) < 2 or not re.fullmatch(r"(python[0-9.]*|py)(\.exe)?", name(words[0])):
+        return False
+    if words[-2:] == ["-m", "sentinel_memory"]:
+        flags = words[1:-2]
+    elif name(words[-1]) == "server.py":
+        flags = words[1:-1]
+    else:
+        return False
+    return all(w.startswith("-") and w not in ("-m", "-c") for w in flags)
 
 
 def answer_moment(client: str, code: int, out: str, err: str) -> str | None:

@@ -173,8 +173,7 @@ def init(
     report = []
     for name in dict.fromkeys(clients):
         report.append(table.write(name, root))
-        if hooks:
-            report += table.write_hooks(name, root)
+        report += table.write_hooks(name, root) if hooks else table.hooks_kept(name, root)
     warning = on_path()
     if warning and any(table.CLIENTS[name].config is not None for name in clients):
         report.append(warning)
