@@ -554,6 +554,9 @@ def test_init_upgrades_our_hook_in_an_older_form_and_never_runs_it_twice(repo):
     assert "sentinel-memory hook --client claude && ./after.sh" in text
     assert server(repo.env, "--project", str(repo.path), "init", "--client", "claude").stdout.count("unchanged hooks")
     assert settings.read_text(encoding="utf-8") == text
+    doctor = server(repo.env, "--project", str(repo.path), "doctor").stdout
+    assert "Claude Code's hooks in" in doctor and "answer in its shape" in doctor, doctor
+    assert "lacks our hook" not in doctor and "more than once" not in doctor  # ours in the user's group counts
 
 
 def test_init_no_hooks_after_init_keeps_the_teams_hooks_and_says_so(repo):
@@ -569,7 +572,7 @@ def test_init_no_hooks_after_init_keeps_the_teams_hooks_and_says_so(repo):
     out = server(repo.env, *args, "--no-hooks").stdout
 
     assert [p.read_bytes() for p in files] == before
-    for path, client in zip(files, ("claude", "cursor")):
+    for path, client in zip(files, ("claude", "cursor"), strict=True):
         assert f"kept the hooks in {path} (--no-hooks adds none and removes none)" in out
         assert f"`sentinel-memory hook --client {client}`" in out
 
@@ -601,6 +604,54 @@ def test_doctor_runs_each_configured_hook_on_a_sample_and_checks_its_shape(repo)
                         encoding="utf-8")
     assert "Claude Code's hooks" not in server(repo.env, *args, "doctor").stdout
     assert not (repo.path / "ran").exists()
+
+
+def shim(folder: Path, hook_body: str) -> dict:
+    """A `sentinel-memory` on PATH that runs `hook_body` (sh) for `hook` and this checkout for the rest."""
+    folder.mkdir()
+    command = folder / "sentinel-memory"
+    command.write_text(f'#!/bin/sh\nif [ "$1" = hook ]; then\n{hook_body}\nexit 0\nfi\n'
+                       f'exec "{sys.executable}" "{SERVER}" "$@"\n', encoding="utf-8")
+    command.chmod(0o755)
+    return {"PATH": os.pathsep.join([str(folder), *[p for p in os.environ["PATH"].split(os.pathsep)]])}
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the stand-in commands are sh scripts")
+@pytest.mark.parametrize("case", ["missing", "junk", "hangs", "old path"])
+def test_doctor_runs_the_hook_command_the_client_would_and_says_what_is_wrong(repo, tmp_path, case):
+    """doctor runs the configured command as the client finds it on PATH (before, it ran its own
+    install whatever the file named, and said ok): not on PATH, printing junk, hanging with a child
+    that holds its output (stopped, doctor returns), or an absolute path of another machine: one
+    FAIL line each that says what to do, no traceback."""
+    from gitrepos import server
+
+    args = ["--project", str(repo.path)]
+    assert server(repo.env, *args, "init", "--client", "claude").returncode == 0
+    environment = dict(repo.env)
+    if case == "missing":
+        environment["PATH"] = os.pathsep.join(p for p in repo.env["PATH"].split(os.pathsep)
+                                              if not (Path(p) / "sentinel-memory").exists())
+    elif case == "junk":
+        environment.update(shim(tmp_path / "junk", "echo 'sentinel-memory 0.1: unknown command'"))
+    elif case == "hangs":
+        environment.update(shim(tmp_path / "hangs", "sleep 600; echo late"))
+    else:
+        settings = repo.path / ".claude" / "settings.json"
+        settings.write_text(settings.read_text(encoding="utf-8").replace(
+            '"sentinel-memory hook', '"/home/ann/.local/bin/sentinel-memory hook'), encoding="utf-8")
+
+    result = subprocess.run([sys.executable, str(SERVER), *args, "doctor"], capture_output=True, text=True,
+                            env=environment, timeout=300)
+
+    assert "Traceback" not in result.stderr and result.returncode == 1, result.stdout + result.stderr
+    line = next(x for x in result.stdout.splitlines() if ".claude/settings.json" in x)
+    assert line.startswith("[FAIL]"), result.stdout
+    assert {"missing": ".mcp.json, .claude/settings.json start `sentinel-memory`, which is not on this machine's PATH, "
+                       "so the client cannot start the server or its hooks",
+            "junk": "did not answer in its shape: prompt: sentinel-memory 0.1: unknown command",
+            "hangs": "prompt: no answer after",
+            "old path": "/home/ann/.local/bin/sentinel-memory does not exist on this machine: run"}[case] in line
+    assert "init --client claude" in line or "pipx install" in line
 
 
 PROMPTS = (

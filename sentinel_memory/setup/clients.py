@@ -239,7 +239,9 @@ def hooks_kept(key: str, root: Path) -> list[str]:
     except (configedit.Refused, ValueError, AttributeError, RecursionError):
         return []
     groups = [g for gs in hooks.values() if isinstance(gs, list) for g in gs] if isinstance(hooks, dict) else []
-    entries = [e for g in groups if isinstance(g, dict) for e in (g["hooks"] if isinstance(g.get("hooks"), list) else [g])]
+    entries = [
+        e for g in groups if isinstance(g, dict) for e in (g["hooks"] if isinstance(g.get("hooks"), list) else [g])
+    ]
     if not any(hookconfig.runs_ours(e) for e in entries):
         return []
     return [

@@ -375,7 +375,7 @@ def _put_group(text: str, event: str, group: dict, ours, mine) -> str:
             text = delete_item(text, _event_list(text, event), index)
         if values[first] == group:
             return text
-        node = _event_list(text, event).items[first]
+        node = (_event_list(text, event).items or [])[first]
         unit, newline = indent_unit(text), newline_of(text)
         inline = "\n" not in text[node.start : node.end]  # the group written on one line stays so
         indent = _line_indent(text, node.start)
@@ -384,11 +384,11 @@ def _put_group(text: str, event: str, group: dict, ours, mine) -> str:
     for i, value in enumerate(values):
         if not isinstance(value, dict) or value.get("matcher") != group.get("matcher"):
             continue
-        entries = value.get("hooks") if isinstance(value.get("hooks"), list) else []
+        entries = value["hooks"] if isinstance(value.get("hooks"), list) else []
         for j, entry in enumerate(entries):
             if mine(entry):
                 if entry.get("command") != command:
-                    node = (listed.items or [])[i].get("hooks")[-1].items[j]
+                    node = ((listed.items or [])[i].get("hooks")[-1].items or [])[j]
                     text = set_member(text, node, "command", command)
                 return text
     items = listed.items or []

@@ -70,8 +70,9 @@ def check(root: ProjectRoot) -> list[tuple[str, str]]:
     active, sentence = precommit.status(root.path)
     if active is not None:
         out.append((OK if active else WARN, sentence))
-    out += _client(root.path)
-    out += _hooks(root.path)
+    hooks, unstartable = _hooks(root.path)
+    out += _client(root.path, unstartable)
+    out += hooks
     return out
 
 
@@ -272,8 +273,10 @@ def _attributes(root: Path, memory: Path) -> dict[str, str]:
     return {attr: value for attr, value in pairs}
 
 
-def _client(root: Path) -> list[tuple[str, str]]:
-    """Every project-level client config init writes; a warning only when none has our server."""
+def _client(root: Path, hooks_unstartable: list[tuple[Path, str]]) -> list[tuple[str, str]]:
+    """Every project-level client config init writes; a warning only when none has our server.
+    The configs whose command is not on PATH, and the hooks files (hooks_unstartable), in one
+    line per command."""
     out, unstartable = [], []
     for client in CLIENTS.values():
         if client.config is None or not (root / client.config).exists():
@@ -298,16 +301,19 @@ def _client(root: Path) -> list[tuple[str, str]]:
                 for k, v in entry.items()
                 if machine_specific(k, v)
             ]
-    for command in dict.fromkeys(c for _p, c in unstartable):
-        named = [str(p.relative_to(root)) for p, c in unstartable if c == command]
+    none = not out
+    everything = unstartable + hooks_unstartable
+    for command in dict.fromkeys(c for _p, c in everything):
+        named = list(dict.fromkeys(str(p.relative_to(root)) for p, c in everything if c == command))
+        what = "the server" + (" or its hooks" if any(c == command for _p, c in hooks_unstartable) else "")
         out.append(
             (
                 FAIL,
-                f"{', '.join(named)} start{'s' if len(named) == 1 else ''} `{command}`, which is not on this machine's PATH, so the client cannot "
-                f"start the server: {path_fix()}",
+                f"{', '.join(named)} start{'s' if len(named) == 1 else ''} `{command}`, which is not on this "
+                f"machine's PATH, so the client cannot start {what}: {path_fix()}",
             )
         )
-    if not out:
+    if none and not unstartable:
         out.append(
             (
                 WARN,
@@ -319,15 +325,14 @@ def _client(root: Path) -> list[tuple[str, str]]:
     return out
 
 
-def _hooks(root: Path) -> list[tuple[str, str]]:
-    """Per client whose hooks file holds ours: every event there, the command this machine can
-    start, a run of each on a sample event in a scratch project (its answer in the client's shape),
-    and the trust step the client asks for first."""
-    import json
-
+def _hooks(root: Path) -> tuple[list[tuple[str, str]], list[tuple[Path, str]]]:
+    """Per client whose hooks file holds ours: every event there, once each; each command as the
+    client would start it (a name on this machine's PATH), run on sample events in a scratch
+    project, its answers in the client's shape; and the trust step the client asks for first.
+    Also (the file, the executable) for each command not on PATH, for _client's line about PATH."""
     from . import configedit, hookconfig
 
-    out = []
+    out, unstartable = [], []
     for client in CLIENTS.values():
         if client.hooks is None or not (root / client.hooks).exists():
             continue
@@ -336,32 +341,78 @@ def _hooks(root: Path) -> list[tuple[str, str]]:
             data = configedit.read(configedit.target(path, root))
             hooks = configedit.loads((data or b"{}").decode("utf-8-sig")).get("hooks")
         except (configedit.Refused, ValueError, AttributeError, RecursionError) as exc:
-            out.append((WARN, f"{path}: its hooks could not be read ({str(exc)[:120]})"))
+            out.append(
+                (WARN, f"{path}: its hooks could not be read ({str(exc)[:120]}): run {SELF} init --client {client.key}")
+            )
             continue
-        wanted = hookconfig.definitions(COMMAND, client.key)
         ours = {
-            event: next((g for g in groups if hookconfig.is_ours(g)), None)
+            event: [
+                entry
+                for group in groups
+                if isinstance(group, dict)
+                for entry in (group["hooks"] if isinstance(group.get("hooks"), list) else [group])
+                if hookconfig.runs_ours(entry)
+            ]
             for event, groups in (hooks.items() if isinstance(hooks, dict) else ())
             if isinstance(groups, list)
         }
+        wanted = hookconfig.definitions(COMMAND, client.key)
         present = [event for event in wanted if ours.get(event)]
         if not present:
             continue
         missing = [event for event in wanted if event not in present]
         if missing:
             out.append((WARN, f"{path} lacks our hook for {', '.join(missing)}: run {SELF} init --client {client.key}"))
-        group: dict = ours[present[0]] or {}
-        entry = group["hooks"][0] if isinstance(group.get("hooks"), list) else group
-        words = hookconfig.hook_words(entry.get("command")) or []
-        wrong = hookconfig.probe([*ENTRY, *words], client.key)
-        if wrong:
-            out.append((FAIL, f"{client.title}'s hooks in {path} did not answer in its shape: {'; '.join(wrong)}"))
-        else:
-            moments = "session start, write, stop" if client.key == "cursor" else "prompt, write, stop"
-            out.append((OK, f"{client.title}'s hooks in {path} answer in its shape ({moments})"))
+        twice = [event for event in present if len(ours[event]) > 1]
+        if twice:
+            out.append(
+                (
+                    WARN,
+                    f"{path} runs our hook more than once on {', '.join(twice)}: run {SELF} init --client {client.key}",
+                )
+            )
+        for command in dict.fromkeys(entry["command"] for event in present for entry in ours[event]):
+            executable = hookconfig.command_words(command)[0]
+            if not _looks_like_path(executable) and shutil.which(executable) is None:
+                unstartable.append((path, executable))
+            else:
+                out.append(_hook_command(client, path, command))
         if client.trust:  # said, not warned: doctor cannot see the client's own trust records
             out.append((OK, client.trust))
-    return out
+    return out, unstartable
+
+
+def _hook_command(client, path: Path, command: str) -> tuple[str, str]:
+    """Whether the client can start the hook `command` on this machine, and whether what starts
+    answers in the client's shape. A name is looked up on PATH, as the client does; a path, which
+    a teammate's machine does not have, is not run."""
+    from . import hookconfig
+
+    argv = hookconfig.command_words(command)
+    portable = f"`{hookconfig.command(COMMAND, client.key)}`"
+    if _looks_like_path(argv[0]):
+        if not Path(argv[0]).exists():
+            return (
+                FAIL,
+                f"{path} runs the hook as `{command}`, and {argv[0]} does not exist on this machine: run "
+                f"{SELF} init --client {client.key} (it writes {portable}, found on each teammate's PATH)",
+            )
+        return (
+            WARN,
+            f"{path} runs the hook as `{command}`, a path of this machine a teammate does not have (not run): "
+            f"run {SELF} init --client {client.key} to write {portable} instead, then commit the file",
+        )
+    found = shutil.which(argv[0]) or argv[0]
+    wrong = hookconfig.probe([found, *argv[1:]], client.key)
+    if wrong:
+        return (
+            FAIL,
+            f"{client.title}'s hooks in {path} (`{command}`, {found}) did not answer in its shape: "
+            f"{'; '.join(wrong)}; run {SELF} init --client {client.key}, and check that `{argv[0]}` on PATH "
+            "is this version",
+        )
+    moments = "session start, write, stop" if client.key == "cursor" else "prompt, write, stop"
+    return (OK, f"{client.title}'s hooks in {path} answer in its shape ({moments}; `{command}`, {found})")
 
 
 def _entry(path: Path, command, args) -> tuple[str, str]:

@@ -94,6 +94,11 @@ def runs_ours(entry: object) -> bool:
     return isinstance(entry, dict) and hook_words(entry.get("command")) is not None
 
 
+def command_words(command: str) -> list[str]:
+    """The words of a hook command, as shlex splits them (a Windows path keeps its backslashes)."""
+    return [w.strip('"') for w in shlex.split(command, posix="\\" not in command)]
+
+
 def hook_words(command: object) -> list[str] | None:
     """The words from `hook` on in one of our hook commands (`hook --client X ...`), or None when
     the command is not ours. What starts it may be the executable (by name or by path), server.py,
@@ -101,8 +106,8 @@ def hook_words(command: object) -> list[str] | None:
     that people and earlier versions wrote."""
     if not isinstance(command, str):
         return None
-    try:  # a Windows path keeps its backslashes
-        words = [w.strip('"') for w in shlex.split(command, posix="\\" not in command)]
+    try:
+        words = command_words(command)
     except ValueError:
         return None
     at = len(words) - 3  # nothing after the client's name: a command that goes on is someone's own
@@ -212,11 +217,13 @@ def sample_event(client: str, moment: str, root: str, session: str) -> dict:
     return event
 
 
-def probe(argv: list[str], client: str, timeout: float = 30) -> list[str]:
+def probe(argv: list[str], client: str, timeout: float = 10) -> list[str]:
     """Run the hook `argv` (+ its own arguments) on the client's sample events in a scratch project
     with one lesson: a prompt naming the lesson's file, the file's first write, a stop after a
     change. Returns what was wrong, one phrase per event ([] when every answer had the shape the
-    client reads). The scratch project and the hook's state are removed afterwards."""
+    client reads). A run not over `timeout` seconds after the hook's own bound is stopped, with
+    everything it started, and the rest skipped. The scratch project and the hook's state are
+    removed afterwards."""
     import os
     import subprocess
     import tempfile
@@ -253,11 +260,15 @@ def probe(argv: list[str], client: str, timeout: float = 30) -> list[str]:
                 (root / SAMPLE_FILE).write_text("print('hello')\n", encoding="utf-8")
             data = json.dumps(sample_event(client, moment, str(root), session))
             try:
-                result = subprocess.run(
-                    argv, input=data.encode(), capture_output=True, cwd=root, env=env, timeout=timeout + 5
-                )
+                result = _bounded(argv, data.encode(), root, env, timeout + 2)
             except (OSError, subprocess.SubprocessError) as exc:
-                return [f"it could not run ({exc})"]
+                return [*wrong, f"it could not run ({exc})"]
+            if result is None:
+                return [
+                    *wrong,
+                    f"{moment}: no answer after {timeout + 2:g} s (stopped; the client gives up after "
+                    f"{WAIT_SECONDS} s and goes on without it)",
+                ]
             out, err = (result.stdout.decode("utf-8", "replace"), result.stderr.decode("utf-8", "replace"))
             wanted = {"start": None, PROMPT: PROMPT, BEFORE_WRITE: BEFORE_WRITE, STOP: STOP}[moment]
             if client == "gemini" and moment == BEFORE_WRITE:
@@ -270,3 +281,45 @@ def probe(argv: list[str], client: str, timeout: float = 30) -> list[str]:
             elif got != wanted or (wanted is None and out):
                 wrong.append(f"{moment}: {out.strip()[:120] or 'nothing'}{why}")
     return wrong
+
+
+def _bounded(argv: list[str], data: bytes, cwd, env: dict, wait: float):
+    """subprocess.run of `argv` for at most `wait` seconds; None when it ran longer: then it and
+    whatever it started (its process group) are killed, and its pipes are not waited on (a child
+    left holding them would block the read for good)."""
+    import os
+    import signal
+    import subprocess
+
+    posix = os.name == "posix"
+    process = subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=cwd,
+        env=env,
+        start_new_session=posix,
+    )
+    try:
+        out, err = process.communicate(data, timeout=wait)
+    except subprocess.TimeoutExpired:
+        if posix:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        process.kill()
+        for stream in (process.stdin, process.stdout, process.stderr):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+        process.wait()
+        return None
+    except BaseException:
+        process.kill()
+        process.wait()
+        raise
+    return subprocess.CompletedProcess(argv, process.returncode, out, err)
