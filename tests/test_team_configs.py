@@ -453,6 +453,35 @@ def test_a_config_nested_past_reason_is_refused_without_a_traceback(tmp_path, en
     assert str(path) in sm(ROOT / "server.py", env, repo.path, "doctor").stdout
 
 
+@pytest.mark.parametrize("case", ["folder is a file", "file is a folder", "huge"])
+def test_a_config_path_init_cannot_write_is_named_with_what_to_do(tmp_path, env, case):
+    """.claude is a file, .claude/settings.json is a folder, or the file is megabytes: init leaves
+    it, says in its line what is in the way and what to move (before: "Could not read ...: Not a
+    directory. Check its permissions."), and doctor says it once, without asking for an init."""
+    repo = make_repo(tmp_path, env, wired=False)
+    if case == "folder is a file":
+        (repo.path / ".claude").write_text("notes\n", encoding="utf-8")
+        expected = f"{repo.path / '.claude'} is a file, not a folder; move it aside"
+    elif case == "file is a folder":
+        (repo.path / ".claude" / "settings.json").mkdir(parents=True)
+        expected = "it is a folder, not a file; move it aside"
+    else:
+        (repo.path / ".claude").mkdir()
+        (repo.path / ".claude" / "settings.json").write_text("{}" + " " * 2_000_000, encoding="utf-8")
+        expected = "it is 2,000,002 bytes, more than a client config holds"
+    path = repo.path / ".claude" / "settings.json"
+
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--client", "claude").stdout
+
+    line = next(x for x in out.splitlines() if str(path) in x)
+    assert line.startswith(f"left alone the hooks in {path}: {expected}"), line
+    assert case != "huge" or path.stat().st_size == 2_000_002
+    assert (repo.path / ".mcp.json").is_file()  # the other file is written
+    doctor = sm(ROOT / "server.py", env, repo.path, "doctor").stdout
+    said = [x for x in doctor.splitlines() if str(path) in x]
+    assert case == "folder is a file" and not said or len(said) == 1 and expected in said[0], doctor
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
 def test_doctor_reads_no_config_that_is_not_a_regular_file(tmp_path, env):
     """A cloned repository's .mcp.json that is a FIFO: doctor says init leaves it alone and goes on

@@ -43,13 +43,24 @@ def target(path: Path, root: Path) -> Path:
         raise Refused(f"it is a link to {os.readlink(path)}, which does not exist")
     if not resolved.is_relative_to(root):
         raise Refused(f"it leads to {resolved}, outside the project; edit that file yourself")
+    for folder in reversed(resolved.parents):
+        if folder.is_relative_to(root) and folder.exists() and not folder.is_dir():
+            raise Refused(f"{folder} is a file, not a folder; move it aside so the folder can be made")
+    if resolved.is_dir():
+        raise Refused("it is a folder, not a file; move it aside so the file can be written")
     if resolved.exists() and not resolved.is_file():
-        raise Refused("it is not a regular file")
+        raise Refused("it is not a regular file (a FIFO or a device); remove it so the file can be written")
     return resolved
 
 
 def read(path: Path) -> bytes | None:
     """The file's bytes (None when absent), bounded; a device, FIFO or huge file is refused."""
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        size = 0
+    if size > MAX_CONFIG_BYTES:
+        raise Refused(f"it is {size:,} bytes, more than a client config holds ({MAX_CONFIG_BYTES:,} read at most)")
     try:
         return read_regular(str(path), MAX_CONFIG_BYTES)
     except StorageError as exc:

@@ -340,9 +340,17 @@ def _hooks(root: Path) -> tuple[list[tuple[str, str]], list[tuple[Path, str]]]:
         try:
             data = configedit.read(configedit.target(path, root))
             hooks = configedit.loads((data or b"{}").decode("utf-8-sig")).get("hooks")
-        except (configedit.Refused, ValueError, AttributeError, RecursionError) as exc:
+        except configedit.Refused as exc:
+            if client.hooks != client.config:  # else the config's own check has said it
+                out.append((WARN, f"init leaves the hooks in {path} alone: {exc}"))
+            continue
+        except (ValueError, AttributeError, RecursionError) as exc:
             out.append(
-                (WARN, f"{path}: its hooks could not be read ({str(exc)[:120]}): run {SELF} init --client {client.key}")
+                (
+                    WARN,
+                    f"{path}: its hooks could not be read ({str(exc)[:120]}): fix it, then run {SELF} init "
+                    f"--client {client.key}",
+                )
             )
             continue
         ours = {
