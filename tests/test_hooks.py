@@ -577,6 +577,25 @@ def test_init_no_hooks_after_init_keeps_the_teams_hooks_and_says_so(repo):
         assert f"`sentinel-memory hook --client {client}`" in out
 
 
+def test_the_trust_step_is_said_for_the_server_too_and_once(repo):
+    """Gemini CLI and Codex read a project's files only once it is trusted, the server's entry too:
+    init --no-hooks says the step in one line per client (before, only the hooks' step was said,
+    and only when hooks were written), a rerun that changes nothing is quiet, and doctor says it
+    for a configured server without hooks."""
+    from gitrepos import server
+
+    args = ["--project", str(repo.path), "init", "--client", "gemini", "--client", "codex", "--no-hooks"]
+    first = server(repo.env, *args).stdout
+    notes = [line for line in first.splitlines() if line.startswith("note: ")]
+    assert len(notes) == 2 and "trustedFolders.json" in notes[0] and "`codex exec --trust`" in notes[1], first
+    assert "open /hooks" not in first
+    assert "note: " not in server(repo.env, *args).stdout
+    doctor = server(repo.env, "--project", str(repo.path), "doctor").stdout
+    assert "Gemini CLI reads a project's .gemini/settings.json" in doctor and "`codex exec --trust`" in doctor
+    with_hooks = server(repo.env, *args[:-1]).stdout
+    assert "then open /hooks in codex and trust the sentinel-memory hooks" in with_hooks
+
+
 def test_init_no_hooks_leaves_them_out(repo):
     from gitrepos import server
 

@@ -43,7 +43,8 @@ class Client:
     names: tuple[str, ...]  # substrings of the clientInfo name the client sends
     defaults: dict = field(default_factory=dict)  # added once; a value the user changed is kept
     hooks: Path | None = None  # the project file init writes the client hooks into (setup/hookconfig.py)
-    trust: str = ""  # the one step a user takes before the client runs a project's hooks
+    trust: str = ""  # the step a user takes before the client reads the project's files (server, hooks)
+    hooks_trust: str = ""  # what the hooks need besides
 
 
 CLIENTS: dict[str, Client] = {
@@ -94,8 +95,9 @@ CLIENTS: dict[str, Client] = {
             ("codex",),
             {"tools": {SAVING_TOOL: {"approval_mode": "approve"}}},
             hooks=Path(".codex") / "hooks.json",
-            trust="Codex runs a project's hooks only once you trust them: run codex in the project, trust the "
-            "project when asked, then open /hooks and trust the sentinel-memory hooks (again after they change)",
+            trust="Codex reads a project's .codex/ files only once you trust the project: run `codex exec --trust` "
+            "in it once (or trust it when codex asks)",
+            hooks_trust=", then open /hooks in codex and trust the sentinel-memory hooks (again after they change)",
         ),
         # Gemini CLI reads .gemini/settings.json in the folder it starts in and starts the server there.
         Client(
@@ -109,8 +111,9 @@ CLIENTS: dict[str, Client] = {
             ("gemini",),
             {"trust": True},
             hooks=Path(".gemini") / "settings.json",
-            trust="Gemini CLI runs a project's hooks only in a trusted folder: run gemini in the project and "
-            "trust the folder when asked (or add it to ~/.gemini/trustedFolders.json as TRUST_FOLDER)",
+            trust="Gemini CLI reads a project's .gemini/settings.json (its servers and hooks) only in a trusted "
+            "folder: run gemini in the project and trust the folder when asked (or add it to "
+            "~/.gemini/trustedFolders.json as TRUST_FOLDER)",
         ),
         Client(
             "windsurf",
@@ -123,6 +126,12 @@ CLIENTS: dict[str, Client] = {
         ),
     )
 }
+
+
+def trust_step(client: Client, hooks: bool) -> str:
+    """The one line saying what the user does before the client reads what init wrote ("" when
+    the client needs nothing): the project's trust, and the hooks' own where they are written."""
+    return client.trust + (client.hooks_trust if hooks else "") if client.trust else ""
 
 
 def machine_specific(key: str, value) -> bool:
@@ -197,7 +206,7 @@ def write(key: str, root: Path) -> str:
 
 def write_hooks(key: str, root: Path) -> list[str]:
     """Add or refresh our hooks in the client's hooks file (a user's own hooks kept); the line
-    saying what was done, and the step the user takes before the client runs them, if any."""
+    saying what was done (init adds the trust step, trust_step)."""
     from . import configedit
 
     client, root = CLIENTS[key], Path(root).resolve()
@@ -206,22 +215,21 @@ def write_hooks(key: str, root: Path) -> list[str]:
     path = root / client.hooks
     wanted = hookconfig.definitions(COMMAND, key)
     top = {"version": 1} if key == "cursor" else {}
-    trust = [f"note: {client.trust}"] if client.trust else []
     try:
         target = configedit.target(path, root)
         data = configedit.read(target)
         bom, text = configedit.split_bom(data) if data is not None else (b"", "")
         new, changed = configedit.merge_json_hooks(text, wanted, hookconfig.is_ours, top, hookconfig.runs_ours)
         if data is not None and new == text:
-            return [f"unchanged hooks in {path}"]  # the trust step was said when they were written
+            return [f"unchanged hooks in {path}"]
         configedit.write(target, bom + new.encode("utf-8"))
     except configedit.Refused as exc:
         shown = json.dumps({**top, "hooks": wanted}, ensure_ascii=False)
-        return [f"left alone the hooks in {path}: {exc}; add this yourself: {shown}", *trust]
+        return [f"left alone the hooks in {path}: {exc}; add this yourself: {shown}"]
     except RecursionError:
-        return [f"left alone the hooks in {path}: it nests deeper than a config does", *trust]
+        return [f"left alone the hooks in {path}: it nests deeper than a config does"]
     verb = "created" if data is None else "updated"
-    return [f"{verb} {path}: hooks {', '.join(changed)} run `{hookconfig.command(COMMAND, key)}`", *trust]
+    return [f"{verb} {path}: hooks {', '.join(changed)} run `{hookconfig.command(COMMAND, key)}`"]
 
 
 def hooks_kept(key: str, root: Path) -> list[str]:

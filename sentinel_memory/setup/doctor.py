@@ -19,7 +19,7 @@ from ..record.snapshot import parse
 from ..record.store import memory_path, read
 from ..tools.render import plural
 from . import precommit
-from .clients import CLIENTS, COMMAND, SERVER_NAME, extra_check, machine_specific, read_entry
+from .clients import CLIENTS, COMMAND, SERVER_NAME, extra_check, machine_specific, read_entry, trust_step
 from .project import ProjectRoot, enclosing_project
 from .scan import scan
 
@@ -70,9 +70,16 @@ def check(root: ProjectRoot) -> list[tuple[str, str]]:
     active, sentence = precommit.status(root.path)
     if active is not None:
         out.append((OK if active else WARN, sentence))
-    hooks, unstartable = _hooks(root.path)
-    out += _client(root.path, unstartable)
+    hooks, unstartable, hooked = _hooks(root.path)
+    configured: set[str] = set()
+    out += _client(root.path, unstartable, configured)
     out += hooks
+    # Said, not warned: doctor cannot see the clients' own trust records.
+    out += [
+        (OK, trust_step(client, client.key in hooked))
+        for client in CLIENTS.values()
+        if client.trust and client.key in configured | hooked
+    ]
     return out
 
 
@@ -273,10 +280,10 @@ def _attributes(root: Path, memory: Path) -> dict[str, str]:
     return {attr: value for attr, value in pairs}
 
 
-def _client(root: Path, hooks_unstartable: list[tuple[Path, str]]) -> list[tuple[str, str]]:
+def _client(root: Path, hooks_unstartable: list[tuple[Path, str]], configured: set[str]) -> list[tuple[str, str]]:
     """Every project-level client config init writes; a warning only when none has our server.
     The configs whose command is not on PATH, and the hooks files (hooks_unstartable), in one
-    line per command."""
+    line per command. Adds to `configured` the clients whose config has our entry."""
     out, unstartable = [], []
     for client in CLIENTS.values():
         if client.config is None or not (root / client.config).exists():
@@ -286,6 +293,7 @@ def _client(root: Path, hooks_unstartable: list[tuple[Path, str]]) -> list[tuple
         if error:
             out.append((FAIL, error))
         elif entry:
+            configured.add(client.key)
             command = entry.get("command", "")
             if isinstance(command, str) and command and not _looks_like_path(command) and not shutil.which(command):
                 unstartable.append((path, command))
@@ -325,14 +333,15 @@ def _client(root: Path, hooks_unstartable: list[tuple[Path, str]]) -> list[tuple
     return out
 
 
-def _hooks(root: Path) -> tuple[list[tuple[str, str]], list[tuple[Path, str]]]:
+def _hooks(root: Path) -> tuple[list[tuple[str, str]], list[tuple[Path, str]], set[str]]:
     """Per client whose hooks file holds ours: every event there, once each; each command as the
     client would start it (a name on this machine's PATH), run on sample events in a scratch
     project, its answers in the client's shape; and the trust step the client asks for first.
-    Also (the file, the executable) for each command not on PATH, for _client's line about PATH."""
+    Also (the file, the executable) for each command not on PATH, for _client's line about PATH,
+    and the clients whose hooks file holds ours."""
     from . import configedit, hookconfig
 
-    out, unstartable = [], []
+    out, unstartable, trusted = [], [], set()
     for client in CLIENTS.values():
         if client.hooks is None or not (root / client.hooks).exists():
             continue
@@ -385,9 +394,8 @@ def _hooks(root: Path) -> tuple[list[tuple[str, str]], list[tuple[Path, str]]]:
                 unstartable.append((path, executable))
             else:
                 out.append(_hook_command(client, path, command))
-        if client.trust:  # said, not warned: doctor cannot see the client's own trust records
-            out.append((OK, client.trust))
-    return out, unstartable
+        trusted.add(client.key)
+    return out, unstartable, trusted
 
 
 def _hook_command(client, path: Path, command: str) -> tuple[str, str]:

@@ -172,8 +172,14 @@ def init(
     root = Path(root).resolve()
     report = []
     for name in dict.fromkeys(clients):
-        report.append(table.write(name, root))
-        report += table.write_hooks(name, root) if hooks else table.hooks_kept(name, root)
+        done = [table.write(name, root)]
+        kept = [] if hooks else table.hooks_kept(name, root)
+        done += table.write_hooks(name, root) if hooks else kept
+        step = table.trust_step(table.CLIENTS[name], hooks or bool(kept))
+        # Said when something was written or is left to the user; a rerun that changed nothing is quiet.
+        if step and not all(line.startswith(("unchanged", "kept the hooks")) for line in done):
+            done.append(f"note: {step}")
+        report += done
     warning = on_path()
     if warning and any(table.CLIENTS[name].config is not None for name in clients):
         report.append(warning)
