@@ -482,6 +482,40 @@ def test_a_config_path_init_cannot_write_is_named_with_what_to_do(tmp_path, env,
     assert case == "folder is a file" and not said or len(said) == 1 and expected in said[0], doctor
 
 
+def test_a_folder_init_cannot_write_in_is_one_line_and_the_rest_is_done(tmp_path, env):
+    """.cursor/ that cannot be written in (immutable for root, mode 555 for anyone else): init says
+    so in Cursor's lines and goes on with the other clients, the rules and .context/ (before, the
+    first failed write ended init with exit 3 and nothing after it was done)."""
+    repo = make_repo(tmp_path, env, wired=False)
+    folder = repo.path / ".cursor"
+    folder.mkdir()
+    locked = ["chattr", "+i", str(folder)] if os.geteuid() == 0 and shutil.which("chattr") else None
+    if locked:
+        if subprocess.run(locked, capture_output=True).returncode != 0:
+            pytest.skip("chattr +i is not supported here")
+    else:
+        folder.chmod(0o555)
+    try:
+        try:
+            (folder / "probe").write_text("", encoding="utf-8")
+            pytest.skip("the folder stays writable here")
+        except OSError:
+            pass
+
+        result = sm(ROOT / "server.py", env, repo.path, "init", "--client", "cursor", "--client", "claude")
+
+        assert result.returncode == 0, result.stdout + result.stderr
+        line = next(x for x in result.stdout.splitlines() if str(folder / "mcp.json") in x)
+        assert line.startswith(f"left alone {folder / 'mcp.json'}: it could not be written (") and \
+            f"make {folder} writable" in line, line
+        assert (repo.path / ".mcp.json").is_file() and (repo.path / ".cursorrules").is_file()
+        assert not any(folder.iterdir())
+    finally:
+        if locked:
+            subprocess.run(["chattr", "-i", str(folder)], check=True)
+        folder.chmod(0o755)
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
 def test_doctor_reads_no_config_that_is_not_a_regular_file(tmp_path, env):
     """A cloned repository's .mcp.json that is a FIFO: doctor says init leaves it alone and goes on

@@ -75,11 +75,18 @@ def write(path: Path, data: bytes) -> None:
         if not path.stat().st_mode & stat.S_IWUSR or not os.access(path, os.W_OK):
             raise Refused("it is read-only; make it writable (chmod u+w) and run init again")
         mode = stat.S_IMODE(path.stat().st_mode)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staged = Staged(path, data)
-    if mode is not None and staged.tmp:
-        os.chmod(staged.tmp, mode)
-    staged.commit()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staged = Staged(path, data)
+        if mode is not None and staged.tmp:
+            os.chmod(staged.tmp, mode)
+        staged.commit()
+    except (OSError, StorageError) as exc:  # the folder not writable, the disk full: the file is as it was
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc).split(":")[-1].split(".")[0]
+        raise Refused(
+            f"it could not be written ({reason.strip()}); make {path.parent} writable or free disk space, "
+            "then run init again"
+        ) from None
 
 
 def split_bom(data: bytes) -> tuple[bytes, str]:
