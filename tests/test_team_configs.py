@@ -516,6 +516,29 @@ def test_a_folder_init_cannot_write_in_is_one_line_and_the_rest_is_done(tmp_path
         folder.chmod(0o755)
 
 
+def test_doctor_says_what_init_would_leave_alone_and_never_sends_the_user_in_a_circle(tmp_path, env):
+    """Our entry with two "command" keys, and a config saved as UTF-16: doctor says what init would
+    refuse and what to do first (before, it asked to install sentinel-memory for a command `b`, or
+    to run an init that leaves the file alone, and named a codec for the UTF-16 file)."""
+    repo = make_repo(tmp_path, env, wired=False)
+    gemini, claude = repo.path / ".gemini" / "settings.json", repo.path / ".mcp.json"
+    gemini.parent.mkdir()
+    gemini.write_text('{"mcpServers": {"sentinel-memory": {"command": "a", "command": "b"}}}\n', encoding="utf-8")
+    claude.write_text('{"mcpServers": {}}\n', encoding="utf-16")
+
+    doctor = sm(ROOT / "server.py", env, repo.path, "doctor").stdout
+
+    lines = [x for x in doctor.splitlines() if str(gemini) in x]
+    assert lines[0] == f"[warn] init leaves {gemini} alone: it has 2 'command' keys in the 'sentinel-memory' entry " \
+                       "(a client reads only the last); keep one", doctor
+    assert lines[1].startswith(f"[FAIL] {gemini} starts `b`, which is not on this machine's PATH: fix what is said "
+                               "above, then run"), doctor
+    assert "pipx install" not in lines[1]
+    assert f"[FAIL] {claude} is not UTF-8 text: save it as UTF-8" in doctor
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--client", "claude", "--no-hooks").stdout
+    assert f"left alone {claude}: it is not UTF-8 text; save it as UTF-8; add this yourself" in out
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
 def test_doctor_reads_no_config_that_is_not_a_regular_file(tmp_path, env):
     """A cloned repository's .mcp.json that is a FIFO: doctor says init leaves it alone and goes on

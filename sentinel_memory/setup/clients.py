@@ -315,6 +315,8 @@ def read_entry(root: Path, client: Client) -> tuple[Path, dict | None, str | Non
             parsed = loads(raw, object_pairs_hook=pairs)  # JSON, or JSONC as VS Code reads it
         servers = parsed.get(client.servers, {})
         entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+    except UnicodeDecodeError:
+        return path, None, f"{path} is not UTF-8 text: save it as UTF-8", warnings
     except (OSError, ValueError, AttributeError, RecursionError) as exc:
         kind = "TOML" if client.config.suffix == ".toml" else "JSON"
         return path, None, f"{path} is not valid {kind} ({str(exc)[:120]}): fix it", warnings
@@ -323,6 +325,20 @@ def read_entry(root: Path, client: Client) -> tuple[Path, dict | None, str | Non
         "others are ignored; merge them into one"
         for name in dict.fromkeys(duplicates)
     ]
+    if not duplicates:  # what init would do with the file, said before it is run
+        from . import configedit
+
+        try:
+            if client.config.suffix == ".toml":
+                _merge_toml(configedit, raw, client)
+            else:
+                configedit.merge_json_entry(
+                    raw, client.servers, SERVER_NAME, client.entry, client.defaults, machine_specific
+                )
+        except Refused as exc:
+            warnings.append(f"init leaves {path} alone: {exc}")
+        except RecursionError:
+            pass
     return path, entry if isinstance(entry, dict) else None, None, warnings
 
 

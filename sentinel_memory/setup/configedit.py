@@ -40,7 +40,7 @@ def target(path: Path, root: Path) -> Path:
     root = Path(root).resolve()
     resolved = Path(os.path.realpath(path))
     if path.is_symlink() and not resolved.exists():
-        raise Refused(f"it is a link to {os.readlink(path)}, which does not exist")
+        raise Refused(f"it is a link to {os.readlink(path)}, which leads to no file (missing, or links in a loop)")
     if not resolved.is_relative_to(root):
         raise Refused(f"it leads to {resolved}, outside the project; edit that file yourself")
     for folder in reversed(resolved.parents):
@@ -95,7 +95,7 @@ def split_bom(data: bytes) -> tuple[bytes, str]:
     try:
         return bom, data[len(bom) :].decode("utf-8")
     except UnicodeDecodeError:
-        raise Refused("it is not UTF-8 text") from None
+        raise Refused("it is not UTF-8 text; save it as UTF-8") from None
 
 
 def newline_of(text: str) -> str:

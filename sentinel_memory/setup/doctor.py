@@ -296,7 +296,21 @@ def _client(root: Path, hooks_unstartable: list[tuple[Path, str]], configured: s
             configured.add(client.key)
             command = entry.get("command", "")
             if isinstance(command, str) and command and not _looks_like_path(command) and not shutil.which(command):
-                unstartable.append((path, command))
+                if command == COMMAND:
+                    unstartable.append((path, command))
+                else:  # not ours: installing ours would not help
+                    first = (
+                        "fix what is said above, then "
+                        if any(w.startswith(f"init leaves {path}") for w in warnings)
+                        else ""
+                    )
+                    out.append(
+                        (
+                            FAIL,
+                            f"{path} starts `{command}`, which is not on this machine's PATH: {first}run {SELF} "
+                            f"init --client {client.key} to write `{COMMAND}`, then commit the file",
+                        )
+                    )
             else:
                 out.append(_entry(path, command, entry.get("args", [])))
             out += [(WARN, e) for e in [extra_check(client, path, entry)] if e]
