@@ -353,9 +353,15 @@ def extra_check(client: Client, path: Path, entry: dict) -> str | None:
         tools = entry.get("tools", {})
         tool = tools.get(SAVING_TOOL) if isinstance(tools, dict) else None
         mode = tool.get("approval_mode") if isinstance(tool, dict) else None
-        if mode != "approve":
+        if mode is not None and mode != "approve":  # someone chose it: init keeps it
             return (
-                f"{path} does not approve {SAVING_TOOL} (approval_mode is {mode or 'unset'}): Codex asks before "
-                "every save and headless codex exec cannot save; run init --client codex"
+                f"{path} does not approve {SAVING_TOOL} (approval_mode is {mode}): Codex asks before every save "
+                'and headless codex exec cannot save; set it to "approve" if saves need not ask'
+            )
+        if mode is None:
+            return (
+                f"{path} does not approve {SAVING_TOOL} (approval_mode is unset): Codex asks before every save "
+                f"and headless codex exec cannot save; run init --client codex, or add [mcp_servers.{SERVER_NAME}"
+                f'.tools.{SAVING_TOOL}] approval_mode = "approve" yourself where init says it cannot'
             )
     return None

@@ -544,7 +544,10 @@ def _has(doc: dict, path: tuple[str, ...]) -> bool:
 def _add_defaults(table: dict, defaults: dict) -> None:
     for k, v in defaults.items():
         if isinstance(v, dict):
-            _add_defaults(table.setdefault(k, {}), v)
+            inner = table.setdefault(k, {})
+            if not isinstance(inner, dict):
+                raise Refused(f"its {k} is {type(inner).__name__}, not a table")
+            _add_defaults(inner, v)
         else:
             table.setdefault(k, v)
 
