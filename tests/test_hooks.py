@@ -673,6 +673,25 @@ def test_doctor_runs_the_hook_command_the_client_would_and_says_what_is_wrong(re
     assert "init --client claude" in line or "pipx install" in line
 
 
+def test_doctor_runs_no_file_a_hooks_config_names_by_path(repo, tmp_path):
+    """A cloned project whose hooks file runs `python3 tools/server.py hook --client claude` (our
+    words, its own script): doctor does not run it (before, python3 from PATH ran the project's
+    file) and says to write the portable command."""
+    from gitrepos import server
+
+    ran = tmp_path / "ran"
+    (repo.path / "tools").mkdir()
+    (repo.path / "tools" / "server.py").write_text(f"open({str(ran)!r}, 'w')\n", encoding="utf-8")
+    (repo.path / ".claude").mkdir()
+    (repo.path / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"Stop": [{"matcher": "x", "hooks": [
+        {"type": "command", "command": "python3 tools/server.py hook --client claude"}]}]}}), encoding="utf-8")
+
+    doctor = server(repo.env, "--project", str(repo.path), "doctor").stdout
+
+    assert not ran.exists()
+    assert "through a path (tools/server.py) that doctor does not run" in doctor, doctor
+
+
 PROMPTS = (
     "Fix the bug in src/auth.py please",
     "Why does verify_token accept blanks?",

@@ -407,12 +407,12 @@ def _hooks(root: Path) -> tuple[list[tuple[str, str]], list[tuple[Path, str]], s
             if not _looks_like_path(executable) and shutil.which(executable) is None:
                 unstartable.append((path, executable))
             else:
-                out.append(_hook_command(client, path, command))
+                out.append(_hook_command(client, root, path, command))
         trusted.add(client.key)
     return out, unstartable, trusted
 
 
-def _hook_command(client, path: Path, command: str) -> tuple[str, str]:
+def _hook_command(client, root: Path, path: Path, command: str) -> tuple[str, str]:
     """Whether the client can start the hook `command` on this machine, and whether what starts
     answers in the client's shape. A name is looked up on PATH, as the client does; a path, which
     a teammate's machine does not have, is not run."""
@@ -420,17 +420,22 @@ def _hook_command(client, path: Path, command: str) -> tuple[str, str]:
 
     argv = hookconfig.command_words(command)
     portable = f"`{hookconfig.command(COMMAND, client.key)}`"
-    if _looks_like_path(argv[0]):
-        if not Path(argv[0]).exists():
+    paths = [w for w in argv[:-3] if _looks_like_path(w)]  # what starts it: never a file of the project run
+    if paths:
+        missing = [
+            p for p in paths if not (root / p).exists()
+        ]  # a relative one: from the project, where the client runs it
+        if missing:
             return (
                 FAIL,
-                f"{path} runs the hook as `{command}`, and {argv[0]} does not exist on this machine: run "
+                f"{path} runs the hook as `{command}`, and {missing[0]} does not exist on this machine: run "
                 f"{SELF} init --client {client.key} (it writes {portable}, found on each teammate's PATH)",
             )
         return (
             WARN,
-            f"{path} runs the hook as `{command}`, a path of this machine a teammate does not have (not run): "
-            f"run {SELF} init --client {client.key} to write {portable} instead, then commit the file",
+            f"{path} runs the hook as `{command}`, through a path ({paths[0]}) that doctor does not run and a "
+            f"teammate's machine may not have: run {SELF} init --client {client.key} to write {portable} instead, "
+            "then commit the file",
         )
     found = shutil.which(argv[0]) or argv[0]
     wrong = hookconfig.probe([found, *argv[1:]], client.key)
