@@ -273,6 +273,31 @@ def test_a_config_init_cannot_edit_is_left_as_it_was_with_one_sentence(tmp_path,
     assert line.startswith(f"left alone {path}: ") and line.endswith('"args": ["--project", "${workspaceFolder}"]}}}')
 
 
+def test_our_server_under_another_name_is_named_so_it_does_not_run_twice(tmp_path, env):
+    """The user's own entry for this server as "memory" (by name, and an older python + server.py
+    one): init adds ours, keeps theirs (their file), and init and doctor say the client would run
+    it twice and what to remove (before, nothing was said). An entry for another project's memory
+    (--project elsewhere) is not named."""
+    repo = make_repo(tmp_path, env, wired=False)
+    path = repo.path / ".cursor" / "mcp.json"
+    path.parent.mkdir()
+    servers = {"memory": {"command": "sentinel-memory", "args": ["--project", "${workspaceFolder}"]},
+               "old": {"command": "/usr/bin/python3", "args": ["/opt/sm/server.py"]},
+               "docs-memory": {"command": "sentinel-memory", "args": ["--project", str(tmp_path)]},
+               "node": {"command": "node", "args": ["x.js"]}}
+    path.write_text(json.dumps({"mcpServers": servers}, indent=2) + "\n", encoding="utf-8")
+
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--no-hooks").stdout
+
+    line = next(x for x in out.splitlines() if str(path) in x)
+    assert line.endswith("; note: 'memory', 'old' start sentinel-memory too, so the client runs it twice: remove them")
+    assert {k: v for k, v in json.loads(path.read_text(encoding="utf-8"))["mcpServers"].items()
+            if k != "sentinel-memory"} == servers
+    doctor = sm(ROOT / "server.py", env, repo.path, "doctor").stdout
+    assert f"{path} starts sentinel-memory under 'memory', 'old' too, so the client runs it twice: remove them " \
+           "and keep 'sentinel-memory'" in doctor, doctor
+
+
 def test_duplicate_server_keys_are_refused_not_merged_away(tmp_path, env):
     """Two "mcpServers" objects (a client reads the last): init does not drop the first one's
     servers; it leaves the file and says which key to keep."""

@@ -180,6 +180,7 @@ def write(key: str, root: Path) -> str:
             new, current = configedit.merge_json_entry(
                 text, client.servers, SERVER_NAME, client.entry, client.defaults, machine_specific
             )
+        left += _twins_note(configedit, new, client, root)
         if data is not None and new == text:
             return f"unchanged {path}{left}"
         configedit.write(target, bom + new.encode("utf-8"))
@@ -277,6 +278,50 @@ def _merge_toml(configedit, text: str, client: Client) -> tuple[str, dict | None
     )
 
 
+def twins(servers: object, root: Path) -> list[str]:
+    """The names of the other servers in a config's servers table that start this server for this
+    project too (a user's own entry for it under another name): the client would run it twice. An
+    entry with --project naming another folder serves another project's memory: not a twin."""
+    from .hookconfig import starts_us
+
+    def ours(entry: object) -> bool:
+        if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+            return False
+        args = [a for a in entry.get("args") or [] if isinstance(a, str)]
+        words = [entry["command"], *args[:2]]
+        if not any(starts_us(words[:n]) for n in range(1, len(words) + 1)):
+            return False
+        given = [b for a, b in zip(args, args[1:], strict=False) if a == "--project"]
+        given += [a.split("=", 1)[1] for a in args if a.startswith("--project=")]
+        try:
+            return all("${" in p or Path(p).expanduser().resolve() == Path(root).resolve() for p in given)
+        except (OSError, RuntimeError, ValueError):
+            return False
+
+    if not isinstance(servers, dict):
+        return []
+    return [name for name, entry in servers.items() if name != SERVER_NAME and ours(entry)]
+
+
+def _twins_note(configedit, text: str, client: Client, root: Path) -> str:
+    try:
+        if client.config is not None and client.config.suffix == ".toml":
+            import tomllib
+
+            servers = tomllib.loads(text).get(client.servers)
+        else:
+            servers = configedit.loads(text).get(client.servers)
+    except (ValueError, AttributeError, RecursionError):
+        return ""
+    names = twins(servers, root)
+    if not names:
+        return ""
+    return (
+        f"; note: {', '.join(repr(n) for n in names)} {'starts' if len(names) == 1 else 'start'} {COMMAND} too, so "
+        f"the client runs it twice: remove {'it' if len(names) == 1 else 'them'}"
+    )
+
+
 def _has_approval(table: dict | None) -> bool:
     tools = (table or {}).get("tools")
     tool = tools.get(SAVING_TOOL) if isinstance(tools, dict) else None
@@ -320,6 +365,12 @@ def read_entry(root: Path, client: Client) -> tuple[Path, dict | None, str | Non
     except (OSError, ValueError, AttributeError, RecursionError) as exc:
         kind = "TOML" if client.config.suffix == ".toml" else "JSON"
         return path, None, f"{path} is not valid {kind} ({str(exc)[:120]}): fix it", warnings
+    names = twins(parsed.get(client.servers), Path(root))
+    if names:
+        warnings.append(
+            f"{path} starts {COMMAND} under {', '.join(repr(n) for n in names)} too, so the client runs it twice: "
+            f"remove {'it' if len(names) == 1 else 'them'} and keep {SERVER_NAME!r}"
+        )
     warnings += [
         f"{path} has the {name!r} key more than once: the client reads only the last, so the servers in the "
         "others are ignored; merge them into one"

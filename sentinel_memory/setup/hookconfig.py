@@ -113,10 +113,13 @@ def hook_words(command: object) -> list[str] | None:
     at = len(words) - 3  # nothing after the client's name: a command that goes on is someone's own
     if at < 1 or words[at:-1] != [HOOK_WORD, "--client"] or words[-1] not in HOOK_CLIENTS:
         return None
-    return words[at:] if _starts_us(words[:at]) else None
+    return words[at:] if starts_us(words[:at]) else None
 
 
-def _starts_us(words: list[str]) -> bool:
+def starts_us(words: list[str]) -> bool:
+    """True when `words` are what starts this install: its executable, server.py, or a python
+    running either (the forms hook_words and the MCP entries' twins check accept)."""
+
     def name(word: str) -> str:
         return word.replace("\\", "/").rsplit("/", 1)[-1].lower()
 
