@@ -3,11 +3,13 @@
 A config init edits is someone else's file, often committed and shared. So an edit changes only
 the bytes of what init owns and keeps every other byte: JSON is edited by splicing our members
 into the original text at positions a scanner found (numbers such as 1.10 or 1e400, a BOM, line
-endings, key order and indentation stay as they were); TOML goes through tomlkit, a style-keeping
-parser (comments, quoting, dotted keys), and the result is checked with the standard parser to
-mean exactly the old file plus our change. A file that does not parse, that names our table twice,
-that is read-only, or that is a link out of the project is refused with one sentence (Refused);
-a link inside the project is followed and its target edited, never replaced by a file.
+endings, key order and indentation stay as they were; so do the comments and trailing commas of
+JSONC, which the scanner reads as spaces); TOML goes through tomlkit, a style-keeping parser
+(comments, quoting, dotted keys), or a new table is appended as text, and the result is checked
+with the standard parser to mean exactly the old file plus our change. A file that does not
+parse, that names our table twice, that is read-only, that cannot be written, or that is a link
+out of the project is refused with one sentence (Refused); a link inside the project is followed
+and its target edited, never replaced by a file.
 """
 
 from __future__ import annotations
@@ -346,8 +348,8 @@ def merge_json_hooks(
     """(the new text, the events whose hooks changed) with our hook group in each event's list
     under "hooks" (_put_group: a group of ours, ours(group) true, refreshed in place; a user's
     hook that runs ours, mine(hook) true, upgraded in place; else ours appended after the user's
-    groups, which stay byte for byte); `top` members added when absent (Cursor's "version"). Refused when the text is not a JSON object whose "hooks" is an
-    object of lists."""
+    groups, which stay byte for byte); `top` members added when absent (Cursor's "version").
+    Refused when the text is not a JSON object whose "hooks" is an object of lists."""
     text, root = _json_object(text)
     for key, value in top.items():
         if _single(root, key, "the file") is None:

@@ -224,9 +224,9 @@ def probe(argv: list[str], client: str, timeout: float = 10) -> list[str]:
     """Run the hook `argv` (+ its own arguments) on the client's sample events in a scratch project
     with one lesson: a prompt naming the lesson's file, the file's first write, a stop after a
     change. Returns what was wrong, one phrase per event ([] when every answer had the shape the
-    client reads). A run not over `timeout` seconds after the hook's own bound is stopped, with
-    everything it started, and the rest skipped. The scratch project and the hook's state are
-    removed afterwards."""
+    client reads). `timeout` is the hook's own bound here; a run still going 2 s past it is
+    stopped, with everything it started, and the rest skipped. The scratch project and the hook's
+    state are removed afterwards."""
     import os
     import subprocess
     import tempfile
