@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -306,13 +307,23 @@ def test_init_codex_approves_log_memory_once_and_keeps_the_users_choice(tmp_path
     edited = path.read_text(encoding="utf-8")
     assert run(env, repo.path, "init", "--client", "codex").stdout.startswith(f"unchanged {path}")
     assert path.read_text(encoding="utf-8") == edited
-    assert "does not approve log_memory (approval_mode is prompt)" in run(env, repo.path, "doctor").stdout
+    doctor = run(env, repo.path, "doctor").stdout
+    assert "does not approve log_memory (approval_mode is prompt)" in doctor
+    assert 'set it to "approve" if saves need not ask' in doctor and "run init" not in doctor.split("prompt)")[1].split("\n")[0]
 
     path.write_text('[mcp_servers.sentinel-memory]\ncommand = "x"\nargs = []\ntools = { other = { approval_mode = "auto" } }\n',
                     encoding="utf-8")
     odd = run(env, repo.path, "init", "--client", "codex").stdout
     assert "add [mcp_servers.sentinel-memory.tools.log_memory]" in odd
     tomllib.loads(path.read_text(encoding="utf-8"))  # still valid
+
+    # tools not a table: init goes on without the approval (before, a traceback) and says what to add
+    path.write_text('[mcp_servers.sentinel-memory]\ncommand = "x"\ntools = 5\n', encoding="utf-8")
+    result = subprocess.run([sys.executable, str(SERVER), "init", "--client", "codex", "--no-hooks"], cwd=repo.path,
+                            env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert "add [mcp_servers.sentinel-memory.tools.log_memory]" in result.stdout
+    assert tomllib.loads(path.read_text(encoding="utf-8"))["mcp_servers"]["sentinel-memory"]["tools"] == 5
 
 
 # ---------------------------------------------------------------------------------------------

@@ -514,6 +514,88 @@ def test_init_writes_the_hooks_beside_the_mcp_entry_keeps_a_users_own_and_is_ide
     assert "unchanged hooks in" in second.stdout and "created" not in second.stdout
 
 
+OLD_FORMS = """{
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": "./lint.sh"}]},
+      {"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": "python3 /opt/sm/server.py hook --client claude", "timeout": 5}]},
+      {"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": "sentinel-memory hook --client claude", "timeout": 5}]}
+    ],
+    "Stop": [{"hooks": [{"type": "command", "command": "/home/ann/.local/bin/sentinel-memory hook --client claude", "timeout": 5}]}],
+    "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "python3 -I -m sentinel_memory hook --client claude"}, {"type": "command", "command": "echo mine"}]}],
+    "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "sentinel-memory hook --client claude && ./after.sh"}]}]
+  }
+}
+"""
+
+
+def test_init_upgrades_our_hook_in_an_older_form_and_never_runs_it_twice(repo):
+    """Our hook written by hand or by an earlier version (python and server.py, python -m, an absolute
+    path; twice on one event; beside a user's command in their group): each event ends with one hook
+    running the portable command, the user's own hooks and group kept (before, ours was appended
+    beside the old one and ran twice). A compound command that goes on after ours is the user's."""
+    from gitrepos import server
+
+    settings = repo.path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(OLD_FORMS, encoding="utf-8")
+
+    result = server(repo.env, "--project", str(repo.path), "init", "--client", "claude")
+
+    assert result.returncode == 0, result.stderr
+    text = settings.read_text(encoding="utf-8")
+    hooks = json.loads(text)["hooks"]
+    ours = "sentinel-memory hook --client claude"
+    for event in ("PreToolUse", "PostToolUse", "Stop", "UserPromptSubmit"):
+        commands = [h["command"] for g in hooks[event] for h in g["hooks"]]
+        assert commands.count(ours) == 1 and not any("server.py" in c or "/home/ann" in c for c in commands), event
+    assert [h["command"] for h in hooks["UserPromptSubmit"][0]["hooks"]] == [ours, "echo mine"]
+    assert '{"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": "./lint.sh"}]}' in text
+    assert "sentinel-memory hook --client claude && ./after.sh" in text
+    assert server(repo.env, "--project", str(repo.path), "init", "--client", "claude").stdout.count("unchanged hooks")
+    assert settings.read_text(encoding="utf-8") == text
+    doctor = server(repo.env, "--project", str(repo.path), "doctor").stdout
+    assert "Claude Code's hooks in" in doctor and "answer in its shape" in doctor, doctor
+    assert "lacks our hook" not in doctor and "more than once" not in doctor  # ours in the user's group counts
+
+
+def test_init_no_hooks_after_init_keeps_the_teams_hooks_and_says_so(repo):
+    """A teammate who runs init --no-hooks in a project whose committed file has our hooks: the file
+    stays as it is (removing them would change the team's file), and init says how to remove them."""
+    from gitrepos import server
+
+    args = ["--project", str(repo.path), "init", "--client", "claude", "--client", "cursor"]
+    server(repo.env, *args)
+    files = [repo.path / ".claude" / "settings.json", repo.path / ".cursor" / "hooks.json"]
+    before = [p.read_bytes() for p in files]
+
+    out = server(repo.env, *args, "--no-hooks").stdout
+
+    assert [p.read_bytes() for p in files] == before
+    for path, client in zip(files, ("claude", "cursor"), strict=True):
+        assert f"kept the hooks in {path} (--no-hooks adds none and removes none)" in out
+        assert f"`sentinel-memory hook --client {client}`" in out
+
+
+def test_the_trust_step_is_said_for_the_server_too_and_once(repo):
+    """Gemini CLI and Codex read a project's files only once it is trusted, the server's entry too:
+    init --no-hooks says the step in one line per client (before, only the hooks' step was said,
+    and only when hooks were written), a rerun that changes nothing is quiet, and doctor says it
+    for a configured server without hooks."""
+    from gitrepos import server
+
+    args = ["--project", str(repo.path), "init", "--client", "gemini", "--client", "codex", "--no-hooks"]
+    first = server(repo.env, *args).stdout
+    notes = [line for line in first.splitlines() if line.startswith("note: ")]
+    assert len(notes) == 2 and "trustedFolders.json" in notes[0] and "`codex exec --trust`" in notes[1], first
+    assert "open /hooks" not in first
+    assert "note: " not in server(repo.env, *args).stdout
+    doctor = server(repo.env, "--project", str(repo.path), "doctor").stdout
+    assert "Gemini CLI reads a project's .gemini/settings.json" in doctor and "`codex exec --trust`" in doctor
+    with_hooks = server(repo.env, *args[:-1]).stdout
+    assert "then open /hooks in codex and trust the sentinel-memory hooks" in with_hooks
+
+
 def test_init_no_hooks_leaves_them_out(repo):
     from gitrepos import server
 
@@ -541,6 +623,73 @@ def test_doctor_runs_each_configured_hook_on_a_sample_and_checks_its_shape(repo)
                         encoding="utf-8")
     assert "Claude Code's hooks" not in server(repo.env, *args, "doctor").stdout
     assert not (repo.path / "ran").exists()
+
+
+def shim(folder: Path, hook_body: str) -> dict:
+    """A `sentinel-memory` on PATH that runs `hook_body` (sh) for `hook` and this checkout for the rest."""
+    folder.mkdir()
+    command = folder / "sentinel-memory"
+    command.write_text(f'#!/bin/sh\nif [ "$1" = hook ]; then\n{hook_body}\nexit 0\nfi\n'
+                       f'exec "{sys.executable}" "{SERVER}" "$@"\n', encoding="utf-8")
+    command.chmod(0o755)
+    return {"PATH": os.pathsep.join([str(folder), *[p for p in os.environ["PATH"].split(os.pathsep)]])}
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the stand-in commands are sh scripts")
+@pytest.mark.parametrize("case", ["missing", "junk", "hangs", "old path"])
+def test_doctor_runs_the_hook_command_the_client_would_and_says_what_is_wrong(repo, tmp_path, case):
+    """doctor runs the configured command as the client finds it on PATH (before, it ran its own
+    install whatever the file named, and said ok): not on PATH, printing junk, hanging with a child
+    that holds its output (stopped, doctor returns), or an absolute path of another machine: one
+    FAIL line each that says what to do, no traceback."""
+    from gitrepos import server
+
+    args = ["--project", str(repo.path)]
+    assert server(repo.env, *args, "init", "--client", "claude").returncode == 0
+    environment = dict(repo.env)
+    if case == "missing":
+        environment["PATH"] = os.pathsep.join(p for p in repo.env["PATH"].split(os.pathsep)
+                                              if not (Path(p) / "sentinel-memory").exists())
+    elif case == "junk":
+        environment.update(shim(tmp_path / "junk", "echo 'sentinel-memory 0.1: unknown command'"))
+    elif case == "hangs":
+        environment.update(shim(tmp_path / "hangs", "sleep 600; echo late"))
+    else:
+        settings = repo.path / ".claude" / "settings.json"
+        settings.write_text(settings.read_text(encoding="utf-8").replace(
+            '"sentinel-memory hook', '"/home/ann/.local/bin/sentinel-memory hook'), encoding="utf-8")
+
+    result = subprocess.run([sys.executable, str(SERVER), *args, "doctor"], capture_output=True, text=True,
+                            env=environment, timeout=300)
+
+    assert "Traceback" not in result.stderr and result.returncode == 1, result.stdout + result.stderr
+    line = next(x for x in result.stdout.splitlines() if ".claude/settings.json" in x)
+    assert line.startswith("[FAIL]"), result.stdout
+    assert {"missing": ".mcp.json, .claude/settings.json start `sentinel-memory`, which is not on this machine's PATH, "
+                       "so the client cannot start the server or its hooks",
+            "junk": "did not answer in its shape: prompt: sentinel-memory 0.1: unknown command",
+            "hangs": "prompt: no answer after",
+            "old path": "/home/ann/.local/bin/sentinel-memory does not exist on this machine: run"}[case] in line
+    assert "init --client claude" in line or "pipx install" in line
+
+
+def test_doctor_runs_no_file_a_hooks_config_names_by_path(repo, tmp_path):
+    """A cloned project whose hooks file runs `python3 tools/server.py hook --client claude` (our
+    words, its own script): doctor does not run it (before, python3 from PATH ran the project's
+    file) and says to write the portable command."""
+    from gitrepos import server
+
+    ran = tmp_path / "ran"
+    (repo.path / "tools").mkdir()
+    (repo.path / "tools" / "server.py").write_text(f"open({str(ran)!r}, 'w')\n", encoding="utf-8")
+    (repo.path / ".claude").mkdir()
+    (repo.path / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"Stop": [{"matcher": "x", "hooks": [
+        {"type": "command", "command": "python3 tools/server.py hook --client claude"}]}]}}), encoding="utf-8")
+
+    doctor = server(repo.env, "--project", str(repo.path), "doctor").stdout
+
+    assert not ran.exists()
+    assert "through a path (tools/server.py) that doctor does not run" in doctor, doctor
 
 
 PROMPTS = (
@@ -667,7 +816,8 @@ def test_init_leaves_a_hooks_file_it_cannot_edit_alone_and_says_what_to_add(repo
 
     settings = repo.path / ".claude" / "settings.json"
     settings.parent.mkdir()
-    for text in ('{\n  // mine\n  "hooks": {}\n}\n', '{"hooks": {"Stop": {"not": "a list"}}}\n', '{"hooks": []}\n'):
+    for text in ('{"hooks": {"Stop": {"not": "a list"}}}\n', '{"hooks": []}\n', '{"hooks": "all"}\n', "null\n",
+                 '[{"hooks": {}}]\n', '{"hooks": {}, "hooks": {}}\n', '{\n  // mine\n  "hooks": {\n'):
         settings.write_text(text, encoding="utf-8")
         result = server(repo.env, "--project", str(repo.path), "init", "--client", "claude")
         assert result.returncode == 0, result.stderr

@@ -188,6 +188,41 @@ def test_init_merges_existing_config_and_is_idempotent(tmp_path, env):
     assert {p: p.read_bytes() for p in snapshot} == snapshot
 
 
+def test_a_client_name_in_capitals_is_taken_and_a_typo_is_refused_with_the_nearest_name(tmp_path, env):
+    """init --client Claude configures Claude Code; --client claud exits 2 with one sentence naming
+    claude and the clients, and writes nothing (before, argparse listed the choices and no hint)."""
+    repo = make_repo(tmp_path, env, wired=False)
+
+    typo = server(env, "--project", str(repo.path), "init", "--client", "claud")
+
+    assert typo.returncode == 2 and "Traceback" not in typo.stderr
+    assert typo.stderr.splitlines()[-1].endswith(
+        "argument --client: unknown client 'claud'; did you mean 'claude'? "
+        "(the clients: cursor, vscode, claude, codex, gemini, windsurf)")
+    assert not (repo.path / ".mcp.json").exists() and not (repo.path / ".cursorrules").exists()
+    assert server(env, "--project", str(repo.path), "init", "--client", "Claude").returncode == 0
+    assert json.loads((repo.path / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]["sentinel-memory"]
+
+
+@pytest.mark.parametrize("odd", ["<!-- sentinel-memory:begin -->\nwhat I pasted once\n",
+                                 "<!-- sentinel-memory:end -->\n"])
+def test_a_stray_marker_never_makes_the_users_text_part_of_our_section(tmp_path, env, odd):
+    """AGENTS.md with a begin (or end) marker whose partner a hand edit removed, then the user's own
+    section: init appends ours, and a rerun refreshes only ours (before, the rerun replaced
+    everything from the stray marker to our end marker: the user's section was deleted)."""
+    repo = make_repo(tmp_path, env, wired=False)
+    agents = repo.path / "AGENTS.md"
+    mine = "# Agents\n" + odd + "\n## Our release rules\nTag every release.\n"
+    agents.write_text(mine, encoding="utf-8")
+
+    server(env, "--project", str(repo.path), "init", "--agents-md", "--no-hooks")
+    first = agents.read_text(encoding="utf-8")
+    again = server(env, "--project", str(repo.path), "init", "--agents-md", "--no-hooks").stdout
+
+    assert first.startswith(mine) and agents.read_text(encoding="utf-8") == first
+    assert f"unchanged {agents}" in again
+
+
 def test_init_refreshes_an_edited_section_and_keeps_the_users_text(tmp_path, env):
     """A hand-edited copy of our .cursorrules section is refreshed between the markers; the user's text around it stays."""
     repo = make_repo(tmp_path, env)

@@ -213,6 +213,91 @@ def test_numbers_bom_line_endings_and_order_stay_byte_for_byte(tmp_path, env):
     assert parsed["mcpServers"]["sentinel-memory"]["command"] == "sentinel-memory"
 
 
+VSCODE_JSONC = """\
+{
+\t// the team's servers (VS Code reads comments and trailing commas here)
+\t"servers": {
+\t\t"db": {"command": "db-mcp", "args": ["--ro",],}, // read-only
+\t},
+\t/* inputs come later */
+}
+"""
+
+
+def test_a_config_with_comments_and_trailing_commas_gets_our_entry_and_keeps_them(tmp_path, env):
+    """JSONC, as VS Code, Cursor and Gemini CLI read it (before, init refused any file with a
+    comment): our entry is spliced in, every comment, trailing comma and tab stays, a rerun
+    changes nothing, and doctor reads the entry."""
+    repo = make_repo(tmp_path, env, wired=False)
+    vscode, gemini = repo.path / ".vscode" / "mcp.json", repo.path / ".gemini" / "settings.json"
+    vscode.parent.mkdir()
+    gemini.parent.mkdir()
+    vscode.write_text(VSCODE_JSONC, encoding="utf-8")
+    gemini.write_text('{ // trusted by the team\n}\n', encoding="utf-8")
+
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--client", "vscode", "--client", "gemini").stdout
+
+    text = vscode.read_text(encoding="utf-8")
+    assert text.startswith(VSCODE_JSONC.split('},', 1)[0] + '}, // read-only\n\t\t"sentinel-memory": {'), out
+    assert text.endswith('\t},\n\t/* inputs come later */\n}\n')
+    assert "// trusted by the team" in gemini.read_text(encoding="utf-8")
+    from sentinel_memory.setup.configedit import loads
+    assert loads(text)["servers"]["sentinel-memory"]["command"] == "sentinel-memory"
+    assert loads(text)["servers"]["db"] == {"command": "db-mcp", "args": ["--ro"]}
+    assert "hooks" in loads(gemini.read_text(encoding="utf-8"))
+    settled = (vscode.read_bytes(), gemini.read_bytes())
+    again = sm(ROOT / "server.py", env, repo.path, "init", "--client", "vscode", "--client", "gemini").stdout
+    assert (vscode.read_bytes(), gemini.read_bytes()) == settled and f"unchanged {vscode}" in again
+    doctor = sm(ROOT / "server.py", env, repo.path, "doctor").stdout
+    assert f"{vscode} starts sentinel-memory" in doctor and "not valid JSON" not in doctor, doctor
+
+
+@pytest.mark.parametrize("text", ['{"servers": {"db": {"command": "x"}}\n', '{"servers": /* open\n}\n',
+                                  "\x00\x01binary\n", "[]\n", "null\n", '{"servers": []}\n', ""])
+def test_a_config_init_cannot_edit_is_left_as_it_was_with_one_sentence(tmp_path, env, text):
+    """Broken JSON, an unclosed comment, a top-level array or null, servers of the wrong type: the
+    file stays byte for byte and init says why and what to add in its one line (an empty file gets
+    our entry)."""
+    repo = make_repo(tmp_path, env, wired=False)
+    path = repo.path / ".vscode" / "mcp.json"
+    path.parent.mkdir()
+    path.write_text(text, encoding="utf-8")
+
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--client", "vscode").stdout
+
+    line = next(x for x in out.splitlines() if str(path) in x)
+    if not text:
+        assert line.startswith(f"added to {path}") or line.startswith(f"updated {path}"), line
+        return
+    assert path.read_text(encoding="utf-8") == text
+    assert line.startswith(f"left alone {path}: ") and line.endswith('"args": ["--project", "${workspaceFolder}"]}}}')
+
+
+def test_our_server_under_another_name_is_named_so_it_does_not_run_twice(tmp_path, env):
+    """The user's own entry for this server as "memory" (by name, and an older python + server.py
+    one): init adds ours, keeps theirs (their file), and init and doctor say the client would run
+    it twice and what to remove (before, nothing was said). An entry for another project's memory
+    (--project elsewhere) is not named."""
+    repo = make_repo(tmp_path, env, wired=False)
+    path = repo.path / ".cursor" / "mcp.json"
+    path.parent.mkdir()
+    servers = {"memory": {"command": "sentinel-memory", "args": ["--project", "${workspaceFolder}"]},
+               "old": {"command": "/usr/bin/python3", "args": ["/opt/sm/server.py"]},
+               "docs-memory": {"command": "sentinel-memory", "args": ["--project", str(tmp_path)]},
+               "node": {"command": "node", "args": ["x.js"]}}
+    path.write_text(json.dumps({"mcpServers": servers}, indent=2) + "\n", encoding="utf-8")
+
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--no-hooks").stdout
+
+    line = next(x for x in out.splitlines() if str(path) in x)
+    assert line.endswith("; note: 'memory', 'old' start sentinel-memory too, so the client runs it twice: remove them")
+    assert {k: v for k, v in json.loads(path.read_text(encoding="utf-8"))["mcpServers"].items()
+            if k != "sentinel-memory"} == servers
+    doctor = sm(ROOT / "server.py", env, repo.path, "doctor").stdout
+    assert f"{path} starts sentinel-memory under 'memory', 'old' too, so the client runs it twice: remove them " \
+           "and keep 'sentinel-memory'" in doctor, doctor
+
+
 def test_duplicate_server_keys_are_refused_not_merged_away(tmp_path, env):
     """Two "mcpServers" objects (a client reads the last): init does not drop the first one's
     servers; it leaves the file and says which key to keep."""
@@ -267,6 +352,80 @@ def test_a_codex_table_spelt_another_way_is_updated_in_place(tmp_path, env, spel
     assert path.read_bytes() == settled
 
 
+USER_CODEX = """\
+# the team's Codex settings
+model = "o3"  # fast enough
+profile = { name = "review", effort = "high" }
+
+[mcp_servers.other]
+command = "other"   # keep me
+env = { A = "1" }
+
+[[profiles]]
+name = "p1"
+
+[[profiles]]
+name = "p2"
+"""
+
+
+def test_an_old_codex_entry_loses_its_machine_path_and_doctor_agrees(tmp_path, env):
+    """An earlier version's Codex table (absolute command, server.py, cwd): init removes the cwd
+    it says it removed (before, the cwd stayed, and doctor kept asking for an init that kept it)."""
+    repo = make_repo(tmp_path, env, wired=False)
+    path = repo.path / ".codex" / "config.toml"
+    path.parent.mkdir()
+    path.write_text('[mcp_servers.sentinel-memory]\ncommand = "/home/ann/sm/.venv/bin/python"\n'
+                    'args = ["/home/ann/sm/server.py"]\ncwd = "/home/ann/projects/app"  # hers\n'
+                    'startup_timeout_sec = 20\n', encoding="utf-8")
+
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--client", "codex", "--no-hooks").stdout
+
+    ours = tomllib.loads(path.read_text(encoding="utf-8"))["mcp_servers"]["sentinel-memory"]
+    assert "cwd" not in ours and ours["startup_timeout_sec"] == 20 and ours["command"] == "sentinel-memory"
+    assert "removed this machine's cwd" in out
+    assert "holds this machine's path" not in sm(ROOT / "server.py", env, repo.path, "doctor").stdout
+
+
+def test_a_new_codex_table_is_appended_and_every_byte_of_the_users_file_stays(tmp_path, env):
+    """Comments, an inline table, arrays of tables after a server table, CRLF: our table goes at the
+    end and the user's text stays byte for byte (tomlkit moved [mcp_servers.*] tables that an array
+    of tables split); reruns change nothing."""
+    repo = make_repo(tmp_path, env, wired=False)
+    path = repo.path / ".codex" / "config.toml"
+    path.parent.mkdir()
+    user = USER_CODEX.replace("\n", "\r\n").encode()
+    path.write_bytes(user)
+
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--client", "codex", "--no-hooks").stdout
+
+    data = path.read_bytes()
+    assert data.startswith(user.rstrip(b"\r\n")) and b"\n" not in data.replace(b"\r\n", b""), out
+    parsed = tomllib.loads(data.decode())
+    assert parsed["mcp_servers"]["sentinel-memory"] == {
+        "command": "sentinel-memory", "args": [], "tools": {"log_memory": {"approval_mode": "approve"}}}
+    assert {k: v for k, v in parsed.items() if k != "mcp_servers"} == \
+        {k: v for k, v in tomllib.loads(USER_CODEX).items() if k != "mcp_servers"}
+    assert sm(ROOT / "server.py", env, repo.path, "init", "--client", "codex").stdout.startswith(f"unchanged {path}")
+    assert path.read_bytes() == data
+
+
+def test_a_codex_table_that_cannot_be_edited_in_place_is_left_alone_with_what_to_add(tmp_path, env):
+    """Our stale table after the user's arrays of tables, in a file tomlkit would reorder: init leaves
+    the file as it is and says in one line why and what to write."""
+    repo = make_repo(tmp_path, env, wired=False)
+    path = repo.path / ".codex" / "config.toml"
+    path.parent.mkdir()
+    text = USER_CODEX + '\n[mcp_servers.sentinel-memory]\ncommand = "/old/python"\n'
+    path.write_text(text, encoding="utf-8")
+
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--client", "codex", "--no-hooks").stdout
+
+    assert path.read_text(encoding="utf-8") == text
+    line = next(x for x in out.splitlines() if str(path) in x)
+    assert line.startswith(f"left alone {path}: init could not edit") and 'command = "sentinel-memory"' in line
+
+
 def test_an_invalid_codex_config_is_refused_and_left_as_it_is(tmp_path, env):
     """TOML that does not parse: init appends nothing, says why in one line, and doctor fails on it."""
     repo = make_repo(tmp_path, env, wired=False)
@@ -317,6 +476,92 @@ def test_a_config_nested_past_reason_is_refused_without_a_traceback(tmp_path, en
 
     assert f"left alone {path}" in out and path.read_text(encoding="utf-8") == text
     assert str(path) in sm(ROOT / "server.py", env, repo.path, "doctor").stdout
+
+
+@pytest.mark.parametrize("case", ["folder is a file", "file is a folder", "huge"])
+def test_a_config_path_init_cannot_write_is_named_with_what_to_do(tmp_path, env, case):
+    """.claude is a file, .claude/settings.json is a folder, or the file is megabytes: init leaves
+    it, says in its line what is in the way and what to move (before: "Could not read ...: Not a
+    directory. Check its permissions."), and doctor says it once, without asking for an init."""
+    repo = make_repo(tmp_path, env, wired=False)
+    if case == "folder is a file":
+        (repo.path / ".claude").write_text("notes\n", encoding="utf-8")
+        expected = f"{repo.path / '.claude'} is a file, not a folder; move it aside"
+    elif case == "file is a folder":
+        (repo.path / ".claude" / "settings.json").mkdir(parents=True)
+        expected = "it is a folder, not a file; move it aside"
+    else:
+        (repo.path / ".claude").mkdir()
+        (repo.path / ".claude" / "settings.json").write_text("{}" + " " * 2_000_000, encoding="utf-8")
+        expected = "it is 2,000,002 bytes, more than a client config holds"
+    path = repo.path / ".claude" / "settings.json"
+
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--client", "claude").stdout
+
+    line = next(x for x in out.splitlines() if str(path) in x)
+    assert line.startswith(f"left alone the hooks in {path}: {expected}"), line
+    assert case != "huge" or path.stat().st_size == 2_000_002
+    assert (repo.path / ".mcp.json").is_file()  # the other file is written
+    doctor = sm(ROOT / "server.py", env, repo.path, "doctor").stdout
+    said = [x for x in doctor.splitlines() if str(path) in x]
+    assert case == "folder is a file" and not said or len(said) == 1 and expected in said[0], doctor
+
+
+def test_a_folder_init_cannot_write_in_is_one_line_and_the_rest_is_done(tmp_path, env):
+    """.cursor/ that cannot be written in (immutable for root, mode 555 for anyone else): init says
+    so in Cursor's lines and goes on with the other clients, the rules and .context/ (before, the
+    first failed write ended init with exit 3 and nothing after it was done)."""
+    repo = make_repo(tmp_path, env, wired=False)
+    folder = repo.path / ".cursor"
+    folder.mkdir()
+    locked = ["chattr", "+i", str(folder)] if os.geteuid() == 0 and shutil.which("chattr") else None
+    if locked:
+        if subprocess.run(locked, capture_output=True).returncode != 0:
+            pytest.skip("chattr +i is not supported here")
+    else:
+        folder.chmod(0o555)
+    try:
+        try:
+            (folder / "probe").write_text("", encoding="utf-8")
+            pytest.skip("the folder stays writable here")
+        except OSError:
+            pass
+
+        result = sm(ROOT / "server.py", env, repo.path, "init", "--client", "cursor", "--client", "claude")
+
+        assert result.returncode == 0, result.stdout + result.stderr
+        line = next(x for x in result.stdout.splitlines() if str(folder / "mcp.json") in x)
+        assert line.startswith(f"left alone {folder / 'mcp.json'}: it could not be written (") and \
+            f"make {folder} writable" in line, line
+        assert (repo.path / ".mcp.json").is_file() and (repo.path / ".cursorrules").is_file()
+        assert not any(folder.iterdir())
+    finally:
+        if locked:
+            subprocess.run(["chattr", "-i", str(folder)], check=True)
+        folder.chmod(0o755)
+
+
+def test_doctor_says_what_init_would_leave_alone_and_never_sends_the_user_in_a_circle(tmp_path, env):
+    """Our entry with two "command" keys, and a config saved as UTF-16: doctor says what init would
+    refuse and what to do first (before, it asked to install sentinel-memory for a command `b`, or
+    to run an init that leaves the file alone, and named a codec for the UTF-16 file)."""
+    repo = make_repo(tmp_path, env, wired=False)
+    gemini, claude = repo.path / ".gemini" / "settings.json", repo.path / ".mcp.json"
+    gemini.parent.mkdir()
+    gemini.write_text('{"mcpServers": {"sentinel-memory": {"command": "a", "command": "b"}}}\n', encoding="utf-8")
+    claude.write_text('{"mcpServers": {}}\n', encoding="utf-16")
+
+    doctor = sm(ROOT / "server.py", env, repo.path, "doctor").stdout
+
+    lines = [x for x in doctor.splitlines() if str(gemini) in x]
+    assert lines[0] == f"[warn] init leaves {gemini} alone: it has 2 'command' keys in the 'sentinel-memory' entry " \
+                       "(a client reads only the last); keep one", doctor
+    assert lines[1].startswith(f"[FAIL] {gemini} starts `b`, which is not on this machine's PATH: fix what is said "
+                               "above, then run"), doctor
+    assert "pipx install" not in lines[1]
+    assert f"[FAIL] {claude} is not UTF-8 text: save it as UTF-8" in doctor
+    out = sm(ROOT / "server.py", env, repo.path, "init", "--client", "claude", "--no-hooks").stdout
+    assert f"left alone {claude}: it is not UTF-8 text; save it as UTF-8; add this yourself" in out
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")

@@ -144,6 +144,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         "--client",
         action="append",
         choices=list(CLIENT_KEYS),
+        type=_client_name,
         help="client to configure (repeat for several; default: cursor)",
     )
     p.add_argument(
@@ -189,6 +190,16 @@ def _at_least_one(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
     return int(text)
+
+
+def _client_name(text: str) -> str:
+    """init's --client: our short name in any case ("Claude"); a typo gets the nearest name."""
+    key = text.strip().lower()
+    if key in CLIENT_KEYS:
+        return key
+    raise argparse.ArgumentTypeError(
+        f"unknown client {text!r}{_suggest(key, CLIENT_KEYS)} (the clients: {', '.join(CLIENT_KEYS)})"
+    )
 
 
 def _command_word(argv: list[str]) -> str | None:

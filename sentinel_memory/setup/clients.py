@@ -43,7 +43,8 @@ class Client:
     names: tuple[str, ...]  # substrings of the clientInfo name the client sends
     defaults: dict = field(default_factory=dict)  # added once; a value the user changed is kept
     hooks: Path | None = None  # the project file init writes the client hooks into (setup/hookconfig.py)
-    trust: str = ""  # the one step a user takes before the client runs a project's hooks
+    trust: str = ""  # the step a user takes before the client reads the project's files (server, hooks)
+    hooks_trust: str = ""  # what the hooks need besides
 
 
 CLIENTS: dict[str, Client] = {
@@ -94,8 +95,9 @@ CLIENTS: dict[str, Client] = {
             ("codex",),
             {"tools": {SAVING_TOOL: {"approval_mode": "approve"}}},
             hooks=Path(".codex") / "hooks.json",
-            trust="Codex runs a project's hooks only once you trust them: run codex in the project, trust the "
-            "project when asked, then open /hooks and trust the sentinel-memory hooks (again after they change)",
+            trust="Codex reads a project's .codex/ files only once you trust the project: run `codex exec --trust` "
+            "in it once (or trust it when codex asks)",
+            hooks_trust=", then open /hooks in codex and trust the sentinel-memory hooks (again after they change)",
         ),
         # Gemini CLI reads .gemini/settings.json in the folder it starts in and starts the server there.
         Client(
@@ -109,8 +111,9 @@ CLIENTS: dict[str, Client] = {
             ("gemini",),
             {"trust": True},
             hooks=Path(".gemini") / "settings.json",
-            trust="Gemini CLI runs a project's hooks only in a trusted folder: run gemini in the project and "
-            "trust the folder when asked (or add it to ~/.gemini/trustedFolders.json as TRUST_FOLDER)",
+            trust="Gemini CLI reads a project's .gemini/settings.json (its servers and hooks) only in a trusted "
+            "folder: run gemini in the project and trust the folder when asked (or add it to "
+            "~/.gemini/trustedFolders.json as TRUST_FOLDER)",
         ),
         Client(
             "windsurf",
@@ -123,6 +126,12 @@ CLIENTS: dict[str, Client] = {
         ),
     )
 }
+
+
+def trust_step(client: Client, hooks: bool) -> str:
+    """The one line saying what the user does before the client reads what init wrote ("" when
+    the client needs nothing): the project's trust, and the hooks' own where they are written."""
+    return client.trust + (client.hooks_trust if hooks else "") if client.trust else ""
 
 
 def machine_specific(key: str, value) -> bool:
@@ -171,6 +180,7 @@ def write(key: str, root: Path) -> str:
             new, current = configedit.merge_json_entry(
                 text, client.servers, SERVER_NAME, client.entry, client.defaults, machine_specific
             )
+        left += _twins_note(configedit, new, client, root)
         if data is not None and new == text:
             return f"unchanged {path}{left}"
         configedit.write(target, bom + new.encode("utf-8"))
@@ -197,7 +207,7 @@ def write(key: str, root: Path) -> str:
 
 def write_hooks(key: str, root: Path) -> list[str]:
     """Add or refresh our hooks in the client's hooks file (a user's own hooks kept); the line
-    saying what was done, and the step the user takes before the client runs them, if any."""
+    saying what was done (init adds the trust step, trust_step)."""
     from . import configedit
 
     client, root = CLIENTS[key], Path(root).resolve()
@@ -206,22 +216,47 @@ def write_hooks(key: str, root: Path) -> list[str]:
     path = root / client.hooks
     wanted = hookconfig.definitions(COMMAND, key)
     top = {"version": 1} if key == "cursor" else {}
-    trust = [f"note: {client.trust}"] if client.trust else []
     try:
         target = configedit.target(path, root)
         data = configedit.read(target)
         bom, text = configedit.split_bom(data) if data is not None else (b"", "")
-        new, changed = configedit.merge_json_hooks(text, wanted, hookconfig.is_ours, top)
+        new, changed = configedit.merge_json_hooks(text, wanted, hookconfig.is_ours, top, hookconfig.runs_ours)
         if data is not None and new == text:
-            return [f"unchanged hooks in {path}"]  # the trust step was said when they were written
+            return [f"unchanged hooks in {path}"]
         configedit.write(target, bom + new.encode("utf-8"))
     except configedit.Refused as exc:
         shown = json.dumps({**top, "hooks": wanted}, ensure_ascii=False)
-        return [f"left alone the hooks in {path}: {exc}; add this yourself: {shown}", *trust]
+        return [f"left alone the hooks in {path}: {exc}; add this yourself: {shown}"]
     except RecursionError:
-        return [f"left alone the hooks in {path}: it nests deeper than a config does", *trust]
+        return [f"left alone the hooks in {path}: it nests deeper than a config does"]
     verb = "created" if data is None else "updated"
-    return [f"{verb} {path}: hooks {', '.join(changed)} run `{hookconfig.command(COMMAND, key)}`", *trust]
+    return [f"{verb} {path}: hooks {', '.join(changed)} run `{hookconfig.command(COMMAND, key)}`"]
+
+
+def hooks_kept(key: str, root: Path) -> list[str]:
+    """For init --no-hooks: the line saying our hooks already in the client's file stay (a
+    teammate's --no-hooks must not take the team's hooks away), and how to remove them."""
+    from . import configedit
+
+    client, root = CLIENTS[key], Path(root).resolve()
+    if client.hooks is None:
+        return []
+    path = root / client.hooks
+    try:
+        data = configedit.read(configedit.target(path, root))
+        hooks = configedit.loads(data.decode("utf-8-sig")).get("hooks") if data else None
+    except (configedit.Refused, ValueError, AttributeError, RecursionError):
+        return []
+    groups = [g for gs in hooks.values() if isinstance(gs, list) for g in gs] if isinstance(hooks, dict) else []
+    entries = [
+        e for g in groups if isinstance(g, dict) for e in (g["hooks"] if isinstance(g.get("hooks"), list) else [g])
+    ]
+    if not any(hookconfig.runs_ours(e) for e in entries):
+        return []
+    return [
+        f"kept the hooks in {path} (--no-hooks adds none and removes none): to stop them, delete the "
+        f"hooks that run `{hookconfig.command(COMMAND, key)}` from it"
+    ]
 
 
 def _merge_toml(configedit, text: str, client: Client) -> tuple[str, dict | None, str]:
@@ -229,10 +264,10 @@ def _merge_toml(configedit, text: str, client: Client) -> tuple[str, dict | None
     inline), the table without it and a note saying what to add."""
     where = (client.servers, SERVER_NAME)
     try:
-        new, current = configedit.merge_toml_table(text, where, client.entry, client.defaults)
+        new, current = configedit.merge_toml_table(text, where, client.entry, client.defaults, machine_specific)
         return new, current, ""
     except configedit.Refused:
-        new, current = configedit.merge_toml_table(text, where, client.entry, {})
+        new, current = configedit.merge_toml_table(text, where, client.entry, {}, machine_specific)
     return (
         new,
         current,
@@ -240,6 +275,50 @@ def _merge_toml(configedit, text: str, client: Client) -> tuple[str, dict | None
             f"; left alone the approval of {SAVING_TOOL}: add [mcp_servers.{SERVER_NAME}.tools."
             f'{SAVING_TOOL}] approval_mode = "approve" yourself, or Codex asks before every save'
         ),
+    )
+
+
+def twins(servers: object, root: Path) -> list[str]:
+    """The names of the other servers in a config's servers table that start this server for this
+    project too (a user's own entry for it under another name): the client would run it twice. An
+    entry with --project naming another folder serves another project's memory: not a twin."""
+    from .hookconfig import starts_us
+
+    def ours(entry: object) -> bool:
+        if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+            return False
+        args = [a for a in entry.get("args") or [] if isinstance(a, str)]
+        words = [entry["command"], *args[:2]]
+        if not any(starts_us(words[:n]) for n in range(1, len(words) + 1)):
+            return False
+        given = [b for a, b in zip(args, args[1:], strict=False) if a == "--project"]
+        given += [a.split("=", 1)[1] for a in args if a.startswith("--project=")]
+        try:
+            return all("${" in p or Path(p).expanduser().resolve() == Path(root).resolve() for p in given)
+        except (OSError, RuntimeError, ValueError):
+            return False
+
+    if not isinstance(servers, dict):
+        return []
+    return [name for name, entry in servers.items() if name != SERVER_NAME and ours(entry)]
+
+
+def _twins_note(configedit, text: str, client: Client, root: Path) -> str:
+    try:
+        if client.config is not None and client.config.suffix == ".toml":
+            import tomllib
+
+            servers = tomllib.loads(text).get(client.servers)
+        else:
+            servers = configedit.loads(text).get(client.servers)
+    except (ValueError, AttributeError, RecursionError):
+        return ""
+    names = twins(servers, root)
+    if not names:
+        return ""
+    return (
+        f"; note: {', '.join(repr(n) for n in names)} {'starts' if len(names) == 1 else 'start'} {COMMAND} too, so "
+        f"the client runs it twice: remove {'it' if len(names) == 1 else 'them'}"
     )
 
 
@@ -252,7 +331,7 @@ def _has_approval(table: dict | None) -> bool:
 def read_entry(root: Path, client: Client) -> tuple[Path, dict | None, str | None, list[str]]:
     """(the config's path, our entry in it or None, why it could not be read or None, warnings:
     what would make init leave the file alone, said as doctor's sentences)."""
-    from .configedit import Refused, read, target
+    from .configedit import Refused, loads, read, target
 
     assert client.config is not None, f"{client.key}'s config is global"
     path, warnings = Path(root) / client.config, []
@@ -278,17 +357,39 @@ def read_entry(root: Path, client: Client) -> tuple[Path, dict | None, str | Non
 
             parsed = tomllib.loads(raw)
         else:
-            parsed = json.loads(raw, object_pairs_hook=pairs)
+            parsed = loads(raw, object_pairs_hook=pairs)  # JSON, or JSONC as VS Code reads it
         servers = parsed.get(client.servers, {})
         entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
+    except UnicodeDecodeError:
+        return path, None, f"{path} is not UTF-8 text: save it as UTF-8", warnings
     except (OSError, ValueError, AttributeError, RecursionError) as exc:
         kind = "TOML" if client.config.suffix == ".toml" else "JSON"
         return path, None, f"{path} is not valid {kind} ({str(exc)[:120]}): fix it", warnings
+    names = twins(parsed.get(client.servers), Path(root))
+    if names:
+        warnings.append(
+            f"{path} starts {COMMAND} under {', '.join(repr(n) for n in names)} too, so the client runs it twice: "
+            f"remove {'it' if len(names) == 1 else 'them'} and keep {SERVER_NAME!r}"
+        )
     warnings += [
         f"{path} has the {name!r} key more than once: the client reads only the last, so the servers in the "
         "others are ignored; merge them into one"
         for name in dict.fromkeys(duplicates)
     ]
+    if not duplicates:  # what init would do with the file, said before it is run
+        from . import configedit
+
+        try:
+            if client.config.suffix == ".toml":
+                _merge_toml(configedit, raw, client)
+            else:
+                configedit.merge_json_entry(
+                    raw, client.servers, SERVER_NAME, client.entry, client.defaults, machine_specific
+                )
+        except Refused as exc:
+            warnings.append(f"init leaves {path} alone: {exc}")
+        except RecursionError:
+            pass
     return path, entry if isinstance(entry, dict) else None, None, warnings
 
 
@@ -303,9 +404,15 @@ def extra_check(client: Client, path: Path, entry: dict) -> str | None:
         tools = entry.get("tools", {})
         tool = tools.get(SAVING_TOOL) if isinstance(tools, dict) else None
         mode = tool.get("approval_mode") if isinstance(tool, dict) else None
-        if mode != "approve":
+        if mode is not None and mode != "approve":  # someone chose it: init keeps it
             return (
-                f"{path} does not approve {SAVING_TOOL} (approval_mode is {mode or 'unset'}): Codex asks before "
-                "every save and headless codex exec cannot save; run init --client codex"
+                f"{path} does not approve {SAVING_TOOL} (approval_mode is {mode}): Codex asks before every save "
+                'and headless codex exec cannot save; set it to "approve" if saves need not ask'
+            )
+        if mode is None:
+            return (
+                f"{path} does not approve {SAVING_TOOL} (approval_mode is unset): Codex asks before every save "
+                f"and headless codex exec cannot save; run init --client codex, or add [mcp_servers.{SERVER_NAME}"
+                f'.tools.{SAVING_TOOL}] approval_mode = "approve" yourself where init says it cannot'
             )
     return None

@@ -3,18 +3,22 @@
 A config init edits is someone else's file, often committed and shared. So an edit changes only
 the bytes of what init owns and keeps every other byte: JSON is edited by splicing our members
 into the original text at positions a scanner found (numbers such as 1.10 or 1e400, a BOM, line
-endings, key order and indentation stay as they were); TOML goes through tomlkit, a style-keeping
-parser (comments, quoting, dotted keys), and the result is checked with the standard parser to
-mean exactly the old file plus our change. A file that does not parse, that names our table twice,
-that is read-only, or that is a link out of the project is refused with one sentence (Refused);
-a link inside the project is followed and its target edited, never replaced by a file.
+endings, key order and indentation stay as they were; so do the comments and trailing commas of
+JSONC, which the scanner reads as spaces); TOML goes through tomlkit, a style-keeping parser
+(comments, quoting, dotted keys), or a new table is appended as text, and the result is checked
+with the standard parser to mean exactly the old file plus our change. A file that does not
+parse, that names our table twice, that is read-only, that cannot be written, or that is a link
+out of the project is refused with one sentence (Refused); a link inside the project is followed
+and its target edited, never replaced by a file.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -38,16 +42,27 @@ def target(path: Path, root: Path) -> Path:
     root = Path(root).resolve()
     resolved = Path(os.path.realpath(path))
     if path.is_symlink() and not resolved.exists():
-        raise Refused(f"it is a link to {os.readlink(path)}, which does not exist")
+        raise Refused(f"it is a link to {os.readlink(path)}, which leads to no file (missing, or links in a loop)")
     if not resolved.is_relative_to(root):
         raise Refused(f"it leads to {resolved}, outside the project; edit that file yourself")
+    for folder in reversed(resolved.parents):
+        if folder.is_relative_to(root) and folder.exists() and not folder.is_dir():
+            raise Refused(f"{folder} is a file, not a folder; move it aside so the folder can be made")
+    if resolved.is_dir():
+        raise Refused("it is a folder, not a file; move it aside so the file can be written")
     if resolved.exists() and not resolved.is_file():
-        raise Refused("it is not a regular file")
+        raise Refused("it is not a regular file (a FIFO or a device); remove it so the file can be written")
     return resolved
 
 
 def read(path: Path) -> bytes | None:
     """The file's bytes (None when absent), bounded; a device, FIFO or huge file is refused."""
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        size = 0
+    if size > MAX_CONFIG_BYTES:
+        raise Refused(f"it is {size:,} bytes, more than a client config holds ({MAX_CONFIG_BYTES:,} read at most)")
     try:
         return read_regular(str(path), MAX_CONFIG_BYTES)
     except StorageError as exc:
@@ -62,11 +77,18 @@ def write(path: Path, data: bytes) -> None:
         if not path.stat().st_mode & stat.S_IWUSR or not os.access(path, os.W_OK):
             raise Refused("it is read-only; make it writable (chmod u+w) and run init again")
         mode = stat.S_IMODE(path.stat().st_mode)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staged = Staged(path, data)
-    if mode is not None and staged.tmp:
-        os.chmod(staged.tmp, mode)
-    staged.commit()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staged = Staged(path, data)
+        if mode is not None and staged.tmp:
+            os.chmod(staged.tmp, mode)
+        staged.commit()
+    except (OSError, StorageError) as exc:  # the folder not writable, the disk full: the file is as it was
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc).split(":")[-1].split(".")[0]
+        raise Refused(
+            f"it could not be written ({reason.strip()}); make {path.parent} writable or free disk space, "
+            "then run init again"
+        ) from None
 
 
 def split_bom(data: bytes) -> tuple[bytes, str]:
@@ -75,7 +97,7 @@ def split_bom(data: bytes) -> tuple[bytes, str]:
     try:
         return bom, data[len(bom) :].decode("utf-8")
     except UnicodeDecodeError:
-        raise Refused("it is not UTF-8 text") from None
+        raise Refused("it is not UTF-8 text; save it as UTF-8") from None
 
 
 def newline_of(text: str) -> str:
@@ -96,9 +118,34 @@ class Node:
         return [value for name, _at, value in self.members or [] if name == key]
 
 
+# JSONC, as VS Code, Cursor and Gemini CLI read their settings: comments and trailing commas.
+_STRING_OR_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*[\s\S]*?\*/')
+_STRING_OR_TRAILING_COMMA = re.compile(r'"(?:[^"\\\n]|\\.)*"|,(?=\s*[}\]])')
+
+
+def _spaces(match: re.Match) -> str:
+    found = match.group()
+    return found if found.startswith('"') else re.sub(r"[^\r\n]", " ", found)
+
+
+@functools.lru_cache(maxsize=8)
+def blank(text: str) -> str:
+    """`text` with its comments and trailing commas turned into spaces (line breaks kept): plain
+    JSON with every value where it was, so positions found in it are positions in `text`."""
+    if "/" not in text and "," not in text:
+        return text
+    return _STRING_OR_TRAILING_COMMA.sub(_spaces, _STRING_OR_COMMENT.sub(_spaces, text))
+
+
+def loads(text: str, **kwargs):
+    """json.loads for JSON or JSONC."""
+    return json.loads(blank(text), **kwargs)
+
+
 def scan(text: str, i: int = 0) -> Node:
-    """The structure of JSON text that json.loads has already accepted."""
-    node, _ = _value(text, _ws(text, i))
+    """The structure of JSON or JSONC text that loads() has already accepted."""
+    plain = blank(text)
+    node, _ = _value(plain, _ws(plain, i))
     return node
 
 
@@ -187,8 +234,17 @@ def set_member(text: str, obj: Node, key: str, value) -> str:
                 f",{newline}{indent}{json.dumps(key, ensure_ascii=False)}: "
                 f"{_render(value, unit, indent, newline, False)}"
             )
-        return text[: last.end] + member + text[last.end :]
+        return _after_value(text, last.end, member, newline)
     close = obj.end - 1
+    if blank(text[obj.start : obj.end]) != text[obj.start : obj.end]:  # only comments inside: kept
+        if inline:
+            member = f"{json.dumps(key, ensure_ascii=False)}: {_render(value, unit, '', newline, True)} "
+            return text[:close] + member + text[close:]
+        outer = _line_indent(text, obj.start)
+        indent = outer + unit
+        head = text[:close].rstrip(" \t\r\n")
+        member = f"{json.dumps(key, ensure_ascii=False)}: {_render(value, unit, indent, newline, False)}"
+        return head + newline + indent + member + newline + outer + text[close:]
     if inline:
         member = f"{json.dumps(key, ensure_ascii=False)}: {_render(value, unit, '', newline, True)}"
         return text[: obj.start + 1] + member + text[close:]
@@ -199,6 +255,18 @@ def set_member(text: str, obj: Node, key: str, value) -> str:
         f"{_render(value, unit, indent, newline, False)}{newline}{outer}"
     )
     return text[: obj.start + 1] + member + text[close:]
+
+
+def _after_value(text: str, end: int, piece: str, newline: str) -> str:
+    """`text` with `piece` (", ..." or ",<newline><indent>...") after the value ending at `end`; when a
+    line comment follows that value on its line, after the comment, so it stays with its value."""
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end - (text[line_end - 1] == "\r")
+    rest = text[end:line_end]
+    if not piece.startswith("," + newline) or not rest.lstrip(" \t,").startswith("//"):
+        return text[:end] + piece + text[end:]
+    comma = "" if rest.lstrip(" \t").startswith(",") else ","
+    return text[:end] + comma + rest + piece[1:] + text[line_end:]
 
 
 def delete_member(text: str, obj: Node, key: str) -> str:
@@ -228,7 +296,12 @@ def _json_object(text: str) -> tuple[str, Node]:
     except RecursionError:
         raise Refused("it nests deeper than a config does") from None
     except ValueError as exc:
-        raise Refused(f"it is not plain JSON ({exc}; a file with comments is not rewritten)") from None
+        try:
+            loads(text)  # JSONC: its comments and trailing commas stay
+        except RecursionError:
+            raise Refused("it nests deeper than a config does") from None
+        except ValueError:
+            raise Refused(f"it is not valid JSON ({exc}); fix it first") from None
     if not text.strip():
         text = "{}\n"
     top = scan(text)
@@ -253,7 +326,7 @@ def merge_json_entry(text: str, key: str, name: str, wanted: dict, defaults: dic
         return set_member(text, servers, name, {**wanted, **defaults}), None
     if ours.members is None:
         raise Refused(f"its {name!r} entry is not an object")
-    current = json.loads(text[ours.start : ours.end])
+    current = loads(text[ours.start : ours.end])
     for k in current:
         _single(ours, k, f"the {name!r} entry")
     for k, v in list(wanted.items()) + [(k, v) for k, v in defaults.items() if k not in current]:
@@ -269,12 +342,14 @@ def _entry_node(text: str, key: str, name: str) -> Node:
     return scan(text).get(key)[0].get(name)[0]
 
 
-def merge_json_hooks(text: str, wanted: dict[str, list], ours, top: dict) -> tuple[str, list[str]]:
+def merge_json_hooks(
+    text: str, wanted: dict[str, list], ours, top: dict, mine=lambda _e: False
+) -> tuple[str, list[str]]:
     """(the new text, the events whose hooks changed) with our hook group in each event's list
-    under "hooks": a group of ours (ours(group) is true) replaced in place when it differs, else
-    ours appended after the user's groups, which stay byte for byte; `top` members added when
-    absent (Cursor's "version"). Refused when the text is not a JSON object whose "hooks" is an
-    object of lists."""
+    under "hooks" (_put_group: a group of ours, ours(group) true, refreshed in place; a user's
+    hook that runs ours, mine(hook) true, upgraded in place; else ours appended after the user's
+    groups, which stay byte for byte); `top` members added when absent (Cursor's "version").
+    Refused when the text is not a JSON object whose "hooks" is an object of lists."""
     text, root = _json_object(text)
     for key, value in top.items():
         if _single(root, key, "the file") is None:
@@ -296,39 +371,78 @@ def merge_json_hooks(text: str, wanted: dict[str, list], ours, top: dict) -> tup
             raise Refused(f"its hooks for {event!r} are not a list")
         before = text
         for group in groups:
-            text = _put_group(text, event, group, ours)
+            text = _put_group(text, event, group, ours, mine)
         if text != before:
             changed.append(event)
     return text, changed
 
 
-def _put_group(text: str, event: str, group: dict, ours) -> str:
-    listed = scan(text).get("hooks")[0].get(event)[0]
-    items = listed.items or []
-    unit, newline = indent_unit(text), newline_of(text)
-    inline = "\n" not in text[listed.start : listed.end]
-    for node in items:
-        if ours(json.loads(text[node.start : node.end])):
-            if json.loads(text[node.start : node.end]) == group:
+def _event_list(text: str, event: str) -> Node:
+    return scan(text).get("hooks")[0].get(event)[0]
+
+
+def _put_group(text: str, event: str, group: dict, ours, mine) -> str:
+    """Our group in the event's list: the first group of ours replaced when it differs and any
+    later one removed (two would run the hook twice); else, when a user's group on the same
+    matcher already runs our hook beside theirs, that hook's command brought to ours and nothing
+    added; else ours appended after the user's groups."""
+    listed = _event_list(text, event)
+    values = [loads(text[node.start : node.end]) for node in listed.items or []]
+    found = [i for i, value in enumerate(values) if ours(value)]
+    if found:
+        first, *extra = found
+        for index in reversed(extra):
+            text = delete_item(text, _event_list(text, event), index)
+        if values[first] == group:
+            return text
+        node = (_event_list(text, event).items or [])[first]
+        unit, newline = indent_unit(text), newline_of(text)
+        inline = "\n" not in text[node.start : node.end]  # the group written on one line stays so
+        indent = _line_indent(text, node.start)
+        return text[: node.start] + _render(group, unit, indent, newline, inline) + text[node.end :]
+    command = (group["hooks"][0] if isinstance(group.get("hooks"), list) else group)["command"]
+    for i, value in enumerate(values):
+        if not isinstance(value, dict) or value.get("matcher") != group.get("matcher"):
+            continue
+        entries = value["hooks"] if isinstance(value.get("hooks"), list) else []
+        for j, entry in enumerate(entries):
+            if mine(entry):
+                if entry.get("command") != command:
+                    node = ((listed.items or [])[i].get("hooks")[-1].items or [])[j]
+                    text = set_member(text, node, "command", command)
                 return text
-            indent = _line_indent(text, node.start)
-            return text[: node.start] + _render(group, unit, indent, newline, inline) + text[node.end :]
+    items = listed.items or []
     if not items:
         hooks = scan(text).get("hooks")[0]
         return set_member(text, hooks, event, [group])
+    unit, newline = indent_unit(text), newline_of(text)
+    inline = "\n" not in text[listed.start : listed.end]
     last = items[-1]
     if inline:
         return text[: last.end] + ", " + _render(group, unit, "", newline, True) + text[last.end :]
     indent = _line_indent(text, last.start)
-    return text[: last.end] + f",{newline}{indent}" + _render(group, unit, indent, newline, False) + text[last.end :]
+    return _after_value(text, last.end, f",{newline}{indent}" + _render(group, unit, indent, newline, False), newline)
+
+
+def delete_item(text: str, listed: Node, index: int) -> str:
+    """`text` without item `index` of the array at `listed`, and the comma that joined it."""
+    items = listed.items or []
+    if index > 0:
+        return text[: items[index - 1].end] + text[items[index].end :]
+    if len(items) > 1:
+        return text[: items[0].start] + text[items[1].start :]
+    return text[: listed.start + 1] + text[listed.end - 1 :]
 
 
 # ------------------------------------------------------------------------------ TOML, tomlkit
 
 
-def merge_toml_table(text: str, path: tuple[str, ...], wanted: dict, defaults: dict) -> tuple[str, dict | None]:
+def merge_toml_table(
+    text: str, path: tuple[str, ...], wanted: dict, defaults: dict, drop=lambda _k, _v: False
+) -> tuple[str, dict | None]:
     """(the new text, the table as it was or None) with the table at `path` holding `wanted`
-    (set) and `defaults` (nested dicts: each leaf added only when absent). Edited with tomlkit so
+    (set) and `defaults` (nested dicts: each leaf added only when absent), its keys for which
+    drop(key, value) is true removed (as merge_json_entry does). Edited with tomlkit so
     comments, quoting and layout stay; the result must parse to exactly the old document plus
     these values, else Refused (tomlkit cannot always extend a table written with dotted keys)."""
     import tomllib
@@ -352,6 +466,23 @@ def merge_toml_table(text: str, path: tuple[str, ...], wanted: dict, defaults: d
         target_plain = target_plain.setdefault(part, {})
     target_plain.update(wanted)
     _add_defaults(target_plain, defaults)
+    dropped = [k for k, v in target_plain.items() if k not in wanted and drop(k, v)]
+    for k in dropped:
+        del target_plain[k]
+    if expected == before:
+        return text, current
+    if current is None:  # our table is new: appended as text, so every byte of the file stays
+        appended = _appended(text, path, target_plain)
+        try:
+            if tomllib.loads(appended) == expected:
+                return appended, current
+        except ValueError:
+            pass  # the path is written inline or with dotted keys: tomlkit below, or refused
+    if tomlkit.dumps(doc) != text:
+        raise Refused(
+            f"init could not edit its {'.'.join(path)} table without reordering the file's tables (a "
+            "table split around an array of tables)"
+        )
     try:
         for i, part in enumerate(path):
             if part not in node:
@@ -361,6 +492,8 @@ def merge_toml_table(text: str, path: tuple[str, ...], wanted: dict, defaults: d
             if node.get(k) != v:
                 node[k] = v
         _add_defaults_toml(node, defaults)
+        for k in dropped:
+            del node[k]
         out = tomlkit.dumps(doc)
         after = tomllib.loads(out)
     except Exception:
@@ -378,6 +511,30 @@ def merge_toml_table(text: str, path: tuple[str, ...], wanted: dict, defaults: d
     return out, current
 
 
+def _appended(text: str, path: tuple[str, ...], table: dict) -> str:
+    """`text` with the table at `path` holding `table` added at its end, in the file's line ends."""
+    import tomlkit
+
+    doc = fresh = tomlkit.document()
+    for part in path[:-1]:
+        fresh[part] = tomlkit.table(is_super_table=True)
+        fresh = fresh[part]
+    fresh[path[-1]] = _toml_table(table)
+    newline = newline_of(text)
+    added = tomlkit.dumps(doc).replace("\n", newline)
+    kept = text.rstrip("\r\n")
+    return (kept + newline + newline if kept else "") + added
+
+
+def _toml_table(values: dict):
+    import tomlkit
+
+    table = tomlkit.table(is_super_table=all(isinstance(v, dict) for v in values.values()))
+    for k, v in values.items():
+        table[k] = _toml_table(v) if isinstance(v, dict) else v
+    return table
+
+
 def _has(doc: dict, path: tuple[str, ...]) -> bool:
     for part in path:
         if not isinstance(doc, dict) or part not in doc:
@@ -389,7 +546,10 @@ def _has(doc: dict, path: tuple[str, ...]) -> bool:
 def _add_defaults(table: dict, defaults: dict) -> None:
     for k, v in defaults.items():
         if isinstance(v, dict):
-            _add_defaults(table.setdefault(k, {}), v)
+            inner = table.setdefault(k, {})
+            if not isinstance(inner, dict):
+                raise Refused(f"its {k} is {type(inner).__name__}, not a table")
+            _add_defaults(inner, v)
         else:
             table.setdefault(k, v)
 

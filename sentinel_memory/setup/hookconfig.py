@@ -11,6 +11,7 @@ work); the probe loads what it runs when doctor runs it.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 
 # Our moments of a session, whatever each client calls them.
@@ -85,24 +86,54 @@ def is_ours(group: object) -> bool:
     if not isinstance(group, dict):
         return False
     entries = group["hooks"] if isinstance(group.get("hooks"), list) else [group]
-    return bool(entries) and all(isinstance(e, dict) and hook_words(e.get("command")) is not None for e in entries)
+    return bool(entries) and all(runs_ours(e) for e in entries)
+
+
+def runs_ours(entry: object) -> bool:
+    """True for one hook entry whose command is our hook, in any form that starts an install."""
+    return isinstance(entry, dict) and hook_words(entry.get("command")) is not None
+
+
+def command_words(command: str) -> list[str]:
+    """The words of a hook command, as shlex splits them (a Windows path keeps its backslashes)."""
+    return [w.strip('"') for w in shlex.split(command, posix="\\" not in command)]
 
 
 def hook_words(command: object) -> list[str] | None:
-    """The words after the executable in one of our hook commands (`hook --client X ...`), or
-    None when the command is not ours."""
+    """The words from `hook` on in one of our hook commands (`hook --client X ...`), or None when
+    the command is not ours. What starts it may be the executable (by name or by path), server.py,
+    or a python running server.py or `-m sentinel_memory`: the forms an install is started by, and
+    that people and earlier versions wrote."""
     if not isinstance(command, str):
         return None
     try:
-        words = shlex.split(command)
+        words = command_words(command)
     except ValueError:
         return None
-    if len(words) < 4 or words[1] != HOOK_WORD or words[2] != "--client" or words[3] not in HOOK_CLIENTS:
+    at = len(words) - 3  # nothing after the client's name: a command that goes on is someone's own
+    if at < 1 or words[at:-1] != [HOOK_WORD, "--client"] or words[-1] not in HOOK_CLIENTS:
         return None
-    name = words[0].replace("\\", "/").rsplit("/", 1)[-1]
-    if name not in ("sentinel-memory", "sentinel-memory.exe", "server.py"):
-        return None
-    return words[1:]
+    return words[at:] if starts_us(words[:at]) else None
+
+
+def starts_us(words: list[str]) -> bool:
+    """True when `words` are what starts this install: its executable, server.py, or a python
+    running either (the forms hook_words and the MCP entries' twins check accept)."""
+
+    def name(word: str) -> str:
+        return word.replace("\\", "/").rsplit("/", 1)[-1].lower()
+
+    if len(words) == 1:
+        return name(words[0]) in ("sentinel-memory", "sentinel-memory.exe", "server.py")
+    if len(words) < 2 or not re.fullmatch(r"(python[0-9.]*|py)(\.exe)?", name(words[0])):
+        return False
+    if words[-2:] == ["-m", "sentinel_memory"]:
+        flags = words[1:-2]
+    elif name(words[-1]) == "server.py":
+        flags = words[1:-1]
+    else:
+        return False
+    return all(w.startswith("-") and w not in ("-m", "-c") for w in flags)
 
 
 def answer_moment(client: str, code: int, out: str, err: str) -> str | None:
@@ -189,11 +220,13 @@ def sample_event(client: str, moment: str, root: str, session: str) -> dict:
     return event
 
 
-def probe(argv: list[str], client: str, timeout: float = 30) -> list[str]:
+def probe(argv: list[str], client: str, timeout: float = 10) -> list[str]:
     """Run the hook `argv` (+ its own arguments) on the client's sample events in a scratch project
     with one lesson: a prompt naming the lesson's file, the file's first write, a stop after a
     change. Returns what was wrong, one phrase per event ([] when every answer had the shape the
-    client reads). The scratch project and the hook's state are removed afterwards."""
+    client reads). `timeout` is the hook's own bound here; a run still going 2 s past it is
+    stopped, with everything it started, and the rest skipped. The scratch project and the hook's
+    state are removed afterwards."""
     import os
     import subprocess
     import tempfile
@@ -230,11 +263,15 @@ def probe(argv: list[str], client: str, timeout: float = 30) -> list[str]:
                 (root / SAMPLE_FILE).write_text("print('hello')\n", encoding="utf-8")
             data = json.dumps(sample_event(client, moment, str(root), session))
             try:
-                result = subprocess.run(
-                    argv, input=data.encode(), capture_output=True, cwd=root, env=env, timeout=timeout + 5
-                )
+                result = _bounded(argv, data.encode(), root, env, timeout + 2)
             except (OSError, subprocess.SubprocessError) as exc:
-                return [f"it could not run ({exc})"]
+                return [*wrong, f"it could not run ({exc})"]
+            if result is None:
+                return [
+                    *wrong,
+                    f"{moment}: no answer after {timeout + 2:g} s (stopped; the client gives up after "
+                    f"{WAIT_SECONDS} s and goes on without it)",
+                ]
             out, err = (result.stdout.decode("utf-8", "replace"), result.stderr.decode("utf-8", "replace"))
             wanted = {"start": None, PROMPT: PROMPT, BEFORE_WRITE: BEFORE_WRITE, STOP: STOP}[moment]
             if client == "gemini" and moment == BEFORE_WRITE:
@@ -247,3 +284,45 @@ def probe(argv: list[str], client: str, timeout: float = 30) -> list[str]:
             elif got != wanted or (wanted is None and out):
                 wrong.append(f"{moment}: {out.strip()[:120] or 'nothing'}{why}")
     return wrong
+
+
+def _bounded(argv: list[str], data: bytes, cwd, env: dict, wait: float):
+    """subprocess.run of `argv` for at most `wait` seconds; None when it ran longer: then it and
+    whatever it started (its process group) are killed, and its pipes are not waited on (a child
+    left holding them would block the read for good)."""
+    import os
+    import signal
+    import subprocess
+
+    posix = os.name == "posix"
+    process = subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=cwd,
+        env=env,
+        start_new_session=posix,
+    )
+    try:
+        out, err = process.communicate(data, timeout=wait)
+    except subprocess.TimeoutExpired:
+        if posix:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        process.kill()
+        for stream in (process.stdin, process.stdout, process.stderr):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+        process.wait()
+        return None
+    except BaseException:
+        process.kill()
+        process.wait()
+        raise
+    return subprocess.CompletedProcess(argv, process.returncode, out, err)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -64,6 +65,19 @@ def _section(text: str) -> str:
     return f"{RULES_BEGIN}\n{text.rstrip()}\n{RULES_END}\n"
 
 
+def _ours(text: str) -> tuple[int, int] | None:
+    """Where our section is: the first begin marker followed by an end marker with no other marker
+    between them (a marker left alone by a hand edit never makes the user's text part of ours)."""
+    marks = sorted(
+        [(m.start(), RULES_BEGIN) for m in re.finditer(re.escape(RULES_BEGIN), text)]
+        + [(m.start(), RULES_END) for m in re.finditer(re.escape(RULES_END), text)]
+    )
+    for (at, kind), (until, after) in zip(marks, marks[1:], strict=False):
+        if kind == RULES_BEGIN and after == RULES_END:
+            return at, until + len(RULES_END)
+    return None
+
+
 def merge_section(path: Path, text: str, head: str = "", root: Path | None = None) -> str:
     """Put our section in a shared text file: create it (after `head`), append it, or refresh it
     between the markers. Every other byte stays (a BOM, CRLF, the file's mode); a link inside
@@ -78,9 +92,9 @@ def merge_section(path: Path, text: str, head: str = "", root: Path | None = Non
             return f"created {path}"
         bom, current = configedit.split_bom(data)
         section = _section(text).replace("\n", configedit.newline_of(current))
-        if RULES_BEGIN in current and RULES_END in current:
-            start = current.index(RULES_BEGIN)
-            end = current.index(RULES_END, start) + len(RULES_END)
+        found = _ours(current)
+        if found is not None:
+            start, end = found
             updated = current[:start] + section.rstrip("\r\n") + current[end:]
             verb = f"updated our section of {path}"
         else:
@@ -172,9 +186,14 @@ def init(
     root = Path(root).resolve()
     report = []
     for name in dict.fromkeys(clients):
-        report.append(table.write(name, root))
-        if hooks:
-            report += table.write_hooks(name, root)
+        done = [table.write(name, root)]
+        kept = [] if hooks else table.hooks_kept(name, root)
+        done += table.write_hooks(name, root) if hooks else kept
+        step = table.trust_step(table.CLIENTS[name], hooks or bool(kept))
+        # Said when something was written or is left to the user; a rerun that changed nothing is quiet.
+        if step and not all(line.startswith(("unchanged", "kept the hooks")) for line in done):
+            done.append(f"note: {step}")
+        report += done
     warning = on_path()
     if warning and any(table.CLIENTS[name].config is not None for name in clients):
         report.append(warning)
