@@ -159,7 +159,7 @@ def snippet(client: Client) -> str:
 def write(key: str, root: Path) -> str:
     """Add or refresh our server in one client's project config; one line saying what was done,
     or why the file was left alone and what to add by hand."""
-    from . import configedit
+    from . import configedit, jsonedit
 
     client, root = CLIENTS[key], Path(root).resolve()
     if client.config is None:
@@ -177,7 +177,7 @@ def write(key: str, root: Path) -> str:
             new, current, left = _merge_toml(configedit, text, client)
         else:
             left = ""
-            new, current = configedit.merge_json_entry(
+            new, current = jsonedit.merge_json_entry(
                 text, client.servers, SERVER_NAME, client.entry, client.defaults, machine_specific
             )
         left += _twins_note(configedit, new, client, root)
@@ -208,7 +208,7 @@ def write(key: str, root: Path) -> str:
 def write_hooks(key: str, root: Path) -> list[str]:
     """Add or refresh our hooks in the client's hooks file (a user's own hooks kept); the line
     saying what was done (init adds the trust step, trust_step)."""
-    from . import configedit
+    from . import configedit, jsonedit
 
     client, root = CLIENTS[key], Path(root).resolve()
     if client.hooks is None:
@@ -220,7 +220,7 @@ def write_hooks(key: str, root: Path) -> list[str]:
         target = configedit.target(path, root)
         data = configedit.read(target)
         bom, text = configedit.split_bom(data) if data is not None else (b"", "")
-        new, changed = configedit.merge_json_hooks(text, wanted, hookconfig.is_ours, top, hookconfig.runs_ours)
+        new, changed = jsonedit.merge_json_hooks(text, wanted, hookconfig.is_ours, top, hookconfig.runs_ours)
         if data is not None and new == text:
             return [f"unchanged hooks in {path}"]
         configedit.write(target, bom + new.encode("utf-8"))
@@ -236,7 +236,7 @@ def write_hooks(key: str, root: Path) -> list[str]:
 def hooks_kept(key: str, root: Path) -> list[str]:
     """For init --no-hooks: the line saying our hooks already in the client's file stay (a
     teammate's --no-hooks must not take the team's hooks away), and how to remove them."""
-    from . import configedit
+    from . import configedit, jsonedit
 
     client, root = CLIENTS[key], Path(root).resolve()
     if client.hooks is None:
@@ -244,7 +244,7 @@ def hooks_kept(key: str, root: Path) -> list[str]:
     path = root / client.hooks
     try:
         data = configedit.read(configedit.target(path, root))
-        hooks = configedit.loads(data.decode("utf-8-sig")).get("hooks") if data else None
+        hooks = jsonedit.loads(data.decode("utf-8-sig")).get("hooks") if data else None
     except (configedit.Refused, ValueError, AttributeError, RecursionError):
         return []
     groups = [g for gs in hooks.values() if isinstance(gs, list) for g in gs] if isinstance(hooks, dict) else []
@@ -262,12 +262,14 @@ def hooks_kept(key: str, root: Path) -> list[str]:
 def _merge_toml(configedit, text: str, client: Client) -> tuple[str, dict | None, str]:
     """Our table with the approval; when only the approval cannot be added (a tools table written
     inline), the table without it and a note saying what to add."""
+    from . import tomledit
+
     where = (client.servers, SERVER_NAME)
     try:
-        new, current = configedit.merge_toml_table(text, where, client.entry, client.defaults, machine_specific)
+        new, current = tomledit.merge_toml_table(text, where, client.entry, client.defaults, machine_specific)
         return new, current, ""
     except configedit.Refused:
-        new, current = configedit.merge_toml_table(text, where, client.entry, {}, machine_specific)
+        new, current = tomledit.merge_toml_table(text, where, client.entry, {}, machine_specific)
     return (
         new,
         current,
@@ -304,13 +306,15 @@ def twins(servers: object, root: Path) -> list[str]:
 
 
 def _twins_note(configedit, text: str, client: Client, root: Path) -> str:
+    from . import jsonedit
+
     try:
         if client.config is not None and client.config.suffix == ".toml":
             import tomllib
 
             servers = tomllib.loads(text).get(client.servers)
         else:
-            servers = configedit.loads(text).get(client.servers)
+            servers = jsonedit.loads(text).get(client.servers)
     except (ValueError, AttributeError, RecursionError):
         return ""
     names = twins(servers, root)
@@ -331,7 +335,8 @@ def _has_approval(table: dict | None) -> bool:
 def read_entry(root: Path, client: Client) -> tuple[Path, dict | None, str | None, list[str]]:
     """(the config's path, our entry in it or None, why it could not be read or None, warnings:
     what would make init leave the file alone, said as doctor's sentences)."""
-    from .configedit import Refused, loads, read, target
+    from .configedit import Refused, read, target
+    from .jsonedit import loads
 
     assert client.config is not None, f"{client.key}'s config is global"
     path, warnings = Path(root) / client.config, []
@@ -377,13 +382,13 @@ def read_entry(root: Path, client: Client) -> tuple[Path, dict | None, str | Non
         for name in dict.fromkeys(duplicates)
     ]
     if not duplicates:  # what init would do with the file, said before it is run
-        from . import configedit
+        from . import configedit, jsonedit
 
         try:
             if client.config.suffix == ".toml":
                 _merge_toml(configedit, raw, client)
             else:
-                configedit.merge_json_entry(
+                jsonedit.merge_json_entry(
                     raw, client.servers, SERVER_NAME, client.entry, client.defaults, machine_specific
                 )
         except Refused as exc:

@@ -6,24 +6,23 @@ from __future__ import annotations
 import importlib.util
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from ..git import command as gitcmd, drivers as gitdriver
-from ..invocation import ENTRY, SELF, path_fix
+from ..invocation import ENTRY, SELF
 from ..record.merge import merge_three_way
 from ..record.records import LIMITS
 from ..record.snapshot import parse
 from ..record.store import memory_path, read
 from ..tools.render import plural
 from . import precommit
-from .clients import CLIENTS, COMMAND, SERVER_NAME, extra_check, machine_specific, read_entry, trust_step
+from .clientcheck import FAIL, OK, WARN, client_configs, hook_files, looks_like_path
+from .clients import CLIENTS, trust_step
 from .project import ProjectRoot, enclosing_project
 from .scan import scan
 
-OK, WARN, FAIL = "ok", "warn", "FAIL"
 # Folders not searched for stray memory files outside git (dependencies, environments, builds).
 SKIP_DIRS = {"node_modules", ".venv", "venv", "env", "__pycache__", "build", "dist", "target", ".tox", ".git"}
 STRAY_SEARCH_LIMIT = 20_000  # directories visited at most outside git
@@ -70,9 +69,9 @@ def check(root: ProjectRoot) -> list[tuple[str, str]]:
     active, sentence = precommit.status(root.path)
     if active is not None:
         out.append((OK if active else WARN, sentence))
-    hooks, unstartable, hooked = _hooks(root.path)
+    hooks, unstartable, hooked = hook_files(root.path)
     configured: set[str] = set()
-    out += _client(root.path, unstartable, configured)
+    out += client_configs(root.path, unstartable, configured)
     out += hooks
     # Said, not warned: doctor cannot see the clients' own trust records.
     out += [
@@ -181,7 +180,7 @@ def _git(root: Path, memory: Path) -> list[tuple[str, str]]:
             out.append((WARN, f"the git {what} is not configured here: run {SELF} init (or let the server run once)"))
             continue
         words = _entry_words(command)
-        missing = [w for w in words if _looks_like_path(w) and not Path(w).exists()]
+        missing = [w for w in words if looks_like_path(w) and not Path(w).exists()]
         if not words or missing:
             out.append(
                 (
@@ -211,10 +210,6 @@ def _entry_words(command: str) -> list[str]:
         return []
     cut = next((i for i, w in enumerate(words) if w in ("merge-driver", "textconv")), None)
     return words[:cut] if cut else []
-
-
-def _looks_like_path(word: str) -> bool:
-    return "/" in word or "\\" in word or word.endswith(".py")
 
 
 def _strays(root: Path) -> list[tuple[str, str]]:
@@ -278,197 +273,3 @@ def _attributes(root: Path, memory: Path) -> dict[str, str]:
         return {}
     pairs = (line.rsplit(": ", 2)[1:] for line in result.stdout.splitlines() if line.count(": ") >= 2)
     return {attr: value for attr, value in pairs}
-
-
-def _client(root: Path, hooks_unstartable: list[tuple[Path, str]], configured: set[str]) -> list[tuple[str, str]]:
-    """Every project-level client config init writes; a warning only when none has our server.
-    The configs whose command is not on PATH, and the hooks files (hooks_unstartable), in one
-    line per command. Adds to `configured` the clients whose config has our entry."""
-    out, unstartable = [], []
-    for client in CLIENTS.values():
-        if client.config is None or not (root / client.config).exists():
-            continue
-        path, entry, error, warnings = read_entry(root, client)
-        out += [(WARN, w) for w in warnings]
-        if error:
-            out.append((FAIL, error))
-        elif entry:
-            configured.add(client.key)
-            command = entry.get("command", "")
-            if isinstance(command, str) and command and not _looks_like_path(command) and not shutil.which(command):
-                if command == COMMAND:
-                    unstartable.append((path, command))
-                else:  # not ours: installing ours would not help
-                    first = (
-                        "fix what is said above, then "
-                        if any(w.startswith(f"init leaves {path}") for w in warnings)
-                        else ""
-                    )
-                    out.append(
-                        (
-                            FAIL,
-                            f"{path} starts `{command}`, which is not on this machine's PATH: {first}run {SELF} "
-                            f"init --client {client.key} to write `{COMMAND}`, then commit the file",
-                        )
-                    )
-            else:
-                out.append(_entry(path, command, entry.get("args", [])))
-            out += [(WARN, e) for e in [extra_check(client, path, entry)] if e]
-            out += [
-                (
-                    WARN,
-                    f"{path} holds this machine's path in {k!r}, which a teammate's checkout does not have: "
-                    f"run {SELF} init to remove it",
-                )
-                for k, v in entry.items()
-                if machine_specific(k, v)
-            ]
-    none = not out
-    everything = unstartable + hooks_unstartable
-    for command in dict.fromkeys(c for _p, c in everything):
-        named = list(dict.fromkeys(str(p.relative_to(root)) for p, c in everything if c == command))
-        what = "the server" + (" or its hooks" if any(c == command for _p, c in hooks_unstartable) else "")
-        out.append(
-            (
-                FAIL,
-                f"{', '.join(named)} start{'s' if len(named) == 1 else ''} `{command}`, which is not on this "
-                f"machine's PATH, so the client cannot start {what}: {path_fix()}",
-            )
-        )
-    if none and not unstartable:
-        out.append(
-            (
-                WARN,
-                f"no client config in {root} names the {SERVER_NAME!r} server: run {SELF} init "
-                f"(--client {'|'.join(CLIENTS)}; windsurf's config is global, so this "
-                "check cannot see it), or configure your client (docs/clients.md)",
-            )
-        )
-    return out
-
-
-def _hooks(root: Path) -> tuple[list[tuple[str, str]], list[tuple[Path, str]], set[str]]:
-    """Per client whose hooks file holds ours: every event there, once each; each command as the
-    client would start it (a name on this machine's PATH), run on sample events in a scratch
-    project, its answers in the client's shape; and the trust step the client asks for first.
-    Also (the file, the executable) for each command not on PATH, for _client's line about PATH,
-    and the clients whose hooks file holds ours."""
-    from . import configedit, hookconfig
-
-    out, unstartable, trusted = [], [], set()
-    for client in CLIENTS.values():
-        if client.hooks is None or not (root / client.hooks).exists():
-            continue
-        path = root / client.hooks
-        try:
-            data = configedit.read(configedit.target(path, root))
-            hooks = configedit.loads((data or b"{}").decode("utf-8-sig")).get("hooks")
-        except configedit.Refused as exc:
-            if client.hooks != client.config:  # else the config's own check has said it
-                out.append((WARN, f"init leaves the hooks in {path} alone: {exc}"))
-            continue
-        except (ValueError, AttributeError, RecursionError) as exc:
-            out.append(
-                (
-                    WARN,
-                    f"{path}: its hooks could not be read ({str(exc)[:120]}): fix it, then run {SELF} init "
-                    f"--client {client.key}",
-                )
-            )
-            continue
-        ours = {
-            event: [
-                entry
-                for group in groups
-                if isinstance(group, dict)
-                for entry in (group["hooks"] if isinstance(group.get("hooks"), list) else [group])
-                if hookconfig.runs_ours(entry)
-            ]
-            for event, groups in (hooks.items() if isinstance(hooks, dict) else ())
-            if isinstance(groups, list)
-        }
-        wanted = hookconfig.definitions(COMMAND, client.key)
-        present = [event for event in wanted if ours.get(event)]
-        if not present:
-            continue
-        missing = [event for event in wanted if event not in present]
-        if missing:
-            out.append((WARN, f"{path} lacks our hook for {', '.join(missing)}: run {SELF} init --client {client.key}"))
-        twice = [event for event in present if len(ours[event]) > 1]
-        if twice:
-            out.append(
-                (
-                    WARN,
-                    f"{path} runs our hook more than once on {', '.join(twice)}: run {SELF} init --client {client.key}",
-                )
-            )
-        for command in dict.fromkeys(entry["command"] for event in present for entry in ours[event]):
-            executable = hookconfig.command_words(command)[0]
-            if not _looks_like_path(executable) and shutil.which(executable) is None:
-                unstartable.append((path, executable))
-            else:
-                out.append(_hook_command(client, root, path, command))
-        trusted.add(client.key)
-    return out, unstartable, trusted
-
-
-def _hook_command(client, root: Path, path: Path, command: str) -> tuple[str, str]:
-    """Whether the client can start the hook `command` on this machine, and whether what starts
-    answers in the client's shape. A name is looked up on PATH, as the client does; a path, which
-    a teammate's machine does not have, is not run."""
-    from . import hookconfig
-
-    argv = hookconfig.command_words(command)
-    portable = f"`{hookconfig.command(COMMAND, client.key)}`"
-    paths = [w for w in argv[:-3] if _looks_like_path(w)]  # what starts it: never a file of the project run
-    if paths:
-        missing = [
-            p for p in paths if not (root / p).exists()
-        ]  # a relative one: from the project, where the client runs it
-        if missing:
-            return (
-                FAIL,
-                f"{path} runs the hook as `{command}`, and {missing[0]} does not exist on this machine: run "
-                f"{SELF} init --client {client.key} (it writes {portable}, found on each teammate's PATH)",
-            )
-        return (
-            WARN,
-            f"{path} runs the hook as `{command}`, through a path ({paths[0]}) that doctor does not run and a "
-            f"teammate's machine may not have: run {SELF} init --client {client.key} to write {portable} instead, "
-            "then commit the file",
-        )
-    found = shutil.which(argv[0]) or argv[0]
-    wrong = hookconfig.probe([found, *argv[1:]], client.key)
-    if wrong:
-        return (
-            FAIL,
-            f"{client.title}'s hooks in {path} (`{command}`, {found}) did not answer in its shape: "
-            f"{'; '.join(wrong)}; run {SELF} init --client {client.key}, and check that `{argv[0]}` on PATH "
-            "is this version",
-        )
-    moments = "session start, write, stop" if client.key == "cursor" else "prompt, write, stop"
-    return (OK, f"{client.title}'s hooks in {path} answer in its shape ({moments}; `{command}`, {found})")
-
-
-def _entry(path: Path, command, args) -> tuple[str, str]:
-    """Whether this machine can start what the config names. A bare name is looked up on PATH (the
-    committed form); an absolute path works only on the machine that wrote it."""
-    args = args if isinstance(args, list) else []
-    if not isinstance(command, str) or not command:
-        return (FAIL, f"{path} names no command for {SERVER_NAME!r}: run {SELF} init")
-    if not _looks_like_path(command):
-        return (OK, f"{path} starts {' '.join([command, *map(str, args)])} ({shutil.which(command)})")
-    missing = [
-        p for p in [command] + [a for a in args if isinstance(a, str) and a.endswith(".py")] if not Path(p).exists()
-    ]
-    if missing:
-        return (
-            FAIL,
-            f"{path} points at {', '.join(missing)}, which does not exist on this machine: run {SELF} init "
-            f"(it writes `{COMMAND}` instead, found on each teammate's PATH)",
-        )
-    return (
-        WARN,
-        f"{path} starts {command}, an absolute path of this machine that a teammate does not have: run "
-        f"{SELF} init to write `{COMMAND}` instead, then commit the file",
-    )
