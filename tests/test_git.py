@@ -569,6 +569,31 @@ def test_a_project_in_a_folder_whose_name_starts_with_a_dash_merges_by_id(tmp_pa
     assert "+[x] log " in diff and '"id"' not in diff
 
 
+def test_lines_set_aside_on_two_branches_merge_without_a_conflict(tmp_path, env):
+    """Each branch's next write moves its unreadable line to the quarantine file: merging them keeps
+    both lines (the file only gains lines: merge=union) and the memory, with no conflict to resolve."""
+    repo = make_repo(tmp_path, env)
+    quarantine = repo.memory.parent / "memory_log.quarantine.jsonl"
+    logged(repo.memory, "x", "base", "from base")
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.memory.write_bytes(repo.data() + b"broken on feature\n")
+    theirs = logged(repo.memory, "x", "feature", "from feature")
+    repo.commit("feature")
+    repo.git("checkout", "-q", "main")
+    repo.memory.write_bytes(repo.data() + b"broken on main\n")
+    ours = logged(repo.memory, "x", "main", "from main")
+    repo.commit("main")
+
+    merge = repo.git("merge", "--no-edit", "feature", check=False)
+
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    assert quarantine.read_bytes().count(b"\n") == 2
+    assert {b"broken on feature", b"broken on main"} <= set(quarantine.read_bytes().splitlines())
+    assert {ours, theirs} < set(by_id(repo.data()))
+    assert repo.git("status", "--porcelain").stdout == ""
+
+
 def test_git_log_and_a_merge_of_lines_that_are_not_records_say_only_what_happens_there(tmp_path, env):
     """The readers' warning about lines that are not records speaks of the next write moving them
     to the quarantine file. git's copies of a revision are never written: `git log -p` shows such

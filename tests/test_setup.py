@@ -327,6 +327,32 @@ def test_init_adds_our_lines_to_the_users_own_context_gitattributes(tmp_path, en
     assert repo.git("check-attr", "merge", "diff", "--", MEMORY).stdout.count(": sentinel-memory") == 2
 
 
+def test_init_brings_an_earlier_line_of_ours_up_to_date_where_it_is(tmp_path, env):
+    """A project committed before the quarantine file merged by union: init rewrites that line of
+    ours in place (the user's lines and the file's CRLF stay), says so, and a second init changes
+    nothing."""
+    repo = make_repo(tmp_path, env, wired=False)
+    attributes = repo.path / ".context" / ".gitattributes"
+    attributes.write_bytes(
+        b"# Sentinel-Memory: LF endings.\r\n"
+        b"memory_log.jsonl text eol=lf merge=sentinel-memory diff=sentinel-memory\r\n"
+        b"memory_log.quarantine.jsonl text eol=lf\r\n*.md text\r\n"
+    )
+
+    result = server(env, "--project", str(repo.path), "init")
+
+    assert attributes.read_bytes() == (
+        b"# Sentinel-Memory: LF endings.\r\n"
+        b"memory_log.jsonl text eol=lf merge=sentinel-memory diff=sentinel-memory\r\n"
+        b"memory_log.quarantine.jsonl text eol=lf merge=union\r\n*.md text\r\n"
+    )
+    assert "brought 1 line of ours" in result.stdout
+    check = repo.git("check-attr", "merge", "--", ".context/memory_log.quarantine.jsonl").stdout
+    assert check.strip().endswith("merge: union")
+    again = server(env, "--project", str(repo.path), "init")
+    assert f"unchanged {attributes}" in again.stdout
+
+
 @pytest.mark.parametrize("odd", ["not UTF-8", "a folder", "CRLF and a BOM"])
 def test_init_leaves_an_odd_context_gitignore_alone_with_one_sentence(tmp_path, env, odd):
     """A .context/.gitignore init cannot edit (not UTF-8, a folder) is left alone with the reason

@@ -26,8 +26,12 @@ GITIGNORE = """\
 GITATTRIBUTES = """\
 # Sentinel-Memory: LF endings, and the id-aware merge and readable diff where configured.
 memory_log.jsonl text eol=lf merge=sentinel-memory diff=sentinel-memory
-memory_log.quarantine.jsonl text eol=lf
+memory_log.quarantine.jsonl text eol=lf merge=union
 """
+# Our lines as earlier versions wrote them -> as they are now (`init` brings them up to date in
+# place): the quarantine file only ever gains lines, so two branches that each set lines aside
+# merge by keeping both sides' (merge=union) instead of conflicting.
+EARLIER_LINES = {"memory_log.quarantine.jsonl text eol=lf": "memory_log.quarantine.jsonl text eol=lf merge=union"}
 
 
 def prepare(context: Path) -> None:

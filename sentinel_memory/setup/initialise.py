@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..git import drivers as gitdriver
 from ..invocation import ENTRY, path_fix
-from ..record.contextdir import GITATTRIBUTES, GITIGNORE, prepare as prepare_context_dir
+from ..record.contextdir import EARLIER_LINES, GITATTRIBUTES, GITIGNORE, prepare as prepare_context_dir
 from ..tools.render import plural
 from . import clients as table, precommit
 from .clients import RULES_FILES
@@ -122,22 +122,33 @@ def _merge_lines(path: Path, template: str, root: Path) -> str:
             configedit.write(real, template.encode("utf-8"))
             return f"created {path}"
         bom, current = configedit.split_bom(data)
+        lines = current.splitlines(keepends=True)
+        wanted = {line.strip() for line in template.splitlines()}
+        upgraded = 0
+        for i, line in enumerate(lines):  # a line of ours in an earlier form, brought up to date where it is
+            newer = EARLIER_LINES.get(line.strip())
+            if newer in wanted and newer not in {x.strip() for x in lines}:
+                lines[i] = line.replace(line.strip(), newer, 1)
+                upgraded += 1
+        current = "".join(lines)
         have = {line.strip() for line in current.splitlines()}
         missing = [
             line
             for line in template.splitlines()
             if line.strip() and not line.startswith("#") and line.strip() not in have
         ]
-        if not missing:
+        if not missing and not upgraded:
             return f"unchanged {path}"
         newline = configedit.newline_of(current)
         kept = current.rstrip("\r\n") + newline if current.strip() else ""
-        added = newline.join([template.splitlines()[0], *missing]) + newline
+        added = newline.join([template.splitlines()[0], *missing]) + newline if missing else ""
         configedit.write(real, bom + (kept + added).encode("utf-8"))
-        return f"added {plural(len(missing), 'line')} to {path} (your lines kept)"
+        said = [f"added {plural(len(missing), 'line')} to {path}"] if missing else []
+        said += [f"brought {plural(upgraded, 'line')} of ours in {path} up to date"] if upgraded else []
+        return "; ".join(said) + " (your lines kept)"
     except configedit.Refused as exc:
-        lines = "; ".join(line for line in template.splitlines() if line.strip() and not line.startswith("#"))
-        return f"left alone {path}: {exc}; it should hold these lines: {lines}"
+        ours = "; ".join(line for line in template.splitlines() if line.strip() and not line.startswith("#"))
+        return f"left alone {path}: {exc}; it should hold these lines: {ours}"
 
 
 def workflow_rules() -> str:
