@@ -352,6 +352,18 @@ def test_strong_matches_name_their_reasons_and_weak_ones_are_left_out(project, p
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
 
 
+def test_a_class_name_in_the_prompt_is_an_identifier_a_product_name_is_not(path):
+    """PascalCase of eight characters or more with a capital inside (PaymentGateway, ResultView)
+    is a class name: a record holding it matches strongly, as parse_args does; YouTube is a
+    product's name, which a record sharing it does not match strongly on that word alone."""
+    filler(path, 20)
+    gateway = saved(log(path, "checkout", "the PaymentGateway retried twice", "wrap its calls in one retry"))
+    video = saved(log(path, "embeds", "the YouTube player lost its size", "set the frame's height"))
+    found = strong_matches(path, "why does PaymentGateway time out")
+    assert [(m.record["id"], m.reasons) for m in found] == [(gateway, ("identifier PaymentGateway",))]
+    assert video not in [m.record["id"] for m in strong_matches(path, "why does YouTube time out")]
+
+
 def test_strong_matches_come_in_the_searchs_order(project, path):
     """Of the strong matches, those most about the file asked about come first, as search ranks
     them, though a change that touched it among many others shares more of the prompt's words."""

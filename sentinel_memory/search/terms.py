@@ -123,11 +123,20 @@ def _compound(word: str) -> bool:
 _CAMEL_CASE = re.compile(r"^[a-z][a-z0-9]*[A-Z]")
 
 
+_PASCAL_HUMP = re.compile(r"[a-z0-9][A-Z]")
+
+
 def identifier(word: str) -> bool:
     """Whether a word is certainly an identifier, not a name such as GitHub: snake_case (parse_args,
-    SESSION_COOKIE) or camelCase starting lower-case (maxRetries), at least five characters."""
+    SESSION_COOKIE) or camelCase starting lower-case (maxRetries), at least five characters; or
+    PascalCase of at least eight with a capital inside after a small letter or a digit (ResultView,
+    KakaoOAuth2Client: class names, which the shorter names of products rarely reach)."""
     inner = word.strip("_")
-    return len(inner) >= 5 and inner.isascii() and ("_" in inner or bool(_CAMEL_CASE.match(inner)))
+    if len(inner) < 5 or not inner.isascii():
+        return False
+    if "_" in inner or _CAMEL_CASE.match(inner):
+        return True
+    return len(inner) >= 8 and inner[0].isupper() and _PASCAL_HUMP.search(inner) is not None
 
 
 def _keep(term: str) -> bool:
