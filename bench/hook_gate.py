@@ -5,7 +5,7 @@ the real commit history of public repositories. Prints one table; asserts nothin
         [--client claude] [--time SECONDS]
 
 GITDIR is a git directory read with `git log` (bench/search_quality.py's kind; its records, its
-definitions). At size N the memory is the N commits that end --later commits before the newest
+definitions; GITDIR@--all reads every branch). At size N the memory is the N commits that end --later commits before the newest
 one, written into a scratch project that also holds the files those records cite (small
 placeholders, as a checkout would have them: the hook counts a path a prompt names only when the
 file exists; --no-files leaves them out). Then the real hook command, `server.py hook --client C`, one
@@ -268,7 +268,7 @@ def run(histories, sizes, wanted, later, client, bound, examples, files=True, pr
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("gitdirs", nargs="+")
+    parser.add_argument("gitdirs", nargs="+", help="GITDIR, or GITDIR@REVISION (e.g. @--all: every branch)")
     parser.add_argument("--sizes", default="300,1000")
     parser.add_argument("--tasks", type=int, default=60)
     parser.add_argument("--later", type=int, default=400, help="commits kept after the memory for tasks")
@@ -293,9 +293,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     started = time.monotonic()
     histories = []
-    for gitdir in args.gitdirs:
-        commits = sq.history(gitdir)
-        histories.append((name_of(gitdir), commits, sq.common_files(commits)))
+    for spec in args.gitdirs:
+        gitdir, _, revision = spec.partition("@")  # GITDIR@--all: every branch, as search_quality.py reads it
+        commits = sq.history(gitdir, revision or "HEAD")
+        histories.append((name_of(gitdir) + (f"@{revision}" if revision else ""), commits, sq.common_files(commits)))
     print(
         f"{'repository':<22} {'size':>5} {'rel':>4} {'hit':>6} {'fired':>6} {'srch@3':>6} {'recs':>5} {'unr':>4} {'any':>6} "
         f"{'med ms':>7} {'p95 ms':>7} {'>=1s':>4}"
