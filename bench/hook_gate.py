@@ -5,8 +5,8 @@ the real commit history of public repositories. Prints one table; asserts nothin
         [--client claude] [--time SECONDS]
 
 GITDIR is a git directory read with `git log` (bench/search_quality.py's kind; its records, its
-definitions; GITDIR@--all reads every branch). At size N the memory is the N commits that end --later commits before the newest
-one, written into a scratch project that also holds the files those records cite (small
+definitions; GITDIR@--all reads every branch). At size N the memory is the N commits that end
+--later commits before the newest one, written into a scratch project that also holds the files those records cite (small
 placeholders, as a checkout would have them: the hook counts a path a prompt names only when the
 file exists; --no-files leaves them out). Then the real hook command, `server.py hook --client C`, one
 process per prompt (a new session each, its state in a scratch folder), is given the client's
