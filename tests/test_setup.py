@@ -353,6 +353,22 @@ def test_init_brings_an_earlier_line_of_ours_up_to_date_where_it_is(tmp_path, en
     assert f"unchanged {attributes}" in again.stdout
 
 
+def test_doctor_says_when_the_quarantine_file_would_conflict_in_a_merge(tmp_path, env):
+    """A project whose .gitattributes predates the quarantine's merge rule: doctor says that two
+    branches setting lines aside would conflict and that init brings the file up to date; after
+    init it says nothing of it."""
+    repo = make_repo(tmp_path, env)
+    attributes = repo.path / ".context" / ".gitattributes"
+    attributes.write_text(attributes.read_text().replace(" merge=union", ""))
+
+    before = server(env, "--project", str(repo.path), "doctor")
+    server(env, "--project", str(repo.path), "init")
+    after = server(env, "--project", str(repo.path), "doctor")
+
+    assert before.returncode == 0 and "git merges memory_log.quarantine.jsonl as text" in before.stdout
+    assert "quarantine" not in after.stdout
+
+
 @pytest.mark.parametrize("odd", ["not UTF-8", "a folder", "CRLF and a BOM"])
 def test_init_leaves_an_odd_context_gitignore_alone_with_one_sentence(tmp_path, env, odd):
     """A .context/.gitignore init cannot edit (not UTF-8, a folder) is left alone with the reason

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..git import command as gitcmd, drivers as gitdriver
 from ..invocation import ENTRY, SELF
+from ..record.contextdir import QUARANTINE_FILE
 from ..record.merge import merge_three_way
 from ..record.records import LIMITS
 from ..record.snapshot import parse
@@ -169,6 +170,14 @@ def _git(root: Path, memory: Path) -> list[tuple[str, str]]:
                 "commit .context/.gitattributes",
             )
         )
+    elif _attributes(root, memory.with_name(QUARANTINE_FILE)).get("merge") != "union":
+        out.append(
+            (
+                WARN,
+                f"git merges {QUARANTINE_FILE} as text, so two branches that each set lines aside conflict: "
+                f"run {SELF} init (it brings .context/.gitattributes up to date) and commit it",
+            )
+        )
     config = gitdriver.current_config(root)
     wanted = gitdriver.driver_commands(*ENTRY)
     for key, what in (
@@ -263,11 +272,11 @@ def _nested_memory_files(root: Path):
             yield candidate.resolve()
 
 
-def _attributes(root: Path, memory: Path) -> dict[str, str]:
-    """The merge and diff attributes git applies to the memory file (`git check-attr`)."""
+def _attributes(root: Path, path: Path) -> dict[str, str]:
+    """The merge and diff attributes git applies to a file of .context/ (`git check-attr`)."""
     try:
         result = gitcmd.run(
-            "check-attr", "merge", "diff", "--", str(memory.relative_to(root)), cwd=root, text=True, timeout=10
+            "check-attr", "merge", "diff", "--", str(path.relative_to(root)), cwd=root, text=True, timeout=10
         )
     except (OSError, ValueError, subprocess.SubprocessError):
         return {}
