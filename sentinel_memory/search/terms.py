@@ -160,9 +160,9 @@ def terms(text: str, path: bool = False, held: Callable[[str], bool] | None = No
     """The terms of text: its words (words()); an identifier also yields its parts
     (SESSION_COOKIE_SAMESITE: session, cookie, samesite; maxRetries: max, retry); a Hangul or
     other CJK stem also yields its character pairs (not a generic word's: 리팩토링 is one word).
-    `path`: the text is paths, whose generic parts (extensions, `src`, `lib`) are left out. `held` (a query's terms, against an index): a
-    stem that some record holds whole yields no pairs, which would match other words that merely
-    share two characters with it (프로퍼티 and 프로세스)."""
+    `path`: the text is paths, whose generic parts (extensions, `src`, `lib`) are left out. `held`
+    (a query's terms, against an index): a stem that some record holds whole yields no pairs,
+    which would match other words that merely share two characters with it (프로퍼티 and 프로세스)."""
     text = unicodedata.normalize("NFC", text)
     found = set()
     for word in _WORD.findall(text):
