@@ -1,0 +1,97 @@
+"""The commands for people against a memory file written by hand or by another tool, as a cloned,
+possibly hostile repository holds it: what a record says reaches a terminal, a pipe or an
+exported Markdown file as text, never as escapes, Markdown or HTML of its own. Real processes,
+real files."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from markdown_it import MarkdownIt
+
+import forkrun
+
+# What a record may hold that a terminal or a Markdown renderer would act on.
+HOSTILE = {
+    "id": "ab12cd34",
+    "type": "log",
+    "topic": "<script>alert(1)</script>",
+    "missing_context": "# Heading\n```\nfenced\n~~~\n---",
+    "lesson": "<img src=x onerror=alert(1)> [click](javascript:alert(1)) | a | b |\n<!-- hide the rest\n1. one\n- two",
+    "ask_next_time": "\x1b]8;;http://evil\x07link\x1b]8;;\x07 \x1b[31mred\r\u202eabc\b @octocat",
+    "files": ["a`b.py", "x\ny.py"],
+    "meta": {"created": "2026-01-01T00:00:00+00:00"},
+}
+
+
+def cli(project: Path, *args: str, check_rc: int | None = 0) -> forkrun.subprocess.CompletedProcess:
+    result = forkrun.run(["--project", str(project), *args], text=True, encoding="utf-8", timeout=60)
+    assert "Traceback" not in result.stderr, result.stderr
+    if check_rc is not None:
+        assert result.returncode == check_rc, result.stdout + result.stderr
+    return result
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    path = tmp_path / "app"
+    (path / ".context").mkdir(parents=True)
+    return path
+
+
+def put(project: Path, *records: dict) -> None:
+    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    (project / ".context" / "memory_log.jsonl").write_text(lines, encoding="utf-8")
+
+
+def test_export_shows_a_records_markdown_and_html_as_text(project):
+    """A record's HTML, links, headings, fences, table pipes, list markers, an HTML comment and a
+    mention render as the text they are: the rendered export holds no tag, link, heading, code
+    block or list of the record's own, and every word of it is still there."""
+    put(project, HOSTILE, {**HOSTILE, "id": "ef56`` <b>x", "topic": "t\n# injected"})
+    text = cli(project, "export").stdout
+    html = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(text)
+    tags = set(re.findall(r"<(/?[a-z0-9]+)", html))
+    assert tags <= {
+        "h1",
+        "/h1",
+        "h2",
+        "/h2",
+        "h3",
+        "/h3",
+        "p",
+        "/p",
+        "ul",
+        "/ul",
+        "li",
+        "/li",
+        "strong",
+        "/strong",
+        "code",
+        "/code",
+    }, tags
+    assert html.count("<h2>") == 2 and html.count("<h3>") == 2 and html.count("<ul>") == 2
+    assert html.count("<li>") == 2 * 4 and "<a " not in html and "<pre>" not in html
+    assert "@octocat" not in html and "\x1b" not in text and "\u202e" not in text
+    for word in (
+        "&lt;script&gt;alert(1)&lt;/script&gt;",
+        "&lt;img src=x onerror=alert(1)&gt;",
+        "[click](javascript:alert(1))",
+        "# Heading",
+        "```",
+        "~~~",
+        "| a | b |",
+        "&lt;!-- hide the rest",
+        "1. one",
+        "- two",
+        "\\x1b]8;;http://evil",
+        "\\u202e",
+        "a`b.py",
+        "x\\x0ay.py",
+        "ef56`` &lt;b&gt;x",
+        "t\\x0a# injected",
+    ):
+        assert word in html, word
