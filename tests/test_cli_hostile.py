@@ -95,3 +95,16 @@ def test_export_shows_a_records_markdown_and_html_as_text(project):
         "t\\x0a# injected",
     ):
         assert word in html, word
+
+
+@pytest.mark.parametrize("command", ["show", "forget"])
+def test_a_prefix_of_several_crafted_ids_names_them_without_their_escapes(project, command):
+    """`show` and `forget` of a prefix several ids start with list those ids; ids written by hand
+    with a window title or a screen clear in them are listed with the escapes visible, exit 2,
+    and nothing is deleted."""
+    put(project, {**HOSTILE, "id": "beef\x1b]0;pwned\x07"}, {**HOSTILE, "id": "beef\x1b[2J", "missing_context": "m"})
+    before = (project / ".context" / "memory_log.jsonl").read_bytes()
+    result = cli(project, command, "beef", check_rc=2)
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr
+    assert "beef\\x1b]0;pwned\\x07" in result.stderr and "beef\\x1b[2J" in result.stderr
+    assert (project / ".context" / "memory_log.jsonl").read_bytes() == before

@@ -18,6 +18,7 @@ from ..record.records import count_types, is_principle, meta_of, prepare, recenc
 from ..record.snapshot import Snapshot
 from ..tools import blocks
 from ..tools.memory import DEFAULT_THRESHOLD, OpenMemory, Where, checker, opened, stale_marks, write
+from ..visible import visible
 
 MIN_PREFIX = 4  # an id may be shortened to a unique prefix of at least this many characters, as in git
 
@@ -50,7 +51,7 @@ def full_id(snap: Snapshot, given: str) -> str | None:
     prefix = given.lower()
     matches = sorted(rid for rid in snap.records if rid.startswith(prefix)) if len(prefix) >= MIN_PREFIX else []
     if len(matches) > 1:
-        shown = ", ".join(matches[:5]) + (" ..." if len(matches) > 5 else "")
+        shown = ", ".join(map(visible, matches[:5])) + (" ..." if len(matches) > 5 else "")
         raise InvalidInput(
             f"id {given!r} is the start of {len(matches)} records ({shown}); give more of it. Nothing was changed."
         )
