@@ -108,3 +108,30 @@ def test_a_prefix_of_several_crafted_ids_names_them_without_their_escapes(projec
     assert "\x1b" not in result.stderr and "\x07" not in result.stderr
     assert "beef\\x1b]0;pwned\\x07" in result.stderr and "beef\\x1b[2J" in result.stderr
     assert (project / ".context" / "memory_log.jsonl").read_bytes() == before
+
+
+def stray(tmp_path: Path) -> Path:
+    """A stray memory file with one record, in a folder of its own."""
+    folder = tmp_path / "stray"
+    (folder / ".context").mkdir(parents=True)
+    put(folder, {**HOSTILE, "id": "5a5a5a5a", "missing_context": "stray"})
+    return folder
+
+
+@pytest.mark.parametrize("which", ["memory file", "context dir"])
+def test_fold_never_writes_through_a_symbolic_link_of_the_project(project, tmp_path, which):
+    """A project whose memory file or .context/ is a symbolic link out of it: fold refuses as every
+    writing command does (exit 3) and the link's target is left as it was."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "memory_log.jsonl").write_text(json.dumps(HOSTILE) + "\n", encoding="utf-8")
+    before = (outside / "memory_log.jsonl").read_bytes()
+    if which == "memory file":
+        (project / ".context" / "memory_log.jsonl").symlink_to(outside / "memory_log.jsonl")
+    else:
+        (project / ".context").rmdir()
+        (project / ".context").symlink_to(outside, target_is_directory=True)
+    result = cli(project, "fold", str(stray(tmp_path)), check_rc=3)
+    assert "symbolic link" in result.stderr and "Traceback" not in result.stderr
+    assert (outside / "memory_log.jsonl").read_bytes() == before
+    assert sorted(p.name for p in outside.iterdir()) == ["memory_log.jsonl"]

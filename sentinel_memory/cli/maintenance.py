@@ -182,7 +182,7 @@ def fold(root: Path, given: str) -> Folded:
     """Merge a stray memory file's records into the project's memory, two-way (nothing is known to
     be deleted, so every id is kept, the newer version of an id both hold), in one locked write.
     The stray file is left as it is."""
-    target = store.memory_path(root).resolve()
+    target = Path(os.path.abspath(store.memory_path(root)))  # not resolved: the store refuses a link
     stray = stray_path(root, given)
     if os.path.realpath(stray) == os.path.realpath(target):
         raise InvalidInput(f"{stray} is the project's own memory file; give the other one. Nothing was changed.")
