@@ -6,13 +6,19 @@ real files."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
 
 import forkrun
+
+SERVER = str(Path(__file__).resolve().parents[1] / "server.py")
 
 # What a record may hold that a terminal or a Markdown renderer would act on.
 HOSTILE = {
@@ -135,3 +141,41 @@ def test_fold_never_writes_through_a_symbolic_link_of_the_project(project, tmp_p
     assert "symbolic link" in result.stderr and "Traceback" not in result.stderr
     assert (outside / "memory_log.jsonl").read_bytes() == before
     assert sorted(p.name for p in outside.iterdir()) == ["memory_log.jsonl"]
+
+
+def shell(project: Path, command: str, redirect: str) -> subprocess.CompletedProcess:
+    """`python server.py --project P COMMAND REDIRECT` started by a shell, which sets the output up."""
+    line = f"exec {shlex.quote(sys.executable)} {shlex.quote(SERVER)} --project {shlex.quote(str(project))} {command} {redirect}"
+    return subprocess.run(["sh", "-c", line], stderr=subprocess.PIPE, text=True, encoding="utf-8", timeout=60)
+
+
+@pytest.mark.parametrize(
+    "command", ["search", "list", "export", "stats --json", "log --topic t --missing-context new --lesson l"]
+)
+@pytest.mark.parametrize("redirect", [">/dev/full", "1</dev/null"])
+def test_output_that_cannot_be_written_is_one_sentence_and_exit_3(project, command, redirect):
+    """Output into a full disk or a descriptor opened for reading: one sentence, exit 3 (as a file
+    that could not be written), never a traceback; a record logged meanwhile stays saved."""
+    if not os.path.exists("/dev/full") and "full" in redirect:
+        pytest.skip("no /dev/full here")
+    put(project, HOSTILE)
+    result = shell(project, command, redirect)
+    assert result.returncode == 3, result.stderr
+    assert (
+        result.stderr.startswith("sentinel-memory: the output could not be written (")
+        and "Traceback" not in result.stderr
+    )
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    if command.startswith("log"):
+        assert "new" in (project / ".context" / "memory_log.jsonl").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("command", ["search", "export", "log --topic t --missing-context new --lesson l"])
+def test_a_command_started_with_its_output_closed_does_nothing_and_says_so(project, command):
+    """`>&-`: the command could show nothing, so it does nothing (exit 3), in one sentence."""
+    put(project, HOSTILE)
+    before = (project / ".context" / "memory_log.jsonl").read_bytes()
+    result = shell(project, command, ">&-")
+    assert result.returncode == 3 and "standard output is closed" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+    assert (project / ".context" / "memory_log.jsonl").read_bytes() == before

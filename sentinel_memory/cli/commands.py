@@ -32,6 +32,11 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(encoding="utf-8")
     args = parse(sys.argv[1:] if argv is None else argv)
+    if sys.stdout is None and args.command in HANDLERS and args.command != "hook":
+        # started with its output closed (`>&-`): what it would say could not be seen
+        return _fail("the standard output is closed, so nothing could be shown; nothing was done.", 3)
+    if sys.stdout is not None and args.command != "hook":  # a hook prints nothing on any failure
+        sys.stdout = _Output(sys.stdout)
     _fit_to_terminal(args)
     try:
         if args.command == "merge-driver":
@@ -42,7 +47,10 @@ def main(argv: list[str] | None = None) -> int:
         root = resolve(args.project, client=PERSON)
         if args.command in ("log", "forget", "init", "fold") or getattr(args, "redact", False):
             _refuse_guarded(root)
-        return HANDLERS[args.command](root, args)
+        code = HANDLERS[args.command](root, args)
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        return code
     except (InvalidInput, ProjectRootError) as exc:
         return _fail(exc, 2)
     except MemoryToolError as exc:
@@ -52,6 +60,40 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OutputError as exc:  # a full disk, a descriptor opened for reading: one sentence
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return _fail(f"the output could not be written ({exc}); what the command saved, if anything, stays saved.", 3)
+
+
+class OutputError(Exception):
+    """Writing the standard output failed, other than by a closed pipe."""
+
+
+class _Output:
+    """The standard output, whose failures to write (a full disk, a descriptor opened for reading)
+    are an OutputError: the command says so in one sentence rather than with a traceback."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(exc.strerror or exc) from None
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(exc.strerror or exc) from None
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
 
 
 def _warnings_once() -> None:
