@@ -179,3 +179,25 @@ def test_a_command_started_with_its_output_closed_does_nothing_and_says_so(proje
     assert result.returncode == 3 and "standard output is closed" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
     assert (project / ".context" / "memory_log.jsonl").read_bytes() == before
+
+
+def test_fold_names_a_stray_and_its_link_with_their_escapes_visible(project, tmp_path):
+    """A cloned repository's stray memory folder named with a window title in it, and a stray
+    .context/memory_log.jsonl linking to a name with a screen clear: fold's report and its
+    refusal show the escapes, never send them; a line that is not a record is counted in words."""
+    folder = tmp_path / "sub\x1b]0;pwned\x07"
+    (folder / ".context").mkdir(parents=True)
+    put(folder, {**HOSTILE, "missing_context": "stray"})
+    with open(folder / ".context" / "memory_log.jsonl", "a", encoding="utf-8") as handle:
+        handle.write("not a record\n")
+    folded = cli(project, "fold", str(folder))
+    assert "\x1b" not in folded.stdout + folded.stderr and "sub\\x1b]0;pwned\\x07" in folded.stdout
+    assert "1 line of" in folded.stdout
+    linked = tmp_path / "linked"
+    (linked / ".context").mkdir(parents=True)
+    (linked / ".context" / "memory_log.jsonl").symlink_to("x\x1b[2J")
+    refused = cli(project, "fold", str(linked), check_rc=2)
+    assert "\x1b" not in refused.stderr and "x\\x1b[2J" in refused.stderr
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("not a record\n", encoding="utf-8")
+    assert "(1 line not a record)" in cli(project, "fold", str(empty), check_rc=2).stderr

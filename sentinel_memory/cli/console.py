@@ -178,7 +178,7 @@ def forget_report(result: Forgotten, file: Path, head: AtHead | None = None) -> 
         f"deleted {visible(str(r['id']))} ({r.get('type', 'log')}, topic {str(r.get('topic') or '')!r})"
         for r in result.deleted
     ]
-    errors = [f"{rid} was already gone" for rid in result.gone]  # deleted by someone else meanwhile
+    errors = [f"{visible(rid)} was already gone" for rid in result.gone]  # deleted by someone else meanwhile
     if not result.deleted:
         return out, errors
     if head is None:
@@ -208,21 +208,22 @@ def forget_report(result: Forgotten, file: Path, head: AtHead | None = None) -> 
 
 
 def fold_report(folded: Folded, self_name: str) -> str:
+    stray, target = visible(str(folded.stray)), visible(str(folded.target))
     lines = [
-        f"folded {plural(folded.records, 'record')} of {folded.stray} into {folded.target}: {folded.added} added, "
+        f"folded {plural(folded.records, 'record')} of {stray} into {target}: {folded.added} added, "
         f"{folded.updated} updated (the newer version), {folded.already_there} already there"
     ]
     if folded.unreadable:
         lines.append(
-            f"{plural(folded.unreadable, 'line')} of {folded.stray} {'is' if folded.unreadable == 1 else 'are'} "
+            f"{plural(folded.unreadable, 'line')} of {stray} {'is' if folded.unreadable == 1 else 'are'} "
             "not a record and stayed there: look at them before deleting the file"
         )
     if folded.folder is not None:
-        gone = f"then delete {folded.folder} (git rm -r it if it was committed)"
+        gone = f"then delete {visible(str(folded.folder))} (git rm -r it if it was committed)"
     else:
-        gone = f"then delete {folded.stray} (git rm it if it was committed)"
+        gone = f"then delete {stray} (git rm it if it was committed)"
     lines.append(
-        f"review with `git diff -- {folded.target}`; {gone}. `{self_name} doctor` no longer lists it once it is gone."
+        f"review with `git diff -- {target}`; {gone}. `{self_name} doctor` no longer lists it once it is gone."
     )
     return "\n".join(lines)
 

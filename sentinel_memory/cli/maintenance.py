@@ -168,7 +168,7 @@ def stray_path(root: Path, given: str) -> Path:
             link = next((p for p in (path, path.parent) if p.is_symlink()), None)
             if link is not None:
                 raise InvalidInput(
-                    f"{link} is a symbolic link (to {os.readlink(link)}); fold reads only a regular "
+                    f"{visible(str(link))} is a symbolic link (to {visible(os.readlink(link))}); fold reads only a regular "
                     "memory file, not a link. Nothing was changed."
                 )
             if path.is_file():
@@ -185,7 +185,9 @@ def fold(root: Path, given: str) -> Folded:
     target = Path(os.path.abspath(store.memory_path(root)))  # not resolved: the store refuses a link
     stray = stray_path(root, given)
     if os.path.realpath(stray) == os.path.realpath(target):
-        raise InvalidInput(f"{stray} is the project's own memory file; give the other one. Nothing was changed.")
+        raise InvalidInput(
+            f"{visible(str(stray))} is the project's own memory file; give the other one. Nothing was changed."
+        )
     quiet = logging.getLogger("sentinel_memory")  # the reader's warning: fold's report counts them
     was, quiet.disabled = quiet.disabled, True
     try:
@@ -193,9 +195,9 @@ def fold(root: Path, given: str) -> Folded:
     finally:
         quiet.disabled = was
     if not other.records:
-        lines = f" ({len(other.unreadable)} lines that are not records)" if other.unreadable else ""
+        lines = f" ({blocks.plural(len(other.unreadable), 'line')} not a record)" if other.unreadable else ""
         raise InvalidInput(
-            f"{stray} holds no memory records{lines}, so there is nothing to fold in; check that it "
+            f"{visible(str(stray))} holds no memory records{lines}, so there is nothing to fold in; check that it "
             "is the other .context/memory_log.jsonl. Nothing was changed."
         )
 
