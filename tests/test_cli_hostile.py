@@ -49,7 +49,7 @@ def project(tmp_path) -> Path:
 
 
 def put(project: Path, *records: dict) -> None:
-    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    lines = "".join(json.dumps(r) + "\n" for r in records)
     (project / ".context" / "memory_log.jsonl").write_text(lines, encoding="utf-8")
 
 
@@ -201,3 +201,19 @@ def test_fold_names_a_stray_and_its_link_with_their_escapes_visible(project, tmp
     empty = tmp_path / "empty.jsonl"
     empty.write_text("not a record\n", encoding="utf-8")
     assert "(1 line not a record)" in cli(project, "fold", str(empty), check_rc=2).stderr
+
+
+@pytest.mark.parametrize(
+    "command", [["search", "--json"], ["show", "ab12", "--json"], ["list", "--json"], ["stats", "--json"]]
+)
+def test_json_output_escapes_what_a_terminal_acts_on_and_a_lone_surrogate(project, command):
+    """A record holding a C1 CSI, DEL, a BiDi override, a tag character and a lone surrogate (the
+    JSON escape `\\ud800` in the memory file): --json gives them as JSON escapes, so the output
+    is always UTF-8 and sends a terminal nothing it acts on, and a parser reads the same values."""
+    odd = "m\x9b31m \x7f \u202e \U000e0041 \ud800 한국"
+    put(project, {**HOSTILE, "topic": odd, "missing_context": odd, "ask_next_time": ""})
+    result = forkrun.run(["--project", str(project), *command], timeout=60)
+    assert result.returncode == 0 and b"Traceback" not in result.stderr, result.stderr
+    text = result.stdout.decode("utf-8")
+    assert not re.search("[\x7f-\x9f\u202e\U000e0041\ud800]", text) and "한국" in text
+    assert odd in json.dumps(json.loads(text), ensure_ascii=False)

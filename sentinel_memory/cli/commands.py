@@ -21,7 +21,7 @@ from ..git import drivers as gitdriver
 from ..invocation import SELF
 from ..setup.project import PERSON, resolve
 from ..tools import blocks, memory, render
-from ..visible import visible
+from ..visible import visible, visible_json
 from . import console, maintenance
 from .maintenance import MIN_PREFIX
 from .parser import build_parser, parse
@@ -144,7 +144,9 @@ def _refuse_guarded(root) -> None:
 
 
 def _dump(value) -> None:
-    print(json.dumps(value, ensure_ascii=False, indent=2))
+    """--json: UTF-8 JSON, Korean as itself; what a terminal would act on (C1 controls, DEL, BiDi
+    controls) and a lone surrogate (a `\\ud800` in the memory file) as JSON escapes."""
+    print(visible_json(json.dumps(value, ensure_ascii=False, indent=2)))
 
 
 def cmd_search(root, args) -> int:
