@@ -217,3 +217,27 @@ def test_json_output_escapes_what_a_terminal_acts_on_and_a_lone_surrogate(projec
     text = result.stdout.decode("utf-8")
     assert not re.search("[\x7f-\x9f\u202e\U000e0041\ud800]", text) and "한국" in text
     assert odd in json.dumps(json.loads(text), ensure_ascii=False)
+
+
+def test_a_project_folder_named_with_escapes_is_shown_with_them_visible(tmp_path):
+    """A project in a folder whose name holds a window title (a clone's subfolder with its own
+    .context/): what the commands print and their error sentences name the path with the escapes
+    visible, on stdout and stderr alike."""
+    project = tmp_path / "e\x1b]0;pwned\x07"
+    (project / ".context").mkdir(parents=True)
+    shown = "e\\x1b]0;pwned\\x07"
+    saved = cli(project, "log", "--topic", "t", "--missing-context", "m", "--lesson", "l")
+    rid = json.loads(cli(project, "search", "--json").stdout)[0]["id"]
+    results = [
+        saved,
+        cli(project, "search", "nothing", check_rc=1),
+        cli(project, "show", "ffffffff", check_rc=1),
+        cli(project, "scan"),
+        cli(project, "forget", rid),
+    ]
+    for result in results:
+        assert "\x1b" not in result.stdout + result.stderr and shown in result.stdout + result.stderr, result
+    (project / ".context" / "memory_log.quarantine.jsonl").mkdir()
+    (project / ".context" / "memory_log.jsonl").write_text("not a record\n", encoding="utf-8")
+    refused = cli(project, "log", "--topic", "t", "--missing-context", "m", "--lesson", "l", check_rc=3)
+    assert "\x1b" not in refused.stderr and shown in refused.stderr and "is a directory" in refused.stderr

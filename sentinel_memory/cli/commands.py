@@ -109,11 +109,18 @@ def _warnings_once() -> None:
         return True
 
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("sentinel-memory: %(message)s"))
+    handler.setFormatter(_VisibleFormatter("sentinel-memory: %(message)s"))
     handler.addFilter(first_time)
     logger = logging.getLogger("sentinel_memory")
     logger.addHandler(handler)
     logger.propagate = False
+
+
+class _VisibleFormatter(logging.Formatter):
+    """A warning with the control characters of a path or value in it visible."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return visible(super().format(record), lines=True)
 
 
 def _fit_to_terminal(args) -> None:
@@ -132,7 +139,8 @@ def _fit_to_terminal(args) -> None:
 
 
 def _fail(message: object, code: int) -> int:
-    print(f"sentinel-memory: {message}", file=sys.stderr)
+    """One sentence on stderr; a path or value in it with its control characters visible."""
+    print(f"sentinel-memory: {visible(str(message), lines=True)}", file=sys.stderr)
     return code
 
 
@@ -183,7 +191,7 @@ def cmd_list(root, args) -> int:
     elif topics:
         print(console.topic_table(topics))
     else:
-        print(f"No records in {root.memory_file}.")
+        print(f"No records in {visible(str(root.memory_file))}.")
     return 0
 
 
@@ -306,7 +314,7 @@ def cmd_log(root, args) -> int:
             }
         )
     else:
-        print(text)
+        print(visible(text, lines=True))
         if old is not None:
             print(console.changed_line(changed))
         for twin in twins:

@@ -82,11 +82,13 @@ def search_result(
     """The records that match (or every record, without words or files), each with how strongly
     and why; what the others do not share."""
     files = files or []
-    asked = " or ".join(filter(None, [repr(query) if query.strip() else "", ", ".join(files)]))
+    asked = " or ".join(filter(None, [repr(query) if query.strip() else "", visible(", ".join(files))]))
     if not found:
         scope = f" with topic {topic!r}" if topic else ""
         what = f" match {asked}" if in_scope else ""
-        return f"No records{scope}{what} in {file}." + (f" `{SELF} list` shows the topics." if any_records else "")
+        return f"No records{scope}{what} in {visible(str(file))}." + (
+            f" `{SELF} list` shows the topics." if any_records else ""
+        )
     stale = stale or {}
     searched = bool(asked)
     blocks = []
@@ -166,7 +168,7 @@ def not_found(given: str, file: Path, min_prefix: int) -> str:
             f"characters (`{SELF} search` shows the ids)"
         )
     return (
-        f"no record with id {given!r} in {file} (`{SELF} search` shows the ids; "
+        f"no record with id {given!r} in {visible(str(file))} (`{SELF} search` shows the ids; "
         f"a prefix needs at least {min_prefix} characters)"
     )
 
@@ -184,8 +186,8 @@ def forget_report(result: Forgotten, file: Path, head: AtHead | None = None) -> 
     if head is None:
         them = "it" if len(result.deleted) == 1 else "them"
         out.append(
-            f"`git diff -- {file}` now shows {plural(len(result.deleted), 'removed record')}; commit it to share "
-            f"the change, or, if the file was committed, bring {them} back with `git restore -- {file}`."
+            f"`git diff -- {visible(str(file))}` now shows {plural(len(result.deleted), 'removed record')}; commit it to share "
+            f"the change, or, if the file was committed, bring {them} back with `git restore -- {visible(str(file))}`."
         )
         return out, errors
     shown = [r for r in result.deleted if r["id"] in head.ids]
@@ -194,8 +196,8 @@ def forget_report(result: Forgotten, file: Path, head: AtHead | None = None) -> 
         them = "it" if len(shown) == 1 else "them"
         also = " (which also undoes the file's other uncommitted changes)" if head.other_changes else ""
         out.append(
-            f"`git diff -- {file}` now shows {plural(len(shown), 'removed record')}; commit it to share the "
-            f"change, or bring {them} back with `git restore -- {file}`{also}."
+            f"`git diff -- {visible(str(file))}` now shows {plural(len(shown), 'removed record')}; commit it to share the "
+            f"change, or bring {them} back with `git restore -- {visible(str(file))}`{also}."
         )
     if never:
         were = "was" if never == 1 else "were"
@@ -231,7 +233,7 @@ def fold_report(folded: Folded, self_name: str) -> str:
 def scan_report(findings: list, file: Path) -> list[str]:
     lines = [f"{visible(f.record_id)}  {visible(f.field)}: looks like {f.rule}" for f in findings]
     lines.append(
-        f"{plural(len(findings), 'possible credential')} in {file}"
+        f"{plural(len(findings), 'possible credential')} in {visible(str(file))}"
         + (". Run scan --redact to replace them." if findings else ".")
     )
     return lines
@@ -255,7 +257,7 @@ def staged_refusal(findings: list, self_name: str, prefix: str = "") -> str:
 def redact_report(records: int, values: int, file: Path) -> str:
     return (
         f"Redacted {plural(values, 'value')} ({plural(records, 'record')} changed; values in "
-        f"lines that are not records are redacted in the quarantine file) in {file}; review with git diff "
+        f"lines that are not records are redacted in the quarantine file) in {visible(str(file))}; review with git diff "
         "(a redacted log gets a new id), and rotate the keys: git history still has them."
     )
 
@@ -263,12 +265,12 @@ def redact_report(records: int, values: int, file: Path) -> str:
 def stale_report(records: list[dict], marks: dict, file: Path) -> str:
     """`stale`: the stale records, oldest first, each with why; or that none is."""
     if not records:
-        return f"No stale records in {file}: no file a record cites was changed by a commit after it was written."
+        return f"No stale records in {visible(str(file))}: no file a record cites was changed by a commit after it was written."
     blocks = [record_block(r, marks[r["id"]]) for r in records]
     return "\n\n".join(
         [
             *blocks,
-            f"{plural(len(records), 'stale record')} in {file}. Verify each against the code; "
+            f"{plural(len(records), 'stale record')} in {visible(str(file))}. Verify each against the code; "
             "if it still holds, log it again (same topic and missing context) to refresh it, "
             "else correct it or `forget` it.",
         ]
@@ -373,7 +375,7 @@ def not_a_file_here(typed: str, path: str, sub: str, root: Path) -> str:
     """A --file typed in a subfolder that names no file there."""
     return (
         f"--file {visible(typed)!r} names no file: in a subfolder a path is read from the current folder "
-        f"({visible(sub)}/), so it means {visible(path)} in the project ({root}). Nothing was saved."
+        f"({visible(sub)}/), so it means {visible(path)} in the project ({visible(str(root))}). Nothing was saved."
         + same_name_hint(root, [path], here=Path.cwd())
     )
 
