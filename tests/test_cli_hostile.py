@@ -26,7 +26,8 @@ HOSTILE = {
     "type": "log",
     "topic": "<script>alert(1)</script>",
     "missing_context": "# Heading\n```\nfenced\n~~~\n---",
-    "lesson": "<img src=x onerror=alert(1)> [click](javascript:alert(1)) | a | b |\n<!-- hide the rest\n1. one\n- two",
+    "lesson": "<img src=x onerror=alert(1)> [click](javascript:alert(1)) | a | b |\n<!-- hide the rest\n1. one\n- two"
+    " $\\Huge{\\color{red}{fake}}$",
     "ask_next_time": "\x1b]8;;http://evil\x07link\x1b]8;;\x07 \x1b[31mred\r\u202eabc\b @octocat",
     "files": ["a`b.py", "x\ny.py"],
     "meta": {"created": "2026-01-01T00:00:00+00:00"},
@@ -82,6 +83,7 @@ def test_export_shows_a_records_markdown_and_html_as_text(project):
     assert html.count("<h2>") == 2 and html.count("<h3>") == 2 and html.count("<ul>") == 2
     assert html.count("<li>") == 2 * 4 and "<a " not in html and "<pre>" not in html
     assert "@octocat" not in html and "\x1b" not in text and "\u202e" not in text
+    assert "\\$\\\\Huge" in text  # GitHub would render $...$ as math
     for word in (
         "&lt;script&gt;alert(1)&lt;/script&gt;",
         "&lt;img src=x onerror=alert(1)&gt;",

@@ -277,7 +277,7 @@ def stale_report(records: list[dict], marks: dict, file: Path) -> str:
     )
 
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]#|~!])")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]#|~!$])")  # `$`: GitHub reads $...$ as math
 # What starts a block of its own at the start of a line that md() leaves as it is: a list item
 # (`-`, `+`, `1.`, `1)`), a setext heading's underline (`===`).
 _LINE_START = re.compile(r"^(\s*)(?:([-+=])|(\d+)([.)]))")
