@@ -243,3 +243,20 @@ def test_a_project_folder_named_with_escapes_is_shown_with_them_visible(tmp_path
     (project / ".context" / "memory_log.jsonl").write_text("not a record\n", encoding="utf-8")
     refused = cli(project, "log", "--topic", "t", "--missing-context", "m", "--lesson", "l", check_rc=3)
     assert "\x1b" not in refused.stderr and shown in refused.stderr and "is a directory" in refused.stderr
+
+
+@pytest.mark.parametrize("how", ["itself", "symbolic link", "hard link"])
+def test_export_never_writes_over_the_memory_file(project, tmp_path, how):
+    """`export --output` naming the memory file (as itself, through a link, a hard link) would empty
+    it and leave Markdown where the records were: refused with exit 2, the file as it was."""
+    put(project, HOSTILE)
+    memory = project / ".context" / "memory_log.jsonl"
+    before = memory.read_bytes()
+    output = {"itself": memory, "symbolic link": tmp_path / "link.md", "hard link": tmp_path / "hard.md"}[how]
+    if how == "symbolic link":
+        output.symlink_to(memory)
+    elif how == "hard link":
+        os.link(memory, output)
+    result = cli(project, "export", "--output", str(output), check_rc=2)
+    assert "a file of the memory's own" in result.stderr and "Nothing was written" in result.stderr
+    assert memory.read_bytes() == before

@@ -370,11 +370,33 @@ def cmd_export(root, args) -> int:
     records = maintenance.records(opened)
     text = console.markdown(records, root.memory_file, memory.stale_marks(opened))
     if args.output:
+        _refuse_own_file(root.memory_file.parent, args.output)
         _write_into(args.output, text.encode("utf-8"))
         print(f"wrote {blocks.plural(len(records), 'record')} to {visible(args.output)}")
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _refuse_own_file(context: Path, name: str) -> None:
+    """`export --output` into a file of the memory's own (.context/'s memory file, its quarantine
+    file, its lock; as itself, through a link or a hard link) would empty it: refused, nothing
+    written."""
+    try:
+        target = os.stat(name)
+        entries = list(os.scandir(context))
+    except OSError:  # no such file yet (a new one is no file of ours), or no .context/
+        return
+    for entry in entries:
+        try:
+            own = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if (own.st_dev, own.st_ino) == (target.st_dev, target.st_ino):
+            raise InvalidInput(
+                f"{visible(name)} is {visible(entry.path)}, a file of the memory's own; export writes "
+                "the Markdown elsewhere (--output memory.md). Nothing was written."
+            )
 
 
 def _write_into(name: str, data: bytes) -> None:
