@@ -260,3 +260,14 @@ def test_export_never_writes_over_the_memory_file(project, tmp_path, how):
     result = cli(project, "export", "--output", str(output), check_rc=2)
     assert "a file of the memory's own" in result.stderr and "Nothing was written" in result.stderr
     assert memory.read_bytes() == before
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_an_empty_project_is_a_usage_error_not_the_current_folder(tmp_path, where):
+    """`--project "$DIR"` with DIR unset gives an empty --project: exit 2 and nothing written, rather
+    than the lesson saved into whatever project the current folder belongs to."""
+    log = ["log", "--topic", "t", "--missing-context", "m", "--lesson", "l"]
+    args = ["--project", "", *log] if where == "before" else [*log, "--project", ""]
+    result = forkrun.run(args, text=True, encoding="utf-8", timeout=60, cwd=tmp_path)
+    assert result.returncode == 2 and "--project is empty" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and not (tmp_path / ".context").exists()

@@ -44,6 +44,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "textconv":
             return gitdriver.textconv(args.file)
         _warnings_once()
+        if args.project is not None and not args.project.strip():  # `--project "$DIR"` with DIR unset
+            raise ProjectRootError(
+                "--project is empty (an unset variable?); give the project's folder, or leave --project out "
+                "for the project of the current directory. Nothing was changed."
+            )
         root = resolve(args.project, client=PERSON)
         if args.command in ("log", "forget", "init", "fold") or getattr(args, "redact", False):
             _refuse_guarded(root)
