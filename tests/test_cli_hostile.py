@@ -98,7 +98,7 @@ def test_export_shows_a_records_markdown_and_html_as_text(project):
         "\\x1b]8;;http://evil",
         "\\u202e",
         "a`b.py",
-        "x\\x0ay.py",
+        "x\\ny.py",
         "ef56`` &lt;b&gt;x",
         "t\\x0a# injected",
     ):
@@ -202,7 +202,7 @@ def test_fold_names_a_stray_and_its_link_with_their_escapes_visible(project, tmp
     assert "\x1b" not in refused.stderr and "x\\x1b[2J" in refused.stderr
     empty = tmp_path / "empty.jsonl"
     empty.write_text("not a record\n", encoding="utf-8")
-    assert "(1 line not a record)" in cli(project, "fold", str(empty), check_rc=2).stderr
+    assert "(1 line that is not a record)" in cli(project, "fold", str(empty), check_rc=2).stderr
 
 
 @pytest.mark.parametrize(

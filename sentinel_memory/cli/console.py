@@ -307,7 +307,7 @@ def _escape_start(match: re.Match) -> str:
 def code(value: object) -> str:
     """Inline code for an id or a path: fenced by one backtick more than its longest run of them, so
     no text of a record ends the code early (and what followed would be read as Markdown)."""
-    text = shown(visible(str(value))).replace("\n", " ")
+    text = visible(shown(str(value))).replace("\n", " ")
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
     return f"{fence} {text} {fence}" if longest else f"`{text}`"

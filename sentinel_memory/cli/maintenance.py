@@ -195,7 +195,10 @@ def fold(root: Path, given: str) -> Folded:
     finally:
         quiet.disabled = was
     if not other.records:
-        lines = f" ({blocks.plural(len(other.unreadable), 'line')} not a record)" if other.unreadable else ""
+        count = len(other.unreadable)
+        lines = (
+            f" ({count} {'line that is not a record' if count == 1 else 'lines that are not records'})" if count else ""
+        )
         raise InvalidInput(
             f"{visible(str(stray))} holds no memory records{lines}, so there is nothing to fold in; check that it "
             "is the other .context/memory_log.jsonl. Nothing was changed."
