@@ -271,3 +271,15 @@ def test_an_empty_project_is_a_usage_error_not_the_current_folder(tmp_path, wher
     result = forkrun.run(args, text=True, encoding="utf-8", timeout=60, cwd=tmp_path)
     assert result.returncode == 2 and "--project is empty" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr and not (tmp_path / ".context").exists()
+
+
+@pytest.mark.parametrize("name", ["memory_log.jsonl.orig", "backup.jsonl"])
+def test_fold_of_a_copy_beside_the_memory_file_never_says_to_delete_the_projects_context(project, name):
+    """A copy of the memory file in the project's own .context/ (a merge's .orig, a backup) folded
+    in: the report says to delete that file, never the project's .context/ folder."""
+    put(project, HOSTILE)
+    copy = project / ".context" / name
+    copy.write_text(json.dumps({**HOSTILE, "id": "c0c0c0c0", "missing_context": "copy"}) + "\n", encoding="utf-8")
+    report = cli(project, "fold", str(copy)).stdout
+    assert f"then delete {copy} (git rm it" in report, report
+    assert f"delete {project / '.context'} " not in report

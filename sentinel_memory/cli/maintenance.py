@@ -142,9 +142,12 @@ class Folded:
     @property
     def folder(self) -> Path | None:
         """The stray file's .context/ folder, to delete once folded in; None when the file is not
-        in a folder of that name (then only the file itself is the stray's)."""
+        a memory file in a folder of that name, or is in the project's own .context/ (a copy or a
+        merge's leftover beside the memory file): then only the file itself is the stray's."""
         parent = self.stray.parent
-        return parent if parent.name == ".context" else None
+        if parent.name != ".context" or self.stray.name != self.target.name:
+            return None
+        return None if os.path.realpath(parent) == os.path.realpath(self.target.parent) else parent
 
     @property
     def already_there(self) -> int:
