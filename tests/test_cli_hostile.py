@@ -283,3 +283,14 @@ def test_fold_of_a_copy_beside_the_memory_file_never_says_to_delete_the_projects
     report = cli(project, "fold", str(copy)).stdout
     assert f"then delete {copy} (git rm it" in report, report
     assert f"delete {project / '.context'} " not in report
+
+
+@pytest.mark.parametrize("asked", [["pay\u202ement"], ["--file", "src/a\u202eb.py"]])
+def test_the_match_line_shows_a_records_topic_and_file_with_escapes_visible(project, asked):
+    """The match line says why a record matched by its topic or a file it cites; a BiDi override
+    in either shows as an escape there too, as in the record's block."""
+    (project / "src").mkdir()
+    (project / "src" / "a\u202eb.py").write_text("x\n", encoding="utf-8")
+    put(project, {**HOSTILE, "topic": "pay\u202ement", "files": ["src/a\u202eb.py"]})
+    result = cli(project, "search", *asked)
+    assert "match: strong" in result.stdout and "\u202e" not in result.stdout, result.stdout
