@@ -52,3 +52,18 @@ def visible_record(record: dict) -> dict:
             value = [visible(f) if isinstance(f, str) else f for f in value]
         out[visible(str(key))] = value
     return out
+
+
+def _json_escape(match: re.Match) -> str:
+    code = ord(match.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def visible_json(text: str) -> str:
+    """JSON text (json.dumps with ensure_ascii=False) with the hidden and control characters of its
+    strings as JSON's escapes (`\\u202e`, a surrogate pair past U+FFFF, a lone surrogate as
+    itself): the same values for a parser, nothing a terminal acts on, and always encodable."""
+    return _LINES.sub(_json_escape, text)

@@ -262,7 +262,7 @@ def lock_held_elsewhere(memory_file: Path):
 # durations mislead on a shared machine).
 SLOW_FIXTURES = {"connect", "forked_connect", "env"}  # a spawned `python server.py`; real git repositories
 # Files about processes: every test there starts some (the commands, the server, the wheel build).
-SLOW_FILES = {"test_cli.py", "test_clients.py", "test_concurrency.py", "test_fast_start.py", "test_hooks.py", "test_package.py",
+SLOW_FILES = {"test_cli.py", "test_cli_hostile.py", "test_clients.py", "test_concurrency.py", "test_fast_start.py", "test_hooks.py", "test_package.py",
               "test_stdio.py"}
 SLOW_TESTS = {
     "test_docs.py::test_the_walkthrough_runs_as_written",

@@ -412,15 +412,22 @@ def test_export_output_that_fails_midway_says_so_in_one_sentence(project, tmp_pa
     assert "nothing was written" in missing.stderr and missing.stderr.count("\n") == 1
 
 
-def test_interrupting_a_command_exits_130_without_a_traceback(project):
-    """Ctrl+C while forget waits for the lock exits 130 quietly and leaves the file as it was."""
+@pytest.mark.parametrize("command", ["forget", "log", "fold"])
+def test_interrupting_a_command_exits_130_without_a_traceback(project, tmp_path, command):
+    """Ctrl+C while forget, log or fold waits for the lock exits 130 quietly and leaves the file as
+    it was."""
     if not Path("/proc/self/stat").exists():
         pytest.skip("needs /proc to see the process wait")
     rid = logged_id(project, "a", "m", "l")
+    stray = tmp_path / "stray"
+    stray.mkdir()
+    logged_id(stray, "b", "other", "l")
+    args = {"forget": [rid], "log": ["--topic", "a", "--missing-context", "m", "--lesson", "new"],
+            "fold": [str(stray)]}[command]
     before = memory(project).read_bytes()
     with FileLock(str(memory(project)) + ".lock"):
         # A long lock timeout: on a busy machine the wait below may take longer than the default 10 s.
-        proc = subprocess.Popen([sys.executable, SERVER, "--project", str(project), "forget", rid],
+        proc = subprocess.Popen([sys.executable, SERVER, "--project", str(project), command, *args],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 env={**os.environ, "SENTINEL_MEMORY_LOCK_TIMEOUT": "300"})
         _wait_until_idle(proc)

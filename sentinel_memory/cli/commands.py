@@ -21,7 +21,7 @@ from ..git import drivers as gitdriver
 from ..invocation import SELF
 from ..setup.project import PERSON, resolve
 from ..tools import blocks, memory, render
-from ..visible import visible
+from ..visible import visible, visible_json
 from . import console, maintenance
 from .maintenance import MIN_PREFIX
 from .parser import build_parser, parse
@@ -32,6 +32,11 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(encoding="utf-8")
     args = parse(sys.argv[1:] if argv is None else argv)
+    if sys.stdout is None and args.command in HANDLERS and args.command != "hook":
+        # started with its output closed (`>&-`): what it would say could not be seen
+        return _fail("the standard output is closed, so nothing could be shown; nothing was done.", 3)
+    if sys.stdout is not None and args.command != "hook":  # a hook prints nothing on any failure
+        sys.stdout = _Output(sys.stdout)
     _fit_to_terminal(args)
     try:
         if args.command == "merge-driver":
@@ -39,10 +44,18 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "textconv":
             return gitdriver.textconv(args.file)
         _warnings_once()
+        if args.project is not None and not args.project.strip():  # `--project "$DIR"` with DIR unset
+            raise ProjectRootError(
+                "--project is empty (an unset variable?); give the project's folder, or leave --project out "
+                "for the project of the current directory. Nothing was changed."
+            )
         root = resolve(args.project, client=PERSON)
         if args.command in ("log", "forget", "init", "fold") or getattr(args, "redact", False):
             _refuse_guarded(root)
-        return HANDLERS[args.command](root, args)
+        code = HANDLERS[args.command](root, args)
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        return code
     except (InvalidInput, ProjectRootError) as exc:
         return _fail(exc, 2)
     except MemoryToolError as exc:
@@ -52,6 +65,40 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OutputError as exc:  # a full disk, a descriptor opened for reading: one sentence
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return _fail(f"the output could not be written ({exc}); what the command saved, if anything, stays saved.", 3)
+
+
+class OutputError(Exception):
+    """Writing the standard output failed, other than by a closed pipe."""
+
+
+class _Output:
+    """The standard output, whose failures to write (a full disk, a descriptor opened for reading)
+    are an OutputError: the command says so in one sentence rather than with a traceback."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(exc.strerror or exc) from None
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(exc.strerror or exc) from None
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
 
 
 def _warnings_once() -> None:
@@ -67,11 +114,18 @@ def _warnings_once() -> None:
         return True
 
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("sentinel-memory: %(message)s"))
+    handler.setFormatter(_VisibleFormatter("sentinel-memory: %(message)s"))
     handler.addFilter(first_time)
     logger = logging.getLogger("sentinel_memory")
     logger.addHandler(handler)
     logger.propagate = False
+
+
+class _VisibleFormatter(logging.Formatter):
+    """A warning with the control characters of a path or value in it visible."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return visible(super().format(record), lines=True)
 
 
 def _fit_to_terminal(args) -> None:
@@ -90,7 +144,8 @@ def _fit_to_terminal(args) -> None:
 
 
 def _fail(message: object, code: int) -> int:
-    print(f"sentinel-memory: {message}", file=sys.stderr)
+    """One sentence on stderr; a path or value in it with its control characters visible."""
+    print(f"sentinel-memory: {visible(str(message), lines=True)}", file=sys.stderr)
     return code
 
 
@@ -102,7 +157,9 @@ def _refuse_guarded(root) -> None:
 
 
 def _dump(value) -> None:
-    print(json.dumps(value, ensure_ascii=False, indent=2))
+    """--json: UTF-8 JSON, Korean as itself; what a terminal would act on (C1 controls, DEL, BiDi
+    controls) and a lone surrogate (a `\\ud800` in the memory file) as JSON escapes."""
+    print(visible_json(json.dumps(value, ensure_ascii=False, indent=2)))
 
 
 def cmd_search(root, args) -> int:
@@ -139,7 +196,7 @@ def cmd_list(root, args) -> int:
     elif topics:
         print(console.topic_table(topics))
     else:
-        print(f"No records in {root.memory_file}.")
+        print(f"No records in {visible(str(root.memory_file))}.")
     return 0
 
 
@@ -262,7 +319,7 @@ def cmd_log(root, args) -> int:
             }
         )
     else:
-        print(text)
+        print(visible(text, lines=True))
         if old is not None:
             print(console.changed_line(changed))
         for twin in twins:
@@ -318,11 +375,33 @@ def cmd_export(root, args) -> int:
     records = maintenance.records(opened)
     text = console.markdown(records, root.memory_file, memory.stale_marks(opened))
     if args.output:
+        _refuse_own_file(root.memory_file.parent, args.output)
         _write_into(args.output, text.encode("utf-8"))
         print(f"wrote {blocks.plural(len(records), 'record')} to {visible(args.output)}")
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _refuse_own_file(context: Path, name: str) -> None:
+    """`export --output` into a file of the memory's own (.context/'s memory file, its quarantine
+    file, its lock; as itself, through a link or a hard link) would empty it: refused, nothing
+    written."""
+    try:
+        target = os.stat(name)
+        entries = list(os.scandir(context))
+    except OSError:  # no such file yet (a new one is no file of ours), or no .context/
+        return
+    for entry in entries:
+        try:
+            own = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if (own.st_dev, own.st_ino) == (target.st_dev, target.st_ino):
+            raise InvalidInput(
+                f"{visible(name)} is {visible(entry.path)}, a file of the memory's own; export writes "
+                "the Markdown elsewhere (--output memory.md). Nothing was written."
+            )
 
 
 def _write_into(name: str, data: bytes) -> None:

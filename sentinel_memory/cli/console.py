@@ -82,11 +82,13 @@ def search_result(
     """The records that match (or every record, without words or files), each with how strongly
     and why; what the others do not share."""
     files = files or []
-    asked = " or ".join(filter(None, [repr(query) if query.strip() else "", ", ".join(files)]))
+    asked = " or ".join(filter(None, [repr(query) if query.strip() else "", visible(", ".join(files))]))
     if not found:
         scope = f" with topic {topic!r}" if topic else ""
         what = f" match {asked}" if in_scope else ""
-        return f"No records{scope}{what} in {file}." + (f" `{SELF} list` shows the topics." if any_records else "")
+        return f"No records{scope}{what} in {visible(str(file))}." + (
+            f" `{SELF} list` shows the topics." if any_records else ""
+        )
     stale = stale or {}
     searched = bool(asked)
     blocks = []
@@ -94,7 +96,7 @@ def search_result(
         block = record_block(m.record, stale.get(m.record["id"], ()))
         if searched:
             how = colour("strong", "32") if m.strong else "weak"
-            reason = "; ".join(m.reasons) or "only words most records hold or any task uses"
+            reason = visible("; ".join(m.reasons)) or "only words most records hold or any task uses"
             block += f"\n  {colour('match', '2')}: {how} {m.strength:.2f}: {reason}"
         blocks.append(block)
     text = "\n\n".join(blocks)
@@ -166,7 +168,7 @@ def not_found(given: str, file: Path, min_prefix: int) -> str:
             f"characters (`{SELF} search` shows the ids)"
         )
     return (
-        f"no record with id {given!r} in {file} (`{SELF} search` shows the ids; "
+        f"no record with id {given!r} in {visible(str(file))} (`{SELF} search` shows the ids; "
         f"a prefix needs at least {min_prefix} characters)"
     )
 
@@ -178,14 +180,14 @@ def forget_report(result: Forgotten, file: Path, head: AtHead | None = None) -> 
         f"deleted {visible(str(r['id']))} ({r.get('type', 'log')}, topic {str(r.get('topic') or '')!r})"
         for r in result.deleted
     ]
-    errors = [f"{rid} was already gone" for rid in result.gone]  # deleted by someone else meanwhile
+    errors = [f"{visible(rid)} was already gone" for rid in result.gone]  # deleted by someone else meanwhile
     if not result.deleted:
         return out, errors
     if head is None:
         them = "it" if len(result.deleted) == 1 else "them"
         out.append(
-            f"`git diff -- {file}` now shows {plural(len(result.deleted), 'removed record')}; commit it to share "
-            f"the change, or, if the file was committed, bring {them} back with `git restore -- {file}`."
+            f"`git diff -- {visible(str(file))}` now shows {plural(len(result.deleted), 'removed record')}; commit it to share "
+            f"the change, or, if the file was committed, bring {them} back with `git restore -- {visible(str(file))}`."
         )
         return out, errors
     shown = [r for r in result.deleted if r["id"] in head.ids]
@@ -194,8 +196,8 @@ def forget_report(result: Forgotten, file: Path, head: AtHead | None = None) -> 
         them = "it" if len(shown) == 1 else "them"
         also = " (which also undoes the file's other uncommitted changes)" if head.other_changes else ""
         out.append(
-            f"`git diff -- {file}` now shows {plural(len(shown), 'removed record')}; commit it to share the "
-            f"change, or bring {them} back with `git restore -- {file}`{also}."
+            f"`git diff -- {visible(str(file))}` now shows {plural(len(shown), 'removed record')}; commit it to share the "
+            f"change, or bring {them} back with `git restore -- {visible(str(file))}`{also}."
         )
     if never:
         were = "was" if never == 1 else "were"
@@ -208,21 +210,22 @@ def forget_report(result: Forgotten, file: Path, head: AtHead | None = None) -> 
 
 
 def fold_report(folded: Folded, self_name: str) -> str:
+    stray, target = visible(str(folded.stray)), visible(str(folded.target))
     lines = [
-        f"folded {plural(folded.records, 'record')} of {folded.stray} into {folded.target}: {folded.added} added, "
+        f"folded {plural(folded.records, 'record')} of {stray} into {target}: {folded.added} added, "
         f"{folded.updated} updated (the newer version), {folded.already_there} already there"
     ]
     if folded.unreadable:
         lines.append(
-            f"{plural(folded.unreadable, 'line')} of {folded.stray} {'is' if folded.unreadable == 1 else 'are'} "
+            f"{plural(folded.unreadable, 'line')} of {stray} {'is' if folded.unreadable == 1 else 'are'} "
             "not a record and stayed there: look at them before deleting the file"
         )
     if folded.folder is not None:
-        gone = f"then delete {folded.folder} (git rm -r it if it was committed)"
+        gone = f"then delete {visible(str(folded.folder))} (git rm -r it if it was committed)"
     else:
-        gone = f"then delete {folded.stray} (git rm it if it was committed)"
+        gone = f"then delete {stray} (git rm it if it was committed)"
     lines.append(
-        f"review with `git diff -- {folded.target}`; {gone}. `{self_name} doctor` no longer lists it once it is gone."
+        f"review with `git diff -- {target}`; {gone}. `{self_name} doctor` no longer lists it once it is gone."
     )
     return "\n".join(lines)
 
@@ -230,7 +233,7 @@ def fold_report(folded: Folded, self_name: str) -> str:
 def scan_report(findings: list, file: Path) -> list[str]:
     lines = [f"{visible(f.record_id)}  {visible(f.field)}: looks like {f.rule}" for f in findings]
     lines.append(
-        f"{plural(len(findings), 'possible credential')} in {file}"
+        f"{plural(len(findings), 'possible credential')} in {visible(str(file))}"
         + (". Run scan --redact to replace them." if findings else ".")
     )
     return lines
@@ -254,7 +257,7 @@ def staged_refusal(findings: list, self_name: str, prefix: str = "") -> str:
 def redact_report(records: int, values: int, file: Path) -> str:
     return (
         f"Redacted {plural(values, 'value')} ({plural(records, 'record')} changed; values in "
-        f"lines that are not records are redacted in the quarantine file) in {file}; review with git diff "
+        f"lines that are not records are redacted in the quarantine file) in {visible(str(file))}; review with git diff "
         "(a redacted log gets a new id), and rotate the keys: git history still has them."
     )
 
@@ -262,29 +265,67 @@ def redact_report(records: int, values: int, file: Path) -> str:
 def stale_report(records: list[dict], marks: dict, file: Path) -> str:
     """`stale`: the stale records, oldest first, each with why; or that none is."""
     if not records:
-        return f"No stale records in {file}: no file a record cites was changed by a commit after it was written."
+        return f"No stale records in {visible(str(file))}: no file a record cites was changed by a commit after it was written."
     blocks = [record_block(r, marks[r["id"]]) for r in records]
     return "\n\n".join(
         [
             *blocks,
-            f"{plural(len(records), 'stale record')} in {file}. Verify each against the code; "
+            f"{plural(len(records), 'stale record')} in {visible(str(file))}. Verify each against the code; "
             "if it still holds, log it again (same topic and missing context) to refresh it, "
             "else correct it or `forget` it.",
         ]
     )
 
 
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]#|~!$])")  # `$`: GitHub reads $...$ as math
+# What starts a block of its own at the start of a line that md() leaves as it is: a list item
+# (`-`, `+`, `1.`, `1)`), a setext heading's underline (`===`).
+_LINE_START = re.compile(r"^(\s*)(?:([-+=])|(\d+)([.)]))")
+
+
+def md(value: object) -> str:
+    """Text as Markdown that shows it as it is: no formatting, HTML or @-mention of its own, one
+    line (a line break as `<br>`); control characters visible (visible.py)."""
+    out = _MARKDOWN_SPECIAL.sub(r"\\\1", visible(str(value), lines=True))
+    out = out.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("@", "@&#8203;")
+    return out.replace("\r\n", "\n").replace("\n", "<br>")
+
+
+def md_lines(value: object, indent: str = "  ") -> str:
+    """md() of a text over several lines: each line on a line of its own, indented to stay inside
+    a list item, none able to start a block of its own (a heading, a list, a fence, a table)."""
+    lines = visible(str(value), lines=True).split("\n")
+    out = [md(lines[0])] + [_LINE_START.sub(_escape_start, md(line)) for line in lines[1:]]
+    return ("\n" + indent).join(out)
+
+
+def _escape_start(match: re.Match) -> str:
+    space, sign, number, end = match.groups()
+    return f"{space}\\{sign}" if sign else f"{space}{number}\\{end}"
+
+
+def code(value: object) -> str:
+    """Inline code for an id or a path: fenced by one backtick more than its longest run of them, so
+    no text of a record ends the code early (and what followed would be read as Markdown)."""
+    text = visible(shown(str(value))).replace("\n", " ")
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {text} {fence}" if longest else f"`{text}`"
+
+
 def markdown(records: list[dict], source: Path, stale: dict | None = None) -> str:
     """The memory as a Markdown document: one section per topic, principles first, then logs;
-    a stale record carries its mark. Control characters show as escapes (visible.py)."""
-    stale = {visible(str(rid)): visible(stale_line(mark)) for rid, mark in (stale or {}).items()}
-    out = [f"# Project memory\n\n{plural(len(records), 'record')} from `{visible(str(source))}`.\n"]
+    a stale record carries its mark. What a record holds shows as it is, never as Markdown or
+    HTML of its own (md(), code()), so the file can be read in a pull request or a wiki; control
+    characters show as escapes (visible.py)."""
+    stale = stale or {}
+    out = [f"# Project memory\n\n{plural(len(records), 'record')} from {code(source)}.\n"]
     by_topic: dict[str, list[dict]] = {}
-    for r in map(visible_record, records):
+    for r in records:
         by_topic.setdefault(str(r.get("topic") or ""), []).append(r)
     for topic in sorted(by_topic):
-        out.append(f"## {topic or '(no topic)'}\n")
-        for r in sorted(by_topic[topic], key=lambda r: (not is_principle(r), r["id"])):
+        out.append(f"## {md(visible(topic)) if topic else '(no topic)'}\n")
+        for r in sorted(by_topic[topic], key=lambda r: (not is_principle(r), str(r["id"]))):
             meta = meta_of(r)
             if is_principle(r):
                 when = f"compacted {day(meta.get('compacted_at'))} from {meta.get('source_count', 0)} records"
@@ -292,14 +333,13 @@ def markdown(records: list[dict], source: Path, stale: dict | None = None) -> st
                 when = day(meta.get("created"))
             if meta.get("updated"):
                 when += f", updated {day(meta.get('updated'))}"
-            out.append(f"### {r.get('type', 'log')} `{r['id']}` ({when})\n")
+            out.append(f"### {md(visible(str(r.get('type', 'log'))))} {code(r['id'])} ({md(visible(when))})\n")
             if r["id"] in stale:
-                out.append(f"- **{stale[r['id']]}**")
-            cited = files_line(r)
-            if cited:
-                out.append("- **files**: " + ", ".join(f"`{shown(str(f))}`" for f in r["files"]))
+                out.append(f"- **{md(stale_line(stale[r['id']]))}**")
+            if files_line(r):
+                out.append("- **files**: " + ", ".join(code(f) for f in r["files"]))
             out += [
-                f"- **{name}**: " + str(r[name]).replace("\n", "\n  ")
+                f"- **{name}**: " + md_lines(r[name])
                 for name in ("missing_context", "lesson", "ask_next_time")
                 if r.get(name)
             ]
@@ -335,7 +375,7 @@ def not_a_file_here(typed: str, path: str, sub: str, root: Path) -> str:
     """A --file typed in a subfolder that names no file there."""
     return (
         f"--file {visible(typed)!r} names no file: in a subfolder a path is read from the current folder "
-        f"({visible(sub)}/), so it means {visible(path)} in the project ({root}). Nothing was saved."
+        f"({visible(sub)}/), so it means {visible(path)} in the project ({visible(str(root))}). Nothing was saved."
         + same_name_hint(root, [path], here=Path.cwd())
     )
 

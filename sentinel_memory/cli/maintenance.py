@@ -18,6 +18,7 @@ from ..record.records import count_types, is_principle, meta_of, prepare, recenc
 from ..record.snapshot import Snapshot
 from ..tools import blocks
 from ..tools.memory import DEFAULT_THRESHOLD, OpenMemory, Where, checker, opened, stale_marks, write
+from ..visible import visible
 
 MIN_PREFIX = 4  # an id may be shortened to a unique prefix of at least this many characters, as in git
 
@@ -50,7 +51,7 @@ def full_id(snap: Snapshot, given: str) -> str | None:
     prefix = given.lower()
     matches = sorted(rid for rid in snap.records if rid.startswith(prefix)) if len(prefix) >= MIN_PREFIX else []
     if len(matches) > 1:
-        shown = ", ".join(matches[:5]) + (" ..." if len(matches) > 5 else "")
+        shown = ", ".join(map(visible, matches[:5])) + (" ..." if len(matches) > 5 else "")
         raise InvalidInput(
             f"id {given!r} is the start of {len(matches)} records ({shown}); give more of it. Nothing was changed."
         )
@@ -141,9 +142,12 @@ class Folded:
     @property
     def folder(self) -> Path | None:
         """The stray file's .context/ folder, to delete once folded in; None when the file is not
-        in a folder of that name (then only the file itself is the stray's)."""
+        a memory file in a folder of that name, or is in the project's own .context/ (a copy or a
+        merge's leftover beside the memory file): then only the file itself is the stray's."""
         parent = self.stray.parent
-        return parent if parent.name == ".context" else None
+        if parent.name != ".context" or self.stray.name != self.target.name:
+            return None
+        return None if os.path.realpath(parent) == os.path.realpath(self.target.parent) else parent
 
     @property
     def already_there(self) -> int:
@@ -167,7 +171,7 @@ def stray_path(root: Path, given: str) -> Path:
             link = next((p for p in (path, path.parent) if p.is_symlink()), None)
             if link is not None:
                 raise InvalidInput(
-                    f"{link} is a symbolic link (to {os.readlink(link)}); fold reads only a regular "
+                    f"{visible(str(link))} is a symbolic link (to {visible(os.readlink(link))}); fold reads only a regular "
                     "memory file, not a link. Nothing was changed."
                 )
             if path.is_file():
@@ -181,10 +185,12 @@ def fold(root: Path, given: str) -> Folded:
     """Merge a stray memory file's records into the project's memory, two-way (nothing is known to
     be deleted, so every id is kept, the newer version of an id both hold), in one locked write.
     The stray file is left as it is."""
-    target = store.memory_path(root).resolve()
+    target = Path(os.path.abspath(store.memory_path(root)))  # not resolved: the store refuses a link
     stray = stray_path(root, given)
     if os.path.realpath(stray) == os.path.realpath(target):
-        raise InvalidInput(f"{stray} is the project's own memory file; give the other one. Nothing was changed.")
+        raise InvalidInput(
+            f"{visible(str(stray))} is the project's own memory file; give the other one. Nothing was changed."
+        )
     quiet = logging.getLogger("sentinel_memory")  # the reader's warning: fold's report counts them
     was, quiet.disabled = quiet.disabled, True
     try:
@@ -192,9 +198,12 @@ def fold(root: Path, given: str) -> Folded:
     finally:
         quiet.disabled = was
     if not other.records:
-        lines = f" ({len(other.unreadable)} lines that are not records)" if other.unreadable else ""
+        count = len(other.unreadable)
+        lines = (
+            f" ({count} {'line that is not a record' if count == 1 else 'lines that are not records'})" if count else ""
+        )
         raise InvalidInput(
-            f"{stray} holds no memory records{lines}, so there is nothing to fold in; check that it "
+            f"{visible(str(stray))} holds no memory records{lines}, so there is nothing to fold in; check that it "
             "is the other .context/memory_log.jsonl. Nothing was changed."
         )
 

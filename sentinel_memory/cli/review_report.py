@@ -5,8 +5,6 @@ within a comment's size, and what was left out said)."""
 
 from __future__ import annotations
 
-import re
-
 from ..git.drivers import readable_block
 from ..invocation import SELF
 from ..record.citations import shown
@@ -14,7 +12,7 @@ from ..record.compare import Changed, Fold
 from ..record.records import is_principle, meta_of
 from ..tools.blocks import day, plural, stale_line
 from ..visible import visible
-from .console import colour, width
+from .console import code, colour, md, width
 from .review import Review
 from .review_flags import KINDS, Flag
 
@@ -141,24 +139,6 @@ def _unmatched(fold: Fold) -> str:
 
 
 # ------------------------------------------------------------------------------------- markdown
-
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]#|~!])")
-
-
-def md(value: object) -> str:
-    """Text as Markdown that shows it as it is: no formatting, HTML or @-mention of its own, one line."""
-    out = _MARKDOWN_SPECIAL.sub(r"\\\1", visible(str(value), lines=True))
-    out = out.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("@", "@&#8203;")
-    return out.replace("\r\n", "\n").replace("\n", "<br>")
-
-
-def code(value: object) -> str:
-    """Inline code for an id or a path: fenced by one backtick more than its longest run of them, so
-    no text of a record ends the code early (and what followed would be read as Markdown)."""
-    text = shown(str(value)).replace("\n", " ")
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    return f"{fence} {text} {fence}" if longest else f"`{text}`"
 
 
 def _md_head(record: dict) -> str:
