@@ -9,9 +9,7 @@ are in parser.EXIT_CODES; `--project DIR` is accepted before or after the comman
 from __future__ import annotations
 
 import json
-import logging
 import os
-import shutil
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -22,9 +20,10 @@ from ..invocation import SELF
 from ..setup.project import PERSON, resolve
 from ..tools import blocks, memory, render
 from ..visible import visible, visible_json
-from . import console, maintenance
+from . import console, maintenance, markdown
 from .maintenance import MIN_PREFIX
 from .parser import build_parser, parse
+from .streams import Output, OutputError, fail, fit_to_terminal, warnings_once
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,16 +33,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(sys.argv[1:] if argv is None else argv)
     if sys.stdout is None and args.command in HANDLERS and args.command != "hook":
         # started with its output closed (`>&-`): what it would say could not be seen
-        return _fail("the standard output is closed, so nothing could be shown; nothing was done.", 3)
+        return fail("the standard output is closed, so nothing could be shown; nothing was done.", 3)
     if sys.stdout is not None and args.command != "hook":  # a hook prints nothing on any failure
-        sys.stdout = _Output(sys.stdout)
-    _fit_to_terminal(args)
+        sys.stdout = Output(sys.stdout)
+    fit_to_terminal(args)
     try:
         if args.command == "merge-driver":
             return gitdriver.merge_driver(args.base, args.ours, args.theirs, args.name)
         if args.command == "textconv":
             return gitdriver.textconv(args.file)
-        _warnings_once()
+        warnings_once()
         if args.project is not None and not args.project.strip():  # `--project "$DIR"` with DIR unset
             raise ProjectRootError(
                 "--project is empty (an unset variable?); give the project's folder, or leave --project out "
@@ -57,96 +56,17 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.flush()
         return code
     except (InvalidInput, ProjectRootError) as exc:
-        return _fail(exc, 2)
+        return fail(exc, 2)
     except MemoryToolError as exc:
-        return _fail(exc, 3)
+        return fail(exc, 3)
     except KeyboardInterrupt:  # Ctrl+C: writes are atomic, so the file is the old one or the new one
-        return _fail("interrupted", 130)
+        return fail("interrupted", 130)
     except BrokenPipeError:  # output piped into `head` and the like: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OutputError as exc:  # a full disk, a descriptor opened for reading: one sentence
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return _fail(f"the output could not be written ({exc}); what the command saved, if anything, stays saved.", 3)
-
-
-class OutputError(Exception):
-    """Writing the standard output failed, other than by a closed pipe."""
-
-
-class _Output:
-    """The standard output, whose failures to write (a full disk, a descriptor opened for reading)
-    are an OutputError: the command says so in one sentence rather than with a traceback."""
-
-    def __init__(self, stream) -> None:
-        self.stream = stream
-
-    def write(self, text: str) -> int:
-        try:
-            return self.stream.write(text)
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise OutputError(exc.strerror or exc) from None
-
-    def flush(self) -> None:
-        try:
-            self.stream.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise OutputError(exc.strerror or exc) from None
-
-    def __getattr__(self, name):
-        return getattr(self.stream, name)
-
-
-def _warnings_once() -> None:
-    """What the readers warn about (a line of the memory file that is not a record) on stderr as
-    one sentence of ours, once per run however often the command reads the file."""
-    seen: set[str] = set()
-
-    def first_time(record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        if message in seen:
-            return False
-        seen.add(message)
-        return True
-
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_VisibleFormatter("sentinel-memory: %(message)s"))
-    handler.addFilter(first_time)
-    logger = logging.getLogger("sentinel_memory")
-    logger.addHandler(handler)
-    logger.propagate = False
-
-
-class _VisibleFormatter(logging.Formatter):
-    """A warning with the control characters of a path or value in it visible."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        return visible(super().format(record), lines=True)
-
-
-def _fit_to_terminal(args) -> None:
-    """On a terminal narrower than a line, break lines at spaces (what a person reads); a pipe, a
-    file, --json and git's drivers get the text as it is."""
-    if getattr(args, "json", False) or args.command in ("merge-driver", "textconv"):
-        return
-    for name in ("stdout", "stderr"):
-        stream = getattr(sys, name)
-        try:
-            tty = stream.isatty()
-        except (AttributeError, ValueError):
-            tty = False
-        if tty:
-            setattr(sys, name, console.Wrapped(stream, shutil.get_terminal_size().columns))
-
-
-def _fail(message: object, code: int) -> int:
-    """One sentence on stderr; a path or value in it with its control characters visible."""
-    print(f"sentinel-memory: {visible(str(message), lines=True)}", file=sys.stderr)
-    return code
+        return fail(f"the output could not be written ({exc}); what the command saved, if anything, stays saved.", 3)
 
 
 def _refuse_guarded(root) -> None:
@@ -204,7 +124,7 @@ def cmd_show(root, args) -> int:
     opened = memory.OpenMemory(root.memory_file)
     record = maintenance.record(opened, args.id)
     if record is None:
-        return _fail(console.not_found(args.id, root.memory_file, maintenance.MIN_PREFIX), 1)
+        return fail(console.not_found(args.id, root.memory_file, maintenance.MIN_PREFIX), 1)
     if args.json:
         _dump(record)
     else:
@@ -359,21 +279,21 @@ def cmd_forget(root, args) -> int:
     result = maintenance.forget(root.memory_file, args.ids)
     if result.unknown:
         for given in result.unknown:
-            _fail(console.not_found(given, root.memory_file, maintenance.MIN_PREFIX), 1)
-        return _fail("nothing was deleted", 1)
+            fail(console.not_found(given, root.memory_file, maintenance.MIN_PREFIX), 1)
+        return fail("nothing was deleted", 1)
     head = maintenance.at_head(root.path, root.memory_file, {r["id"] for r in result.deleted})
     out, errors = console.forget_report(result, root.memory_file, head)
     for line in out:
         print(line)
     for line in errors:
-        _fail(line, 1)
+        fail(line, 1)
     return 1 if errors else 0
 
 
 def cmd_export(root, args) -> int:
     opened = memory.OpenMemory(root.memory_file)
     records = maintenance.records(opened)
-    text = console.markdown(records, root.memory_file, memory.stale_marks(opened))
+    text = markdown.markdown(records, root.memory_file, memory.stale_marks(opened))
     if args.output:
         _refuse_own_file(root.memory_file.parent, args.output)
         _write_into(args.output, text.encode("utf-8"))
@@ -434,7 +354,7 @@ def cmd_scan(root, args) -> int:
         if args.json:
             _dump([f._asdict() for f in findings])
         elif findings:
-            _fail(console.staged_refusal(findings, SELF, project_prefix(root.path)), 1)
+            fail(console.staged_refusal(findings, SELF, project_prefix(root.path)), 1)
         return 1 if findings else 0
     findings = scan(root.memory_file)
     if args.json:
