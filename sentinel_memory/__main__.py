@@ -111,6 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     except ModuleNotFoundError as exc:  # at import, or when a command loads what it needs (tomlkit)
         print(not_installed(exc), file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl+C while the command line loads (the command handles its own)
+        print("sentinel-memory: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -437,6 +437,24 @@ def test_interrupting_a_command_exits_130_without_a_traceback(project, tmp_path,
     assert memory(project).read_bytes() == before
 
 
+def test_interrupting_the_command_lines_start_exits_130_without_a_traceback(project):
+    """Ctrl+C while the command line is still loading (here injected exactly there: the import of
+    its commands raises KeyboardInterrupt, as a SIGINT in that moment does) exits 130 with one line."""
+    script = (
+        "import sys\n"
+        "class Interrupt:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'sentinel_memory.cli.commands':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, Interrupt())\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from sentinel_memory.__main__ import main\n"
+        f"sys.exit(main(['--project', {str(project)!r}, 'stats']))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stderr) == (130, "sentinel-memory: interrupted\n"), result.stderr
+
+
 def _wait_until_idle(proc: subprocess.Popen) -> None:
     """Return once the process sleeps without using CPU for 0.3 s: started, now polling the lock."""
     last, calm = None, 0
