@@ -262,6 +262,29 @@ def test_export_never_writes_over_the_memory_file(project, tmp_path, how):
     assert memory.read_bytes() == before
 
 
+@pytest.mark.parametrize("link", ["the file", "its folder"])
+def test_export_never_writes_out_of_the_project_through_a_link_in_it(project, tmp_path, link):
+    """A cloned repository's `memory.md` (or `docs/`) that links to a file outside the project, such
+    as a shell's startup file: `export --output` there is refused with exit 2 and the file outside
+    is as it was; a path given outside the project is written as before."""
+    put(project, HOSTILE)
+    outside = tmp_path / "home"
+    outside.mkdir()
+    startup = outside / "memory.md"
+    startup.write_text("export PATH=~/bin:$PATH\n", encoding="utf-8")
+    if link == "the file":
+        output = project / "memory.md"
+        output.symlink_to(startup)
+    else:
+        (project / "docs").symlink_to(outside, target_is_directory=True)
+        output = project / "docs" / "memory.md"
+    refused = cli(project, "export", "--output", str(output), check_rc=2)
+    assert "leads out of the project" in refused.stderr and "Nothing was written" in refused.stderr
+    assert startup.read_text(encoding="utf-8") == "export PATH=~/bin:$PATH\n"
+    cli(project, "export", "--output", str(startup))  # named outside the project: the person's own
+    assert startup.read_text(encoding="utf-8").startswith("# Project memory")
+
+
 @pytest.mark.parametrize("where", ["before", "after"])
 def test_an_empty_project_is_a_usage_error_not_the_current_folder(tmp_path, where):
     """`--project "$DIR"` with DIR unset gives an empty --project: exit 2 and nothing written, rather

@@ -296,6 +296,7 @@ def cmd_export(root, args) -> int:
     text = markdown.markdown(records, root.memory_file, memory.stale_marks(opened))
     if args.output:
         _refuse_own_file(root.memory_file.parent, args.output)
+        _refuse_link_out(root.path, args.output)
         _write_into(args.output, text.encode("utf-8"))
         print(f"wrote {blocks.plural(len(records), 'record')} to {visible(args.output)}")
     else:
@@ -322,6 +323,21 @@ def _refuse_own_file(context: Path, name: str) -> None:
                 f"{visible(name)} is {visible(entry.path)}, a file of the memory's own; export writes "
                 "the Markdown elsewhere (--output memory.md). Nothing was written."
             )
+
+
+def _refuse_link_out(project: Path, name: str) -> None:
+    """A path inside the project that a link leads out of it (a cloned repository may hold
+    `memory.md` -> ~/.bashrc): refused, nothing written. A path given outside the project is the
+    person's own, links and all (/dev/stdout, ~/notes/memory.md)."""
+    typed, real = os.path.abspath(name), os.path.realpath(name)
+    homes = {os.path.abspath(project), os.path.realpath(project)}
+    inside = any(typed == home or typed.startswith(home.rstrip(os.sep) + os.sep) for home in homes)
+    home = os.path.realpath(project)
+    if inside and not (real == home or real.startswith(home.rstrip(os.sep) + os.sep)):
+        raise InvalidInput(
+            f"{visible(name)} leads out of the project, to {visible(real)}, through a link (a cloned "
+            "repository may hold one); remove the link or give another path. Nothing was written."
+        )
 
 
 def _write_into(name: str, data: bytes) -> None:
