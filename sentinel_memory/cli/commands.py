@@ -14,7 +14,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from ..errors import InvalidInput, MemoryToolError, ProjectRootError, StorageError
+from ..errors import InvalidInput, MemoryToolError, ProjectRootError
 from ..git import drivers as gitdriver
 from ..invocation import SELF
 from ..setup.project import PERSON, resolve
@@ -23,7 +23,16 @@ from ..visible import visible, visible_json
 from . import console, maintenance, markdown
 from .maintenance import MIN_PREFIX
 from .parser import build_parser, parse
-from .streams import Output, OutputError, fail, fit_to_terminal, warnings_once
+from .streams import (
+    Output,
+    OutputError,
+    fail,
+    fit_to_terminal,
+    refuse_link_out,
+    refuse_own_file,
+    warnings_once,
+    write_into,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -295,69 +304,13 @@ def cmd_export(root, args) -> int:
     records = maintenance.records(opened)
     text = markdown.markdown(records, root.memory_file, memory.stale_marks(opened))
     if args.output:
-        _refuse_own_file(root.memory_file.parent, args.output)
-        _refuse_link_out(root.path, args.output)
-        _write_into(args.output, text.encode("utf-8"))
+        refuse_own_file(root.memory_file.parent, args.output)
+        refuse_link_out(root.path, args.output)
+        write_into(args.output, text.encode("utf-8"))
         print(f"wrote {blocks.plural(len(records), 'record')} to {visible(args.output)}")
     else:
         sys.stdout.write(text)
     return 0
-
-
-def _refuse_own_file(context: Path, name: str) -> None:
-    """`export --output` into a file of the memory's own (.context/'s memory file, its quarantine
-    file, its lock; as itself, through a link or a hard link) would empty it: refused, nothing
-    written."""
-    try:
-        target = os.stat(name)
-        entries = list(os.scandir(context))
-    except OSError:  # no such file yet (a new one is no file of ours), or no .context/
-        return
-    for entry in entries:
-        try:
-            own = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue
-        if (own.st_dev, own.st_ino) == (target.st_dev, target.st_ino):
-            raise InvalidInput(
-                f"{visible(name)} is {visible(entry.path)}, a file of the memory's own; export writes "
-                "the Markdown elsewhere (--output memory.md). Nothing was written."
-            )
-
-
-def _refuse_link_out(project: Path, name: str) -> None:
-    """A path inside the project that a link leads out of it (a cloned repository may hold
-    `memory.md` -> ~/.bashrc): refused, nothing written. A path given outside the project is the
-    person's own, links and all (/dev/stdout, ~/notes/memory.md)."""
-    typed, real = os.path.abspath(name), os.path.realpath(name)
-    homes = {os.path.abspath(project), os.path.realpath(project)}
-    inside = any(typed == home or typed.startswith(home.rstrip(os.sep) + os.sep) for home in homes)
-    home = os.path.realpath(project)
-    if inside and not (real == home or real.startswith(home.rstrip(os.sep) + os.sep)):
-        raise InvalidInput(
-            f"{visible(name)} leads out of the project, to {visible(real)}, through a link (a cloned "
-            "repository may hold one); remove the link or give another path. Nothing was written."
-        )
-
-
-def _write_into(name: str, data: bytes) -> None:
-    """Write data into the file `name` as a shell's `>` does (docs/commands.md, export): opened
-    for writing, created with the default mode or emptied, never replaced, so a symbolic link, a
-    FIFO, a device or a hard link stays what it is and a file keeps its mode and owner. A failure
-    midway leaves what was written so far and says so."""
-    try:
-        handle = open(name, "wb")  # noqa: SIM115 (closed below, where a failure is reported)
-    except OSError as exc:
-        raise StorageError(
-            f"could not open {visible(name)} for writing: {exc.strerror or exc}; nothing was written."
-        ) from None
-    try:
-        with handle:
-            handle.write(data)
-    except OSError as exc:
-        raise StorageError(
-            f"writing {visible(name)} failed ({exc.strerror or exc}); it may hold only the start of the export."
-        ) from None
 
 
 def cmd_scan(root, args) -> int:
