@@ -8,7 +8,8 @@ import shutil
 from pathlib import Path
 
 from ..invocation import SELF, path_fix
-from .clients import CLIENTS, COMMAND, SERVER_NAME, extra_check, machine_specific, read_entry
+from .clientconfig import read_entry
+from .clients import CLIENTS, COMMAND, SERVER_NAME, extra_check, machine_specific
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"  # the status of each of doctor's lines
 

@@ -11,7 +11,7 @@ from ..git import drivers as gitdriver
 from ..invocation import ENTRY, path_fix
 from ..record.contextdir import EARLIER_LINES, GITATTRIBUTES, GITIGNORE, prepare as prepare_context_dir
 from ..tools.render import plural
-from . import clients as table, precommit
+from . import clientconfig, clients as table, precommit
 from .clients import RULES_FILES
 
 RULES_BEGIN = "<!-- sentinel-memory:begin -->"
@@ -197,9 +197,9 @@ def init(
     root = Path(root).resolve()
     report = []
     for name in dict.fromkeys(clients):
-        done = [table.write(name, root)]
-        kept = [] if hooks else table.hooks_kept(name, root)
-        done += table.write_hooks(name, root) if hooks else kept
+        done = [clientconfig.write(name, root)]
+        kept = [] if hooks else clientconfig.hooks_kept(name, root)
+        done += clientconfig.write_hooks(name, root) if hooks else kept
         step = table.trust_step(table.CLIENTS[name], hooks or bool(kept))
         # Said when something was written or is left to the user; a rerun that changed nothing is quiet.
         if step and not all(line.startswith(("unchanged", "kept the hooks")) for line in done):
