@@ -270,7 +270,8 @@ def test_the_limits_and_thresholds_the_docs_quote_are_the_codes():
     from sentinel_memory.record.store import LOCK_TIMEOUT, MAX_ROUNDS
     from sentinel_memory.tools.blocks import ECHO_LIMIT
     from sentinel_memory.tools.compaction_answer import STALE_SHOWN
-    from sentinel_memory.tools.memory import DEFAULT_BUDGET, DEFAULT_THRESHOLD, MATCH_ROOM, MAX_BYTES, MEASURED
+    from sentinel_memory.tools.listing import MATCH_ROOM, MAX_BYTES, MEASURED
+    from sentinel_memory.tools.memory import DEFAULT_BUDGET, DEFAULT_THRESHOLD
     from sentinel_memory.tools.render import FOCUS_ANSWER, MISSING_SHOWN, SMALL_ANSWER
 
     contract, tools, commands = "docs/contract.md", "docs/tools.md", "docs/commands.md"

@@ -1,6 +1,6 @@
 """The operations behind the three tools: search (with the hooks' `strong_matches` and the commands'
 `ranked_matches`), upsert (log), compact (read-only), with the stale marks they show. cli/maintenance.py holds the operations only the
-commands for people use.
+commands for people use; what search's answer lists within its budget is tools/listing.py's.
 
 Each takes the memory file (an OpenMemory, whose caches it uses and updates, or the file's path,
 read afresh) and plain arguments and returns a typed result (tools/outcomes.py); the words are
@@ -26,28 +26,16 @@ from ..search import index, strength
 from ..search.kept import KeptIndex
 from ..search.match import Match, Query
 from ..search.topics import group_by_topic, similar_groups
-from . import blocks, render
+from . import blocks, listing, render
 from .outcomes import Compaction, Found, Logged
 
 DEFAULT_THRESHOLD = render.DEFAULT_THRESHOLD
 # The most tokens (estimated, within ~10% of cl100k) any answer of search_memory or compact_memory
-# takes, and the most UTF-8 bytes any search answer takes: under what every client shows whole at
-# its default settings (docs/clients.md): Codex keeps about 10,000 tokens of a tool result (counted
-# as bytes / 4), Gemini CLI 40,000 characters, Claude Code 50,000 characters.
+# takes (a search answer's bytes are bounded too: tools/listing.py's MAX_BYTES): under what every
+# client shows whole at its default settings (docs/clients.md): Codex keeps about 10,000 tokens of
+# a tool result (counted as bytes / 4), Gemini CLI 40,000 characters, Claude Code 50,000 characters.
 DEFAULT_BUDGET = 9_000
-MAX_BYTES = 38_000
-# search_memory lists the whole scope while its answer fits SMALL_ANSWER tokens. Past that it lists
-# the principles and the records that match, best first, until the answer reaches about
-# FOCUS_ANSWER tokens (the matches get at least MATCH_ROOM after the principles), and counts the
-# rest by topic.
-SMALL_ANSWER = render.SMALL_ANSWER
-FOCUS_ANSWER = render.FOCUS_ANSWER
-MATCH_ROOM = 1_500
-MEASURED = 12  # the first matching records listed whose match strength the answer's header weighs
 CANDIDATES = strength.CANDIDATES  # the best-ranked matching records strong_matches measures
-MIN_BLOCK = 15  # estimated tokens of the shortest block a record can have
-NOTICE_ALLOWANCE = 200  # the left-out and compact-required notices
-STALE_NOTE_ALLOWANCE = 60  # the note that counts the stale records listed, when marks are possible
 BUDGET_ENV = render.BUDGET_ENV
 
 
@@ -163,26 +151,11 @@ def stale_marks(where: Where) -> dict[str, Stale]:
     return {rid: mark for rid, mark in marks.items() if mark}
 
 
-def _marked_cards(check: staleness.Checker):
-    """For index.fit: an entry's card with its stale line, made once per entry and HEAD (kept by
-    the checker), or the card as it is."""
-    cards = check.lines
-
-    def marked(entry: Entry, card):
-        got = cards.get(entry, False)
-        if got is False:
-            mark = check.mark_entry(entry)
-            got = cards[entry] = blocks.with_line(card, blocks.stale_line(mark)) if mark else None
-        return got or card
-
-    return marked
-
-
 def search(where: Where, query: str = "", topic: str | None = None, files: object = None) -> Found:
     """The records in scope (every record, or those whose topic equals `topic` exactly), the ones
     near `files` (paths the agent is about to read or change) and the most relevant to `query`
-    first. The whole scope while its answer is small (SMALL_ANSWER); past that, the principles and
-    the records that match, up to about FOCUS_ANSWER tokens, and the rest counted by topic."""
+    first. The whole scope while its answer is small; past that, the principles and the records
+    that match, and the rest counted by topic (what fits the budget: tools/listing.py)."""
     memory = opened(where)
     root = memory.path.parent.parent
     asked = citations.asked(root, files)  # refuse a bad path before anything is read
@@ -204,58 +177,7 @@ def search(where: Where, query: str = "", topic: str | None = None, files: objec
     else:
         found.principles = ranked.principles_in_scope()
         found.logs = total - found.principles
-    # The header, the notes and the notices that may follow count against the budget too.
-    allowance = NOTICE_ALLOWANCE + (STALE_NOTE_ALLOWANCE if check is not None else 0)
-    fixed = render.search_overhead(found) + allowance
-    room = max(found.budget - fixed, 1) if found.budget else 0
-    byte_room = max(MAX_BYTES - render.search_overhead_bytes(found), 1) if found.budget else 0
-    marks = _marked_cards(check) if check is not None else None
-    small = min(room, max(SMALL_ANSWER - fixed, 1)) if room else 0
-    complete = False
-    if not small or total <= small // MIN_BLOCK:  # else it cannot be small: not worth rendering
-        found.blocks, shown, complete, _, _ = search_index.fit(ranked.best_first(), small, blocks, marks, 1, byte_room)
-    if not complete:
-        found.blocks, shown, complete, used, used_bytes = search_index.fit(
-            ranked.principles(), room, blocks, marks, 1, byte_room
-        )
-        found.cut = not complete
-        if complete:
-            left = room - used
-            focus = min(left, max(FOCUS_ANSWER - fixed - used, MATCH_ROOM))
-            logs = ranked.matching_logs() if (query_terms or asked) else ranked.newest_logs()
-            more, more_shown, complete, _, more_bytes = search_index.fit(
-                logs, focus, blocks, marks, len(found.blocks) + 1, max(byte_room - used_bytes, 1)
-            )
-            found.blocks += more
-            shown += more_shown
-            found.cut = not complete and (focus >= left or used_bytes + more_bytes + 2_000 > byte_room)
-        if query_terms or asked:
-            if found.cut:
-                listed = set(shown)
-                found.left_matching = sum(1 for e in ranked.matching() if e not in listed)
-            else:  # every principle is listed, and the logs listed are the best matching ones
-                found.left_matching = ranked.matched() - ranked.matched_principles() - len(more_shown)
-        unlisted: Counter = Counter({wanted: total}) if wanted else snap.topic_counts().copy()
-        listed_topics = Counter(topic_of(e.record) for e in shown)
-        unlisted.subtract(listed_topics)
-        for topic in listed_topics:  # only these can have dropped to nothing
-            if unlisted[topic] <= 0:
-                del unlisted[topic]
-        found.left_out, found.left_topics = total - len(shown), unlisted
-    if check is not None:
-        found.stale = sum(1 for e in shown if check.lines.get(e))
-        found.shallow = check.shallow
-    if (query or "").strip() or asked:  # a query of stop words only matches nothing
-        measured = Query.of(query or "", asked, former)
-        number = {e: n for n, e in enumerate(shown, 1)}
-        best = (
-            number[e] for _, e in zip(range(len(number) + MEASURED), ranked.matching(), strict=False) if e in number
-        )
-        found.strong = sorted(
-            n
-            for _, n in zip(range(MEASURED), best, strict=False)
-            if strength.measure(search_index, shown[n - 1], measured).strong
-        )
+    listing.fill(found, search_index, ranked, check, query or "", former)
     return found
 
 
