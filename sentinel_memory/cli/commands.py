@@ -12,7 +12,6 @@ import json
 import os
 import sys
 from dataclasses import asdict
-from pathlib import Path
 
 from ..errors import InvalidInput, MemoryToolError, ProjectRootError
 from ..git import drivers as gitdriver
@@ -33,6 +32,7 @@ from .streams import (
     warnings_once,
     write_into,
 )
+from .typed_paths import check_from_here, from_here
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,51 +165,6 @@ def cmd_stats(root, args) -> int:
     return 0
 
 
-def from_here(root: Path, given: list[str]) -> list[str]:
-    """Paths typed on the command line, as a person means them: from the folder they are in when
-    that is inside the project (what tab completion gives in a subfolder), else from the project's
-    root; `search --file` and `log --file` alike. The result is checked against the project as the
-    tools' `files` are; a path that leaves the project is passed on unchanged, to be refused with
-    the reason."""
-    here = Path.cwd()
-    try:
-        inside = here.resolve().is_relative_to(root.resolve())
-    except OSError:
-        inside = False
-    out = []
-    for path in given:
-        full = (here if inside else root) / path
-        try:
-            relative = Path(os.path.relpath(full.absolute(), root.absolute()))
-        except ValueError:  # another drive on Windows
-            relative = Path(path)
-        out.append(path if ".." in relative.parts else relative.as_posix())
-    return out
-
-
-def subfolder(root: Path) -> str | None:
-    """The current folder, relative to the project's root ("/"-separated), when it is a folder
-    inside the project other than the root; else None."""
-    try:
-        relative = Path.cwd().resolve().relative_to(Path(root).resolve())
-    except (OSError, ValueError):
-        return None
-    return relative.as_posix() if relative.parts else None
-
-
-def _check_from_here(root: Path, given: list[str], files: list[str]) -> None:
-    """In a subfolder, a --file that names nothing is refused in the terms it was typed in: read
-    from the current folder, with the same-named files as one would type them from there. Other
-    refusals (a path that leaves the project, a directory) are the tool's own, with the reason."""
-    sub = subfolder(root)
-    if sub is None:
-        return
-    for typed, path in zip(given, files, strict=True):
-        if ".." in Path(path).parts or os.path.isabs(path) or os.path.lexists(os.path.join(root, path)):
-            continue
-        raise InvalidInput(console.not_a_file_here(typed, path, sub, root))
-
-
 def cmd_log(root, args) -> int:
     """Save or refresh a lesson. A field left out keeps what the refreshed record holds (an explicit
     "" clears it); the output says which fields changed, and names a near-identical record that a
@@ -225,7 +180,7 @@ def cmd_log(root, args) -> int:
     ask = args.ask_next_time if args.ask_next_time is not None else (old or {}).get("ask_next_time", "")
     files = None if args.files is None else from_here(root.path, args.files)
     if files:
-        _check_from_here(root.path, args.files, files)
+        check_from_here(root.path, args.files, files)
     try:
         logged = memory.upsert(opened, args.topic, args.missing_context, lesson, ask, files=files)
     except InvalidInput as exc:
