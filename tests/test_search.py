@@ -439,6 +439,23 @@ def test_words_of_any_task_order_the_records_that_share_the_subject(path):
     assert listed(search(path, "revert the offsets change", files=["src/pay/vat.py"]))[:2] == [mentions, reverted]
 
 
+def test_a_release_query_orders_the_lessons_of_earlier_releases_first(path):
+    """A version number (v2.5.0, 3.0.0-rc1) says the task is a release: "Release 3.1.0" brings
+    the lessons of earlier releases first, though they share no word with it but generic ones, and
+    beside a subject word it orders them as other generic words do. A decimal is no version, and
+    a version matches nothing strongly."""
+    filler(path, 20)
+    for i in range(4):
+        log(path, "misc", f"the release notes {i} were late", f"release the notes {i} together")
+    earlier = saved(log(path, "init", "2.5.0-dev was not bumped", "bump __init__ before tagging v2.5.0"))
+    decimal = saved(log(path, "timing", "a wait of 0.5 s was too short", "wait 2 s for the release"))
+    assert listed(search(path, "Release 3.1.0"))[0] == earlier
+    assert listed(search(path, "Release v3.1"))[0] == earlier
+    assert earlier not in listed(search(path, "release after 0.5 s"))[:1]
+    assert strong_matches(path, "Release 3.1.0") == []
+    assert [m.record["id"] for m in ranked_matches(path, "wait for 3.1.0")[0]][:1] == [decimal]
+
+
 def test_a_topic_in_snake_case_is_named_by_its_words(path):
     """Topic bug_report is named by "bug report" (and by bug_report); "report" alone does not name it."""
     filler(path, 20)

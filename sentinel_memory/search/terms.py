@@ -43,6 +43,11 @@ STOP_WORDS = frozenset(
 # (requests, gin, fastapi, vite) each use in at least 0.15% of their subjects, keeping those that
 # name an action or the work's process, not a subject (file, error, request, config, check, run,
 # set, link stay words).
+# The term of any version number, which no word of a text can be (a word has no hyphen).
+VERSION_NUMBER = "version-number"
+# A version number: `v` and two or more dotted numbers (v2.5, v2.5.0), or three or more dotted
+# numbers (2.5.0, 3.0.0-rc1). A decimal such as 0.5 is none.
+_VERSION = re.compile(r"(?<![\w.])(?:[vV]\d+\.\d+|\d+\.\d+\.\d+)")
 GENERIC_WORDS = frozenset(
     """add added adding allow allowed avoid bump bumped change changed chore ci clean cleanup
     code doc documentation drop dropped ensure example feat feature fix fixed fixing github handle
@@ -56,6 +61,8 @@ GENERIC_WORDS = frozenset(
     # resolve, create, typo, version, doc, test, code, merge, use, feature.
     + """추가 수정 변경 삭제 제거 개선 구현 적용 업데이트 리팩토링 리팩터링 작성 반영 처리 해결 생성 오타 버전
     문서 테스트 코드 머지 사용 기능""".split()
+    # A release's mark: the term every version number also yields (version_numbers).
+    + [VERSION_NUMBER]
 )
 # The generic parts of a path: they name no subject (docs/contract.md §4.2).
 PATH_NOISE = frozenset(
@@ -187,11 +194,11 @@ def terms(text: str, path: bool = False, held: Callable[[str], bool] | None = No
 
 
 def shares(text: str, held: Callable[[str], bool]) -> dict[str, float]:
-    """A query's terms (terms() with `held`), each with its share of a word: 1, but for each of the
+    """A query's terms (terms() with `held`, and version_numbers()), each with its share of a word: 1, but for each of the
     `k` character pairs that a Hangul stem yields, 1/k (a stem split into pairs weighs about as much
     as one word, not once per pair). A pair that is also a word of the query is a word."""
     text = unicodedata.normalize("NFC", text)
-    found = terms(text, held=held)
+    found = terms(text, held=held) | version_numbers(text)
     whole: set[str] = set()
     parts: dict[str, float] = {}
     for word in _WORD.findall(text):
@@ -209,6 +216,14 @@ def shares(text: str, held: Callable[[str], bool]) -> dict[str, float]:
     return {term: 1.0 if term in whole else parts.get(term, 1.0) for term in found}
 
 
+def version_numbers(text: str) -> set[str]:
+    """{VERSION_NUMBER} if text holds a version number, else nothing. A version number's own words
+    (v2, 5, 0) seldom match another release's; this generic word, which every record naming a
+    version holds, orders the records of earlier releases first for a release's query
+    (docs/contract.md §4.2)."""
+    return {VERSION_NUMBER} if _VERSION.search(text) else set()
+
+
 def path_terms(record: dict) -> set[str]:
     """The terms of the paths of the files a record cites."""
     cited = record.get("files")
@@ -218,5 +233,5 @@ def path_terms(record: dict) -> set[str]:
 def record_terms(record: dict) -> tuple[set[str], set[str]]:
     """(terms of the topic, terms of the text fields and of the paths of the files it cites)."""
     topic = terms(str(record.get("topic", "")))
-    body = terms(" ".join(str(record.get(k, "")) for k in ("missing_context", "lesson", "ask_next_time")))
-    return topic, body | path_terms(record)
+    text = " ".join(str(record.get(k, "")) for k in ("missing_context", "lesson", "ask_next_time"))
+    return topic, terms(text) | version_numbers(text) | path_terms(record)
