@@ -179,6 +179,11 @@ def test_past_a_small_answer_only_principles_and_matches_are_listed_and_the_rest
     assert counts == {"misc0": "23", "misc1": "23", "misc2": "22", "misc3": "22"}
     assert 'topic="<one of the topics above>"' in answer and "files=[" in answer
     assert estimate_tokens(answer) < SMALL_ANSWER
+    # Only the principle listed, which matches nothing: the header does not speak of matches below.
+    nothing = search(path, "quantum entanglement")
+    assert listed(nothing) == [principle]
+    assert "no record listed matches at all" in nothing and "the records below share" not in nothing
+    assert "the records below share" in search(path, "fix the VAT")  # VAT: rare; fix: generic
 
 
 def test_many_matches_fill_about_the_focus_size_and_the_rest_are_counted_as_matching(path):

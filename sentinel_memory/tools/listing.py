@@ -103,11 +103,10 @@ def fill(found: Found, search_index: SearchIndex, ranked: Ranked, check: Checker
     if found.query or asked:  # a query of stop words only matches nothing
         measured = Query.of(query, asked, former)
         number = {e: n for n, e in enumerate(shown, 1)}
-        best = (
+        best = [
             number[e] for _, e in zip(range(len(number) + MEASURED), ranked.matching(), strict=False) if e in number
-        )
+        ]
+        found.matches_listed = len(best)
         found.strong = sorted(
-            n
-            for _, n in zip(range(MEASURED), best, strict=False)
-            if strength.measure(search_index, shown[n - 1], measured).strong
+            n for n in best[:MEASURED] if strength.measure(search_index, shown[n - 1], measured).strong
         )

@@ -39,6 +39,7 @@ class Found:
     stale: int = 0  # of the records listed, how many carry a stale mark
     shallow: bool = False  # the marks come from a shallow clone's history (render.SHALLOW_NOTE)
     strong: list[int] | None = None  # the numbers of the listed blocks that match strongly (None: no query)
+    matches_listed: int = 0  # how many listed blocks match the query or the files at all
 
     @property
     def all_logs(self) -> int:

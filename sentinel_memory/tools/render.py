@@ -153,6 +153,8 @@ def strength_line(found: Found) -> str:
     if found.strong:
         numbers = ", ".join(f"#{n}" for n in found.strong)
         return f"Strong matches: {numbers} ({STRONG_MEANS})."
+    if not found.matches_listed:
+        return f"Nothing matches strongly ({STRONG_MEANS}), and no record listed matches at all."
     return (
         f"Nothing matches strongly ({STRONG_MEANS}): the records below share only common words, common "
         "files (package.json, README.md, a file most records cite) or nearby files with the request, so "
