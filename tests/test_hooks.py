@@ -559,6 +559,21 @@ def test_init_upgrades_our_hook_in_an_older_form_and_never_runs_it_twice(repo):
     assert "lacks our hook" not in doctor and "more than once" not in doctor  # ours in the user's group counts
 
 
+def test_doctor_names_an_event_whose_hook_was_removed_and_that_it_may_be_on_purpose(repo):
+    """docs/clients.md turns one moment off by deleting its group: doctor says which event lacks
+    our hook, how to put it back, and that leaving it out on purpose is fine."""
+    from gitrepos import server
+
+    assert server(repo.env, "--project", str(repo.path), "init", "--client", "claude").returncode == 0
+    settings = repo.path / ".claude" / "settings.json"
+    config = json.loads(settings.read_text(encoding="utf-8"))
+    del config["hooks"]["Stop"]
+    settings.write_text(json.dumps(config, indent=2), encoding="utf-8")
+    doctor = server(repo.env, "--project", str(repo.path), "doctor").stdout
+    line = next(x for x in doctor.splitlines() if "lacks our hook" in x)
+    assert "for Stop:" in line and "init --client claude to add it" in line and "on purpose" in line, line
+
+
 def test_init_no_hooks_after_init_keeps_the_teams_hooks_and_says_so(repo):
     """A teammate who runs init --no-hooks in a project whose committed file has our hooks: the file
     stays as it is (removing them would change the team's file), and init says how to remove them."""

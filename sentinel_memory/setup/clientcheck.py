@@ -133,7 +133,14 @@ def hook_files(root: Path) -> tuple[list[tuple[str, str]], list[tuple[Path, str]
             continue
         missing = [event for event in wanted if event not in present]
         if missing:
-            out.append((WARN, f"{path} lacks our hook for {', '.join(missing)}: run {SELF} init --client {client.key}"))
+            out.append(
+                (
+                    WARN,
+                    f"{path} lacks our hook for {', '.join(missing)}: run {SELF} init --client {client.key} to add "
+                    f"{'it' if len(missing) == 1 else 'them'}, or leave this if you removed "
+                    f"{'it' if len(missing) == 1 else 'them'} on purpose",
+                )
+            )
         twice = [event for event in present if len(ours[event]) > 1]
         if twice:
             out.append(
