@@ -34,6 +34,11 @@ STOP_WORDS = frozenset(
     where whether which while who whom whose why will with within without would yet you your yours
     e g eg ie i.e""".split()
 )
+# The term of any version number, which no word of a text can be (a word has no hyphen).
+VERSION_NUMBER = "version-number"
+# A version number: `v` and two or more dotted numbers (v2.5, v2.5.0), or three or more dotted
+# numbers (2.5.0, 3.0.0-rc1). A decimal such as 0.5 is none.
+_VERSION = re.compile(r"(?<![\w.])(?:[vV]\d+\.\d+|\d+\.\d+\.\d+)")
 # Words of any software task, whatever the project: what is done (fix, add, update, remove,
 # refactor, ...) and the work's own artefacts (doc, test, typo, version, release, ...), not what it
 # is about. They are terms (a query of nothing else is still ordered by them), but like a common
@@ -43,11 +48,6 @@ STOP_WORDS = frozenset(
 # (requests, gin, fastapi, vite) each use in at least 0.15% of their subjects, keeping those that
 # name an action or the work's process, not a subject (file, error, request, config, check, run,
 # set, link stay words).
-# The term of any version number, which no word of a text can be (a word has no hyphen).
-VERSION_NUMBER = "version-number"
-# A version number: `v` and two or more dotted numbers (v2.5, v2.5.0), or three or more dotted
-# numbers (2.5.0, 3.0.0-rc1). A decimal such as 0.5 is none.
-_VERSION = re.compile(r"(?<![\w.])(?:[vV]\d+\.\d+|\d+\.\d+\.\d+)")
 GENERIC_WORDS = frozenset(
     """add added adding allow allowed avoid bump bumped change changed chore ci clean cleanup
     code doc documentation drop dropped ensure example feat feature fix fixed fixing github handle
@@ -194,9 +194,10 @@ def terms(text: str, path: bool = False, held: Callable[[str], bool] | None = No
 
 
 def shares(text: str, held: Callable[[str], bool]) -> dict[str, float]:
-    """A query's terms (terms() with `held`, and version_numbers()), each with its share of a word: 1, but for each of the
-    `k` character pairs that a Hangul stem yields, 1/k (a stem split into pairs weighs about as much
-    as one word, not once per pair). A pair that is also a word of the query is a word."""
+    """A query's terms (terms() with `held`, and version_numbers()), each with its share of a word:
+    1, but for each of the `k` character pairs that a Hangul stem yields, 1/k (a stem split into
+    pairs weighs about as much as one word, not once per pair). A pair that is also a word of the
+    query is a word."""
     text = unicodedata.normalize("NFC", text)
     found = terms(text, held=held) | version_numbers(text)
     whole: set[str] = set()
