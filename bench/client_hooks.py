@@ -652,6 +652,7 @@ def _offers_tools(body: dict) -> bool:
 
 
 def main() -> None:
+    global MENTION, UNRELATED
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("gitdir", nargs="?")
     parser.add_argument("--clients", required=True, type=Path)
@@ -664,6 +665,11 @@ def main() -> None:
     parser.add_argument(
         "--mention", action="store_true", help="scenario a names the file as @path, as clients insert it"
     )
+    parser.add_argument(
+        "--unrelated",
+        default=UNRELATED,
+        help="scenario b's prompt (the default names dark mode and local storage, which some projects' lessons hold)",
+    )
     args = parser.parse_args()
     if args.probe:
         for name in args.only.split(","):
@@ -671,8 +677,7 @@ def main() -> None:
         return
     if not args.gitdir:
         parser.error("GITDIR is needed (a git directory whose history makes the memory)")
-    global MENTION
-    MENTION = args.mention
+    MENTION, UNRELATED = args.mention, args.unrelated
     started = time.monotonic()
     names = args.only.split(",")
     cells = {}
