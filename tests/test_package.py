@@ -47,16 +47,30 @@ def installed(tmp_path_factory) -> Path:
     """A fresh venv with the wheel installed; returns its `sentinel-memory` executable. Built once
     per run: pytest-xdist's workers share the base temporary folder's parent, and the first one to
     take the lock builds while the others wait and reuse it."""
+    return _once_per_run(tmp_path_factory, "package", _build_and_install)
+
+
+@pytest.fixture(scope="session")
+def editable(tmp_path_factory) -> Path:
+    """A copy of the checkout installed editable into a fresh venv (`_editable_install`); returns
+    its `sentinel-memory` executable. Made once per run as `installed` is: the tests run it and
+    link it, and none changes the venv or the clone."""
+    return _once_per_run(tmp_path_factory, "editable", _editable_install)
+
+
+def _once_per_run(tmp_path_factory, name: str, build) -> Path:
+    """build(folder) once per run, in this process or, under pytest-xdist, by the first worker to
+    take the lock; the others wait and reuse what it returned."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):
-        return _build_and_install(tmp_path_factory.mktemp("package"))
+        return build(tmp_path_factory.mktemp(name))
     shared = tmp_path_factory.getbasetemp().parent
-    done = shared / "package.done"
-    with FileLock(str(shared / "package.lock")):
+    done = shared / f"{name}.done"
+    with FileLock(str(shared / f"{name}.lock")):
         if not done.is_file():
-            tmp = shared / "package"
+            tmp = shared / name
             shutil.rmtree(tmp, ignore_errors=True)  # what a worker that failed left
             tmp.mkdir()
-            done.write_text(str(_build_and_install(tmp)), encoding="utf-8")
+            done.write_text(str(build(tmp)), encoding="utf-8")
         return Path(done.read_text(encoding="utf-8"))
 
 
@@ -245,10 +259,10 @@ def _editable_install(tmp_path: Path) -> Path:
     return venv / BIN / ("sentinel-memory.exe" if os.name == "nt" else "sentinel-memory")
 
 
-def test_an_editable_install_of_a_clone_names_itself_sentinel_memory(tmp_path, env):
+def test_an_editable_install_of_a_clone_names_itself_sentinel_memory(editable, tmp_path, env):
     """`pipx install --editable CLONE` (the README's step 0): the executable's usage lines and hints
     name `sentinel-memory`, the command the person ran, not the clone's server.py; --version works."""
-    executable = _editable_install(tmp_path)
+    executable = editable
     repo = make_repo(tmp_path, env)
 
     version = sm(executable, env, "--version")
@@ -261,11 +275,11 @@ def test_an_editable_install_of_a_clone_names_itself_sentinel_memory(tmp_path, e
     assert "server.py" not in typo.stderr + nothing.stdout + nothing.stderr, nothing.stdout + nothing.stderr
 
 
-def test_the_pre_commit_check_of_an_editable_install_names_the_command_people_type(tmp_path, env):
+def test_the_pre_commit_check_of_an_editable_install_names_the_command_people_type(editable, tmp_path, env):
     """With an editable install (pipx links its executable onto PATH), git's pre-commit check runs
     the clone's server.py; the refusal it prints names `sentinel-memory scan --redact`, what the
     person types, not `python server.py`, which is no command in the project."""
-    executable = _editable_install(tmp_path)
+    executable = editable
     linked = tmp_path / "local-bin"  # ~/.local/bin, where pipx links the executable
     linked.mkdir()
     (linked / executable.name).symlink_to(executable)
