@@ -809,8 +809,10 @@ def test_every_command_answers_a_forked_start_as_a_fresh_one(tmp_path, env):
 def test_log_past_the_threshold_tells_the_person_to_ask_the_agent(project):
     """The log command's notice past 50 logs speaks to the person at the terminal: ask the agent to
     compact (a person cannot call compact_memory), not the agent's "call compact_memory now"."""
-    for i in range(51):
-        run(project, "log", "--topic", f"t{i % 3}", "--missing-context", f"m {i}", "--lesson", f"lesson {i}")
+    from gitrepos import put, rec
+
+    # 51 logs written as the store writes them (the command's own writes are tested above), then the command.
+    put(memory(project), *(rec(f"t{i % 3}", f"m {i}", f"lesson {i}") for i in range(51)))
     out = run(project, "log", "--topic", "t0", "--missing-context", "m last", "--lesson", "last").stdout
     assert "Compaction required: 52 logs, past the threshold of 50. Ask your agent to compact" in out
     assert "Call compact_memory now" not in out
