@@ -123,11 +123,12 @@ async def test_log_writes_the_exact_record_format(connect, project, memory_file,
 
 
 @pytest.mark.parametrize("budget", [750, 1250, 2750])
-async def test_compact_memory_stays_within_the_budget_notices_included(connect, project, memory_file, budget):
+async def test_compact_memory_stays_within_the_budget_notices_included(forked_connect, project, memory_file, budget):
     """The whole compact_memory answer, its header, the not-shown notice and the closing advice
     included (docs/contract.md §4.6), stays within the budget the server runs with: the topics that
     do not fit are named, and the first is shown in part when it alone is over, its call with the
-    files its principle keeps."""
+    files its principle keeps. (What a running server answers: a server forked with the budget in
+    its environment, conftest's forked_connect, which reads it at each call as a new one does.)"""
     from sentinel_memory.tools.blocks import estimate_tokens
 
     (project / "src").mkdir()
@@ -146,7 +147,7 @@ async def test_compact_memory_stays_within_the_budget_notices_included(connect, 
     memory_file.parent.mkdir()
     memory_file.write_text("".join(line + "\n" for line in sorted(lines)), encoding="utf-8")
 
-    async with connect(project, env={"SENTINEL_MEMORY_SEARCH_TOKENS": str(budget)}) as server:
+    async with forked_connect(project, env={"SENTINEL_MEMORY_SEARCH_TOKENS": str(budget)}) as server:
         answer = await server.ok("compact_memory")
 
     assert f"NOT SHOWN, to stay within about {budget:,} tokens" in answer
