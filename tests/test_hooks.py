@@ -674,8 +674,7 @@ def test_doctor_runs_the_hook_command_the_client_would_and_says_what_is_wrong(re
         settings.write_text(settings.read_text(encoding="utf-8").replace(
             '"sentinel-memory hook', '"/home/ann/.local/bin/sentinel-memory hook'), encoding="utf-8")
 
-    result = subprocess.run([sys.executable, str(SERVER), *args, "doctor"], capture_output=True, text=True,
-                            env=environment, timeout=300)
+    result = forkrun.run([*args, "doctor"], text=True, env=environment, timeout=300)
 
     assert "Traceback" not in result.stderr and result.returncode == 1, result.stdout + result.stderr
     line = next(x for x in result.stdout.splitlines() if ".claude/settings.json" in x)

@@ -257,14 +257,8 @@ def test_the_environment_variable_pointing_at_home_or_root_does_not_write_there(
     home.mkdir()
     target = str(home) if where == "home" else "/"
     env = {**os.environ, "HOME": str(home), "SENTINEL_MEMORY_PROJECT": target}
-    result = subprocess.run(
-        [sys.executable, SERVER, "log", "--topic", "t", "--missing-context", "m", "--lesson", "l"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=60,
-    )
+    result = forkrun.run(["log", "--topic", "t", "--missing-context", "m", "--lesson", "l"], text=True, env=env,
+                         cwd=tmp_path, timeout=60)
     assert result.returncode == 2 and "home directory or a filesystem root" in result.stderr
     assert not (Path(target) / ".context" / "memory_log.jsonl").exists() or where == "root"
     assert "Traceback" not in result.stderr
@@ -272,12 +266,7 @@ def test_the_environment_variable_pointing_at_home_or_root_does_not_write_there(
 
 def test_a_project_path_with_a_name_too_long_is_a_plain_error(tmp_path):
     """A --project whose path has a component over 255 bytes: one sentence and exit 2, no traceback."""
-    result = subprocess.run(
-        [sys.executable, SERVER, "--project", str(tmp_path / ("x" * 300)), "search"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = forkrun.run(["--project", str(tmp_path / ("x" * 300)), "search"], text=True, timeout=60)
     assert result.returncode == 2 and "cannot be used" in result.stderr and "Traceback" not in result.stderr
 
 
@@ -294,9 +283,7 @@ def test_the_merge_driver_keeps_both_sides_when_one_holds_a_nul_byte(tmp_path):
     for name, text in (("base", base), ("ours", ours), ("theirs", theirs)):
         (tmp_path / name).write_text(text, encoding="utf-8")
         files.append(str(tmp_path / name))
-    result = subprocess.run(
-        [sys.executable, SERVER, "merge-driver", *files, "memory_log.jsonl"], capture_output=True, text=True, timeout=60
-    )
+    result = forkrun.run(["merge-driver", *files, "memory_log.jsonl"], text=True, timeout=60)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     merged = tmp_path / "ours"
     target = memory_path(tmp_path / "project")

@@ -459,8 +459,9 @@ def test_doctor_in_the_home_directory_suggests_no_fold_of_the_projects_below(tmp
             json.dumps(rec(name, "m", "l")) + "\n", encoding="utf-8")
     home = {**env, "HOME": str(tmp_path), "USERPROFILE": str(tmp_path)}
 
-    result = subprocess.run([sys.executable, str(SERVER), "doctor"], capture_output=True, text=True, env=home,
-                            cwd=tmp_path, timeout=120)
+    import forkrun
+
+    result = forkrun.run(["doctor"], text=True, env=home, cwd=tmp_path, timeout=120)
 
     assert result.returncode == 1 and "home directory or a filesystem root" in result.stdout
     assert "fold" not in result.stdout and "Traceback" not in result.stderr
