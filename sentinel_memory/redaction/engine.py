@@ -27,7 +27,6 @@ bench/secrets_bench.py prints their times).
 from __future__ import annotations
 
 import re
-import string
 from urllib.parse import quote, unquote
 
 from .formats import REDACTED, Rule
@@ -80,12 +79,6 @@ def rules_hit(text: str, *, strict_only: bool = False) -> list[str]:
     return _apply(text, strict_only)[1]
 
 
-# Characters that may continue a token: a value replaced next to one of them may have hidden the
-# start (after it) or the end (before it) of another match, so another pass is needed.
-_GLUE_AFTER = frozenset(string.ascii_letters + string.digits + "_-.~+/=%")
-_GLUE_BEFORE = frozenset(string.ascii_letters + string.digits + "_-.~+/%")
-
-
 # A PEM block whose body is public: a public key, a certificate, a request for one.
 _PUBLIC_BLOCK = lazy(
     r"-----BEGIN (?P<label>(?:[A-Z0-9]+ )*?(?:PUBLIC KEY|CERTIFICATE(?: REQUEST)?|PGP PUBLIC KEY BLOCK|PGP SIGNATURE))-----"
@@ -108,7 +101,6 @@ def _apply(text: str, strict_only: bool, decodes: int = 2) -> tuple[str, list[st
     names: list[str] = []
     if not text:
         return text, names
-    glued = [False]  # whether a value replaced in this pass touched a character of _GLUE_*
     public: list[tuple[int, int]] = []  # the spans of public PEM blocks in the text a rule reads
     arn = False  # whether the text holds an ARN
     read = None  # the text public and arn were read from
@@ -138,18 +130,17 @@ def _apply(text: str, strict_only: bool, decodes: int = 2) -> tuple[str, list[st
         ):
             return match.group(0)  # where a secret is kept, not the secret: an ARN, a credential's file
         names.append(rule.name)
-        string_ = match.string
-        if (end < len(string_) and string_[end] in _GLUE_AFTER) or (start > 0 and string_[start - 1] in _GLUE_BEFORE):
-            glued[0] = True
         offset = match.start()
         whole = match.group(0)
         return whole[: start - offset] + REDACTED + whole[end - offset :]
 
-    # A key glued to the end of another ("...AIza...AKIA...") only shows its start once the first
-    # one is gone, so passes repeat until one replaces nothing next to such a character (a value
-    # between blanks, quotes or brackets cannot hide another match); in practice the second does.
+    # A replacement can change what another rule reads: a key glued to the end of another
+    # ("...AIza...AKIA...") only shows its start once the first one is gone, and a value the
+    # context rules judge by its neighbours (redaction/nearby.py) has new ones. So passes repeat
+    # until one replaces nothing, and the result is a fixed point (docs/contract.md §6); a text with
+    # nothing to replace takes one pass, as before.
     for _ in range(_MAX_PASSES):
-        glued[0] = False
+        replaced = len(names)
         low = text.lower()
         for rule, pattern, needle, needles, gate in _RUNS[strict_only]:  # noqa: B007 (replace() reads rule)
             if needle is not None:
@@ -167,7 +158,7 @@ def _apply(text: str, strict_only: bool, decodes: int = 2) -> tuple[str, list[st
                 public[:] = _public_blocks(text) if "-----BEGIN" in text else ()
                 arn, read = "arn:" in text, text
             text = pattern.sub(replace, text)
-        if not glued[0]:
+        if len(names) == replaced:
             break
     if decodes and "%" in text:
         text = _PERCENT_RUN.sub(lambda match: _percent_encoded(match.group(0), strict_only, names, decodes), text)
