@@ -135,8 +135,9 @@ def _apply(text: str, strict_only: bool, decodes: int = 2) -> tuple[str, list[st
         return whole[: start - offset] + REDACTED + whole[end - offset :]
 
     # A replacement can change what another rule reads: a key glued to the end of another
-    # ("...AIza...AKIA...") only shows its start once the first one is gone, and a value the
-    # context rules judge by its neighbours (redaction/nearby.py) has new ones. So passes repeat
+    # ("...AIza...AKIA...") only shows its start once the first one is gone, a value the context
+    # rules judge by its neighbours (redaction/nearby.py) has new ones, and a percent-encoded run
+    # redacted is written back partly decoded. So passes (the rules, then the encoded runs) repeat
     # until one replaces nothing, and the result is a fixed point (docs/contract.md §6); a text with
     # nothing to replace takes one pass, as before.
     for _ in range(_MAX_PASSES):
@@ -158,10 +159,10 @@ def _apply(text: str, strict_only: bool, decodes: int = 2) -> tuple[str, list[st
                 public[:] = _public_blocks(text) if "-----BEGIN" in text else ()
                 arn, read = "arn:" in text, text
             text = pattern.sub(replace, text)
+        if decodes and "%" in text:
+            text = _PERCENT_RUN.sub(lambda match: _percent_encoded(match.group(0), strict_only, names, decodes), text)
         if len(names) == replaced:
             break
-    if decodes and "%" in text:
-        text = _PERCENT_RUN.sub(lambda match: _percent_encoded(match.group(0), strict_only, names, decodes), text)
     return text, names
 
 
