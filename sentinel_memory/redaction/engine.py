@@ -12,7 +12,7 @@ docs/security.md lists the decisions and the measured figures.
 
 Each rule may carry needles (literal strings one of which every match holds) or a gate (a quick
 test on the lowercased text); a text that fails them skips the rule's pattern. A text is scanned
-again only when a value replaced in a pass touched a character that could continue a token.
+again only when a pass replaced a value, until one replaces nothing.
 
 `strict_only=True` applies only the rules marked strict: provider formats with a fixed prefix and
 shape, JWTs and PEM private-key blocks, which have essentially no false positives. It is meant
