@@ -324,7 +324,7 @@ def test_the_limits_and_thresholds_the_docs_quote_are_the_codes():
         (CONTEXT_CHARS, _quoted(r"at most \d+ and about ([\d,]+) characters", contract)),
         (state.MAX_BYTES >> 10, _quoted(r"at most (\d+) KiB per session", contract)),
         (state.EXPIRES // 86400, _worded(r"removed (\w+) days? after its last change", contract)),
-        (state.KEEP_INDEX // 86400, _worded(r"removed after (\w+) days unused", contract)),
+        (state.KEEP_INDEX // 86400, _worded(r"removed (\w+) days after it was built", contract)),
         (COMMENT_LIMIT, _quoted(r"at most ([\d,]+) characters \(a GitHub comment", "docs/design.md")
          + _quoted(r"\(default ([\d,]+), a GitHub comment's limit\)", commands)
          + _quoted(r"within a\s+GitHub comment's ([\d,]+) characters", "docs/team-workflow.md")),

@@ -164,7 +164,7 @@ def locked(path: str):
 
 def _sweep(directory: str) -> None:
     """Remove state files (and their locks, and temporary files a killed write left) unchanged for
-    longer than EXPIRES, and copies of search indexes (hooks/matches.py) unused for KEEP_INDEX.
+    longer than EXPIRES, and copies of search indexes (hooks/matches.py) built longer than KEEP_INDEX ago.
     Every file is looked at: a sweep of the first few only would depend on the order the folder
     lists them in (tmpfs lists the newest first, and its old files would never go), and the
     folder holds about a day's sessions."""
