@@ -20,7 +20,10 @@ prompt event:
 Targets (issue 30): related hit >= 50 %, unrelated any <= 5 %.
 --prompts described gives each prompt, related and unrelated, the commit's subject and then the
 first paragraph of its body (when it has one), as a person who describes the task in a few
-sentences would write it; subject (the default) gives the subject alone, as terse as a prompt gets.
+sentences would write it; subject (the default) gives the subject alone, as terse as a prompt gets;
+long gives related prompts as described does and each unrelated prompt four of the other project's
+commits described one after another (some 20 to 200 words: a pasted page, a long brief), which is
+where a prompt names a topic or a rare word by chance.
 With a client whose hook sees writes (claude, gemini), each task then goes on in the same session:
 its first WRITTEN files (the commit's, changelog-like and very common ones left out) are about to be
 written, one write event each (an unrelated prompt's session writes the other project's task's
@@ -79,6 +82,14 @@ def prompt_of(commit: dict, prompts: str) -> str:
         if prompts == "described" and body and body != commit["subject"]
         else commit["subject"]
     )
+
+
+def unrelated_prompt(commits: list[dict], at: int, prompts: str) -> str:
+    """The other project's prompt of its commit `at` (--prompts): for long, that commit and the
+    three before it, each described, one after another."""
+    if prompts != "long":
+        return prompt_of(commits[at], prompts)
+    return "\n\n".join(prompt_of(c, "described") for c in commits[max(0, at - 3) : at + 1])
 
 
 def related_tasks(
@@ -169,14 +180,18 @@ def run(histories, sizes, wanted, later, client, bound, examples, files=True, pr
     for k, (name, commits, common) in enumerate(histories):
         _, foreign, foreign_common = histories[(k + 1) % len(histories)]
         unrelated = [
-            (prompt_of(c, prompts), [f for f in c["files"] if f not in foreign_common]) for c in foreign[-wanted:]
+            (
+                unrelated_prompt(foreign, len(foreign) - wanted + i, prompts),
+                [f for f in c["files"] if f not in foreign_common],
+            )
+            for i, c in enumerate(foreign[-wanted:])
         ]
         for size in sizes:
             end = len(commits) - later
             window = commits[max(0, end - size) : end]
             entries = [sq.record_of(c, common) for c in window]
             ids_of = list(zip(window, [e.id for e in entries], strict=True))
-            tasks = related_tasks(commits, common, ids_of, end, wanted, prompts)
+            tasks = related_tasks(commits, common, ids_of, end, wanted, "described" if prompts == "long" else prompts)
             scratch = Path(tempfile.mkdtemp(prefix="sm-gate-"))
             try:
                 project = scratch / "app"
@@ -284,8 +299,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--prompts",
         default="subject",
-        choices=["subject", "described"],
-        help="a commit's subject as the prompt, or its subject and its body's first paragraph",
+        choices=["subject", "described", "long"],
+        help="a commit's subject as the prompt, or its subject and its body's first paragraph, or (long) that "
+        "for related prompts and four commits' for unrelated ones",
     )
     parser.add_argument(
         "--examples", action="store_true", help="print what one hit and every unrelated injection put before the prompt"

@@ -371,6 +371,8 @@ def test_the_match_strength_the_contract_quotes_is_the_codes():
     assert quoted(r"as `readme` of `README.md`\): ([\d.]+) ×") == match.TOPIC
     assert quoted(r"strength is at least \*\*([\d.]+)\*\*") == match.STRONG
     assert "halved" in scale and match.WORDS == 2
+    assert quoted(r"In a query of more than \*\*(\d+)\*\* words") == match.LONG_QUERY
+    assert quoted(r"of those words over (\d+)") == match.LONG_QUERY
     assert "more than a fifth of the records and by more than 5" in text
     assert (index.COMMON, index.COMMON_FLOOR) == (0.2, 5)
     order = text[text.index("**Order.**") : text.index("**Match strength.**")]

@@ -567,6 +567,25 @@ def test_a_project_file_asked_about_by_its_name_before_a_rename_is_still_weak(tm
     assert len(ranked_matches(repo.memory, "", files=["README.md"])[0]) == 1  # still near, still listed
 
 
+def test_a_long_prompt_needs_more_than_a_topic_or_two_rare_words_it_names_by_chance(path):
+    """A prompt of a few words that names a lesson's topic matches it strongly. A pasted page of
+    some thirty words that mentions the same topic and word in passing does not: the longer the
+    text, the likelier it names a topic or a rare word by chance. An identifier it holds still
+    counts whole."""
+    filler(path, 20)
+    webhook = saved(log(path, "webhook", "the signature was checked after parsing", "verify before parsing"))
+    rounding = saved(log(path, "refund", "refunds rounded down", "call round_half_even first"))
+    pasted = (
+        "The nightly export job stalls when the warehouse connection pool runs dry; the dashboard "
+        "shows stale totals, the retry queue grows, operators restart workers by hand, and somewhere "
+        "in yesterday's output a webhook signature line appears between unrelated timeout messages."
+    )
+    assert [m.record["id"] for m in strong_matches(path, "check the webhook signature")] == [webhook]
+    assert strong_matches(path, pasted) == []
+    found = strong_matches(path, pasted + " Nobody uses round_half_even there.")
+    assert [(m.record["id"], m.reasons) for m in found] == [(rounding, ("identifier round_half_even",))]
+
+
 def test_the_header_names_the_strong_matches(path):
     filler(path, 10)
     target = saved(log(path, "cache", "tenant keys collided", "put the tenant id in the cache key"))

@@ -16,7 +16,9 @@ idf against that of a term one record holds, reckoned in a memory of at least RA
 A common word (search/index.py common) or a generic one (search/terms.py GENERIC_WORDS: fix, add,
 update...) counts for nothing; a topic in snake_case is named by its words; a file named without
 its folder (conftest.py) counts as a file asked about when at most NAMED_AMONG cited paths have
-that name (its words then count only as the file). A match is strong at STRONG: one cited file or
+that name (its words then count only as the file). In a query of more than LONG_QUERY words that
+can count (not generic), the topic's and the words' weights are divided by that number over
+LONG_QUERY (Query.chance): a long text names a topic or shares rare words by chance. A match is strong at STRONG: one cited file or
 identifier, a topic few records' words name, or rare words worth as much.
 """
 
@@ -26,7 +28,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from .terms import _WORD, identifier, stem, words
+from .terms import _WORD, GENERIC_WORDS, identifier, stem, words
 
 _PART = re.compile(r"[^\W_]+")  # a run of letters and digits: words, and the parts of snake_case
 # A word whose parts are joined by hyphens or underscores (dark-mode, go-toml, read_timeout).
@@ -62,6 +64,7 @@ TOPIC = 1.25
 DIRECTORY = 0.4
 RARITY_FROM = 50  # rarity is reckoned as in a memory of at least this many records
 WORDS = 2.0  # the rarity a record's shared words must sum to for a strong match: two unique words
+LONG_QUERY = 8  # past this many words that can count, a query's topic and words weigh less (Query.chance)
 
 
 @dataclass(frozen=True)
@@ -94,19 +97,23 @@ class Query:
     former: tuple[str, ...] = ()
     file_names: tuple[str, ...] = ()
     raw: str = ""  # the text case-folded, as written
+    chance: float = 1.0  # what the topic's and the words' weights are divided by (LONG_QUERY)
 
     @classmethod
     def of(cls, text: str, files=(), former=()) -> Query:
         text = unicodedata.normalize("NFC", text or "")
         found = {stem(w.casefold()): w for w in _WORD.findall(text) if identifier(w)}
+        said = tuple(dict.fromkeys(w for w in words(text) if w not in found and len(w) > 1 and not w.isdigit()))
+        counted = len([w for w in said if w not in GENERIC_WORDS])
         return cls(
             " ".join(_PART.findall(text.casefold())),
-            tuple(dict.fromkeys(w for w in words(text) if w not in found and len(w) > 1 and not w.isdigit())),
+            said,
             found,
             tuple(files),
             tuple(former),
             tuple(dict.fromkeys(m.group(1) for m in _FILE_NAME.finditer(text))),
             text.casefold(),
+            max(1.0, counted / LONG_QUERY),
         )
 
     def only_in_compounds(self, topic: str) -> tuple[str, ...]:

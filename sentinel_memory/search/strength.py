@@ -105,7 +105,7 @@ def measure(index: SearchIndex, entry: Entry, query: Query) -> Match:
             named = set()
         if named and not named <= as_file:  # topic readme, named by README.md: counted as the file
             spread = max(index.holders(t) for t in named)
-            strength += TOPIC * rarity(spread, records)
+            strength += TOPIC * rarity(spread, records) / query.chance
             reasons.append(f"topic {topic}")
     shared, summed = [], 0.0
     for word in query.words:
@@ -115,7 +115,7 @@ def measure(index: SearchIndex, entry: Entry, query: Query) -> Match:
                 shared.append(word)
                 summed += rarity(holders, records) ** 2
     if shared:
-        strength += summed / WORDS
+        strength += summed / (WORDS * query.chance)
         reasons.append("words: " + ", ".join(shared))
     return Match(entry.record, strength, tuple(reasons))
 
