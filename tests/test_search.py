@@ -586,6 +586,21 @@ def test_a_long_prompt_needs_more_than_a_topic_or_two_rare_words_it_names_by_cha
     assert [(m.record["id"], m.reasons) for m in found] == [(rounding, ("identifier round_half_even",))]
 
 
+def test_the_generic_parts_of_a_path_in_the_prompt_are_no_words_it_shares(project, path):
+    """`src` and `py` of src/cart.py are shared by every text that names a file under src/: in a
+    small memory, where any word one record holds is rare, a prompt naming src/cart.py does not
+    match strongly a lesson that names src/auth.py. The path's own name still counts as a word."""
+    for name in ("auth.py", "cart.py"):
+        (project / "src" / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / "src" / name).write_text("x = 1\n", encoding="utf-8")
+    log(path, "payment", "VAT rates differ per country", "read config/tax_rates.yaml before computing totals")
+    log(path, "auth", "tokens expire after 15 minutes", "refresh the session token in src/auth.py before retrying")
+    cart = saved(log(path, "basket", "the cart total ignored coupons", "apply coupons before the cart total"))
+    assert strong_matches(path, "rename a variable in src/cart.py") == []
+    found = strong_matches(path, "the coupon total in src/cart.py")
+    assert [(m.record["id"], m.reasons) for m in found] == [(cart, ("words: coupon, total, cart",))]
+
+
 def test_the_header_names_the_strong_matches(path):
     filler(path, 10)
     target = saved(log(path, "cache", "tenant keys collided", "put the tenant id in the cache key"))

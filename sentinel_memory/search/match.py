@@ -28,10 +28,14 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from .terms import _WORD, GENERIC_WORDS, identifier, stem, words
+from .terms import _WORD, GENERIC_WORDS, PATH_NOISE, identifier, stem, words
 
 _PART = re.compile(r"[^\W_]+")  # a run of letters and digits: words, and the parts of snake_case
 # A word whose parts are joined by hyphens or underscores (dark-mode, go-toml, read_timeout).
+# A name with an extension (cart.py, README.md), as a word of a text holds one. With a slash, it
+# marks a path (src/cart.py) whose generic parts are no words of the query (_plain).
+_EXTENSION = re.compile(r"\w\.[^\W\d_]")
+_NOT_WORD = re.compile(r"[^\w-]+")
 _COMPOUND = re.compile(r"[^\W_]+(?:[-_]+[^\W_]+)+")
 # A file's name without a folder, as a prompt names it: letters before a dot and an extension that
 # starts with a letter (conftest.py, walk.rs, test.yml, .gitignore; not 1.10.1 or a/b.py). The
@@ -103,7 +107,7 @@ class Query:
     def of(cls, text: str, files=(), former=()) -> Query:
         text = unicodedata.normalize("NFC", text or "")
         found = {stem(w.casefold()): w for w in _WORD.findall(text) if identifier(w)}
-        said = tuple(dict.fromkeys(w for w in words(text) if w not in found and len(w) > 1 and not w.isdigit()))
+        said = tuple(dict.fromkeys(w for w in words(_plain(text)) if w not in found and len(w) > 1 and not w.isdigit()))
         counted = len([w for w in said if w not in GENERIC_WORDS])
         return cls(
             " ".join(_PART.findall(text.casefold())),
@@ -136,3 +140,16 @@ class Query:
         or a hyphen as a space: topic bug_report is named by "bug report")."""
         wanted = " ".join(_PART.findall(unicodedata.normalize("NFC", topic).casefold()))
         return bool(wanted) and re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", self.text) is not None
+
+
+def _plain(text: str) -> str:
+    """The text with each path or file name in it (a run without spaces that holds a slash or a
+    name with an extension) read without its generic parts (search/terms.py PATH_NOISE: src, py),
+    as a cited path's terms are: any two texts that name a file under src/ share them. One pass
+    over the text, however long a run it holds."""
+    out = []
+    for run in text.split():
+        if "/" in run or "\\" in run or _EXTENSION.search(run):
+            run = " ".join(p for p in _NOT_WORD.split(run) if p.casefold() not in PATH_NOISE)
+        out.append(run)
+    return " ".join(out)
