@@ -188,6 +188,33 @@ def test_init_merges_existing_config_and_is_idempotent(tmp_path, env):
     assert {p: p.read_bytes() for p in snapshot} == snapshot
 
 
+def test_init_puts_the_workflow_where_each_client_reads_its_instructions(tmp_path, env):
+    """Claude Code reads CLAUDE.md and Gemini CLI GEMINI.md, not .cursorrules: init --client claude
+    --client gemini adds the workflow section to both (the user's text kept), and a rerun changes
+    nothing. A CLAUDE.md that imports AGENTS.md, which holds the workflow, is left as it is."""
+    repo = make_repo(tmp_path, env, wired=False)
+    claude = repo.path / "CLAUDE.md"
+    claude.write_text("# House rules\n\nUse tabs.\n", encoding="utf-8")
+
+    first = server(env, "--project", str(repo.path), "init", "--client", "claude", "--client", "gemini", "--no-hooks")
+
+    assert first.returncode == 0, first.stderr
+    text = claude.read_text(encoding="utf-8")
+    assert text.startswith("# House rules\n\nUse tabs.\n") and text.count("<!-- sentinel-memory:begin -->") == 1
+    assert "call `search_memory`" in text and "call `log_memory`" in text
+    assert "call `log_memory`" in (repo.path / "GEMINI.md").read_text(encoding="utf-8")
+    again = server(env, "--project", str(repo.path), "init", "--client", "claude", "--client", "gemini", "--no-hooks")
+    assert f"unchanged {claude}" in again.stdout and claude.read_text(encoding="utf-8") == text
+
+    other = make_repo(tmp_path / "other", env, wired=False)
+    importing = other.path / "CLAUDE.md"
+    importing.write_text("# House rules\n\n@AGENTS.md\n", encoding="utf-8")
+    done = server(env, "--project", str(other.path), "init", "--client", "claude", "--agents-md", "--no-hooks")
+    assert importing.read_text(encoding="utf-8") == "# House rules\n\n@AGENTS.md\n"
+    assert f"unchanged {importing}: it imports AGENTS.md, which holds the workflow" in done.stdout
+    assert "call `log_memory`" in (other.path / "AGENTS.md").read_text(encoding="utf-8")
+
+
 def test_a_client_name_in_capitals_is_taken_and_a_typo_is_refused_with_the_nearest_name(tmp_path, env):
     """init --client Claude configures Claude Code; --client claud exits 2 with one sentence naming
     claude and the clients, and writes nothing (before, argparse listed the choices and no hint)."""

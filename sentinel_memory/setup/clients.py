@@ -43,6 +43,7 @@ class Client:
     hooks: Path | None = None  # the project file init writes the client hooks into (setup/hookconfig.py)
     trust: str = ""  # the step a user takes before the client reads the project's files (server, hooks)
     hooks_trust: str = ""  # what the hooks need besides
+    instructions: Path | None = None  # the project file the client reads as its instructions: init adds the workflow
 
 
 CLIENTS: dict[str, Client] = {
@@ -80,6 +81,7 @@ CLIENTS: dict[str, Client] = {
             ("claude",),
             {"alwaysLoad": True},
             hooks=Path(".claude") / "settings.json",
+            instructions=Path("CLAUDE.md"),
         ),
         # Codex starts the server in the folder it runs in; the server finds the project's root from there.
         Client(
@@ -96,6 +98,7 @@ CLIENTS: dict[str, Client] = {
             trust="Codex reads a project's .codex/ files only once you trust the project: run `codex exec --trust` "
             "in it once (or trust it when codex asks)",
             hooks_trust=", then open /hooks in codex and trust the sentinel-memory hooks (again after they change)",
+            instructions=Path("AGENTS.md"),
         ),
         # Gemini CLI reads .gemini/settings.json in the folder it starts in and starts the server there.
         Client(
@@ -112,6 +115,7 @@ CLIENTS: dict[str, Client] = {
             trust="Gemini CLI reads a project's .gemini/settings.json (its servers and hooks) only in a trusted "
             "folder: run gemini in the project and trust the folder when asked (or add it to "
             "~/.gemini/trustedFolders.json as TRUST_FOLDER)",
+            instructions=Path("GEMINI.md"),
         ),
         Client(
             "windsurf",

@@ -184,6 +184,31 @@ def rules_files(root: Path, rules: str | None = None) -> list[str]:
     return report
 
 
+# A line of CLAUDE.md or GEMINI.md that imports AGENTS.md (`@AGENTS.md`, `@./AGENTS.md`).
+_IMPORTS_AGENTS = re.compile(rb"^[ \t]*@(?:\./)?AGENTS\.md[ \t]*\r?$", re.M)
+
+
+def instruction_files(root: Path, clients: tuple[str, ...], agents_md: bool) -> list[str]:
+    """The workflow section in the file each client reads as its instructions (CLAUDE.md,
+    GEMINI.md, AGENTS.md) and, with agents_md, in AGENTS.md. A file that imports AGENTS.md while
+    AGENTS.md holds the section is left as it is: the client would read the workflow twice."""
+    agents = Path("AGENTS.md")
+    wanted = [table.CLIENTS[name].instructions for name in dict.fromkeys(clients)] + [agents if agents_md else None]
+    files = sorted({f for f in wanted if f is not None}, key=lambda f: (f != agents, str(f)))
+    report = []
+    for name in files:
+        path = root / name
+        if (
+            name != agents
+            and _IMPORTS_AGENTS.search(_bytes_or_nothing(path))
+            and RULES_BEGIN.encode() in _bytes_or_nothing(root / agents)
+        ):
+            report.append(f"unchanged {path}: it imports AGENTS.md, which holds the workflow")
+        else:
+            report.append(merge_section(path, AGENTS_SECTION, root=root))
+    return report
+
+
 def init(
     root: Path,
     agents_md: bool = False,
@@ -209,8 +234,7 @@ def init(
     if warning and any(table.CLIENTS[name].config is not None for name in clients):
         report.append(warning)
     report += rules_files(root, rules)
-    if agents_md:
-        report.append(merge_section(root / "AGENTS.md", AGENTS_SECTION, root=root))
+    report += instruction_files(root, clients, agents_md)
     context = root / ".context"
     had = {name: os.path.lexists(context / name) for name in (".gitignore", ".gitattributes")}
     prepare_context_dir(context)
