@@ -609,6 +609,18 @@ def test_the_header_names_the_strong_matches(path):
     assert f"Strong matches: #{number} " in answer and "Nothing matches strongly" not in answer
 
 
+def test_the_header_says_when_a_listed_record_shares_a_rare_word_too_few_to_be_strong(path):
+    """One rare word of the query is not a strong match, but the header must not then say that the
+    records share only common words: that would tell the agent to pass over the one that bears on
+    the task. Records sharing only generic words keep that warning."""
+    filler(path, 10)
+    vat = saved(log(path, "payment", "VAT rates differ per country", "read the rates table before totals"))
+    answer = search(path, "VAT")
+    assert "share fewer of the request's rare words than a strong match" in answer
+    assert "share only common words" not in answer and listed(answer)[0] == vat
+    assert "share only common words" in search(path, "fix a typo, update the flag")
+
+
 def test_in_a_small_memory_words_its_few_records_share_still_match_strongly(path):
     """Rarity is reckoned as in a memory of at least 50 records: in a memory of two records that
     both hold the task's words, both match strongly."""

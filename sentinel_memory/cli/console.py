@@ -101,7 +101,7 @@ def search_result(
     if searched and not any(m.strong for m in found):
         text = (
             "Nothing matches strongly (no record cites a file asked about, other than a common one such as "
-            "package.json, or holds an identifier, the exact topic or rare words of the query); these share "
+            "package.json, or holds an identifier, the exact topic or enough rare words of the query); these share "
             "less:\n\n" + text
         )
     others = in_scope - len(found)

@@ -107,6 +107,6 @@ def fill(found: Found, search_index: SearchIndex, ranked: Ranked, check: Checker
             number[e] for _, e in zip(range(len(number) + MEASURED), ranked.matching(), strict=False) if e in number
         ]
         found.matches_listed = len(best)
-        found.strong = sorted(
-            n for n in best[:MEASURED] if strength.measure(search_index, shown[n - 1], measured).strong
-        )
+        measures = {n: strength.measure(search_index, shown[n - 1], measured) for n in best[:MEASURED]}
+        found.strong = sorted(n for n, m in measures.items() if m.strong)
+        found.some_words = any(r.startswith("words: ") for m in measures.values() for r in m.reasons)

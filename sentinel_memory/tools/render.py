@@ -155,6 +155,12 @@ def strength_line(found: Found) -> str:
         return f"Strong matches: {numbers} ({STRONG_MEANS})."
     if not found.matches_listed:
         return f"Nothing matches strongly ({STRONG_MEANS}), and no record listed matches at all."
+    if found.some_words:
+        return (
+            f"Nothing matches strongly ({STRONG_MEANS}): the records below share fewer of the request's rare "
+            "words than a strong match does, or only common words, common files (package.json, README.md, a "
+            "file most records cite) or nearby files, so judge each before applying it."
+        )
     return (
         f"Nothing matches strongly ({STRONG_MEANS}): the records below share only common words, common "
         "files (package.json, README.md, a file most records cite) or nearby files with the request, so "
