@@ -49,6 +49,24 @@ def test_doctor_fails_and_names_a_missing_driver_path(tmp_path, env, broken):
     assert missing in result.stdout and "FAIL" in result.stdout
 
 
+def test_doctor_names_another_installs_driver_by_its_program_not_its_shell_line(tmp_path, env):
+    """A merge driver that another install wrote (a teammate moved from server.py to the command on
+    PATH): doctor warns, naming the program that install starts, not the escaped shell line around
+    it, and says what to run."""
+    repo = make_repo(tmp_path, env)
+    other = tmp_path / "old-tool" / "server.py"
+    other.parent.mkdir()
+    other.write_text("", encoding="utf-8")
+    repo.git("config", "merge.sentinel-memory.driver",
+             f"'{sys.executable}' '{other}' merge-driver -- %O %A %B %P; s=$?; [ $s -le 1 ] || git merge-file %A %O %B")
+
+    result = server(env, "--project", str(repo.path), "doctor")
+
+    line = next(x for x in result.stdout.splitlines() if "git merge driver" in x)
+    assert f"runs another install ({sys.executable} {other}), not this one's command: run " in line
+    assert "%O" not in line and "merge-file" not in line
+
+
 def test_doctor_fails_and_names_a_missing_textconv_path(tmp_path, env):
     """The diff textconv pointing at a missing server.py (merge driver fine): doctor exits 1 and names it."""
     repo = make_repo(tmp_path, env)

@@ -202,7 +202,7 @@ def _git(root: Path, memory: Path) -> list[tuple[str, str]]:
             out.append(
                 (
                     WARN,
-                    f"the git {what} runs {command!r}, not this install's command: run {SELF} init "
+                    f"the git {what} runs another install ({' '.join(words)}), not this one's command: run {SELF} init "
                     "(the MCP server also refreshes it when it starts here)",
                 )
             )
