@@ -456,7 +456,12 @@ LOGGED = {
 
 def memory_for(gitdir: str, size: int) -> tuple[list, dict]:
     """The memory's entries (size commits before the newest) and the task: a later commit whose
-    file a record of the memory cites (that file, the records citing it, the task's subject)."""
+    file a record of the memory cites (that file, the records citing it, the task's subject). Not
+    a file more than a fifth of the records cite, nor a project file (go.mod, README.md): those are
+    weak evidence by design (contract §4.2), which scenario a is not about (viper's
+    .github/workflows/ci.yaml, cited by 63 of 300; its remote/go.mod)."""
+    from sentinel_memory.search.match import PROJECT_FILE
+
     commits = sq.history(gitdir)
     common = sq.common_files(commits)
     end = len(commits) - 50
@@ -467,6 +472,7 @@ def memory_for(gitdir: str, size: int) -> tuple[list, dict]:
         for f in c["files"]:
             if f not in common and not sq._TEST.search(f):
                 by_file.setdefault(f, []).append(e.id)
+    by_file = {f: ids for f, ids in by_file.items() if len(ids) <= size / 5 and not PROJECT_FILE.search(f)} or by_file
     for c in commits[end:]:
         for f in c["files"]:
             if f in by_file and "/" in f:
