@@ -17,9 +17,10 @@ A common word (search/index.py common) or a generic one (search/terms.py GENERIC
 update...) counts for nothing; a topic in snake_case is named by its words; a file named without
 its folder (conftest.py) counts as a file asked about when at most NAMED_AMONG cited paths have
 that name (its words then count only as the file). In a query of more than LONG_QUERY words that
-can count (not generic), the topic's and the words' weights are divided by that number over
-LONG_QUERY (Query.chance): a long text names a topic or shares rare words by chance. A match is strong at STRONG: one cited file or
-identifier, a topic few records' words name, or rare words worth as much.
+can count (not generic; a path's generic parts, src or py, are none), the topic's and the words'
+weights are divided by that number over LONG_QUERY (Query.chance): a long text names a topic or
+shares rare words by chance. A match is strong at STRONG: one cited file or identifier, a topic
+few records' words name, or rare words worth as much.
 """
 
 from __future__ import annotations
@@ -31,11 +32,11 @@ from dataclasses import dataclass, field
 from .terms import _WORD, GENERIC_WORDS, PATH_NOISE, identifier, stem, words
 
 _PART = re.compile(r"[^\W_]+")  # a run of letters and digits: words, and the parts of snake_case
-# A word whose parts are joined by hyphens or underscores (dark-mode, go-toml, read_timeout).
 # A name with an extension (cart.py, README.md), as a word of a text holds one. With a slash, it
 # marks a path (src/cart.py) whose generic parts are no words of the query (_plain).
 _EXTENSION = re.compile(r"\w\.[^\W\d_]")
 _NOT_WORD = re.compile(r"[^\w-]+")
+# A word whose parts are joined by hyphens or underscores (dark-mode, go-toml, read_timeout).
 _COMPOUND = re.compile(r"[^\W_]+(?:[-_]+[^\W_]+)+")
 # A file's name without a folder, as a prompt names it: letters before a dot and an extension that
 # starts with a letter (conftest.py, walk.rs, test.yml, .gitignore; not 1.10.1 or a/b.py). The
