@@ -421,6 +421,21 @@ def test_korean_words_of_any_task_neither_make_a_record_match_nor_a_match_strong
     assert strong_matches(path, "리팩토링을 했다") == []
 
 
+def test_a_korean_word_finds_the_lesson_about_the_code_that_names_it_in_english(project, path):
+    """회원 (member) in a Korean request finds the lesson about MemberService.java, written in
+    English, which shares no Korean with it; it ranks the lesson but is no evidence of a strong
+    match. 생성 (create) is a word of any task: it brings in no record that says create."""
+    (project / "src" / "member").mkdir(parents=True, exist_ok=True)
+    (project / "src" / "member" / "MemberService.java").write_text("class MemberService {}\n", encoding="utf-8")
+    filler(path, 20)
+    signup = saved(log(path, "accounts", "signup failed for a taken email", "check the email before saving",
+                       files=["src/member/MemberService.java"]))
+    log(path, "reports", "the report did not create a summary", "create it after the totals")
+    assert [m.record["id"] for m in ranked_matches(path, "회원 가입 오류")[0]] == [signup]
+    assert strong_matches(path, "회원 가입 오류") == []
+    assert ranked_matches(path, "보고서 생성")[0] == []
+
+
 def test_words_of_any_task_order_the_records_that_share_the_subject(path):
     """Among the records that hold the query's subject word, one that also holds its generic or
     common words comes first: for "revert the offsets change", the lesson about reverting an

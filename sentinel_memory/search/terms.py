@@ -91,6 +91,36 @@ KO_STOP = frozenset(
     에서 으로 하다 한다 했다 하는 하고 하여 해서 하기 합니다 니다 습니다 입니 됩니 에게 까지 부터 처럼
     이다 이라 라는 라고 에는 에도 되는 되어 된다 됐다 하였 였다 었다 았다""".split()
 ) | frozenset(_KO_ENDINGS)
+# Korean words for notions of software work whose names in code are English (회원: MemberService,
+# 검색: search/, 댓글: Comment.java): a query's such word also looks for those English words, so a
+# lesson citing the code it names matches (shares). Common notions of programs and web services
+# only, no project's own subject; a word GENERIC_WORDS holds (생성, 삭제, 테스트) brings none.
+KO_EN = {
+    korean: tuple(english.split(","))
+    for korean, english in (
+        item.split(":")
+        for item in """예외:exception 검증:validation,validate,validator 유효성:validation 입력:input 출력:output,print
+        조회:find,get,query,read 로그인:login 로그아웃:logout 회원:member 회원가입:signup,register,join 사용자:user
+        유저:user 관리자:admin 게시글:post,article 게시판:board 댓글:comment 좋아요:like 화면:screen,view,page
+        버튼:button 페이지:page 목록:list 리스트:list 상세:detail 검색:search 필터:filter 필터링:filter 정렬:sort
+        알림:notification 설정:config,setting 인증:auth,authentication 인가:authorization 권한:permission,role
+        토큰:token 쿠키:cookie 세션:session 요청:request 응답:response 파일:file 이미지:image 업로드:upload
+        다운로드:download 배포:deploy 서버:server 데이터베이스:database 쿼리:query 캐시:cache 로그:log 로깅:logging,log
+        도메인:domain 서비스:service 컨트롤러:controller 레포지토리:repository 리포지토리:repository 엔티티:entity
+        객체:object 클래스:class 메서드:method 메소드:method 함수:function 변수:variable 상수:constant
+        인터페이스:interface 이름:name 숫자:number 번호:number 랜덤:random 결과:result 게임:game 예약:reservation
+        결제:payment 주문:order 상품:product 장바구니:cart 리뷰:review 카테고리:category 태그:tag 위치:location
+        지도:map 날짜:date 시간:time 이메일:email 비밀번호:password 닉네임:nickname 프로필:profile 뷰:view
+        모델:model 컴포넌트:component 스타일:style 라우터:router 라우팅:routing 상태:state,status 에러:error
+        오류:error 테이블:table 컬럼:column 인덱스:index 마이그레이션:migration 스키마:schema 이벤트:event
+        메시지:message 채팅:chat 북마크:bookmark 스크롤:scroll 모달:modal 헤더:header 푸터:footer 레이아웃:layout
+        아이콘:icon 색상:color 폰트:font 애니메이션:animation 로딩:loading 카드:card 폼:form 중복:duplicate
+        예외처리:exception 트랜잭션:transaction 스케줄러:scheduler 배치:batch 큐:queue 픽스처:fixture 픽스쳐:fixture
+        모킹:mock 의존성:dependency 빌드:build 환경:environment,env 환경변수:environment,env 프로퍼티:property
+        어노테이션:annotation 리다이렉트:redirect 경로:path,route 주소:address,url""".split()
+    )
+}
+KO_EN_SHARE = 0.5  # what a Korean word's English words weigh together, against a word of the query
 
 
 def stem(word: str) -> str:
@@ -197,24 +227,32 @@ def shares(text: str, held: Callable[[str], bool]) -> dict[str, float]:
     """A query's terms (terms() with `held`, and version_numbers()), each with its share of a word:
     1, but for each of the `k` character pairs that a Hangul stem yields, 1/k (a stem split into
     pairs weighs about as much as one word, not once per pair). A pair that is also a word of the
-    query is a word."""
+    query is a word. A Korean word of KO_EN also brings its English words that some record holds,
+    each with an equal part of KO_EN_SHARE (unless the query holds that English word itself)."""
     text = unicodedata.normalize("NFC", text)
     found = terms(text, held=held) | version_numbers(text)
     whole: set[str] = set()
     parts: dict[str, float] = {}
+    english: dict[str, float] = {}
     for word in _WORD.findall(text):
         low = word.casefold()
         if not _CJK_CHAR.match(low):
             continue
         base = korean_stem(low)
         whole.add(base)
-        if base in GENERIC_WORDS or held(base):
+        if base in GENERIC_WORDS:
+            continue
+        named = [stem(e) for e in KO_EN.get(base, ()) if held(stem(e))]
+        for term in named:
+            english[term] = max(english.get(term, 0.0), KO_EN_SHARE / len(named))
+        if held(base):
             continue
         pairs = {run[i : i + 2] for run in _CJK.findall(base) for i in range(len(run) - 1)} & found
         pairs.discard(base)
         for pair in pairs:
             parts[pair] = min(parts.get(pair, 0.0) + 1 / len(pairs), 1.0)
-    return {term: 1.0 if term in whole else parts.get(term, 1.0) for term in found}
+    shared = {term: 1.0 if term in whole else parts.get(term, 1.0) for term in found}
+    return {**{t: w for t, w in english.items() if t not in found}, **shared}
 
 
 def version_numbers(text: str) -> set[str]:
