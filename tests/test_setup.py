@@ -233,6 +233,23 @@ def test_init_puts_the_workflow_where_each_client_reads_its_instructions(tmp_pat
     assert "call `log_memory`" in (other.path / "AGENTS.md").read_text(encoding="utf-8")
 
 
+def test_a_claude_md_that_links_out_of_the_project_is_left_alone(tmp_path, env):
+    """A cloned project whose CLAUDE.md is a link to a file outside it (a shell's startup file, say):
+    init --client claude writes nothing there and says where the workflow goes; the rest is done."""
+    repo = make_repo(tmp_path, env, wired=False)
+    outside = tmp_path / "outside.md"
+    outside.write_text("export PATH=/usr/bin\n", encoding="utf-8")
+    (repo.path / "CLAUDE.md").symlink_to(outside)
+
+    result = server(env, "--project", str(repo.path), "init", "--client", "claude", "--no-hooks")
+
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert outside.read_text(encoding="utf-8") == "export PATH=/usr/bin\n"
+    line = next(x for x in result.stdout.splitlines() if "CLAUDE.md" in x)
+    assert line.startswith(f"left alone {repo.path / 'CLAUDE.md'}: it leads to") and "sentinel-memory:begin" in line
+    assert (repo.path / ".mcp.json").is_file()
+
+
 def test_a_client_name_in_capitals_is_taken_and_a_typo_is_refused_with_the_nearest_name(tmp_path, env):
     """init --client Claude configures Claude Code; --client claud exits 2 with one sentence naming
     claude and the clients, and writes nothing (before, argparse listed the choices and no hint)."""

@@ -106,7 +106,7 @@ def merge_section(path: Path, text: str, head: str = "", root: Path | None = Non
         configedit.write(real, bom + updated.encode("utf-8"))
         return verb
     except configedit.Refused as exc:
-        return f"left alone {path}: {exc}; paste the workflow between {RULES_BEGIN} and {RULES_END} yourself"
+        return f"left alone {path}: {exc}; the workflow goes between {RULES_BEGIN} and {RULES_END} (docs/clients.md shows it)"
 
 
 def _merge_lines(path: Path, template: str, root: Path) -> str:
