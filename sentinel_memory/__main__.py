@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sys
 
+from .interpreter import too_old
+
 
 def serves(argv: list[str]) -> bool:
     """True for the server's own words: none, or `--project DIR` (`--project=DIR`). Anything else
@@ -50,19 +52,6 @@ def stop_on_signals() -> None:
         number = getattr(signal, name, None)
         if number is not None and signal.getsignal(number) is not signal.SIG_IGN:
             signal.signal(number, stop)
-
-
-def too_old(version: tuple = tuple(sys.version_info), executable: str = sys.executable) -> str | None:
-    """One sentence when this interpreter is older than the oldest Python the package supports
-    (pyproject.toml's requires-python): the package uses 3.11's standard library (tomllib). The
-    venv is made again with --clear: `venv` over an existing one keeps its old interpreter."""
-    if tuple(version[:2]) >= (3, 11):
-        return None
-    found = ".".join(map(str, version[:3]))
-    return (
-        f"sentinel-memory: needs Python 3.11 or newer, and {executable} is Python {found}. Make the venv "
-        f"again with a newer python (python3.11 -m venv --clear .venv) and install into it."
-    )
 
 
 def main(argv: list[str] | None = None) -> int:
