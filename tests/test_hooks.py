@@ -611,6 +611,48 @@ def test_the_trust_step_is_said_for_the_server_too_and_once(repo):
     assert "then open /hooks in codex and trust the sentinel-memory hooks" in with_hooks
 
 
+def test_doctor_says_whether_codex_and_gemini_trust_the_project_yet(repo):
+    """Codex and Gemini CLI read nothing of a project nobody trusted, and Codex skips project hooks
+    nobody reviewed in /hooks without a word. doctor reads their records in the user's home, filed
+    as the clients file them: a warning with the step while a record is missing, ok once it is
+    there; a client never used on this machine (no ~/.codex, no ~/.gemini) gets the step alone."""
+    from gitrepos import server
+
+    env = {k: v for k, v in repo.env.items() if not k.startswith(("CODEX_", "GEMINI_"))}
+    home, root = Path(env["HOME"]), str(repo.path)
+    args = ["--project", root]
+    server(env, *args, "init", "--client", "codex", "--client", "gemini")
+
+    def trust_lines():
+        return [line for line in server(env, *args, "doctor").stdout.splitlines() if "trust" in line]
+
+    never_used = trust_lines()
+    assert len(never_used) == 2 and all(line.startswith("[  ok]") for line in never_used), never_used
+    (home / ".codex").mkdir()
+    (home / ".gemini").mkdir()
+    codex, gemini = trust_lines()
+    assert codex.startswith("[warn] ~/.codex/config.toml does not trust this project yet") and "`codex exec --trust`" in codex
+    assert gemini.startswith("[warn] ~/.gemini/trustedFolders.json does not trust this folder yet"), gemini
+
+    config = home / ".codex" / "config.toml"
+    config.write_text(f'[projects.{json.dumps(root)}]\ntrust_level = "trusted"\n', encoding="utf-8")
+    folders = home / ".gemini" / "trustedFolders.json"
+    folders.write_text(json.dumps({str(repo.path.parent): "TRUST_FOLDER"}), encoding="utf-8")
+    codex, gemini = trust_lines()
+    assert codex.startswith("[warn]") and "not the sentinel-memory hooks yet (4 of 4 never reviewed)" in codex
+    assert "open /hooks" in codex and gemini == "[  ok] ~/.gemini/trustedFolders.json trusts this folder"
+
+    # what /hooks files once a person has reviewed them, one table per hook
+    with config.open("a", encoding="utf-8") as out:
+        for event in ("user_prompt_submit", "pre_tool_use", "post_tool_use", "stop"):
+            key = json.dumps(f"{root}/.codex/hooks.json:{event}:0:0")
+            out.write(f'\n[hooks.state.{key}]\ntrusted_hash = "sha256:{event}"\n')
+    folders.write_text(json.dumps({str(repo.path.parent): "TRUST_FOLDER", root: "DO_NOT_TRUST"}), encoding="utf-8")
+    codex, gemini = trust_lines()
+    assert codex.startswith("[  ok] ~/.codex/config.toml trusts this project and has reviewed the sentinel-memory hooks")
+    assert gemini.startswith("[warn] ~/.gemini/trustedFolders.json says DO_NOT_TRUST for this folder"), gemini
+
+
 def test_init_no_hooks_leaves_them_out(repo):
     from gitrepos import server
 

@@ -1,15 +1,21 @@
 """`doctor`'s checks of the clients' project configs: each MCP entry of ours (can this machine start
 what it names; is it portable) and each hooks file of ours (every event once, each command started
-as the client would and run on sample events, its answers in the client's shape). Read-only."""
+as the client would and run on sample events, its answers in the client's shape); and whether the
+clients that ask for it trust the project yet (their records in the user's home). Read-only."""
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
+import tomllib
 from pathlib import Path
 
+from ..errors import StorageError
 from ..invocation import SELF, path_fix
+from ..record.disk import read_regular
 from .clientconfig import read_entry
-from .clients import CLIENTS, COMMAND, SERVER_NAME, extra_check, machine_specific
+from .clients import CLIENTS, COMMAND, SERVER_NAME, extra_check, machine_specific, trust_step
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"  # the status of each of doctor's lines
 
@@ -219,3 +225,178 @@ def _entry(path: Path, command, args) -> tuple[str, str]:
         f"{path} starts {command}, an absolute path of this machine that a teammate does not have: run "
         f"{SELF} init to write `{COMMAND}` instead, then commit the file",
     )
+
+
+# -------------------------------------------------------------------------------------- trust
+# Whether Codex and Gemini CLI have been told to trust the project yet, read from their own records
+# in the user's home, for `doctor`. Both read nothing of a project they do not trust, and Codex also
+# skips project hooks nobody has reviewed, without a word; so doctor says which step is still to do.
+#
+# What each client does, observed here (Codex 0.171, Gemini CLI 0.61):
+# - Codex: `[projects."<the project's root>"] trust_level = "trusted"` in $CODEX_HOME/config.toml
+#   (~/.codex); a trusted parent folder or a subfolder does not count. Each project hook runs only
+#   once /hooks has recorded `[hooks.state."<root>/.codex/hooks.json:<event>:<group>:<handler>"]
+#   trusted_hash = "sha256:…"`. Its hash is Codex's own, so doctor can tell a hook never reviewed
+#   from one reviewed, not a review made before the hook last changed.
+# - Gemini CLI: GEMINI_CLI_TRUST_WORKSPACE=true trusts every folder (false, or
+#   GEMINI_RESTRICTED_MODE=true, none); `security.folderTrust.enabled: false` in
+#   ~/.gemini/settings.json turns the check off; else the longest rule of ~/.gemini/trustedFolders.json
+#   that holds the folder decides (TRUST_FOLDER, TRUST_PARENT: its parent folder, DO_NOT_TRUST).
+#   GEMINI_CLI_HOME stands for the home, GEMINI_CLI_TRUSTED_FOLDERS_PATH for that file.
+#
+# Read-only: the user's own files (a link is followed: dotfiles are often linked), at most 1 MiB,
+# a FIFO or device never opened. A file that cannot be read or parsed leaves doctor saying the step
+# as init does.
+
+HOME_FILE_BYTES = 1024 * 1024  # a client's own file in the home: read at most this much
+CODEX_HOOKS = CLIENTS["codex"].hooks or Path()
+_UNKNOWN = object()  # a file that exists but could not be read or parsed
+
+
+def trust_lines(root: Path, clients: set[str], hooked: set[str]) -> list[tuple[str, str]]:
+    """doctor's line per client of `clients` that needs trust (Codex, Gemini CLI): OK when its
+    records trust the project (and, for Codex, each of our hooks when `hooked` holds it), WARN with
+    the step when they do not, the step alone when they cannot tell (the client never used on this
+    machine, or its file unreadable)."""
+    out = []
+    if "codex" in clients:
+        out.append(_codex(root, "codex" in hooked))
+    if "gemini" in clients:
+        out.append(_gemini(root, "gemini" in hooked))
+    return out
+
+
+def _codex(root: Path, hooked: bool) -> tuple[str, str]:
+    step = trust_step(CLIENTS["codex"], hooked)
+    home = Path(os.environ.get("CODEX_HOME") or Path.home() / _folder("codex"))
+    config = _read(home / "config.toml", tomllib.loads)
+    if config is _UNKNOWN or (config is None and not home.is_dir()):
+        return OK, step
+    config = config if isinstance(config, dict) else {}
+    shown = _shown(home / "config.toml")
+    projects = _table(config, "projects")
+    trust = next((_table(projects, p) for p in _spellings(root) if _table(projects, p)), {})
+    if trust.get("trust_level") != "trusted":
+        said = "marks this project untrusted" if trust.get("trust_level") else "does not trust this project yet"
+        return WARN, f"{shown} {said}, so Codex reads nothing in {_folder('codex')}/: {_action(step)}"
+    if not hooked:
+        return OK, f"{shown} trusts this project"
+    state = _table(_table(config, "hooks"), "state")
+    keys = _codex_hook_keys(root)
+    if not keys:
+        return OK, step
+    unreviewed = [k for k in keys if not any(_table(state, spelling).get("trusted_hash") for spelling in k)]
+    if unreviewed:
+        return WARN, (
+            f"{shown} trusts this project but not the sentinel-memory hooks yet ({len(unreviewed)} of {len(keys)} "
+            "never reviewed), and Codex skips them without a word: open /hooks in codex and trust them"
+        )
+    return OK, (
+        f"{shown} trusts this project and has reviewed the sentinel-memory hooks (if they changed since, "
+        "/hooks shows them as modified and Codex skips them until you trust them again)"
+    )
+
+
+def _codex_hook_keys(root: Path) -> list[list[str]]:
+    """Per hook of ours in .codex/hooks.json, the keys Codex may file its review under (one per
+    spelling of the root): `<hooks.json>:<event in snake_case>:<group>:<handler>`."""
+    from .hookconfig import runs_ours
+
+    try:
+        data = _jsonc((read_regular(str(root / CODEX_HOOKS), HOME_FILE_BYTES) or b"{}").decode("utf-8-sig"))
+    except (StorageError, ValueError, RecursionError):
+        return []
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    keys = []
+    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
+        for g, group in enumerate(groups if isinstance(groups, list) else []):
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            for h, handler in enumerate(handlers if isinstance(handlers, list) else []):
+                if runs_ours(handler):
+                    snake = re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()
+                    keys.append([f"{Path(p) / CODEX_HOOKS}:{snake}:{g}:{h}" for p in _spellings(root)])
+    return keys
+
+
+def _gemini(root: Path, hooked: bool) -> tuple[str, str]:
+    step = trust_step(CLIENTS["gemini"], hooked)
+    if os.environ.get("GEMINI_RESTRICTED_MODE") == "true" or os.environ.get("GEMINI_CLI_TRUST_WORKSPACE") == "false":
+        return WARN, f"this shell's environment tells Gemini CLI to trust no folder: {_action(step)}"
+    if os.environ.get("GEMINI_CLI_TRUST_WORKSPACE") == "true":
+        return OK, "Gemini CLI trusts every folder (GEMINI_CLI_TRUST_WORKSPACE=true in this shell's environment)"
+    home = Path(os.environ.get("GEMINI_CLI_HOME") or Path.home()) / _folder("gemini")
+    settings = _read(home / "settings.json", _jsonc)
+    if _table(_table(settings, "security"), "folderTrust").get("enabled") is False:
+        return (
+            OK,
+            f"Gemini CLI's folder trust is off ({_shown(home / 'settings.json')}): it reads this project's settings",
+        )
+    path = Path(os.environ.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH") or home / "trustedFolders.json")
+    rules = _read(path, _jsonc)
+    if rules is _UNKNOWN or (rules is None and not home.is_dir()):
+        return OK, step
+    level = _gemini_level(root, rules if isinstance(rules, dict) else {})
+    shown = _shown(path)
+    if level in ("TRUST_FOLDER", "TRUST_PARENT"):
+        return OK, f"{shown} trusts this folder"
+    said = "says DO_NOT_TRUST for this folder" if level == "DO_NOT_TRUST" else "does not trust this folder yet"
+    return WARN, f"{shown} {said}, so Gemini CLI reads nothing in {_folder('gemini')}/ here: {_action(step)}"
+
+
+def _gemini_level(root: Path, rules: dict) -> str | None:
+    """The trust level of the longest rule that holds the project (TRUST_PARENT: its parent)."""
+    where = Path(os.path.realpath(root))
+    best, level = -1, None
+    for rule, value in rules.items():
+        if value not in ("TRUST_FOLDER", "TRUST_PARENT", "DO_NOT_TRUST") or not isinstance(rule, str):
+            continue
+        folder = Path(os.path.realpath(os.path.dirname(rule) if value == "TRUST_PARENT" else rule))
+        if (where == folder or folder in where.parents) and len(rule) > best:
+            best, level = len(rule), value
+    return level
+
+
+def _read(path: Path, parse):
+    """The parsed file; None when it does not exist; _UNKNOWN when it cannot be read or parsed."""
+    try:
+        data = read_regular(os.path.realpath(path), HOME_FILE_BYTES)
+        return None if data is None else parse(data.decode("utf-8-sig"))
+    except (StorageError, ValueError, RecursionError):
+        return _UNKNOWN
+
+
+def _folder(client: str) -> str:
+    """The folder of the client's project config (.codex, .gemini): the client keeps its user
+    files in a folder of the same name in the home."""
+    config = CLIENTS[client].config
+    assert config is not None
+    return config.parts[0]
+
+
+def _table(data: object, key: str) -> dict:
+    """data[key] when data is a table and that is a table too, else an empty one."""
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def _jsonc(text: str):
+    from .jsonedit import loads
+
+    return loads(text)
+
+
+def _spellings(root: Path) -> list[str]:
+    """The root as given and as resolved (a link in it), each once."""
+    return list(dict.fromkeys([str(root), os.path.realpath(root)]))
+
+
+def _shown(path: Path) -> str:
+    """A path of the home as people write it (~/.codex/config.toml)."""
+    home = str(Path.home())
+    text = str(path)
+    return "~" + text[len(home) :] if text.startswith(home + os.sep) else text
+
+
+def _action(step: str) -> str:
+    """What the user does, from trust_step's sentence (why, a colon, then what to do)."""
+    return step.split(": ", 1)[-1]

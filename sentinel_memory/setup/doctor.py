@@ -19,8 +19,7 @@ from ..record.snapshot import parse
 from ..record.store import memory_path, read
 from ..tools.render import plural
 from . import precommit
-from .clientcheck import FAIL, OK, WARN, client_configs, hook_files, looks_like_path
-from .clients import CLIENTS, trust_step
+from .clientcheck import FAIL, OK, WARN, client_configs, hook_files, looks_like_path, trust_lines
 from .project import ProjectRoot, enclosing_project
 from .scan import scan
 
@@ -74,12 +73,7 @@ def check(root: ProjectRoot) -> list[tuple[str, str]]:
     configured: set[str] = set()
     out += client_configs(root.path, unstartable, configured)
     out += hooks
-    # Said, not warned: doctor cannot see the clients' own trust records.
-    out += [
-        (OK, trust_step(client, client.key in hooked))
-        for client in CLIENTS.values()
-        if client.trust and client.key in configured | hooked
-    ]
+    out += trust_lines(root.path, configured | hooked, hooked)
     return out
 
 
