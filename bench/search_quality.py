@@ -17,7 +17,8 @@ Records are written straight into a temporary project's .context/memory_log.json
 what log_memory stores), then searched through the real path, core.tools.search.
 
 At size N, the memory is N consecutive commits that end --later commits before the newest one (a
-third of the history when that is less; a history too short for N gives the largest window once);
+third of the history when that is less; a history too short for N gives the largest window once,
+which the means over repositories count under N);
 the tasks are the commits after them (the first --tasks of them that have a relevant lesson):
 the query is the task's subject; the relevant lessons are the memory's commits that changed one of
 the task's files. Changelog-like files (changelogs, readmes, package manifests and lock files by name, or a
@@ -512,6 +513,7 @@ def main(argv: list[str] | None = None) -> None:
     estimates: list = []
     histories = []
     curves: dict = {}
+    asked: dict = {}  # (repository, size measured): the size asked for
     print(f"# code: {ROOT}", flush=True)
     for spec in args.gitdirs:
         gitdir, _, revision = spec.partition("@")
@@ -541,7 +543,11 @@ def main(argv: list[str] | None = None) -> None:
             ]
         )
         fits = len(commits) - min(args.later, len(commits) // 3)  # a short history: one window, however big
-        for size in dict.fromkeys(min(int(s), fits) for s in args.sizes.split(",")):
+        # a size the history cannot fill is measured at the largest window it has, and pooled in the
+        # means under the size asked for (the largest asked, when several give the same window)
+        windows = {min(int(s), fits): int(s) for s in sorted(args.sizes.split(","), key=int)}
+        for size, wanted in windows.items():
+            asked[(name, size)] = wanted
             run_size(enc, name, commits, common, size, args.later, args.tasks, rows, estimates, foreign, curves)
     print()
     print("gate: for tasks with relevant records, the share whose strong matches (at most 3) include one;")
@@ -566,7 +572,9 @@ def main(argv: list[str] | None = None) -> None:
             f"{rr:5.2f} {rec:5.0%} {p5:5.0%} {share(related):>5} {share(foreign_share):>5} {two(frr)} "
             f"{share(fgate):>5}"
         )
-        pooled.setdefault((size, mode, ranker), []).append((tok, rr, rec, p5, related, foreign_share, frr, fgate))
+        pooled.setdefault((asked.get((name, size), size), mode, ranker), []).append(
+            (tok, rr, rec, p5, related, foreign_share, frr, fgate)
+        )
         every.setdefault((mode, ranker), []).append((tok, rr, rec, p5, related, foreign_share, frr, fgate))
 
     def mean(values):
@@ -575,7 +583,9 @@ def main(argv: list[str] | None = None) -> None:
 
     print()
     for label, groups in (("ALL (mean of repos)", pooled), ("ALL sizes and repos", every)):
-        for key, vals in sorted(groups.items(), key=lambda kv: str(kv[0])):
+        for key, vals in sorted(
+            groups.items(), key=lambda kv: (kv[0][0], kv[0][1:]) if len(kv[0]) == 3 else (0, kv[0])
+        ):
             size = key[0] if len(key) == 3 else ""
             mode, ranker = key[-2:]
             tok = [v[0] for v in vals if v[0] is not None]
