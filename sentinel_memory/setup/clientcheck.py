@@ -300,11 +300,12 @@ def _codex(root: Path, hooked: bool) -> tuple[str, str]:
 def _codex_hook_keys(root: Path) -> list[list[str]]:
     """Per hook of ours in .codex/hooks.json, the keys Codex may file its review under (one per
     spelling of the root): `<hooks.json>:<event in snake_case>:<group>:<handler>`."""
+    from . import configedit
     from .hookconfig import runs_ours
 
     try:
-        data = _jsonc((read_regular(str(root / CODEX_HOOKS), HOME_FILE_BYTES) or b"{}").decode("utf-8-sig"))
-    except (StorageError, ValueError, RecursionError):
+        data = _jsonc((configedit.read(configedit.target(root / CODEX_HOOKS, root)) or b"{}").decode("utf-8-sig"))
+    except (configedit.Refused, ValueError, RecursionError):
         return []
     hooks = data.get("hooks") if isinstance(data, dict) else None
     keys = []
