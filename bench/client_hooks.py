@@ -454,15 +454,38 @@ LOGGED = {
 }
 
 
+# Gemini CLI's own Build File Protection (0.61, packages/core/src/utils/buildFileUtils.ts): headless,
+# it refuses every write of these, whatever the hooks said; interactive, it asks the user. Scenario c
+# is about our hooks, so its file is none of them (typer's scripts/docker/Dockerfile, zipgo's
+# frontend/Dockerfile.dev had failed in Gemini CLI alone for this reason).
+GEMINI_BUILD_FILES = frozenset(
+    """BUILD BUILD.bazel WORKSPACE WORKSPACE.bazel MODULE.bazel .bazelrc .blazerc Makefile makefile
+    GNUmakefile CMakeLists.txt package.json package-lock.json pnpm-lock.yaml yarn.lock bun.lockb setup.py
+    setup.cfg pyproject.toml go.mod go.sum Cargo.toml Cargo.lock pom.xml build.gradle build.gradle.kts
+    settings.gradle settings.gradle.kts Dockerfile Containerfile""".split()
+)
+
+
+def guarded_by_gemini(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return (
+        name in GEMINI_BUILD_FILES
+        or name.startswith(("Dockerfile.", "Containerfile."))
+        or name.lower().endswith((".bzl", ".bazel", ".bzlmod", ".mk", ".cmake"))
+    )
+
+
 def memory_for(gitdir: str, size: int) -> tuple[list, dict]:
     """The memory's entries (size commits before the newest) and the task: a later commit whose
     file a record of the memory cites (that file, the records citing it, the task's subject). Not
     a file more than a fifth of the records cite, nor a project file (go.mod, README.md): those are
     weak evidence by design (contract §4.2), which scenario a is not about (viper's
-    .github/workflows/ci.yaml, cited by 63 of 300; its remote/go.mod)."""
+    .github/workflows/ci.yaml, cited by 63 of 300; its remote/go.mod); nor a file Gemini CLI
+    refuses to write by its own policy (GEMINI_BUILD_FILES)."""
     from sentinel_memory.search.match import PROJECT_FILE
 
-    commits = sq.history(gitdir)
+    gitdir, _, revision = gitdir.partition("@")  # GITDIR@--all: every branch, as search_quality.py reads it
+    commits = sq.history(gitdir, revision or "HEAD")
     common = sq.common_files(commits)
     end = len(commits) - 50
     window = commits[end - size : end]
@@ -472,7 +495,11 @@ def memory_for(gitdir: str, size: int) -> tuple[list, dict]:
         for f in c["files"]:
             if f not in common and not sq._TEST.search(f):
                 by_file.setdefault(f, []).append(e.id)
-    by_file = {f: ids for f, ids in by_file.items() if len(ids) <= size / 5 and not PROJECT_FILE.search(f)} or by_file
+    by_file = {
+        f: ids
+        for f, ids in by_file.items()
+        if len(ids) <= size / 5 and not PROJECT_FILE.search(f) and not guarded_by_gemini(f)
+    } or by_file
     for c in commits[end:]:
         for f in c["files"]:
             if f in by_file and "/" in f:
