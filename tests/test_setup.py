@@ -209,7 +209,8 @@ def test_init_merges_existing_config_and_is_idempotent(tmp_path, env):
 def test_init_puts_the_workflow_where_each_client_reads_its_instructions(tmp_path, env):
     """Claude Code reads CLAUDE.md and Gemini CLI GEMINI.md, not .cursorrules: init --client claude
     --client gemini adds the workflow section to both (the user's text kept), and a rerun changes
-    nothing. A CLAUDE.md that imports AGENTS.md, which holds the workflow, is left as it is."""
+    nothing. A CLAUDE.md that imports AGENTS.md, which holds the workflow, is left as it is; one that
+    holds the workflow too is left alone with a sentence, as the client would read it twice."""
     repo = make_repo(tmp_path, env, wired=False)
     claude = repo.path / "CLAUDE.md"
     claude.write_text("# House rules\n\nUse tabs.\n", encoding="utf-8")
@@ -231,6 +232,12 @@ def test_init_puts_the_workflow_where_each_client_reads_its_instructions(tmp_pat
     assert importing.read_text(encoding="utf-8") == "# House rules\n\n@AGENTS.md\n"
     assert f"unchanged {importing}: it imports AGENTS.md, which holds the workflow" in done.stdout
     assert "call `log_memory`" in (other.path / "AGENTS.md").read_text(encoding="utf-8")
+    # the import added after an earlier init had put the workflow into CLAUDE.md: read twice, so said
+    twice_read = "# House rules\n\n@AGENTS.md\n\n" + text[text.index("<!-- sentinel-memory:begin -->") :]
+    importing.write_text(twice_read, encoding="utf-8")
+    done = server(env, "--project", str(other.path), "init", "--client", "claude", "--no-hooks")
+    assert importing.read_text(encoding="utf-8") == twice_read
+    assert f"left alone {importing}: it imports AGENTS.md, which holds the workflow, and holds it too" in done.stdout
 
 
 def test_a_claude_md_that_links_out_of_the_project_is_left_alone(tmp_path, env):

@@ -96,7 +96,7 @@ CLIENTS: dict[str, Client] = {
             {"tools": {SAVING_TOOL: {"approval_mode": "approve"}}},
             hooks=Path(".codex") / "hooks.json",
             trust="Codex reads a project's .codex/ files only once you trust the project: run `codex exec --trust` "
-            "in it once (or trust it when codex asks)",
+            "in the project once (or trust it when codex asks)",
             hooks_trust=", then open /hooks in codex and trust the sentinel-memory hooks (again after they change)",
             instructions=Path("AGENTS.md"),
         ),

@@ -191,7 +191,8 @@ _IMPORTS_AGENTS = re.compile(rb"^[ \t]*@(?:\./)?AGENTS\.md[ \t]*\r?$", re.M)
 def instruction_files(root: Path, clients: tuple[str, ...], agents_md: bool) -> list[str]:
     """The workflow section in the file each client reads as its instructions (CLAUDE.md,
     GEMINI.md, AGENTS.md) and, with agents_md, in AGENTS.md. A file that imports AGENTS.md while
-    AGENTS.md holds the section is left as it is: the client would read the workflow twice."""
+    AGENTS.md holds the section is left as it is: the client would read the workflow twice (when it
+    holds the section too, init says so, as for two rules files)."""
     agents = Path("AGENTS.md")
     wanted = [table.CLIENTS[name].instructions for name in dict.fromkeys(clients)] + [agents if agents_md else None]
     files = sorted({f for f in wanted if f is not None}, key=lambda f: (f != agents, str(f)))
@@ -203,7 +204,12 @@ def instruction_files(root: Path, clients: tuple[str, ...], agents_md: bool) -> 
             and _IMPORTS_AGENTS.search(_bytes_or_nothing(path))
             and RULES_BEGIN.encode() in _bytes_or_nothing(root / agents)
         ):
-            report.append(f"unchanged {path}: it imports AGENTS.md, which holds the workflow")
+            report.append(
+                f"left alone {path}: it imports AGENTS.md, which holds the workflow, and holds it too; remove it "
+                "from one of the two so the client does not read it twice"
+                if RULES_BEGIN.encode() in _bytes_or_nothing(path)
+                else f"unchanged {path}: it imports AGENTS.md, which holds the workflow"
+            )
         else:
             report.append(merge_section(path, AGENTS_SECTION, root=root))
     return report
