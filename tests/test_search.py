@@ -423,17 +423,22 @@ def test_korean_words_of_any_task_neither_make_a_record_match_nor_a_match_strong
 
 def test_a_korean_word_finds_the_lesson_about_the_code_that_names_it_in_english(project, path):
     """회원 (member) in a Korean request finds the lesson about MemberService.java, written in
-    English, which shares no Korean with it; it ranks the lesson but is no evidence of a strong
-    match. 생성 (create) is a word of any task: it brings in no record that says create."""
+    English, which shares no Korean with it; it ranks the lesson, and its reason says so, but is
+    no evidence of a strong match. 생성 (create) is a word of any task: it brings in no record that
+    says create."""
     (project / "src" / "member").mkdir(parents=True, exist_ok=True)
     (project / "src" / "member" / "MemberService.java").write_text("class MemberService {}\n", encoding="utf-8")
     filler(path, 20)
     signup = saved(log(path, "accounts", "signup failed for a taken email", "check the email before saving",
                        files=["src/member/MemberService.java"]))
     log(path, "reports", "the report did not create a summary", "create it after the totals")
-    assert [m.record["id"] for m in ranked_matches(path, "회원 가입 오류")[0]] == [signup]
+    found = ranked_matches(path, "회원 가입 오류")[0]
+    assert [(m.record["id"], m.reasons) for m in found] == [(signup, ("code names: member (회원)",))]
     assert strong_matches(path, "회원 가입 오류") == []
     assert ranked_matches(path, "보고서 생성")[0] == []
+    # the answer says why it is listed, and does not call it a record that shares only common words
+    answer = search(path, "회원 가입 오류")
+    assert "the English code name of one of its Korean words" in answer and "share only common" not in answer
 
 
 def test_words_of_any_task_order_the_records_that_share_the_subject(path):
@@ -631,7 +636,7 @@ def test_the_header_says_when_a_listed_record_shares_a_rare_word_too_few_to_be_s
     filler(path, 10)
     vat = saved(log(path, "payment", "VAT rates differ per country", "read the rates table before totals"))
     answer = search(path, "VAT")
-    assert "share fewer of the request's rare words than a strong match" in answer
+    assert "share less of the request than a strong match does (fewer of its rare words" in answer
     assert "share only common words" not in answer and listed(answer)[0] == vat
     assert "share only common words" in search(path, "fix a typo, update the flag")
 

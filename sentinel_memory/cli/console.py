@@ -94,7 +94,10 @@ def search_result(
         block = record_block(m.record, stale.get(m.record["id"], ()))
         if searched:
             how = colour("strong", "32") if m.strong else "weak"
-            reason = visible("; ".join(m.reasons)) or "only words most records hold or any task uses"
+            reason = (
+                visible("; ".join(m.reasons))
+                or "only words most records hold or any task uses, or parts of words or paths"
+            )
             block += f"\n  {colour('match', '2')}: {how} {m.strength:.2f}: {reason}"
         blocks.append(block)
     text = "\n\n".join(blocks)

@@ -29,7 +29,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from .terms import _WORD, GENERIC_WORDS, PATH_NOISE, identifier, stem, words
+from .terms import _WORD, GENERIC_WORDS, KO_EN, PATH_NOISE, identifier, stem, words
 
 _PART = re.compile(r"[^\W_]+")  # a run of letters and digits: words, and the parts of snake_case
 # A name with an extension (cart.py, README.md), as a word of a text holds one. With a slash, it
@@ -93,7 +93,9 @@ class Match:
 class Query:
     """A query as the measure reads it: its text (case-folded, for the topic), its words (as
     terms, without stop words), its identifiers (term -> as written), the files asked about, the
-    paths git renamed to one of them, and the file names it names without a folder (conftest.py)."""
+    paths git renamed to one of them, the file names it names without a folder (conftest.py), and
+    the English code names of its Korean words (search/terms.py KO_EN), which a reason names but
+    the strength does not count."""
 
     text: str = ""
     words: tuple[str, ...] = ()
@@ -103,6 +105,7 @@ class Query:
     file_names: tuple[str, ...] = ()
     raw: str = ""  # the text case-folded, as written
     chance: float = 1.0  # what the topic's and the words' weights are divided by (LONG_QUERY)
+    code_names: dict[str, str] = field(default_factory=dict)  # English term -> the Korean word (KO_EN)
 
     @classmethod
     def of(cls, text: str, files=(), former=()) -> Query:
@@ -119,6 +122,7 @@ class Query:
             tuple(dict.fromkeys(m.group(1) for m in _FILE_NAME.finditer(text))),
             text.casefold(),
             max(1.0, counted / LONG_QUERY),
+            {stem(english): word for word in said for english in KO_EN.get(word, ()) if stem(english) not in said},
         )
 
     def only_in_compounds(self, topic: str) -> tuple[str, ...]:

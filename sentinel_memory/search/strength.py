@@ -117,6 +117,10 @@ def measure(index: SearchIndex, entry: Entry, query: Query) -> Match:
     if shared:
         strength += summed / (WORDS * query.chance)
         reasons.append("words: " + ", ".join(shared))
+    # Why a record a Korean word found is listed: its English name, which orders but is no evidence.
+    code = [f"{term} ({korean})" for term, korean in query.code_names.items() if term in terms_held]
+    if code:
+        reasons.append("code names: " + ", ".join(code))
     return Match(entry.record, strength, tuple(reasons))
 
 

@@ -33,6 +33,9 @@ SMALL_ANSWER = render.SMALL_ANSWER
 FOCUS_ANSWER = render.FOCUS_ANSWER
 MATCH_ROOM = 1_500
 MEASURED = 12  # the first matching records listed whose match strength the answer's header weighs
+# The reasons of a weak match that still share something of the request's own (render.strength_line):
+# rare words, the English code name of one of its Korean words, its topic named in a long request.
+SOME_EVIDENCE = ("words: ", "code names: ", "topic ")
 MIN_BLOCK = 15  # estimated tokens of the shortest block a record can have
 NOTICE_ALLOWANCE = 200  # the left-out and compact-required notices
 STALE_NOTE_ALLOWANCE = 60  # the note that counts the stale records listed, when marks are possible
@@ -109,4 +112,4 @@ def fill(found: Found, search_index: SearchIndex, ranked: Ranked, check: Checker
         found.matches_listed = len(best)
         measures = {n: strength.measure(search_index, shown[n - 1], measured) for n in best[:MEASURED]}
         found.strong = sorted(n for n, m in measures.items() if m.strong)
-        found.some_words = any(r.startswith("words: ") for m in measures.values() for r in m.reasons)
+        found.some_words = any(r.startswith(SOME_EVIDENCE) for m in measures.values() for r in m.reasons)

@@ -40,7 +40,9 @@ class Found:
     shallow: bool = False  # the marks come from a shallow clone's history (render.SHALLOW_NOTE)
     strong: list[int] | None = None  # the numbers of the listed blocks that match strongly (None: no query)
     matches_listed: int = 0  # how many listed blocks match the query or the files at all
-    some_words: bool = False  # a measured listed block shares rare words of the query, too few to be strong
+    some_words: bool = (
+        False  # a measured listed block shares rare words, a code name or the topic, too little to be strong
+    )
 
     @property
     def all_logs(self) -> int:

@@ -157,14 +157,15 @@ def strength_line(found: Found) -> str:
         return f"Nothing matches strongly ({STRONG_MEANS}), and no record listed matches at all."
     if found.some_words:
         return (
-            f"Nothing matches strongly ({STRONG_MEANS}): the records below share fewer of the request's rare "
-            "words than a strong match does, or only common words, common files (package.json, README.md, a "
-            "file most records cite) or nearby files, so judge each before applying it."
+            f"Nothing matches strongly ({STRONG_MEANS}): the records below share less of the request than a "
+            "strong match does (fewer of its rare words, the English code name of one of its Korean words, its "
+            "topic in a long request), or only common words, common files (package.json, README.md, a file most "
+            "records cite) or nearby files, so judge each before applying it."
         )
     return (
-        f"Nothing matches strongly ({STRONG_MEANS}): the records below share only common words, common "
-        "files (package.json, README.md, a file most records cite) or nearby files with the request, so "
-        "none of them may bear on this task."
+        f"Nothing matches strongly ({STRONG_MEANS}): the records below share only common words, parts of "
+        "words or paths, common files (package.json, README.md, a file most records cite) or nearby files with the "
+        "request, so none of them may bear on this task."
     )
 
 
