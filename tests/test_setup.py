@@ -240,6 +240,28 @@ def test_init_puts_the_workflow_where_each_client_reads_its_instructions(tmp_pat
     assert f"left alone {importing}: it imports AGENTS.md, which holds the workflow, and holds it too" in done.stdout
 
 
+def test_init_no_rules_writes_the_workflow_nowhere_and_keeps_what_is_there(tmp_path, env):
+    """A team that keeps its CLAUDE.md by hand, and relies on the hooks: init --no-rules writes no
+    Cursor rules and no section into CLAUDE.md, even after the section was deleted (a rerun without
+    it would put it back), and does the rest. With --agents-md, which asks for the workflow in
+    AGENTS.md, it refuses in one sentence and changes nothing."""
+    repo = make_repo(tmp_path, env, wired=False)
+    claude = repo.path / "CLAUDE.md"
+    claude.write_text("# House rules\n\nUse tabs.\n", encoding="utf-8")
+    args = ["--project", str(repo.path), "init", "--client", "claude"]
+
+    both = server(env, *args, "--no-rules", "--agents-md")
+    assert both.returncode == 2 and "give one" in both.stderr
+    assert not (repo.path / ".mcp.json").exists() and not (repo.path / "AGENTS.md").exists()
+
+    done = server(env, *args, "--no-rules")
+    assert done.returncode == 0, done.stderr
+    assert "wrote no workflow rules (--no-rules)" in done.stdout
+    assert claude.read_text(encoding="utf-8") == "# House rules\n\nUse tabs.\n"
+    assert not (repo.path / ".cursorrules").exists() and (repo.path / ".mcp.json").is_file()
+    assert (repo.path / ".claude" / "settings.json").is_file()  # the hooks, which run the workflow
+
+
 def test_a_claude_md_that_links_out_of_the_project_is_left_alone(tmp_path, env):
     """A cloned project whose CLAUDE.md is a link to a file outside it (a shell's startup file, say):
     init --client claude writes nothing there and says where the workflow goes; the rest is done."""

@@ -92,6 +92,7 @@ def cmd_init(root, args) -> int:
         clients=tuple(args.client or ["cursor"]),
         rules=args.rules,
         hooks=not args.no_hooks,
+        workflow=not args.no_rules,
     ):
         print(line)
     return 0

@@ -147,11 +147,18 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         type=_client_name,
         help="client to configure (repeat for several; default: cursor)",
     )
-    p.add_argument(
+    text = p.add_mutually_exclusive_group()
+    text.add_argument(
         "--rules",
         choices=["cursorrules", "mdc"],
         help="where Cursor's workflow rules go: .cursorrules, or "
         ".cursor/rules/sentinel-memory.mdc (default: the form the project already uses)",
+    )
+    text.add_argument(
+        "--no-rules",
+        action="store_true",
+        help="write the workflow nowhere: no Cursor rules, no section in CLAUDE.md, GEMINI.md or AGENTS.md "
+        "(what is there is kept; the hooks still run it)",
     )
     p.add_argument("--agents-md", action="store_true", help="also add the workflow to AGENTS.md")
     p.add_argument(
@@ -261,4 +268,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
         sub = commands[args.command]
         options = re.findall(r"--[\w-]+", sub.format_usage())
         sub.error(f"unrecognized arguments: {' '.join(extra)}{_suggest(extra[0], options)}")
+    if args.command == "init" and args.no_rules and args.agents_md:
+        commands["init"].error(
+            "--agents-md writes the workflow into AGENTS.md and --no-rules writes it nowhere: give one"
+        )
     return args

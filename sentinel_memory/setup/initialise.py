@@ -221,10 +221,13 @@ def init(
     clients: tuple[str, ...] = ("cursor",),
     rules: str | None = None,
     hooks: bool = True,
+    workflow: bool = True,
 ) -> list[str]:
     """Prepare the project for the given clients; returns one line per thing done or left alone.
     rules: "cursorrules" or "mdc" (Cursor's .cursor/rules/*.mdc); None picks what the project uses.
-    hooks: also write the client hooks beside the MCP entry, where the client has them."""
+    hooks: also write the client hooks beside the MCP entry, where the client has them.
+    workflow: write the workflow text (Cursor's rules, the clients' instruction files); False
+    writes none and keeps what is there."""
     root = Path(root).resolve()
     report = []
     for name in dict.fromkeys(clients):
@@ -239,8 +242,11 @@ def init(
     warning = on_path()
     if warning and any(table.CLIENTS[name].config is not None for name in clients):
         report.append(warning)
-    report += rules_files(root, rules)
-    report += instruction_files(root, clients, agents_md)
+    if workflow:
+        report += rules_files(root, rules)
+        report += instruction_files(root, clients, agents_md)
+    else:
+        report.append("wrote no workflow rules (--no-rules): the rules files and instruction files keep what they hold")
     context = root / ".context"
     had = {name: os.path.lexists(context / name) for name in (".gitignore", ".gitattributes")}
     prepare_context_dir(context)
