@@ -712,11 +712,11 @@ def _doctor(project: Path, cache: Path) -> str:
 
 
 def test_the_first_start_records_fastmcps_answers_and_the_next_start_is_fast(tmp_path, project):
-    """A fresh cache: doctor says the fast start begins with the next start; the first start is ordinary and
+    """A fresh cache: doctor says the next start records the answers; the first start is ordinary and
     records fastmcp's answers in the cache folder; doctor then says ready, and the next start
     answers the handshake before fastmcp has loaded (here: never loads)."""
     cache = tmp_path / "cache"
-    assert "fast start: from the next start on" in _doctor(project, cache)
+    assert "fast start: the next start records" in _doctor(project, cache)
     argv = [PYTHON, str(SERVER), "--project", str(project)]
     first = _exchange(argv, _env(True, cache), _messages("2025-06-18")[:3], project)
     recorded = _cache_file(cache)
@@ -909,13 +909,13 @@ def test_a_dotenv_in_the_project_cannot_make_the_server_listen_on_a_port(project
 
 def test_a_cache_file_nested_thousands_deep_is_no_answers_and_is_recorded_again(tmp_path, project, recorded):
     """A 2 MB file of nested arrays under this key (below the size bound) is not answers: the start
-    is ordinary, answers, prints no traceback, and records the file again; doctor says the next start records it."""
+    is ordinary, answers, prints no traceback, and records the file again, as doctor said it would."""
     source = _cache_file(recorded)
     cache = tmp_path / "cache"
     planted = cache / "sentinel-memory" / source.name
     planted.parent.mkdir(parents=True)
     planted.write_bytes(b"[" * (1 << 20) + b"]" * (1 << 20))
-    assert "fast start: from the next start on" in _doctor(project, cache)
+    assert "fast start: the next start records" in _doctor(project, cache)
     argv = [PYTHON, str(SERVER), "--project", str(project)]
     child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              env=_env(True, cache), cwd=project)
@@ -963,10 +963,10 @@ def test_doctor_promises_no_recording_where_the_cache_folder_cannot_take_it(tmp_
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     line = _doctor(project, blocker / "cache")
-    assert "cannot be made" in line and "next start on" not in line, line
+    assert "cannot be made" in line and "next start records" not in line, line
     if os.geteuid() != 0:
         readonly = tmp_path / "readonly"
         (readonly / "sentinel-memory").mkdir(parents=True)
         readonly.joinpath("sentinel-memory").chmod(0o500)
         line = _doctor(project, readonly)
-        assert "read-only" in line and "next start on" not in line, line
+        assert "read-only" in line and "next start records" not in line, line

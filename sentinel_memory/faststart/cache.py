@@ -282,7 +282,7 @@ def status(argv: list[str]) -> tuple[bool, str]:
         if blocked:
             return True, f"fast start: off: {blocked}, so no start can record fastmcp's answers there"
         return False, (
-            f"fast start: from the next start on: that start records fastmcp's answers for this server code "
-            f"and these packages in {os.path.dirname(path)}, and every start after it is fast"
+            f"fast start: the next start records fastmcp's answers for this server code and these packages "
+            f"in {os.path.dirname(path)}; every start after it is fast"
         )
     return False, f"fast start: ready (fastmcp's answers in {path})"
