@@ -653,6 +653,35 @@ def test_doctor_says_whether_codex_and_gemini_trust_the_project_yet(repo):
     assert gemini.startswith("[warn] ~/.gemini/trustedFolders.json says DO_NOT_TRUST for this folder"), gemini
 
 
+def test_doctor_says_whether_claude_code_trusts_the_folder_and_uses_the_projects_server(repo):
+    """In a terminal, Claude Code starts a project's .mcp.json server only in a folder you trusted
+    and once you chose to use it; Enter alone at its question continues without it, and a
+    rejection stays in a settings file. doctor reads those records as Claude Code files them
+    (~/.claude.json, .claude/settings.local.json) and says which step is still to do."""
+    from gitrepos import server
+
+    env = {k: v for k, v in repo.env.items() if not k.startswith("CLAUDE_")}
+    home, root = Path(env["HOME"]), str(repo.path)
+    args = ["--project", root]
+    server(env, *args, "init", "--client", "claude")
+
+    def claude_line():
+        lines = server(env, *args, "doctor").stdout.splitlines()
+        return next(line for line in lines if "'Use this MCP server'" in line or "'sentinel-memory' server" in line)
+
+    assert claude_line().startswith("[  ok] In a terminal, Claude Code asks twice")  # never used here
+    state = home / ".claude.json"
+    state.write_text(json.dumps({"projects": {}}), encoding="utf-8")
+    assert claude_line().startswith("[warn] ~/.claude.json does not trust this folder yet")
+    state.write_text(json.dumps({"projects": {root: {"hasTrustDialogAccepted": True}}}), encoding="utf-8")
+    assert "was not told to use the project's 'sentinel-memory' server yet" in claude_line()
+    local = repo.path / ".claude" / "settings.local.json"
+    local.write_text(json.dumps({"enabledMcpjsonServers": ["sentinel-memory"]}), encoding="utf-8")
+    assert claude_line().startswith("[  ok] Claude Code trusts this folder and uses the project's")
+    local.write_text(json.dumps({"disabledMcpjsonServers": ["sentinel-memory"]}), encoding="utf-8")
+    assert claude_line().startswith("[warn] .claude/settings.local.json lists 'sentinel-memory' in disabledMcpjsonServers")
+
+
 def test_init_no_hooks_leaves_them_out(repo):
     from gitrepos import server
 

@@ -249,21 +249,86 @@ def _entry(path: Path, command, args) -> tuple[str, str]:
 # as init does.
 
 HOME_FILE_BYTES = 1024 * 1024  # a client's own file in the home: read at most this much
+CLAUDE_STATE_BYTES = 32 * 1024 * 1024  # ~/.claude.json, which also keeps each project's history
 CODEX_HOOKS = CLIENTS["codex"].hooks or Path()
 _UNKNOWN = object()  # a file that exists but could not be read or parsed
 
 
 def trust_lines(root: Path, clients: set[str], hooked: set[str]) -> list[tuple[str, str]]:
-    """doctor's line per client of `clients` that needs trust (Codex, Gemini CLI): OK when its
-    records trust the project (and, for Codex, each of our hooks when `hooked` holds it), WARN with
-    the step when they do not, the step alone when they cannot tell (the client never used on this
-    machine, or its file unreadable)."""
+    """doctor's line per client of `clients` that needs trust (Claude Code, Codex, Gemini CLI): OK
+    when its records trust the project (and, for Codex, each of our hooks when `hooked` holds it;
+    for Claude Code, the project's server approved), WARN with the step when they do not, the step
+    alone when they cannot tell (the client never used on this machine, or its file unreadable)."""
     out = []
+    if "claude" in clients:
+        out.append(_claude(root))
     if "codex" in clients:
         out.append(_codex(root, "codex" in hooked))
     if "gemini" in clients:
         out.append(_gemini(root, "gemini" in hooked))
     return out
+
+
+CLAUDE_STEP = (
+    "in a terminal, Claude Code asks twice the first time it starts in the project: trust the folder, then "
+    "choose 'Use this MCP server' (Enter alone continues without it); claude -p asks neither"
+)
+
+
+def _claude(root: Path) -> tuple[str, str]:
+    """Claude Code (in a terminal) starts a project's .mcp.json server only in a folder you trusted
+    (`hasTrustDialogAccepted` under the project's root in ~/.claude.json, $CLAUDE_CONFIG_DIR's when
+    set) and once you chose to use it (`enabledMcpjsonServers` or `enableAllProjectMcpServers` in
+    any settings file); `disabledMcpjsonServers` in any of them, or `disabledMcpServers` (/mcp) in
+    ~/.claude.json, turns it off. Observed with Claude Code 2.1.332's `claude mcp list`."""
+    from . import configedit
+
+    config_dir = os.environ.get("CLAUDE_CONFIG_DIR")
+    state_path = Path(config_dir or Path.home()) / ".claude.json"
+    user_path = Path(config_dir) / "settings.json" if config_dir else Path.home() / ".claude" / "settings.json"
+    settings = [(_shown(user_path), _read(user_path, _jsonc))]
+    for name in ("settings.json", "settings.local.json"):
+        path = root / ".claude" / name
+        try:
+            data = configedit.read(configedit.target(path, root))
+            settings.append((str(path.relative_to(root)), _jsonc(data.decode("utf-8-sig")) if data else None))
+        except (configedit.Refused, ValueError, RecursionError):
+            continue
+    rejected = next((where for where, data in settings if SERVER_NAME in _names(data, "disabledMcpjsonServers")), None)
+    if rejected:
+        return WARN, (
+            f"{rejected} lists {SERVER_NAME!r} in disabledMcpjsonServers, so Claude Code never starts the project's "
+            f"server: remove it there, or run `claude mcp reset-project-choices` in the project and choose 'Use this "
+            "MCP server' when claude asks"
+        )
+    state = _read(state_path, _jsonc, CLAUDE_STATE_BYTES)
+    if state is None or state is _UNKNOWN:
+        return OK, CLAUDE_STEP[:1].upper() + CLAUDE_STEP[1:]
+    shown = _shown(state_path)
+    project = next(
+        (_table(_table(state, "projects"), p) for p in _spellings(root) if _table(_table(state, "projects"), p)), {}
+    )
+    if SERVER_NAME in _names(project, "disabledMcpServers"):
+        return WARN, f"{shown}: the project's {SERVER_NAME!r} server is turned off for this project: turn it on in /mcp"
+    approved = any(
+        SERVER_NAME in _names(data, "enabledMcpjsonServers")
+        or (isinstance(data, dict) and data.get("enableAllProjectMcpServers") is True)
+        for _, data in settings
+    )
+    if project.get("hasTrustDialogAccepted") is not True:
+        return WARN, f"{shown} does not trust this folder yet: {CLAUDE_STEP}"
+    if not approved:
+        return WARN, (
+            f"Claude Code trusts this folder but was not told to use the project's {SERVER_NAME!r} server yet (`claude "
+            "mcp list` shows it pending approval): run claude in the project and choose 'Use this MCP server'"
+        )
+    return OK, f"Claude Code trusts this folder and uses the project's {SERVER_NAME!r} server ({shown})"
+
+
+def _names(data: object, key: str) -> list:
+    """data[key] when data is a table holding a list there, else an empty one."""
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, list) else []
 
 
 def _codex(root: Path, hooked: bool) -> tuple[str, str]:
@@ -357,10 +422,10 @@ def _gemini_level(root: Path, rules: dict) -> str | None:
     return level
 
 
-def _read(path: Path, parse):
+def _read(path: Path, parse, limit: int = HOME_FILE_BYTES):
     """The parsed file; None when it does not exist; _UNKNOWN when it cannot be read or parsed."""
     try:
-        data = read_regular(os.path.realpath(path), HOME_FILE_BYTES)
+        data = read_regular(os.path.realpath(path), limit)
         return None if data is None else parse(data.decode("utf-8-sig"))
     except (StorageError, ValueError, RecursionError):
         return _UNKNOWN
