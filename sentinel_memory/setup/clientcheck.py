@@ -452,8 +452,10 @@ def _jsonc(text: str):
 
 
 def _spellings(root: Path) -> list[str]:
-    """The root as given and as resolved (a link in it), each once."""
-    return list(dict.fromkeys([str(root), os.path.realpath(root)]))
+    """The root as given and as resolved (a link in it), each also with forward slashes (a client
+    may file a Windows path so), each once."""
+    found = [str(root), os.path.realpath(root)]
+    return list(dict.fromkeys(found + [f.replace("\\", "/") for f in found]))
 
 
 def _shown(path: Path) -> str:
