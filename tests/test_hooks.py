@@ -656,8 +656,9 @@ def test_doctor_says_whether_codex_and_gemini_trust_the_project_yet(repo):
 def test_doctor_says_whether_claude_code_trusts_the_folder_and_uses_the_projects_server(repo):
     """In a terminal, Claude Code starts a project's .mcp.json server only in a folder you trusted
     and once you chose to use it; Enter alone at its question continues without it, and a
-    rejection stays in a settings file. doctor reads those records as Claude Code files them
-    (~/.claude.json, .claude/settings.local.json) and says which step is still to do."""
+    rejection stays in a settings file; disableAllHooks there runs none of our hooks. doctor reads
+    those records as Claude Code files them (~/.claude.json, .claude/settings.local.json) and says
+    which step is still to do."""
     from gitrepos import server
 
     env = {k: v for k, v in repo.env.items() if not k.startswith("CLAUDE_")}
@@ -680,6 +681,10 @@ def test_doctor_says_whether_claude_code_trusts_the_folder_and_uses_the_projects
     assert claude_line().startswith("[  ok] Claude Code trusts this folder and uses the project's")
     local.write_text(json.dumps({"disabledMcpjsonServers": ["sentinel-memory"]}), encoding="utf-8")
     assert claude_line().startswith("[warn] .claude/settings.local.json lists 'sentinel-memory' in disabledMcpjsonServers")
+    # hooks turned off in a settings file: Claude Code runs none of ours, whatever init wrote
+    local.write_text(json.dumps({"disableAllHooks": True}), encoding="utf-8")
+    report = server(env, *args, "doctor").stdout
+    assert "[warn] .claude/settings.local.json sets disableAllHooks, so Claude Code runs none of the" in report
 
 
 def test_init_no_hooks_leaves_them_out(repo):

@@ -261,7 +261,7 @@ def trust_lines(root: Path, clients: set[str], hooked: set[str]) -> list[tuple[s
     alone when they cannot tell (the client never used on this machine, or its file unreadable)."""
     out = []
     if "claude" in clients:
-        out.append(_claude(root))
+        out += _claude(root, "claude" in hooked)
     if "codex" in clients:
         out.append(_codex(root, "codex" in hooked))
     if "gemini" in clients:
@@ -275,12 +275,14 @@ CLAUDE_STEP = (
 )
 
 
-def _claude(root: Path) -> tuple[str, str]:
+def _claude(root: Path, hooked: bool) -> list[tuple[str, str]]:
     """Claude Code (in a terminal) starts a project's .mcp.json server only in a folder you trusted
     (`hasTrustDialogAccepted` under the project's root in ~/.claude.json, $CLAUDE_CONFIG_DIR's when
     set) and once you chose to use it (`enabledMcpjsonServers` or `enableAllProjectMcpServers` in
     any settings file); `disabledMcpjsonServers` in any of them, or `disabledMcpServers` (/mcp) in
-    ~/.claude.json, turns it off. Observed with Claude Code 2.1.332's `claude mcp list`."""
+    ~/.claude.json, turns it off. Observed with Claude Code 2.1.332's `claude mcp list`. With our
+    hooks in `hooked`, also `disableAllHooks` in any settings file, which runs none of them (seen:
+    a prompt naming a lesson's file then got nothing in `claude -p`)."""
     from . import configedit
 
     config_dir = os.environ.get("CLAUDE_CONFIG_DIR")
@@ -294,6 +296,16 @@ def _claude(root: Path) -> tuple[str, str]:
             settings.append((str(path.relative_to(root)), _jsonc(data.decode("utf-8-sig")) if data else None))
         except (configedit.Refused, ValueError, RecursionError):
             continue
+    out = [_claude_server(root, settings, state_path)]
+    off = [where for where, data in settings if isinstance(data, dict) and data.get("disableAllHooks") is True]
+    if hooked and off:
+        reason = f"{off[0]} sets disableAllHooks, so Claude Code runs none of the sentinel-memory hooks"
+        out.insert(0, (WARN, f"{reason}: remove it to have them"))
+    return out
+
+
+def _claude_server(root: Path, settings: list, state_path: Path) -> tuple[str, str]:
+    """Whether Claude Code trusts the folder and uses the project's server (see _claude)."""
     rejected = next((where for where, data in settings if SERVER_NAME in _names(data, "disabledMcpjsonServers")), None)
     if rejected:
         return WARN, (
