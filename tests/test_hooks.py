@@ -615,7 +615,8 @@ def test_doctor_says_whether_codex_and_gemini_trust_the_project_yet(repo):
     """Codex and Gemini CLI read nothing of a project nobody trusted, and Codex skips project hooks
     nobody reviewed in /hooks without a word. doctor reads their records in the user's home, filed
     as the clients file them: a warning with the step while a record is missing, ok once it is
-    there; a client never used on this machine (no ~/.codex, no ~/.gemini) gets the step alone."""
+    there; a client never used on this machine (no ~/.codex, no ~/.gemini) gets the step alone.
+    Gemini CLI's own settings can also keep every hook, or ours by name, from running."""
     from gitrepos import server
 
     env = {k: v for k, v in repo.env.items() if not k.startswith(("CODEX_", "GEMINI_"))}
@@ -651,6 +652,14 @@ def test_doctor_says_whether_codex_and_gemini_trust_the_project_yet(repo):
     codex, gemini = trust_lines()
     assert codex.startswith("[  ok] ~/.codex/config.toml trusts this project and has reviewed the sentinel-memory hooks")
     assert gemini.startswith("[warn] ~/.gemini/trustedFolders.json says DO_NOT_TRUST for this folder"), gemini
+
+    # Gemini CLI's own switches for hooks: the user's turns them all off, the project's names ours
+    (home / ".gemini" / "settings.json").write_text('{"hooksConfig": {"enabled": false}}', encoding="utf-8")
+    report = server(env, *args, "doctor").stdout
+    assert "[warn] ~/.gemini/settings.json sets hooksConfig.enabled to false, so Gemini CLI runs no hooks" in report
+    (home / ".gemini" / "settings.json").write_text('{"hooksConfig": {"disabled": ["sentinel-memory"]}}', encoding="utf-8")
+    report = server(env, *args, "doctor").stdout
+    assert "lists 'sentinel-memory' in hooksConfig.disabled, so Gemini CLI skips our hooks" in report
 
 
 def test_doctor_says_whether_claude_code_trusts_the_folder_and_uses_the_projects_server(repo):

@@ -266,6 +266,8 @@ def trust_lines(root: Path, clients: set[str], hooked: set[str]) -> list[tuple[s
         out.append(_codex(root, "codex" in hooked))
     if "gemini" in clients:
         out.append(_gemini(root, "gemini" in hooked))
+    if "gemini" in hooked:
+        out += _gemini_hooks_off(root)
     return out
 
 
@@ -419,6 +421,41 @@ def _gemini(root: Path, hooked: bool) -> tuple[str, str]:
         return OK, f"{shown} trusts this folder"
     said = "says DO_NOT_TRUST for this folder" if level == "DO_NOT_TRUST" else "does not trust this folder yet"
     return WARN, f"{shown} {said}, so Gemini CLI reads nothing in {_folder('gemini')}/ here: {_action(step)}"
+
+
+def _gemini_hooks_off(root: Path) -> list[tuple[str, str]]:
+    """A warning when Gemini CLI's settings keep our hooks from running: `hooksConfig.enabled`
+    false (the project's settings over the user's) runs no hook, and `hooksConfig.disabled` (a
+    union of both) names the hooks it skips. Seen with Gemini CLI 0.61: a prompt naming a lesson's
+    file then got nothing."""
+    from . import configedit
+
+    user = Path(os.environ.get("GEMINI_CLI_HOME") or Path.home()) / _folder("gemini") / "settings.json"
+    sources = [(_shown(user), _read(user, _jsonc))]
+    project = root / (CLIENTS["gemini"].config or Path())
+    try:
+        data = configedit.read(configedit.target(project, root))
+        sources.append((str(project.relative_to(root)), _jsonc(data.decode("utf-8-sig")) if data else None))
+    except (configedit.Refused, ValueError, RecursionError):
+        pass
+    enabled = [(where, _table(data, "hooksConfig").get("enabled")) for where, data in sources]
+    said = [(where, value) for where, value in enabled if isinstance(value, bool)]
+    if said and said[-1][1] is False:
+        return [
+            (
+                WARN,
+                f"{said[-1][0]} sets hooksConfig.enabled to false, so Gemini CLI runs no hooks: remove it to have ours",
+            )
+        ]
+    named = [where for where, data in sources if SERVER_NAME in _names(_table(data, "hooksConfig"), "disabled")]
+    if named:
+        return [
+            (
+                WARN,
+                f"{named[0]} lists {SERVER_NAME!r} in hooksConfig.disabled, so Gemini CLI skips our hooks: remove it to have them",
+            )
+        ]
+    return []
 
 
 def _gemini_level(root: Path, rules: dict) -> str | None:
