@@ -653,7 +653,11 @@ def test_doctor_says_whether_codex_and_gemini_trust_the_project_yet(repo):
     assert codex.startswith("[  ok] ~/.codex/config.toml trusts this project and has reviewed the sentinel-memory hooks")
     assert gemini.startswith("[warn] ~/.gemini/trustedFolders.json says DO_NOT_TRUST for this folder"), gemini
 
-    # Gemini CLI's own switches for hooks: the user's turns them all off, the project's names ours
+    # the clients' own switches for hooks: Codex's feature flag, Gemini CLI's (all, or ours by name)
+    with config.open("a", encoding="utf-8") as out:
+        out.write("\n[features]\nhooks = false\n")
+    report = server(env, *args, "doctor").stdout
+    assert "[warn] ~/.codex/config.toml sets hooks = false under [features], so Codex runs no hooks" in report
     (home / ".gemini" / "settings.json").write_text('{"hooksConfig": {"enabled": false}}', encoding="utf-8")
     report = server(env, *args, "doctor").stdout
     assert "[warn] ~/.gemini/settings.json sets hooksConfig.enabled to false, so Gemini CLI runs no hooks" in report

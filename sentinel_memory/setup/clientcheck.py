@@ -360,6 +360,8 @@ def _codex(root: Path, hooked: bool) -> tuple[str, str]:
         return WARN, f"{shown} {said}, so Codex reads nothing in {_folder('codex')}/: {_action(step)}"
     if not hooked:
         return OK, f"{shown} trusts this project"
+    if _table(config, "features").get("hooks") is False:  # seen to run none with Codex 0.171
+        return WARN, f"{shown} sets hooks = false under [features], so Codex runs no hooks: remove it to have ours"
     state = _table(_table(config, "hooks"), "state")
     keys = _codex_hook_keys(root)
     if not keys:
