@@ -285,19 +285,12 @@ def _claude(root: Path, hooked: bool) -> list[tuple[str, str]]:
     ~/.claude.json, turns it off. Observed with Claude Code 2.1.332's `claude mcp list`. With our
     hooks in `hooked`, also `disableAllHooks` in any settings file, which runs none of them (seen:
     a prompt naming a lesson's file then got nothing in `claude -p`)."""
-    from . import configedit
-
     config_dir = os.environ.get("CLAUDE_CONFIG_DIR")
     state_path = Path(config_dir or Path.home()) / ".claude.json"
     user_path = Path(config_dir) / "settings.json" if config_dir else Path.home() / ".claude" / "settings.json"
+    folder = (CLIENTS["claude"].hooks or Path()).parent  # .claude/
     settings = [(_shown(user_path), _read(user_path, _jsonc))]
-    for name in ("settings.json", "settings.local.json"):
-        path = root / ".claude" / name
-        try:
-            data = configedit.read(configedit.target(path, root))
-            settings.append((str(path.relative_to(root)), _jsonc(data.decode("utf-8-sig")) if data else None))
-        except (configedit.Refused, ValueError, RecursionError):
-            continue
+    settings += [_in_project(root, folder / name) for name in ("settings.json", "settings.local.json")]
     out = [_claude_server(root, settings, state_path)]
     off = [where for where, data in settings if isinstance(data, dict) and data.get("disableAllHooks") is True]
     if hooked and off:
@@ -381,16 +374,11 @@ def _codex(root: Path, hooked: bool) -> tuple[str, str]:
 def _codex_hook_keys(root: Path) -> list[list[str]]:
     """Per hook of ours in .codex/hooks.json, the keys Codex may file its review under (one per
     spelling of the root): `<hooks.json>:<event in snake_case>:<group>:<handler>`."""
-    from . import configedit
     from .hookconfig import runs_ours
 
-    try:
-        data = _jsonc((configedit.read(configedit.target(root / CODEX_HOOKS, root)) or b"{}").decode("utf-8-sig"))
-    except (configedit.Refused, ValueError, RecursionError):
-        return []
-    hooks = data.get("hooks") if isinstance(data, dict) else None
+    hooks = _table(_in_project(root, CODEX_HOOKS)[1], "hooks")
     keys = []
-    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
+    for event, groups in hooks.items():
         for g, group in enumerate(groups if isinstance(groups, list) else []):
             handlers = group.get("hooks") if isinstance(group, dict) else None
             for h, handler in enumerate(handlers if isinstance(handlers, list) else []):
@@ -430,16 +418,8 @@ def _gemini_hooks_off(root: Path) -> list[tuple[str, str]]:
     false (the project's settings over the user's) runs no hook, and `hooksConfig.disabled` (a
     union of both) names the hooks it skips. Seen with Gemini CLI 0.61: a prompt naming a lesson's
     file then got nothing."""
-    from . import configedit
-
     user = Path(os.environ.get("GEMINI_CLI_HOME") or Path.home()) / _folder("gemini") / "settings.json"
-    sources = [(_shown(user), _read(user, _jsonc))]
-    project = root / (CLIENTS["gemini"].config or Path())
-    try:
-        data = configedit.read(configedit.target(project, root))
-        sources.append((str(project.relative_to(root)), _jsonc(data.decode("utf-8-sig")) if data else None))
-    except (configedit.Refused, ValueError, RecursionError):
-        pass
+    sources = [(_shown(user), _read(user, _jsonc)), _in_project(root, CLIENTS["gemini"].config or Path())]
     enabled = [(where, _table(data, "hooksConfig").get("enabled")) for where, data in sources]
     said = [(where, value) for where, value in enabled if isinstance(value, bool)]
     if said and said[-1][1] is False:
@@ -480,6 +460,18 @@ def _read(path: Path, parse, limit: int = HOME_FILE_BYTES):
         return None if data is None else parse(data.decode("utf-8-sig"))
     except (StorageError, ValueError, RecursionError):
         return _UNKNOWN
+
+
+def _in_project(root: Path, relative: Path) -> tuple[str, object]:
+    """(the relative path, the parsed JSON or JSONC file of the project there): None when absent,
+    _UNKNOWN when refused (a link out of the project, a FIFO, too big) or unparsable."""
+    from . import configedit
+
+    try:
+        data = configedit.read(configedit.target(root / relative, root))
+        return str(relative), _jsonc(data.decode("utf-8-sig")) if data else None
+    except (configedit.Refused, ValueError, RecursionError):
+        return str(relative), _UNKNOWN
 
 
 def _folder(client: str) -> str:
