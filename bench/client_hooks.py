@@ -325,6 +325,16 @@ def argv_for(name: str, prompt: str) -> list[str]:
 
 def trust_codex_hooks(env: dict, project: Path, home: Path) -> int:
     """Trust the project's hooks as /hooks does; the number trusted."""
+    hooks = [h for h in codex_hooks(env, project) if h.get("source") == "project"]
+    with open(home / ".codex" / "config.toml", "a", encoding="utf-8") as config:
+        for h in hooks:
+            config.write(f"\n[hooks.state.{json.dumps(h['key'])}]\ntrusted_hash = {json.dumps(h['currentHash'])}\n")
+    return len(hooks)
+
+
+def codex_hooks(env: dict, project: Path) -> list[dict]:
+    """The hooks Codex sees for the project, as `codex app-server`'s hooks/list gives them (key,
+    source, currentHash, trustStatus, ...)."""
     app = subprocess.Popen(
         ["codex", "app-server"],
         cwd=project,
@@ -352,11 +362,7 @@ def trust_codex_hooks(env: dict, project: Path, home: Path) -> int:
     finally:
         app.kill()
         app.wait()
-    hooks = [h for entry in listed.get("data", []) for h in entry.get("hooks", []) if h.get("source") == "project"]
-    with open(home / ".codex" / "config.toml", "a", encoding="utf-8") as config:
-        for h in hooks:
-            config.write(f"\n[hooks.state.{json.dumps(h['key'])}]\ntrusted_hash = {json.dumps(h['currentHash'])}\n")
-    return len(hooks)
+    return [h for entry in listed.get("data", []) for h in entry.get("hooks", [])]
 
 
 def run_once(
