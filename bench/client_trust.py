@@ -15,6 +15,10 @@ verdict beside doctor's line for it:
   gemini  `gemini mcp list`: the server connected (or disconnected, failing to start: enabled all
           the same) against disabled (an untrusted folder)
 A row agrees when the client's verdict is good exactly where doctor's line says ok.
+
+With --hooks GITDIR, also the clients' own switches that keep every hook (or ours by name) from
+running, which doctor warns of: bench/client_hooks.py's scenario a (a prompt naming a lesson's
+file; a memory of 300 records from GITDIR) as init leaves the project, then with the switch set.
 """
 
 from __future__ import annotations
@@ -148,9 +152,70 @@ def cases(project: Path) -> list[tuple[str, str, object]]:
     ]
 
 
+def hooks_off(clients: Path, gitdir: str) -> None:
+    """Scenario a with each client's own switch for hooks set, beside the same without it."""
+
+    def settings(path: Path, **members) -> None:
+        data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        write_json(path, {**data, **members})
+
+    switches = [
+        (
+            "claude",
+            "disableAllHooks in .claude/settings.local.json",
+            lambda project, home: settings(project / ".claude" / "settings.local.json", disableAllHooks=True),
+        ),
+        (
+            "gemini",
+            "hooksConfig.enabled false in .gemini/settings.json",
+            lambda project, home: settings(project / ".gemini" / "settings.json", hooksConfig={"enabled": False}),
+        ),
+        (
+            "gemini",
+            "hooksConfig.disabled names ours",
+            lambda project, home: settings(project / ".gemini" / "settings.json", hooksConfig={"disabled": [SERVER]}),
+        ),
+        (
+            "codex",
+            "hooks = false under [features] in ~/.codex/config.toml",
+            lambda project, home: (home / ".codex" / "config.toml").write_text(
+                (home / ".codex" / "config.toml").read_text().replace("hooks = true", "hooks = false")
+            ),
+        ),
+    ]
+    wire, trust = client_hooks.wire, client_hooks.trust_codex_hooks
+    print(f"\n{'client':<7} {'switch':<56} {'without':<8} with")
+    try:
+        for client, what, switch in switches:
+            results = []
+            for on in (False, True):
+
+                def wired(name, project, on=on, switch=switch):
+                    how = wire(name, project)
+                    if on and name != "codex":
+                        switch(project, None)
+                    return how
+
+                def trusted(env, project, home, on=on, switch=switch):
+                    count = trust(env, project, home)
+                    if on:
+                        switch(project, home)
+                    return count
+
+                client_hooks.wire, client_hooks.trust_codex_hooks = wired, trusted
+                result = client_hooks.scenario(client, "a", clients, gitdir, 300)
+                results.append("PASS" if result.get("ok") else "FAIL")
+            print(
+                f"{client:<7} {what:<56} {results[0]:<8} {results[1]} (the lesson {'never arrives' if results == ['PASS', 'FAIL'] else '?'})"
+            )
+    finally:
+        client_hooks.wire, client_hooks.trust_codex_hooks = wire, trust
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--clients", required=True, type=Path)
+    parser.add_argument("--hooks", metavar="GITDIR", help="also the clients' own switches for hooks (scenario a)")
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="sm-trust-"))
     try:
@@ -194,6 +259,8 @@ def main() -> int:
         print(f"\n{agreed} of {total} cases agree")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    if args.hooks:
+        hooks_off(args.clients.resolve(), args.hooks)
     return 0
 
 
