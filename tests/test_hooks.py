@@ -669,15 +669,17 @@ def test_doctor_says_whether_codex_and_gemini_trust_the_project_yet(repo):
 def test_doctor_says_whether_claude_code_trusts_the_folder_and_uses_the_projects_server(repo):
     """In a terminal, Claude Code starts a project's .mcp.json server only in a folder you trusted
     and once you chose to use it; Enter alone at its question continues without it, and a
-    rejection stays in a settings file; disableAllHooks there runs none of our hooks. doctor reads
-    those records as Claude Code files them (~/.claude.json, .claude/settings.local.json) and says
-    which step is still to do."""
+    rejection stays in a settings file; disableAllHooks there runs none of our hooks. init says the
+    two questions once; doctor reads those records as Claude Code files them (~/.claude.json,
+    .claude/settings.local.json) and says which step is still to do."""
     from gitrepos import server
 
     env = {k: v for k, v in repo.env.items() if not k.startswith("CLAUDE_")}
     home, root = Path(env["HOME"]), str(repo.path)
     args = ["--project", root]
-    server(env, *args, "init", "--client", "claude")
+    first = server(env, *args, "init", "--client", "claude").stdout
+    assert "note: in a terminal, Claude Code asks twice" in first and "'Use this MCP server'" in first
+    assert "note:" not in server(env, *args, "init", "--client", "claude").stdout  # a rerun is quiet
 
     def claude_line():
         lines = server(env, *args, "doctor").stdout.splitlines()

@@ -271,10 +271,7 @@ def trust_lines(root: Path, clients: set[str], hooked: set[str]) -> list[tuple[s
     return out
 
 
-CLAUDE_STEP = (
-    "in a terminal, Claude Code asks twice the first time it starts in the project: trust the folder, then "
-    "choose 'Use this MCP server' (Enter alone continues without it); claude -p asks neither"
-)
+CLAUDE_STEP = CLIENTS["claude"].trust
 
 
 def _claude(root: Path, hooked: bool) -> list[tuple[str, str]]:

@@ -81,6 +81,8 @@ CLIENTS: dict[str, Client] = {
             ("claude",),
             {"alwaysLoad": True},
             hooks=Path(".claude") / "settings.json",
+            trust="in a terminal, Claude Code asks twice the first time it starts in the project: trust the folder, "
+            "then choose 'Use this MCP server' (Enter alone continues without it); claude -p asks neither",
             instructions=Path("CLAUDE.md"),
         ),
         # Codex starts the server in the folder it runs in; the server finds the project's root from there.
