@@ -42,7 +42,7 @@ FORKS = hasattr(os, "fork") and hasattr(socket, "send_fds") and hasattr(socket, 
 # What the commands import on their way (cli, hooks, setup, git's drivers); never fastmcp.
 PRELOAD = (
     "sentinel_memory.cli.commands", "sentinel_memory.hooks.run", "sentinel_memory.setup.doctor",
-    "sentinel_memory.setup.initialise", "sentinel_memory.setup.configedit", "sentinel_memory.setup.jsonedit",
+    "sentinel_memory.setup.initialise", "sentinel_memory.configfiles.configedit", "sentinel_memory.configfiles.jsonedit",
     "sentinel_memory.setup.hookconfig",
     "sentinel_memory.git.drivers", "sentinel_memory.redaction", "sentinel_memory.tools.answers",
 )

@@ -106,7 +106,12 @@ def _build_and_install(tmp: Path) -> Path:
     # One top-level name in site-packages: nothing called core or server to collide with.
     with zipfile.ZipFile(wheel) as archive:
         tops = {name.split("/")[0] for name in archive.namelist() if ".dist-info/" not in name}
+        shipped = set(archive.namelist())
     assert tops == {"sentinel_memory"}, tops
+    # Every module of the checkout is installed: a room left out of pyproject.toml's packages
+    # installs fine and fails when a command first imports it.
+    modules = {p.relative_to(src).as_posix() for p in (src / "sentinel_memory").rglob("*.py")}
+    assert modules <= shipped, f"not in the wheel (pyproject.toml's packages): {sorted(modules - shipped)}"
     executable = venv / BIN / ("sentinel-memory.exe" if os.name == "nt" else "sentinel-memory")
     assert executable.is_file()
     return executable

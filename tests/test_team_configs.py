@@ -241,7 +241,7 @@ def test_a_config_with_comments_and_trailing_commas_gets_our_entry_and_keeps_the
     assert text.startswith(VSCODE_JSONC.split('},', 1)[0] + '}, // read-only\n\t\t"sentinel-memory": {'), out
     assert text.endswith('\t},\n\t/* inputs come later */\n}\n')
     assert "// trusted by the team" in gemini.read_text(encoding="utf-8")
-    from sentinel_memory.setup.jsonedit import loads
+    from sentinel_memory.configfiles.jsonedit import loads
     assert loads(text)["servers"]["sentinel-memory"]["command"] == "sentinel-memory"
     assert loads(text)["servers"]["db"] == {"command": "db-mcp", "args": ["--ro"]}
     assert "hooks" in loads(gemini.read_text(encoding="utf-8"))

@@ -1,8 +1,8 @@
 """Our entry and our hooks in a client's project config, the files setup/clients.py's table names:
 init's edits (`write`, `write_hooks`, and `hooks_kept` for --no-hooks) and doctor's read of our
 entry (`read_entry`), with what would make init leave the file alone said before init is run. A
-user's own servers, hooks, comments and formatting are kept (setup/jsonedit.py, setup/tomledit.py);
-the file on disk is setup/configedit.py's. Another entry that starts this server for this project
+user's own servers, hooks, comments and formatting are kept (configfiles/jsonedit.py, configfiles/tomledit.py);
+the file on disk is configfiles/configedit.py's. Another entry that starts this server for this project
 too (`twins`) is named, never removed.
 
 Loaded by init and doctor only: tomlkit loads only when a TOML config is edited.
@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..configfiles import configedit, jsonedit
 from ..invocation import ENTRY
-from . import configedit, hookconfig, jsonedit
+from . import hookconfig
 from .clients import CLIENTS, COMMAND, SAVING_TOOL, SERVER_NAME, Client, machine_specific
 
 
@@ -129,7 +130,7 @@ def hooks_kept(key: str, root: Path) -> list[str]:
 def _merge_toml(text: str, client: Client) -> tuple[str, dict | None, str]:
     """Our table with the approval; when only the approval cannot be added (a tools table written
     inline), the table without it and a note saying what to add."""
-    from . import tomledit
+    from ..configfiles import tomledit
 
     where = (client.servers, SERVER_NAME)
     try:

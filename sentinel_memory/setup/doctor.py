@@ -19,7 +19,8 @@ from ..record.snapshot import parse
 from ..record.store import memory_path, read
 from ..tools.render import plural
 from . import precommit
-from .clientcheck import FAIL, OK, WARN, client_configs, hook_files, looks_like_path, trust_lines
+from .clientcheck import FAIL, OK, WARN, client_configs, hook_files, looks_like_path
+from .clienttrust import trust_lines
 from .project import ProjectRoot, enclosing_project
 from .scan import scan
 

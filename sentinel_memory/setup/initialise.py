@@ -82,7 +82,7 @@ def merge_section(path: Path, text: str, head: str = "", root: Path | None = Non
     """Put our section in a shared text file: create it (after `head`), append it, or refresh it
     between the markers. Every other byte stays (a BOM, CRLF, the file's mode); a link inside
     `root` is followed, and a file init must not edit is left alone with the reason."""
-    from . import configedit
+    from ..configfiles import configedit
 
     try:
         real = configedit.target(path, root or path.parent)
@@ -113,7 +113,7 @@ def _merge_lines(path: Path, template: str, root: Path) -> str:
     """Append the template's rule lines that a user's own file lacks (ours route the memory file
     to the drivers and keep locks and copies out of git); the user's lines, a BOM, CRLF and the
     file's mode stay as they are, and a file init must not edit is left alone with the reason."""
-    from . import configedit
+    from ..configfiles import configedit
 
     try:
         real = configedit.target(path, root)
@@ -161,7 +161,7 @@ def workflow_rules() -> str:
 
 def _bytes_or_nothing(path: Path) -> bytes:
     """A file's bytes through the careful reader (bounded, no FIFO or device); b"" when absent or refused."""
-    from . import configedit
+    from ..configfiles import configedit
 
     try:
         return configedit.read(path) or b""

@@ -216,7 +216,7 @@ def _not_ours(hook: Path, real: Path, data: bytes | None, root: Path) -> str | N
 def install(root: Path, *command: str) -> str:
     """Put the check into the repository's pre-commit hook, keeping every byte the hook already
     has; a hook init cannot safely extend is left as it is, with what to add there. Returns one line."""
-    from . import configedit
+    from ..configfiles import configedit
 
     directory = hooks_dir(root)
     managed = _manager(root, directory)

@@ -2,8 +2,8 @@
 
 A config init edits is someone else's file, often committed and shared. So an edit changes only
 the bytes of what init owns and keeps every other byte: JSON is edited by splicing our members
-into the original text at positions a scanner found (setup/jsonedit.py); TOML goes through tomlkit
-(setup/tomledit.py). This module holds what both share: the file on disk and the refusal. A file
+into the original text at positions a scanner found (configfiles/jsonedit.py); TOML goes through tomlkit
+(configfiles/tomledit.py). This module holds what both share: the file on disk and the refusal. A file
 that does not
 parse, that names our table twice, that is read-only, that cannot be written, or that is a link
 out of the project is refused with one sentence (Refused); a link inside the project is followed

@@ -1,7 +1,7 @@
 """Editing a client's TOML config (Codex's .codex/config.toml) without breaking it: through tomlkit,
 a style-keeping parser (comments, quoting, dotted keys), or, for a new table, appended as text; the
 result is checked with the standard parser to mean exactly the old file plus our change, else
-Refused (setup/configedit.py: the files on disk, JSON, and the refusal's sentence). tomlkit is
+Refused (configfiles/configedit.py: the files on disk, JSON, and the refusal's sentence). tomlkit is
 imported only when a TOML file is edited."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 original text at positions a scanner found, so numbers such as 1.10 or 1e400, a BOM, line endings,
 key order, indentation, and JSONC's comments and trailing commas (which the scanner reads as
 spaces) stay as they were; a text that is not a JSON object, or names a key of ours twice, is
-Refused (setup/configedit.py: the file on disk and the refusal's sentence)."""
+Refused (configfiles/configedit.py: the file on disk and the refusal's sentence)."""
 
 from __future__ import annotations
 
