@@ -497,8 +497,8 @@ def memory_for(gitdir: str, size: int) -> tuple[list, dict]:
     window = commits[end - size : end]
     entries = [sq.record_of(c, common) for c in window]
     by_file: dict[str, list[str]] = {}
-    for c, e in zip(window, entries, strict=True):
-        for f in c["files"]:
+    for e in entries:  # the files each record cites (a commit of many files cites its first ten)
+        for f in e.record["files"]:
             if f not in common and not sq._TEST.search(f):
                 by_file.setdefault(f, []).append(e.id)
     by_file = {

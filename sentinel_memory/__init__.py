@@ -1,7 +1,7 @@
 """Sentinel-Memory: an MCP server that keeps a coding agent's lessons in a git-tracked file inside
 the project (`.context/memory_log.jsonl`).
 
-This package is importable at no cost: its rooms (tools, cli, setup, hooks, search, git,
+This package is importable at no cost: its rooms (tools, cli, setup, configfiles, hooks, search, git,
 record, redaction, faststart), `server` (the FastMCP adapter) and `__main__` (the one entry point) are
 imported only by whoever needs them. docs/design.md maps the rooms and their modules.
 """

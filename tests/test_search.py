@@ -357,6 +357,26 @@ def test_strong_matches_name_their_reasons_and_weak_ones_are_left_out(project, p
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
 
 
+def test_the_names_of_installed_dependencies_are_no_words_of_the_project(project, path):
+    """A commit that upgraded Yarn's zero-install cache cites files named after packages: a prompt
+    about local storage does not match it on `local` and `storage` from
+    `@algolia-cache-browser-local-storage-npm-….zip`, and the lesson that says local storage does.
+    Asked about, such a file still finds the record that cites it."""
+    filler(path, 20)
+    archive = "web/.yarn/cache/@algolia-cache-browser-local-storage-npm-4.22.1-8d6e0ef8e0-18dfe05cab.zip"
+    for name in (archive, "web/node_modules/storage-local/index.js", "web/.pnp.cjs"):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_bytes(b"x")
+    cache = saved(
+        log(path, "deps", "bumped the web dependencies", "run yarn install after a pull",
+            files=[archive, "web/node_modules/storage-local/index.js", "web/.pnp.cjs"])
+    )
+    theme = saved(log(path, "theme", "the theme reset on reload", "keep the theme choice in local storage"))
+    found = [m.record["id"] for m in strong_matches(path, "remember the browser's dark mode choice in local storage")]
+    assert found == [theme]
+    assert [m.record["id"] for m in strong_matches(path, "", [archive])] == [cache]
+
+
 def test_a_class_name_in_the_prompt_is_an_identifier_a_product_name_is_not(path):
     """PascalCase of eight characters or more with a capital inside (PaymentGateway, ResultView)
     is a class name: a record holding it matches strongly, as parse_args does; YouTube is a

@@ -263,10 +263,24 @@ def version_numbers(text: str) -> set[str]:
     return {VERSION_NUMBER} if _VERSION.search(text) else set()
 
 
+# A path inside a folder of installed dependencies (Yarn's zero-install cache, node_modules, a
+# vendor folder, a virtual environment): its name is a package's, not the project's words. Yarn's
+# cache holds files such as `@algolia-cache-browser-local-storage-npm-4.22.1-8d6e0ef8e0.zip`, whose
+# `local` and `storage` made a commit that upgraded the cache match a prompt about local storage.
+DEPENDENCY_PATH = re.compile(
+    r"(?:^|/)(?:node_modules|bower_components|jspm_packages|vendor|site-packages|\.venv|venv"
+    r"|\.yarn/(?:cache|releases|unplugged|sdks|plugins)|\.pnp\.c?js$|\.pnp\.loader\.mjs$)(?:/|$)",
+    re.IGNORECASE,
+)
+
+
 def path_terms(record: dict) -> set[str]:
-    """The terms of the paths of the files a record cites."""
+    """The terms of the paths of the files a record cites (none from a path in a dependency folder:
+    DEPENDENCY_PATH)."""
     cited = record.get("files")
-    return terms(" ".join(f for f in cited if isinstance(f, str)), path=True) if isinstance(cited, list) else set()
+    if not isinstance(cited, list):
+        return set()
+    return terms(" ".join(f for f in cited if isinstance(f, str) and not DEPENDENCY_PATH.search(f)), path=True)
 
 
 def record_terms(record: dict) -> tuple[set[str], set[str]]:
