@@ -486,9 +486,12 @@ def memory_for(gitdir: str, size: int) -> tuple[list, dict]:
     file a record of the memory cites (that file, the records citing it, the task's subject). Not
     a file more than a fifth of the records cite, nor a project file (go.mod, README.md): those are
     weak evidence by design (contract §4.2), which scenario a is not about (viper's
-    .github/workflows/ci.yaml, cited by 63 of 300; its remote/go.mod); nor a file Gemini CLI
-    refuses to write by its own policy (GEMINI_BUILD_FILES)."""
+    .github/workflows/ci.yaml, cited by 63 of 300; its remote/go.mod); nor a file of installed
+    dependencies (DEPENDENCY_PATH: hang-log's .pnp.cjs, which Claude Code refuses to write headless
+    as "a sensitive file"); nor a file Gemini CLI refuses to write by its own policy
+    (GEMINI_BUILD_FILES)."""
     from sentinel_memory.search.match import PROJECT_FILE
+    from sentinel_memory.search.terms import DEPENDENCY_PATH
 
     gitdir, _, revision = gitdir.partition("@")  # GITDIR@--all: every branch, as search_quality.py reads it
     commits = sq.history(gitdir, revision or "HEAD")
@@ -504,7 +507,10 @@ def memory_for(gitdir: str, size: int) -> tuple[list, dict]:
     by_file = {
         f: ids
         for f, ids in by_file.items()
-        if len(ids) <= size / 5 and not PROJECT_FILE.search(f) and not guarded_by_gemini(f)
+        if len(ids) <= size / 5
+        and not PROJECT_FILE.search(f)
+        and not DEPENDENCY_PATH.search(f)
+        and not guarded_by_gemini(f)
     } or by_file
     for c in commits[end:]:
         for f in c["files"]:
