@@ -377,6 +377,19 @@ def test_the_names_of_installed_dependencies_are_no_words_of_the_project(project
     assert [m.record["id"] for m in strong_matches(path, "", [archive])] == [cache]
 
 
+def test_the_kind_of_change_a_task_starts_with_names_no_topic(path):
+    """`build: ...`, `style(ui): ...` or `[FEAT]` at the start of a task (as commit subjects and
+    pull-request titles write it) says what kind of work it is: it names no topic, while the same
+    word in the task's text still does."""
+    for i in range(20):
+        log(path, f"misc{i % 4}", f"the cache {i} was cold", f"warm the cache {i} before the runs")
+    gradle = saved(log(path, "build", "the release build needs the signing key", "read it from the CI secret"))
+    assert strong_matches(path, "build: raise the Android target API level") == []
+    assert strong_matches(path, "style(ui): darker buttons") == []
+    assert [m.record["id"] for m in strong_matches(path, "the build fails on the CI runner")] == [gradle]
+    assert [m.record["id"] for m in strong_matches(path, "chore: the build fails on the CI runner")] == [gradle]
+
+
 def test_a_class_name_in_the_prompt_is_an_identifier_a_product_name_is_not(path):
     """PascalCase of eight characters or more with a capital inside (PaymentGateway, ResultView)
     is a class name: a record holding it matches strongly, as parse_args does; YouTube is a

@@ -19,7 +19,8 @@ its folder (conftest.py) counts as a file asked about when at most NAMED_AMONG c
 that name (its words then count only as the file). In a query of more than LONG_QUERY words that
 can count (not generic; a path's generic parts, src or py, are none), the topic's and the words'
 weights are divided by that number over LONG_QUERY (Query.chance): a long text names a topic or
-shares rare words by chance. A match is strong at STRONG: one cited file or identifier, a topic
+shares rare words by chance. The kind of change a query starts with (`build:`, `[FEAT]`: _KIND) is
+no part of it. A match is strong at STRONG: one cited file or identifier, a topic
 few records' words name, or rare words worth as much.
 """
 
@@ -72,6 +73,15 @@ WORDS = 2.0  # the rarity a record's shared words must sum to for a strong match
 LONG_QUERY = 8  # past this many words that can count, a query's topic and words weigh less (Query.chance)
 
 
+# The kind of change a commit subject or a task starts with, as conventional commits write it
+# (`build: ...`, `style(ui): ...`, `[FEAT] ...`): what kind of work it is, not what it is about.
+_KIND = re.compile(
+    r"^\s*\[?(?:feat|feature|fix|bugfix|hotfix|docs?|style|refactor|perf|tests?|build|ci|chore|revert)\]?"
+    r"(?=\s*(?:\([^)]*\))?!?\s*:|\])",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True)
 class Match:
     """A ranked record, how strongly it matches (on the scale above) and why ("file src/a.py",
@@ -109,7 +119,7 @@ class Query:
 
     @classmethod
     def of(cls, text: str, files=(), former=()) -> Query:
-        text = unicodedata.normalize("NFC", text or "")
+        text = _KIND.sub("", unicodedata.normalize("NFC", text or ""), count=1)
         found = {stem(w.casefold()): w for w in _WORD.findall(text) if identifier(w)}
         said = tuple(dict.fromkeys(w for w in words(_plain(text)) if w not in found and len(w) > 1 and not w.isdigit()))
         counted = len([w for w in said if w not in GENERIC_WORDS])
