@@ -383,11 +383,13 @@ def test_the_kind_of_change_a_task_starts_with_names_no_topic(path):
     word in the task's text still does."""
     for i in range(20):
         log(path, f"misc{i % 4}", f"the cache {i} was cold", f"warm the cache {i} before the runs")
-    gradle = saved(log(path, "build", "the release build needs the signing key", "read it from the CI secret"))
+    release = saved(log(path, "build", "the release build needs the signing key", "read it from the CI secret"))
+    sheet = saved(log(path, "style", "the dark style sheet loaded first", "import it after the base sheet"))
     assert strong_matches(path, "build: raise the Android target API level") == []
-    assert strong_matches(path, "style(ui): darker buttons") == []
-    assert [m.record["id"] for m in strong_matches(path, "the build fails on the CI runner")] == [gradle]
-    assert [m.record["id"] for m in strong_matches(path, "chore: the build fails on the CI runner")] == [gradle]
+    assert strong_matches(path, "[style] darker buttons") == []
+    assert [m.record["id"] for m in strong_matches(path, "the build fails on the CI runner")] == [release]
+    assert [m.record["id"] for m in strong_matches(path, "chore: the build fails on the CI runner")] == [release]
+    assert [m.record["id"] for m in strong_matches(path, "fix(style): darker buttons")] == [sheet]
 
 
 def test_a_class_name_in_the_prompt_is_an_identifier_a_product_name_is_not(path):
