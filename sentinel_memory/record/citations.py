@@ -19,7 +19,6 @@ import re
 from pathlib import Path
 
 from ..errors import InvalidInput
-from ..redaction.engine import redact
 from .records import NOTHING_SAVED
 
 MAX_FILES = 10  # cited files per record, listed and found together
@@ -120,6 +119,9 @@ def listed(root: Path, files: object, existing: bool = True, outcome: str = NOTH
         if existing and not os.path.isfile(full):
             raise _refuse(raw, f"is not a file in the project ({root})", outcome)
         if existing:  # a record's path is stored, and the memory file is pushed
+            # Loaded here: a hook that only reads the paths a prompt names starts without it.
+            from ..redaction.engine import redact
+
             hidden, found = redact(path, strict_only=True)
             if found:
                 raise _refuse(
