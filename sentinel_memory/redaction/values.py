@@ -199,7 +199,7 @@ _FILE_PATH = lazy(
 
 
 def _random_value(v: str) -> bool:
-    """A value that looks generated: 16+ characters without blanks, either a long hex string or a
+    """A value that looks generated: 14+ characters without blanks, either a long hex string or a
     UUID, or letters mixed with digits (and no shape of a path, URL, version or name)."""
     if not 14 <= len(v) <= 256 or _BLANK.search(v):
         return False
