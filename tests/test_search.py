@@ -392,6 +392,29 @@ def test_the_kind_of_change_a_task_starts_with_names_no_topic(path):
     assert [m.record["id"] for m in strong_matches(path, "fix(style): darker buttons")] == [sheet]
 
 
+def test_a_web_address_in_the_task_counts_by_the_names_in_its_path(path):
+    """A link pasted into a task (a dependency bot's "compare/v0.11.0...v0.12.0", a release page)
+    counts by the names in its path (the project and the package): its scheme, host, the parts
+    every address of the site has and its version numbers (https, com, compare, v0) make no match
+    strong, while the same words written in the task still do."""
+    filler(path, 20)
+    bump = saved(
+        log(
+            path,
+            "deps",
+            "Bumps pytest-asyncio. Notes: https://github.com/pytest-dev/pytest-asyncio/releases "
+            "and https://github.com/pytest-dev/pytest-asyncio/compare/v0.15.1...v0.16.0",
+            "pin it in requirements",
+        )
+    )
+    linked = "locafero, see https://github.com/sagikazarmark/locafero/compare/v0.11.0...v0.12.0"
+    assert strong_matches(path, linked) == []
+    assert strong_matches(path, "locafero, see <www.github.com/sagikazarmark/locafero/compare/v0.11.0>") == []
+    assert [m.record["id"] for m in strong_matches(path, "compare the asyncio releases")] == [bump]
+    same_package = "see https://github.com/pytest-dev/pytest-asyncio/compare/v0.16.0...v0.17.0"
+    assert [m.record["id"] for m in strong_matches(path, same_package)] == [bump]
+
+
 def test_a_class_name_in_the_prompt_is_an_identifier_a_product_name_is_not(path):
     """PascalCase of eight characters or more with a capital inside (PaymentGateway, ResultView)
     is a class name: a record holding it matches strongly, as parse_args does; YouTube is a

@@ -20,8 +20,8 @@ that name (its words then count only as the file). In a query of more than LONG_
 can count (not generic; a path's generic parts, src or py, are none), the topic's and the words'
 weights are divided by that number over LONG_QUERY (Query.chance): a long text names a topic or
 shares rare words by chance. The kind of change a query starts with (`build:`, `[FEAT]`: _KIND) is
-no part of it. A match is strong at STRONG: one cited file or identifier, a topic
-few records' words name, or rare words worth as much.
+no part of it, nor is a web address but the names in its path (_ADDRESS). A match is strong at
+STRONG: one cited file or identifier, a topic few records' words name, or rare words worth as much.
 """
 
 from __future__ import annotations
@@ -82,6 +82,28 @@ _KIND = re.compile(
 )
 
 
+# A web address (a scheme such as https://, or www.) counts by the names in its path (the project
+# and the package of github.com/pypa/wheel/...): its scheme and host, the parts every address of its
+# site has (SITE_PARTS: blob, compare, releases...) and its version numbers are in every pasted bot
+# message or release note, so they are no words of the query for the strength (_names_in).
+_ADDRESS = re.compile(r"(?i)\b(?:[a-z][a-z0-9+.-]{0,15}://|www\.)[^\s<>()\[\]\"']*")
+SITE_PARTS = frozenset(
+    """blob tree raw blame commit commits compare release releases tag tags pull pulls issue issues
+    master main edit wiki refs heads actions runs jobs download downloads archive""".split()
+)
+_VERSION_PART = re.compile(r"v?\d[\w.-]*", re.IGNORECASE)  # 0.12.0, v0.11.0...v0.12.0, 2150
+
+
+def _names_in(address: re.Match) -> str:
+    """The names in a web address's path, without its scheme, host, query and fragment, the parts
+    every address of its site has, and version numbers (docs/contract.md §4.2)."""
+    text = address.group()
+    rest = text.split("://", 1)[1] if "://" in text else text[4:]  # without the scheme or www.
+    path = re.split(r"[?#]", rest.partition("/")[2], maxsplit=1)[0]  # without the host
+    kept = [p for p in path.split("/") if p and p.casefold() not in SITE_PARTS and not _VERSION_PART.fullmatch(p)]
+    return " " + "/".join(kept) + " "  # still a path: a file name in it is no file named alone
+
+
 @dataclass(frozen=True)
 class Match:
     """A ranked record, how strongly it matches (on the scale above) and why ("file src/a.py",
@@ -120,6 +142,7 @@ class Query:
     @classmethod
     def of(cls, text: str, files=(), former=()) -> Query:
         text = _KIND.sub("", unicodedata.normalize("NFC", text or ""), count=1)
+        text = _ADDRESS.sub(_names_in, text)
         found = {stem(w.casefold()): w for w in _WORD.findall(text) if identifier(w)}
         said = tuple(dict.fromkeys(w for w in words(_plain(text)) if w not in found and len(w) > 1 and not w.isdigit()))
         counted = len([w for w in said if w not in GENERIC_WORDS])
