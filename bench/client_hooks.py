@@ -11,7 +11,8 @@ hooks); a scratch HOME; and a scripted stand-in for the client's model API on 12
 (bench/standin.py) that never calls search_memory or log_memory on its own and logs every request
 body whole. The client runs headless (`claude -p`, `gemini -p`, `codex exec`). The scenarios:
   a  a prompt naming a lesson's file: a lesson citing that file is in the model's first request
-  b  an unrelated prompt: no record of the memory in any request
+  b  an unrelated prompt (the first of UNRELATED_PROMPTS that no record's text is about, or
+     --unrelated): no record of the memory in any request
   c  the model writes a file a lesson cites, unasked: the lesson reaches the model while the file
      is not yet written, and it appears once in the conversation
   d  the model writes a file no lesson cites and stops: it is asked once to log, its log_memory
@@ -448,7 +449,17 @@ def probe(name: str, clients: Path, keep: bool) -> None:
 # ------------------------------------------------------------------------------------ scenarios
 
 STOP_HEAD = "Sentinel-Memory: this session changed files"
-UNRELATED = "Add a dark-mode toggle to the settings page and remember the choice in local storage."
+# Scenario b's prompt: the first of these that is unrelated to the memory (unrelated_prompt), unless
+# --unrelated names one. The first names words (setting, local, storage) that some projects' file
+# paths hold: that is where a false match once came from, so the paths are not looked at.
+UNRELATED_PROMPTS = (
+    "Add a dark-mode toggle to the settings page and remember the choice in local storage.",
+    "Add a CSV export of the monthly invoices to the billing dashboard.",
+    "Translate the onboarding emails into Portuguese and send them once a week.",
+    "Draw a bar chart of quarterly sales per region on the admin page.",
+)
+UNRELATED: str | None = None  # --unrelated
+_FUNCTION_WORDS = frozenset("with from into that this them they their then once page".split())
 NEW_FILE = "notes/e2e_change.txt"
 MENTION = False  # --mention
 LOGGED = {
@@ -618,7 +629,7 @@ def scenario(name: str, which: str, clients: Path, gitdir: str, size: int) -> di
             prompt = f"{task['subject']}: the change is in {mention}{task['file']}."
             script = Script(project)
         elif which == "b":
-            prompt, script = UNRELATED, Script(project)
+            prompt, script = UNRELATED or unrelated_prompt(entries), Script(project)
         elif which == "c":
             prompt = "Tidy up the project a little."
             script = Script(project, write=(task["file"], "# changed by the end-to-end bench\n"))
@@ -654,7 +665,7 @@ def scenario(name: str, which: str, clients: Path, gitdir: str, size: int) -> di
             got = sorted({i for t in texts for i in ids_in(t, all_ids)})
             out.update(
                 ok=not got,
-                why=f"records in any request: {len(got)}",
+                why=f"records in any request: {len(got)} (prompt: {prompt[:48]!r})",
                 example=received(name, reqs[0], "Sentinel-Memory: lessons") or "(nothing injected)",
             )
         elif which == "c":
@@ -687,6 +698,27 @@ def scenario(name: str, which: str, clients: Path, gitdir: str, size: int) -> di
             shutil.rmtree(scratch, ignore_errors=True)
 
 
+def unrelated_prompt(entries: list) -> str:
+    """The first of UNRELATED_PROMPTS that no record is about: no record's text (its topic and
+    text fields, not its paths) holds two of its words of four letters or more. The bench's own
+    plain test, not the product's measure: a prompt on the subject of a lesson (httpx's memory holds
+    "Add dark mode toggle for documentation") is no unrelated prompt for that memory."""
+
+    def words(text: str) -> set[str]:
+        found = {w.rstrip("s") for w in re.findall(r"[a-z]{4,}", text.casefold())}
+        return found - _FUNCTION_WORDS
+
+    texts = [
+        words(" ".join(str(e.record.get(k) or "") for k in ("topic", "missing_context", "lesson", "ask_next_time")))
+        for e in entries
+    ]
+    for prompt in UNRELATED_PROMPTS:
+        mine = words(prompt)
+        if not any(len(mine & held) >= 2 for held in texts):
+            return prompt
+    return UNRELATED_PROMPTS[-1]
+
+
 def _offers_tools(body: dict) -> bool:
     tools = body.get("tools")
     if not tools:
@@ -712,8 +744,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--unrelated",
-        default=UNRELATED,
-        help="scenario b's prompt (the default names dark mode and local storage, which some projects' lessons hold)",
+        help="scenario b's prompt (default: the first of UNRELATED_PROMPTS that no record is about)",
     )
     args = parser.parse_args()
     if args.probe:
