@@ -459,7 +459,7 @@ UNRELATED_PROMPTS = (
     "Draw a bar chart of quarterly sales per region on the admin page.",
 )
 UNRELATED: str | None = None  # --unrelated
-_FUNCTION_WORDS = frozenset("with from into that this them they their then once page".split())
+_FUNCTION_WORDS = frozenset("with from into that this them they their then once".split())
 NEW_FILE = "notes/e2e_change.txt"
 MENTION = False  # --mention
 LOGGED = {
