@@ -178,6 +178,8 @@ def test_the_walkthrough_runs_as_written(readme, rules_dir, tmp_path):
     out = result.stdout
     assert result.returncode == 0, out + result.stderr
     assert "saved: new log record" in out and "[FAIL]" not in out
+    # the search shows the lesson as what the agent will see: a strong match, not a weak one
+    assert "config/tax_rates.yaml" in out and "Nothing matches strongly" not in out, out
     assert re.search(r"^\+\[payment\] log [0-9a-f]{16}$", out, re.M), out  # the readable diff
     assert re.search(r"^payment +1 +0 ", out, re.M), out  # list
     pushed = subprocess.run(["git", "--git-dir", str(remote), "show", "HEAD:.context/memory_log.jsonl"],

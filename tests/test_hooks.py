@@ -231,6 +231,30 @@ def test_a_memory_line_it_cannot_read_is_not_reported_on_stderr(repo):
     assert "not a record" in err, "said when asked"
 
 
+def test_asked_for_it_the_hook_says_on_stderr_why_it_printed_nothing(repo):
+    """SENTINEL_MEMORY_HOOK_DEBUG=1 (docs/clients.md) turns each silence into one line on stderr that
+    names its cause; stdout stays empty and the exit code 0, as without it."""
+    debug = {"SENTINEL_MEMORY_HOOK_DEBUG": "1"}
+
+    def why(data, **env) -> str:
+        code, out, err = hook(repo, "claude", data, **debug, **env)
+        assert (code, out) == (0, "")
+        lines = err.splitlines()
+        assert lines and all(line.startswith("sentinel-memory hook: nothing printed: ") for line in lines), err
+        return err
+
+    assert "not JSON" in why(b"not json")
+    assert "not an event" in why({"hook_event_name": "Notification", "session_id": "s0"})
+    assert "holds no task" in why(event("claude", PROMPT, repo, "s1", prompt="ok"))
+    assert "no lesson matches the prompt strongly" in why(event("claude", PROMPT, repo, "s1", prompt="Add a dark mode"))
+    assert "outside the project" in why(event("claude", BEFORE_WRITE, repo, "s1", path="../elsewhere.py"))
+    assert "no lesson" in why(event("claude", BEFORE_WRITE, repo, "s1", path="README.md"))
+    assert "work tree is as it was" in why(event("claude", STOP, repo, "s1"))
+    assert "time bound" in why(event("claude", BEFORE_WRITE, repo, "s2"), SENTINEL_MEMORY_HOOK_TIME="0")
+    repo.memory.unlink()
+    assert "no memory file" in why(event("claude", PROMPT, repo, "s1", prompt="Fix src/auth.py"))
+
+
 def test_past_its_time_bound_it_prints_nothing(repo):
     code, out, _ = hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1"), SENTINEL_MEMORY_HOOK_TIME="0")
     assert (code, out) == (0, "")
@@ -615,7 +639,7 @@ def test_doctor_says_whether_codex_and_gemini_trust_the_project_yet(repo):
     """Codex and Gemini CLI read nothing of a project nobody trusted, and Codex skips project hooks
     nobody reviewed in /hooks without a word. doctor reads their records in the user's home, filed
     as the clients file them: a warning with the step while a record is missing, ok once it is
-    there; a client never used on this machine (no ~/.codex, no ~/.gemini) gets the step alone.
+    there; a client never used on this machine (no ~/.codex, no ~/.gemini) gets the step as a note.
     Gemini CLI's own settings can also keep every hook, or ours by name, from running."""
     from gitrepos import server
 
@@ -628,7 +652,7 @@ def test_doctor_says_whether_codex_and_gemini_trust_the_project_yet(repo):
         return [line for line in server(env, *args, "doctor").stdout.splitlines() if "trust" in line]
 
     never_used = trust_lines()
-    assert len(never_used) == 2 and all(line.startswith("[  ok]") for line in never_used), never_used
+    assert len(never_used) == 2 and all(line.startswith("[note]") for line in never_used), never_used
     (home / ".codex").mkdir()
     (home / ".gemini").mkdir()
     codex, gemini = trust_lines()
@@ -685,7 +709,7 @@ def test_doctor_says_whether_claude_code_trusts_the_folder_and_uses_the_projects
         lines = server(env, *args, "doctor").stdout.splitlines()
         return next(line for line in lines if "'Use this MCP server'" in line or "'sentinel-memory' server" in line)
 
-    assert claude_line().startswith("[  ok] In a terminal, Claude Code asks twice")  # never used here
+    assert claude_line().startswith("[note] In a terminal, Claude Code asks twice")  # never used here
     state = home / ".claude.json"
     state.write_text(json.dumps({"projects": {}}), encoding="utf-8")
     assert claude_line().startswith("[warn] ~/.claude.json does not trust this folder yet")

@@ -240,6 +240,34 @@ def test_init_puts_the_workflow_where_each_client_reads_its_instructions(tmp_pat
     assert f"left alone {importing}: it imports AGENTS.md, which holds the workflow, and holds it too" in done.stdout
 
 
+def test_init_writes_cursor_rules_only_for_cursor_and_agents_md_for_vs_code_and_windsurf(tmp_path, env):
+    """A project set up for Claude Code gets no .cursorrules, which only Cursor reads; VS Code and
+    Windsurf read AGENTS.md at the project's root, so init --client vscode or windsurf puts the
+    workflow there. Cursor rules already holding the workflow (a teammate on Cursor) are kept
+    current by an init for another client, not left to go stale."""
+    repo = make_repo(tmp_path, env, wired=False)
+    done = server(env, "--project", str(repo.path), "init", "--client", "claude", "--no-hooks")
+    assert done.returncode == 0, done.stderr
+    assert not (repo.path / ".cursorrules").exists() and ".cursorrules" not in done.stdout
+    assert "call `log_memory`" in (repo.path / "CLAUDE.md").read_text(encoding="utf-8")
+    assert not (repo.path / "AGENTS.md").exists()
+
+    for client in ("vscode", "windsurf"):
+        other = make_repo(tmp_path / client, env, wired=False)
+        done = server(env, "--project", str(other.path), "init", "--client", client)
+        assert done.returncode == 0, done.stderr
+        assert not (other.path / ".cursorrules").exists()
+        assert "call `search_memory`" in (other.path / "AGENTS.md").read_text(encoding="utf-8")
+
+    team = make_repo(tmp_path / "team", env, wired=False)
+    rules = team.path / ".cursorrules"
+    rules.write_text("Use tabs.\n\n<!-- sentinel-memory:begin -->\nan older workflow\n<!-- sentinel-memory:end -->\n",
+                     encoding="utf-8")
+    done = server(env, "--project", str(team.path), "init", "--client", "claude", "--no-hooks")
+    text = rules.read_text(encoding="utf-8")
+    assert text.startswith("Use tabs.\n") and "an older workflow" not in text and "Call search_memory" in text
+
+
 def test_init_no_rules_writes_the_workflow_nowhere_and_keeps_what_is_there(tmp_path, env):
     """A team that keeps its CLAUDE.md by hand, and relies on the hooks: init --no-rules writes no
     Cursor rules and no section into CLAUDE.md, even after the section was deleted (a rerun without

@@ -105,11 +105,12 @@ def cmd_hook(root, args) -> int:
 
 
 def cmd_doctor(root, args) -> int:
+    from ..setup.clientcheck import NOTE
     from ..setup.doctor import FAIL, OK, check
 
     results = check(root)
     for status, sentence in results:
-        code = "32" if status == OK else "31" if status == FAIL else "33"
+        code = "32" if status == OK else "31" if status == FAIL else "36" if status == NOTE else "33"
         print(f"[{console.colour(f'{status:>4}', code)}] {sentence}")
     return 1 if any(status == FAIL for status, _ in results) else 0
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 MAX_INPUT = 1 << 20  # bytes of an event read, at most: a bigger one is not ours to read
 TIME_ENV = "SENTINEL_MEMORY_HOOK_TIME"  # seconds the hook may take (default DEFAULT_TIME)
 DEFAULT_TIME = 1.0
-DEBUG_ENV = "SENTINEL_MEMORY_HOOK_DEBUG"  # set: a failure is said in one line on stderr
+DEBUG_ENV = "SENTINEL_MEMORY_HOOK_DEBUG"  # set: why the hook printed nothing, in one line on stderr
 GIT_SHARE = 0.4  # of the time bound, the most one git status may take
 GIT_MARGIN = 0.1  # seconds before the bound by which every git call has ended (killed if need be)
 # Prompts that carry no task: nothing is looked up for them.
@@ -71,9 +71,16 @@ def main(argv: list[str], started: float | None = None) -> int:
     try:
         reply = answer(client, project, sys.stdin.buffer, guard)
     except Exception as exc:  # fail open: the client goes on as without the hook
-        if os.environ.get(DEBUG_ENV):
-            print(f"sentinel-memory hook: {type(exc).__name__}: {exc}", file=sys.stderr)
+        _silent(f"{type(exc).__name__}: {exc}")
     return guard.emit(reply)
+
+
+def _silent(why: str) -> Reply | None:
+    """No answer (None); with DEBUG_ENV set, `why` in one line on stderr (never otherwise: a client
+    may show the hook's stderr)."""
+    if os.environ.get(DEBUG_ENV):
+        print(f"sentinel-memory hook: nothing printed: {why}", file=sys.stderr)
+    return None
 
 
 def _quiet_logs() -> None:
@@ -160,6 +167,8 @@ class Guard:
                 command = sys.modules.get("sentinel_memory.git.command")  # loaded if git was run
                 if command is not None:
                     command.stop_running()
+                if os.environ.get(DEBUG_ENV):
+                    os.write(2, f"sentinel-memory hook: nothing printed: past its time bound ({TIME_ENV})\n".encode())
                 os._exit(0)
 
     def emit(self, reply: Reply | None) -> int:
@@ -168,7 +177,10 @@ class Guard:
             if self._done:
                 return 0
             self._done = True
-            if reply is None or time.monotonic() > self.deadline:
+            if reply is None:
+                return 0
+            if time.monotonic() > self.deadline:
+                _silent(f"the answer was ready past its time bound ({TIME_ENV})")
                 return 0
         from .replies import Blocking, line
 
@@ -200,16 +212,16 @@ def answer(client: str, project: str | None, stream, guard: Guard) -> Reply | No
 
     data = stream.read(MAX_INPUT + 1)
     if len(data) > MAX_INPUT:
-        return None
+        return _silent(f"the event on stdin is over {MAX_INPUT} bytes")
     try:
         event = events.parse(client, json.loads(data))
     except (ValueError, RecursionError):
-        return None
+        return _silent("the event on stdin is not JSON")
     if event is None:
-        return None
+        return _silent(f"not an event this hook answers for --client {client}, or a field it needs is missing")
     mode = writes_mode()
     if (event.moment == BEFORE_WRITE and mode != "deny") or (event.moment == AFTER_WRITE and mode != "context"):
-        return None
+        return _silent(f"{WRITES_ENV}={mode} turns this event off")
     from ..git import command
     from ..setup.project import resolve
     from . import state
@@ -218,7 +230,7 @@ def answer(client: str, project: str | None, stream, guard: Guard) -> Reply | No
     command.end_by(guard.deadline - GIT_MARGIN)
     root = resolve(project, cwd=event.cwd)
     if root.guarded:
-        return None
+        return _silent(f"{root.path} is the home folder or the root, not a project")
     where = state.path_for(client, event.session, str(root.path))
     with state.locked(where):
         session = state.load(where)
@@ -236,7 +248,7 @@ def answer(client: str, project: str | None, stream, guard: Guard) -> Reply | No
         reply = _reply(event, session, root, guard)
         if session.new or before != (session.shown, session.warned, session.asked):
             if guard.left() <= 0:
-                return None
+                return _silent(f"past its time bound ({TIME_ENV}) before the session was saved")
             state.save(where, session)
     return reply
 
@@ -244,25 +256,34 @@ def answer(client: str, project: str | None, stream, guard: Guard) -> Reply | No
 def _reply(event, session, root, guard: Guard) -> Reply | None:
     from . import lessons, replies
 
+    if event.moment in (PROMPT, BEFORE_WRITE, AFTER_WRITE) and not root.memory_file.is_file():
+        return _silent(f"no memory file at {root.memory_file}")
     if event.moment == PROMPT:
-        if quiet(event.prompt) or not root.memory_file.is_file():
-            return None
+        if quiet(event.prompt):
+            return _silent("the prompt holds no task (empty, a slash command, an acknowledgement, or our stop request)")
         text = lessons.for_prompt(root.memory_file, event.prompt, session)
-        return replies.context(event.client, PROMPT, text) if text else None
-    if event.moment in (BEFORE_WRITE, AFTER_WRITE):
-        if not root.memory_file.is_file():
-            return None
-        paths = [p for p in _project_paths(event.files, event.cwd, root.path) if not session.was_warned(p)]
-        text = lessons.for_write(root, paths, session, event.moment) if paths else None
         if not text:
-            return None
+            return _silent("no lesson matches the prompt strongly that this session was not shown already")
+        return replies.context(event.client, PROMPT, text)
+    if event.moment in (BEFORE_WRITE, AFTER_WRITE):
+        inside = _project_paths(event.files, event.cwd, root.path)
+        paths = [p for p in inside if not session.was_warned(p)]
+        if not paths:
+            return _silent(
+                "this session was shown the lessons about these files"
+                if inside
+                else "the files are outside the project"
+            )
+        text = lessons.for_write(root, paths, session, event.moment)
+        if not text:
+            return _silent(f"no lesson this session was not shown already cites {', '.join(paths)}")
         if event.moment == AFTER_WRITE:
             return replies.context(event.client, AFTER_WRITE, text)
         shown = lessons.as_shown(", ".join(paths))
         return replies.deny(event.client, text, f"Sentinel-Memory showed the agent lessons about {shown}")
     if event.moment == STOP:
         return _stop(event, session, root, guard)
-    return None
+    return _silent("a session's start: the work tree is noted for the stop, nothing is said")
 
 
 def _project_paths(files, cwd: str, root) -> list[str]:
@@ -287,12 +308,18 @@ def _project_paths(files, cwd: str, root) -> list[str]:
 def _stop(event, session, root, guard: Guard) -> Reply | None:
     from . import replies, worktree
 
-    if session.new or session.asked or session.tree is None:
-        return None
+    if session.new:
+        return _silent("the session's first hook is its stop: there is no earlier work tree to compare")
+    if session.asked:
+        return _silent("this session was asked to log already")
+    if session.tree is None:
+        return _silent("git could not say the work tree's state at the session's first hook")
     if worktree.memory(str(root.memory_file)) != session.memory:
-        return None  # the memory changed: something was logged
+        return _silent("the memory file changed in this session: something was logged")
     now = worktree.tree(str(root.path), min(guard.left(), DEFAULT_TIME) * GIT_SHARE)
-    if now is None or now == session.tree:
-        return None
+    if now is None:
+        return _silent("git could not say the work tree's state")
+    if now == session.tree:
+        return _silent("the work tree is as it was at the session's first hook (.context/ aside)")
     session.asked = True
     return replies.keep_going(event.client, STOP_REASON)

@@ -13,6 +13,7 @@ from .clientconfig import read_entry
 from .clients import CLIENTS, COMMAND, SERVER_NAME, extra_check, machine_specific
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"  # the status of each of doctor's lines
+NOTE = "note"  # a step the user may still have to take, which doctor cannot check here
 
 
 def looks_like_path(word: str) -> bool:

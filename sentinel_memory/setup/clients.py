@@ -67,6 +67,7 @@ CLIENTS: dict[str, Client] = {
             {"type": "stdio", "command": COMMAND, "args": WORKSPACE},
             'in .vscode/mcp.json give "args": ["--project", "${workspaceFolder}"] (VS Code expands it)',
             ("visual studio code", "vscode"),
+            instructions=Path("AGENTS.md"),  # VS Code reads it as the workspace's instructions
         ),
         # Claude Code starts a project's servers in the folder it runs in: no --project needed.
         # alwaysLoad: it waits for the server before the first turn (docs/clients.md).
@@ -127,6 +128,7 @@ CLIENTS: dict[str, Client] = {
             {},
             'in ~/.codeium/windsurf/mcp_config.json give "--project" and the absolute path',
             ("windsurf",),
+            instructions=Path("AGENTS.md"),  # at the project's root, a rule Windsurf always applies
         ),
     )
 }

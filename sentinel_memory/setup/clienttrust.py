@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..errors import StorageError
 from ..record.disk import read_regular
-from .clientcheck import OK, WARN
+from .clientcheck import NOTE, OK, WARN
 from .clients import CLIENTS, SERVER_NAME, trust_step
 
 # Codex and Gemini CLI, in detail. Both read nothing of a project they do not trust, and Codex also
@@ -42,8 +42,8 @@ _UNKNOWN = object()  # a file that exists but could not be read or parsed
 def trust_lines(root: Path, clients: set[str], hooked: set[str]) -> list[tuple[str, str]]:
     """doctor's line per client of `clients` that needs trust (Claude Code, Codex, Gemini CLI): OK
     when its records trust the project (and, for Codex, each of our hooks when `hooked` holds it;
-    for Claude Code, the project's server approved), WARN with the step when they do not, the step
-    alone when they cannot tell (the client never used on this machine, or its file unreadable)."""
+    for Claude Code, the project's server approved), WARN with the step when they do not, NOTE with
+    the step when they cannot tell (the client never used on this machine, or its file unreadable)."""
     out = []
     if "claude" in clients:
         out += _claude(root, "claude" in hooked)
@@ -92,7 +92,7 @@ def _claude_server(root: Path, settings: list, state_path: Path) -> tuple[str, s
         )
     state = _read(state_path, _jsonc, CLAUDE_STATE_BYTES)
     if state is None or state is _UNKNOWN:
-        return OK, CLAUDE_STEP[:1].upper() + CLAUDE_STEP[1:]
+        return NOTE, CLAUDE_STEP[:1].upper() + CLAUDE_STEP[1:]
     shown = _shown(state_path)
     project = next(
         (_table(_table(state, "projects"), p) for p in _spellings(root) if _table(_table(state, "projects"), p)), {}
@@ -125,7 +125,7 @@ def _codex(root: Path, hooked: bool) -> tuple[str, str]:
     home = Path(os.environ.get("CODEX_HOME") or Path.home() / _folder("codex"))
     config = _read(home / "config.toml", tomllib.loads)
     if config is _UNKNOWN or (config is None and not home.is_dir()):
-        return OK, step
+        return NOTE, step
     config = config if isinstance(config, dict) else {}
     shown = _shown(home / "config.toml")
     projects = _table(config, "projects")
@@ -140,7 +140,7 @@ def _codex(root: Path, hooked: bool) -> tuple[str, str]:
     state = _table(_table(config, "hooks"), "state")
     keys = _codex_hook_keys(root)
     if not keys:
-        return OK, step
+        return NOTE, step
     unreviewed = [k for k in keys if not any(_table(state, spelling).get("trusted_hash") for spelling in k)]
     if unreviewed:
         return WARN, (
@@ -186,7 +186,7 @@ def _gemini(root: Path, hooked: bool) -> tuple[str, str]:
     path = Path(os.environ.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH") or home / "trustedFolders.json")
     rules = _read(path, _jsonc)
     if rules is _UNKNOWN or (rules is None and not home.is_dir()):
-        return OK, step
+        return NOTE, step
     level = _gemini_level(root, rules if isinstance(rules, dict) else {})
     shown = _shown(path)
     if level in ("TRUST_FOLDER", "TRUST_PARENT"):

@@ -169,8 +169,16 @@ def _bytes_or_nothing(path: Path) -> bytes:
         return b""
 
 
-def rules_files(root: Path, rules: str | None = None) -> list[str]:
-    """The workflow in .cursorrules or .cursor/rules/sentinel-memory.mdc, never in both."""
+def rules_files(root: Path, rules: str | None = None, clients: tuple[str, ...] = ("cursor",)) -> list[str]:
+    """The workflow in .cursorrules or .cursor/rules/sentinel-memory.mdc, never in both: for Cursor
+    among the clients, for a form asked for, or to refresh Cursor rules that hold it already (a
+    teammate on another client keeps the team's rules current); nothing otherwise."""
+    if (
+        "cursor" not in clients
+        and not rules
+        and not any(RULES_BEGIN.encode() in _bytes_or_nothing(root / path) for path in RULES_FILES.values())
+    ):
+        return []
     chosen = rules_choice(root, rules)
     text = workflow_rules()
     report = [merge_section(root / RULES_FILES[chosen], text, MDC_FRONT_MATTER if chosen == "mdc" else "", root)]
@@ -243,7 +251,7 @@ def init(
     if warning and any(table.CLIENTS[name].config is not None for name in clients):
         report.append(warning)
     if workflow:
-        report += rules_files(root, rules)
+        report += rules_files(root, rules, clients)
         report += instruction_files(root, clients, agents_md)
     else:
         report.append("wrote no workflow rules (--no-rules): the rules files and instruction files keep what they hold")
