@@ -563,6 +563,18 @@ def test_a_topic_named_only_inside_a_compound_word_counts_where_the_record_holds
     assert dark in [m.record["id"] for m in strong_matches(path, "the dark-mode switch")]
 
 
+def test_a_topic_named_only_by_a_project_files_name_is_as_weak_as_that_file(path):
+    """ "chore(build.gradle.kts): add a preloader dependency" names the topic `gradle` only inside
+    the name of a file every Gradle project has: as weak as naming the file, so no strong match
+    (found on another project's task, which got this project's lessons of topic build). Named as a
+    word of its own, the topic is strong as before."""
+    filler(path, 20)
+    gradle = saved(log(path, "gradle", "the android app needs JDK 17", "set the toolchain once"))
+    assert strong_matches(path, "chore(build.gradle.kts): add a preloader dependency") == []
+    assert strong_matches(path, "update app/build.gradle.kts") == []
+    assert [m.record["id"] for m in strong_matches(path, "bump gradle in build.gradle.kts")] == [gradle]
+
+
 def test_a_query_word_that_names_a_cited_file_weighs_more_than_one_in_the_text(project, path):
     """ "completion" in the path of the file a record cites (src/shell_completion.py) says the
     record is about that file: it comes before a newer record that only mentions the word."""

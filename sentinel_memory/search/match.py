@@ -10,7 +10,8 @@ COMMON_FILE at most, and a file's name is no word beside it); a directory of one
 record cites another file, up to DIRECTORY; an identifier of the query (search/terms.py
 identifier) that the record holds, IDENTIFIER; the record's exact topic named in the query, up to
 TOPIC (named only inside a compound word, as mode in "dark-mode", only for a record that holds
-that word); and the query's other words that the record holds, each its rarity squared (1 for a word
+that word; named only inside a project file's name, as build in build.gradle.kts, as weak as that
+file); and the query's other words that the record holds, each its rarity squared (1 for a word
 only this record holds, towards 0 for a word most hold), the sum over WORDS. Rarity is a term's
 idf against that of a term one record holds, reckoned in a memory of at least RARITY_FROM records.
 A common word (search/index.py common) or a generic one (search/terms.py GENERIC_WORDS: fix, add,
@@ -172,6 +173,22 @@ class Query:
         if not found or re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", " ".join(_PART.findall(rest))):
             return ()
         return tuple(dict.fromkeys(found))
+
+    def named_only_by_project_files(self, topic: str) -> bool:
+        """Whether the query names the topic only inside the names of project files it names
+        (PROJECT_FILE: build.gradle.kts names the topic build, README.md readme): no more evidence
+        than the file itself, which is weak."""
+        wanted = " ".join(_PART.findall(unicodedata.normalize("NFC", topic).casefold()))
+        inside, rest = False, []
+        for run in self.raw.split():
+            parts = " ".join(_PART.findall(run))
+            named = re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", parts) is not None
+            name = run.strip("`'\"()[]{}<>,;:!?").rsplit("/", 1)[-1]
+            if named and ("/" in run or _EXTENSION.search(run)) and PROJECT_FILE.search(name):
+                inside = True
+            else:
+                rest.append(parts)
+        return inside and re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", " ".join(rest)) is None
 
     def names(self, topic: str) -> bool:
         """Whether the query names this topic exactly (as whole words, ignoring case; an underscore

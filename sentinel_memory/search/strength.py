@@ -84,9 +84,6 @@ def measure(index: SearchIndex, entry: Entry, query: Query) -> Match:
                 strength += worth
             reasons.append(f"file {chosen[0]} (named {name})")
             as_file.update(words(name))
-    # Weak files together are no stronger than one; a file's name counts once, as the file
-    # (CHANGELOG.md's `changelog`, README.md's topic `readme`).
-    strength += min(weak, COMMON_FILE)
     for folder in dict.fromkeys(parent(p) for p in query.files):
         if folder and folder in folders and folder not in found:
             strength += DIRECTORY * rarity(len(index.dir_postings[folder]), records)
@@ -104,9 +101,16 @@ def measure(index: SearchIndex, entry: Entry, query: Query) -> Match:
         if inside and not _holds_any(entry.record, inside):
             named = set()
         if named and not named <= as_file:  # topic readme, named by README.md: counted as the file
-            spread = max(index.holders(t) for t in named)
-            strength += TOPIC * rarity(spread, records) / query.chance
+            if query.named_only_by_project_files(topic):  # build, named by build.gradle.kts: as weak as it
+                weak += COMMON_FILE
+            else:
+                spread = max(index.holders(t) for t in named)
+                strength += TOPIC * rarity(spread, records) / query.chance
             reasons.append(f"topic {topic}")
+    # Weak files together are no stronger than one; a file's name counts once, as the file
+    # (CHANGELOG.md's `changelog`, README.md's topic `readme`), and a topic named only by a project
+    # file's name, as that file.
+    strength += min(weak, COMMON_FILE)
     shared, summed = [], 0.0
     for word in query.words:
         if word in terms_held and word not in named and word not in as_file and word not in GENERIC_WORDS:
