@@ -255,6 +255,12 @@ def test_asked_for_it_the_hook_says_on_stderr_why_it_printed_nothing(repo):
     assert "no memory file" in why(event("claude", PROMPT, repo, "s1", prompt="Fix src/auth.py"))
 
 
+@pytest.mark.parametrize("bound", ["inf", "1e308", "nan"])
+def test_a_time_bound_past_what_a_timer_can_wait_still_answers_without_a_traceback(repo, bound):
+    code, out, err = hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1"), SENTINEL_MEMORY_HOOK_TIME=bound)
+    assert (code, err) == (0, "") and LESSON in out
+
+
 def test_past_its_time_bound_it_prints_nothing(repo):
     code, out, _ = hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1"), SENTINEL_MEMORY_HOOK_TIME="0")
     assert (code, out) == (0, "")
@@ -280,6 +286,25 @@ def test_a_git_that_hangs_is_not_left_running_after_the_hook(repo, tmp_path, han
     assert code == 0
     left = subprocess.run(["pgrep", "-f", f"sleep {mark}"], capture_output=True, text=True)
     assert left.stdout == "", f"a git call outlived the hook: {left.stdout}"
+
+
+def test_the_hooks_git_runs_no_content_filter_the_repository_names(repo, tmp_path):
+    """A downloaded repository's .git/config can name a clean filter for its files (or a filter
+    process), which `git status` runs on every file whose stat data changed, as after unpacking an
+    archive. The session's first hook and its stop run none of them, and still see a change."""
+    marks = [tmp_path / "clean-ran", tmp_path / "process-ran"]
+    (repo.path / ".gitattributes").write_text("*.py filter=x\n*.md filter=y\n", encoding="utf-8")
+    repo.commit("attributes")
+    repo.git("config", "filter.x.clean", f"sh -c 'touch {marks[0]}'; cat")
+    repo.git("config", "filter.y.process", f"sh -c 'touch {marks[1]}'")
+    for path in (repo.path / "src" / "auth.py", repo.path / "README.md"):
+        os.utime(path, (time.time() + 5, time.time() + 5))  # stat data no longer matches the index
+    first_prompt(repo, "claude", "s1")
+    assert not any(mark.exists() for mark in marks), "a filter of the repository ran"
+    (repo.path / "src" / "new.py").write_text("x = 1\n", encoding="utf-8")
+    code, _, err = hook(repo, "claude", event("claude", STOP, repo, "s1"))
+    assert (code, err) == (2, STOP_REASON + "\n")
+    assert not any(mark.exists() for mark in marks), "a filter of the repository ran"
 
 
 def test_a_missing_or_unreadable_memory_file_gets_nothing(repo):

@@ -43,9 +43,12 @@ Options instead of settings, added by the subcommands that take them: --no-pager
 (core.pager, pager.<command>: only at a terminal, and ours are never one), --no-ext-diff
 (diff.external, diff.<driver>.command) and --no-textconv (diff.<driver>.textconv) on log and on
 the pre-commit check's diff.
-What our subcommands never reach is left alone: filters (clean/smudge run on add, checkout and
-diffs against the work tree), hooks and core.hooksPath (commit, merge and the like), core.editor,
-core.askPass and pagers at a terminal.
+Content filters (filter.<name>.clean, .smudge, .process): `git status` hashes a tracked file whose
+stat data no longer matches the index (every file of an unpacked archive) through its clean
+filter, a program the repository's configuration names. A caller of status first reads the
+filters' names with `git config` and pins each empty (filter_pins), and leaves submodules out
+(their own configuration names theirs). What our subcommands never reach is left alone: hooks and
+core.hooksPath (commit, merge and the like), core.editor, core.askPass and pagers at a terminal.
 """
 
 from __future__ import annotations
@@ -194,6 +197,19 @@ def run(
     if check:
         done.check_returncode()
     return done
+
+
+def filter_pins(cwd: os.PathLike | str, timeout: float = TIMEOUT) -> list[str]:
+    """`-c` settings, before a subcommand, that turn off every content filter the configuration
+    names (filter.<name>.clean, .smudge and .process set empty): reading the configuration runs
+    nothing. Raises what run() raises."""
+    listed = run("config", "-z", "--get-regexp", r"^filter\..*\.(clean|smudge|process)$", cwd=cwd, timeout=timeout)
+    pins: list[str] = []
+    for item in listed.stdout.split(b"\0"):
+        key = item.split(b"\n", 1)[0].decode("utf-8", "surrogateescape")
+        if key:
+            pins += ["-c", f"{key}="]
+    return pins
 
 
 def shell_prefix() -> str:

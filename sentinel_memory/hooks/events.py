@@ -25,7 +25,9 @@ MAX_FILES = 50  # files of one write looked at, at most
 MAX_PROMPT = 20_000  # characters of a prompt looked at, at most
 
 # An apply_patch names its files on these lines (Codex's patch format).
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M)
+# The rest of the line, stripped after the match (a lazy `(.+?)\s*$` was quadratic on a run of
+# spaces inside a name: seconds for 30,000 spaces, past the hook's time bound).
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: ([^\n]+)|^\*\*\* Move to: ([^\n]+)", re.M)
 
 
 @dataclass(frozen=True)

@@ -134,11 +134,15 @@ def _arguments(argv: list[str]) -> tuple[str, str | None]:
     return client, project
 
 
+MAX_TIME = 60.0  # seconds: a larger TIME_ENV (inf, 1e308) is this; a timer cannot wait longer than the platform's clock
+
+
 def _bound() -> float:
     try:
-        return max(0.0, float(os.environ.get(TIME_ENV, DEFAULT_TIME)))
+        value = float(os.environ.get(TIME_ENV, DEFAULT_TIME))
     except ValueError:
         return DEFAULT_TIME
+    return DEFAULT_TIME if value != value else min(max(0.0, value), MAX_TIME)  # NaN: the default
 
 
 def writes_mode() -> str:

@@ -23,11 +23,14 @@ def tree(root: str, timeout: float) -> str | None:
     if repo is None or timeout <= 0:
         return None
     try:
+        pins = gitcmd.filter_pins(root, timeout)  # status would run a tracked file's clean filter
         result = gitcmd.run(
+            *pins,
             "status",
             "--porcelain=v1",
             "-z",
             "--untracked-files=all",
+            "--ignore-submodules=all",
             "--no-renames",
             "--",
             ".",
