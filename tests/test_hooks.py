@@ -357,6 +357,42 @@ def test_a_state_file_that_is_a_link_is_not_followed(repo, tmp_path):
     assert target.read_bytes() == before
 
 
+def test_a_state_folder_that_is_a_link_gets_no_file_through_it(repo, tmp_path):
+    """The state folder itself a link to elsewhere: neither the session's lock nor the kept index
+    (its builder, `hook --warm`, run here to its end) is written through it."""
+    _grow(repo, 400)  # past the size at which the index is kept
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "state").symlink_to(elsewhere)
+    settings = {"SENTINEL_MEMORY_HOOK_STATE": str(tmp_path / "state")}
+    for moment in (PROMPT, BEFORE_WRITE):
+        code, out, _ = hook(repo, "claude", event("claude", moment, repo, "s1", prompt="Fix src/auth.py"), **settings)
+        assert (code, out) == (0, "")
+    environment = {**repo.env, **settings}
+    subprocess.run([sys.executable, str(SERVER), "hook", "--warm", str(repo.memory)], env=environment,
+                   cwd=repo.path, capture_output=True, timeout=120)
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_memory_too_big_to_look_up_in_time_gets_nothing_before_the_prompt_and_no_kept_copy(repo, tmp_path):
+    """Past HOOK_MAX (8 MiB, about 20,000 lessons) the prompt hook looks nothing up: reading back
+    its index would take longer than its bound (one call the bound cannot interrupt). It says so
+    when asked, starts no builder, and the write hook still shows a cited file's lesson."""
+    from sentinel_memory.hooks.matches import HOOK_MAX
+
+    _grow(repo, HOOK_MAX // 300)
+    assert repo.memory.stat().st_size > HOOK_MAX
+    state = tmp_path / "state"
+    settings = {"SENTINEL_MEMORY_HOOK_STATE": str(state), "SENTINEL_MEMORY_HOOK_DEBUG": "1"}
+    code, out, err = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="Fix src/auth.py"), **settings)
+    assert (code, out) == (0, "") and "compact it" in err
+    subprocess.run([sys.executable, str(SERVER), "hook", "--warm", str(repo.memory)], env={**repo.env, **settings},
+                   cwd=repo.path, capture_output=True, timeout=120)
+    assert list(state.glob("*.pickle")) == []
+    code, out, _ = hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1"), **settings)
+    assert LESSON in out
+
+
 def test_a_sessions_state_expires_a_day_after_its_last_change_not_its_start(repo, tmp_path):
     """A session that began more than a day ago and was changed since keeps what it was shown; a
     state unchanged for more than a day is a new session's (as the sweep removes it)."""

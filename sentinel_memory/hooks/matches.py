@@ -39,6 +39,11 @@ MAX_BYTES = 512 << 20  # a copy bigger than this is not read
 # milliseconds more than reading a kept copy, and no builder runs (docs/performance.md, "The hook's
 # kept index").
 WARM_FROM = 64 << 10
+# Above this size (about 20,000 records of the usual length) the prompt hook looks nothing up: its
+# index, built or read back (one call that holds the interpreter, so the time bound cannot end it),
+# takes longer than the hook may, and its copy would be hundreds of MB in the user's cache (a
+# 30 MB memory: a 174 MB copy, 2.5 s to read back). Such a memory wants compact_memory.
+HOOK_MAX = 8 << 20
 # The modules whose code shapes the index: a change to any gives the copy another stamp.
 SHAPED_BY = (
     "search/index.py",
@@ -143,8 +148,11 @@ def build(memory: Path) -> None:
     from ..record import store
     from ..search import index
 
+    if too_big(memory):
+        return
     path = where(memory)
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    disk.check_directory(os.path.dirname(path))  # not through a link, nor into a folder others can write
     with disk.locked(path, 0):  # one builder at a time; the others leave at once
         data = _memory_bytes(memory)
         if data is None:
@@ -166,9 +174,18 @@ def build(memory: Path) -> None:
 
 
 def worth_keeping(memory: Path) -> bool:
-    """Whether the memory file is large enough that a kept copy of its index pays (WARM_FROM)."""
+    """Whether the memory file is large enough that a kept copy of its index pays (WARM_FROM), and
+    small enough for the prompt hook (HOOK_MAX)."""
     try:
-        return os.stat(memory).st_size >= WARM_FROM
+        return WARM_FROM <= os.stat(memory).st_size <= HOOK_MAX
+    except OSError:
+        return False
+
+
+def too_big(memory: Path) -> bool:
+    """Whether the memory file is past what the prompt hook looks up in time (HOOK_MAX)."""
+    try:
+        return os.stat(memory).st_size > HOOK_MAX
     except OSError:
         return False
 

@@ -265,6 +265,10 @@ def _reply(event, session, root, guard: Guard) -> Reply | None:
     if event.moment == PROMPT:
         if quiet(event.prompt):
             return _silent("the prompt holds no task (empty, a slash command, an acknowledgement, or our stop request)")
+        from .matches import HOOK_MAX, too_big
+
+        if too_big(root.memory_file):
+            return _silent(f"the memory file is over {HOOK_MAX >> 20} MiB: too big to look up in time; compact it")
         text = lessons.for_prompt(root.memory_file, event.prompt, session)
         if not text:
             return _silent("no lesson matches the prompt strongly that this session was not shown already")

@@ -157,8 +157,9 @@ def locked(path: str):
     once); raises Unavailable when it is not free soon."""
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        disk.check_directory(os.path.dirname(path))  # the lock file is not made through a link
         return disk.locked(path, LOCK_WAIT)
-    except OSError as exc:
+    except (MemoryToolError, OSError) as exc:
         raise Unavailable(str(exc)) from None
 
 
