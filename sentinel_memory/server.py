@@ -310,6 +310,43 @@ def _warm_up() -> None:
         log.debug("warm-up skipped: %s", exc)
 
 
+def _read_lone_surrogates() -> None:
+    """Let a message whose strings hold an escaped lone surrogate (`"\\ud83d"`, half an emoji, as
+    JavaScript's JSON.stringify writes one) reach the tools, which refuse it with a sentence naming
+    the field (docs/contract.md §3.5). The MCP SDK's reader parses each line with pydantic's JSON
+    parser, which refuses such an escape, and then drops the message without an answer: the client
+    waits for its own timeout. Such a line is read with Python's json instead. Left as it is when the
+    SDK's reader is not shaped as this expects."""
+    import json
+
+    import mcp.server.stdio as stdio
+
+    sdk: Any = getattr(stdio, "types", None)
+    adapter: Any = getattr(sdk, "jsonrpc_message_adapter", None)
+    if adapter is None or not hasattr(adapter, "validate_python"):
+        return
+
+    class Reader:
+        def validate_json(self, line, **options):
+            try:
+                return adapter.validate_json(line, **options)
+            except Exception:
+                if "\\u" not in line:
+                    raise
+                return adapter.validate_python(json.loads(line), **options)
+
+        def __getattr__(self, name):
+            return getattr(adapter, name)
+
+    class Types:
+        jsonrpc_message_adapter = Reader()
+
+        def __getattr__(self, name):
+            return getattr(sdk, name)
+
+    stdio.types = Types()  # type: ignore[assignment]  # the SDK reader looks it up on each line
+
+
 def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog=SELF,
@@ -341,6 +378,7 @@ def main(argv: list[str] | None = None) -> None:
         )
     else:  # a client: pay the first call's costs (and wire git) before its first call
         threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
+    _read_lone_surrogates()
     try:
         mcp.run(transport="stdio", show_banner=False)
     except KeyboardInterrupt:  # Ctrl+C in a terminal: stop quietly, no traceback

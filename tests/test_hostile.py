@@ -544,3 +544,55 @@ def test_a_query_of_one_long_pasted_run_is_answered_in_one_pass(path):
     )
     assert result.returncode == 0, result.stderr
     assert "refresh early" in result.stdout
+
+
+def test_a_tool_call_holding_an_escaped_lone_surrogate_gets_an_answer_over_stdio(tmp_path):
+    """A client that writes half an emoji as JSON.stringify does ("\\ud83d") gets log_memory's
+    sentence naming the field and nothing saved, and a search or a compaction with one gets its
+    answer: the MCP SDK's reader refuses such a line and would leave the call unanswered (the
+    client waiting for its own timeout). A real server process over real pipes."""
+    project = tmp_path / "project"
+    project.mkdir()
+    calls = [
+        ("log_memory", '{"topic":"emoji","missing_context":"the icon","lesson":"broken emoji \\ud83d"}'),
+        ("search_memory", '{"query":"icon \\udc00"}'),
+        ("compact_memory", '{"target_topic":"\\ud800"}'),
+        ("search_memory", '{"query":"icon"}'),
+    ]
+    lines = [
+        '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+        '"capabilities":{},"clientInfo":{"name":"probe","version":"1"}}}',
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        *(
+            f'{{"jsonrpc":"2.0","id":{n},"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}'
+            for n, (tool, arguments) in enumerate(calls, 1)
+        ),
+    ]
+    process = subprocess.Popen(
+        [sys.executable, SERVER, "--project", str(project)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    import queue
+    import threading
+
+    said: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [said.put(line) for line in process.stdout], daemon=True).start()
+    try:
+        process.stdin.write(("\n".join(lines) + "\n").encode())
+        process.stdin.flush()
+        answers = {}
+        while len(answers) < len(lines) - 1:  # every request answered; stdin stays open meanwhile
+            try:
+                message = json.loads(said.get(timeout=60))
+            except queue.Empty:
+                pytest.fail(f"no answer to {sorted(set(range(len(calls) + 1)) - set(answers))} within a minute")
+            answers[message.get("id")] = message
+    finally:
+        process.kill()
+        process.communicate(timeout=60)
+    refused = answers[1]["result"]
+    assert refused["isError"] and "lesson is not valid UTF-8 text" in refused["content"][0]["text"]
+    assert all(not answers[n]["result"]["isError"] for n in (2, 3, 4))
+    assert not (project / ".context" / "memory_log.jsonl").exists()
