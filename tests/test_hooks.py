@@ -291,11 +291,13 @@ def test_a_git_that_hangs_is_not_left_running_after_the_hook(repo, tmp_path, han
 def test_the_hooks_git_runs_no_content_filter_the_repository_names(repo, tmp_path):
     """A downloaded repository's .git/config can name a clean filter for its files (or a filter
     process), which `git status` runs on every file whose stat data changed, as after unpacking an
-    archive. The session's first hook and its stop run none of them, and still see a change."""
+    archive. The session's first hook and its stop run none of them, and still see a change, a
+    filter marked required (as Git LFS marks its own) included."""
     marks = [tmp_path / "clean-ran", tmp_path / "process-ran"]
     (repo.path / ".gitattributes").write_text("*.py filter=x\n*.md filter=y\n", encoding="utf-8")
     repo.commit("attributes")
     repo.git("config", "filter.x.clean", f"sh -c 'touch {marks[0]}'; cat")
+    repo.git("config", "filter.x.required", "true")  # as Git LFS sets its filter: git stops at one it cannot run
     repo.git("config", "filter.y.process", f"sh -c 'touch {marks[1]}'")
     for path in (repo.path / "src" / "auth.py", repo.path / "README.md"):
         os.utime(path, (time.time() + 5, time.time() + 5))  # stat data no longer matches the index

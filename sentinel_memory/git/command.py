@@ -201,14 +201,17 @@ def run(
 
 def filter_pins(cwd: os.PathLike | str, timeout: float = TIMEOUT) -> list[str]:
     """`-c` settings, before a subcommand, that turn off every content filter the configuration
-    names (filter.<name>.clean, .smudge and .process set empty): reading the configuration runs
+    names (filter.<name>.clean, .smudge and .process set empty, and .required false, or git stops
+    at a required filter it cannot run, as Git LFS sets it): reading the configuration runs
     nothing. Raises what run() raises."""
-    listed = run("config", "-z", "--get-regexp", r"^filter\..*\.(clean|smudge|process)$", cwd=cwd, timeout=timeout)
+    listed = run(
+        "config", "-z", "--get-regexp", r"^filter\..*\.(clean|smudge|process|required)$", cwd=cwd, timeout=timeout
+    )
     pins: list[str] = []
     for item in listed.stdout.split(b"\0"):
         key = item.split(b"\n", 1)[0].decode("utf-8", "surrogateescape")
         if key:
-            pins += ["-c", f"{key}="]
+            pins += ["-c", f"{key}=false" if key.endswith(".required") else f"{key}="]
     return pins
 
 
