@@ -139,6 +139,9 @@ class Query:
     raw: str = ""  # the text case-folded, as written
     chance: float = 1.0  # what the topic's and the words' weights are divided by (LONG_QUERY)
     code_names: dict[str, str] = field(default_factory=dict)  # English term -> the Korean word (KO_EN)
+    # The words of the project files the query names (build gradle kts), and its text without them.
+    project_files: str = ""
+    beside_project_files: str = ""
 
     @classmethod
     def of(cls, text: str, files=(), former=()) -> Query:
@@ -147,6 +150,12 @@ class Query:
         found = {stem(w.casefold()): w for w in _WORD.findall(text) if identifier(w)}
         said = tuple(dict.fromkeys(w for w in words(_plain(text)) if w not in found and len(w) > 1 and not w.isdigit()))
         counted = len([w for w in said if w not in GENERIC_WORDS])
+        inside: list[str] = []
+        beside: list[str] = []
+        for run in text.casefold().split():
+            name = run.strip("`'\"()[]{}<>,;:!?").rsplit("/", 1)[-1]
+            is_file = ("/" in run or _EXTENSION.search(run)) and PROJECT_FILE.search(name)
+            (inside if is_file else beside).append(" ".join(_PART.findall(run)))
         return cls(
             " ".join(_PART.findall(text.casefold())),
             said,
@@ -157,6 +166,8 @@ class Query:
             text.casefold(),
             max(1.0, counted / LONG_QUERY),
             {stem(english): word for word in said for english in KO_EN.get(word, ()) if stem(english) not in said},
+            " | ".join(inside),
+            " ".join(beside) if inside else "",
         )
 
     def only_in_compounds(self, topic: str) -> tuple[str, ...]:
@@ -178,17 +189,15 @@ class Query:
         """Whether the query names the topic only inside the names of project files it names
         (PROJECT_FILE: build.gradle.kts names the topic build, README.md readme): no more evidence
         than the file itself, which is weak."""
+        if not self.project_files:
+            return False
         wanted = " ".join(_PART.findall(unicodedata.normalize("NFC", topic).casefold()))
-        inside, rest = False, []
-        for run in self.raw.split():
-            parts = " ".join(_PART.findall(run))
-            named = re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", parts) is not None
-            name = run.strip("`'\"()[]{}<>,;:!?").rsplit("/", 1)[-1]
-            if named and ("/" in run or _EXTENSION.search(run)) and PROJECT_FILE.search(name):
-                inside = True
-            else:
-                rest.append(parts)
-        return inside and re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", " ".join(rest)) is None
+        named = re.compile(rf"(?<!\w){re.escape(wanted)}(?!\w)")
+        return (
+            bool(wanted)
+            and named.search(self.project_files) is not None
+            and not named.search(self.beside_project_files)
+        )
 
     def names(self, topic: str) -> bool:
         """Whether the query names this topic exactly (as whole words, ignoring case; an underscore
