@@ -310,6 +310,10 @@ def _warm_up() -> None:
         log.debug("warm-up skipped: %s", exc)
 
 
+def _lone_surrogate(value: object) -> bool:
+    return isinstance(value, str) and any("\ud800" <= c <= "\udfff" for c in value)
+
+
 def _read_lone_surrogates() -> None:
     """Let a message whose strings hold an escaped lone surrogate (`"\\ud83d"`, half an emoji, as
     JavaScript's JSON.stringify writes one) reach the tools, which refuse it with a sentence naming
@@ -333,7 +337,12 @@ def _read_lone_surrogates() -> None:
             except Exception:
                 if "\\u" not in line:
                     raise
-                return adapter.validate_python(json.loads(line), **options)
+                parsed = json.loads(line)
+                # An id or a method the answer echoes must be text the writer can send back:
+                # such a message is left to the SDK, which drops it, as before.
+                if not isinstance(parsed, dict) or any(map(_lone_surrogate, (parsed.get("id"), parsed.get("method")))):
+                    raise
+                return adapter.validate_python(parsed, **options)
 
         def __getattr__(self, name):
             return getattr(adapter, name)

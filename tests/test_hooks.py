@@ -309,6 +309,50 @@ def test_the_hooks_git_runs_no_content_filter_the_repository_names(repo, tmp_pat
     assert not any(mark.exists() for mark in marks), "a filter of the repository ran"
 
 
+def test_a_filter_whose_name_git_cannot_pin_is_never_run_and_no_status_is_taken(repo, tmp_path):
+    """`-c` splits at the first `=`, so a filter named `ok=fine` (which .gitattributes can name)
+    cannot be turned off on git's command line: the hooks then take no status at all, and the stop
+    asks nothing rather than run it."""
+    mark = tmp_path / "ran"
+    (repo.path / ".gitattributes").write_text("*.py filter=ok=fine\n", encoding="utf-8")
+    repo.commit("attributes")
+    repo.git("config", "filter.ok=fine.clean", f"sh -c 'touch {mark}'; cat")
+    os.utime(repo.path / "src" / "auth.py", (time.time() + 5, time.time() + 5))
+    first_prompt(repo, "claude", "s1")
+    (repo.path / "src" / "new.py").write_text("x = 1\n", encoding="utf-8")
+    assert hook(repo, "claude", event("claude", STOP, repo, "s1")) == (0, "", "")
+    assert not mark.exists(), "a filter of the repository ran"
+
+
+def test_a_new_commit_in_a_submodule_counts_as_work(repo, tmp_path):
+    """The fingerprint leaves a submodule's own files to it (git runs nothing inside it, whose
+    configuration may name its own filters), but a submodule moved to another commit is a change:
+    the stop asks."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    me = ["-c", "user.name=Lib", "-c", "user.email=lib@example.com"]
+    for args in (("init", "-q"), (*me, "commit", "-q", "--allow-empty", "-m", "one")):
+        subprocess.run(["git", *args], cwd=lib, env=repo.env, check=True, capture_output=True)
+    repo.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib")
+    repo.commit("submodule")
+    first_prompt(repo, "claude", "s1")
+    subprocess.run(["git", *me, "commit", "-q", "--allow-empty", "-m", "two"], cwd=repo.path / "lib", env=repo.env,
+                   check=True, capture_output=True)
+    code, _, err = hook(repo, "claude", event("claude", STOP, repo, "s1"))
+    assert (code, err) == (2, STOP_REASON + "\n")
+
+
+def test_with_stderr_closed_the_debug_line_never_reaches_stdout(repo):
+    """SENTINEL_MEMORY_HOOK_DEBUG=1 with the hook's stderr closed: print would fall back to stdout,
+    which the client reads as the hook's answer; nothing is printed, exit 0."""
+    environment = {**repo.env, "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"], **UNBOUNDED,
+                   "SENTINEL_MEMORY_HOOK_DEBUG": "1"}
+    for data in (b"{ not json", json.dumps(event("claude", PROMPT, repo, "s1", prompt="Add a dark mode")).encode()):
+        result = subprocess.run(["sh", "-c", f'exec "{sys.executable}" "{SERVER}" hook --client claude 2>&-'],
+                                input=data, capture_output=True, cwd=repo.path, env=environment, timeout=120)
+        assert (result.returncode, result.stdout) == (0, b"")
+
+
 def test_a_missing_or_unreadable_memory_file_gets_nothing(repo):
     repo.memory.unlink()
     assert hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1")) == (0, "", "")

@@ -573,6 +573,9 @@ def test_a_topic_named_only_by_a_project_files_name_is_as_weak_as_that_file(path
     assert strong_matches(path, "chore(build.gradle.kts): add a preloader dependency") == []
     assert strong_matches(path, "update app/build.gradle.kts") == []
     assert [m.record["id"] for m in strong_matches(path, "bump gradle in build.gradle.kts")] == [gradle]
+    assert strong_matches(path, "Update app\\build.gradle.kts.") == []  # a sentence's period, a Windows path
+    history = saved(log(path, "history", "the list lost its place", "keep the page in the query"))
+    assert [m.record["id"] for m in strong_matches(path, "fix the pagination in app/history")] == [history]
 
 
 def test_a_query_word_that_names_a_cited_file_weighs_more_than_one_in_the_text(project, path):

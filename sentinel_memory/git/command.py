@@ -46,8 +46,8 @@ the pre-commit check's diff.
 Content filters (filter.<name>.clean, .smudge, .process): `git status` hashes a tracked file whose
 stat data no longer matches the index (every file of an unpacked archive) through its clean
 filter, a program the repository's configuration names. A caller of status first reads the
-filters' names with `git config` and pins each empty (filter_pins), and leaves submodules out
-(their own configuration names theirs). What our subcommands never reach is left alone: hooks and
+filters' names with `git config` and pins each empty (filter_pins), and counts a submodule by
+its commit only (git runs nothing in it; its own configuration names its filters). What our subcommands never reach is left alone: hooks and
 core.hooksPath (commit, merge and the like), core.editor, core.askPass and pagers at a terminal.
 """
 
@@ -203,13 +203,16 @@ def filter_pins(cwd: os.PathLike | str, timeout: float = TIMEOUT) -> list[str]:
     """`-c` settings, before a subcommand, that turn off every content filter the configuration
     names (filter.<name>.clean, .smudge and .process set empty, and .required false, or git stops
     at a required filter it cannot run, as Git LFS sets it): reading the configuration runs
-    nothing. Raises what run() raises."""
+    nothing. A name holding `=` cannot be pinned (`-c` splits at the first one): ValueError, and the
+    caller runs no status. Raises what run() raises."""
     listed = run(
         "config", "-z", "--get-regexp", r"^filter\..*\.(clean|smudge|process|required)$", cwd=cwd, timeout=timeout
     )
     pins: list[str] = []
     for item in listed.stdout.split(b"\0"):
         key = item.split(b"\n", 1)[0].decode("utf-8", "surrogateescape")
+        if "=" in key:
+            raise ValueError(f"a filter named {key!r} cannot be turned off on git's command line")
         if key:
             pins += ["-c", f"{key}=false" if key.endswith(".required") else f"{key}="]
     return pins

@@ -63,7 +63,7 @@ def main(argv: list[str], started: float | None = None) -> int:
     try:
         client, project = _arguments(argv)
     except ValueError as exc:
-        print(f"sentinel-memory hook: {exc}", file=sys.stderr)
+        _say(str(exc))
         return 0
     guard = Guard(started + _bound())
     reply = None
@@ -80,8 +80,19 @@ def _silent(why: str) -> Reply | None:
     """No answer (None); with DEBUG_ENV set, `why` in one line on stderr (never otherwise: a client
     may show the hook's stderr)."""
     if os.environ.get(DEBUG_ENV):
-        print(f"sentinel-memory hook: nothing printed: {why}", file=sys.stderr)
+        _say(f"nothing printed: {why}")
     return None
+
+
+def _say(text: str) -> None:
+    """One line on stderr, never elsewhere: with stderr closed (None), print would write to stdout,
+    which the client reads as the hook's answer."""
+    if sys.stderr is None:
+        return
+    try:
+        print(f"sentinel-memory hook: {text}", file=sys.stderr)
+    except (OSError, ValueError):  # the reader left: nothing to say
+        pass
 
 
 def _quiet_logs() -> None:
@@ -109,7 +120,7 @@ def _warm(memory: str) -> int:
         matches.build(Path(memory))
     except Exception as exc:  # nothing waits for it: the next hook starts another
         if os.environ.get(DEBUG_ENV):
-            print(f"sentinel-memory hook --warm: {type(exc).__name__}: {exc}", file=sys.stderr)
+            _say(f"--warm: {type(exc).__name__}: {exc}")
     return 0
 
 
@@ -170,7 +181,12 @@ class Guard:
                 if command is not None:
                     command.stop_running()
                 if os.environ.get(DEBUG_ENV):
-                    os.write(2, f"sentinel-memory hook: nothing printed: past its time bound ({TIME_ENV})\n".encode())
+                    try:
+                        os.write(
+                            2, f"sentinel-memory hook: nothing printed: past its time bound ({TIME_ENV})\n".encode()
+                        )
+                    except OSError:
+                        pass
                 os._exit(0)
 
     def emit(self, reply: Reply | None) -> int:
@@ -190,6 +206,8 @@ class Guard:
             stream, data, code = sys.stderr, reply.reason.encode("utf-8") + b"\n", 2
         else:
             stream, data, code = sys.stdout, line(reply), 0
+        if stream is None:  # closed before we started: nothing to say
+            return 0
         try:
             stream.buffer.write(data)
             stream.buffer.flush()

@@ -30,7 +30,7 @@ def tree(root: str, timeout: float) -> str | None:
             "--porcelain=v1",
             "-z",
             "--untracked-files=all",
-            "--ignore-submodules=all",
+            "--ignore-submodules=dirty",  # a submodule's new commit counts; git runs nothing in it
             "--no-renames",
             "--",
             ".",

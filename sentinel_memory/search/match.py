@@ -153,8 +153,8 @@ class Query:
         inside: list[str] = []
         beside: list[str] = []
         for run in text.casefold().split():
-            name = run.strip("`'\"()[]{}<>,;:!?").rsplit("/", 1)[-1]
-            is_file = ("/" in run or _EXTENSION.search(run)) and PROJECT_FILE.search(name)
+            name = _name_of(run)
+            is_file = (name.startswith(".") or _EXTENSION.search(name)) and PROJECT_FILE.search(name)
             (inside if is_file else beside).append(" ".join(_PART.findall(run)))
         return cls(
             " ".join(_PART.findall(text.casefold())),
@@ -204,6 +204,17 @@ class Query:
         or a hyphen as a space: topic bug_report is named by "bug report")."""
         wanted = " ".join(_PART.findall(unicodedata.normalize("NFC", topic).casefold()))
         return bool(wanted) and re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", self.text) is not None
+
+
+_AFTER_NAME = re.compile(r"[#?:].*")  # a line number (:12), an anchor (#usage) or a query after a file's name
+
+
+def _name_of(run: str) -> str:
+    """The file name a run of a text may be (`build.gradle.kts` of "(gradle\\build.gradle.kts):12."),
+    as the last part of a path, without what a sentence puts around it."""
+    name = re.split(r"[/\\]", run)[-1]
+    name = _AFTER_NAME.sub("", name).strip("`'\"()[]{}<>,;!*")
+    return name.rstrip(".")
 
 
 def _plain(text: str) -> str:
