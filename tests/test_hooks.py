@@ -348,8 +348,11 @@ def test_with_stderr_closed_the_debug_line_never_reaches_stdout(repo):
     environment = {**repo.env, "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"], **UNBOUNDED,
                    "SENTINEL_MEMORY_HOOK_DEBUG": "1"}
     for data in (b"{ not json", json.dumps(event("claude", PROMPT, repo, "s1", prompt="Add a dark mode")).encode()):
-        result = subprocess.run(["sh", "-c", f'exec "{sys.executable}" "{SERVER}" hook --client claude 2>&-'],
-                                input=data, capture_output=True, cwd=repo.path, env=environment, timeout=120)
+        # as Python starts with file descriptor 2 closed: sys.stderr is None
+        start = ("import os, runpy, sys; os.close(2); sys.stderr = None; "
+                 f"sys.argv = [{str(SERVER)!r}, 'hook', '--client', 'claude']; runpy.run_path(sys.argv[0], run_name='__main__')")
+        result = subprocess.run([sys.executable, "-c", start], input=data, capture_output=True, cwd=repo.path,
+                                env=environment, timeout=120)
         assert (result.returncode, result.stdout) == (0, b"")
 
 
