@@ -47,8 +47,9 @@ Content filters (filter.<name>.clean, .smudge, .process): `git status` hashes a 
 stat data no longer matches the index (every file of an unpacked archive) through its clean
 filter, a program the repository's configuration names. A caller of status first reads the
 filters' names with `git config` and pins each empty (filter_pins), and counts a submodule by
-its commit only (git runs nothing in it; its own configuration names its filters). What our subcommands never reach is left alone: hooks and
-core.hooksPath (commit, merge and the like), core.editor, core.askPass and pagers at a terminal.
+its commit only (git runs nothing in it; its own configuration names its filters). What our
+subcommands never reach is left alone: hooks and core.hooksPath (commit, merge and the like),
+core.editor, core.askPass and pagers at a terminal.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 MAX_INPUT = 1 << 20  # bytes of an event read, at most: a bigger one is not ours to read
 TIME_ENV = "SENTINEL_MEMORY_HOOK_TIME"  # seconds the hook may take (default DEFAULT_TIME)
 DEFAULT_TIME = 1.0
-MAX_TIME = 60.0  # seconds: a larger TIME_ENV (inf, 1e308) is this; a timer cannot wait past the platform's clock
+MAX_TIME = 60.0  # seconds: a larger TIME_ENV (inf, 1e308) is this, as far as a timer can wait
 DEBUG_ENV = "SENTINEL_MEMORY_HOOK_DEBUG"  # set: why the hook printed nothing, in one line on stderr
 GIT_SHARE = 0.4  # of the time bound, the most one git status may take
 GIT_MARGIN = 0.1  # seconds before the bound by which every git call has ended (killed if need be)
