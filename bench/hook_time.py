@@ -92,14 +92,16 @@ CPU: dict[str, list[float]] = {}  # per kind: the child's user + system time, ms
 
 
 def spawn(argv: list[str], data: bytes, cwd: Path, env: dict) -> tuple[float, bytes, float]:
-    """(wall ms from spawn to exit, stdout, the child's CPU ms: on a busy machine the steadier one)."""
+    """(wall ms from spawn to exit, what it said, the child's CPU ms: on a busy machine the steadier
+    one). What it said is stdout, or stderr with exit code 2: how the Claude Code stop asks."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     result = subprocess.run(argv, input=data, capture_output=True, cwd=cwd, env=env)
     wall = (time.perf_counter() - start) * 1000
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
-    return wall, result.stdout, cpu
+    said = result.stderr if result.returncode == 2 else result.stdout
+    return wall, said, cpu
 
 
 def main() -> int:

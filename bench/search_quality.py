@@ -356,7 +356,13 @@ def run_size(
     try:
         path = write_memory(project, entries)
         memory = opened(path)
-        bm25 = BM25(list(reversed(entries)))
+        # One document per record, as the memory holds one per id (commits of the same message and
+        # topic are one record): the newest, as write_memory keeps it.
+        newest: dict[str, Entry] = {}
+        for e in entries:
+            newest.pop(e.id, None)
+            newest[e.id] = e
+        bm25 = BM25(list(reversed(newest.values())))
         cards = {e.id: render.record_body(e.record) for e in entries}
         for mode, with_files in (("query", False), ("query+files", True), ("query+all", True)):
             got = {"product": [], "bm25": []}

@@ -363,7 +363,7 @@ def test_the_match_strength_the_contract_quotes_is_the_codes():
     assert quoted(r"reckoned with `N` at least (\d+)") == match.RARITY_FROM
     assert quoted(r"that it cites \(or the path git renamed to it\): ([\d.]+) \(") == match.FILE
     assert quoted(r"\(([\d.]+) for a file more\s+than a fifth") == match.COMMON_FILE
-    assert quoted(r"such weak files together count ([\d.]+) at most") == match.COMMON_FILE
+    assert quoted(r"such weak files\s+together count ([\d.]+) at most") == match.COMMON_FILE
     projects = scale[scale.index("**project file**") : scale.index("PROJECT_FILE")]
     for name in re.findall(r"`([\w.-]+)`", projects):
         assert match.PROJECT_FILE.search(name), f"contract §4.2 calls {name} a project file; search/match.py does not"

@@ -548,6 +548,17 @@ def test_a_topic_in_snake_case_is_named_by_its_words(path):
     assert all(not r.startswith("topic") for m in strong_matches(path, "report") for r in m.reasons)
 
 
+def test_a_snake_case_topic_of_generic_words_only_is_named_by_no_task(path):
+    """A module named _version (a topic as search_quality-like histories give it) is named by
+    "release version 8.4.1" only through the generic word version: no strong match, as for the
+    topic version itself; its own name still finds it in the ranking."""
+    filler(path, 20)
+    target = saved(log(path, "_version", "the version file is generated", "never edit _version.py by hand"))
+    assert strong_matches(path, "release version 8.4.1") == []
+    assert strong_matches(path, "fix the version string") == []
+    assert listed(search(path, "_version"))[0] == target
+
+
 def test_a_topic_named_only_inside_a_compound_word_counts_where_the_record_holds_that_word(path):
     """ "Add a dark-mode toggle" names the topic `mode` (the project's run mode) only inside
     "dark-mode", which its record never mentions: no strong match. "bump go-toml" names the topic
@@ -631,6 +642,27 @@ def test_a_file_every_project_has_is_weak_evidence_alone(project, path):
     assert strong_matches(path, "Update README.md") == []  # the file named is the topic's one word
     assert strong_matches(path, "", ["README.md", "src/pay/vat.py"])[0].record["id"] == lesson
     assert listed(search(path, "", files=["package.json"]))[0] == lesson  # still listed first
+
+
+def test_the_settings_every_project_keeps_for_its_tools_are_weak_evidence_alone(project, path):
+    """Any Python project's pre-commit autoupdate, dependency bot or documentation config touches
+    .pre-commit-config.yaml, .github/dependabot.yml, docs/conf.py: a lesson that cites one of them
+    is listed first for a task on it, but is no strong match (nothing a hook would show unasked)
+    unless the task shares more with it. A conf.py outside docs/ is the project's own module."""
+    settings = [".pre-commit-config.yaml", ".github/dependabot.yml", "docs/conf.py", "mkdocs.yml"]
+    for name in (*settings, "app/conf.py"):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text("x\n")
+    filler(path, 20)
+    lint = saved(log(path, "lint", "the hooks pin ruff", "bump ruff with the CI's", files=[settings[0]]))
+    for name in settings[1:]:
+        log(path, "upkeep", f"{name} changed", "keep it in step", files=[name])
+    conf = saved(log(path, "settings", "conf.py reads the env", "set APP_MODE first", files=["app/conf.py"]))
+    for name in settings:
+        assert strong_matches(path, "", [name]) == [], name
+    assert listed(search(path, "", files=[settings[0]]))[0] == lint
+    assert strong_matches(path, "bump ruff in the pre-commit hooks", [settings[0]])[0].record["id"] == lint
+    assert strong_matches(path, "", ["app/conf.py"])[0].record["id"] == conf
 
 
 def test_a_record_citing_the_path_a_file_had_before_a_rename_is_a_strong_match(tmp_path, env):

@@ -48,13 +48,19 @@ _FILE_NAME = re.compile(
     r"(?<![\w./\\-])(\.[^\W\d_][\w-]*|(?=[\w-]*[^\W\d_])[\w-]+(?:\.[\w-]+)*\.[^\W\d_]\w{0,9})(?![\w/\\-]|\.\w)"
 )
 # The files nearly every project of its kind has, by name: its readme, changelog, licence and
-# contribution guide, its ignore files, its package manifests and lock files. A task touches them
-# for reasons of its own (a new dependency, a new ignored folder), so sharing one with a record is
-# weak evidence, like a file most records cite.
+# contribution guide, its ignore files, its package manifests and lock files, and the settings of
+# its tools (pre-commit, linters, coverage, dependency bots, documentation builders: docs/conf.py,
+# mkdocs.yml, docs/index.md). A task touches them for reasons of its own (a new dependency, a new
+# ignored folder, a linter's upgrade), so sharing one with a record is weak evidence, like a file
+# most records cite.
 PROJECT_FILE = re.compile(
     r"(?:^|/)(?:(?:readme|changelog|changes|history|news|authors|contributors|contributing|license|licence"
-    r"|copying|notice|code_of_conduct|security|maintainers)(?:\.(?:md|markdown|rst|txt|adoc|org))?"
+    r"|copying|notice|code_of_conduct|security|maintainers|pull_request_template)(?:\.(?:md|markdown|rst|txt|adoc|org))?"
     r"|\.(?:git|docker|npm|prettier|eslint)ignore|\.gitattributes|\.gitmodules|\.editorconfig|\.mailmap"
+    r"|\.pre-commit-(?:config|hooks)\.ya?ml|dependabot\.ya?ml|renovate\.json5?|\.readthedocs\.ya?ml|\.travis\.yml"
+    r"|\.?codecov\.ya?ml|\.coveragerc|\.flake8|mypy\.ini|\.pylintrc|\.?ruff\.toml|\.?rustfmt\.toml"
+    r"|\.golangci\.ya?ml|\.(?:eslintrc|prettierrc)(?:\.\w+)?|\.nvmrc|\.python-version|\.tool-versions"
+    r"|mkdocs\.ya?ml|docs?/conf\.py|docs?/index\.(?:md|rst)"
     r"|package(?:-lock)?\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-(?:lock|workspace)\.yaml|bun\.lockb?"
     r"|tsconfig(?:\.[\w-]+)?\.json|cargo\.(?:toml|lock)|go\.(?:mod|sum|work)|pyproject\.toml|setup\.(?:py|cfg)"
     r"|requirements(?:[-_.][\w-]+)?\.(?:txt|in)|manifest\.in|poetry\.lock|uv\.lock|pipfile(?:\.lock)?|tox\.ini"
