@@ -192,6 +192,29 @@ def test_changes_under_context_alone_do_not_count_as_work(repo):
     assert hook(repo, "claude", event("claude", STOP, repo, "s1")) == (0, "", "")
 
 
+def test_a_project_set_up_but_without_a_memory_file_yet_is_asked_for_its_first_lesson(repo):
+    """`init` makes .context/ but no memory file: the first session that changes code is asked to
+    log, which makes the file. Before the prompt and the write there is nothing to show."""
+    repo.memory.unlink()
+    first_prompt(repo, "codex", "s1")
+    assert hook(repo, "codex", event("codex", BEFORE_WRITE, repo, "s1")) == (0, "", "")
+    (repo.path / "src" / "auth.py").write_text("def verify_token(t):\n    return t.strip()\n", encoding="utf-8")
+    code, out, err = hook(repo, "codex", event("codex", STOP, repo, "s1"))
+    assert answer_moment("codex", code, out, err) == STOP and "call log_memory" in out
+
+
+@pytest.mark.parametrize("unset", ["no .context folder", "a memory that is a folder"])
+def test_a_stop_in_a_project_not_set_up_or_with_an_unreadable_memory_asks_nothing(repo, unset):
+    if unset == "no .context folder":
+        shutil.rmtree(repo.path / ".context")
+    else:
+        repo.memory.unlink()
+        repo.memory.mkdir()
+    first_prompt(repo, "claude", "s1")
+    (repo.path / "src" / "auth.py").write_text("def verify_token(t):\n    return t.strip()\n", encoding="utf-8")
+    assert hook(repo, "claude", event("claude", STOP, repo, "s1")) == (0, "", "")
+
+
 def test_a_stop_without_an_earlier_hook_in_the_session_asks_nothing(repo):
     (repo.path / "README.md").write_text("changed\n", encoding="utf-8")
     assert hook(repo, "codex", event("codex", STOP, repo, "fresh")) == (0, "", "")

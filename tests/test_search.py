@@ -549,9 +549,9 @@ def test_a_topic_in_snake_case_is_named_by_its_words(path):
 
 
 def test_a_snake_case_topic_of_generic_words_only_is_named_by_no_task(path):
-    """A module named _version (a topic as search_quality-like histories give it) is named by
-    "release version 8.4.1" only through the generic word version: no strong match, as for the
-    topic version itself; its own name still finds it in the ranking."""
+    """The topic of a lesson about _version.py is _version: "release version 8.4.1" names it only
+    through the generic word version, so no strong match, as for a topic version; its own name
+    still finds it first."""
     filler(path, 20)
     target = saved(log(path, "_version", "the version file is generated", "never edit _version.py by hand"))
     assert strong_matches(path, "release version 8.4.1") == []

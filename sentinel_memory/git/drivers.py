@@ -41,9 +41,10 @@ def merge_driver(base: str, ours: str, theirs: str, name: str = "") -> int:
             gitcmd.argv("merge-file", "--diff3", *TEXT_MERGE_LABELS, ours, base, theirs),
             env=gitcmd.environment(),
             stdin=subprocess.DEVNULL,
+            timeout=gitcmd.TIMEOUT,
         )
         merged = 0 <= result.returncode < 128  # the number of conflicts; 255: git refused (binary input)
-    except OSError:
+    except (OSError, subprocess.TimeoutExpired):  # killed past the bound: both sides whole, below
         merged = False
     if merged:
         return 1 if result.returncode else 0

@@ -338,6 +338,12 @@ def _stop(event, session, root, guard: Guard) -> Reply | None:
         return _silent("this session was asked to log already")
     if session.tree is None:
         return _silent("git could not say the work tree's state at the session's first hook")
+    # A project set up (init made .context/) whose memory file does not exist yet is asked: its
+    # first lesson makes the file. Without .context/, or with a memory that is no file, nothing.
+    if not root.memory_file.parent.is_dir():
+        return _silent(f"no folder {root.memory_file.parent}: the project is not set up for Sentinel-Memory")
+    if os.path.lexists(root.memory_file) and not root.memory_file.is_file():
+        return _silent(f"the memory file {root.memory_file} is not a file")
     if worktree.memory(str(root.memory_file)) != session.memory:
         return _silent("the memory file changed in this session: something was logged")
     now = worktree.tree(str(root.path), min(guard.left(), DEFAULT_TIME) * GIT_SHARE)
