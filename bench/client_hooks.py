@@ -16,7 +16,8 @@ body whole. The client runs headless (`claude -p`, `gemini -p`, `codex exec`). T
   c  the model writes a file a lesson cites, unasked: the lesson reaches the model while the file
      is not yet written, and it appears once in the conversation
   d  the model writes a file no lesson cites and stops: it is asked once to log, its log_memory
-     call lands in the memory file, and the next stop ends the session
+     call lands in the memory file, and the next stop ends the session (--first-lesson: in a
+     project `init` set up whose memory file does not exist yet; the call makes it)
 --probe wires, instead of the product's hooks, a marker script by hand (each event's stdin saved,
 the client's own output shapes answered) and prints what each hook received and what reached the
 model: the harness's own check, usable before the product's hook exists.
@@ -462,6 +463,7 @@ UNRELATED: str | None = None  # --unrelated
 _FUNCTION_WORDS = frozenset("with from into that this them they their then once".split())
 NEW_FILE = "notes/e2e_change.txt"
 MENTION = False  # --mention
+FIRST = False  # --first-lesson
 LOGGED = {
     "topic": "e2e-bench",
     "missing_context": "The task did not say where the change notes live.",
@@ -619,6 +621,8 @@ def scenario(name: str, which: str, clients: Path, gitdir: str, size: int) -> di
         entries, task = memory_for(gitdir, size)
         sq.write_memory(project, entries)
         materialize(project, entries)
+        if FIRST and which == "d":  # a project set up whose first lesson is yet to come
+            sq.memory_path(project).unlink()
         how = wire(name, project)
         git(project, "add", "-A")
         git(project, "commit", "-qm", "start")
@@ -729,7 +733,7 @@ def _offers_tools(body: dict) -> bool:
 
 
 def main() -> None:
-    global MENTION, UNRELATED
+    global MENTION, UNRELATED, FIRST
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("gitdir", nargs="?")
     parser.add_argument("--clients", required=True, type=Path)
@@ -746,6 +750,9 @@ def main() -> None:
         "--unrelated",
         help="scenario b's prompt (default: the first of UNRELATED_PROMPTS that no record is about)",
     )
+    parser.add_argument(
+        "--first-lesson", action="store_true", help="scenario d in a project whose memory file does not exist yet"
+    )
     args = parser.parse_args()
     if args.probe:
         for name in args.only.split(","):
@@ -753,7 +760,7 @@ def main() -> None:
         return
     if not args.gitdir:
         parser.error("GITDIR is needed (a git directory whose history makes the memory)")
-    MENTION, UNRELATED = args.mention, args.unrelated
+    MENTION, UNRELATED, FIRST = args.mention, args.unrelated, args.first_lesson
     started = time.monotonic()
     names = args.only.split(",")
     cells = {}
