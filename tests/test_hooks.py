@@ -204,7 +204,7 @@ def test_a_project_set_up_but_without_a_memory_file_yet_is_asked_for_its_first_l
 
 
 @pytest.mark.parametrize("unset", ["no .context folder", "a memory that is a folder"])
-def test_a_stop_in_a_project_not_set_up_or_with_an_unreadable_memory_asks_nothing(repo, unset):
+def test_a_stop_in_a_project_not_set_up_or_whose_memory_is_no_file_asks_nothing(repo, unset):
     if unset == "no .context folder":
         shutil.rmtree(repo.path / ".context")
     else:

@@ -557,6 +557,8 @@ def test_a_snake_case_topic_of_generic_words_only_is_named_by_no_task(path):
     assert strong_matches(path, "release version 8.4.1") == []
     assert strong_matches(path, "fix the version string") == []
     assert listed(search(path, "_version"))[0] == target
+    how = saved(log(path, "how_to", "the guides live in the wiki", "link the page, do not copy it"))
+    assert [m.record["id"] for m in strong_matches(path, "add a how to page")] == [how]  # not generic words
 
 
 def test_a_topic_named_only_inside_a_compound_word_counts_where_the_record_holds_that_word(path):
@@ -587,6 +589,12 @@ def test_a_topic_named_only_by_a_project_files_name_is_as_weak_as_that_file(path
     assert strong_matches(path, "Update app\\build.gradle.kts.") == []  # a sentence's period, a Windows path
     history = saved(log(path, "history", "the list lost its place", "keep the page in the query"))
     assert [m.record["id"] for m in strong_matches(path, "fix the pagination in app/history")] == [history]
+    # project files known by their folder too: the docs' landing page and Sphinx's settings
+    log(path, "index", "the search index is rebuilt nightly", "query the replica")
+    log(path, "conf", "the app reads conf from the env", "set APP_ENV first")
+    assert strong_matches(path, "Fix a typo in docs/index.md") == []
+    assert strong_matches(path, "Update `docs\\source\\conf.py` for the new theme") == []
+    assert [m.reasons[0] for m in strong_matches(path, "rebuild the search index")] == ["topic index"]
 
 
 def test_a_query_word_that_names_a_cited_file_weighs_more_than_one_in_the_text(project, path):

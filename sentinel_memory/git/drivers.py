@@ -36,15 +36,18 @@ def merge_driver(base: str, ours: str, theirs: str, name: str = "") -> int:
     except Exception as exc:  # any failure: git's text merge still keeps both sides
         why = f"could not be merged by id ({type(exc).__name__}: {exc})"
     print(f"sentinel-memory: {name or ours} {why}; using git's text merge", file=sys.stderr)
-    try:
+    try:  # -p: the result on stdout, saved atomically, so `ours` is whole until then
         result = subprocess.run(
-            gitcmd.argv("merge-file", "--diff3", *TEXT_MERGE_LABELS, ours, base, theirs),
+            gitcmd.argv("merge-file", "-p", "--diff3", *TEXT_MERGE_LABELS, ours, base, theirs),
             env=gitcmd.environment(),
             stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
             timeout=gitcmd.TIMEOUT,
         )
         merged = 0 <= result.returncode < 128  # the number of conflicts; 255: git refused (binary input)
-    except (OSError, subprocess.TimeoutExpired):  # killed past the bound: both sides whole, below
+        if merged:
+            atomic_write(Path(ours), result.stdout)
+    except (OSError, subprocess.TimeoutExpired):  # past the bound: `ours` untouched, both sides whole below
         merged = False
     if merged:
         return 1 if result.returncode else 0

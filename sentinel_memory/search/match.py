@@ -56,11 +56,13 @@ _FILE_NAME = re.compile(
 PROJECT_FILE = re.compile(
     r"(?:^|/)(?:(?:readme|changelog|changes|history|news|authors|contributors|contributing|license|licence"
     r"|copying|notice|code_of_conduct|security|maintainers|pull_request_template)(?:\.(?:md|markdown|rst|txt|adoc|org))?"
+    r"|pull_request_template/[\w.-]+\.md"
     r"|\.(?:git|docker|npm|prettier|eslint)ignore|\.gitattributes|\.gitmodules|\.editorconfig|\.mailmap"
-    r"|\.pre-commit-(?:config|hooks)\.ya?ml|dependabot\.ya?ml|renovate\.json5?|\.readthedocs\.ya?ml|\.travis\.yml"
-    r"|\.?codecov\.ya?ml|\.coveragerc|\.flake8|mypy\.ini|\.pylintrc|\.?ruff\.toml|\.?rustfmt\.toml"
-    r"|\.golangci\.ya?ml|\.(?:eslintrc|prettierrc)(?:\.\w+)?|\.nvmrc|\.python-version|\.tool-versions"
-    r"|mkdocs\.ya?ml|docs?/conf\.py|docs?/index\.(?:md|rst)"
+    r"|\.pre-commit-config\.ya?ml|dependabot\.ya?ml|renovate\.json5?|\.renovaterc(?:\.json5?)?|\.readthedocs\.ya?ml"
+    r"|\.travis\.yml|\.?codecov\.ya?ml|\.coveragerc|\.flake8|\.?mypy\.ini|\.?pylintrc|\.?ruff\.toml|\.?rustfmt\.toml"
+    r"|\.golangci\.(?:ya?ml|toml|json)|\.(?:eslintrc|prettierrc)(?:\.\w+)?|(?:eslint|prettier)\.config\.[cm]?[jt]s"
+    r"|\.nvmrc|\.(?:node|python)-version|\.tool-versions"
+    r"|mkdocs\.ya?ml|docs?/(?:source/)?(?:conf\.py|index\.(?:md|rst))"
     r"|package(?:-lock)?\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-(?:lock|workspace)\.yaml|bun\.lockb?"
     r"|tsconfig(?:\.[\w-]+)?\.json|cargo\.(?:toml|lock)|go\.(?:mod|sum|work)|pyproject\.toml|setup\.(?:py|cfg)"
     r"|requirements(?:[-_.][\w-]+)?\.(?:txt|in)|manifest\.in|poetry\.lock|uv\.lock|pipfile(?:\.lock)?|tox\.ini"
@@ -159,8 +161,9 @@ class Query:
         inside: list[str] = []
         beside: list[str] = []
         for run in text.casefold().split():
-            name = _name_of(run)
-            is_file = (name.startswith(".") or _EXTENSION.search(name)) and PROJECT_FILE.search(name)
+            path = _path_of(run)
+            name = path.rsplit("/", 1)[-1]
+            is_file = (name.startswith(".") or _EXTENSION.search(name)) and PROJECT_FILE.search(path)
             (inside if is_file else beside).append(" ".join(_PART.findall(run)))
         return cls(
             " ".join(_PART.findall(text.casefold())),
@@ -215,12 +218,17 @@ class Query:
 _AFTER_NAME = re.compile(r"[#?:].*")  # a line number (:12), an anchor (#usage) or a query after a file's name
 
 
-def _name_of(run: str) -> str:
-    """The file name a run of a text may be (`build.gradle.kts` of "(gradle\\build.gradle.kts):12."),
-    as the last part of a path, without what a sentence puts around it."""
-    name = re.split(r"[/\\]", run)[-1]
-    name = _AFTER_NAME.sub("", name).strip("`'\"()[]{}<>,;!*")
-    return name.rstrip(".")
+def _path_of(run: str) -> str:
+    """The path a run of a text may be (`gradle/build.gradle.kts` of "(gradle\\build.gradle.kts):12."),
+    with forward slashes, without what a sentence puts around it: PROJECT_FILE reads its name, and
+    its folders where they decide (docs/conf.py)."""
+    folder, _, name = run.replace("\\", "/").rpartition("/")
+    name = _AFTER_NAME.sub("", name).strip(_AROUND).rstrip(".")
+    folder = folder.lstrip(_AROUND)
+    return f"{folder}/{name}" if folder else name
+
+
+_AROUND = "`'\"()[]{}<>,;!*"  # what a sentence puts around a path
 
 
 def _plain(text: str) -> str:

@@ -95,7 +95,8 @@ def measure(index: SearchIndex, entry: Entry, query: Query) -> Match:
     topic, named = entry.record.get("topic"), set()
     if isinstance(topic, str) and query.names(topic) and not common(len(index.by_topic[topic]), records):
         named = terms(topic) - GENERIC_WORDS
-        if set(words(topic.replace("_", " "))) <= GENERIC_WORDS:  # _version: of generic words only
+        parts = set(words(topic.replace("_", " ")))
+        if parts and parts <= GENERIC_WORDS:  # _version: of generic words only
             named = set()
         # Named only inside a compound word (the topic mode in "dark-mode"): only when the record
         # holds that compound (go-toml in a lesson about bumping go-toml, topic toml).
