@@ -216,6 +216,7 @@ class Query:
 
 
 _AFTER_NAME = re.compile(r"[#?:].*")  # a line number (:12), an anchor (#usage) or a query after a file's name
+_AROUND = "`'\"()[]{}<>,;!*"  # what a sentence puts around a path
 
 
 def _path_of(run: str) -> str:
@@ -226,9 +227,6 @@ def _path_of(run: str) -> str:
     name = _AFTER_NAME.sub("", name).strip(_AROUND).rstrip(".")
     folder = folder.lstrip(_AROUND)
     return f"{folder}/{name}" if folder else name
-
-
-_AROUND = "`'\"()[]{}<>,;!*"  # what a sentence puts around a path
 
 
 def _plain(text: str) -> str:
