@@ -666,7 +666,13 @@ def test_the_settings_every_project_keeps_for_its_tools_are_weak_evidence_alone(
     for name in settings[1:]:
         log(path, "upkeep", f"{name} changed", "keep it in step", files=[name])
     conf = saved(log(path, "settings", "conf.py reads the env", "set APP_MODE first", files=["app/conf.py"]))
-    for name in settings:
+    # a framework's and a bundler's settings, a GitHub Pages domain: every project of that kind has them
+    framework = ["backend/src/main/resources/application.yml", "frontend/webpack.config.js", "CNAME"]
+    for name in framework:
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text("x\n")
+        log(path, "upkeep", f"{name} changed", "keep it in step", files=[name])
+    for name in settings + framework:
         assert strong_matches(path, "", [name]) == [], name
     assert listed(search(path, "", files=[settings[0]]))[0] == lint
     assert strong_matches(path, "bump ruff in the pre-commit hooks", [settings[0]])[0].record["id"] == lint

@@ -49,10 +49,10 @@ _FILE_NAME = re.compile(
 )
 # The files nearly every project of its kind has, by name: its readme, changelog, licence and
 # contribution guide, its ignore files, its package manifests and lock files, and the settings of
-# its tools (pre-commit, linters, coverage, dependency bots, documentation builders: docs/conf.py,
-# mkdocs.yml, docs/index.md). A task touches them for reasons of its own (a new dependency, a new
-# ignored folder, a linter's upgrade), so sharing one with a record is weak evidence, like a file
-# most records cite.
+# its tools and framework (pre-commit, linters, coverage, dependency bots, bundlers, documentation
+# builders: docs/conf.py, mkdocs.yml, docs/index.md; Spring Boot's application.yml; a GitHub Pages
+# CNAME). A task touches them for reasons of its own (a new dependency, a new ignored folder, a
+# linter's upgrade), so sharing one with a record is weak evidence, like a file most records cite.
 PROJECT_FILE = re.compile(
     r"(?:^|/)(?:(?:readme|changelog|changes|history|news|authors|contributors|contributing|license|licence"
     r"|copying|notice|code_of_conduct|security|maintainers|pull_request_template)(?:\.(?:md|markdown|rst|txt|adoc|org))?"
@@ -63,6 +63,8 @@ PROJECT_FILE = re.compile(
     r"|\.golangci\.(?:ya?ml|toml|json)|\.(?:eslintrc|prettierrc)(?:\.\w+)?|(?:eslint|prettier)\.config\.[cm]?[jt]s"
     r"|\.nvmrc|\.(?:node|python)-version|\.tool-versions"
     r"|mkdocs\.ya?ml|docs?/(?:source/)?(?:conf\.py|index\.(?:md|rst))"
+    r"|src/(?:main|test)/resources/application(?:-[\w-]+)?\.(?:ya?ml|properties)"
+    r"|(?:webpack|vite|babel|jest|vitest|rollup)(?:\.[\w-]+)?\.config\.[cm]?[jt]s|\.babelrc(?:\.\w+)?|cname"
     r"|package(?:-lock)?\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-(?:lock|workspace)\.yaml|bun\.lockb?"
     r"|tsconfig(?:\.[\w-]+)?\.json|cargo\.(?:toml|lock)|go\.(?:mod|sum|work)|pyproject\.toml|setup\.(?:py|cfg)"
     r"|requirements(?:[-_.][\w-]+)?\.(?:txt|in)|manifest\.in|poetry\.lock|uv\.lock|pipfile(?:\.lock)?|tox\.ini"
