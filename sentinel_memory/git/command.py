@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import stat
 import subprocess
 import time
@@ -123,10 +124,21 @@ def stop_running() -> None:
     """Kill the git processes being waited for (the hook's time bound, which ends the process at
     once, calls this first): a git that hangs is not left behind, one more for every hook."""
     for process in list(_running):
+        _kill(process)
+
+
+def _kill(process: subprocess.Popen) -> None:
+    """Kill a git we started and, on POSIX, what it started in turn (its process group: a wrapper
+    that runs the real git, a shim on PATH), which would otherwise outlive us."""
+    if os.name == "posix":
         try:
-            process.kill()
-        except OSError:
+            os.killpg(process.pid, signal.SIGKILL)
+        except OSError:  # gone already, or not its own group
             pass
+    try:
+        process.kill()
+    except OSError:
+        pass
 
 
 def argv(*args: str, cwd: os.PathLike | str | None = None) -> list[str]:
@@ -185,12 +197,13 @@ def run(
         text=text,
         encoding="utf-8" if text else None,
         errors="replace" if text else None,
+        start_new_session=os.name == "posix",  # its own process group, which _kill ends whole
     ) as process:
         _running.add(process)
         try:
             out, err = process.communicate(timeout=timeout)
         except BaseException:
-            process.kill()  # and the with statement waits for it
+            _kill(process)  # and the with statement waits for it
             raise
         finally:
             _running.discard(process)

@@ -21,7 +21,7 @@ __all__ = ["AFTER_WRITE", "BEFORE_WRITE", "PROMPT", "STOP", "Event", "parse", "p
 
 # Where a write tool's arguments name its file.
 PATH_KEYS = ("file_path", "path", "absolute_path", "target_file", "filePath")
-MAX_FILES = 50  # files of one write looked at, at most
+MAX_FILES = 1_000  # files of one write looked at, at most (a patch is at most MAX_INPUT bytes)
 MAX_PROMPT = 20_000  # characters of a prompt looked at, at most
 
 # An apply_patch names its files on these lines (Codex's patch format).

@@ -57,9 +57,12 @@ def for_write(root, paths: list[str], session, moment: str) -> str | None:
     checker = staleness.checker(root.path, staleness.oldest_citing(citing))
     if checker is not None:
         names.update(checker.former_names(paths))
-    records = [r for r in citing if names.intersection(f for f in r["files"] if isinstance(f, str))]
+    records = [r for r in citing if names.intersection(_cited(r))]
     records = _in_order([r for r in records if not session.was_shown(r.get("id"))], names)
-    shown = ", ".join(paths)
+    # The head names the files the lessons shown are about, not every file of the write (a patch
+    # of 40 files would fill the room the lessons have).
+    top = set().union(*(_cited(r) for r in records[:PROMPT_RECORDS]))
+    shown = some([p for p in paths if p in top] or paths)
     if moment == BEFORE_WRITE:
         head = (
             f"Sentinel-Memory: this project's memory has lessons about {shown}. Read them before you change "
@@ -87,11 +90,27 @@ def _in_order(records: list[dict], names: set[str]) -> list[dict]:
     from ..record.records import recency
 
     def near(record: dict) -> float:
-        cited = [f for f in dict.fromkeys(record["files"]) if isinstance(f, str)]
-        return len(names.intersection(cited)) / sqrt(len(cited))
+        cited = _cited(record)
+        return len(names.intersection(cited)) / sqrt(len(cited) or 1)
 
     newest = sorted(records, key=lambda r: (recency(r), str(r.get("id"))), reverse=True)
     return sorted(newest, key=lambda r: (-near(r), r.get("type") != "principle"))
+
+
+def _cited(record: dict) -> set[str]:
+    """The paths a record's `files` names (a hand-written record may hold anything there)."""
+    cited = record.get("files")
+    return {f for f in cited if isinstance(f, str)} if isinstance(cited, list) else set()
+
+
+NAMED_FILES = 3  # files a head names, at most
+
+
+def some(paths: list[str]) -> str:
+    """The first NAMED_FILES paths, and how many more there are."""
+    named = ", ".join(paths[:NAMED_FILES])
+    more = len(paths) - NAMED_FILES
+    return f"{named} and {more} more file{'s' if more > 1 else ''}" if more > 0 else named
 
 
 def _listed(head: str, records: list[dict], session) -> str | None:
@@ -121,7 +140,7 @@ def _listed(head: str, records: list[dict], session) -> str | None:
 
 # The tags clients wrap a hook's text in (Claude Code <system-reminder>, Gemini CLI <hook_context>,
 # Codex <hook_prompt>; bench/client_hooks_results.txt): a record's text must not close one.
-_WRAPPER = r"(?i)<(?=/?\s*(?:system-reminder|hook_context|hook_prompt)\b)"
+_WRAPPER = r"(?i)<(?=\s*/?\s*(?:system-reminder|hook_context|hook_prompt)\b)"
 
 
 def as_shown(text: str) -> str:

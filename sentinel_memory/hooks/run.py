@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -166,7 +167,8 @@ class Guard:
     def __init__(self, deadline: float) -> None:
         self.deadline = deadline
         self._lock = threading.Lock()
-        self._done = False
+        self._done = False  # the process no longer ends at the deadline (an answer is on its way, or none)
+        self._claimed = False
         timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._expire)
         timer.daemon = True
         timer.start()
@@ -189,17 +191,26 @@ class Guard:
                         pass
                 os._exit(0)
 
-    def emit(self, reply: Reply | None) -> int:
-        """Print the reply (a JSON object, or a Blocking on stderr) unless it is late; the exit code."""
+    def claim(self) -> bool:
+        """Whether the answer is in time; if it is, the bound no longer ends the process, so that
+        what the session is told and what its state records cannot part: the state is saved, then
+        the answer printed (a lesson recorded as shown is one the model got)."""
         with self._lock:
-            if self._done:
-                return 0
-            self._done = True
-            if reply is None:
-                return 0
-            if time.monotonic() > self.deadline:
-                _silent(f"the answer was ready past its time bound ({TIME_ENV})")
-                return 0
+            if self._done or time.monotonic() > self.deadline:
+                return False
+            self._done = self._claimed = True
+            return True
+
+    def emit(self, reply: Reply | None) -> int:
+        """Print the reply (a JSON object, or a Blocking on stderr) if it was claimed in time; the
+        exit code."""
+        with self._lock:
+            claimed, self._claimed, self._done = self._claimed, False, True
+        if reply is None:
+            return 0
+        if not claimed:
+            _silent(f"the answer was ready past its time bound ({TIME_ENV})")
+            return 0
         from .replies import Blocking, line
 
         if isinstance(reply, Blocking):
@@ -216,12 +227,17 @@ class Guard:
         return code
 
 
+# A slash command: `/` and a name with no `/` in it (`/compact`, `/project:fix-issue`, `/mcp__x__y`),
+# then nothing or a space; not `/ src/pay.py`, nor a path such as /home/me/pay.py.
+_SLASH_COMMAND = re.compile(r"/[^\s/]+(?:\s|$)")
+
+
 def quiet(prompt: str) -> bool:
     """A prompt with no task to look lessons up for: empty, a slash command (`/compact`, `/model
     opus`; not an absolute path, as a file dragged into the terminal starts one), a bare
     acknowledgement, or our own stop request coming back."""
     text = prompt.strip()
-    if not text or STOP_HEAD in text or (text.startswith("/") and "/" not in text.split(None, 1)[0][1:]):
+    if not text or text.startswith(STOP_HEAD) or STOP_REASON in text or _SLASH_COMMAND.match(text):
         return True
     return " ".join(text.lower().strip(" .!?,;:").split()) in ACKS
 
@@ -266,8 +282,10 @@ def answer(client: str, project: str | None, stream, guard: Guard) -> Reply | No
                 if not matches.fresh(root.memory_file):  # ready before the session's real prompt
                     matches.warm_later(root.memory_file)
         reply = _reply(event, session, root, guard)
+        if reply is not None and not guard.claim():
+            return _silent(f"past its time bound ({TIME_ENV}) before the answer was ready")
         if session.new or before != (session.shown, session.warned, session.asked):
-            if guard.left() <= 0:
+            if reply is None and guard.left() <= 0:
                 return _silent(f"past its time bound ({TIME_ENV}) before the session was saved")
             state.save(where, session)
     return reply
@@ -303,7 +321,7 @@ def _reply(event, session, root, guard: Guard) -> Reply | None:
             return _silent(f"no lesson this session was not shown already cites {', '.join(paths)}")
         if event.moment == AFTER_WRITE:
             return replies.context(event.client, AFTER_WRITE, text)
-        shown = lessons.as_shown(", ".join(paths))
+        shown = lessons.as_shown(lessons.some(paths))
         return replies.deny(event.client, text, f"Sentinel-Memory showed the agent lessons about {shown}")
     if event.moment == STOP:
         return _stop(event, session, root, guard)
@@ -319,7 +337,9 @@ def _project_paths(files, cwd: str, root) -> list[str]:
             continue
         full = os.path.normpath(os.path.join(cwd, os.path.expanduser(name)))
         real = os.path.join(os.path.realpath(os.path.dirname(full)), os.path.basename(full))
-        for candidate in (real, full):
+        # A link to a file of the project is a write of that file (what lessons cite).
+        target = os.path.realpath(full) if os.path.islink(full) else real
+        for candidate in (target, real, full):
             rel = os.path.relpath(candidate, top) if candidate.startswith(top + os.sep) else None
             if rel:
                 rel = rel.replace(os.sep, "/")

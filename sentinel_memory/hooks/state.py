@@ -6,7 +6,8 @@ One small JSON file per session and project in the user's cache folder (faststar
 folder: $XDG_CACHE_HOME or ~/.cache, ~/Library/Caches, %LOCALAPPDATA%), never in the project:
 `sentinel-memory/hooks/<hash of client, session and project>.json`. Read with a size bound and
 never through a link (record/disk.py), written atomically under a lock, kept short (the newest
-MAX_ITEMS ids and files, within MAX_BYTES), and removed a day after its last change.
+MAX_ITEMS ids and files, within MAX_BYTES), and removed a day after its last change (the folder is
+swept at most once every SWEEP_EVERY).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import hashlib
 import json
 import os
 import time
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field
 
-from ..errors import MemoryToolError
+from ..errors import LockTimeout, MemoryToolError
 from ..faststart import cache
 from ..record import disk
 
@@ -29,6 +31,8 @@ MAX_ITEM = 256  # characters of one id or file kept as it is; a longer one is ke
 EXPIRES = 24 * 3600  # seconds after its last change
 KEEP_INDEX = 7 * 24 * 3600  # a kept search index unchanged this long is removed (rebuilt when next needed)
 LOCK_WAIT = 0.3  # seconds
+SWEEP_EVERY = 3600  # seconds: the folder is swept of expired files at most this often
+SWEPT = "swept"  # the file whose modification time says when it was last swept
 
 
 class Unavailable(Exception):
@@ -130,7 +134,7 @@ def save(path: str, session: Session) -> None:
     try:
         os.makedirs(directory, mode=0o700, exist_ok=True)
         disk.check_directory(directory)
-        if session.new:
+        if session.new and _sweep_due(directory):
             _sweep(directory)
         disk.atomic_write(path, data, durable=False)  # a cache: atomic, not fsynced
     except (MemoryToolError, OSError) as exc:
@@ -152,15 +156,36 @@ def _fitted(session: Session) -> bytes:
             over -= len(json.dumps(items.pop(0))) + 2
 
 
+@contextmanager
 def locked(path: str):
     """Hold the session's lock (its runs may overlap: a client runs hooks of parallel tool calls at
     once); raises Unavailable when it is not free soon."""
+    with ExitStack() as stack:
+        try:
+            os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+            disk.check_directory(os.path.dirname(path))  # the lock file is not made through a link
+            stack.enter_context(disk.locked(path, LOCK_WAIT))
+        except LockTimeout:
+            raise Unavailable(f"another run of the hook held this session's state for {LOCK_WAIT} s ({path})") from None
+        except (MemoryToolError, OSError) as exc:
+            raise Unavailable(str(exc)) from None
+        yield
+
+
+def _sweep_due(directory: str) -> bool:
+    """Whether the folder was last swept SWEEP_EVERY ago or more (then it is marked swept now): a
+    sweep looks at every file, and a new session should not pay for that each time."""
+    marker = os.path.join(directory, SWEPT)
     try:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        disk.check_directory(os.path.dirname(path))  # the lock file is not made through a link
-        return disk.locked(path, LOCK_WAIT)
-    except (MemoryToolError, OSError) as exc:
-        raise Unavailable(str(exc)) from None
+        if time.time() - os.stat(marker, follow_symlinks=False).st_mtime < SWEEP_EVERY:
+            return False
+    except OSError:
+        pass
+    try:
+        disk.atomic_write(marker, b"", durable=False)
+    except (MemoryToolError, OSError):
+        pass  # swept anyway; the next new session tries again
+    return True
 
 
 def _sweep(directory: str) -> None:

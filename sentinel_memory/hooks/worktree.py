@@ -13,8 +13,7 @@ import subprocess
 from ..git import command as gitcmd
 from ..git.history import find_repo, head
 
-MAX_ENTRIES = 5_000  # status entries looked at, at most
-CONTEXT = ".context/"
+MAX_ENTRIES = 5_000  # status entries whose size and modification time are looked at, at most
 
 
 def tree(root: str, timeout: float) -> str | None:
@@ -41,20 +40,25 @@ def tree(root: str, timeout: float) -> str | None:
         return None
     if result.returncode != 0:
         return None
+    # The project's own .context/ (porcelain paths are the top's; the project may be a folder in it).
+    context = f"{repo.prefix}.context/".encode("utf-8", "surrogateescape")
     digest = hashlib.sha256((head(repo) or "").encode())
-    for number, item in enumerate(result.stdout.split(b"\0")):
-        if number >= MAX_ENTRIES:
-            digest.update(b"\0more")
-            break
-        name = item[3:].decode("utf-8", "surrogateescape")
-        if not name or f"/{CONTEXT}" in f"/{name}":
+    looked = 0
+    for item in result.stdout.split(b"\0"):
+        name = item[3:]
+        if not name or (name + b"/").startswith(context):
             continue
-        try:
-            st = os.lstat(os.path.join(repo.top, name))  # porcelain paths are the top's
-            seen = f"{st.st_size}:{st.st_mtime_ns}"
-        except OSError:
-            seen = "gone"
-        digest.update(item[:3] + name.encode("utf-8", "surrogateescape") + b"\0" + seen.encode() + b"\0")
+        # Every entry counts by its name and status (a new file after thousands of others too); the
+        # first MAX_ENTRIES also by their size and modification time (a file edited again).
+        seen = "-"
+        if looked < MAX_ENTRIES:
+            looked += 1
+            try:
+                st = os.lstat(os.path.join(repo.top, name.decode("utf-8", "surrogateescape")))
+                seen = f"{st.st_size}:{st.st_mtime_ns}"
+            except OSError:
+                seen = "gone"
+        digest.update(item + b"\0" + seen.encode() + b"\0")
     return digest.hexdigest()[:32]
 
 
