@@ -367,13 +367,26 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def _utf8(name: str, fd: int) -> None:
+    """sys.stdout or sys.stderr in UTF-8. A stream made over a file that the fast start (faststart/
+    proxy.py) then replaced with a pipe still takes its descriptor for a file, and fails on the
+    first seek (a server whose stdout is redirected to a log file): it is made again over the
+    descriptor as it is now."""
+    stream = getattr(sys, name)
+    if not hasattr(stream, "reconfigure"):
+        return
+    try:
+        stream.reconfigure(encoding="utf-8")
+    except OSError:
+        setattr(sys, name, open(fd, "w", encoding="utf-8", errors=stream.errors, closefd=False))
+
+
 def main(argv: list[str] | None = None) -> None:
     args = _parse_args(argv)
     mcp.project = args.project
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="sentinel-memory: %(levelname)s %(message)s")
-    for stream in (sys.stdout, sys.stderr):
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(encoding="utf-8")
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        _utf8(name, fd)
     if sys.stdin.isatty():
         try:
             where: Path | str = resolve(mcp.project).memory_file

@@ -610,6 +610,27 @@ def test_a_client_that_closes_stdout_ends_the_server(project, recorded):
             child.stdin.close()
 
 
+def test_a_server_whose_stdout_is_a_file_answers_every_request(project, recorded, tmp_path):
+    """stdout redirected to a log file (a scripted run), with the fast start and without: every
+    request is answered into the file and the server exits 0 when stdin ends."""
+    call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "search_memory",
+                                                                         "arguments": {"query": "x"}}}
+    for fast in (True, False):
+        out = tmp_path / f"out-{fast}.jsonl"
+        with out.open("wb") as sink:
+            child = subprocess.Popen([PYTHON, str(SERVER), "--project", str(project)], stdin=subprocess.PIPE,
+                                     stdout=sink, stderr=subprocess.PIPE, env=_env(fast, recorded), cwd=project)
+            child.stdin.write(PLAIN + _line(LIST) + _line(call))
+            child.stdin.flush()
+            deadline = time.monotonic() + TIMEOUT
+            while out.read_bytes().count(b"\n") < 3 and time.monotonic() < deadline and child.poll() is None:
+                time.sleep(0.05)
+            child.stdin.close()
+            code, err = child.wait(timeout=TIMEOUT), child.stderr.read()
+        ids = [json.loads(line).get("id") for line in out.read_bytes().splitlines()]
+        assert (code, ids) == (0, [1, 2, 3]), err.decode(errors="replace")
+
+
 def _default_sigint():
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # as a shell's foreground job has it
 
