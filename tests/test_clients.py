@@ -205,6 +205,30 @@ def test_doctor_finds_a_stray_memory_file_outside_git_too(tmp_path, env):
     assert "node_modules" not in out
 
 
+@pytest.mark.parametrize("in_git", [True, False], ids=["git", "plain"])
+def test_doctor_names_a_stray_memory_file_that_links_out_of_the_project_and_goes_on(tmp_path, env, in_git):
+    """A cloned repository's subfolder holding .context/memory_log.jsonl as a link to a file
+    elsewhere: doctor says it is a link to delete, not a file to fold, and still runs its other
+    checks (it used to stop with a traceback)."""
+    outside = tmp_path / "elsewhere.jsonl"
+    outside.write_text("{}\n", encoding="utf-8")
+    if in_git:
+        repo = make_repo(tmp_path, env)
+        top = repo.path
+    else:
+        top = tmp_path / "plain"
+        (top / ".context").mkdir(parents=True)
+    (top / "sub" / ".context").mkdir(parents=True)
+    (top / "sub" / MEMORY).symlink_to(outside)
+
+    doctor = run(env, top, "doctor", rc=None)
+
+    assert "Traceback" not in doctor.stderr
+    assert f"another memory file below the project, {top / 'sub' / MEMORY}, is a symbolic link" in doctor.stdout
+    assert "fold sub" not in doctor.stdout
+    assert ("the git merge driver" if in_git else "not a git work tree") in doctor.stdout  # the checks after it ran
+
+
 def test_doctor_says_one_record_not_one_records(tmp_path, env):
     repo = make_repo(tmp_path, env)
     logged(repo.memory, "t", "m", "l")

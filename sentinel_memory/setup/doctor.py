@@ -219,16 +219,27 @@ def _entry_words(command: str) -> list[str]:
 def _strays(root: Path) -> list[tuple[str, str]]:
     """Memory files in folders below the project: a session started in a subfolder before the
     server looked for the project's root. Each is folded in with `fold`."""
-    found = sorted(_nested_memory_files(root))
-    return [
-        (
-            WARN,
-            f"another memory file below the project, {path}: its records are not in the project's memory. "
-            f"Fold them in with `{SELF} fold {path.relative_to(root)}` (merged by id, the newer of each "
-            "kept), then delete that .context/ folder",
+    out = []
+    for path in sorted(_nested_memory_files(root)):
+        if path.is_symlink() or path.parent.is_symlink():  # fold refuses links; a clone may hold one to anywhere
+            out.append(
+                (
+                    WARN,
+                    f"another memory file below the project, {path}, is a symbolic link (or in a linked "
+                    f".context/ folder), which `{SELF} fold` does not follow: delete the link, or replace it "
+                    "with a copy of the file if its records are yours to fold in",
+                )
+            )
+            continue
+        out.append(
+            (
+                WARN,
+                f"another memory file below the project, {path}: its records are not in the project's memory. "
+                f"Fold them in with `{SELF} fold {path.relative_to(root)}` (merged by id, the newer of each "
+                "kept), then delete that .context/ folder",
+            )
         )
-        for path in found
-    ]
+    return out
 
 
 def _nested_memory_files(root: Path):
@@ -250,8 +261,8 @@ def _nested_memory_files(root: Path):
             )
             if result.returncode == 0:
                 for name in dict.fromkeys(result.stdout.decode("utf-8", "replace").split("\0")):
-                    path = (root / name).resolve() if name else None
-                    if path is not None and path != own and path.is_file():
+                    path = root / name if name else None  # as it is below the project, a link not followed
+                    if path is not None and path.resolve() != own and path.is_file():
                         yield path
                 return
         except (OSError, subprocess.SubprocessError):
@@ -264,7 +275,7 @@ def _nested_memory_files(root: Path):
         subdirs[:] = [d for d in subdirs if d not in SKIP_DIRS and (d == ".context" or not d.startswith("."))]
         candidate = Path(directory) / ".context" / "memory_log.jsonl"
         if ".context" in subdirs and candidate.resolve() != own and candidate.is_file():
-            yield candidate.resolve()
+            yield candidate
 
 
 def _attributes(root: Path, path: Path) -> dict[str, str]:
