@@ -21,7 +21,7 @@ from sentinel_memory.record import store
 from sentinel_memory.tools import answers
 from sentinel_memory.tools.memory import OpenMemory
 from sentinel_memory.errors import InvalidInput
-from sentinel_memory.record.records import Entry
+from sentinel_memory.record.records import Entry, prepare
 from sentinel_memory.record.snapshot import Snapshot
 
 BEFORE = "2025-12-01T00:00:00+00:00"
@@ -190,6 +190,32 @@ def test_logging_a_stale_record_again_clears_its_mark(tmp_path, env):
     assert stored["files"] == ["src/pay.py"] and stored["meta"]["updated"] > T1
     assert "stale:" not in answers.search(repo.memory, "refund")
     assert answers.log(repo.memory, PAY["topic"], PAY["missing_context"], PAY["lesson"]).startswith("unchanged:")
+
+
+def test_a_stale_principle_is_refreshed_by_hand_as_the_stale_command_says(tmp_path, env):
+    """A principle is found by its topic and lesson: `log --type principle` with them refreshes a
+    stale one (its mark cleared, its other fields kept), as `stale` tells a person to; a log record
+    still needs its missing context."""
+    repo = project(tmp_path, env)
+    principle = {**rec("payment", "", "refunds are idempotent by key", files=["src/pay.py"]), "type": "principle"}
+    principle["id"] = prepare("payment", "", principle["lesson"], "", "principle").id
+    principle["missing_context"] = "what refunds need"
+    put(repo.memory, principle)
+    (repo.path / "src" / "pay.py").write_text("changed\n")
+    commit_at(repo, "change", T1)
+    at = ("--project", str(repo.path))
+    stale = server(env, *at, "stale")
+    assert principle["id"] in stale.stdout and "`log --type principle` with the same topic and lesson" in stale.stdout
+
+    refreshed = server(env, *at, "log", "--type", "principle", "--topic", "payment", "--lesson", principle["lesson"])
+
+    assert refreshed.returncode == 0, refreshed.stderr
+    assert server(env, *at, "stale").returncode == 1
+    stored = by_id(repo.data())[principle["id"]]
+    assert (stored["type"], stored["missing_context"], stored["files"]) == ("principle", "what refunds need", ["src/pay.py"])
+    assert len(by_id(repo.data())) == 1
+    needs = server(env, *at, "log", "--topic", "payment", "--lesson", "x")
+    assert needs.returncode == 2 and "--missing-context is required" in needs.stderr
 
 
 def test_the_history_is_read_once_per_head(tmp_path, env):

@@ -272,8 +272,8 @@ def stale_report(records: list[dict], marks: dict, file: Path) -> str:
         [
             *blocks,
             f"{plural(len(records), 'stale record')} in {visible(str(file))}. Verify each against the code; "
-            "if it still holds, log it again (same topic and missing context) to refresh it, "
-            "else correct it or `forget` it.",
+            "if it still holds, log it again to refresh it (a log: the same topic and missing context; "
+            "a principle: `log --type principle` with the same topic and lesson), else correct it or `forget` it.",
         ]
     )
 

@@ -286,10 +286,14 @@ def _loose(text: object) -> str:
     return " ".join(str(text).casefold().split()).rstrip(".!?。 ")
 
 
-def refreshed(where: Where, topic: str, missing_context: str) -> dict | None:
-    """The log record that logging this topic and missing context again would refresh, if any (its
-    id is computed as log_memory computes it: after normalisation and redaction)."""
-    entry = opened(where).read().records.get(prepare(topic, missing_context, "-").id)
+def refreshed(where: Where, topic: str, missing_context: str, principle: str | None = None) -> dict | None:
+    """The record that logging this topic and missing context again would refresh (with `principle`,
+    the principle of this topic and lesson), if any (its id is computed as log_memory computes it:
+    after normalisation and redaction)."""
+    draft = (
+        prepare(topic, missing_context, "-") if principle is None else prepare(topic, "", principle, "", "principle")
+    )
+    entry = opened(where).read().records.get(draft.id)
     return entry.record if entry else None
 
 

@@ -85,9 +85,18 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     for name in ("topic", "missing_context", "lesson", "ask_next_time"):
         field = LOG_MEMORY[name]
         # Left out, lesson and ask_next_time keep what a refreshed record holds (None); "" clears.
-        required = name in ("topic", "missing_context")
-        help = field.short + ("" if required else "; left out, a refreshed record keeps its own")
+        # missing_context is required of a log record (cmd_log), not of a principle.
+        required = name == "topic"
+        help = field.short + (
+            "" if name in ("topic", "missing_context") else "; left out, a refreshed record keeps its own"
+        )
         p.add_argument(field.option, metavar="TEXT", required=required, default=None, help=help)
+    p.add_argument(
+        "--type",
+        choices=["log", "principle"],
+        default="log",
+        help="principle: save or refresh a principle, found by its topic and lesson (a stale one is refreshed so)",
+    )
     p.add_argument("--file", metavar="PATH", action="append", dest="files", help=LOG_MEMORY["files"].short)
     p.add_argument("--json", action="store_true", help=JSON_HELP + " (the outcome and the stored record)")
     p = command(

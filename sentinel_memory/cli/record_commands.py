@@ -107,7 +107,16 @@ def cmd_log(root, args) -> int:
     "" clears it); the output says which fields changed, and names a near-identical record that a
     refresh was probably meant for (docs/contract.md §7)."""
     opened = memory.OpenMemory(root.memory_file)
-    old = maintenance.refreshed(opened, args.topic, args.missing_context)
+    principle = args.type == "principle"
+    if principle:  # found by its topic and lesson (docs/contract.md §3.4)
+        if args.lesson is None:
+            raise InvalidInput("--lesson is required with --type principle: it names the principle. Nothing was saved.")
+        old = maintenance.refreshed(opened, args.topic, "", args.lesson)
+    elif args.missing_context is None:
+        raise InvalidInput("--missing-context is required (a principle alone may leave it out). Nothing was saved.")
+    else:
+        old = maintenance.refreshed(opened, args.topic, args.missing_context)
+    missing = args.missing_context if args.missing_context is not None else (old or {}).get("missing_context", "")
     lesson = args.lesson if args.lesson is not None else (old or {}).get("lesson")
     if lesson is None:
         raise InvalidInput(
@@ -119,7 +128,7 @@ def cmd_log(root, args) -> int:
     if files:
         check_from_here(root.path, args.files, files)
     try:
-        logged = memory.upsert(opened, args.topic, args.missing_context, lesson, ask, files=files)
+        logged = memory.upsert(opened, args.topic, missing, lesson, ask, args.type, files=files)
     except InvalidInput as exc:
         raise InvalidInput(str(exc) + console.same_name_hint(root.path, files or [])) from None
     # The agent's notice (call compact_memory now) in a person's words.
@@ -127,7 +136,7 @@ def cmd_log(root, args) -> int:
         render.compact_notice(logged.logs, logged.threshold), console.compact_line(logged.logs, logged.threshold)
     )
     changed = console.changed_fields(old, logged.record)
-    twins = maintenance.near_twins(opened, logged.record) if old is None else []
+    twins = maintenance.near_twins(opened, logged.record) if old is None and not principle else []
     if args.json:
         _dump(
             {
