@@ -192,16 +192,17 @@ def load(name: str, part: str, seed: int = SEED) -> list[Example]:
     return examples
 
 
-def hostile() -> dict[str, str]:
-    """Name -> a 1 KiB input built to make the redaction rules backtrack: `unit` repeated after
-    `prefix` (each a string, or pieces joined, kept apart so that scanners stay quiet) up to the field
-    size, then cut to `cut` characters if given and `suffix` appended."""
+def hostile(size: int = FIELD_BYTES) -> dict[str, str]:
+    """Name -> an input of `size` bytes (a field's, 1 KiB, unless given) built to make the
+    redaction rules backtrack: `unit` repeated after `prefix` (each a string, or pieces joined, kept
+    apart so that scanners stay quiet) up to that size, then cut to `cut` characters if given and
+    `suffix` appended."""
     out = {}
     for line in (CORPORA / "hostile.jsonl").read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         unit, prefix = ("".join(x) if isinstance(x, list) else x for x in (row["unit"], row.get("prefix", "")))
-        text = prefix + unit * (FIELD_BYTES // max(1, len(unit.encode())) + 1)
-        while len(text.encode()) > FIELD_BYTES:
+        text = prefix + unit * (size // max(1, len(unit.encode())) + 1)
+        while len(text.encode()) > size:
             text = text[:-1]
         if "cut" in row:
             text = text[: row["cut"]]

@@ -528,6 +528,35 @@ def test_a_huge_query_or_topic_is_not_echoed_whole(path):
     assert "characters)" in search(path, huge_query)
 
 
+def test_a_hand_written_field_of_megabytes_is_shown_cut_with_a_key_at_the_cut_redacted(path):
+    """A record written by hand whose lesson holds 3 MB (and a key where the cut falls): search and
+    compaction show its beginning and say how much is left out, within the documented 38,000
+    bytes, and the key, cut or not, is not shown."""
+    token = "ghp_" + "Z3x9Qw7Ke2Lm5Np8Rt4Vb6Yc1Hd0Jf3Gs5Ua"
+    lesson = "%41 " + "y" * 2030 + " " + token + " " + "y" * 3_000_000  # the cut (2,048) falls in the key
+    path.parent.mkdir(parents=True)
+    path.write_text(record_line("big", "a field far over its limit", lesson) + "\n", encoding="utf-8")
+    from sentinel_memory.tools.answers import compact
+
+    for answer in (search(path, "big"), compact(path, "big")):
+        assert "more characters not shown: over the field's limit of 1024 bytes]" in answer
+        assert len(answer.encode("utf-8")) < 38_000 and token[:12] not in answer
+
+
+@pytest.mark.parametrize("date", ["2026/01/05", "2026-1-5", "garbage", "9999-99-99T99:99:99+00:00"])
+def test_a_record_dated_by_hand_in_another_shape_is_searched_with_the_others(path, date):
+    """A date edited by hand in another shape (it sorts before the others as text): search answers
+    with both records, through the tool and the command (it failed with an internal error)."""
+    odd = json.loads(record_line("odd", "a date in another shape", "refunds need a key"))
+    odd["meta"]["created"] = date
+    path.parent.mkdir(parents=True)
+    path.write_text(record_line("pay", "refunds", "refunds retry") + "\n" + json.dumps(odd) + "\n", encoding="utf-8")
+    answer = search(path, "refunds")
+    assert "odd" in answer and "pay" in answer and "error" not in answer.lower()
+    result = cli(path.parent.parent, "search", "refunds")
+    assert result.returncode == 0 and "odd" in result.stdout
+
+
 def test_a_query_of_one_long_pasted_run_is_answered_in_one_pass(path):
     """A query, or a prompt the client hook reads, may hold a pasted blob: one run of letters with
     no space. The file names in it are found in one pass over it; they took time quadratic in the

@@ -317,11 +317,16 @@ _LABEL_BEFORE = lazy(
 _LABEL_AFTER = lazy(r"""[`'"]?[ \t]*(?:\|[^\n]*|[.,;]?[ \t]*(?:\n|$)|[,;][ \t])""")
 
 
+LABEL_REACH = 256  # characters before a value in which its label is looked for
+
+
 def _label_line(text: str, start: int, end: int) -> str | None:
     """The kind of a line that is only a name, a separator and the value: "password" when the name
     is what one logs into (admin console, office Wi-Fi, keystore), "credential" for a service's."""
     line_start = text.rfind("\n", 0, start) + 1
-    label = _LABEL_BEFORE.search(text, max(0, line_start - 1), start)
+    # A label ends at the value and is short: looked for in the LABEL_REACH characters before it,
+    # not from the start of a line that may be the whole text (which made a long line quadratic).
+    label = _LABEL_BEFORE.search(text, max(0, line_start - 1, start - LABEL_REACH), start)
     if label is None or not _LABEL_AFTER.match(text, end):
         return None
     name = label.group("label")

@@ -278,9 +278,15 @@ class SearchIndex:
             self.days,
             max(self.days[self.ranks[0]], self.days[self.ranks[min(self.principles, records - 1)]]),
         )
+        # An age below 0 (a record dated after the one static order puts first: a date written by
+        # hand in another shape, "2026/01/05", sorts as text before the others) counts as 0.
         boost = map(
             _RECENCY.__getitem__,
-            map(min, map(sub, repeat(newest), map(days.__getitem__, ranks)), repeat(len(_RECENCY) - 1)),
+            map(
+                min,
+                map(max, map(sub, repeat(newest), map(days.__getitem__, ranks)), repeat(0)),
+                repeat(len(_RECENCY) - 1),
+            ),
         )
         self._factors.update(zip(ranks, map(mul, map(table.__getitem__, lengths), boost), strict=False))
 

@@ -126,14 +126,19 @@ def without_credentials(record: dict) -> dict:
     back unchanged; one written by hand, by another program or in a cloned repository may hold a
     key, which an answer or a hook would otherwise carry into the model's context and the client's
     transcript on disk. `scan` finds such values in the file and `scan --redact` removes them."""
-    from ..record.records import STRICT_ONLY
+    from ..record.records import LIMITS, STRICT_ONLY
     from ..redaction import redact
 
     changed: dict = {}
     for key, strict in STRICT_ONLY.items():
         value = record.get(key)
         if isinstance(value, str) and value:
-            text, count = redact(value, strict_only=strict)
+            room = SHOWN_OVER * LIMITS[key]
+            # Redacted a little past what is shown, so that a credential the cut goes through is
+            # still whole when the rules read it.
+            text, count = redact(value[: room + REDACTED_PAST], strict_only=strict)
+            if len(value) > room:
+                text, count = over_limit(text, value, room, LIMITS[key]), 1
             if count:
                 changed[key] = text
     files = record.get("files")
@@ -142,6 +147,20 @@ def without_credentials(record: dict) -> dict:
         if paths != files:
             changed["files"] = paths
     return {**record, **changed} if changed else record
+
+
+SHOWN_OVER = 2  # a field is shown up to this many times its limit in characters (over_limit)
+REDACTED_PAST = 4096  # characters past that which are redacted with it
+
+
+def over_limit(redacted: str, value: str, room: int, limit: int) -> str:
+    """A field that holds more than SHOWN_OVER times its limit in characters (a line written by
+    hand or by another program: log_memory keeps the limit) as shown: the beginning of its redacted
+    text, and how much is not shown. Redacting and listing a field of megabytes would hold an
+    answer for minutes and fill it."""
+    return (
+        f"{redacted[:room]}… [{len(value) - room:,} more characters not shown: over the field's limit of {limit} bytes]"
+    )
 
 
 def source_lines(record: dict, ask: bool = True) -> list[str]:
