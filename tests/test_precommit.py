@@ -52,6 +52,34 @@ def test_a_commit_with_a_credential_in_context_is_refused_until_it_is_redacted(t
     assert fake_github_token().encode() not in repo.show("HEAD")
 
 
+def test_a_conflicted_copy_is_git_ignored_even_under_an_older_gitignore_and_never_committed(tmp_path, env):
+    """A memory file with conflict markers and a pasted token, in a project whose .context/.gitignore
+    predates our patterns (only `*.lock`): the write that resolves it keeps the original aside as
+    a .conflicted copy that git ignores (the .gitignore gains the missing lines), and a copy staged
+    by force with the memory stops the commit with the command that unstages it."""
+    repo = make_repo(tmp_path, env)
+    repo.init_driver()
+    (repo.path / ".context" / ".gitignore").write_text("*.lock\n", encoding="utf-8")
+    record = {"id": "000000000000000f", "type": "log", "topic": "h", "missing_context": "m", "lesson": "ours",
+              "ask_next_time": "", "meta": {"created": "2026-01-01T00:00:00+00:00"}}
+    theirs = {**record, "lesson": "theirs"}
+    repo.memory.write_text("\n".join([f'{{"id": "0000000000000009", "lesson": "token {fake_github_token()}',
+                                       "<<<<<<< HEAD", json.dumps(record), "=======", json.dumps(theirs),
+                                       ">>>>>>> b"]) + "\n", encoding="utf-8")
+    server(env, "--project", str(repo.path), "log", "--topic", "a", "--missing-context", "b", "--lesson", "c")
+    copies = list((repo.path / ".context").glob("*.conflicted"))
+    assert len(copies) == 1 and fake_github_token() in copies[0].read_text(encoding="utf-8")
+    assert ".conflicted" not in repo.git("status", "--porcelain", "--untracked-files=all").stdout
+    assert "*.conflicted" in (repo.path / ".context" / ".gitignore").read_text(encoding="utf-8")
+    assert commit(repo, "resolved").returncode == 0
+    assert fake_github_token().encode() not in repo.show("HEAD")
+    server(env, "--project", str(repo.path), "log", "--topic", "d", "--missing-context", "e", "--lesson", "f")
+    repo.git("add", "-A")
+    repo.git("add", "-f", str(copies[0]))  # forced past the ignore rule, with a change to the memory
+    refused = repo.git("commit", "-q", "-m", "with the copy", check=False)
+    assert refused.returncode != 0 and f"git rm --cached .context/{copies[0].name}" in refused.stderr
+
+
 def test_an_existing_hook_keeps_running_and_a_second_init_changes_nothing(tmp_path, env):
     """A project's own shell hook stays and still runs; the check goes right after its first line
     (before an `exec` at its end could skip it), and init run again leaves the hook as it is."""

@@ -243,6 +243,17 @@ def scan_report(findings: list, file: Path) -> list[str]:
 def staged_refusal(findings: list, self_name: str, prefix: str = "") -> str:
     """Why the commit was stopped and what to run, from the repository's top (where git runs the
     hook); `prefix`: the project's folder there, "" at the top."""
+    from ..setup.precommit import CONFLICTED_COPY
+
+    copies = [f.record_id for f in findings if f.field == CONFLICTED_COPY]
+    if copies:
+        named = " ".join(visible(shlex.quote(prefix + c)) for c in copies[:10])
+        return (
+            f"the staged {visible(prefix)}.context/ holds {'a copy' if len(copies) == 1 else f'{len(copies)} copies'} "
+            "of a conflicted memory file, kept aside by a write to stay on this machine (it holds the file's bytes as they were, "
+            f"credentials too); the commit was stopped. Unstage it (`git rm --cached {named}`) and commit again; "
+            f"`{self_name} init` makes .context/.gitignore ignore such copies."
+        )
     where = "; ".join(f"{visible(f.record_id)} {visible(f.field)}: looks like {f.rule}" for f in findings[:10])
     more = f" and {len(findings) - 10} more" if len(findings) > 10 else ""
     folder = visible(shlex.quote(prefix)) if prefix else ""

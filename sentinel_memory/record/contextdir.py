@@ -50,6 +50,27 @@ def prepare(context: Path) -> None:
         ) from exc
 
 
+def ignored(context: str) -> None:
+    """A .context/.gitignore that holds our patterns: one that a team wrote before a pattern existed
+    (only `*.lock`) gets the missing ones added at its end; a missing one is made. One that is not a
+    regular file of ours (a link) is left alone; the pre-commit check still refuses a conflicted
+    copy (setup/precommit.py)."""
+    target = os.path.join(context, ".gitignore")
+    try:
+        existing = read_regular(target, 1 << 20)
+    except StorageError:
+        return
+    if existing is None:
+        prepare(Path(context))
+        return
+    have = {line.strip() for line in existing.decode("utf-8", "replace").splitlines()}
+    missing = [line for line in GITIGNORE.splitlines()[1:] if line not in have]
+    if missing:
+        start = existing if not existing or existing.endswith(b"\n") else existing + b"\n"
+        with suppress(OSError):
+            atomic_write(target, start + (GITIGNORE.splitlines()[0] + "\n" + "\n".join(missing) + "\n").encode())
+
+
 def tidy(memory_file: str) -> None:
     """With one listing of .context/: delete the temporary files a killed writer left behind, and
     put back a .gitignore or .gitattributes that went missing. Call it under the lock: only then
@@ -109,7 +130,10 @@ def quarantine(context: str, lines: list[bytes]) -> tuple[int, int, Staged | Non
 
 def conflicted_copy(memory_file: str, data: bytes) -> Staged:
     """A copy of a file with conflict markers, staged to be kept aside (git-ignored) when it is
-    replaced by its merge: <name>.<time>.conflicted, or <name>.<time>-2.conflicted and so on."""
+    replaced by its merge: <name>.<time>.conflicted, or <name>.<time>-2.conflicted and so on. It
+    holds the file's bytes as they were, so `.context/.gitignore` is made to ignore it first
+    (ignored)."""
+    ignored(os.path.dirname(memory_file))
     path, stamp = Path(memory_file), time.strftime("%Y%m%dT%H%M%S")
     candidate, n = path.with_name(f"{path.name}.{stamp}.conflicted"), 1
     while candidate.exists():

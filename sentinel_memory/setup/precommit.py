@@ -317,8 +317,12 @@ def status(root: Path) -> tuple[bool | None, str]:
     return True, f"pre-commit credential check active ({hook})"
 
 
+CONFLICTED_COPY = "conflicted copy"  # a Finding's field for a staged copy of a conflicted file
+
+
 def staged_findings(root: Path) -> list[Finding]:
-    """The credentials in .context/'s memory and quarantine files as staged for the next commit.
+    """The credentials in .context/'s memory and quarantine files as staged for the next commit,
+    and any copy of a conflicted file staged there (field CONFLICTED_COPY, its path).
     Fails closed: when what is staged cannot be read (git missing, failing or out of time), it
     raises StorageError, which stops the commit; a file that is not staged is empty."""
     names = {f".context/{name}": name for name in (MEMORY_FILE, QUARANTINE_FILE)}
@@ -330,7 +334,13 @@ def staged_findings(root: Path) -> list[Finding]:
         if tab and len(fields) == 3 and fields[2] == b"0" and path.decode("utf-8", "replace") in names:
             blobs[names[path.decode()]] = fields[1].decode("ascii", "replace")
     staged = {name: _staged_blob(root, name, blob) for name, blob in blobs.items()}
-    return scan_bytes(staged.get(MEMORY_FILE, b""), staged.get(QUARANTINE_FILE, b""), MEMORY_FILE)
+    found = scan_bytes(staged.get(MEMORY_FILE, b""), staged.get(QUARANTINE_FILE, b""), MEMORY_FILE)
+    # A conflicted copy (record/contextdir.py) keeps a file's bytes as they were, credentials too:
+    # it is a local file, git-ignored, never one to commit; staged, it stops the commit whatever it holds.
+    copies = _git(root, "ls-files", "-z", "--", ".context/*.conflicted", index=_commit_index(root))
+    for name in filter(None, copies.decode("utf-8", "replace").split("\0")):
+        found.append(Finding(name, CONFLICTED_COPY, ""))
+    return found
 
 
 def _staged_blob(root: Path, name: str, blob: str) -> bytes:
