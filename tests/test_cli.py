@@ -321,12 +321,19 @@ def test_forget_says_which_records_git_can_bring_back(project):
     assert "also undoes" in with_other and "also undoes" not in old_one
 
 
-def test_a_line_that_is_not_a_record_is_named_once_as_ours(project):
+@pytest.mark.parametrize("conflict", [False, True], ids=["plain", "beside-a-conflict"])
+def test_a_line_that_is_not_a_record_is_named_once_as_ours(project, conflict):
     """A hand edit left a line that is not a record: every command that reads the file says so in one
-    sentence of its own, once however often it reads the file, and that the line is kept."""
+    sentence of its own, once however often it reads the file, and that the line is kept; beside a
+    git conflict region too (each side is read with the line: it was counted once per side)."""
     logged_id(project, "a", "m", "l")
     with memory(project).open("a", encoding="utf-8") as f:
         f.write("not a record\n")
+    if conflict:
+        lines = memory(project).read_text(encoding="utf-8").splitlines()
+        ours, theirs = json.loads(lines[0]), {**json.loads(lines[0]), "lesson": "theirs"}
+        memory(project).write_text("\n".join(["not a record", "<<<<<<< HEAD", json.dumps(ours), "=======",
+                                              json.dumps(theirs), ">>>>>>> b"]) + "\n", encoding="utf-8")
 
     said = {c: run(project, *c.split(), check_rc=None).stderr for c in ("list", "search l", "stats", "doctor")}
 

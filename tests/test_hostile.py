@@ -557,6 +557,25 @@ def test_a_record_dated_by_hand_in_another_shape_is_searched_with_the_others(pat
     assert result.returncode == 0 and "odd" in result.stdout
 
 
+def test_compaction_suggests_only_files_log_memory_would_take(path):
+    """A hand-written record citing /etc/passwd, ../outside.py and a file of the project: the
+    call compact_memory suggests passes the project's file only, and that call is taken."""
+    project = path.parent.parent
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "pay.py").write_text("x\n", encoding="utf-8")
+    (project.parent / "outside.py").write_text("x\n", encoding="utf-8")
+    odd = json.loads(record_line("pay", "odd files", "refunds need a key"))
+    odd["files"] = ["/etc/passwd", "../outside.py", "src/pay.py"]
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(odd) + "\n", encoding="utf-8")
+    from sentinel_memory.tools.answers import compact
+
+    answer = compact(path, "pay")
+    assert 'files=["src/pay.py"]' in answer and "/etc/passwd" not in answer.split("Next:")[-1]
+    assert log(path, "pay", "", "send the key", type="principle", source_ids=[odd["id"]],
+               files=["src/pay.py"]).startswith("saved")
+
+
 def test_a_query_of_one_long_pasted_run_is_answered_in_one_pass(path):
     """A query, or a prompt the client hook reads, may hold a pasted blob: one run of letters with
     no space. The file names in it are found in one pass over it; they took time quadratic in the

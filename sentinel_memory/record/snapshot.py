@@ -112,6 +112,7 @@ def parse(data: bytes) -> Snapshot:
     snap = Snapshot(raw_bytes=data)
     if not any(line.startswith(_MARKERS) for line in lines):
         entries = _entries(lines, snap.unreadable)
+        _warn(snap.unreadable)
         snap.records, snap.duplicates = keep_newest(entries)
         ids = [e.id for e in entries]
         # Already exactly what text() would write: keep these bytes as the text to splice into.
@@ -149,7 +150,8 @@ def parse(data: bytes) -> Snapshot:
         found, dropped = keep_newest(_entries(common + own, seen_bad))
         sides[name] = found
         snap.duplicates += dropped
-    snap.unreadable = list(dict.fromkeys(seen_bad))
+    snap.unreadable = list(dict.fromkeys(seen_bad))  # a line outside the regions is read once per side
+    _warn(snap.unreadable)
     if every_region_has_base:
         snap.records = merge_three_way(sides["base"], sides["ours"], sides["theirs"])
     else:
@@ -185,6 +187,11 @@ def _entries(lines: list[bytes], unreadable: list[bytes]) -> list[Entry]:
             unreadable.append(raw)
         else:
             entries.append(Entry(record, line, raw + b"\n"))
+    return entries
+
+
+def _warn(unreadable: list[bytes]) -> None:
+    """Say on stderr (the log) how many lines are not records, once per reading of the file."""
     if unreadable:
         n = len(unreadable)
         log.warning(
@@ -193,4 +200,3 @@ def _entries(lines: list[bytes], unreadable: list[bytes]) -> list[Entry]:
             "1 line" if n == 1 else f"{n} lines",
             "is" if n == 1 else "are",
         )
-    return entries

@@ -336,4 +336,13 @@ def _cited_by(root: Path, members: list[dict]) -> list[str]:
     keeps its sources' citations."""
     counts = Counter(f for r in members for f in citations.of(r))
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    return sorted([f for f, _ in ranked if os.path.isfile(os.path.join(root, f))][: citations.MAX_FILES])
+    return sorted([f for f, _ in ranked if _citable(root, f)][: citations.MAX_FILES])
+
+
+def _citable(root: Path, path: str) -> bool:
+    """Whether log_memory would take this path in `files` (a record written by hand may cite
+    /etc/passwd or ../x, which the suggested call must not pass on)."""
+    try:
+        return citations.listed(root, [path]) == [path]
+    except InvalidInput:
+        return False
