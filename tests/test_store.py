@@ -313,3 +313,13 @@ def test_the_servers_import_leaves_the_collector_on_and_what_it_loaded_frozen():
         """)
     result = subprocess.run([sys.executable, "-c", code, str(ROOT)], capture_output=True, text=True, timeout=120)
     assert result.stdout == "ok\n", result.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "fchmod"), reason="file modes are POSIX")
+def test_a_write_keeps_the_mode_the_user_gave_the_memory_file(tmp_path):
+    """A memory file made private (chmod 600) stays private after a write replaces it."""
+    path = memory_path(tmp_path)
+    log(path, "a", "m", "l")
+    path.chmod(0o600)
+    log(path, "b", "m", "l")
+    assert (path.stat().st_mode & 0o777, len(read(path).records)) == (0o600, 2)

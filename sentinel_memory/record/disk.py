@@ -247,6 +247,7 @@ class Staged:
             fd = os.open(self.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
             try:
                 _write_all(fd, [data] if isinstance(data, bytes) else data)
+                _keep_mode(fd, self.path)
                 if mtime_ns is not None and STAMPS:
                     with suppress(OSError):  # only an optimisation: never a reason to fail the write
                         os.utime(fd, ns=(mtime_ns, mtime_ns))
@@ -280,6 +281,20 @@ class Staged:
             with suppress(OSError):
                 os.unlink(self.tmp)
             self.tmp = None
+
+
+def _keep_mode(fd: int, path: str) -> None:
+    """Give the new file the mode of the one it replaces (a memory file a user made private with
+    chmod 600 stays so), where the platform has modes."""
+    if not hasattr(os, "fchmod"):
+        return
+    try:
+        old = os.lstat(path)
+    except OSError:
+        return  # a new file: the default mode
+    if stat_.S_ISREG(old.st_mode):
+        with suppress(OSError):
+            os.fchmod(fd, stat_.S_IMODE(old.st_mode))
 
 
 def _storage_error(path: str, exc: OSError) -> StorageError:
