@@ -203,6 +203,28 @@ def test_a_cited_file_missing_at_head_and_a_lesson_this_change_made_stale(tmp_pa
     assert f"stale at HEAD: {legacy}" not in result.stdout  # said once, as missing
 
 
+def test_a_lesson_stale_already_is_flagged_when_this_change_deletes_its_file(tmp_path, env):
+    """A lesson marked stale at the base for an edit of its file: a branch that edits the file again
+    adds no flag, one that deletes it does (its reason got worse, and the reviewer is told)."""
+    repo = make_repo(tmp_path, env, wired=False)
+    (repo.path / "src").mkdir()
+    (repo.path / "src" / "auth.py").write_text("x = 1\n")
+    put(repo.memory, rec("auth", "login", "login lives in src/auth.py", files=["src/auth.py"]))
+    commit_at(repo, "base", "2025-12-01T00:00:00+00:00")
+    (repo.path / "src" / "auth.py").write_text("x = 2\n")
+    commit_at(repo, "auth changed before the branch", "2026-01-15T00:00:00+00:00")
+    auth = rec("auth", "login", "")["id"]
+    repo.git("checkout", "-q", "-b", "edit")
+    (repo.path / "src" / "auth.py").write_text("x = 3\n")
+    commit_at(repo, "edited again", "2026-02-15T00:00:00+00:00")
+    assert f"stale at HEAD: {auth}" not in review(repo, "main").stdout
+    repo.git("checkout", "-q", "-b", "delete", "main")
+    repo.git("rm", "-q", "src/auth.py")
+    commit_at(repo, "deleted", "2026-02-16T00:00:00+00:00")
+    result = review(repo, "main")
+    assert result.returncode == 1 and f"stale at HEAD: {auth} src/auth.py was deleted" in result.stdout
+
+
 def test_a_near_duplicate_and_a_topic_beside_a_similar_one(tmp_path, env):
     repo = base_repo(tmp_path, env)
     put(

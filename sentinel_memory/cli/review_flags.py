@@ -3,7 +3,8 @@
 - a credential-like value (the redaction rules, as `scan` applies them) in a record added or
   changed, or in a line that is new in the memory or quarantine file;
 - a cited file that HEAD does not hold, of a record added or changed;
-- a lesson stale at HEAD (git/staleness.py): added or changed, or made stale by this change;
+- a lesson stale at HEAD (git/staleness.py): added or changed, or made stale by this change (or,
+  stale already, one whose file this change deletes or renames, or another of whose files it changes);
 - a near-duplicate (most of its words shared) of another record at HEAD;
 - a topic new to the memory beside a similar existing one (search/topics.py).
 
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..git import revisions
 from ..git.history import Repo, history
-from ..git.staleness import Checker, Stale, oldest_citing, stamp_seconds
+from ..git.staleness import Change, Checker, Stale, oldest_citing, stamp_seconds
 from ..record.citations import of as cited_files
 from ..record.compare import Comparison
 from ..record.contextdir import QUARANTINE_FILE
@@ -133,7 +134,8 @@ def stale(
     notes: list[str],
 ) -> tuple[dict[str, Stale], list[Flag]]:
     """The marks at HEAD of the records at HEAD, and a flag for each added or changed record that
-    is stale, and for each other record this change made stale."""
+    is stale, and for each other record this change made stale (or, stale already, whose file it
+    deletes or renames, or another of whose files it changes)."""
     records = [e.record for e in new.snapshot.records.values()]
     since = stamp_seconds(oldest_citing(records) or "")
     head = head_sha or revisions.head_commit(repo)
@@ -161,12 +163,23 @@ def stale(
     for rid, mark in sorted(marks.items()):
         if rid not in touched:
             was = old.snapshot.records.get(rid)
-            if before is None or was is None or before.mark(was.record):
-                continue  # stale already before this change: not this change's news
+            if before is None or was is None:
+                continue
+            # Stale already before this change: news only where this change makes it worse, a file
+            # the mark did not name yet, or one it now deletes or renames (not another edit).
+            seen = {c.path: c for c in before.mark(was.record)}
+            mark = tuple(c for c in mark if _worse(c, seen.get(c.path)))
         changes = [c for c in mark if c.path not in missing.get(rid, set())]
         if changes:
             flags.append(Flag("stale", rid, "; ".join(stale_change(c) for c in changes)))
     return marks, flags
+
+
+def _worse(now: Change, was: Change | None) -> bool:
+    """Whether a cited file's change at HEAD is news against its change at BASE."""
+    if was is None:
+        return True
+    return (now.deleted or now.renamed_to is not None) and not (was.deleted or was.renamed_to is not None)
 
 
 def _words(record: dict) -> set[str]:
