@@ -597,6 +597,18 @@ def test_hostile_input_is_redacted_to_a_fixed_point(text):
         assert redact(once, strict_only=strict_only) == (once, 0)
 
 
+@pytest.mark.parametrize("hidden", ["\u200b", "\u2060", "\u00ad", "\ufeff", "\x00", "\x1b[0m"],
+                         ids=["zero-width space", "word joiner", "soft hyphen", "BOM", "NUL", "colour reset"])
+def test_a_key_with_a_character_that_shows_nothing_inside_is_still_redacted(hidden):
+    """A key pasted with a zero-width character or a terminal sequence inside (the rules would see
+    two short words, a reader copies the whole key): redacted, the hidden characters gone; a text
+    with such characters and no key keeps them."""
+    key = GITHUB["ghp"]
+    text, count = redact(f"use {key[:12]}{hidden}{key[12:]} here, 한국어 note")
+    assert (text, count) == ("use [REDACTED] here, 한국어 note", 1)
+    assert redact(f"family 👨\u200d👩 and a{hidden}b") == (f"family 👨\u200d👩 and a{hidden}b", 0)
+
+
 def test_every_rule_is_named_and_compiled_once():
     """The rule table is the whole policy: unique names, compiled patterns."""
     names = [rule.name for rule in RULES]

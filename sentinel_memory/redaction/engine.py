@@ -71,13 +71,33 @@ _RUNS = {
 
 def redact(text: str, *, strict_only: bool = False) -> tuple[str, int]:
     """Return (text with each credential replaced by [REDACTED], number of values replaced)."""
-    text, names = _apply(text, strict_only)
+    text, names = _unhidden(text, strict_only)
     return text, len(names)
 
 
 def rules_hit(text: str, *, strict_only: bool = False) -> list[str]:
     """The names of the rules that would replace a value in text, one per value (never a value)."""
-    return _apply(text, strict_only)[1]
+    return _unhidden(text, strict_only)[1]
+
+
+# Characters that show nothing, inside a key (pasted from a page or a chat, or put there to hide
+# it): zero-width and other format characters, the soft hyphen, NUL and the other C0 controls but
+# tab and line breaks, DEL, and a terminal's colour or cursor sequences.
+_HIDDEN = re.compile(
+    r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5"
+    r"\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]"
+)
+
+
+def _unhidden(text: str, strict_only: bool) -> tuple[str, list[str]]:
+    """_apply; and when the text holds characters that show nothing, _apply of the text without
+    them too: if that finds more values (a key with a zero-width space inside, which the rules see
+    as two words and a reader copies whole), the text is that one, redacted, those characters gone."""
+    redacted, names = _apply(text, strict_only)
+    if not _HIDDEN.search(text):
+        return redacted, names
+    bare, found = _apply(_HIDDEN.sub("", text), strict_only)
+    return (bare, found) if len(found) > len(names) else (redacted, names)
 
 
 # A PEM block whose body is public: a public key, a certificate, a request for one.
