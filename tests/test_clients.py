@@ -7,6 +7,7 @@ real files in tmp_path; every command runs as a separate process, the server ove
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -227,6 +228,39 @@ def test_doctor_names_a_stray_memory_file_that_links_out_of_the_project_and_goes
     assert f"another memory file below the project, {top / 'sub' / MEMORY}, is a symbolic link" in doctor.stdout
     assert "fold sub" not in doctor.stdout
     assert ("the git merge driver" if in_git else "not a git work tree") in doctor.stdout  # the checks after it ran
+
+
+@pytest.mark.parametrize("kind", ["link out", "file"])
+def test_init_writes_nothing_through_a_context_that_is_a_link_or_a_file_and_goes_on(tmp_path, env, kind):
+    """A cloned project whose .context links out of it (or is a file): init writes nothing there,
+    says so in one line, and sets up the rest (the pre-commit check, the git drivers)."""
+    repo = make_repo(tmp_path, env, wired=False)
+    shutil.rmtree(repo.path / ".context")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    if kind == "file":
+        (repo.path / ".context").write_text("x\n", encoding="utf-8")
+    else:
+        (repo.path / ".context").symlink_to(outside)
+
+    out = run(env, repo.path, "init").stdout
+
+    assert f"left {repo.path / '.context'} alone" in out and list(outside.iterdir()) == []
+    assert "pre-commit" in out and "git merge and diff drivers" in out
+
+
+def test_doctor_names_a_memory_file_that_is_a_folder_or_a_config_that_is_no_object_and_goes_on(tmp_path, env):
+    repo = make_repo(tmp_path, env, wired=False)
+    repo.memory.unlink(missing_ok=True)
+    repo.memory.mkdir()
+    (repo.path / ".cursor").mkdir(exist_ok=True)
+    (repo.path / ".cursor" / "mcp.json").write_text("[]\n", encoding="utf-8")
+
+    doctor = run(env, repo.path, "doctor", rc=1).stdout
+
+    assert f"[FAIL] {repo.memory} is a directory" in doctor
+    assert "holds a JSON list, not an object" in doctor and "not valid JSON" not in doctor
+    assert "pre-commit" in doctor  # the checks after it ran
 
 
 def test_doctor_says_one_record_not_one_records(tmp_path, env):

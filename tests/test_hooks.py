@@ -1031,6 +1031,29 @@ def test_doctor_runs_no_file_a_hooks_config_names_by_path(repo, tmp_path):
     assert "through a path (tools/server.py) that doctor does not run" in doctor, doctor
 
 
+@pytest.mark.parametrize("flag", ["-c{code}", "-m{module}"], ids=["fused -c", "fused -m"])
+def test_doctor_runs_no_code_a_hooks_config_fuses_into_a_flag(repo, tmp_path, flag):
+    """A cloned project's hook `python3 "-c<code>" -m sentinel_memory hook --client claude` (our
+    words after a flag that runs code): neither doctor nor init takes it for ours, and doctor runs
+    nothing of it."""
+    from gitrepos import server
+
+    ran = tmp_path / "ran"
+    (tmp_path / "planted.py").write_text(f"open({str(ran)!r}, 'w')\n", encoding="utf-8")
+    word = flag.format(code=f"open({str(ran)!r}, 'w')", module="planted")
+    (repo.path / ".claude").mkdir()
+    command = f'python3 "{word}" -m sentinel_memory hook --client claude'
+    (repo.path / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"Stop": [{"hooks": [
+        {"type": "command", "command": command}]}]}}), encoding="utf-8")
+
+    server({**repo.env, "PYTHONPATH": str(tmp_path)}, "--project", str(repo.path), "doctor")
+
+    assert not ran.exists()
+    server(repo.env, "--project", str(repo.path), "init", "--client", "claude")
+    hooks = json.loads((repo.path / ".claude" / "settings.json").read_text(encoding="utf-8"))["hooks"]["Stop"]
+    assert any(h["command"] == command for group in hooks for h in group["hooks"])  # the user's, kept as it is
+
+
 PROMPTS = (
     "Fix the bug in src/auth.py please",
     "Why does verify_token accept blanks?",

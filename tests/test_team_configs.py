@@ -394,13 +394,13 @@ def test_a_new_codex_table_is_appended_and_every_byte_of_the_users_file_stays(tm
     repo = make_repo(tmp_path, env, wired=False)
     path = repo.path / ".codex" / "config.toml"
     path.parent.mkdir()
-    user = USER_CODEX.replace("\n", "\r\n").encode()
+    user = (USER_CODEX + "\n\n\n").replace("\n", "\r\n").encode()  # blank lines at its end too
     path.write_bytes(user)
 
     out = sm(ROOT / "server.py", env, repo.path, "init", "--client", "codex", "--no-hooks").stdout
 
     data = path.read_bytes()
-    assert data.startswith(user.rstrip(b"\r\n")) and b"\n" not in data.replace(b"\r\n", b""), out
+    assert data.startswith(user) and b"\n" not in data.replace(b"\r\n", b""), out
     parsed = tomllib.loads(data.decode())
     assert parsed["mcp_servers"]["sentinel-memory"] == {
         "command": "sentinel-memory", "args": [], "tools": {"log_memory": {"approval_mode": "approve"}}}

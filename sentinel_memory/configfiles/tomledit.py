@@ -96,8 +96,12 @@ def _appended(text: str, path: tuple[str, ...], table: dict) -> str:
     fresh[path[-1]] = _toml_table(table)
     newline = newline_of(text)
     added = tomlkit.dumps(doc).replace("\n", newline)
-    kept = text.rstrip("\r\n")
-    return (kept + newline + newline if kept else "") + added
+    if not text.strip():
+        return added
+    # Every byte of the file kept (its blank lines at the end too), then one blank line before ours.
+    ends = text.endswith(("\n", "\r"))
+    blank = text.endswith((newline + newline, "\n\n", "\r\n\r\n"))
+    return text + ("" if ends else newline) + ("" if blank else newline) + added
 
 
 def _toml_table(values: dict):

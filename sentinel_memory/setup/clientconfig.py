@@ -225,11 +225,20 @@ def read_entry(root: Path, client: Client) -> tuple[Path, dict | None, str | Non
             parsed = tomllib.loads(raw)
         else:
             parsed = jsonedit.loads(raw, object_pairs_hook=pairs)  # JSON, or JSONC as VS Code reads it
+        if not isinstance(parsed, dict):
+            return (
+                path,
+                None,
+                f"{path} holds a JSON {type(parsed).__name__}, not an object, which a client reads: fix it",
+                warnings,
+            )
         servers = parsed.get(client.servers, {})
         entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
     except UnicodeDecodeError:
         return path, None, f"{path} is not UTF-8 text: save it as UTF-8", warnings
-    except (OSError, ValueError, AttributeError, RecursionError) as exc:
+    except RecursionError:
+        return path, None, f"{path} nests deeper than a config does: fix it", warnings
+    except (OSError, ValueError, AttributeError) as exc:
         kind = "TOML" if client.config.suffix == ".toml" else "JSON"
         return path, None, f"{path} is not valid {kind} ({str(exc)[:120]}): fix it", warnings
     names = twins(parsed.get(client.servers), Path(root))

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ..errors import MemoryToolError
 from ..git import command as gitcmd, drivers as gitdriver
 from ..invocation import ENTRY, SELF
 from ..record.contextdir import QUARANTINE_FILE
@@ -79,9 +80,12 @@ def check(root: ProjectRoot) -> list[tuple[str, str]]:
 
 
 def _memory_file(path: Path) -> list[tuple[str, str]]:
-    if not path.exists():
+    if not os.path.lexists(path):
         return [(OK, f"memory file {path} does not exist yet (created on the first log)")]
-    snap = read(path)
+    try:
+        snap = read(path)
+    except MemoryToolError as exc:  # a folder, a link, a FIFO, too big: the other checks still run
+        return [(FAIL, str(exc))]
     out = [(OK, f"memory file {path}: {plural(len(snap.records), 'record')}")]
     if snap.unreadable:
         out.append(

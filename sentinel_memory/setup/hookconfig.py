@@ -133,7 +133,15 @@ def starts_us(words: list[str]) -> bool:
         flags = words[1:-1]
     else:
         return False
-    return all(w.startswith("-") and w not in ("-m", "-c") for w in flags)
+    return all(_HARMLESS_FLAG.fullmatch(w) for w in flags)
+
+
+# The interpreter's flags that run nothing (isolated, unbuffered, no site, optimised, quiet, a
+# warnings filter, UTF-8 mode and the like). Not -c or -m, alone or with their argument fused
+# (`-cimport os; ...`): a cloned repository's hook config would have `doctor` run its code.
+_HARMLESS_FLAG = re.compile(
+    r"-[BEIOPRSbdqsuv]+|-W[\w:.]+|-X(?:utf8|dev|importtime|faulthandler|warn_default_encoding)(?:=\w+)?"
+)
 
 
 def answer_moment(client: str, code: int, out: str, err: str) -> str | None:

@@ -256,10 +256,16 @@ def init(
     else:
         report.append("wrote no workflow rules (--no-rules): the rules files and instruction files keep what they hold")
     context = root / ".context"
-    had = {name: os.path.lexists(context / name) for name in (".gitignore", ".gitattributes")}
-    prepare_context_dir(context)
-    for (name, existed), template in zip(had.items(), (GITIGNORE, GITATTRIBUTES), strict=True):
-        report.append(_merge_lines(context / name, template, root) if existed else f"created {context / name}")
+    if context.is_symlink() or (os.path.lexists(context) and not context.is_dir()):
+        # A cloned repository's .context linking out of the project (or a file in its place): the
+        # tools refuse it, and init writes nothing through it.
+        what = f"a symbolic link (to {os.readlink(context)})" if context.is_symlink() else "not a folder"
+        report.append(f"left {context} alone: it is {what}, which the tools refuse; remove it and run init again")
+    else:
+        had = {name: os.path.lexists(context / name) for name in (".gitignore", ".gitattributes")}
+        prepare_context_dir(context)
+        for (name, existed), template in zip(had.items(), (GITIGNORE, GITATTRIBUTES), strict=True):
+            report.append(_merge_lines(context / name, template, root) if existed else f"created {context / name}")
     report.append(precommit.install(root, *ENTRY))
     if gitdriver.git_dir(root) is None:
         report.append("skipped git drivers: not a git work tree (run init again after git init)")
