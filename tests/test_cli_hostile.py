@@ -27,7 +27,7 @@ HOSTILE = {
     "topic": "<script>alert(1)</script>",
     "missing_context": "# Heading\n```\nfenced\n~~~\n---",
     "lesson": "<img src=x onerror=alert(1)> [click](javascript:alert(1)) | a | b |\n<!-- hide the rest\n1. one\n- two"
-    " $\\Huge{\\color{red}{fake}}$",
+    " $\\Huge{\\color{red}{fake}}$ see http://evil.example/x or www.evil.example",
     "ask_next_time": "\x1b]8;;http://evil\x07link\x1b]8;;\x07 \x1b[31mred\r\u202eabc\b @octocat",
     "files": ["a`b.py", "x\ny.py"],
     "meta": {"created": "2026-01-01T00:00:00+00:00"},
@@ -84,6 +84,8 @@ def test_export_shows_a_records_markdown_and_html_as_text(project):
     assert html.count("<li>") == 2 * 4 and "<a " not in html and "<pre>" not in html
     assert "@octocat" not in html and "\x1b" not in text and "\u202e" not in text
     assert "\\$\\\\Huge" in text  # GitHub would render $...$ as math
+    # GitHub links a bare address by itself (its autolink extension): escaped, it shows as text
+    assert "http\\://evil.example/x" in text and "www\\.evil.example" in text and "http://evil.example" not in text
     for word in (
         "&lt;script&gt;alert(1)&lt;/script&gt;",
         "&lt;img src=x onerror=alert(1)&gt;",

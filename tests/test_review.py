@@ -177,6 +177,42 @@ def test_a_credential_like_value_is_flagged_and_never_shown(tmp_path, env):
     assert later.returncode == 0 and token not in later.stdout and "1 removed" in later.stdout
 
 
+def test_a_credential_in_an_id_a_cited_path_or_meta_is_flagged_and_never_shown(tmp_path, env):
+    """A hand-written record may hold a key outside its text fields: in its id, a cited path, a meta
+    value. Each is flagged where it is, as `scan` finds it, and neither output holds it."""
+    repo = base_repo(tmp_path, env)
+    token = fake_token()
+    in_files = rec("files", "a key in a path", "l", created=T1, files=[f"src/{token}.py"])
+    in_meta = rec("meta", "a key in meta", "l", created=T1)
+    in_meta["meta"]["by"] = token
+    in_id = {**rec("idtok", "a key as the id", "l", created=T1), "id": token}
+    with repo.memory.open("a", encoding="utf-8") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in (in_files, in_meta, in_id)))
+    result = review(repo)
+    assert result.returncode == 1
+    for where in (f"{in_files['id']} files[0]", f"{in_meta['id']} meta.by", "[REDACTED] id"):
+        assert f"credential-like value: {where} looks like github_token" in result.stdout, result.stdout
+    assert token not in result.stdout and token not in review(repo, "--format", "markdown").stdout
+
+
+def test_the_markdown_report_stays_within_max_chars_whatever_the_records_hold(tmp_path, env):
+    """Records whose field names and types this version does not know, each a long name: the note
+    that lists them went past --max-chars (102,800 characters for 5,000). Every limit holds now."""
+    repo = base_repo(tmp_path, env)
+    odd = []
+    for i in range(60):
+        record = rec("odd", f"unknown shapes {i}", "l", created=T1)
+        record[f"field_{i}_" + "x" * 900] = "v"
+        record["type"] = f"kind_{i}_" + "y" * 900
+        odd.append(json.dumps(record) + "\n")
+    with repo.memory.open("a", encoding="utf-8") as f:
+        f.write("".join(odd))
+    for limit in (65_536, 5_000, 400):
+        out = review(repo, "--format", "markdown", "--max-chars", str(limit)).stdout
+        assert len(out) <= limit, (limit, len(out))
+    assert "review` in a clone shows everything" in review(repo, "--format", "markdown", "--max-chars", "5000").stdout
+
+
 def test_a_cited_file_missing_at_head_and_a_lesson_this_change_made_stale(tmp_path, env):
     repo = make_repo(tmp_path, env, wired=False)
     (repo.path / "src").mkdir()

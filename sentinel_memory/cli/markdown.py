@@ -18,10 +18,16 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]#|~!$])")  # `$`: GitHub reads $...$
 _LINE_START = re.compile(r"^(\s*)(?:([-+=])|(\d+)([.)]))")
 
 
+# Where GitHub's Markdown makes a bare address a link (its autolink extension): a scheme's `:`
+# before `//`, and `www.`. Escaped (`http\://`, `www\.`), they show the same and link nothing.
+_AUTOLINK = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*:(?=//)|\bwww\.")
+
+
 def md(value: object) -> str:
     """Text as Markdown that shows it as it is: no formatting, HTML or @-mention of its own, one
     line (a line break as `<br>`); control characters visible (visible.py)."""
     out = _MARKDOWN_SPECIAL.sub(r"\\\1", visible(str(value), lines=True))
+    out = _AUTOLINK.sub(lambda m: m.group(0)[:-1] + "\\" + m.group(0)[-1], out)  # http\://, www\.
     out = out.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("@", "@&#8203;")
     return out.replace("\r\n", "\n").replace("\n", "<br>")
 

@@ -23,7 +23,7 @@ from ..git.staleness import Stale
 from ..record.compare import Changed, Comparison, Fold, compare, differences
 from ..record.contextdir import QUARANTINE_FILE
 from ..record.disk import check_directory, read_regular
-from ..record.records import FIELD_ORDER, META_ORDER, TYPES, meta_of
+from ..record.records import FIELD_ORDER, META_ORDER, STRICT_ONLY, TYPES, meta_of
 from ..record.snapshot import Snapshot, lines_of, parse
 from ..setup.project import ProjectRoot
 from . import review_flags
@@ -102,7 +102,7 @@ def review(root: ProjectRoot, base_rev: str | None = None, head_rev: str | None 
     flags += review_flags.duplicates(shown_new, new.snapshot)
     flags += review_flags.topics(old.snapshot, new.snapshot)
     flags.sort(key=lambda f: (list(review_flags.KINDS).index(f.kind), f.record_id or ""))
-    return Review(old, new, _safe(comparison), flags, notes, marks)
+    return Review(old, new, _safe(comparison), [_safe_flag(f) for f in flags], notes, marks)
 
 
 # ------------------------------------------------------------------------------------- the sides
@@ -246,16 +246,34 @@ def _format_notes(old: Side, new: Side, notes: list[str]) -> None:
 # ----------------------------------------------------------------------------- what is shown
 
 
+def _safe_flag(flag: review_flags.Flag) -> review_flags.Flag:
+    """A flag whose record id and detail (a cited path, a stale file) show no credential: a
+    hand-written record may hold one in its id or its files."""
+    from ..redaction import redact
+
+    rid = redact(flag.record_id, strict_only=True)[0] if flag.record_id else flag.record_id
+    detail = redact(flag.detail, strict_only=True)[0]
+    return flag if (rid, detail) == (flag.record_id, flag.detail) else replace(flag, record_id=rid, detail=detail)
+
+
 def _safe(comparison: Comparison) -> Comparison:
     """The comparison with every value a redaction rule hits shown redacted, on either side."""
     from ..redaction import redact
 
+    def shown(value: object, strict: bool) -> object:
+        """A value with every string in it redacted (keys too), however it nests."""
+        if isinstance(value, str):
+            return redact(value, strict_only=strict)[0]
+        if isinstance(value, dict):
+            return {shown(k, strict): shown(v, strict) for k, v in value.items()}
+        if isinstance(value, list):
+            return [shown(v, strict) for v in value]
+        return value
+
     def clean(record: dict) -> dict:
-        hit = {name for name, _ in review_flags.hits(record)}
-        if not hit:
+        if not review_flags.hits(record):
             return record
-        strict = review_flags.text_fields(record)
-        return {k: redact(v, strict_only=strict[k])[0] if k in hit else v for k, v in record.items()}
+        return {shown(k, False): shown(v, STRICT_ONLY.get(k, False)) for k, v in record.items()}
 
     def changed(c: Changed) -> Changed:
         old, new = clean(c.old), clean(c.new)

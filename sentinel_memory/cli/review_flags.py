@@ -25,7 +25,6 @@ from ..git.staleness import Change, Checker, Stale, oldest_citing, stamp_seconds
 from ..record.citations import of as cited_files
 from ..record.compare import Comparison
 from ..record.contextdir import QUARANTINE_FILE
-from ..record.records import STRICT_ONLY
 from ..record.snapshot import Snapshot
 from ..search.terms import terms
 from ..search.topics import similar
@@ -56,24 +55,13 @@ class Flag:
     detail: str  # never a credential's value
 
 
-def text_fields(record: dict) -> dict[str, bool]:
-    """The record's text fields and whether only the strict rules apply to each (docs/contract.md
-    §6); a field this version does not know gets every rule."""
-    out = {}
-    for name, value in record.items():
-        if isinstance(value, str) and name not in ("id", "type"):
-            out[name] = STRICT_ONLY.get(name, False)
-    return out
-
-
 def hits(record: dict) -> list[tuple[str, str]]:
+    """(where, rule) for each value a redaction rule hits anywhere in the record, as `scan` looks:
+    the text fields, and the id, the cited files, meta and any other key or value."""
     from ..redaction import rules_hit  # builds the rules: only when a review runs
+    from ..setup.scan import _strings
 
-    return [
-        (name, rule)
-        for name, strict in text_fields(record).items()
-        for rule in rules_hit(record[name], strict_only=strict)
-    ]
+    return [(where, rule) for where, value, strict in _strings(record) for rule in rules_hit(value, strict_only=strict)]
 
 
 def credentials(comparison: Comparison, old: Side, new: Side) -> list[Flag]:

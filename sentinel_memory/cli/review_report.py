@@ -232,8 +232,8 @@ def markdown(review: Review, limit: int = COMMENT_LIMIT) -> str:
         f"{md(review.base.label)} → {md(review.head.label)} · {code(review.head.path or review.base.path or '.context/memory_log.jsonl')}"
     )
     put("")
-    for note in review.notes:
-        put(f"> **Note**: {md(note)}")
+    for note in review.notes:  # a note names what a record holds (unknown types, fields): kept short
+        put(f"> **Note**: {md(note if len(note) <= NOTE_CHARS else note[:NOTE_CHARS] + '…')}")
         put("")
     if review.flags:
         put(f"#### ⚠️ Flags ({len(review.flags):,})")
@@ -280,7 +280,22 @@ def markdown(review: Review, limit: int = COMMENT_LIMIT) -> str:
             f"`{SELF} review` in a clone shows everything._"
         )
     out.append("")
-    return "\n".join(out)
+    return _within("\n".join(out), limit)
+
+
+NOTE_CHARS = 600  # characters of one note the Markdown report shows
+
+
+def _within(text: str, limit: int) -> str:
+    """The report cut, if it must be, at a line break to stay within `limit` characters, saying so
+    (the sections keep to the budget; the head and the notes, which always go first, may not)."""
+    if len(text) <= limit:
+        return text
+    tail = f"\n_Cut to stay within {limit:,} characters: `{SELF} review` in a clone shows everything._\n"
+    if len(tail) >= limit:
+        return text[:limit]
+    head = text[: limit - len(tail)]
+    return (head[: head.rfind("\n")] if "\n" in head else head) + tail
 
 
 def _section(out: list[str], budget: _Budget, name: str, items: list[str], share: float = 1.0) -> None:
