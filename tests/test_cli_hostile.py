@@ -120,6 +120,23 @@ def test_a_prefix_of_several_crafted_ids_names_them_without_their_escapes(projec
     assert (project / ".context" / "memory_log.jsonl").read_bytes() == before
 
 
+@pytest.mark.parametrize("kind", ["missing", "folder", "fifo"])
+def test_the_git_drivers_refuse_what_is_not_a_file_in_one_sentence(project, tmp_path, kind):
+    """merge-driver and textconv given a missing path, a folder or a FIFO (which would block for
+    ever): one sentence, exit 1, `ours` left as it was; no traceback."""
+    odd = tmp_path / "odd"
+    if kind == "folder":
+        odd.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(odd)
+    ours = tmp_path / "ours"
+    ours.write_bytes(b"")
+    for args in (["merge-driver", str(odd), str(ours), str(ours), "p"], ["textconv", str(odd)]):
+        result = cli(project, *args, check_rc=1)
+        assert str(odd) in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert ours.read_bytes() == b""
+
+
 def stray(tmp_path: Path) -> Path:
     """A stray memory file with one record, in a folder of its own."""
     folder = tmp_path / "stray"

@@ -27,7 +27,12 @@ def merge_driver(base: str, ours: str, theirs: str, name: str = "") -> int:
     fails, fall back to git's own three-way text merge, which writes conflict markers (with the
     base section) into `ours` — never leaving only one side in the file."""
     try:
-        sides = [_parse_quietly(Path(p).read_bytes()) for p in (base, ours, theirs)]
+        data = [_side(p) for p in (base, ours, theirs)]
+    except OSError as exc:  # not what git gives a driver: nothing to merge, `ours` left as it is
+        print(f"sentinel-memory: merge-driver: {exc}; nothing was merged", file=sys.stderr)
+        return 1
+    try:
+        sides = [_parse_quietly(side) for side in data]
         if not any(s.unreadable or s.conflict_regions for s in sides):
             records = merge_three_way(sides[0].records, sides[1].records, sides[2].records)
             atomic_write(Path(ours), Snapshot(records=records).text())
@@ -64,7 +69,7 @@ def _whole_sides_conflict(base: str, ours: str, theirs: str) -> None:
     """Write into `ours` one diff3 conflict region holding every side whole, byte for byte, so a
     merge never ends with one side only: the loader merges the records of the three sides exactly
     (docs/contract.md §5.5) and sets aside what is not a record."""
-    sides = [Path(p).read_bytes() for p in (ours, base, theirs)]
+    sides = [_side(p) for p in (ours, base, theirs)]
     body = [side if side.endswith(b"\n") or not side else side + b"\n" for side in sides]
     atomic_write(
         Path(ours),
@@ -72,10 +77,38 @@ def _whole_sides_conflict(base: str, ours: str, theirs: str) -> None:
     )
 
 
+def _side(path: str) -> bytes:
+    """The bytes of a file git hands a driver (a regular file it wrote, or one a link leads to);
+    OSError naming the path when it is missing, a folder, a FIFO or a device (which would block or
+    never end), or over the bound every reader of the memory keeps."""
+    import stat
+
+    from ..record.disk import MAX_FILE_BYTES
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        if info.st_size > MAX_FILE_BYTES:
+            raise OSError(f"{path} is {info.st_size:,} bytes, over the {MAX_FILE_BYTES:,} a memory file may hold")
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def textconv(path: str, out=None) -> int:
     """Print the memory file as one readable block per record, for `git diff`."""
     out = out or sys.stdout.buffer
-    snap = _parse_quietly(Path(path).read_bytes())
+    try:
+        data = _side(path)
+    except OSError as exc:
+        print(f"sentinel-memory: textconv: {exc}", file=sys.stderr)
+        return 1
+    snap = _parse_quietly(data)
     blocks = [readable_block(snap.records[rid].record) for rid in sorted(snap.records)]
     blocks += [f"UNREADABLE LINE: {visible(raw.decode('utf-8', 'replace'))}\n" for raw in snap.unreadable]
     # A review must see what the blocks alone would hide: markers or duplicates in the file itself.
