@@ -297,6 +297,23 @@ def test_forget_is_all_or_nothing_and_says_what_git_shows(project):
     assert sorted(ids_in_file(project)) == sorted([keep, drop])
 
 
+def test_the_git_commands_forget_prints_can_be_pasted_in_a_folder_of_any_name(tmp_path):
+    """A project folder named with a space, quotes and `$(...)`: the `git restore` that forget prints,
+    pasted into a shell, brings the record back and runs nothing else."""
+    project = tmp_path / "my app $(touch PWNED) 'q'"
+    project.mkdir()
+    _git(project, "init", "-q")
+    _git(project, "config", "user.email", "t@example.com")
+    _git(project, "config", "user.name", "T")
+    rid = logged_id(project, "a", "m", "l")
+    _git(project, "add", ".")
+    _git(project, "commit", "-qm", "memory")
+    done = run(project, "forget", rid)
+    restore = "git restore -- " + done.stdout.split("`git restore -- ", 1)[1].split("`", 1)[0]
+    subprocess.run(["sh", "-c", restore], cwd=project, check=True, capture_output=True, timeout=60)
+    assert ids_in_file(project) == [rid] and not (project / "PWNED").exists() and not (tmp_path / "PWNED").exists()
+
+
 def test_forget_says_which_records_git_can_bring_back(project):
     """A record deleted before it was committed is not in `git diff` and git cannot restore it: forget
     says so instead of "git diff now shows 1 removed record"; for a committed one beside other

@@ -187,8 +187,8 @@ def forget_report(result: Forgotten, file: Path, head: AtHead | None = None) -> 
     if head is None:
         them = "it" if len(result.deleted) == 1 else "them"
         out.append(
-            f"`git diff -- {visible(str(file))}` now shows {plural(len(result.deleted), 'removed record')}; commit it to share "
-            f"the change, or, if the file was committed, bring {them} back with `git restore -- {visible(str(file))}`."
+            f"`git diff -- {visible(shlex.quote(str(file)))}` now shows {plural(len(result.deleted), 'removed record')}; commit it to share "
+            f"the change, or, if the file was committed, bring {them} back with `git restore -- {visible(shlex.quote(str(file)))}`."
         )
         return out, errors
     shown = [r for r in result.deleted if r["id"] in head.ids]
@@ -197,8 +197,8 @@ def forget_report(result: Forgotten, file: Path, head: AtHead | None = None) -> 
         them = "it" if len(shown) == 1 else "them"
         also = " (which also undoes the file's other uncommitted changes)" if head.other_changes else ""
         out.append(
-            f"`git diff -- {visible(str(file))}` now shows {plural(len(shown), 'removed record')}; commit it to share the "
-            f"change, or bring {them} back with `git restore -- {visible(str(file))}`{also}."
+            f"`git diff -- {visible(shlex.quote(str(file)))}` now shows {plural(len(shown), 'removed record')}; commit it to share the "
+            f"change, or bring {them} back with `git restore -- {visible(shlex.quote(str(file)))}`{also}."
         )
     if never:
         were = "was" if never == 1 else "were"
@@ -226,7 +226,7 @@ def fold_report(folded: Folded, self_name: str) -> str:
     else:
         gone = f"then delete {stray} (git rm it if it was committed)"
     lines.append(
-        f"review with `git diff -- {target}`; {gone}. `{self_name} doctor` no longer lists it once it is gone."
+        f"review with `git diff -- {visible(shlex.quote(str(folded.target)))}`; {gone}. `{self_name} doctor` no longer lists it once it is gone."
     )
     return "\n".join(lines)
 
