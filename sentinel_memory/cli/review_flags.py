@@ -174,6 +174,9 @@ def _words(record: dict) -> set[str]:
     return terms(" ".join(str(record.get(k) or "") for k in ("missing_context", "lesson")))
 
 
+CANDIDATES = 50  # records compared with each added or changed one, at most
+
+
 def duplicates(candidates: list[dict], snap: Snapshot) -> list[Flag]:
     """Each candidate whose words are mostly another record's at HEAD (Jaccard >= NEAR), found by
     prefix filtering: two sets that similar share one of their rarest words."""
@@ -200,7 +203,15 @@ def duplicates(candidates: list[dict], snap: Snapshot) -> list[Flag]:
         if len(ws) < MIN_WORDS:
             continue
         best, best_score = None, 0.0
-        for other in {o for w in prefix(ws) for o in index.get(w, ())} - {rid}:
+        # The records sharing its rarest words first, at most CANDIDATES of them: a memory whose
+        # words all are common (a generated one) would otherwise make this quadratic.
+        others: dict[str, None] = {}
+        for w in prefix(ws):
+            others.update(dict.fromkeys(index.get(w, ())))
+            if len(others) > CANDIDATES:
+                break
+        others.pop(rid, None)
+        for other in list(others)[:CANDIDATES]:
             theirs = words[other]
             score = len(ws & theirs) / len(ws | theirs)
             if score >= NEAR and (score, other) > (best_score, best or ""):
