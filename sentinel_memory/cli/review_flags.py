@@ -59,9 +59,13 @@ def hits(record: dict) -> list[tuple[str, str]]:
     """(where, rule) for each value a redaction rule hits anywhere in the record, as `scan` looks:
     the text fields, and the id, the cited files, meta and any other key or value."""
     from ..redaction import rules_hit  # builds the rules: only when a review runs
-    from ..setup.scan import _strings
+    from ..setup.scan import record_strings
 
-    return [(where, rule) for where, value, strict in _strings(record) for rule in rules_hit(value, strict_only=strict)]
+    return [
+        (where, rule)
+        for where, value, strict in record_strings(record)
+        for rule in rules_hit(value, strict_only=strict)
+    ]
 
 
 def credentials(comparison: Comparison, old: Side, new: Side) -> list[Flag]:

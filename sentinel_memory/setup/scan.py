@@ -57,7 +57,7 @@ def scan_bytes(memory: bytes, quarantine: bytes, name: str = "memory_log.jsonl")
 def findings(snap: Snapshot, memory_lines: list[bytes], quarantine_lines: list[bytes], name: str) -> list[Finding]:
     found = []
     for rid in sorted(snap.records):
-        for field, value, strict in _strings(snap.records[rid].record):
+        for field, value, strict in record_strings(snap.records[rid].record):
             found += [Finding(rid, field, rule) for rule in rules_hit(value, strict_only=strict)]
     unreadable = set(snap.unreadable)
     for file, lines, only_unreadable in ((name, memory_lines, True), (QUARANTINE_FILE, quarantine_lines, False)):
@@ -150,7 +150,7 @@ def _strict(field: str) -> bool:
     return STRICT_ONLY.get(field, False)
 
 
-def _strings(record: dict) -> Iterator[tuple[str, str, bool]]:
+def record_strings(record: dict) -> Iterator[tuple[str, str, bool]]:
     """Every string a record holds, wherever it is (a known field, an unknown or nested one, a
     meta key or value, a `files` entry, a list where a string belongs, the keys too): (where,
     the string, whether only the strict rules apply). Walked without recursion: a line may nest
@@ -210,7 +210,7 @@ def _redact_all(value, strict: bool) -> tuple[object, int]:
 
 
 def _redacted(record: dict) -> tuple[dict, int]:
-    """The record with every string in it redacted (as `_strings` lists them) and re-identified;
+    """The record with every string in it redacted (as `record_strings` lists them) and re-identified;
     and how many values went."""
     out: dict = {}
     count = 0
