@@ -124,19 +124,20 @@ def test_a_path_the_lesson_names_is_cited_without_being_listed(tmp_path, env):
 
 def test_a_deleted_file_and_a_renamed_file_say_so(tmp_path, env):
     """A cited file deleted by a later commit is reported deleted; one renamed is reported with
-    its new path (followed through a second rename)."""
+    its new path (followed through a second rename, which counts as a commit since and is the
+    latest: the mark said "1 commit since" and named the first rename)."""
     repo = project(tmp_path, env)
     put(repo.memory, PAY, AUTH)
     repo.git("rm", "-q", "src/auth.py")
     deleted = commit_at(repo, "drop auth", T1)
     repo.git("mv", "src/pay.py", "src/payments.py")
-    renamed = commit_at(repo, "rename", T2)
+    commit_at(repo, "rename", T2)
     repo.git("mv", "src/payments.py", "src/billing.py")
-    commit_at(repo, "rename again", T3)
+    again = commit_at(repo, "rename again", T3)
 
     by = blocks(answers.search(repo.memory, "refund login"))
     assert f"src/auth.py was deleted (1 commit since; latest {deleted} on 2026-02-01)" in by[AUTH["id"]]
-    assert f"src/pay.py was renamed to src/billing.py (1 commit since; latest {renamed} on 2026-03-01)" \
+    assert f"src/pay.py was renamed to src/billing.py (2 commits since; latest {again} on {T3[:10]})" \
         in by[PAY["id"]]
 
 

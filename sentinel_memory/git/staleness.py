@@ -142,20 +142,27 @@ class Checker:
         newer = [e for e in events.get(self.tracked(path), ()) if e[0] > written]
         if not newer:
             return None
-        latest = max(newer, key=lambda e: e[0])
-        when = datetime.fromtimestamp(latest[0], UTC).strftime("%Y-%m-%d")
         last = newer[0]  # the newest in the history's order: the file's state at HEAD
         deleted, renamed = last[2] == "D", None
         if last[2] == "R":
+            # Followed through a chain of renames to its path at HEAD; what happened under each later
+            # name counts too (a.py -> b.py -> c.py, then c.py changed: 3 commits, the change latest).
             target, hops = last[3] or "", 0  # a rename always names its target
+            later = [[e for e in events.get(target, ()) if e[0] > written]]
             while hops < 20 and events.get(target) and events[target][0][2] == "R":
                 target, hops = events[target][0][3] or "", hops + 1
+                later.append([e for e in events.get(target, ()) if e[0] > written])
             deleted = bool(events.get(target)) and events[target][0][2] == "D"
             renamed = target[len(prefix) :] if target.startswith(prefix) else target
+            # Newest first, as the history lists them: a later name's events came after an earlier's.
+            newer = [e for events_of in reversed(later) for e in events_of] + newer
+        latest = newer[0] if newer[0][0] >= max(e[0] for e in newer) else max(newer, key=lambda e: e[0])
+        when = datetime.fromtimestamp(latest[0], UTC).strftime("%Y-%m-%d")
         at_least = (self.history.truncated and written < self.history.oldest) or (
             self.history.shallow is not None and written < self.history.shallow
         )
-        return Change(path, len(newer), latest[1], when, deleted, renamed, at_least)
+        commits = len({e[1] for e in newer})
+        return Change(path, commits, latest[1], when, deleted, renamed, at_least)
 
 
 class KeptMarks:
