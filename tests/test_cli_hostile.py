@@ -107,6 +107,17 @@ def test_export_shows_a_records_markdown_and_html_as_text(project):
         assert word in html, word
 
 
+def test_a_cited_name_with_a_control_character_is_shown_quoted_with_json_escapes(project):
+    """Contract §3.7: a cited name holding a line break or a control character is shown quoted,
+    with JSON's escapes, wherever a line names it: `search` showed it unquoted with our escapes,
+    `show` with its backslashes doubled (another file's name)."""
+    put(project, {**HOSTILE, "files": ["src/new\nline.py", "src/esc\x1b]0;pwn\x07.py", "ok.py"]})
+    searched, shown = cli(project, "search", "click").stdout, cli(project, "show", "ab12cd34").stdout
+    assert 'files: "src/new\\nline.py", "src/esc\\u001b]0;pwn\\u0007.py", ok.py' in searched, searched
+    assert 'files: ["src/new\\nline.py", "src/esc\\u001b]0;pwn\\u0007.py", "ok.py"]' in shown, shown
+    assert "\x1b" not in searched + shown
+
+
 @pytest.mark.parametrize("command", ["show", "forget"])
 def test_a_prefix_of_several_crafted_ids_names_them_without_their_escapes(project, command):
     """`show` and `forget` of a prefix several ids start with list those ids; ids written by hand

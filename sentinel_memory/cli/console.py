@@ -54,11 +54,12 @@ def record_block(record: dict, stale: tuple = ()) -> str:
     """A record for `search` and `stale`: its id in colour, then its dates, its stale mark (in
     colour), the files it cites and its fields; what the record holds with its control characters
     visible (visible.py), so the colours are the only escape sequences printed."""
+    cited = files_line(record)  # before visible_record: a name with a control character is quoted
+    cited = visible(cited) if cited else cited  # and what else shows nothing (BiDi) made visible
     record = visible_record(record)
     lines = [colour(record["id"], "1;36") + "  " + header(record).split(" | ", 1)[1]]
     if stale:
         lines.append("  " + colour(visible(stale_line(stale)), "33"))
-    cited = files_line(record)
     if cited:
         lines.append(f"  {colour('files', '2')}: " + cited.split(": ", 1)[1])
     for name in ("missing_context", "lesson", "ask_next_time"):

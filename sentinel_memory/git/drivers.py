@@ -142,10 +142,16 @@ def _counted(n: int, noun: str) -> str:
 def readable_block(record: dict) -> str:
     """A record as `git diff` and `show` print it for a person: control, BiDi and zero-width
     characters as visible escapes (visible.py); a free-text field's line breaks kept, indented."""
+    cited = record.get("files")
     record = visible_record(record)
     lines = [f"[{record.get('topic', '')}] {record.get('type', 'log')} {record['id']}"]
     for key, value in record.items():
         if key in ("id", "topic", "type"):
+            continue
+        if key == "files" and isinstance(cited, list):
+            # JSON's own escapes for a name holding a control character, as contract §3.7 shows
+            # them (escaping an escape would name another file)
+            lines.append(f"  files: {visible(json.dumps(cited, ensure_ascii=False))}")
             continue
         if key == "meta" and isinstance(value, dict):
             lines += [f"  {k}: {visible(str(v))}" for k, v in value.items()]
