@@ -87,7 +87,8 @@ def review(root: ProjectRoot, base_rev: str | None = None, head_rev: str | None 
     comparison = compare(old.snapshot.records, new.snapshot.records)
     _format_notes(old, new, notes)
     shown_new = [*comparison.added, *(c.new for c in comparison.changed), *(f.principle for f in comparison.folds)]
-    flags += review_flags.credentials(comparison, old, new)
+    seen: dict = {}  # the redaction rules' hits per record, found once (review_flags.hits)
+    flags += review_flags.credentials(comparison, old, new, seen)
     missing = review_flags.missing_files(repo, root, head_sha, shown_new)
     flags += [
         review_flags.Flag(
@@ -102,7 +103,7 @@ def review(root: ProjectRoot, base_rev: str | None = None, head_rev: str | None 
     flags += review_flags.duplicates(shown_new, new.snapshot)
     flags += review_flags.topics(old.snapshot, new.snapshot)
     flags.sort(key=lambda f: (list(review_flags.KINDS).index(f.kind), f.record_id or ""))
-    return Review(old, new, _safe(comparison), [_safe_flag(f) for f in flags], notes, marks)
+    return Review(old, new, _safe(comparison, seen), [_safe_flag(f) for f in flags], notes, marks)
 
 
 # ------------------------------------------------------------------------------------- the sides
@@ -256,7 +257,7 @@ def _safe_flag(flag: review_flags.Flag) -> review_flags.Flag:
     return flag if (rid, detail) == (flag.record_id, flag.detail) else replace(flag, record_id=rid, detail=detail)
 
 
-def _safe(comparison: Comparison) -> Comparison:
+def _safe(comparison: Comparison, seen: dict) -> Comparison:
     """The comparison with every value a redaction rule hits shown redacted, on either side."""
     from ..redaction import redact
 
@@ -271,7 +272,7 @@ def _safe(comparison: Comparison) -> Comparison:
         return value
 
     def clean(record: dict) -> dict:
-        if not review_flags.hits(record):
+        if not review_flags.hits(record, seen):
             return record
         return {shown(k, False): shown(v, STRICT_ONLY.get(k, False)) for k, v in record.items()}
 

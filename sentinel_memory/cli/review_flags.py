@@ -55,20 +55,26 @@ class Flag:
     detail: str  # never a credential's value
 
 
-def hits(record: dict) -> list[tuple[str, str]]:
+def hits(record: dict, seen: dict | None = None) -> list[tuple[str, str]]:
     """(where, rule) for each value a redaction rule hits anywhere in the record, as `scan` looks:
-    the text fields, and the id, the cited files, meta and any other key or value."""
+    the text fields, and the id, the cited files, meta and any other key or value. `seen` keeps
+    them by record (the same dict objects are flagged, then shown: redacted once)."""
     from ..redaction import rules_hit  # builds the rules: only when a review runs
     from ..setup.scan import record_strings
 
-    return [
+    if seen is not None and id(record) in seen:
+        return seen[id(record)][1]
+    found = [
         (where, rule)
         for where, value, strict in record_strings(record)
         for rule in rules_hit(value, strict_only=strict)
     ]
+    if seen is not None:
+        seen[id(record)] = (record, found)  # the record kept, so that its id() is not reused
+    return found
 
 
-def credentials(comparison: Comparison, old: Side, new: Side) -> list[Flag]:
+def credentials(comparison: Comparison, old: Side, new: Side, seen: dict | None = None) -> list[Flag]:
     from ..redaction import rules_hit
 
     flags = []
@@ -77,8 +83,8 @@ def credentials(comparison: Comparison, old: Side, new: Side) -> list[Flag]:
     }
     for record in [*comparison.added, *(c.new for c in comparison.changed), *(f.principle for f in comparison.folds)]:
         was = olds.get(record["id"])
-        before = set(hits(was)) if was is not None else set()
-        for name, rule in dict.fromkeys(hits(record)):
+        before = set(hits(was, seen)) if was is not None else set()
+        for name, rule in dict.fromkeys(hits(record, seen)):
             if (name, rule) not in before:
                 flags.append(Flag("credential", record["id"], f"{name} looks like {rule}"))
     for name, lines, earlier in (
