@@ -252,7 +252,7 @@ def test_show_and_forget_take_a_unique_prefix_and_refuse_an_ambiguous_one(projec
     assert "give more of it" in run(project, "show", common, check_rc=2).stderr
     assert "Nothing was changed" in run(project, "forget", common, check_rc=2).stderr
     assert memory(project).read_bytes() == before
-    assert "a prefix of at least 4 characters" in run(project, "show", a[:3], check_rc=1).stderr
+    assert "a prefix of at least 4 characters" in run(project, "show", a[:3], check_rc=2).stderr
 
 
 def _two_ids_with_a_common_prefix() -> tuple[str, str]:
@@ -707,14 +707,16 @@ def test_every_older_python_is_told_in_one_sentence_and_a_hook_goes_on():
 
 
 def test_small_slips_get_the_sentence_that_applies(project):
-    """A three-character prefix is too short (not "no record"); merge-driver's help shows git's
-    placeholders as git writes them."""
+    """A three-character prefix is too short (not "no record"): bad usage, exit 2, for show and
+    forget alike; merge-driver's help shows git's placeholders as git writes them."""
     logged_id(project, "payment", "VAT", "read tax.yaml")
 
-    short = run(project, "show", "abc", check_rc=1)
+    short = run(project, "show", "abc", check_rc=2)
+    forget = run(project, "forget", "abc", check_rc=2)
     driver = run(None, "merge-driver", "--help")
 
     assert "'abc' is too short to name a record" in short.stderr and "no record" not in short.stderr
+    assert "'abc' is too short to name a record" in forget.stderr and "nothing was deleted" in forget.stderr
     assert "%O %A %B %P" in driver.stdout and "%%" not in driver.stdout
 
 

@@ -123,6 +123,23 @@ def test_a_config_that_includes_a_fifo_is_said_not_waited_on(tmp_path, env, sect
     assert search.returncode == 0 and PAY["id"] in search.stdout
 
 
+
+def test_a_fifo_as_the_repositorys_head_is_said_not_waited_on(tmp_path, env):
+    """git opens .git/HEAD to recognise the repository, and would wait on a FIFO there (a project
+    unpacked from someone's archive): our git is not started, `stale` names the file (exit 3)
+    instead of listing none, and `search` answers from the memory file."""
+    repo = cited_and_changed(tmp_path, env)
+    head = repo.path / ".git" / "HEAD"
+    head.unlink()
+    fifo(head)
+    stale = run(repo, "stale")
+    assert stale.returncode == 3 and "HEAD file" in stale.stderr and "not a regular file" in stale.stderr, (
+        stale.stdout + stale.stderr
+    )
+    assert "No stale records" not in stale.stdout
+    search = run(repo, "search", "refund")
+    assert search.returncode == 0 and PAY["id"] in search.stdout
+
 # ------------------------------------------------------------------- the project's own repository
 
 def test_an_inherited_git_dir_sends_nothing_into_another_repository(tmp_path, env):

@@ -66,11 +66,17 @@ def cmd_list(root, args) -> int:
     return 0
 
 
+def _unfound(given: str) -> int:
+    """The exit code for an id no record has: 1 (nothing found), or 2 (bad usage) when it is too
+    short to be a prefix, so nothing was looked up."""
+    return 2 if len(given.strip()) < MIN_PREFIX else 1
+
+
 def cmd_show(root, args) -> int:
     opened = memory.OpenMemory(root.memory_file)
     record = maintenance.record(opened, args.id)
     if record is None:
-        return fail(console.not_found(args.id, root.memory_file, maintenance.MIN_PREFIX), 1)
+        return fail(console.not_found(args.id, root.memory_file, maintenance.MIN_PREFIX), _unfound(args.id))
     if args.json:
         _dump(record)
     else:
@@ -190,7 +196,7 @@ def cmd_forget(root, args) -> int:
     if result.unknown:
         for given in result.unknown:
             fail(console.not_found(given, root.memory_file, maintenance.MIN_PREFIX), 1)
-        return fail("nothing was deleted", 1)
+        return fail("nothing was deleted", max(map(_unfound, result.unknown)))
     head = maintenance.at_head(root.path, root.memory_file, {r["id"] for r in result.deleted})
     out, errors = console.forget_report(result, root.memory_file, head)
     for line in out:

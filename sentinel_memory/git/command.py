@@ -29,9 +29,10 @@ would wait out their timeouts): mailmap.file and mailmap.blob empty and log.mail
 mailmap read at all, not even the work tree's .mailmap), core.excludesFile and core.attributesFile
 empty (the repository's own .gitignore and .gitattributes still count). A configuration file
 cannot be kept from including another (include.path, includeIf.<condition>.path), so before git
-runs, `hazard` reads the configuration files git would read and the files they include; when one
-of them is not a regular file (a FIFO, a device) git is not started and run() raises GitWouldWait
-(an OSError, as a missing git) with a sentence naming it.
+runs, `hazard` reads the configuration files git would read and the files they include, and the
+files git opens to recognise the repository (its HEAD and commondir); when one of them is not a
+regular file (a FIFO, a device) git is not started and run() raises GitWouldWait (an OSError, as a
+missing git) with a sentence naming it.
 
 The environment: the variables that tie git to a repository (GIT_DIR, GIT_WORK_TREE,
 GIT_INDEX_FILE, GIT_COMMON_DIR, GIT_OBJECT_DIRECTORY and the rest of `git rev-parse
@@ -250,8 +251,9 @@ _MAX_DEPTH = 10  # git's own limit on nested includes
 _checked: dict[str, tuple[tuple[str, ...], tuple, str | None]] = {}
 
 
-def _config_files(cwd: str) -> list[str]:
-    """The configuration files git reads for a command run at cwd: system, global, the repository's."""
+def _git_files(cwd: str) -> tuple[list[str], list[str]]:
+    """(the configuration files git reads for a command run at cwd: system, global, the
+    repository's; the files it opens to recognise the repository: its HEAD and commondir)."""
     files = []
     if os.environ.get("GIT_CONFIG_NOSYSTEM", "").lower() not in ("1", "true", "yes", "on"):
         files.append(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
@@ -273,13 +275,14 @@ def _config_files(cwd: str) -> list[str]:
             break
         parent = os.path.dirname(here)
         if parent == here:
-            return [f for f in files if f]
+            return [f for f in files if f], []
         here = parent
-    if gitdir:
-        common = (_small(os.path.join(gitdir, "commondir")) or "").strip()
-        common = os.path.join(gitdir, common) if common else gitdir
-        files += [os.path.join(common, "config"), os.path.join(gitdir, "config.worktree")]
-    return [f for f in files if f]
+    if not gitdir:
+        return [f for f in files if f], []
+    common = (_small(os.path.join(gitdir, "commondir")) or "").strip()
+    common = os.path.join(gitdir, common) if common else gitdir
+    files += [os.path.join(common, "config"), os.path.join(gitdir, "config.worktree")]
+    return [f for f in files if f], [os.path.join(gitdir, "HEAD"), os.path.join(gitdir, "commondir")]
 
 
 def _small(path: str, limit: int = 1 << 20) -> str | None:
@@ -334,7 +337,16 @@ def hazard(cwd: str) -> str | None:
         return kept[2]
     seen: list[str] = []
     why = None
-    queue = [(f, "", 0) for f in _config_files(cwd)]
+    configs, repository = _git_files(cwd)
+    for path in repository:
+        seen.append(path)
+        if why is None and _special(path):
+            why = (
+                f"the repository's {os.path.basename(path)} file {path} is not a regular file (a FIFO or a device), "
+                "so git was not started (it would wait on it); replace it with the file git made "
+                "(`git init` in a scratch folder shows one)"
+            )
+    queue = [(f, "", 0) for f in configs]
     while queue and why is None:
         path, parent, depth = queue.pop(0)
         seen.append(path)
@@ -352,6 +364,16 @@ def hazard(cwd: str) -> str | None:
             queue += [(f, path, depth + 1) for f in _includes(path, _small(path) or "")]
     _checked[cwd] = (tuple(seen), _signature(tuple(seen)), why)
     return why
+
+
+def _special(path: str) -> bool:
+    """Whether path is there and is neither a regular file nor a folder (git opens it and would
+    wait on a FIFO); a folder or a missing file git reports itself."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _signature(paths: tuple[str, ...]) -> tuple:

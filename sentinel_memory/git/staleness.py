@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 
 from ..record.citations import of as cited_files
 from ..record.records import recency
+from . import command
 from .history import History, KeptHistory, Repo
 
 
@@ -188,7 +189,8 @@ class KeptMarks:
             return None
         sha = self.git.head(repo)
         if sha is None:
-            return None
+            why = command.hazard(repo.top)  # a HEAD git would wait on reads as no commit
+            return Checker(repo, History("", since, {}, False, since, failed=why)) if why else None
         hist = self.git.history(repo, sha, since)
         kept = self._checker
         if kept is not None and kept.history is hist and kept.repo == repo:
