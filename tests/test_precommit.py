@@ -56,7 +56,7 @@ def test_a_conflicted_copy_is_git_ignored_even_under_an_older_gitignore_and_neve
     """A memory file with conflict markers and a pasted token, in a project whose .context/.gitignore
     predates our patterns (only `*.lock`): the write that resolves it keeps the original aside as
     a .conflicted copy that git ignores (the .gitignore gains the missing lines), and a copy staged
-    by force with the memory stops the commit with the command that unstages it."""
+    by force, alone or with the memory, stops the commit with the command that unstages it."""
     repo = make_repo(tmp_path, env)
     repo.init_driver()
     (repo.path / ".context" / ".gitignore").write_text("*.lock\n", encoding="utf-8")
@@ -73,6 +73,9 @@ def test_a_conflicted_copy_is_git_ignored_even_under_an_older_gitignore_and_neve
     assert "*.conflicted" in (repo.path / ".context" / ".gitignore").read_text(encoding="utf-8")
     assert commit(repo, "resolved").returncode == 0
     assert fake_github_token().encode() not in repo.show("HEAD")
+    repo.git("add", "-f", str(copies[0]))  # forced past the ignore rule, alone
+    alone = repo.git("commit", "-q", "-m", "the copy alone", check=False)
+    assert alone.returncode != 0 and f"git rm --cached .context/{copies[0].name}" in alone.stderr
     server(env, "--project", str(repo.path), "log", "--topic", "d", "--missing-context", "e", "--lesson", "f")
     repo.git("add", "-A")
     repo.git("add", "-f", str(copies[0]))  # forced past the ignore rule, with a change to the memory

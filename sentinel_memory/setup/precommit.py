@@ -60,10 +60,12 @@ def markers(prefix: str = "") -> tuple[str, str]:
 
 
 def _files(prefix: str) -> str:
-    return " ".join(
-        drivers.quote(f"{prefix}.context/{name}") if prefix else f".context/{name}"
-        for name in (MEMORY_FILE, QUARANTINE_FILE)
-    )
+    """The pathspecs of what the check reads: the memory and quarantine files, and any copy of a
+    conflicted file (git-ignored, but `git add -f` stages it); quoted where the shell would read
+    them (a folder's name, the glob git matches itself)."""
+    names = [f"{prefix}.context/{name}" for name in (MEMORY_FILE, QUARANTINE_FILE)]
+    plain = [name if not prefix else drivers.quote(name) for name in names]
+    return " ".join([*plain, drivers.quote(f"{prefix}.context/*.conflicted")])
 
 
 def _scan_words(prefix: str) -> str:
