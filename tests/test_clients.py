@@ -71,7 +71,7 @@ def test_a_new_repository_without_memory_resolves_to_its_top_and_outside_git_to_
     repo = make_repo(tmp_path, env, wired=False)
     deep = repo.path / "a" / "b"
     deep.mkdir(parents=True)
-    repo.memory.unlink(missing_ok=True)
+    shutil.rmtree(repo.path / ".context")
     assert f"project root {repo.path} (from the current directory {deep}: the top of its git work tree)" \
         in run(env, deep, "doctor").stdout
 
@@ -89,6 +89,27 @@ def test_a_new_repository_without_memory_resolves_to_its_top_and_outside_git_to_
     log_here(env, lone, "t", "here")
     assert (lone / MEMORY).is_file()
 
+
+def test_a_monorepos_projects_set_up_by_init_keep_their_first_lessons_apart(tmp_path, env):
+    """Two projects in one repository, each set up by `init` and without a lesson yet: a first
+    lesson logged from inside B (its src/, where a client may start) lands in B's memory, not at
+    the repository's top where A would read it too; A's own stays apart."""
+    repo = make_repo(tmp_path, env, wired=False)
+    repo.memory.unlink(missing_ok=True)
+    for name in ("A", "B"):
+        (repo.path / name / "src").mkdir(parents=True)
+        run(env, repo.path, "--project", name, "init", "--client", "claude")
+
+    doctor = run(env, repo.path / "B" / "src", "doctor", rc=None).stdout
+    from_b = log_here(env, repo.path / "B" / "src", "beta", "B's lesson")
+    from_a = log_here(env, repo.path / "A", "alpha", "A's lesson")
+
+    assert not repo.memory.exists()
+    assert from_b["id"] in (repo.path / "B" / MEMORY).read_text(encoding="utf-8")
+    assert from_a["id"] in (repo.path / "A" / MEMORY).read_text(encoding="utf-8")
+    assert from_b["id"] not in (repo.path / "A" / MEMORY).read_text(encoding="utf-8")
+    assert f"project root {repo.path / 'B'} (from the current directory {repo.path / 'B' / 'src'}: the nearest " \
+           "folder with a .context/ that init made)" in doctor
 
 def test_a_linked_work_tree_and_a_submodule_are_projects_of_their_own(tmp_path, env):
     """From a subfolder of a `git worktree add` checkout the root is that work tree (its own

@@ -34,6 +34,24 @@ memory_log.quarantine.jsonl text eol=lf merge=union
 EARLIER_LINES = {"memory_log.quarantine.jsonl text eol=lf": "memory_log.quarantine.jsonl text eol=lf merge=union"}
 
 
+def ours(context: str | os.PathLike) -> bool:
+    """Whether `context` is a .context/ folder of ours (init or a write made it: its .gitattributes
+    or .gitignore starts with our line) and not a link: a project set up before its first lesson."""
+    if os.path.islink(context) or not os.path.isdir(context):
+        return False
+    for name in (".gitattributes", ".gitignore"):
+        try:
+            head = read_regular(os.path.join(context, name), 1 << 20)
+        except StorageError:
+            continue
+        if head is not None and head.lstrip(b"\xef\xbb\xbf").startswith(_OUR_LINE):
+            return True
+    return False
+
+
+_OUR_LINE = b"# Sentinel-Memory:"
+
+
 def prepare(context: Path) -> None:
     """Create .context/ with its .gitignore and .gitattributes (those missing) on the first write."""
     try:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ProjectRootError
+from ..record import contextdir
 from ..record.store import memory_path
 from .clients import CLIENTS, client_key
 
@@ -75,10 +76,11 @@ def is_home_or_root(path: Path) -> bool:
 
 def find_root(start: Path) -> tuple[Path, str]:
     """The project a directory belongs to, as git finds its root: walking up from `start`, the
-    nearest directory holding .context/memory_log.jsonl, else the nearest holding .git (a folder,
-    or the file of a linked work tree or submodule), else `start` itself. The walk stops at the
-    first .git (a submodule is its own project) and never climbs to the home directory or a
-    filesystem root, which are not projects (a home kept in git must not swallow its folders)."""
+    nearest directory holding .context/memory_log.jsonl or a .context/ that `init` made (a
+    monorepo's project before its first lesson), else the nearest holding .git (a folder, or the
+    file of a linked work tree or submodule), else `start` itself. The walk stops at the first
+    .git (a submodule is its own project) and never climbs to the home directory or a filesystem
+    root, which are not projects (a home kept in git must not swallow its folders)."""
     start = Path(start).resolve()
     if is_home_or_root(start):
         return start, ""
@@ -87,6 +89,8 @@ def find_root(start: Path) -> tuple[Path, str]:
             break
         if memory_path(directory).is_file():
             return directory, "the nearest folder with .context/memory_log.jsonl"
+        if contextdir.ours(directory / ".context"):
+            return directory, "the nearest folder with a .context/ that init made"
         if (directory / ".git").exists():
             return directory, "the top of its git work tree"
     return start, ""
