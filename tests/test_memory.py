@@ -81,6 +81,21 @@ def test_source_ids_with_a_log_are_rejected_and_nothing_changes(path):
     assert path.read_bytes() == before
 
 
+def test_a_log_and_a_principle_that_would_share_an_id_never_replace_each_other(path):
+    """A principle's id comes from its topic and lesson, a log's from its topic and missing
+    context: a principle whose lesson is word for word a log's missing context (or the reverse)
+    is refused with the fix, and the record already there, its lesson and counts, stays as it was."""
+    log(path, "auth", "Refresh tokens early", "the IdP rejects refreshes in the last minute", "which IdP?")
+    log(path, "db", "", "Always run migrations in a transaction", type="principle")
+    before = path.read_bytes()
+
+    with pytest.raises(InvalidInput, match="word the principle's lesson otherwise"):
+        log(path, "auth", "", "Refresh tokens early", type="principle")
+    with pytest.raises(InvalidInput, match="word the missing_context otherwise"):
+        log(path, "db", "Always run migrations in a transaction", "sqlite cannot ALTER in a transaction")
+
+    assert path.read_bytes() == before
+
 def test_compact_threshold_must_be_a_positive_integer(path):
     """compact_threshold below 1 (or not an integer) is an error before anything is written."""
     for bad in (0, -1, True, "5"):

@@ -20,7 +20,7 @@ from ..errors import InvalidInput
 from ..git import drivers, staleness
 from ..git.staleness import Stale
 from ..record import citations, revise, store
-from ..record.records import NOTHING_SAVED, Entry, normalize, prepare, recency, revision, topic_of
+from ..record.records import NOTHING_SAVED, Entry, is_principle, normalize, prepare, recency, revision, topic_of
 from ..record.snapshot import Snapshot
 from ..search import index, strength
 from ..search.kept import KeptIndex
@@ -252,6 +252,8 @@ def upsert(
 
     def change(snap: Snapshot) -> Snapshot | None:
         old = snap.records.get(draft.id)
+        if old is not None and is_principle(old.record) != (draft.type == "principle"):
+            raise InvalidInput(_other_type(draft, old.record))
         present = [snap.records[i] for i in sources if i in snap.records]
         deleted = [e for e in present if wanted[e.id] is None or revision(e.record) == wanted[e.id]]
         kept = citations.of(old.record) if old else []
@@ -286,6 +288,23 @@ def upsert(
         marks.get("was", ()),
         changed,
         _cited_by(root, [stored.record, *changed]) if changed else [],
+    )
+
+
+def _other_type(draft, stored: dict) -> str:
+    """Why a record cannot replace one of the other type that has its id (a log's id comes from
+    its topic and missing_context, a principle's from its topic and lesson: §3.4)."""
+    if draft.type == "principle":
+        same = f"this lesson is word for word the missing_context of the log {stored['id']} in topic {draft.topic!r}"
+        fix = "word the principle's lesson otherwise (state the rule in full)"
+    else:
+        same = (
+            f"this missing_context is word for word the lesson of the principle {stored['id']} in topic {draft.topic!r}"
+        )
+        fix = "word the missing_context otherwise (what the instructions lacked)"
+    return (
+        f"{same}, so the two would share an id and this {draft.type} would replace that "
+        f"{stored.get('type', 'log')}: {fix}. {NOTHING_SAVED}"
     )
 
 
