@@ -193,3 +193,23 @@ def test_compact_over_the_budget_offers_what_fits_and_names_the_rest(path, monke
     first = out.split('Topic "topic0"', 1)[1].split("Next:", 1)
     shown_ids = first[1].split("source_ids=[", 1)[1].split("]", 1)[0].count('"') // 2
     assert 1 <= shown_ids < 10 and f"topic0 ({10 - shown_ids})" in out
+
+
+def test_a_credential_in_a_hand_written_topic_is_in_no_list_of_topics(path, monkeypatch):
+    """A topic holding a key (a hand edit, a cloned repository) reaches no answer: not the topic's
+    heading, nor the similar topics, nor what was not shown, nor the topics a filter missed."""
+    token = "ghp_" + "aB3d" * 9  # the shape of a GitHub token, built here so no real one is in the repo
+    path.parent.mkdir(parents=True)
+    rows = [{"id": "a1", "type": "log", "topic": token, "missing_context": "m", "lesson": "l"},
+            {"id": "a2", "type": "log", "topic": f"{token} ci", "missing_context": "m", "lesson": "l"},
+            {"id": "a3", "type": "log", "topic": "zzz", "missing_context": "m", "lesson": "l " * 300}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+    answers = [compact(path), search(path, "x", topic="nothing")]
+    for budget in ("400", "300"):
+        monkeypatch.setenv("SENTINEL_MEMORY_SEARCH_TOKENS", budget)
+        answers += [compact(path), search(path, "zzz")]
+
+    assert all(token not in a for a in answers)
+    assert any("Similar topics" in a for a in answers) and any("NOT SHOWN" in a for a in answers)
+    assert any("[REDACTED" in a for a in answers)

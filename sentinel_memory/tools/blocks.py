@@ -6,6 +6,7 @@ files, the fields by their short names, the stale line under the header; the car
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..record.citations import shown
@@ -33,6 +34,22 @@ def one_line(value: object) -> str:
     """A value for a block's first line: its line breaks as spaces, so that no value of a record
     (an id or a topic a hand edit gave a line break) can start a line that poses as another's."""
     return _LINE_BREAK.sub(" ", str(value))
+
+
+def topic_name(topic: object) -> str:
+    """A topic as a list or a heading names it: on one line, and redacted by the rules a write
+    applies to a topic (a hand-written topic may hold a key; docs/contract.md §6)."""
+    return _topic_name(one_line(topic))
+
+
+@lru_cache(maxsize=4096)
+def _topic_name(text: str) -> str:
+    from ..record.records import LIMITS
+    from ..redaction import redact
+
+    room = SHOWN_OVER * LIMITS["topic"]
+    shown = redact(text[: room + REDACTED_PAST], strict_only=True)[0]
+    return over_limit(shown, text, room, LIMITS["topic"]) if len(text) > room else shown
 
 
 def header(record: dict) -> str:

@@ -15,6 +15,7 @@ from .blocks import (
     plural,
     source_lines,
     stale_line,
+    topic_name,
     without_credentials,
 )
 from .render import BUDGET_ENV, SHALLOW_NOTE, read_notes
@@ -48,7 +49,7 @@ def compact_answer(c: Compaction) -> str:
         out.append(
             "Similar topics you may merge into one principle (merge only what is truly one subject; "
             "pass the ids of every merged group in source_ids):\n"
-            + "\n".join(f"- {', '.join(map(one_line, cluster))}" for cluster in c.clusters)
+            + "\n".join(f"- {', '.join(map(topic_name, cluster))}" for cluster in c.clusters)
         )
     listed, not_shown = _listing(c, sum(_cost(x) for x in out) + _cost(FINISH))
     out += listed
@@ -107,7 +108,7 @@ def _listing(c: Compaction, used: int) -> tuple[list[str], list[tuple[str, int]]
 
 
 def _not_shown(budget: int, not_shown: list[tuple[str, int]]) -> str:
-    listed = ", ".join(f"{t} ({n})" for t, n in not_shown[:LISTED_NOT_SHOWN])
+    listed = ", ".join(f"{topic_name(t)} ({n})" for t, n in not_shown[:LISTED_NOT_SHOWN])
     more = " ..." if len(not_shown) > LISTED_NOT_SHOWN else ""
     return (
         f"NOT SHOWN, to stay within about {budget:,} tokens (setting {BUDGET_ENV}): "
@@ -131,7 +132,7 @@ def _stale_block(c: Compaction) -> str:
     ]
     for rid in ids[:STALE_SHOWN]:
         r = without_credentials(records[rid])
-        lines.append(f'  - {one_line(r.get("type"))} {one_line(rid)} (topic "{one_line(r.get("topic"))}")')
+        lines.append(f'  - {one_line(r.get("type"))} {one_line(rid)} (topic "{topic_name(r.get("topic"))}")')
         lines += source_lines(r, ask=False)
         lines.append("    " + stale_line(c.stale[rid]).replace(" " + STALE_ADVICE, ""))
     if len(ids) > STALE_SHOWN:
@@ -144,7 +145,7 @@ def _stale_block(c: Compaction) -> str:
 def _group_block(topic: str, members: list[dict], stale: dict | None = None, cited: list[str] | None = None) -> str:
     logs, principles = count_types(members)
     topic = without_credentials({"topic": topic})["topic"]  # as a save would store it
-    lines = [f'Topic "{one_line(topic)}" - {plural(logs, "log")}, {plural(principles, "principle")}']
+    lines = [f'Topic "{topic_name(topic)}" - {plural(logs, "log")}, {plural(principles, "principle")}']
     for r in members:
         extra = f" (from {meta_of(r).get('source_count', 0)} records)" if is_principle(r) else ""
         if stale and r["id"] in stale:

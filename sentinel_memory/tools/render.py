@@ -30,6 +30,7 @@ from .blocks import (  # noqa: F401 (those of a record's block this module does 
     source_lines,
     stale_change,
     stale_line,
+    topic_name,
     with_line,
     without_credentials,
 )
@@ -75,7 +76,7 @@ def compact_notice(logs: int, threshold: int) -> str:
 
 def _topics_line(topics: Counter, shown: int = 12) -> str:
     busiest = topics.most_common(shown)
-    line = ", ".join(f"{one_line(t)} ({n})" for t, n in busiest)
+    line = ", ".join(f"{topic_name(t)} ({n})" for t, n in busiest)
     more = len(topics) - len(busiest)
     return line + (f" and {plural(more, 'more topic')}" if more > 0 else "")
 
@@ -213,7 +214,7 @@ def search_answer(found: Found) -> str:
     if not found.total:
         if found.topic and snap.records:
             topics = sorted({str(e.record.get("topic")) for e in snap.records.values()})
-            shown = ", ".join(map(one_line, topics[:30])) + (" ..." if len(topics) > 30 else "")
+            shown = ", ".join(map(topic_name, topics[:30])) + (" ..." if len(topics) > 30 else "")
             head = (
                 f'No records with topic exactly "{echoed(found.topic)}" in {found.path} '
                 f"({plural(len(snap.records), 'record')} under other topics: {shown}). "
@@ -328,7 +329,7 @@ def changed_sources(logged: Logged) -> str:
     ]
     for r in records:
         topic = without_credentials({"topic": r.get("topic")})["topic"]
-        lines.append(f'  - {one_line(r.get("type"))} {one_line(versioned(r))} (topic "{one_line(topic)}")')
+        lines.append(f'  - {one_line(r.get("type"))} {one_line(versioned(r))} (topic "{topic_name(topic)}")')
         lines += source_lines(r)  # shown redacted; its version (source_ids) stays the stored record's
     ids = ", ".join(json_text(x) for x in [versioned(logged.record), *(versioned(r) for r in records)])
     files = f", files={json_text(logged.fold_files)}" if logged.fold_files else ""
