@@ -55,6 +55,24 @@ def test_write_normalises_to_sorted_lf_lines_without_bom(tmp_path):
     assert ids == sorted(ids) and {"a", "b"} <= set(ids)
 
 
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_a_utf_16_file_is_read_and_the_next_write_stores_it_as_utf_8(tmp_path, codec):
+    """A memory file that Windows PowerShell 5.1's `>` rewrote as UTF-16 with its byte order mark
+    (`git show HEAD:.context/memory_log.jsonl > ...`): its records are read, and the next write
+    keeps every one of them in UTF-8, with nothing set aside as unreadable."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    text = line("a", lesson="결제 모듈") + "\r\n" + line("b") + "\r\n"
+    path.write_bytes(("\ufeff" + text).encode(codec))
+
+    assert sorted(read(path).records) == ["a", "b"] and read(path).unreadable == []
+    log(path, "t", "m", "l")
+
+    rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+    assert {"a", "b"} <= {r["id"] for r in rows} and len(rows) == 3
+    assert any(r["lesson"] == "결제 모듈" for r in rows)
+    assert not (path.parent / "memory_log.quarantine.jsonl").exists()
+
 def test_a_change_made_right_after_a_write_is_seen_even_at_the_same_size(tmp_path):
     """A read right after this process wrote the file skips reading it back only while it is still
     that file: an edit in place within the same instant, keeping the size, or another file of the

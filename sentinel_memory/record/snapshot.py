@@ -1,7 +1,8 @@
 """What a read of the memory file found: its records, parsed from the line format, and what had
 to be set aside or resolved to get them.
 
-`parse` tolerates a BOM, CRLF and blank lines, sets aside lines that are not records, resolves git
+`parse` tolerates a BOM, CRLF and blank lines, reads a UTF-16 file (PowerShell 5.1's `>` writes
+one) as its text, sets aside lines that are not records, resolves git
 conflict markers (exactly with a diff3 base section, else keeping both sides) and duplicate ids
 (the newer wins) — docs/contract.md §5. A Snapshot is never changed once made: `edited` returns
 a new one that says what it gained and lost (`edit`), so the search index can follow it.
@@ -23,6 +24,7 @@ from .records import Entry, count_types, is_principle, parse_line, topic_of
 log = logging.getLogger("sentinel_memory")
 
 BOM = b"\xef\xbb\xbf"
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _MARKERS = (b"<<<<<<<", b"|||||||", b"=======", b">>>>>>>")
 
 
@@ -108,7 +110,8 @@ class Snapshot:
 
 def parse(data: bytes) -> Snapshot:
     """Parse the file's bytes (docs/contract.md §5)."""
-    lines = lines_of(data)
+    text = utf8(data)
+    lines = lines_of(text)
     snap = Snapshot(raw_bytes=data)
     if not any(line.startswith(_MARKERS) for line in lines):
         entries = _entries(lines, snap.unreadable)
@@ -117,7 +120,8 @@ def parse(data: bytes) -> Snapshot:
         ids = [e.id for e in entries]
         # Already exactly what text() would write: keep these bytes as the text to splice into.
         if (
-            not snap.duplicates
+            text is data
+            and not snap.duplicates
             and not snap.unreadable
             and ids == sorted(ids)
             and b"".join([e.data for e in entries]) == data
@@ -158,6 +162,24 @@ def parse(data: bytes) -> Snapshot:
         snap.records = merge_two_way(sides["ours"], sides["theirs"])
     snap.conflict_regions, snap.conflict_base = regions, every_region_has_base
     return snap
+
+
+def utf16(data: bytes) -> bool:
+    """Whether the bytes start with a UTF-16 byte order mark (and not UTF-32's)."""
+    return data.startswith(UTF16_BOMS) and not data.startswith(b"\xff\xfe\x00\x00")
+
+
+def utf8(data: bytes) -> bytes:
+    """A file in UTF-16 with its byte order mark (what Windows PowerShell 5.1's `>` and
+    `Out-File` write, say after `git show HEAD:.context/memory_log.jsonl > ...`) as UTF-8, so its
+    records are read rather than set aside as unreadable lines; the next write stores UTF-8. Any
+    other bytes (or UTF-16 that does not decode) are returned as they are, the same object."""
+    if not utf16(data):
+        return data
+    try:
+        return data.decode("utf-16").encode("utf-8")
+    except UnicodeError:
+        return data
 
 
 def lines_of(data: bytes) -> list[bytes]:

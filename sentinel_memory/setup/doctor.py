@@ -16,7 +16,7 @@ from ..invocation import ENTRY, SELF
 from ..record.contextdir import QUARANTINE_FILE
 from ..record.merge import merge_three_way
 from ..record.records import LIMITS
-from ..record.snapshot import parse
+from ..record.snapshot import parse, utf8
 from ..record.store import memory_path, read
 from ..tools.render import plural
 from . import precommit
@@ -104,7 +104,15 @@ def _memory_file(path: Path) -> list[tuple[str, str]]:
         )
     if snap.duplicates:
         out.append((WARN, f"{plural(snap.duplicates, 'duplicate id')}: the next write keeps the newer of each"))
-    if not snap.unreadable and not snap.conflict_regions and snap.text() != snap.raw:
+    if utf8(snap.raw) is not snap.raw:
+        out.append(
+            (
+                WARN,
+                "the file is UTF-16 (what Windows PowerShell 5.1's `>` writes), which git shows as binary: "
+                "its records are read, and the next write stores it as UTF-8",
+            )
+        )
+    elif not snap.unreadable and not snap.conflict_regions and snap.text() != snap.raw:
         out.append(
             (WARN, "the file is not in canonical form (order, BOM, CRLF or spacing): the next write normalises it")
         )
