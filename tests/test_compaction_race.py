@@ -65,6 +65,25 @@ def test_a_source_updated_between_compact_and_save_is_kept_and_named(tmp_path):
     assert "SameSite=Strict on the admin domain" in answer and "Fold it in with another save" in answer
 
 
+def test_many_changed_sources_are_shown_ten_at_a_time_and_folded_only_once_read(tmp_path):
+    """Twenty-five sources changed after compact_memory (a teammate's pull): the save's answer
+    shows ten of them whole with the call that folds those ten in, and sends the model to
+    compact_memory for the rest, whose ids that call does not name (nothing unread is folded)."""
+    path = memory_path(tmp_path)
+    for i in range(25):
+        log(path, "core", f"gap {i}", f"lesson {i}")
+    sources = next_call(compact(path), "core")
+    for i in range(25):
+        log(path, "core", f"gap {i}", f"lesson {i}, revised")
+
+    answer = log(path, "core", "", "one rule for the core", type="principle", source_ids=sources)
+
+    assert "KEPT, NOT DELETED: 25 source records" in answer
+    assert answer.count(", revised") == 10 and "... and 15 more, not shown here" in answer
+    assert 'compact_memory(target_topic="core")' in answer
+    fold = json.loads(re.search(r"source_ids=(\[[^\]]*\])", answer.split("Fold them in", 1)[1]).group(1))
+    assert len(fold) == 11
+
 def test_the_fold_in_call_the_answer_shows_finishes_the_compaction(tmp_path):
     path = memory_path(tmp_path)
     log(path, "db", "migrations", "never edit an applied migration")

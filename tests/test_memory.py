@@ -9,6 +9,7 @@ from sentinel_memory.record.store import memory_path
 from sentinel_memory.errors import InvalidInput
 from sentinel_memory.search.topics import similar_groups
 from sentinel_memory.tools.answers import compact, log, search
+from sentinel_memory.tools.blocks import estimate_tokens
 
 
 def records(path):
@@ -132,6 +133,32 @@ def test_topics_that_name_one_subject_are_suggested_together_and_no_others():
         ["lock_file", "lockfile"], ["payment", "payments"],
     ]
 
+
+def test_similar_topics_are_grouped_around_one_topic_not_chained():
+    """Each suggested group is a topic and the topics similar to it, at most 10: `pay refund`,
+    `pay refund api` and `refund api` are not one group (the first and last share one word of
+    three), and thirty names of one kind make groups of ten, not one of thirty."""
+    chain = similar_groups(["pay refund", "pay refund api", "refund api"])
+    kinds = similar_groups([f"service-{i}-handler" for i in range(30)])
+
+    assert chain == [["pay refund", "pay refund api"]]
+    assert sorted(len(g) for g in kinds) == [10, 10, 10]
+    assert sorted(t for g in kinds for t in g) == sorted(f"service-{i}-handler" for i in range(30))
+
+
+def test_compact_with_thousands_of_similar_topics_stays_within_its_budget(path):
+    """3,000 topics that all look alike: the suggestions take a share of the budget, the rest of
+    them counted, and the answer still ends with how to finish."""
+    path.parent.mkdir(parents=True)
+    rows = [{"id": f"{i:016x}", "type": "log", "topic": f"service-{i}-handler", "missing_context": "m", "lesson": "l"}
+            for i in range(3000)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+    answer = compact(path)
+
+    assert estimate_tokens(answer) <= 9_000 and answer.rstrip().endswith("unless you pass their ids.")
+    suggestions = answer.split("Similar topics", 1)[1].split("\n\n", 1)[0]
+    assert re.search(r"\.\.\. and [\d,]+ more groups, left out to stay within the budget", suggestions)
 
 def test_compact_is_read_only_and_lists_groups_ids_and_next_calls(path):
     """compact_memory changes nothing and gives, per topic, the ids and the exact log_memory call."""

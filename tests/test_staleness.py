@@ -19,6 +19,7 @@ from gitrepos import T0, T1, T2, T3, Repo, by_id, clone, env, make_repo, put, re
 from sentinel_memory.git import drivers
 from sentinel_memory.record import store
 from sentinel_memory.tools import answers
+from sentinel_memory.tools.blocks import estimate_tokens
 from sentinel_memory.tools.memory import OpenMemory
 from sentinel_memory.errors import InvalidInput
 from sentinel_memory.record.records import Entry, prepare
@@ -355,6 +356,30 @@ def test_compact_memory_lists_stale_records_first(tmp_path, env):
     assert f"log {PAY['id']} [stale: verify first]" in answer
     assert AUTH["id"] not in answer[verify:answer.index('Topic "auth"')]
 
+
+def test_compact_memory_with_many_long_stale_records_stays_within_its_budget(tmp_path, env):
+    """Forty stale logs, each with a lesson at its limit: compact_memory lists as many as half its
+    budget holds, counts the rest with the command that lists them, and the whole answer stays
+    within the budget, its topics' calls and how to finish included."""
+    repo = project(tmp_path, env)
+    cited = [f"src/connection_pool/retry_budget_and_timeouts_{n}.py" for n in range(10)]
+    (repo.path / "src" / "connection_pool").mkdir()
+    for name in cited:
+        (repo.path / name).write_text("x = 1\n")
+    commit_at(repo, "the pool", BEFORE)
+    lesson = "the retry budget and the pool size interact; " * 22
+    put(repo.memory, *[rec(f"topic{i % 4}", f"gap {i}", lesson[:1000], files=cited) for i in range(40)])
+    for name in cited:
+        (repo.path / name).write_text("x = 2\n")
+    commit_at(repo, "change", T1)
+
+    answer = answers.compact(repo.memory)
+
+    assert estimate_tokens(answer) <= 9_000 and "How to finish" in answer
+    listed = answer[answer.index("VERIFY FIRST: 40 records"):answer.index('Topic "topic0"')]
+    shown = listed.count("stale: the code it cites changed")
+    assert 1 <= shown < 40 and f"... and {40 - shown} more stale records" in listed and " stale` lists them all" in listed
+    assert 'a principle: type="principle" with the same topic and lesson' in listed
 
 def test_the_commands_stale_show_export_and_log_file(tmp_path, env):
     """`stale` exits 1 when no record is stale, else lists the stale ones with why; `show` and

@@ -46,11 +46,7 @@ def compact_answer(c: Compaction) -> str:
     if c.shallow:
         out.append(SHALLOW_NOTE)
     if c.clusters:
-        out.append(
-            "Similar topics you may merge into one principle (merge only what is truly one subject; "
-            "pass the ids of every merged group in source_ids):\n"
-            + "\n".join(f"- {', '.join(map(topic_name, cluster))}" for cluster in c.clusters)
-        )
+        out.append(_similar_block(c))
     listed, not_shown = _listing(c, sum(_cost(x) for x in out) + _cost(FINISH))
     out += listed
     if not_shown:
@@ -118,28 +114,69 @@ def _not_shown(budget: int, not_shown: list[tuple[str, int]]) -> str:
 
 
 STALE_SHOWN = 30  # stale records compact_memory lists one by one; the rest are counted
+STALE_SHARE = 2  # and they take at most 1/STALE_SHARE of the budget
+SIMILAR_SHARE = 4  # the suggested groups of similar topics, at most 1/SIMILAR_SHARE of it
+
+
+def _within(head: str, items: list[list[str]], share: int, budget: int, rest, more: int = 0) -> str:
+    """`head` and the items' lines, as many items as fit 1/share of the budget (0: no limit; the
+    first item is always listed), then rest(n), the line that counts the n left out (`more` of them
+    left out before)."""
+    room = budget // share if budget else 0
+    lines, used = [head], _cost(head)
+    for n, item in enumerate(items):
+        left = len(items) - n - 1 + more
+        cost = sum(_cost(line) for line in item)
+        if room and n and used + cost + (_cost(rest(left)) if left else 0) > room:
+            return "\n".join([*lines, rest(len(items) - n + more)])
+        lines += item
+        used += cost
+    return "\n".join([*lines, rest(more)] if more else lines)
+
+
+def _similar_block(c: Compaction) -> str:
+    """The suggested groups of similar topics, as many as fit their share of the budget."""
+    head = (
+        "Similar topics you may merge into one principle (merge only what is truly one subject; "
+        "pass the ids of every merged group in source_ids):"
+    )
+    groups = [[f"- {', '.join(map(topic_name, cluster))}"] for cluster in c.clusters]
+    return _within(
+        head,
+        groups,
+        SIMILAR_SHARE,
+        c.budget,
+        lambda n: f"  ... and {plural(n, 'more group')}, left out to stay within the budget.",
+    )
 
 
 def _stale_block(c: Compaction) -> str:
     """The stale records first: to verify against the code, and rewrite or log again."""
     records = {r["id"]: r for members in c.groups.values() for r in members}
     ids = sorted(c.stale, key=lambda rid: (str(records[rid].get("topic")), rid))
-    lines = [
-        f"VERIFY FIRST: {plural(len(ids), 'record')} {'cites' if len(ids) == 1 else 'cite'} files that commits "
-        "changed after it was written. Check each against the code before folding it into a principle: if it "
-        "still holds, log it again (same topic and missing_context) to refresh it; if not, rewrite its lesson "
-        "(log_memory) or leave the outdated rule out of the principle."
-    ]
+    one = len(ids) == 1
+    head = (
+        f"VERIFY FIRST: {plural(len(ids), 'record')} {'cites' if one else 'cite'} files that commits "
+        f"changed after {'it was' if one else 'they were'} written. Check each against the code before folding "
+        "it into a principle: if it still holds, save it again to refresh it (a log: the same topic and "
+        'missing_context; a principle: type="principle" with the same topic and lesson); if not, rewrite its '
+        "lesson (log_memory) or leave the outdated rule out of the principle."
+    )
+    items = []
     for rid in ids[:STALE_SHOWN]:
         r = without_credentials(records[rid])
-        lines.append(f'  - {one_line(r.get("type"))} {one_line(rid)} (topic "{topic_name(r.get("topic"))}")')
-        lines += source_lines(r, ask=False)
-        lines.append("    " + stale_line(c.stale[rid]).replace(" " + STALE_ADVICE, ""))
-    if len(ids) > STALE_SHOWN:
-        lines.append(
-            f"  ... and {plural(len(ids) - STALE_SHOWN, 'more stale record')} (`{SELF} stale` lists them all)."
-        )
-    return "\n".join(lines)
+        item = [f'  - {one_line(r.get("type"))} {one_line(rid)} (topic "{topic_name(r.get("topic"))}")']
+        item += source_lines(r, ask=False)
+        item.append("    " + stale_line(c.stale[rid]).replace(" " + STALE_ADVICE, ""))
+        items.append(item)
+    return _within(
+        head,
+        items,
+        STALE_SHARE,
+        c.budget,
+        lambda n: f"  ... and {plural(n, 'more stale record')} (`{SELF} stale` lists them all).",
+        more=len(ids) - len(items),
+    )
 
 
 def _group_block(topic: str, members: list[dict], stale: dict | None = None, cited: list[str] | None = None) -> str:

@@ -307,6 +307,7 @@ def log_answer(logged: Logged) -> str:
 
 
 MISSING_SHOWN = 20  # source ids an answer repeats that are not in the file; the rest are counted
+CHANGED_SHOWN = 10  # changed sources an answer shows whole for the save that folds them in
 
 
 def _given(ids: list[str]) -> str:
@@ -327,11 +328,17 @@ def changed_sources(logged: Logged) -> str:
         f"{'it' if one else 'them'} (edited here, by another session or by a git pull), so this principle "
         f"does not summarise {'its' if one else 'their'} new version:"
     ]
-    for r in records:
+    shown, rest = records[:CHANGED_SHOWN], len(records) - CHANGED_SHOWN
+    for r in shown:
         topic = without_credentials({"topic": r.get("topic")})["topic"]
         lines.append(f'  - {one_line(r.get("type"))} {one_line(versioned(r))} (topic "{topic_name(topic)}")')
         lines += source_lines(r)  # shown redacted; its version (source_ids) stays the stored record's
-    ids = ", ".join(json_text(x) for x in [versioned(logged.record), *(versioned(r) for r in records)])
+    if rest > 0:
+        lines.append(
+            f"  ... and {rest:,} more, not shown here: after the save below, call "
+            f"compact_memory(target_topic={json_text(logged.record.get('topic'))}) to see them and fold them in."
+        )
+    ids = ", ".join(json_text(x) for x in [versioned(logged.record), *(versioned(r) for r in shown)])
     files = f", files={json_text(logged.fold_files)}" if logged.fold_files else ""
     lines.append(
         f'Fold {"it" if one else "them"} in with another save: log_memory(type="principle", '
