@@ -646,6 +646,30 @@ def test_a_file_that_names_nothing_from_a_subfolder_is_explained_from_there(proj
     assert "Nothing was saved" in from_src.stderr and not memory(project).exists()
 
 
+def test_a_path_typed_through_a_link_or_with_backslashes_names_the_projects_file(project, tmp_path):
+    """`--file "$PWD/src/app.py"` in a project reached through a folder link (macOS's /tmp is one)
+    names the project's src/app.py, for log and search alike; in src/, `..\\README.md` (as
+    Windows writes it) is ../README.md; a path through the link that leaves the project is still
+    refused."""
+    (project / "src").mkdir()
+    (project / "src" / "app.py").write_text("x = 1\n", encoding="utf-8")
+    (project / "README.md").write_text("hi\n", encoding="utf-8")
+    (project / ".git").mkdir()  # the project's root, as a clone's
+    (tmp_path / "link").symlink_to(project, target_is_directory=True)
+    linked = tmp_path / "link"
+
+    saved = run(None, "log", "--topic", "pay", "--missing-context", "m", "--lesson", "l", "--json",
+                "--file", str(linked / "src" / "app.py"), cwd=linked)
+    found = run(None, "search", "--file", str(linked / "src" / "app.py"), "--json", cwd=linked)
+    readme = run(None, "log", "--topic", "docs", "--missing-context", "m", "--lesson", "l", "--json",
+                 "--file", "..\\README.md", cwd=project / "src")
+    outside = run(None, "search", "--file", str(linked / ".." / "elsewhere.py"), check_rc=2, cwd=linked)
+
+    assert json.loads(saved.stdout)["record"]["files"] == ["src/app.py"]
+    assert [r["id"] for r in json.loads(found.stdout)] == [json.loads(saved.stdout)["id"]]
+    assert json.loads(readme.stdout)["record"]["files"] == ["README.md"]
+    assert "is absolute" in outside.stderr
+
 def test_search_takes_a_file_from_the_folder_the_person_is_in_as_log_does(project):
     """`cd src/payment && search --file refund.py` finds the lesson that `log --file refund.py`
     saved from the same folder; from the root the same path is the project's."""

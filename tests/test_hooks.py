@@ -651,14 +651,16 @@ def test_a_record_with_a_huge_id_is_shown_once_and_does_not_silence_the_session(
 
 
 @pytest.mark.parametrize(
-    "prompt", ["@app/main.py tidy this", r"tidy app\main.py", "tidy {root}/app/main.py", "{root}/app/main.py: tidy it"]
+    "prompt", ["@app/main.py tidy this", r"tidy app\main.py", "tidy {root}/app/main.py", "{root}/app/main.py: tidy it",
+               "tidy {link}/app/main.py"]
 )
-def test_a_file_mentioned_as_the_clients_insert_it_or_with_backslashes_counts_as_named(repo, prompt):
+def test_a_file_mentioned_as_the_clients_insert_it_or_with_backslashes_counts_as_named(repo, prompt, tmp_path):
     """`@app/main.py` is how Claude Code, Gemini CLI, Codex and Cursor put a file in a prompt; a
     Windows path uses backslashes; a file dragged into the terminal or copied from an editor comes
-    as its absolute path: each names the file (its words alone, `app` and `main`, are no
-    evidence), and its lesson arrives."""
-    prompt = prompt.format(root=repo.path)
+    as its absolute path, through a folder link too (macOS's /tmp): each names the file (its
+    words alone, `app` and `main`, are no evidence), and its lesson arrives."""
+    (tmp_path / "link").symlink_to(repo.path, target_is_directory=True)
+    prompt = prompt.format(root=repo.path, link=tmp_path / "link")
     (repo.path / "app").mkdir()
     (repo.path / "app" / "main.py").write_text("run()\n", encoding="utf-8")
     logged(repo.memory, "startup", "the boot order was unclear", "Load the settings before the plugins",

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from ..errors import InvalidInput
+from ..record import citations
 from . import console
 
 
@@ -23,13 +24,17 @@ def from_here(root: Path, given: list[str]) -> list[str]:
     except OSError:
         inside = False
     out = []
-    for path in given:
+    for typed in given:
+        path = typed.replace("\\", "/")  # `..\x` from a subfolder, as Windows writes it (contract §3.7)
+        if os.path.isabs(path):
+            out.append(citations.under(root, path) or typed)  # through a link to the project too
+            continue
         full = (here if inside else root) / path
         try:
             relative = Path(os.path.relpath(full.absolute(), root.absolute()))
         except ValueError:  # another drive on Windows
             relative = Path(path)
-        out.append(path if ".." in relative.parts else relative.as_posix())
+        out.append(typed if ".." in relative.parts else relative.as_posix())
     return out
 
 

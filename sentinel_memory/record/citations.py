@@ -152,7 +152,7 @@ def named(root: Path, *texts: str, absolute: bool = False) -> list[str]:
         for token in _PATHLIKE.findall(text or ""):
             token = token.rstrip(".").replace("\\", "/")
             if token.startswith("/"):
-                token = _under(root, token) if absolute else ""
+                token = under(root, token) if absolute else ""
             if not token or ("/" not in token and not _EXTENSION.search(token)):
                 continue
             if len(token) > MAX_PATH_BYTES:
@@ -168,14 +168,23 @@ def named(root: Path, *texts: str, absolute: bool = False) -> list[str]:
     return out
 
 
-def _under(root: Path, absolute: str) -> str:
+def under(root: Path, absolute: str) -> str:
     """An absolute path as the project-relative path it names ('' for one outside the project),
-    the project's root taken as given and with its links resolved."""
+    the project's root taken as given and with its links resolved, and the path as given and with
+    the links of its folders resolved: `$PWD/src/app.py` typed in a folder reached through a link
+    (macOS's /tmp is one to /private/tmp) names the project's src/app.py."""
     path = os.path.normpath(absolute)
-    for top in dict.fromkeys((os.path.normpath(root), os.path.realpath(root))):
+    tops = dict.fromkeys((os.path.normpath(root), os.path.realpath(root)))
+    for top in tops:
         if path.startswith(top.rstrip(os.sep) + os.sep):
             return path[len(top.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
-    return ""
+    folder, name = os.path.split(path)
+    try:
+        real = os.path.join(os.path.realpath(folder), name)
+    except (OSError, ValueError):
+        return ""
+    top = os.path.realpath(root).rstrip(os.sep) + os.sep
+    return real[len(top) :].replace(os.sep, "/") if real != path and real.startswith(top) else ""
 
 
 def cited(root: Path, files: object, kept: list[str], *texts: str) -> list[str]:
