@@ -491,8 +491,25 @@ def _wait_until_idle(proc: subprocess.Popen) -> None:
         time.sleep(0.1)
 
 
+def test_a_hand_written_date_does_not_pass_as_a_topics_newest(project):
+    """`list` names a topic's newest date by the moment, not the text: a record whose date a hand
+    edit wrote as `2026/01/05` does not outrank one written today."""
+    logged_id(project, "pay", "old", "old lesson")
+    logged_id(project, "pay", "new", "new lesson")
+    rows = [json.loads(x) for x in memory(project).read_text(encoding="utf-8").splitlines()]
+    for r in rows:
+        if r["missing_context"] == "old":
+            r["meta"]["created"] = "2026/01/05"
+    memory(project).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    today = next(r for r in rows if r["missing_context"] == "new")["meta"]["created"]
+
+    (topic,) = json.loads(run(project, "list", "--json").stdout)
+
+    assert topic["newest"] == today
+
 def test_scan_finds_and_redacts_a_pasted_credential(project):
-    """A key pasted into the file by hand is found (never printed) and redacted in place."""
+    """A key pasted into the file by hand is found (never printed) and redacted in place; with
+    --json, standard output is the findings' JSON alone (the report goes to standard error)."""
     logged_id(project, "a", "m", "l")
     fake = "ghp_" + "Z9y8" * 9
     path = memory(project)
@@ -501,7 +518,8 @@ def test_scan_finds_and_redacts_a_pasted_credential(project):
     path.write_text(json.dumps(record, ensure_ascii=False) + "\n")
     found = run(project, "scan", check_rc=1)
     assert "github" in found.stdout and fake not in found.stdout
-    run(project, "scan", "--redact")
+    redacted = run(project, "scan", "--redact", "--json")
+    assert len(json.loads(redacted.stdout)) == 1 and "Redacted 1 value" in redacted.stderr
     assert fake not in path.read_text() and "[REDACTED]" in path.read_text()
     run(project, "scan")
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InvalidInput, StorageError
+from ..git.staleness import stamp_seconds
 from ..record import store
 from ..record.merge import merge_two_way
 from ..record.records import count_types, is_principle, meta_of, prepare, recency
@@ -227,6 +228,13 @@ class TopicSummary:
     newest: str  # the newest updated/created stamp of its records
 
 
+def _when(stamp: str) -> tuple[bool, int, str]:
+    """A stamp's order among others: those read as a moment by that moment, after those that are
+    not (a hand-written `2026/01/05` does not pass as newer than any date of this year)."""
+    seconds = stamp_seconds(stamp)
+    return seconds is not None, seconds or 0, stamp
+
+
 def topics(records_: list[dict]) -> list[TopicSummary]:
     """Per topic, sorted by topic: how many logs and principles, and the newest stamp."""
     by_topic: dict[str, list[dict]] = {}
@@ -236,7 +244,7 @@ def topics(records_: list[dict]) -> list[TopicSummary]:
     for topic in sorted(by_topic):
         members = by_topic[topic]
         logs, principles = count_types(members)
-        newest = max(str(meta_of(r).get("updated") or meta_of(r).get("created") or "") for r in members)
+        newest = max((recency(r) for r in members), key=_when)
         out.append(TopicSummary(topic, logs, principles, newest))
     return out
 

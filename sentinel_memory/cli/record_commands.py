@@ -238,7 +238,8 @@ def cmd_scan(root, args) -> int:
     if findings and args.redact:
         if not args.json:
             print("\n".join(console.scan_report(findings, root.memory_file)[:-1]))
-        print(console.redact_report(*redact_file(root.memory_file), root.memory_file))
+        report = console.redact_report(*redact_file(root.memory_file), root.memory_file)
+        print(report, file=sys.stderr if args.json else sys.stdout)  # --json: stdout holds the JSON alone
         return 0
     if not args.json:
         print("\n".join(console.scan_report(findings, root.memory_file)))
