@@ -111,7 +111,7 @@ def test_search_takes_files_and_says_how_strongly_each_record_matches(project):
     fixed = logged_id(project, "release", "the tag was missing", "fix the tag before the upload")
     generic = run(project, "search", "fix").stdout
     assert generic.startswith("Nothing matches strongly") and fixed in generic
-    assert "match: weak 0.00: only words most records hold or any task uses, or parts of words or paths" in generic
+    assert "match: weak 0.00: only words most records hold or any task uses, numbers, or parts of words or paths" in generic
 
 
 def _spans(line: str) -> list[tuple[int, int]]:

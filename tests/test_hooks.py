@@ -669,6 +669,19 @@ def test_a_file_mentioned_as_the_clients_insert_it_or_with_backslashes_counts_as
     assert reply_moment("claude", out) == PROMPT and "Load the settings before the plugins" in out
 
 
+@pytest.mark.parametrize("prompt", ["fix docs/결제안내.md", "docs/결제안내.md를 고쳐 줘", "결제안내.md를 고쳐 줘",
+                                    "@docs/결제안내.md 수정", "{root}/docs/결제안내.md 수정", "fix 문서/guide.md"])
+def test_a_file_with_a_korean_name_or_folder_counts_as_named_with_or_without_a_particle(repo, prompt):
+    """A path of Korean letters is a path (relative, absolute, as the clients insert it), and a
+    particle right after its extension (를) is no part of the name."""
+    for name in ("docs/결제안내.md", "문서/guide.md"):
+        (repo.path / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo.path / name).write_text("x\n", encoding="utf-8")
+    logged(repo.memory, "docs", "the guide's order was unclear", "Keep the refund section first",
+           files=["docs/결제안내.md", "문서/guide.md"])
+    code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt=prompt.format(root=repo.path)))
+    assert reply_moment("claude", out) == PROMPT and "Keep the refund section first" in out
+
 def test_a_prompt_naming_an_identifier_of_a_lesson_gets_it(repo):
     code, out, _ = hook(repo, "codex", event("codex", PROMPT, repo, "s1", prompt="Why does verify_token accept blanks?"))
     assert reply_moment("codex", out) == PROMPT and LESSON in out

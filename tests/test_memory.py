@@ -240,3 +240,21 @@ def test_a_credential_in_a_hand_written_topic_is_in_no_list_of_topics(path, monk
     assert all(token not in a for a in answers)
     assert any("Similar topics" in a for a in answers) and any("NOT SHOWN" in a for a in answers)
     assert any("[REDACTED" in a for a in answers)
+
+
+def test_a_topic_a_mac_wrote_decomposed_is_the_same_topic(path):
+    """결제 written decomposed (NFD, as a hand edit on a Mac may leave it) and composed are one
+    topic: filtered together, compacted together."""
+    import unicodedata
+
+    path.parent.mkdir(parents=True)
+    rows = [{"id": "a1", "type": "log", "topic": unicodedata.normalize("NFD", "결제"), "missing_context": "m1",
+             "lesson": "분할 결제"},
+            {"id": "a2", "type": "log", "topic": "결제", "missing_context": "m2", "lesson": "환불 규칙"}]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+
+    filtered = search(path, "", topic="결제")
+    compacted = compact(path, target_topic="결제")
+
+    assert "a1" in filtered and "a2" in filtered
+    assert compacted.count('Topic "') == 1 and "a1@" in compacted and "a2@" in compacted

@@ -767,3 +767,66 @@ def test_in_a_small_memory_words_its_few_records_share_still_match_strongly(path
     record = saved(log(path, "payment", "환불 금액 반올림", "환불은 결제 모듈에서 반올림한다"))
     assert {m.record["id"] for m in strong_matches(path, "결제 모듈 환불")} == {principle, record}
     assert "Strong matches: #1, #2 " in search(path, "결제 모듈 환불")
+
+
+@pytest.mark.parametrize("record_word, query_word", [
+    ("cookie", "cookies"), ("cookies", "cookie"), ("alias", "aliases"), ("statuses", "status"), ("size", "sizes"),
+])
+def test_a_word_and_its_plural_find_each_other_whichever_the_record_holds(path, record_word, query_word):
+    """`cookies` finds the lesson about the session cookie, `aliases` the one about an alias, and
+    back: a plural and its singular are one word (contract §4.2)."""
+    filler(path, 20)
+    wanted = saved(log(path, "web", f"the {record_word} rule was unknown", f"check the {record_word} before release"))
+    found, _ = ranked_matches(path, query_word)
+    assert [m.record["id"] for m in found][:1] == [wanted]
+
+
+def test_a_korean_noun_matches_alike_with_a_particle_or_without(path):
+    """게이트웨이 ends in a syllable that reads as a particle (이): with 를 or 에서 after it, it is
+    still the same word, and the lesson matches as strongly."""
+    filler(path, 20)
+    wanted = saved(log(path, "infra", "게이트웨이 재시작 순서", "게이트웨이 재시작 전에 연결을 끊는다"))
+    strengths = []
+    for query in ("게이트웨이 재시작", "게이트웨이를 재시작", "게이트웨이에서 재시작"):
+        (first,) = strong_matches(path, query, limit=1)
+        strengths.append((first.record["id"], first.strength))
+    assert len(set(strengths)) == 1 and strengths[0][0] == wanted
+
+
+@pytest.mark.parametrize("topic, query", [("결제", "결제에서 오류가 난다"), ("payment", "Payment의 오류 수정")])
+def test_a_topic_named_with_a_korean_particle_after_it_is_named(path, topic, query):
+    filler(path, 20)
+    wanted = saved(log(path, topic, "환불 규칙", "부분 환불은 주문 단위로 계산한다"))
+    found = strong_matches(path, query)
+    assert found and found[0].record["id"] == wanted and f"topic {topic}" in found[0].reasons
+
+
+def test_a_file_named_by_a_generic_name_or_by_its_path_in_the_query_is_a_file_asked_about(project, path):
+    """`crash in main.go`: main and go are a path's generic parts, yet the one record citing a
+    main.go is found, strongly; `src/pay/vat.py` written in the query counts as the file itself, as
+    `files` would, for search and the command line alike."""
+    (project / "cmd" / "server").mkdir(parents=True)
+    (project / "cmd" / "server" / "main.go").write_text("package main\n")
+    filler(path, 20)
+    server = saved(log(path, "server", "the port flag", "read the port from the environment first",
+                       files=["cmd/server/main.go"]))
+    vat = saved(log(path, "checkout", "totals were off", "round per line", files=["src/pay/vat.py"]))
+
+    (by_name,) = strong_matches(path, "crash in main.go", limit=1)
+    by_path, _ = ranked_matches(path, "fix the rounding in src/pay/vat.py")
+
+    assert by_name.record["id"] == server and "file cmd/server/main.go (named main.go)" in by_name.reasons
+    assert by_path[0].record["id"] == vat and "file src/pay/vat.py" in by_path[0].reasons and by_path[0].strong
+    assert "src/pay/vat.py" in search(path, "fix the rounding in src/pay/vat.py").split("\n\n", 1)[0]
+
+
+def test_the_generic_parts_of_a_path_in_a_lesson_and_a_product_name_are_no_evidence(path):
+    """A lesson naming src/pay/vat.py does not match "move the py files out of src" through `py`
+    and `src`; `macOS` and `TypeScript` are products' names, not identifiers of a lesson."""
+    filler(path, 20)
+    saved(log(path, "checkout", "totals were off", "round per line in src/pay/vat.py"))
+    saved(log(path, "ci", "the runner image", "the macOS runner lacks TypeScript and bash 5"))
+
+    assert strong_matches(path, "move the py files out of src") == []
+    assert all(not r.startswith("identifier") for m in strong_matches(path, "Fix macOS and TypeScript docs")
+               for r in m.reasons)

@@ -97,7 +97,7 @@ def search_result(
             how = colour("strong", "32") if m.strong else "weak"
             reason = (
                 visible("; ".join(m.reasons))
-                or "only words most records hold or any task uses, or parts of words or paths"
+                or "only words most records hold or any task uses, numbers, or parts of words or paths"
             )
             block += f"\n  {colour('match', '2')}: {how} {m.strength:.2f}: {reason}"
         blocks.append(block)

@@ -15,7 +15,7 @@ from ..errors import InvalidInput, StorageError
 from ..git.staleness import stamp_seconds
 from ..record import store
 from ..record.merge import merge_two_way
-from ..record.records import count_types, is_principle, meta_of, prepare, recency
+from ..record.records import count_types, is_principle, prepare, recency, topic_of
 from ..record.snapshot import Snapshot
 from ..tools import blocks
 from ..tools.memory import DEFAULT_THRESHOLD, OpenMemory, Where, checker, opened, stale_marks, write
@@ -239,7 +239,7 @@ def topics(records_: list[dict]) -> list[TopicSummary]:
     """Per topic, sorted by topic: how many logs and principles, and the newest stamp."""
     by_topic: dict[str, list[dict]] = {}
     for r in records_:
-        by_topic.setdefault(str(r.get("topic") or ""), []).append(r)
+        by_topic.setdefault(topic_of(r) if r.get("topic") else "", []).append(r)
     out = []
     for topic in sorted(by_topic):
         members = by_topic[topic]

@@ -4,9 +4,10 @@ to stay inside the project, and the paths its lesson or missing_context names th
 A cited path is stored relative to the project root with forward slashes, as git names it. A listed
 path that is absolute, climbs out with `..`, or leaves the project through a symbolic link is
 refused, and nothing is saved. A path is found in the text only when it is certainly one: a run of
-path characters (ASCII letters, digits, `_ . - @ +` and `/`, or `\\` read as `/`) that holds a `/`
-or ends in a file extension, is relative, and is an existing file inside the project; a leading `@`,
-as the clients' prompts mention a file (`@src/a.py`), is left out when the path with it is none.
+path characters (letters of any script, digits, `_ . - @ +` and `/`, or `\\` read as `/`) that holds
+a `/` or ends in a file extension, is relative, and is an existing file inside the project; a
+leading `@`, as the clients' prompts mention a file (`@src/a.py`), is left out when the path with it
+is none, and so are Hangul letters right after its extension (`docs/결제안내.md를`: a particle).
 Nothing else in the text counts. Files in .git/ and .context/ (the memory's own directory, changed
 by every save) are never cited.
 """
@@ -24,7 +25,8 @@ from .records import NOTHING_SAVED
 MAX_FILES = 10  # cited files per record, listed and found together
 MAX_PATH_BYTES = 512  # one cited path, in UTF-8 bytes
 
-_PATHLIKE = re.compile(r"[A-Za-z0-9_.@+\-/\\]+")
+_PATHLIKE = re.compile(r"[\w.@+\-/\\]+")
+_PARTICLE = re.compile(r"(\.[A-Za-z0-9]{1,10})[\uac00-\ud7af]+$")  # docs/guide.md를: the particle after a name
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,10}$")
 _DRIVE = re.compile(r"^[A-Za-z]:")
 # Never cited: git's own files, and .context/, whose memory file every save changes (a lesson citing
@@ -153,12 +155,14 @@ def named(root: Path, *texts: str, absolute: bool = False) -> list[str]:
             token = token.rstrip(".").replace("\\", "/")
             if token.startswith("/"):
                 token = under(root, token) if absolute else ""
-            if not token or ("/" not in token and not _EXTENSION.search(token)):
+            if not token or ("/" not in token and not _EXTENSION.search(_PARTICLE.sub(r"\1", token))):
                 continue
             if len(token) > MAX_PATH_BYTES:
                 continue
             # `@src/a.py`: how the clients' prompts mention a file (a path may hold an `@` too).
-            for candidate in (token, token[1:]) if token.startswith("@") else (token,):
+            candidates = [token, _PARTICLE.sub(r"\1", token)]
+            candidates += [c[1:] for c in candidates if c.startswith("@")]
+            for candidate in dict.fromkeys(candidates):
                 path = _normal(candidate)
                 if not path or path in out or path.split("/", 1)[0] in _NOT_CITABLE or ".." in path.split("/"):
                     continue

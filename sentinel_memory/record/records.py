@@ -235,10 +235,14 @@ def meta_of(record: dict) -> dict:
 
 
 def topic_of(record: dict) -> str:
-    """The record's topic, as the key that groups and filters it: a string as it is; a value of
-    another JSON type (a hand edit: a number, a list) as its text, as compaction names its group."""
+    """The record's topic, as the key that groups and filters it: a string NFC-normalised (as a
+    write stores it; a hand edit on a Mac may leave 결제 decomposed, which is the same topic); a
+    value of another JSON type (a hand edit: a number, a list) as its text, as compaction names
+    its group."""
     topic = record.get("topic", "")
-    return topic if isinstance(topic, str) else str(topic)
+    if not isinstance(topic, str):
+        return str(topic)
+    return topic if topic.isascii() or unicodedata.is_normalized("NFC", topic) else unicodedata.normalize("NFC", topic)
 
 
 def is_principle(record: dict) -> bool:

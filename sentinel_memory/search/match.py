@@ -31,21 +31,19 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from .terms import _WORD, GENERIC_WORDS, KO_EN, PATH_NOISE, identifier, stem, words
+from .terms import _EXTENSION, _WORD, GENERIC_WORDS, KO_EN, identifier, korean_stem, plain, stem, words, written
 
 _PART = re.compile(r"[^\W_]+")  # a run of letters and digits: words, and the parts of snake_case
-# A name with an extension (cart.py, README.md), as a word of a text holds one. With a slash, it
-# marks a path (src/cart.py) whose generic parts are no words of the query (_plain).
-_EXTENSION = re.compile(r"\w\.[^\W\d_]")
-_NOT_WORD = re.compile(r"[^\w-]+")
 # A word whose parts are joined by hyphens or underscores (dark-mode, go-toml, read_timeout).
 _COMPOUND = re.compile(r"[^\W_]+(?:[-_]+[^\W_]+)+")
 # A file's name without a folder, as a prompt names it: letters before a dot and an extension that
-# starts with a letter (conftest.py, walk.rs, test.yml, .gitignore; not 1.10.1 or a/b.py). The
+# starts with a letter (conftest.py, walk.rs, test.yml, .gitignore; not 1.10.1 or a/b.py), Hangul
+# right after it being a particle (결제안내.md를). The
 # name's first part is a run with a letter in it, checked ahead (`[\w-]*[^\W\d_][\w-]*` took time
 # quadratic in a long run: seconds for a pasted blob of 20,000 letters).
 _FILE_NAME = re.compile(
-    r"(?<![\w./\\-])(\.[^\W\d_][\w-]*|(?=[\w-]*[^\W\d_])[\w-]+(?:\.[\w-]+)*\.[^\W\d_]\w{0,9})(?![\w/\\-]|\.\w)"
+    r"(?<![\w./\\-])(\.[^\W\d_][\w-]*|(?=[\w-]*[^\W\d_])[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,9})"
+    r"(?![A-Za-z0-9_/\\-]|\.\w)"
 )
 # The files nearly every project of its kind has, by name: its readme, changelog, licence and
 # contribution guide, its ignore files, its package manifests and lock files, and the settings of
@@ -152,13 +150,15 @@ class Query:
     # The words of the project files the query names (build gradle kts), and its text without them.
     project_files: str = ""
     beside_project_files: str = ""
+    stems: str = ""  # text's words, a Korean one without its particles (결제에서 -> 결제, Board의 -> board)
+    written: dict[str, str] = field(default_factory=dict)  # a word's term -> the word as written (cookies)
 
     @classmethod
     def of(cls, text: str, files=(), former=()) -> Query:
         text = _KIND.sub("", unicodedata.normalize("NFC", text or ""), count=1)
         text = _ADDRESS.sub(_names_in, text)
         found = {stem(w.casefold()): w for w in _WORD.findall(text) if identifier(w)}
-        said = tuple(dict.fromkeys(w for w in words(_plain(text)) if w not in found and len(w) > 1 and not w.isdigit()))
+        said = tuple(dict.fromkeys(w for w in words(plain(text)) if w not in found and len(w) > 1 and not w.isdigit()))
         counted = len([w for w in said if w not in GENERIC_WORDS])
         inside: list[str] = []
         beside: list[str] = []
@@ -173,13 +173,22 @@ class Query:
             found,
             tuple(files),
             tuple(former),
-            tuple(dict.fromkeys(m.group(1) for m in _FILE_NAME.finditer(text))),
+            Query.file_names_of(text),
             text.casefold(),
             max(1.0, counted / LONG_QUERY),
             {stem(english): word for word in said for english in KO_EN.get(word, ()) if stem(english) not in said},
             " | ".join(inside),
             " ".join(beside) if inside else "",
+            _stemmed(text),
+            written(plain(text)),
         )
+
+    @staticmethod
+    def file_names_of(text: str) -> tuple[str, ...]:
+        """The file names a text names without a folder (conftest.py, main.go), as Query.of reads
+        them."""
+        text = _KIND.sub("", unicodedata.normalize("NFC", text or ""), count=1)
+        return tuple(dict.fromkeys(m.group(1) for m in _FILE_NAME.finditer(_ADDRESS.sub(_names_in, text))))
 
     def only_in_compounds(self, topic: str) -> tuple[str, ...]:
         """The compound words of the query (dark-mode) that hold the topic's words as a part, when
@@ -212,11 +221,28 @@ class Query:
 
     def names(self, topic: str) -> bool:
         """Whether the query names this topic exactly (as whole words, ignoring case; an underscore
-        or a hyphen as a space: topic bug_report is named by "bug report")."""
+        or a hyphen as a space: topic bug_report is named by "bug report"; a Korean particle after
+        it, as 결제에서 or Payment의, is no part of the name)."""
         wanted = " ".join(_PART.findall(unicodedata.normalize("NFC", topic).casefold()))
-        return bool(wanted) and re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", self.text) is not None
+        if not wanted:
+            return False
+        if re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", self.text):
+            return True
+        stemmed = _stemmed(topic)
+        return bool(stemmed) and re.search(rf"(?<!\w){re.escape(stemmed)}(?!\w)", self.stems) is not None
 
 
+def _stemmed(text: str) -> str:
+    """The text's words, case-folded, a Latin word apart from the Hangul after it and a Hangul word
+    without its particles and endings (search/terms.py korean_stem): what names a topic in Korean."""
+    out = []
+    for word in _WORD.findall(unicodedata.normalize("NFC", text).casefold()):
+        for part in _PART.findall(word):
+            out.append(korean_stem(part) if _HANGUL.match(part) else part)
+    return " ".join(out)
+
+
+_HANGUL = re.compile(r"[\uac00-\ud7af]")
 _AFTER_NAME = re.compile(r"[#?:].*")  # a line number (:12), an anchor (#usage) or a query after a file's name
 _AROUND = "`'\"()[]{}<>,;!*"  # what a sentence puts around a path
 
@@ -229,16 +255,3 @@ def _path_of(run: str) -> str:
     name = _AFTER_NAME.sub("", name).strip(_AROUND).rstrip(".")
     folder = folder.lstrip(_AROUND)
     return f"{folder}/{name}" if folder else name
-
-
-def _plain(text: str) -> str:
-    """The text with each path or file name in it (a run without spaces that holds a slash or a
-    name with an extension) read without its generic parts (search/terms.py PATH_NOISE: src, py),
-    as a cited path's terms are: any two texts that name a file under src/ share them. One pass
-    over the text, however long a run it holds."""
-    out = []
-    for run in text.split():
-        if "/" in run or "\\" in run or _EXTENSION.search(run):
-            run = " ".join(p for p in _NOT_WORD.split(run) if p.casefold() not in PATH_NOISE)
-        out.append(run)
-    return " ".join(out)

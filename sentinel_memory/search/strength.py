@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..record import citations
-from ..record.records import Entry
+from ..record.records import Entry, topic_of
 from .index import common, idf, parent
 from .match import (
     COMMON_FILE,
@@ -38,7 +38,7 @@ def strongest(index: SearchIndex, query: str, asked: list[str], former: Sequence
     CANDIDATES best-ranked, those whose strength passes. The strength says whether a record is
     worth showing unasked; which of those come first is the ranking's to say (a lesson about the
     file asked about before a change that touched it among many others, contract §4.2)."""
-    ranked = index.ranked(index.query_terms(query or ""), None, asked, former)
+    ranked = index.ranked(index.query_terms(query or ""), None, with_named_files(index, query, asked), former)
     measured = Query.of(query or "", asked, former)
     found = (measure(index, e, measured) for _, e in zip(range(CANDIDATES), ranked.matching(), strict=False))
     return [m for m in found if m.strength >= STRONG][:limit]
@@ -93,7 +93,11 @@ def measure(index: SearchIndex, entry: Entry, query: Query) -> Match:
             strength += IDENTIFIER
             reasons.append(f"identifier {shown}")
     topic, named = entry.record.get("topic"), set()
-    if isinstance(topic, str) and query.names(topic) and not common(len(index.by_topic[topic]), records):
+    if (
+        isinstance(topic, str)
+        and query.names(topic)
+        and not common(len(index.by_topic[topic_of(entry.record)]), records)
+    ):
         named = terms(topic) - GENERIC_WORDS
         parts = set(words(topic.replace("_", " ")))
         if parts and parts <= GENERIC_WORDS:  # _version: of generic words only
@@ -123,7 +127,7 @@ def measure(index: SearchIndex, entry: Entry, query: Query) -> Match:
                 summed += rarity(holders, records) ** 2
     if shared:
         strength += summed / (WORDS * query.chance)
-        reasons.append("words: " + ", ".join(shared))
+        reasons.append("words: " + ", ".join(query.written.get(w, w) for w in shared))
     # Why a record a Korean word found is listed: its English name, which orders but is no evidence.
     code = [f"{term} ({korean})" for term, korean in query.code_names.items() if term in terms_held]
     if code:
@@ -147,6 +151,19 @@ def _file_weight(index: SearchIndex, path: str, records: int) -> float:
     if common(len(index.file_postings[path]), records) or PROJECT_FILE.search(path):
         return COMMON_FILE
     return FILE
+
+
+def with_named_files(index: SearchIndex, query: str, asked: Sequence[str]) -> list[str]:
+    """The files asked about, and the cited files the query names by a file name alone that at
+    most NAMED_AMONG cited paths have (`crash in main.go`: cmd/server/main.go), so that the ranking
+    brings their records in as the measure counts them, even when the name is made of words that
+    no record's terms hold (main and go are a path's generic parts). For the ranking only: the
+    measure counts such a file by its name (Query.file_names)."""
+    names = Query.file_names_of(query or "")
+    if not names:
+        return list(asked)
+    found = [p for name in names if len(paths := _named(index, name)) <= NAMED_AMONG for p in paths]
+    return list(dict.fromkeys([*asked, *found]))
 
 
 def _named(index: SearchIndex, name: str) -> list[str]:

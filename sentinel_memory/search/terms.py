@@ -20,8 +20,13 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?=[\uac00-\ud7af])|\w+", re.UNICODE)
 _CJK_CHAR = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]")
 _CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]{2,}")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-_SIBILANT = ("ches", "shes", "sses", "xes", "zes")
 _IRREGULAR = {"does": "do", "goes": "go", "was": "was", "has": "has", "yes": "yes", "always": "always"}
+# Words that end in -s in the singular, kept whole (macOS is no plural of maco).
+_SINGULAR_S = frozenset(
+    "macos ipados watchos tvos visionos chaos kudos cosmos ethos pathos canvas atlas pandas".split()
+)
+# Plurals in -es whose singular ends in -s or a sibilant (aliases, statuses, classes; matches, boxes).
+_ES_PLURAL = ("iases", "tuses", "nuses", "ruses", "buses", "puses", "sses", "ches", "shes", "xes", "zzes")
 
 # English function words: they say nothing about a subject, so they are no terms.
 STOP_WORDS = frozenset(
@@ -124,28 +129,48 @@ KO_EN_SHARE = 0.5  # what a Korean word's English words weigh together, against 
 
 
 def stem(word: str) -> str:
-    """An English plural as its singular (sessions -> session, queries -> query, matches ->
-    match, does -> do); any other word as it is. Applied alike to the records and the query."""
+    """One term for an English word and its plural (sessions -> session, queries -> query,
+    matches -> match, aliases -> alias, statuses -> status, does -> do), the same for both forms
+    where the plural's -s alone does not make it: a final -ie, -che or -ze drops to what the
+    plural's rule leaves (cookie and cookies -> cooky, cache and caches -> cach, size and sizes ->
+    siz). Applied alike to the records and the query."""
     if word in _IRREGULAR:
         return _IRREGULAR[word]
-    if len(word) <= 3 or not word.isascii() or not word.isalpha() or word[-1] != "s":
+    if len(word) <= 3 or not word.isascii() or not word.isalpha():
         return word
+    if word[-1] != "s" or word in _SINGULAR_S:
+        return _alike(word)
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
-    if word.endswith(_SIBILANT):
+    if word.endswith(_ES_PLURAL):
         return word[:-2]
-    if word.endswith(("ss", "us", "is")):
+    if word.endswith(("ss", "us", "is", "ias")):
         return word
-    return word[:-1]
+    return _alike(word[:-1])
+
+
+def _alike(word: str) -> str:
+    """A singular as the plural's rule reads its plural: -ie as -y (cookies -> cooky), a final
+    -e after -ch or a single z dropped (caches -> cach, sizes -> siz)."""
+    if word.endswith("ie") and len(word) > 4:
+        return word[:-2] + "y"
+    if word.endswith(("che", "ze")) and not word.endswith("zze") and len(word) > 3:
+        return word[:-1]
+    return word
 
 
 def korean_stem(word: str) -> str:
-    """A Hangul word without the particle or ending at its end (결제모듈을 -> 결제모듈, 서버에서 ->
-    서버), keeping at least two characters."""
-    for ending in _KO_ENDINGS:
-        if word.endswith(ending) and len(word) - len(ending) >= 2:
-            return word[: -len(ending)]
-    return word
+    """A Hangul word without the particles and endings at its end (결제모듈을 -> 결제모듈, 서버에서
+    -> 서버, 함수로만 -> 함수), keeping at least two characters; stripped until none is left, so a
+    noun whose last syllable reads as a particle has one stem with a particle and without one
+    (게이트웨이를 and 게이트웨이 -> 게이트웨)."""
+    while True:
+        for ending in _KO_ENDINGS:
+            if word.endswith(ending) and len(word) - len(ending) >= 2:
+                word = word[: -len(ending)]
+                break
+        else:
+            return word
 
 
 def _compound(word: str) -> bool:
@@ -163,13 +188,25 @@ _CAMEL_CASE = re.compile(r"^[a-z][a-z0-9]*[A-Z]")
 _PASCAL_HUMP = re.compile(r"[a-z0-9][A-Z]")
 
 
+# Names of products and platforms written in mixed case, which identifier()'s shapes would take for
+# code names: a text about macOS or TypeScript names no identifier of a lesson.
+PRODUCT_NAMES = frozenset(
+    """macos ipados watchos visionos iphone ipad jquery typescript javascript coffeescript actionscript
+    tensorflow postgresql linkedin wordpress powershell intellij webstorm phpstorm rubymine dynamodb
+    rabbitmq bitbucket dockerhub cloudflare digitalocean opensearch elasticsearch sonarqube appveyor
+    circleci travisci jetbrains virtualbox onedrive sharepoint webassembly kakaotalk playstation
+    sourcetree openstreetmap""".split()
+)
+
+
 def identifier(word: str) -> bool:
     """Whether a word is certainly an identifier, not a name such as GitHub: snake_case (parse_args,
     SESSION_COOKIE) or camelCase starting lower-case (maxRetries), at least five characters; or
     PascalCase of at least eight with a capital inside after a small letter or a digit (ResultView,
-    KakaoOAuth2Client: class names, which the shorter names of products rarely reach)."""
+    KakaoOAuth2Client: class names, which the shorter names of products rarely reach). A product's
+    name of those shapes (PRODUCT_NAMES: macOS, TypeScript) is none."""
     inner = word.strip("_")
-    if len(inner) < 5 or not inner.isascii():
+    if len(inner) < 5 or not inner.isascii() or inner.casefold() in PRODUCT_NAMES:
         return False
     if "_" in inner or _CAMEL_CASE.match(inner):
         return True
@@ -190,6 +227,37 @@ def words(text: str) -> list[str]:
         term = korean_stem(low) if _CJK_CHAR.match(low) else stem(low)
         if _keep(term):
             out.append(term)
+    return out
+
+
+# A name with an extension (cart.py, README.md), as a word of a text holds one. With a slash, it
+# marks a path (src/cart.py) whose generic parts are no words (plain).
+_EXTENSION = re.compile(r"\w\.[^\W\d_]")
+_NOT_WORD = re.compile(r"[^\w-]+")
+
+
+def plain(text: str) -> str:
+    """The text with each path or file name in it (a run without spaces that holds a slash or a
+    name with an extension) read without its generic parts (PATH_NOISE: src, py), as a cited
+    path's terms are: any two texts that name a file under src/ share them. Read so in a query and
+    in a record's text alike. One pass over the text, however long a run it holds."""
+    out = []
+    for run in text.split():
+        if "/" in run or "\\" in run or _EXTENSION.search(run):
+            run = " ".join(p for p in _NOT_WORD.split(run) if p.casefold() not in PATH_NOISE)
+        out.append(run)
+    return " ".join(out)
+
+
+def written(text: str) -> dict[str, str]:
+    """Each term of words(text) with the word that first gave it, case-folded as written (cooky:
+    cookies), for a reason to name the word a person typed."""
+    out: dict[str, str] = {}
+    for word in _WORD.findall(unicodedata.normalize("NFC", text)):
+        low = word.casefold()
+        term = korean_stem(low) if _CJK_CHAR.match(low) else stem(low)
+        if _keep(term):
+            out.setdefault(term, low)
     return out
 
 
@@ -287,4 +355,4 @@ def record_terms(record: dict) -> tuple[set[str], set[str]]:
     """(terms of the topic, terms of the text fields and of the paths of the files it cites)."""
     topic = terms(str(record.get("topic", "")))
     text = " ".join(str(record.get(k, "")) for k in ("missing_context", "lesson", "ask_next_time"))
-    return topic, terms(text) | version_numbers(text) | path_terms(record)
+    return topic, terms(plain(text)) | version_numbers(text) | path_terms(record)

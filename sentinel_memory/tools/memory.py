@@ -169,9 +169,11 @@ def search(where: Where, query: str = "", topic: str | None = None, files: objec
     if not total:
         return found
     search_index = memory.index.index_of(snap)
+    asked = found.files = _with_named(root, query, asked)
     check = checker(memory, snap)
     former = check.former_names(asked) if check is not None and asked else ()
-    ranked = search_index.ranked(search_index.query_terms(query or ""), wanted, asked, former)
+    near = strength.with_named_files(search_index, query or "", asked)
+    ranked = search_index.ranked(search_index.query_terms(query or ""), wanted, near, former)
     if wanted is None:
         found.logs, found.principles = snap.counts()
     else:
@@ -179,6 +181,14 @@ def search(where: Where, query: str = "", topic: str | None = None, files: objec
         found.logs = total - found.principles
     listing.fill(found, search_index, ranked, check, query or "", former)
     return found
+
+
+def _with_named(root: Path, query: str | None, asked: list[str]) -> list[str]:
+    """The files asked about, then the project's files the query names by a path (relative or
+    absolute, as the prompt hook reads a prompt: contract §3.7): a file the task names is a file
+    asked about."""
+    named = citations.named(root, query or "", absolute=True) if query else []
+    return [*asked, *(p for p in named if p not in asked)]
 
 
 def strong_matches(where: Where, query: str, files: Sequence[str] = (), limit: int = 3) -> list[Match]:
@@ -206,9 +216,11 @@ def ranked_matches(
     asked = citations.asked(memory.path.parent.parent, files)
     snap = memory.read()
     search_index = memory.index.index_of(snap)
+    asked = _with_named(memory.path.parent.parent, query, asked)
     check = checker(memory, snap) if asked else None
     former = check.former_names(asked) if check is not None else ()
-    ranked = search_index.ranked(search_index.query_terms(query or ""), _topic(topic), asked, former)
+    near = strength.with_named_files(search_index, query or "", asked)
+    ranked = search_index.ranked(search_index.query_terms(query or ""), _topic(topic), near, former)
     measured = Query.of(query or "", asked, former)
     if (query or "").strip() or asked:  # a query of stop words only matches nothing
         return [strength.measure(search_index, e, measured) for e in ranked.matching()], len(ranked.scope())

@@ -164,9 +164,10 @@ def strength_line(found: Found) -> str:
             "records cite) or nearby files, so judge each before applying it."
         )
     return (
-        f"Nothing matches strongly ({STRONG_MEANS}): the records below share only common words, parts of "
-        "words or paths, common files (package.json, README.md, a file most records cite) or nearby files with the "
-        "request, so none of them may bear on this task."
+        f"Nothing matches strongly ({STRONG_MEANS}): the records below share only common words, numbers, parts "
+        "of words or paths, common files (package.json, README.md, a file most records cite) or nearby files with "
+        "the request, so none of them may bear on this task unless a shared number is the subject (a port, an "
+        "error code)."
     )
 
 
