@@ -827,3 +827,10 @@ def test_patterns_compile_on_first_use_not_on_import():
         ["a second [REDACTED]", 1],
         ["a second [REDACTED]", 1],
     ]
+
+
+@pytest.mark.parametrize("key", [*GITHUB.values(), GITHUB_PAT])
+def test_a_github_token_with_a_hyphen_after_it_is_replaced(key):
+    """A hyphen is no character of a classic or fine-grained GitHub token: `<token>-ci` (a name
+    someone gave the token) is the token and a word after it."""
+    assert redact(f"use {key}-ci for the runners") == (f"use {REDACTED}-ci for the runners", 1)

@@ -122,11 +122,13 @@ FORMAT_RULES: tuple[Rule, ...] = (
         groups=("value",),
         gate=_words("secret"),
     ),
+    # Each form ends where its own characters do: a hyphen after a classic token (ghp_...-ci) is no
+    # part of it, as it is of the dotted ghs_ form.
     _provider(
         "github_token",
-        r"(?:ghs_[0-9]{1,20}_[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+"
-        r"|gh[pousr]_[A-Za-z0-9_]{36,}|github_pat_[A-Za-z0-9_]{22,})",
-        r"(?![A-Za-z0-9_\-])",
+        r"(?:ghs_[0-9]{1,20}_[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+(?![A-Za-z0-9_\-])"
+        r"|gh[pousr]_[A-Za-z0-9_]{36,}(?![A-Za-z0-9_])|github_pat_[A-Za-z0-9_]{22,}(?![A-Za-z0-9_]))",
+        "",
     ),
     _provider(
         "gitlab_token",
