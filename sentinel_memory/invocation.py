@@ -16,8 +16,26 @@ from pathlib import Path
 
 INSTALL_DIR = Path(__file__).resolve().parents[1]  # the folder that holds the sentinel_memory package
 SERVER_SCRIPT = INSTALL_DIR / "server.py"
-# abspath, not resolve: a venv's python is a symlink that must not be followed out of the venv.
-PYTHON = os.path.abspath(sys.executable)
+
+
+def _python(executable: str = sys.executable) -> str:
+    """This interpreter's path as the configs name it: abspath, not resolve (a venv's python is a
+    symlink that must not be followed out of the venv); `python` when that, beside it, is the same
+    file, so that one venv started as `python3` (an installed script's first line) and as
+    `python -m` names itself alike (else doctor reads the other as another install)."""
+    path = os.path.abspath(executable)
+    folder, name = os.path.split(path)
+    plain = os.path.join(folder, "python.exe" if os.name == "nt" else "python")
+    if name != os.path.basename(plain):
+        try:
+            if os.path.samefile(path, plain):
+                return plain
+        except OSError:
+            pass
+    return path
+
+
+PYTHON = _python()
 EXECUTABLE = "sentinel-memory"
 
 

@@ -113,6 +113,9 @@ def test_a_huge_bad_compact_threshold_is_named_not_repeated(path):
             log(path, "a", "m", "l", compact_threshold=bad)
         assert len(str(refused.value)) < 400
     assert not path.exists()
+    with pytest.raises(InvalidInput, match="compact_memory changes nothing") as refused:
+        compact(path, compact_threshold=0)
+    assert "Nothing was saved" not in str(refused.value)  # compact_memory never saves anything
 
 
 def test_notice_appears_only_past_the_threshold_of_log_records(path):

@@ -830,3 +830,15 @@ def test_the_generic_parts_of_a_path_in_a_lesson_and_a_product_name_are_no_evide
     assert strong_matches(path, "move the py files out of src") == []
     assert all(not r.startswith("identifier") for m in strong_matches(path, "Fix macOS and TypeScript docs")
                for r in m.reasons)
+
+
+@pytest.mark.parametrize("value", ["1_000", "+300", "٣٠٠", "300 tokens", "1e3"])
+def test_a_budget_that_is_not_an_integer_in_digits_is_ignored(path, monkeypatch, value):
+    """SENTINEL_MEMORY_SEARCH_TOKENS that is not written as an integer (contract §4.6) leaves the
+    budget at its default: the same answer as without the variable."""
+    for i in range(60):
+        log(path, f"t{i % 5}", f"missing context {i}", "a lesson long enough to cost some tokens " * 6)
+    monkeypatch.delenv("SENTINEL_MEMORY_SEARCH_TOKENS", raising=False)
+    default = search(path, "lesson")
+    monkeypatch.setenv("SENTINEL_MEMORY_SEARCH_TOKENS", value)
+    assert search(path, "lesson") == default

@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -66,6 +67,25 @@ def test_doctor_names_another_installs_driver_by_its_program_not_its_shell_line(
     assert f"runs another install ({sys.executable} {other}), not this one's command: run " in line
     assert "%O" not in line and "merge-file" not in line
 
+
+def test_one_venv_started_as_python3_or_python_is_one_install(tmp_path, env):
+    """An installed script starts the venv's `python3`, `python -m` its `python`: the same file.
+    init through one and doctor through the other agree that the git drivers run this install,
+    and a second init changes nothing."""
+    python3 = Path(sys.executable).with_name("python3")
+    if Path(sys.executable).name != "python" or not python3.exists():
+        pytest.skip("this interpreter has no python3 beside a python (a venv on Windows)")
+    repo = make_repo(tmp_path, env, wired=False)
+    run = [str(python3), str(SERVER), "--project", str(repo.path), "init"]
+    subprocess.run(run, env=env, capture_output=True, text=True, timeout=60, check=True)
+    config = repo.git("config", "--get", "merge.sentinel-memory.driver").stdout
+
+    doctor = server(env, "--project", str(repo.path), "doctor").stdout
+    again = subprocess.run(run, env=env, capture_output=True, text=True, timeout=60, check=True)
+
+    assert "another install" not in doctor and "git merge driver calls" in doctor
+    assert repo.git("config", "--get", "merge.sentinel-memory.driver").stdout == config
+    assert "configured git merge" not in again.stdout
 
 def test_doctor_fails_and_names_a_missing_textconv_path(tmp_path, env):
     """The diff textconv pointing at a missing server.py (merge driver fine): doctor exits 1 and names it."""

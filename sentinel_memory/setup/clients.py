@@ -110,8 +110,8 @@ CLIENTS: dict[str, Client] = {
             Path(".gemini") / "settings.json",
             "mcpServers",
             {"command": COMMAND, "args": []},
-            "start gemini in the project's root, where .gemini/settings.json is (the server starts there), "
-            'or set "cwd" to the project in ~/.gemini/settings.json',
+            "start gemini in the project's root or a folder of it, not your home folder (the server starts "
+            "where gemini runs, from .gemini/settings.json or an entry without cwd in ~/.gemini/settings.json)",
             ("gemini",),
             {"trust": True},
             hooks=Path(".gemini") / "settings.json",

@@ -12,6 +12,7 @@ story (docs/contract.md §4).
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,18 +43,17 @@ BUDGET_ENV = render.BUDGET_ENV
 def search_budget() -> int:
     """The most tokens (estimated) search_memory and compact_memory return; 0 means no limit."""
     raw = os.environ.get(BUDGET_ENV, "").strip()
-    try:
-        return max(0, int(raw)) if raw else DEFAULT_BUDGET
-    except ValueError:
-        return DEFAULT_BUDGET
+    # An integer in ASCII digits, as a person sets a variable; not 1_000, ٣٠٠٠ or +5, which int() takes.
+    return max(0, int(raw)) if re.fullmatch(r"-?[0-9]{1,12}", raw) else DEFAULT_BUDGET
 
 
-def _threshold(value: object) -> int:
+def _threshold(value: object, outcome: str = NOTHING_SAVED) -> int:
+    """compact_threshold, checked; `outcome` ends the refusal: what the refused call did not do."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         # A number of thousands of digits has no repr (Python refuses to make it); a long text is cut.
         shown = "a number of that size" if isinstance(value, int) and value.bit_length() > 128 else repr(value)
         raise InvalidInput(
-            f"compact_threshold must be a whole number of at least 1, not {blocks.echoed(shown)}. {NOTHING_SAVED}"
+            f"compact_threshold must be a whole number of at least 1, not {blocks.echoed(shown)}. {outcome}"
         )
     return value
 
@@ -334,7 +334,7 @@ def write(where: Where, change) -> store.WriteReport:
 
 def compact(where: Where, target_topic: str | None = None, compact_threshold: object = DEFAULT_THRESHOLD) -> Compaction:
     """Read-only: the records grouped by topic and the similar topics (docs/contract.md §4)."""
-    threshold = _threshold(compact_threshold)
+    threshold = _threshold(compact_threshold, "Nothing was read; compact_memory changes nothing.")
     memory = opened(where)
     snap = memory.read()
     wanted = _topic(target_topic)
