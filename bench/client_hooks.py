@@ -449,7 +449,7 @@ def probe(name: str, clients: Path, keep: bool) -> None:
 
 # ------------------------------------------------------------------------------------ scenarios
 
-STOP_HEAD = "Sentinel-Memory: this session changed files"
+STOP_HEAD = "Sentinel-Memory: files of this project changed during this session"
 # Scenario b's prompt: the first of these that is unrelated to the memory (unrelated_prompt), unless
 # --unrelated names one. The first names words (setting, local, storage) that some projects' file
 # paths hold: that is where a false match once came from, so the paths are not looked at.

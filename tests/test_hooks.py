@@ -693,7 +693,8 @@ def test_a_lesson_shown_with_the_prompt_does_not_stop_the_write_later(repo):
 
 
 @pytest.mark.parametrize("prompt", ["/compact", "/model opus", "/project:fix-issue 12", "ok", "Continue.", "yes",
-                                    STOP_REASON, "  "])
+                                    STOP_REASON, "  ", "Sentinel-Memory: this session changed files and logged "
+                                    "nothing to the project memory. (an earlier version's request)"])
 def test_a_prompt_with_no_task_or_our_own_stop_request_gets_nothing(repo, prompt):
     assert hook(repo, "gemini", event("gemini", PROMPT, repo, "s1", prompt=prompt)) == (0, "", "")
 

@@ -46,9 +46,12 @@ ACKS = frozenset(
 )
 # The stop request's first words: the same text coming back as a prompt (Gemini CLI sends a
 # stop hook's reason as the next prompt) is recognised and gets nothing.
-STOP_HEAD = "Sentinel-Memory: this session changed files"
+STOP_HEAD = "Sentinel-Memory: files of this project changed during this session"
+# The head earlier versions wrote ("this session changed files": not so when another session or a
+# person changed them), still recognised when it comes back as a prompt.
+EARLIER_STOP_HEAD = "Sentinel-Memory: this session changed files"
 STOP_REASON = (
-    f"{STOP_HEAD} and logged nothing to the project memory. If your instructions lacked something "
+    f"{STOP_HEAD} and nothing was logged to the project memory. If your instructions lacked something "
     "you had to find out, or you learned something the next session should know, call log_memory "
     "now (topic, missing_context, lesson, ask_next_time, and the files it is about). If there was "
     "nothing worth keeping, say so in one line and stop. This is asked once per session."
@@ -237,7 +240,7 @@ def quiet(prompt: str) -> bool:
     opus`; not an absolute path, as a file dragged into the terminal starts one), a bare
     acknowledgement, or our own stop request coming back."""
     text = prompt.strip()
-    if not text or text.startswith(STOP_HEAD) or STOP_REASON in text or _SLASH_COMMAND.match(text):
+    if not text or text.startswith((STOP_HEAD, EARLIER_STOP_HEAD)) or STOP_REASON in text or _SLASH_COMMAND.match(text):
         return True
     return " ".join(text.lower().strip(" .!?,;:").split()) in ACKS
 
