@@ -211,7 +211,7 @@ def test_the_budget_setting_still_caps_the_answer(path, monkeypatch):
     filler(path, 40)
     monkeypatch.setenv("SENTINEL_MEMORY_SEARCH_TOKENS", "600")
     answer = search(path, "build flag")
-    assert "to stay within about 600 tokens (setting SENTINEL_MEMORY_SEARCH_TOKENS)" in answer
+    assert "to stay within about 600 tokens (setting SENTINEL_MEMORY_SEARCH_TOKENS) and 38,000 bytes" in answer
     assert estimate_tokens(answer) <= 600
     monkeypatch.setenv("SENTINEL_MEMORY_SEARCH_TOKENS", "0")
     assert len(listed(search(path, "build flag"))) == 40

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # for annotations only
 
 # The most UTF-8 bytes any search answer takes, beside its budget of tokens (tools/memory.py's
 # DEFAULT_BUDGET): under what every client shows whole at its default settings (docs/clients.md).
-MAX_BYTES = 38_000
+MAX_BYTES = render.MAX_ANSWER_BYTES
 # search_memory lists the whole scope while its answer fits SMALL_ANSWER tokens. Past that it lists
 # the principles and the records that match, best first, until the answer reaches about
 # FOCUS_ANSWER tokens (the matches get at least MATCH_ROOM after the principles), and counts the

@@ -102,7 +102,10 @@ def left_out_notice(found: Found) -> str:
     else:
         why = f"none of them matches {what}"
     if found.cut:
-        size = f"to stay within about {found.budget:,} tokens (setting {BUDGET_ENV})"
+        size = (
+            f"to stay within about {found.budget:,} tokens (setting {BUDGET_ENV}) and "
+            f"{MAX_ANSWER_BYTES:,} bytes, whichever is reached first"
+        )
     else:
         size = (
             f"a memory whose whole answer passes about {SMALL_ANSWER:,} tokens is answered with its "
@@ -117,6 +120,8 @@ def left_out_notice(found: Found) -> str:
         + f"; `{SELF} search` lists everything in a terminal."
     )
 
+
+MAX_ANSWER_BYTES = 38_000  # a search answer's bytes at most, beside its budget (tools/listing.py MAX_BYTES)
 
 SHALLOW_NOTE = (
     "Note: this is a shallow clone, so git's history here starts at its oldest commit: a change made "
