@@ -15,7 +15,7 @@ import sys
 from ..errors import InvalidInput, MemoryToolError, ProjectRootError
 from ..git import drivers as gitdriver
 from ..setup.project import PERSON, resolve
-from . import console
+from . import layout
 from .parser import build_parser, parse
 from .record_commands import (
     cmd_export,
@@ -111,7 +111,7 @@ def cmd_doctor(root, args) -> int:
     results = check(root)
     for status, sentence in results:
         code = "32" if status == OK else "31" if status == FAIL else "36" if status == NOTE else "33"
-        print(f"[{console.colour(f'{status:>4}', code)}] {sentence}")
+        print(f"[{layout.colour(f'{status:>4}', code)}] {sentence}")
     return 1 if any(status == FAIL for status, _ in results) else 0
 
 

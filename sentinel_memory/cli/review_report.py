@@ -12,7 +12,7 @@ from ..record.compare import Changed, Fold
 from ..record.records import is_principle, meta_of
 from ..tools.blocks import day, plural, stale_line
 from ..visible import visible
-from .console import colour, width
+from .layout import colour, width
 from .markdown import code, md
 from .review import Review
 from .review_flags import KINDS, Flag

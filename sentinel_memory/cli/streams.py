@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import InvalidInput, StorageError
 from ..visible import visible
-from . import console
+from . import layout
 
 
 class OutputError(Exception):
@@ -87,7 +87,7 @@ def fit_to_terminal(args) -> None:
         except (AttributeError, ValueError):
             tty = False
         if tty:
-            setattr(sys, name, console.Wrapped(stream, shutil.get_terminal_size().columns))
+            setattr(sys, name, layout.Wrapped(stream, shutil.get_terminal_size().columns))
 
 
 def fail(message: object, code: int) -> int:
