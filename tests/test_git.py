@@ -130,6 +130,31 @@ def test_both_branches_change_the_same_lesson_the_newer_wins(tmp_path, env, newe
     assert record["meta"] == {"created": T0, "updated": T2}
 
 
+def test_both_branches_add_one_record_with_different_lessons_and_the_merge_says_so(tmp_path, env):
+    """Two teammates log the same topic and missing context (one id) with different lessons: the
+    merge keeps the newer one's text (contract §8.2) and says on git's output which record lost a
+    lesson, so nobody reads the merge as if both were kept; a record added alike is not named."""
+    repo = make_repo(tmp_path, env)
+    put(repo.memory, rec("deploy", "other", "untouched"))
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "feature")
+    put(repo.memory, rec("auth", "token expiry", "bob: cache the token for 55 minutes", created=T2),
+        rec("same", "twin", "added alike"))
+    repo.commit("theirs")
+    repo.git("checkout", "-q", "main")
+    put(repo.memory, rec("auth", "token expiry", "alice: refresh tokens before batch jobs", created=T1),
+        rec("same", "twin", "added alike"))
+    repo.commit("ours")
+
+    merge = repo.git("merge", "--no-edit", "feature", check=False)
+
+    assert merge.returncode == 0, merge.stdout + merge.stderr
+    rid = record_id("log", "auth", "token expiry", "")
+    assert by_id(repo.data())[rid]["lesson"] == "bob: cache the token for 55 minutes"
+    said = merge.stdout + merge.stderr
+    assert f"both sides added record {rid} (topic 'auth'" in said and "the newer one's text was kept" in said
+    assert record_id("log", "same", "twin", "") not in said
+
 def _diverge_for_symmetry(repo: Repo) -> None:
     """main and feature change the same records in overlapping ways (feature in two commits)."""
     r1 = rec("api", "rate limit", "100 per minute")

@@ -36,6 +36,7 @@ def merge_driver(base: str, ours: str, theirs: str, name: str = "") -> int:
         if not any(s.unreadable or s.conflict_regions for s in sides):
             records = merge_three_way(sides[0].records, sides[1].records, sides[2].records)
             atomic_write(Path(ours), Snapshot(records=records).text())
+            _say_twin_additions(name or ours, sides[0].records, sides[1].records, sides[2].records)
             return 0
         why = "has lines that are not records"
     except Exception as exc:  # any failure: git's text merge still keeps both sides
@@ -63,6 +64,31 @@ def merge_driver(base: str, ours: str, theirs: str, name: str = "") -> int:
     )
     _whole_sides_conflict(base, ours, theirs)
     return 1
+
+
+TWINS_SAID = 5  # records added on both sides that the merge names one by one; the rest are counted
+
+
+def _say_twin_additions(name: str, base, ours, theirs) -> None:
+    """On stderr, which git shows the person merging: the records both sides added under one id
+    (the same topic and missing context) with different lessons or questions. They merge as a
+    change on both sides, the newer side's text winning (docs/contract.md §8.2), so one teammate's
+    lesson is no longer in the file; the history still holds it."""
+    twins = [
+        rid
+        for rid in sorted((ours.keys() & theirs.keys()) - base.keys())
+        if any(ours[rid].record.get(k) != theirs[rid].record.get(k) for k in ("lesson", "ask_next_time"))
+    ]
+    for rid in twins[:TWINS_SAID]:
+        topic = visible(str(ours[rid].record.get("topic", "")))
+        print(
+            f"sentinel-memory: {name}: both sides added record {rid} (topic {topic!r}, the same missing context) "
+            "with different lessons; the newer one's text was kept, the other's stays in the history "
+            "(`review` on the merge shows it as changed)",
+            file=sys.stderr,
+        )
+    if len(twins) > TWINS_SAID:
+        print(f"sentinel-memory: {name}: and {len(twins) - TWINS_SAID} more records both sides added", file=sys.stderr)
 
 
 def _whole_sides_conflict(base: str, ours: str, theirs: str) -> None:
