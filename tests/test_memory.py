@@ -261,3 +261,35 @@ def test_a_topic_a_mac_wrote_decomposed_is_the_same_topic(path):
 
     assert "a1" in filtered and "a2" in filtered
     assert compacted.count('Topic "') == 1 and "a1@" in compacted and "a2@" in compacted
+
+
+@pytest.mark.parametrize("topic", ["pay\nment", "pay\x1b[31mred", "pay\u2028ment", "tab\there"])
+def test_a_new_topic_with_a_line_break_or_a_control_character_is_refused_an_old_one_refreshed(path, topic):
+    """A topic is a tag on one line: the answers, `git diff` and the commands show it as a label,
+    where a line break or an escape would forge or colour a line. A new one is refused with the
+    character; one the memory already holds (a hand edit, an earlier version) can still be
+    refreshed and folded into a principle, as compact_memory shows it."""
+    with pytest.raises(InvalidInput, match=r"topic holds a line break or another control character \(U\+"):
+        log(path, topic, "m", "l")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    row = {"id": "a1", "type": "log", "topic": topic, "missing_context": "m", "lesson": "l"}
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+
+    refreshed = log(path, topic, "m", "l, refreshed")
+    folded = log(path, topic, "", "one rule", type="principle", source_ids=["a1"])
+
+    assert refreshed.startswith("saved") and folded.startswith("saved")
+
+
+def test_a_principle_that_folds_the_log_whose_id_it_takes_replaces_it(path):
+    """A principle whose lesson is word for word a log's missing context takes that log's id; when
+    the principle names that log in source_ids (the log is being folded anyway), it replaces it and
+    counts it, instead of being refused."""
+    rid = saved_id(log(path, "auth", "Refresh tokens early", "the IdP rejects late refreshes"))
+    other = saved_id(log(path, "auth", "cookies", "set SameSite=Lax"))
+
+    answer = log(path, "auth", "", "Refresh tokens early", type="principle", source_ids=[rid, other])
+
+    (principle,) = records(path)
+    assert principle["id"] == rid and principle["type"] == "principle"
+    assert principle["meta"]["source_count"] == 2 and answer.startswith("saved")

@@ -4,6 +4,7 @@ import json
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -42,6 +43,10 @@ def test_round_trip_order_and_limits(batch):
         try:
             draft = prepare(**args)
         except InvalidInput:
+            continue
+        if any(ord(c) < 32 or 127 <= ord(c) < 160 or c in "\u2028\u2029" for c in draft.topic):
+            with pytest.raises(InvalidInput, match="topic holds a line break or another control character"):
+                log(path, **args)  # a topic on more than one line, or with an escape: refused (contract §3.5)
             continue
         log(path, **args)
         expected[draft.id] = draft

@@ -101,11 +101,3 @@ def test_unknown_fields_are_kept_after_the_known_ones():
     entry = Entry.of({"extra": 1, "id": "a", "type": "log", "meta": {"x": 1, "created": "c"}})
     assert list(entry.record) == ["id", "type", "meta", "extra"]
     assert list(entry.record["meta"]) == ["created", "x"]
-
-
-@pytest.mark.parametrize("topic", ["pay\nment", "pay\x1b[31mred", "pay\u2028ment", "tab\there"])
-def test_a_topic_with_a_line_break_or_a_control_character_is_refused(topic):
-    """A topic is a tag on one line: the answers, `git diff` and the commands show it as a label,
-    where a line break or an escape would forge or colour a line. Refused, with the character."""
-    with pytest.raises(InvalidInput, match=r"topic holds a line break or another control character \(U\+"):
-        prepare(topic, "m", "l")

@@ -842,3 +842,40 @@ def test_a_budget_that_is_not_an_integer_in_digits_is_ignored(path, monkeypatch,
     default = search(path, "lesson")
     monkeypatch.setenv("SENTINEL_MEMORY_SEARCH_TOKENS", value)
     assert search(path, "lesson") == default
+
+
+def test_a_query_naming_thousands_of_files_gets_an_answer_within_its_bounds(project, path):
+    """Files a query names count as files asked about, at most 10 of them, as `files` takes: a
+    query holding 300 paths gets an answer as bounded as any (its header does not list them all)."""
+    names = [f"pkg/m{i}.py" for i in range(300)]
+    (project / "pkg").mkdir()
+    for name in names:
+        (project / name).write_text("x\n")
+    filler(path, 20)
+    answer = search(path, " ".join(names))
+    assert len(answer.split("\n", 1)[0]) < 2_000 and len(answer.encode()) < 38_000
+
+
+def test_words_joined_by_one_slash_in_a_lesson_stay_words(path):
+    """`HTML/CSS` and `Java/Kotlin` are words, not a path whose generic parts drop out."""
+    filler(path, 20)
+    css = saved(log(path, "web", "the bundle step", "Rebuild HTML/CSS bundles after a theme change"))
+    java = saved(log(path, "build", "mixed sources", "Java/Kotlin mixed modules need kapt"))
+    assert ranked_matches(path, "css")[0][0].record["id"] == css
+    assert ranked_matches(path, "java")[0][0].record["id"] == java
+
+
+def test_a_korean_word_with_a_particle_still_finds_its_english_code_name(path):
+    """좋아요 (like) with a particle: its stem still names the English word the code uses."""
+    filler(path, 20)
+    like = saved(log(path, "likes", "the like counter", "LikeCounter must refresh after toggle", files=None))
+    found, _ = ranked_matches(path, "좋아요를 누르면 숫자가 안 바뀐다")
+    assert found and found[0].record["id"] == like
+
+
+@pytest.mark.parametrize("lesson", ["修改src/pay/vat.py时先运行数据库迁移", "src/pay/vat.pyを変更する前に移行する"])
+def test_a_path_written_into_chinese_or_japanese_without_spaces_is_cited(path, lesson):
+    """Chinese and Japanese are written without spaces: the path inside the run is still found and
+    cited, so the record goes stale when the file changes."""
+    out = log(path, "checkout", "the migration order", lesson)
+    assert "Cites 1 file: src/pay/vat.py" in out

@@ -341,3 +341,14 @@ def test_a_write_keeps_the_mode_the_user_gave_the_memory_file(tmp_path):
     path.chmod(0o600)
     log(path, "b", "m", "l")
     assert (path.stat().st_mode & 0o777, len(read(path).records)) == (0o600, 2)
+
+
+def test_a_damaged_utf_8_file_that_starts_like_utf_16_is_read_line_by_line(tmp_path):
+    """A UTF-8 memory file whose first bytes a tool damaged into FF FE is not read as UTF-16 (its
+    text would be nonsense and every record set aside): only the damaged line is unreadable."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    data = b"\xff\xfe" + (line("a") + "\n" + line("b") + "\n" + line("c") + "\n").encode()
+    path.write_bytes(data + b"\n" * (len(data) % 2))  # an even length, which UTF-16 decodes
+    snap = read(path)
+    assert sorted(snap.records) == ["b", "c"] and len(snap.unreadable) == 1

@@ -26,6 +26,7 @@ MAX_FILES = 10  # cited files per record, listed and found together
 MAX_PATH_BYTES = 512  # one cited path, in UTF-8 bytes
 
 _PATHLIKE = re.compile(r"[\w.@+\-/\\]+")
+_ASCII_PATHLIKE = re.compile(r"[A-Za-z0-9_.@+\-/\\]+")  # inside a run of Chinese or Japanese: 修改src/app.py时
 _PARTICLE = re.compile(r"(\.[A-Za-z0-9]{1,10})[\uac00-\ud7af]+$")  # docs/guide.md를: the particle after a name
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,10}$")
 _DRIVE = re.compile(r"^[A-Za-z]:")
@@ -151,7 +152,7 @@ def named(root: Path, *texts: str, absolute: bool = False) -> list[str]:
     copied from an editor)."""
     out: list[str] = []
     for text in texts:
-        for token in _PATHLIKE.findall(text or ""):
+        for token in _tokens(text or ""):
             token = token.rstrip(".").replace("\\", "/")
             if token.startswith("/"):
                 token = under(root, token) if absolute else ""
@@ -170,6 +171,16 @@ def named(root: Path, *texts: str, absolute: bool = False) -> list[str]:
                     out.append(path)
                     break
     return out
+
+
+def _tokens(text: str):
+    """The runs of path characters a text holds, letters of any script included (docs/결제안내.md),
+    each followed by the runs of ASCII path characters inside it when they differ (a path written
+    into Chinese or Japanese without spaces: 修改src/app.py时)."""
+    for token in _PATHLIKE.findall(text):
+        yield token
+        if not token.isascii():
+            yield from (t for t in _ASCII_PATHLIKE.findall(token) if t != token)
 
 
 def under(root: Path, absolute: str) -> str:

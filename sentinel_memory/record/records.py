@@ -153,12 +153,6 @@ def prepare(
     }
     if not values["topic"]:
         raise InvalidInput(f"topic is empty; give a short module-level tag such as auth or payment. {NOTHING_SAVED}")
-    hidden = next((c for c in values["topic"] if ord(c) < 32 or 127 <= ord(c) < 160 or c in "\u2028\u2029"), None)
-    if hidden is not None:
-        raise InvalidInput(
-            f"topic holds a line break or another control character (U+{ord(hidden):04X}); a topic is a short "
-            f"tag on one line, such as auth or payment. {NOTHING_SAVED}"
-        )
     if not values["lesson"]:
         raise InvalidInput(f"lesson is empty; state the rule to apply next time. {NOTHING_SAVED}")
     if type == "log" and not values["missing_context"]:

@@ -177,9 +177,13 @@ def utf8(data: bytes) -> bytes:
     if not utf16(data):
         return data
     try:
-        return data.decode("utf-16").encode("utf-8")
+        text = data.decode("utf-16")
     except UnicodeError:
         return data
+    # A memory file's text starts with a record (or is blank); bytes that only look like UTF-16
+    # (a damaged UTF-8 file whose first bytes are FF FE) are read as they are, line by line.
+    body = text.lstrip("\ufeff \t\r\n")
+    return text.encode("utf-8") if not body or body.startswith("{") else data
 
 
 def lines_of(data: bytes) -> list[bytes]:

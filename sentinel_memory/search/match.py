@@ -31,7 +31,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from .terms import _EXTENSION, _WORD, GENERIC_WORDS, KO_EN, identifier, korean_stem, plain, stem, words, written
+from .terms import _EXTENSION, _WORD, GENERIC_WORDS, code_names, identifier, korean_stem, plain, stem, words, written
 
 _PART = re.compile(r"[^\W_]+")  # a run of letters and digits: words, and the parts of snake_case
 # A word whose parts are joined by hyphens or underscores (dark-mode, go-toml, read_timeout).
@@ -176,7 +176,7 @@ class Query:
             Query.file_names_of(text),
             text.casefold(),
             max(1.0, counted / LONG_QUERY),
-            {stem(english): word for word in said for english in KO_EN.get(word, ()) if stem(english) not in said},
+            {stem(english): word for word in said for english in code_names(word) if stem(english) not in said},
             " | ".join(inside),
             " ".join(beside) if inside else "",
             _stemmed(text),

@@ -159,11 +159,14 @@ def with_named_files(index: SearchIndex, query: str, asked: Sequence[str]) -> li
     brings their records in as the measure counts them, even when the name is made of words that
     no record's terms hold (main and go are a path's generic parts). For the ranking only: the
     measure counts such a file by its name (Query.file_names)."""
-    names = Query.file_names_of(query or "")
+    names = Query.file_names_of(query or "")[:NAMES_RANKED]
     if not names:
         return list(asked)
     found = [p for name in names if len(paths := _named(index, name)) <= NAMED_AMONG for p in paths]
     return list(dict.fromkeys([*asked, *found]))
+
+
+NAMES_RANKED = 20  # the file names of a query (its first) that bring their records into the ranking
 
 
 def _named(index: SearchIndex, name: str) -> list[str]:

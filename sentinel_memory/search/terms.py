@@ -20,13 +20,13 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?=[\uac00-\ud7af])|\w+", re.UNICODE)
 _CJK_CHAR = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]")
 _CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]{2,}")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-_IRREGULAR = {"does": "do", "goes": "go", "was": "was", "has": "has", "yes": "yes", "always": "always"}
+_IRREGULAR = {"does": "do", "goes": "go", "was": "was", "has": "has", "yes": "yes", "always": "always", "buses": "bus"}
 # Words that end in -s in the singular, kept whole (macOS is no plural of maco).
 _SINGULAR_S = frozenset(
-    "macos ipados watchos tvos visionos chaos kudos cosmos ethos pathos canvas atlas pandas".split()
+    "macos ipados watchos tvos visionos chaos kudos cosmos ethos pathos canvas atlas pandas alias bias".split()
 )
 # Plurals in -es whose singular ends in -s or a sibilant (aliases, statuses, classes; matches, boxes).
-_ES_PLURAL = ("iases", "tuses", "nuses", "ruses", "buses", "puses", "sses", "ches", "shes", "xes", "zzes")
+_ES_PLURAL = ("iases", "tuses", "nuses", "ruses", "puses", "sses", "ches", "shes", "xes", "zzes")
 
 # English function words: they say nothing about a subject, so they are no terms.
 STOP_WORDS = frozenset(
@@ -126,6 +126,8 @@ KO_EN = {
     )
 }
 KO_EN_SHARE = 0.5  # what a Korean word's English words weigh together, against a word of the query
+# 좋아요 is looked up by its stem, 좋아 (its 요 reads as an ending): each key under its stem too.
+_KO_EN_STEMS: dict[str, tuple[str, ...]] = {}
 
 
 def stem(word: str) -> str:
@@ -144,7 +146,7 @@ def stem(word: str) -> str:
         return word[:-3] + "y"
     if word.endswith(_ES_PLURAL):
         return word[:-2]
-    if word.endswith(("ss", "us", "is", "ias")):
+    if word.endswith(("ss", "us", "is")):
         return word
     return _alike(word[:-1])
 
@@ -159,18 +161,34 @@ def _alike(word: str) -> str:
     return word
 
 
+KO_STRIPS = 3  # particles and endings stripped from one word at most (함수로만: 만, then 로)
+KO_WORD = 40  # a Hangul run longer than this is no word (a pasted blob): kept whole
+
+
 def korean_stem(word: str) -> str:
     """A Hangul word without the particles and endings at its end (결제모듈을 -> 결제모듈, 서버에서
-    -> 서버, 함수로만 -> 함수), keeping at least two characters; stripped until none is left, so a
-    noun whose last syllable reads as a particle has one stem with a particle and without one
-    (게이트웨이를 and 게이트웨이 -> 게이트웨)."""
-    while True:
+    -> 서버, 함수로만 -> 함수), keeping at least two characters; stripped while one is left (at
+    most KO_STRIPS), so a noun whose last syllable reads as a particle has one stem with a
+    particle and without one (게이트웨이를 and 게이트웨이 -> 게이트웨)."""
+    if len(word) > KO_WORD:
+        return word
+    for _ in range(KO_STRIPS):
         for ending in _KO_ENDINGS:
             if word.endswith(ending) and len(word) - len(ending) >= 2:
                 word = word[: -len(ending)]
                 break
         else:
-            return word
+            break
+    return word
+
+
+def code_names(stemmed: str) -> tuple[str, ...]:
+    """The English code names (KO_EN) of a Korean word's stem (korean_stem): the key's own, or
+    that of a key whose stem it is (좋아요, whose stem is 좋아)."""
+    if not _KO_EN_STEMS:
+        _KO_EN_STEMS.update({korean_stem(k): v for k, v in KO_EN.items()})
+        _KO_EN_STEMS.update(KO_EN)
+    return _KO_EN_STEMS.get(stemmed, ())
 
 
 def _compound(word: str) -> bool:
@@ -192,7 +210,7 @@ _PASCAL_HUMP = re.compile(r"[a-z0-9][A-Z]")
 # code names: a text about macOS or TypeScript names no identifier of a lesson.
 PRODUCT_NAMES = frozenset(
     """macos ipados watchos visionos iphone ipad jquery typescript javascript coffeescript actionscript
-    tensorflow postgresql linkedin wordpress powershell intellij webstorm phpstorm rubymine dynamodb
+    tensorflow postgresql linkedin wordpress powershell intellij webstorm phpstorm rubymine
     rabbitmq bitbucket dockerhub cloudflare digitalocean opensearch elasticsearch sonarqube appveyor
     circleci travisci jetbrains virtualbox onedrive sharepoint webassembly kakaotalk playstation
     sourcetree openstreetmap""".split()
@@ -237,13 +255,14 @@ _NOT_WORD = re.compile(r"[^\w-]+")
 
 
 def plain(text: str) -> str:
-    """The text with each path or file name in it (a run without spaces that holds a slash or a
-    name with an extension) read without its generic parts (PATH_NOISE: src, py), as a cited
-    path's terms are: any two texts that name a file under src/ share them. Read so in a query and
-    in a record's text alike. One pass over the text, however long a run it holds."""
+    """The text with each path or file name in it (a run without spaces that holds a name with an
+    extension, or two slashes: src/cart.py, src/api/) read without its generic parts (PATH_NOISE:
+    src, py), as a cited path's terms are: any two texts that name a file under src/ share them.
+    Words joined by one slash (HTML/CSS, Java/Kotlin) stay words. Read so in a query and in a
+    record's text alike. One pass over the text, however long a run it holds."""
     out = []
     for run in text.split():
-        if "/" in run or "\\" in run or _EXTENSION.search(run):
+        if run.count("/") + run.count("\\") >= 2 or _EXTENSION.search(run):
             run = " ".join(p for p in _NOT_WORD.split(run) if p.casefold() not in PATH_NOISE)
         out.append(run)
     return " ".join(out)
@@ -310,7 +329,7 @@ def shares(text: str, held: Callable[[str], bool]) -> dict[str, float]:
         whole.add(base)
         if base in GENERIC_WORDS:
             continue
-        named = [stem(e) for e in KO_EN.get(base, ()) if held(stem(e))]
+        named = [stem(e) for e in code_names(base) if held(stem(e))]
         for term in named:
             english[term] = max(english.get(term, 0.0), KO_EN_SHARE / len(named))
         if held(base):

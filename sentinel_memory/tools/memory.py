@@ -188,7 +188,7 @@ def _with_named(root: Path, query: str | None, asked: list[str]) -> list[str]:
     absolute, as the prompt hook reads a prompt: contract §3.7): a file the task names is a file
     asked about."""
     named = citations.named(root, query or "", absolute=True) if query else []
-    return [*asked, *(p for p in named if p not in asked)]
+    return [*asked, *(p for p in named if p not in asked)][: max(len(asked), citations.MAX_FILES)]
 
 
 def strong_matches(where: Where, query: str, files: Sequence[str] = (), limit: int = 3) -> list[Match]:
@@ -253,21 +253,41 @@ def upsert(
     mark."""
     threshold = _threshold(compact_threshold)
     draft = prepare(topic, missing_context, lesson, ask_next_time, type)
-    wanted = {rid: rev for rid, rev in revise.source_ids(source_ids, draft.type) if rid != draft.id}
+    given = dict(revise.source_ids(source_ids, draft.type))
+    wanted = {rid: rev for rid, rev in given.items() if rid != draft.id}
     sources = list(wanted)
     memory = opened(where)
     root = memory.path.parent.parent
     citations.listed(root, files)  # refuse a bad path before anything else is read
     current = memory.read()
+    _one_line_topic(draft.topic, current)
     check = checker(memory, current)  # outside the lock: it may run git once for a new HEAD
     marks: dict[str, Stale] = {}
 
     def change(snap: Snapshot) -> Snapshot | None:
         old = snap.records.get(draft.id)
+        folded_in_place: list[Entry] = []
         if old is not None and is_principle(old.record) != (draft.type == "principle"):
-            raise InvalidInput(_other_type(draft, old.record))
+            # A log the principle names in source_ids (its version, if given, still the file's)
+            # is folded into it in place; any other record of the other type is refused.
+            if (
+                draft.type != "principle"
+                or draft.id not in given
+                or given[draft.id] not in (None, revision(old.record))
+            ):
+                raise InvalidInput(_other_type(draft, old.record))
+            folded_in_place, old = [old], None
         present = [snap.records[i] for i in sources if i in snap.records]
         deleted = [e for e in present if wanted[e.id] is None or revision(e.record) == wanted[e.id]]
+        if folded_in_place:
+            new = revise.revised(
+                draft,
+                None,
+                [*deleted, *folded_in_place],
+                citations.cited(root, files, [], draft.missing_context, draft.lesson),
+            )
+            assert new is not None  # a record new to the file is always written
+            return snap.edited(put=[Entry.of(new)], drop=[e.id for e in deleted])
         kept = citations.of(old.record) if old else []
         cited = citations.cited(root, files, kept, draft.missing_context, draft.lesson)
         stale = check.mark(old.record) if check is not None and old is not None else ()
@@ -280,8 +300,9 @@ def upsert(
     report = write(memory, change)
     before, after = report.before, report.after or report.before
     old, stored = before.records.get(draft.id), after.records[draft.id]
-    status = "saved" if old is None else "unchanged" if stored is old else "updated"
-    deleted = [i for i in sources if i in before.records and i not in after.records]
+    in_place = old is not None and is_principle(old.record) != is_principle(stored.record)  # a log folded in place
+    status = "saved" if old is None or in_place else "unchanged" if stored is old else "updated"
+    deleted = [i for i in sources if i in before.records and i not in after.records] + ([draft.id] if in_place else [])
     missing = [i for i in sources if i not in before.records]
     changed = [after.records[i].record for i in sources if i in after.records]
     logs, principles = after.counts()
@@ -301,6 +322,18 @@ def upsert(
         changed,
         _cited_by(root, [stored.record, *changed]) if changed else [],
     )
+
+
+def _one_line_topic(topic: str, snap: Snapshot) -> None:
+    """Refuse a topic that holds a line break or another control character (contract §3.5), unless
+    the memory has that topic already (a hand edit or an earlier version wrote it): then the
+    record is refreshed and its topic folded into a principle as compact_memory shows it."""
+    hidden = next((c for c in topic if ord(c) < 32 or 127 <= ord(c) < 160 or c in "\u2028\u2029"), None)
+    if hidden is not None and topic not in snap.topic_counts():
+        raise InvalidInput(
+            f"topic holds a line break or another control character (U+{ord(hidden):04X}); a topic is a short "
+            f"tag on one line, such as auth or payment. {NOTHING_SAVED}"
+        )
 
 
 def _other_type(draft, stored: dict) -> str:
