@@ -5,6 +5,8 @@ functions of the values given: no file is read here."""
 
 from __future__ import annotations
 
+from collections.abc import Container
+
 from ..errors import InvalidInput
 from .records import NOTHING_SAVED, REVISION_LENGTH, Draft, Entry, is_principle, meta_of, stands_for, utc_now
 
@@ -74,3 +76,32 @@ def revised(
     else:
         record.pop("files", None)
     return record
+
+
+def one_line_topic(topic: str, topics: Container[str]) -> None:
+    """Refuse a topic that holds a line break or another control character (contract §3.5), unless
+    `topics` (the memory's) has it already (a hand edit or an earlier version wrote it): then the
+    record is refreshed and its topic folded into a principle as compact_memory shows it."""
+    hidden = next((c for c in topic if ord(c) < 32 or 127 <= ord(c) < 160 or c in "\u2028\u2029"), None)
+    if hidden is not None and topic not in topics:
+        raise InvalidInput(
+            f"topic holds a line break or another control character (U+{ord(hidden):04X}); a topic is a short "
+            f"tag on one line, such as auth or payment. {NOTHING_SAVED}"
+        )
+
+
+def other_type(draft: Draft, stored: dict) -> str:
+    """Why a record cannot replace one of the other type that has its id (a log's id comes from
+    its topic and missing_context, a principle's from its topic and lesson: §3.4)."""
+    if draft.type == "principle":
+        same = f"this lesson is word for word the missing_context of the log {stored['id']} in topic {draft.topic!r}"
+        fix = "word the principle's lesson otherwise (state the rule in full)"
+    else:
+        same = (
+            f"this missing_context is word for word the lesson of the principle {stored['id']} in topic {draft.topic!r}"
+        )
+        fix = "word the missing_context otherwise (what the instructions lacked)"
+    return (
+        f"{same}, so the two would share an id and this {draft.type} would replace that "
+        f"{stored.get('type', 'log')}: {fix}. {NOTHING_SAVED}"
+    )

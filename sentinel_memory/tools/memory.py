@@ -260,7 +260,7 @@ def upsert(
     root = memory.path.parent.parent
     citations.listed(root, files)  # refuse a bad path before anything else is read
     current = memory.read()
-    _one_line_topic(draft.topic, current)
+    revise.one_line_topic(draft.topic, current.topic_counts())
     check = checker(memory, current)  # outside the lock: it may run git once for a new HEAD
     marks: dict[str, Stale] = {}
 
@@ -275,7 +275,7 @@ def upsert(
                 or draft.id not in given
                 or given[draft.id] not in (None, revision(old.record))
             ):
-                raise InvalidInput(_other_type(draft, old.record))
+                raise InvalidInput(revise.other_type(draft, old.record))
             folded_in_place, old = [old], None
         present = [snap.records[i] for i in sources if i in snap.records]
         deleted = [e for e in present if wanted[e.id] is None or revision(e.record) == wanted[e.id]]
@@ -321,35 +321,6 @@ def upsert(
         marks.get("was", ()),
         changed,
         _cited_by(root, [stored.record, *changed]) if changed else [],
-    )
-
-
-def _one_line_topic(topic: str, snap: Snapshot) -> None:
-    """Refuse a topic that holds a line break or another control character (contract §3.5), unless
-    the memory has that topic already (a hand edit or an earlier version wrote it): then the
-    record is refreshed and its topic folded into a principle as compact_memory shows it."""
-    hidden = next((c for c in topic if ord(c) < 32 or 127 <= ord(c) < 160 or c in "\u2028\u2029"), None)
-    if hidden is not None and topic not in snap.topic_counts():
-        raise InvalidInput(
-            f"topic holds a line break or another control character (U+{ord(hidden):04X}); a topic is a short "
-            f"tag on one line, such as auth or payment. {NOTHING_SAVED}"
-        )
-
-
-def _other_type(draft, stored: dict) -> str:
-    """Why a record cannot replace one of the other type that has its id (a log's id comes from
-    its topic and missing_context, a principle's from its topic and lesson: §3.4)."""
-    if draft.type == "principle":
-        same = f"this lesson is word for word the missing_context of the log {stored['id']} in topic {draft.topic!r}"
-        fix = "word the principle's lesson otherwise (state the rule in full)"
-    else:
-        same = (
-            f"this missing_context is word for word the lesson of the principle {stored['id']} in topic {draft.topic!r}"
-        )
-        fix = "word the missing_context otherwise (what the instructions lacked)"
-    return (
-        f"{same}, so the two would share an id and this {draft.type} would replace that "
-        f"{stored.get('type', 'log')}: {fix}. {NOTHING_SAVED}"
     )
 
 
