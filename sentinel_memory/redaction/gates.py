@@ -157,3 +157,37 @@ _PROSE_GATE = _words(
     "identified",
     *_KOREAN_STEMS,
 )
+
+
+_NEARBY_WORDS = (
+    "key",
+    "token",
+    "secret",
+    "bearer",
+    "auth",
+    "pass",
+    "pw",
+    "psk",
+    "cred",
+    "sess",
+    "sid",
+    "cookie",
+    "세션",
+    "쿠키",
+    "토큰",
+    "키",
+    "시크릿",
+    "비밀",
+    "비번",
+    "암호",
+)
+
+
+def nearby_gate(low: str) -> bool:
+    """redaction/nearby.py: a credential word, or a name and its value on a line, or `use … for`."""
+    for word in _NEARBY_WORDS:
+        if word in low:
+            return True
+    if ":" in low or "|" in low or "->" in low or "=>" in low or "→" in low:
+        return True  # a name and its value on a line
+    return " for " in low and ("use " in low or "using " in low or "try " in low)  # use … for <service>

@@ -16,6 +16,7 @@ import functools
 import re
 
 from .formats import REDACTED, Rule
+from .gates import nearby_gate
 from .lazy import lazy
 from .prose import _NOT_A_CREDENTIAL, _decodes_to_text
 from .values import (
@@ -367,39 +368,8 @@ def _generated(value: str) -> bool:
     return any(c.isupper() for c in value) or len(_SWITCH.findall(value)) >= 3
 
 
-_GATE_WORDS = (
-    "key",
-    "token",
-    "secret",
-    "bearer",
-    "auth",
-    "pass",
-    "pw",
-    "psk",
-    "cred",
-    "sess",
-    "sid",
-    "cookie",
-    "세션",
-    "쿠키",
-    "토큰",
-    "키",
-    "시크릿",
-    "비밀",
-    "비번",
-    "암호",
-)
-
-
-def _gate(low: str) -> bool:
-    for word in _GATE_WORDS:
-        if word in low:
-            return True
-    if ":" in low or "|" in low or "->" in low or "=>" in low or "→" in low:
-        return True  # a name and its value on a line
-    return " for " in low and ("use " in low or "using " in low or "try " in low)  # use … for <service>
-
-
 NEARBY_RULES: tuple[Rule, ...] = (
-    Rule(name="named_nearby", pattern=_CANDIDATE, strict=False, groups=("value",), accept=_named_nearby, gate=_gate),
+    Rule(
+        name="named_nearby", pattern=_CANDIDATE, strict=False, groups=("value",), accept=_named_nearby, gate=nearby_gate
+    ),
 )
