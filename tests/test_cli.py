@@ -707,6 +707,21 @@ def test_search_takes_a_file_from_the_folder_the_person_is_in_as_log_does(projec
     assert top[0]["id"] == other and top[0]["match"]["strong"]
 
 
+def test_a_path_in_the_query_is_read_from_the_folder_the_person_is_in_first(project):
+    """`cd src && search "check payment/refund.py"` asks about src/payment/refund.py, as a client
+    started in src/ inserts the path; a path from the project's root still names its file."""
+    (project / "src" / "payment").mkdir(parents=True)
+    (project / "src" / "payment" / "refund.py").write_text("x = 1\n", encoding="utf-8")
+    (project / ".git").mkdir()  # the project's root, as a clone's
+    rid = logged_id(project, "retries", "duplicate charges", "send an idempotency key", "--file", "src/payment/refund.py")
+
+    here = json.loads(run(None, "search", "check payment/refund.py", "--json", cwd=project / "src").stdout)
+    top = json.loads(run(None, "search", "check src/payment/refund.py", "--json", cwd=project).stdout)
+
+    for found in (here, top):
+        assert found[0]["id"] == rid and "file src/payment/refund.py" in found[0]["match"]["reasons"]
+
+
 def test_a_python_below_the_floor_is_told_how_to_make_the_venv_again():
     """The sentence for an interpreter older than 3.11 names it and a venv command that replaces it:
     `venv` over an existing venv keeps the old interpreter unless it is given --clear."""

@@ -268,6 +268,34 @@ def test_a_stop_in_a_project_not_set_up_or_whose_memory_is_no_file_asks_nothing(
     assert hook(repo, "claude", event("claude", STOP, repo, "s1")) == (0, "", "")
 
 
+def test_a_first_prompt_past_the_time_bound_still_leaves_the_work_tree_for_the_stop(repo):
+    """The session's first hook notes the work tree before it looks lessons up: when the lookup
+    runs past the bound (a memory of 20,000 records, indexed in the hook: seconds), the prompt
+    gets nothing, yet a session that then changes a file through a shell is asked to log."""
+    lines = [
+        json.dumps(
+            {
+                "id": f"{i:016x}",
+                "type": "log",
+                "topic": f"topic{i % 400}",
+                "missing_context": f"Task {i}: nobody said service {i % 977} runs behind proxy {i % 313}",
+                "lesson": f"For change {i} stream long responses from worker{i % 541} and keep requests short",
+                "ask_next_time": "",
+                "meta": {"created": "2026-01-01T00:00:00Z"},
+            }
+        )
+        for i in range(20_000)
+    ]
+    repo.memory.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    repo.commit("a large memory")
+    prompt = event("claude", PROMPT, repo, "s1", prompt="stream long responses from worker7 behind proxy 12")
+    code, out, err = hook(repo, "claude", prompt, SENTINEL_MEMORY_HOOK_TIME="1", SENTINEL_MEMORY_HOOK_DEBUG="1")
+    assert (code, out) == (0, "")
+    (repo.path / "src" / "auth.py").write_text("def verify_token(t):\n    return t.strip()\n", encoding="utf-8")
+    code, out, err = hook(repo, "claude", event("claude", STOP, repo, "s1"))
+    assert code == 2 and "call log_memory" in err
+
+
 def test_a_stop_without_an_earlier_hook_in_the_session_asks_nothing(repo):
     (repo.path / "README.md").write_text("changed\n", encoding="utf-8")
     assert hook(repo, "codex", event("codex", STOP, repo, "fresh")) == (0, "", "")
@@ -667,6 +695,25 @@ def test_a_file_mentioned_as_the_clients_insert_it_or_with_backslashes_counts_as
            files=["app/main.py"])
     code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt=prompt))
     assert reply_moment("claude", out) == PROMPT and "Load the settings before the plugins" in out
+
+
+@pytest.mark.parametrize("prompt", ["@_async/http2.py tidy this", r"tidy _async\http2.py", "tidy pkg/_async/http2.py",
+                                    "tidy ../pkg/_async/http2.py"])
+def test_a_file_named_from_the_subfolder_the_client_runs_in_counts_as_named(repo, prompt):
+    """A client started in a subfolder of the project inserts a path relative to it
+    (`@_async/http2.py` in pkg/): it names pkg/_async/http2.py, as a path from the project's root
+    still does."""
+    for name in ("_async/http2.py", "_async/http11.py", "_sync/http2.py"):
+        (repo.path / "pkg" / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo.path / "pkg" / name).write_text("run()\n", encoding="utf-8")
+    logged(repo.memory, "pool", "the stream order was unclear", "Close each stream before the pool",
+           files=["pkg/_async/http2.py"])
+    # the path's words, async and http2, are in other lessons too: only the file is evidence
+    logged(repo.memory, "framing", "the frame size was unclear", "Send frames of 16 KiB at most",
+           files=["pkg/_sync/http2.py", "pkg/_async/http11.py"])
+    sent = event("claude", PROMPT, repo, "s1", prompt=prompt, cwd=str(repo.path / "pkg"))
+    code, out, _ = hook(repo, "claude", sent)
+    assert reply_moment("claude", out) == PROMPT and "Close each stream before the pool" in out
 
 
 @pytest.mark.parametrize("prompt", ["fix docs/결제안내.md", "docs/결제안내.md를 고쳐 줘", "결제안내.md를 고쳐 줘",

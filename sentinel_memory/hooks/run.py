@@ -284,10 +284,14 @@ def answer(client: str, project: str | None, stream, guard: Guard) -> Reply | No
 
                 if not matches.fresh(root.memory_file):  # ready before the session's real prompt
                     matches.warm_later(root.memory_file)
+            # Kept before the lookup: a first hook that runs past its bound still leaves the work
+            # tree's state for the stop to compare with (a session that then changes files only
+            # through a shell has no write hook to keep it).
+            state.save(where, session)
         reply = _reply(event, session, root, guard)
         if reply is not None and not guard.claim():
             return _silent(f"past its time bound ({TIME_ENV}) before the answer was ready")
-        if session.new or before != (session.shown, session.warned, session.asked):
+        if before != (session.shown, session.warned, session.asked):
             if reply is None and guard.left() <= 0:
                 return _silent(f"past its time bound ({TIME_ENV}) before the session was saved")
             state.save(where, session)
@@ -306,7 +310,7 @@ def _reply(event, session, root, guard: Guard) -> Reply | None:
 
         if too_big(root.memory_file):
             return _silent(f"the memory file is over {HOOK_MAX >> 20} MiB: too big to look up in time; compact it")
-        text = lessons.for_prompt(root.memory_file, event.prompt, session)
+        text = lessons.for_prompt(root.memory_file, event.prompt, session, event.cwd)
         if not text:
             return _silent("no lesson matches the prompt strongly that this session was not shown already")
         return replies.context(event.client, PROMPT, text)

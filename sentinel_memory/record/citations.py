@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import re
 from pathlib import Path
 
@@ -145,16 +146,20 @@ def listed(root: Path, files: object, existing: bool = True, outcome: str = NOTH
     return out
 
 
-def named(root: Path, *texts: str, absolute: bool = False) -> list[str]:
+def named(root: Path, *texts: str, absolute: bool = False, cwd: str | None = None) -> list[str]:
     """The existing project files that these texts name by a relative path (see the module's
     docstring for what counts), in order of appearance, without repeats. With `absolute`, also by
     an absolute path inside the project (as a prompt holds a file dragged into the terminal or
-    copied from an editor)."""
+    copied from an editor). With `cwd`, a folder of the project the texts were written in, a
+    relative path is first read from there (`@_async/http2.py`, as a client started in the
+    project's httpcore/ inserts it, names httpcore/_async/http2.py), then from the project's root."""
     out: list[str] = []
+    here = under(root, cwd) if cwd else ""
     for text in texts:
         for token in _tokens(text or ""):
             token = token.rstrip(".").replace("\\", "/")
-            if token.startswith("/"):
+            relative = not token.startswith("/")
+            if not relative:
                 token = under(root, token) if absolute else ""
             if not token or ("/" not in token and not _EXTENSION.search(_PARTICLE.sub(r"\1", token))):
                 continue
@@ -163,6 +168,8 @@ def named(root: Path, *texts: str, absolute: bool = False) -> list[str]:
             # `@src/a.py`: how the clients' prompts mention a file (a path may hold an `@` too).
             candidates = [token, _PARTICLE.sub(r"\1", token)]
             candidates += [c[1:] for c in candidates if c.startswith("@")]
+            if here and relative:
+                candidates = [posixpath.normpath(f"{here}/{_normal(c)}") for c in candidates] + candidates
             for candidate in dict.fromkeys(candidates):
                 path = _normal(candidate)
                 if not path or path in out or path.split("/", 1)[0] in _NOT_CITABLE or ".." in path.split("/"):

@@ -186,9 +186,17 @@ def search(where: Where, query: str = "", topic: str | None = None, files: objec
 def _with_named(root: Path, query: str | None, asked: list[str]) -> list[str]:
     """The files asked about, then the project's files the query names by a path (relative or
     absolute, as the prompt hook reads a prompt: contract §3.7): a file the task names is a file
-    asked about."""
-    named = citations.named(root, query or "", absolute=True) if query else []
+    asked about. A relative path is read from the folder this process runs in first (the client's,
+    when it starts the server in a subfolder of the project), then from the project's root."""
+    named = citations.named(root, query or "", absolute=True, cwd=_here()) if query else []
     return [*asked, *(p for p in named if p not in asked)][: max(len(asked), citations.MAX_FILES)]
+
+
+def _here() -> str | None:
+    try:
+        return os.getcwd()
+    except OSError:  # the folder was removed under it
+        return None
 
 
 def strong_matches(where: Where, query: str, files: Sequence[str] = (), limit: int = 3) -> list[Match]:
