@@ -8,8 +8,8 @@ Per size, in a real git repository with that many records (every tenth cites one
 the project), the events a session sends most: a prompt that names a cited file (the lesson is
 injected), an unrelated prompt (nothing), a prompt that is only "ok" (nothing), the first write of
 a cited file (refused with its lessons) and a stop after a change. Each run is a new session (the
-first hook of a session also takes the work tree's fingerprint), except the write (one session:
-its first run refuses, the later ones find the file warned about) and the stop (the session of
+first hook of a session also takes the work tree's fingerprint), except the write (one session
+that writes another cited file each round: each run is that file's first write, refused) and the stop (the session of
 that round's "ok", whose first hook took the fingerprint before the change). Interleaved: one run of
 each kind per round, so a slow spell of the machine hits all alike. Median and p95 (nearest rank)
 in ms; the target: the prompt that names a file, median <= 150 ms at 1,000 records.

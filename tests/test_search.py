@@ -413,6 +413,10 @@ def test_a_web_address_in_the_task_counts_by_the_names_in_its_path(path):
     assert [m.record["id"] for m in strong_matches(path, "compare the asyncio releases")] == [bump]
     same_package = "see https://github.com/pytest-dev/pytest-asyncio/compare/v0.16.0...v0.17.0"
     assert [m.record["id"] for m in strong_matches(path, same_package)] == [bump]
+    # the project's name before a project file the address ends in (docs/news.rst) still counts
+    wheel = saved(log(path, "wheel", "the release notes were missed", "add a news entry for each change"))
+    notes = "https://github.com/pypa/wheel/blob/main/docs/news.rst"
+    assert [m.record["id"] for m in strong_matches(path, notes)] == [wheel]
 
 
 def test_a_class_name_in_the_prompt_is_an_identifier_a_product_name_is_not(path):

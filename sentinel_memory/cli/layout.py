@@ -32,7 +32,7 @@ def table(rows: list[list[str]], header: list[str]) -> str:
 
 
 def colour(text: str, code: str, stream=None) -> str:
-    """Wrap text in an ANSI colour when the stream is a terminal and NO_COLOR is not set."""
+    """Wrap text in an ANSI colour when the stream is a terminal and NO_COLOR is unset or empty."""
     stream = stream or sys.stdout
     if os.environ.get("NO_COLOR") or not getattr(stream, "isatty", lambda: False)():
         return text

@@ -109,8 +109,15 @@ def _names_in(address: re.Match) -> str:
     text = address.group()
     rest = text.split("://", 1)[1] if "://" in text else text[4:]  # without the scheme or www.
     path = re.split(r"[?#]", rest.partition("/")[2], maxsplit=1)[0]  # without the host
-    kept = [p for p in path.split("/") if p and p.casefold() not in SITE_PARTS and not _VERSION_PART.fullmatch(p)]
-    return " " + "/".join(kept) + " "  # still a path: a file name in it is no file named alone
+    kept = "/".join(
+        p for p in path.split("/") if p and p.casefold() not in SITE_PARTS and not _VERSION_PART.fullmatch(p)
+    )
+    # A project file at its end (docs/news.rst) is named apart from the names before it (the
+    # project and the package, pypa/wheel): those are no part of that file's path.
+    tail = PROJECT_FILE.search(kept)
+    if tail is not None and tail.start() > 0:
+        kept = f"{kept[: tail.start()]} {kept[tail.start() :].lstrip('/')}"
+    return " " + kept + " "  # still a path: a file name in it is no file named alone
 
 
 @dataclass(frozen=True)
