@@ -33,9 +33,13 @@ files, which this project mostly lacks):
   t-any      another project's tasks shown anything at all, at the prompt or a write
   f-task     by search_quality.py's stricter truth (only focused commits relevant), the related
              tasks that have a focused relevant record shown one
-Also per row: fired (related prompts that got anything), srch@3 (the reference: related prompts
+At the end, the same gate at the other thresholds of search_quality.py (its strengths and gate,
+in-process, the prompt alone): what moving the one threshold would trade. Also per row: fired (related prompts that got anything), srch@3 (the reference: related prompts
 whose search_memory answer for the same words lists a relevant record among its first three, what
-a gate that always fired would reach), records injected per related prompt (mean), and the hook's wall time per spawn
+a gate that always fired would reach), evid and ev>=.5 (the ceiling of any gate that shows only what
+the prompt gives evidence for: related prompts for which a relevant record among the search's
+best-ranked candidates has any strength at all, and a strength of at least half the threshold,
+search/match.py's measure), records injected per related prompt (mean), and the hook's wall time per spawn
 (median, 95th percentile) with the count of runs that took 1 s or more (the hook's default time
 bound: with it, those print nothing by design). --time raises the bound so that the gate is
 measured apart from the machine's load.
@@ -201,6 +205,7 @@ def run(histories, sizes, wanted, later, client, bound, examples, files=True, pr
                     client_hooks.materialize(project, entries)
                 ids = {e.id for e in entries}
                 times, hits, counts, anys, slow, fired, top3 = [], 0, [], 0, 0, 0, 0
+                evidence, half, swept, foreign_swept = 0, 0, [], []
                 task_hits, write_anys, focused_tasks, focused_hits = 0, 0, 0, 0
                 from sentinel_memory.tools import answers as tools
 
@@ -216,6 +221,12 @@ def run(histories, sizes, wanted, later, client, bound, examples, files=True, pr
                     fired += bool(text)
                     # the reference: search_memory's first three records for the same words
                     top3 += bool(set(sq.ids_in(tools.search(sq.memory_path(project), prompt))[0][:3]) & relevant)
+                    # the ceiling: how strongly the best relevant candidate matches the prompt alone
+                    found = sq.strengths(sq.memory_path(project), prompt, None) or []
+                    best = max((s for s, rid in found if rid in relevant), default=0.0)
+                    evidence += best > 0
+                    half += best >= 0.5
+                    swept.append([sq.gate(found, t, relevant) for t in sq.THRESHOLDS])
                     if got & relevant:
                         hits += 1
                         if examples and not shown_example:
@@ -235,6 +246,8 @@ def run(histories, sizes, wanted, later, client, bound, examples, files=True, pr
                     times.append(took)
                     slow += took >= deadline
                     text, got = injected(out)
+                    found = sq.strengths(sq.memory_path(project), prompt, None) or []
+                    foreign_swept.append([sq.gate(found, t, None) for t in sq.THRESHOLDS])
                     if text:
                         anys += 1
                         if examples:
@@ -255,6 +268,12 @@ def run(histories, sizes, wanted, later, client, bound, examples, files=True, pr
                         "hit": hits / max(1, len(tasks)),
                         "fired": fired / max(1, len(tasks)),
                         "top3": top3 / max(1, len(tasks)),
+                        "evidence": evidence / max(1, len(tasks)),
+                        "half": half / max(1, len(tasks)),
+                        "swept": [sum(col) for col in zip(*swept, strict=True)] if swept else [],
+                        "foreign_swept": [sum(col) for col in zip(*foreign_swept, strict=True)]
+                        if foreign_swept
+                        else [],
                         "records": statistics.mean(counts) if counts else 0.0,
                         "unrelated": len(unrelated),
                         "any": anys / max(1, len(unrelated)),
@@ -271,7 +290,7 @@ def run(histories, sizes, wanted, later, client, bound, examples, files=True, pr
                 r = rows[-1]
                 print(
                     f"{name:<22} {size:>5} {r['related']:>4} {r['hit']:>6.0%} {r['fired']:>6.0%} {r['top3']:>6.0%} "
-                    f"{r['records']:>5.2f} {r['unrelated']:>4} "
+                    f"{r['evidence']:>6.0%} {r['half']:>6.0%} {r['records']:>5.2f} {r['unrelated']:>4} "
                     f"{r['any']:>6.0%} {r['median_ms']:>7.0f} {r['p95_ms']:>7.0f} {r['at_bound']:>4}"
                     + (f" {r['task']:>6.0%} {r['task_any']:>6.0%} {r['f_task']:>6.0%}" if writes else ""),
                     flush=True,
@@ -314,7 +333,7 @@ def main(argv: list[str] | None = None) -> None:
         commits = sq.history(gitdir, revision or "HEAD")
         histories.append((name_of(gitdir) + (f"@{revision}" if revision else ""), commits, sq.common_files(commits)))
     print(
-        f"{'repository':<22} {'size':>5} {'rel':>4} {'hit':>6} {'fired':>6} {'srch@3':>6} {'recs':>5} {'unr':>4} {'any':>6} "
+        f"{'repository':<22} {'size':>5} {'rel':>4} {'hit':>6} {'fired':>6} {'srch@3':>6} {'evid':>6} {'ev>=.5':>6} {'recs':>5} {'unr':>4} {'any':>6} "
         f"{'med ms':>7} {'p95 ms':>7} {'>=1s':>4}"
         + (f" {'task':>6} {'t-any':>6} {'f-task':>6}" if WRITES[args.client] else ""),
         flush=True,
@@ -337,10 +356,23 @@ def main(argv: list[str] | None = None) -> None:
         unrelated = sum(r["unrelated"] for r in some)
         hit = sum(r["hit"] * r["related"] for r in some) / max(1, related)
         anys = sum(r["any"] * r["unrelated"] for r in some) / max(1, unrelated)
+        evidence = sum(r["evidence"] * r["related"] for r in some) / max(1, related)
+        half = sum(r["half"] * r["related"] for r in some) / max(1, related)
         print(
             f"ALL at {size}: related prompts with a relevant lesson injected {hit:.0%} of {related} "
             f"(target >= 50%); unrelated prompts with anything injected {anys:.0%} of {unrelated} (target <= 5%)"
         )
+        print(
+            f"ALL at {size}, the ceiling: related prompts whose best relevant candidate has any evidence in "
+            f"the prompt {evidence:.0%}, evidence of at least half the threshold {half:.0%}"
+        )
+        if all(r["swept"] and r["foreign_swept"] for r in some):
+            at = [
+                f"{t}: {sum(r['swept'][i] for r in some) / max(1, related):.0%} / "
+                f"{sum(r['foreign_swept'][i] for r in some) / max(1, unrelated):.0%}"
+                for i, t in enumerate(sq.THRESHOLDS)
+            ]
+            print(f"ALL at {size}, the prompt alone at other thresholds (related hit / unrelated any): {', '.join(at)}")
         if "task" in some[0]:
             task = sum(r["task"] * r["related"] for r in some) / max(1, related)
             task_any = sum(r["task_any"] * r["unrelated"] for r in some) / max(1, unrelated)
