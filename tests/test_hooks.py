@@ -729,6 +729,18 @@ def test_a_file_with_a_korean_name_or_folder_counts_as_named_with_or_without_a_p
     code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt=prompt.format(root=repo.path)))
     assert reply_moment("claude", out) == PROMPT and "Keep the refund section first" in out
 
+def test_a_long_pasted_traceback_names_its_last_frame(repo):
+    """A prompt longer than the hook looks at whole (MAX_PROMPT) is read at its start and its end:
+    a pasted Python traceback names the failing file of the project last."""
+    frames = "".join(f'  File "/usr/lib/python3/site-packages/lib{i}/core.py", line {i}, in step{i}\n    step()\n'
+                     for i in range(400))
+    pasted = (f"Why does this fail?\nTraceback (most recent call last):\n{frames}"
+              f'  File "{repo.path}/src/auth.py", line 2, in check\n    return t\nValueError: blank')
+    assert len(pasted) > 30_000  # past MAX_PROMPT (20,000) by more than its half
+    code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt=pasted))
+    assert reply_moment("claude", out) == PROMPT and LESSON in out
+
+
 def test_a_prompt_naming_an_identifier_of_a_lesson_gets_it(repo):
     code, out, _ = hook(repo, "codex", event("codex", PROMPT, repo, "s1", prompt="Why does verify_token accept blanks?"))
     assert reply_moment("codex", out) == PROMPT and LESSON in out

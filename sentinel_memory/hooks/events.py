@@ -22,7 +22,7 @@ __all__ = ["AFTER_WRITE", "BEFORE_WRITE", "PROMPT", "STOP", "Event", "parse", "p
 # Where a write tool's arguments name its file.
 PATH_KEYS = ("file_path", "path", "absolute_path", "target_file", "filePath")
 MAX_FILES = 1_000  # files of one write looked at, at most (a patch is at most MAX_INPUT bytes)
-MAX_PROMPT = 20_000  # characters of a prompt looked at, at most
+MAX_PROMPT = 20_000  # characters of a prompt looked at, at most: its start and its end, half each
 
 # An apply_patch names its files on these lines (Codex's patch format).
 # The rest of the line, stripped after the match (a lazy `(.+?)\s*$` was quadratic on a run of
@@ -42,6 +42,18 @@ class Event:
 
 def _text(value: object, limit: int = 4096) -> str:
     return value[:limit] if isinstance(value, str) else ""
+
+
+def _ends(value: object) -> str:
+    """A prompt's text as looked at: whole up to MAX_PROMPT characters, else its start and its end
+    (a pasted log or traceback names the failing file at one end or the other: Python's innermost
+    frame comes last, Java's and Node's first)."""
+    if not isinstance(value, str):
+        return ""
+    if len(value) <= MAX_PROMPT:
+        return value
+    half = MAX_PROMPT // 2
+    return f"{value[:half]}\n…\n{value[-half:]}"
 
 
 def patch_files(patch: str) -> list[str]:
@@ -106,7 +118,7 @@ def parse(client: str, data: object) -> Event | None:
             return None
     if moment == STOP and client == "cursor" and data.get("status", "completed") != "completed":
         return None  # the agent was stopped or failed: nothing to ask of it
-    prompt = _text(data.get("prompt"), MAX_PROMPT) if moment == PROMPT else ""
+    prompt = _ends(data.get("prompt")) if moment == PROMPT else ""
     # A client's own "a stop hook already ran" flag (stop_hook_active, loop_count) is not read: it is
     # not reliable (Gemini CLI sends false on the re-fire), and the session's state says it better.
     return Event(client, moment, session, _cwd(client, data), prompt, tuple(files))
