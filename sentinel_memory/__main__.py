@@ -4,16 +4,20 @@ words name a command (for people and git), a client's hook, or start the MCP ser
 
 Standard library only until that decision: serving answers the client's handshake before fastmcp
 is imported (proxy.py), and a command never imports FastMCP (git's drivers start fast).
+
+Any Python parses this module, 2.7 included (no f-strings, type comments, print as a function), so
+that `python -m sentinel_memory` under one older than 3.11 says so in one sentence (interpreter.py)
+instead of stopping on the package's syntax.
 """
 
-from __future__ import annotations
+from __future__ import print_function
 
 import sys
 
 from .interpreter import too_old
 
 
-def serves(argv: list[str]) -> bool:
+def serves(argv):  # type: (list[str]) -> bool
     """True for the server's own words: none, or `--project DIR` (`--project=DIR`). Anything else
     (a command, --help, a typo) goes to the command line, which explains itself."""
     if not argv:
@@ -23,16 +27,16 @@ def serves(argv: list[str]) -> bool:
     return len(argv) == 1 and argv[0].startswith("--project=")
 
 
-def not_installed(exc: ModuleNotFoundError) -> str:
+def not_installed(exc):  # type: (ModuleNotFoundError) -> str
     """What to do when this interpreter lacks the requirements (e.g. the system python, not the venv's)."""
     return (
-        f"sentinel-memory: {exc.name} is not installed for {sys.executable}. Start it with the python "
-        f"of the environment you installed it into (e.g. .venv/bin/python), or install it there "
-        f"(pip install -r requirements.txt in the checkout)."
+        "sentinel-memory: %s is not installed for %s. Start it with the python "
+        "of the environment you installed it into (e.g. .venv/bin/python), or install it there "
+        "(pip install -r requirements.txt in the checkout)." % (exc.name, sys.executable)
     )
 
 
-def stop_on_signals() -> None:
+def stop_on_signals():  # type: () -> None
     """Ctrl+C in a terminal, or SIGINT/SIGTERM from a client, ends the server at once and quietly,
     at any point of start-up: fastmcp would wait for its stdin thread (a read that may never end).
     Every write of the memory file is atomic, so stopping between two calls or in one loses nothing
@@ -54,9 +58,15 @@ def stop_on_signals() -> None:
             signal.signal(number, stop)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv=None):  # type: (list[str] | None) -> int
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["hook"] and not {"-h", "--help"} & set(argv):
+    hooked = argv[:1] == ["hook"] and not {"-h", "--help"} & set(argv)
+    old = too_old()
+    if old:  # a person is told; a client's hook gets nothing and goes on
+        if not hooked:
+            print(old, file=sys.stderr)
+        return 0 if hooked else 2
+    if hooked:
         # A client's hook: straight to it, before the command line's imports. It exits 0 (a client
         # may act on another code: Claude Code and Gemini CLI block on 2), but for the one answer
         # that is a block on purpose: Claude Code's stop request (hooks/replies.py keep_going).
@@ -71,12 +81,8 @@ def main(argv: list[str] | None = None) -> int:
             import os
 
             if os.environ.get("SENTINEL_MEMORY_HOOK_DEBUG"):
-                print(f"sentinel-memory hook: {type(exc).__name__}: {exc}", file=sys.stderr)
+                print("sentinel-memory hook: %s: %s" % (type(exc).__name__, exc), file=sys.stderr)
             return 0
-    old = too_old()
-    if old:
-        print(old, file=sys.stderr)
-        return 2
     if serves(argv):
         stop_on_signals()
         from .faststart import proxy

@@ -1,5 +1,6 @@
 """The commands for people (`python server.py <command>`), run as real processes."""
 
+import itertools
 import json
 import os
 import pty
@@ -736,7 +737,8 @@ def _older_pythons() -> list[str]:
     """The interpreters older than 3.11 on this machine (pyenv's, and pythonX.Y on PATH), one per
     version: a person's python3 may be any of them."""
     found = {}
-    candidates = [str(p) for p in Path.home().glob(".pyenv/versions/*/bin/python")]
+    roots = dict.fromkeys(filter(None, (os.environ.get("PYENV_ROOT"), str(Path.home() / ".pyenv"))))
+    candidates = [str(p) for root in roots for p in Path(root).glob("versions/*/bin/python")]
     candidates += [shutil.which(f"python{v}") or "" for v in ("2.7", "3.6", "3.7", "3.8", "3.9", "3.10")]
     for path in filter(None, candidates):
         probe = subprocess.run([path, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
@@ -748,19 +750,20 @@ def _older_pythons() -> list[str]:
 
 
 def test_every_older_python_is_told_in_one_sentence_and_a_hook_goes_on():
-    """server.py under any Python older than 3.11, 2.7 included: one sentence and exit 2 for a
+    """server.py and `python -m sentinel_memory` under any Python older than 3.11, 2.7 included: one sentence and exit 2 for a
     person (before, 3.6 and 2.7 stopped with a traceback on the package's syntax); nothing and exit
     0 for a client's hook, which must not block the client."""
     pythons = _older_pythons()
     if not pythons:
         pytest.skip("no Python older than 3.11 on this machine (pyenv's or pythonX.Y on PATH)")
-    for python in pythons:
-        told = subprocess.run([python, SERVER, "--version"], capture_output=True, text=True, timeout=60)
-        assert told.returncode == 2 and told.stdout == "", (python, told.stdout, told.stderr)
+    checkout = {**os.environ, "PYTHONPATH": str(ROOT)}  # `python -m` from a checkout
+    for python, entry in itertools.product(pythons, ([SERVER], ["-m", "sentinel_memory"])):
+        told = subprocess.run([python, *entry, "--version"], capture_output=True, text=True, timeout=60, env=checkout)
+        assert told.returncode == 2 and told.stdout == "", (python, entry, told.stdout, told.stderr)
         assert told.stderr.startswith("sentinel-memory: needs Python 3.11 or newer, and ") and told.stderr.count("\n") == 1
-        hook = subprocess.run([python, SERVER, "hook", "--client", "claude"], input="{}", capture_output=True,
-                              text=True, timeout=60)
-        assert (hook.returncode, hook.stdout, hook.stderr) == (0, "", ""), python
+        hook = subprocess.run([python, *entry, "hook", "--client", "claude"], input="{}", capture_output=True,
+                              text=True, timeout=60, env=checkout)
+        assert (hook.returncode, hook.stdout, hook.stderr) == (0, "", ""), (python, entry)
 
 
 def test_small_slips_get_the_sentence_that_applies(project):
