@@ -1089,7 +1089,8 @@ def test_doctor_runs_no_file_a_hooks_config_names_by_path(repo, tmp_path):
     assert "through a path (tools/server.py) that doctor does not run" in doctor, doctor
 
 
-@pytest.mark.parametrize("flag", ["-c{code}", "-m{module}"], ids=["fused -c", "fused -m"])
+@pytest.mark.parametrize("flag", ["-c{code}", "-m{module}", "-Wignore::{module}.Planted"],
+                         ids=["fused -c", "fused -m", "a warning category, which Python imports"])
 def test_doctor_runs_no_code_a_hooks_config_fuses_into_a_flag(repo, tmp_path, flag):
     """A cloned project's hook `python3 "-c<code>" -m sentinel_memory hook --client claude` (our
     words after a flag that runs code): neither doctor nor init takes it for ours, and doctor runs

@@ -319,6 +319,26 @@ def test_a_project_in_a_subfolder_of_the_repository_has_its_own_check(tmp_path, 
         assert commit(repo, f"redacted {name}").returncode == 0
 
 
+def test_a_project_folder_whose_name_holds_a_line_break_runs_nothing_from_it(tmp_path, env):
+    """A cloned monorepo's project folder may be named "app<LF>touch ran<LF>": the section's
+    marker comments name the folder with the line break as an escape, so the commit runs nothing
+    of the name; a second init finds the same section."""
+    repo = make_repo(tmp_path, env, wired=False)
+    ran = repo.path / "ran"  # git runs the hook at the repository's top
+    project = repo.path / "app\ntouch ran\n"
+    project.mkdir()
+    assert server(env, "--project", str(project), "init", "--no-hooks").returncode == 0
+    hook = repo.path / ".git" / "hooks" / "pre-commit"
+    text = hook.read_text(encoding="utf-8")
+    assert server(env, "--project", str(project), "init", "--no-hooks").returncode == 0
+    (repo.path / "a.txt").write_text("x\n", encoding="utf-8")
+    subprocess.run(["git", "add", "a.txt"], cwd=repo.path, env=env, check=True)
+
+    assert commit(repo, "a change").returncode == 0
+    assert not ran.exists()
+    assert hook.read_text(encoding="utf-8") == text and text.count("# sentinel-memory:begin") == 1
+
+
 def test_a_hooks_path_that_is_not_a_folder_is_said_by_init_and_doctor_alike(tmp_path, env):
     """core.hooksPath naming a file: init cannot write the hook there and says so; doctor does not
     send the reader back to init, but says what to change."""

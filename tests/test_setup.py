@@ -327,6 +327,33 @@ def test_a_claude_md_that_links_out_of_the_project_is_left_alone(tmp_path, env):
     assert (repo.path / ".mcp.json").is_file()
 
 
+def test_a_link_of_the_clone_into_its_git_folder_or_its_memory_is_never_written_through(tmp_path, env):
+    """A cloned project may hold links inside it that lead into .git/ or .context/: .gitignore of
+    .context/ to .git/config, CLAUDE.md to the pre-commit hook init installs, AGENTS.md to the memory
+    file. init (run twice: the hook exists the second time) writes through none of them; git's
+    config still parses, the hook stays ours, the memory stays as it was."""
+    repo = make_repo(tmp_path, env, wired=False)
+    (repo.path / ".context").mkdir(exist_ok=True)
+    (repo.path / ".context" / ".gitignore").unlink(missing_ok=True)
+    (repo.path / ".context" / ".gitignore").symlink_to("../.git/config")
+    (repo.path / "CLAUDE.md").symlink_to(".git/hooks/pre-commit")
+    (repo.path / "AGENTS.md").symlink_to(".context/memory_log.jsonl")
+    logged(repo.memory, "auth", "the token check was not described", "Hash the token first")
+    memory = repo.memory.read_bytes()
+
+    for _ in range(2):
+        result = server(env, "--project", str(repo.path), "init", "--client", "claude", "--client", "codex")
+        assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    config = subprocess.run(["git", "config", "--list"], cwd=repo.path, env=env, capture_output=True, text=True)
+
+    assert config.returncode == 0, config.stderr
+    assert "*.lock" not in (repo.path / ".git" / "config").read_text(encoding="utf-8")
+    assert "<!--" not in (repo.path / ".git" / "hooks" / "pre-commit").read_text(encoding="utf-8")
+    assert repo.memory.read_bytes() == memory
+    refused = [x for x in result.stdout.splitlines() if x.startswith("left alone")]
+    assert len(refused) == 3 and all("replace the link with a file of its own" in x for x in refused), refused
+
+
 def test_a_client_name_in_capitals_is_taken_and_a_typo_is_refused_with_the_nearest_name(tmp_path, env):
     """init --client Claude configures Claude Code; --client claud exits 2 with one sentence naming
     claude and the clients, and writes nothing (before, argparse listed the choices and no hint)."""

@@ -39,6 +39,12 @@ def target(path: Path, root: Path) -> Path:
         raise Refused(f"it is a link to {os.readlink(path)}, which leads to no file (missing, or links in a loop)")
     if not resolved.is_relative_to(root):
         raise Refused(f"it leads to {resolved}, outside the project; edit that file yourself")
+    kept = _kept_folder(path, resolved, root)
+    if kept:
+        raise Refused(
+            f"it leads to {resolved}, inside {kept}, which is no config (a cloned repository may point "
+            "links there); replace the link with a file of its own"
+        )
     for folder in reversed(resolved.parents):
         if folder.is_relative_to(root) and folder.exists() and not folder.is_dir():
             raise Refused(f"{folder} is a file, not a folder; move it aside so the folder can be made")
@@ -47,6 +53,27 @@ def target(path: Path, root: Path) -> Path:
     if resolved.exists() and not resolved.is_file():
         raise Refused("it is not a regular file (a FIFO or a device); remove it so the file can be written")
     return resolved
+
+
+def _kept_folder(path: Path, resolved: Path, root: Path) -> str:
+    """The folder a link reaches that no edit goes into, or '': git's folder (its config, its
+    hooks) and .context/ (the memory file and what guards it). A link into either is followed by
+    nothing init writes; the file itself in .context/ (.context/.gitattributes) is no link."""
+    real = resolved.relative_to(root).parts
+    given = os.path.abspath(path)
+    lexical = next(
+        (
+            Path(os.path.relpath(given, top)).parts
+            for top in (os.path.abspath(root), str(root))
+            if not os.path.relpath(given, top).startswith("..")
+        ),
+        None,
+    )
+    if lexical == real:
+        return ""  # no link followed
+    if ".git" in real:
+        return "the git folder"
+    return ".context/" if ".context" in real else ""
 
 
 def read(path: Path) -> bytes | None:

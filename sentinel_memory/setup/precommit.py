@@ -25,6 +25,7 @@ from ..git import command as gitcmd, drivers, history
 from ..record.contextdir import QUARANTINE_FILE
 from ..record.disk import MAX_FILE_BYTES
 from ..record.store import MEMORY_FILE
+from ..visible import visible
 from .scan import Finding, scan_bytes
 
 BEGIN = "# sentinel-memory:begin"
@@ -54,8 +55,10 @@ def project_prefix(root: Path) -> str:
 
 
 def markers(prefix: str = "") -> tuple[str, str]:
-    """The lines around one project's section: a repository may hold several projects, each its own."""
-    tail = f" {drivers.quote(prefix)}" if prefix else ""
+    """The lines around one project's section: a repository may hold several projects, each its own.
+    They are shell comments: a control character of the folder's name (a line break would end the
+    comment and run the rest of the name) is written as its escape (visible.py)."""
+    tail = f" {visible(drivers.quote(prefix))}" if prefix else ""
     return BEGIN + tail, END + tail
 
 
