@@ -347,3 +347,14 @@ def test_the_match_line_shows_a_records_topic_and_file_with_escapes_visible(proj
     put(project, {**HOSTILE, "topic": "pay\u202ement", "files": ["src/a\u202eb.py"]})
     result = cli(project, "search", *asked)
     assert "match: strong" in result.stdout and "\u202e" not in result.stdout, result.stdout
+
+
+def test_doctor_stops_counting_credentials_past_a_hundred(project):
+    """A cloned memory of many lines that are not records and look like credentials: doctor says
+    there are more than 100 and stops there (counting every one of 9 MB of them took minutes)."""
+    fake = "passw" + "ord=Hunter2xyz!QQ "  # a credential's shape, in two parts so no scanner flags this file
+    (project / ".context" / "memory_log.jsonl").write_text((fake * 40 + "\n") * 300, encoding="utf-8")
+
+    doctor = cli(project, "doctor", check_rc=1).stdout
+
+    assert "[FAIL] more than 100 values with the shape of a credential" in doctor, doctor

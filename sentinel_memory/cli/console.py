@@ -225,12 +225,16 @@ def staged_refusal(findings: list, self_name: str, prefix: str = "") -> str:
             f"credentials too); the commit was stopped. Unstage it (`git rm --cached {named}`) and commit again; "
             f"`{self_name} init` makes .context/.gitignore ignore such copies."
         )
+    from ..setup.scan import ENOUGH
+
     where = "; ".join(f"{visible(f.record_id)} {visible(f.field)}: looks like {f.rule}" for f in findings[:10])
-    more = f" and {len(findings) - 10} more" if len(findings) > 10 else ""
+    capped = len(findings) > ENOUGH  # the check stops counting there
+    more = " and more" if capped else f" and {len(findings) - 10} more" if len(findings) > 10 else ""
+    counted = f"more than {ENOUGH} possible credentials" if capped else plural(len(findings), "possible credential")
     folder = visible(shlex.quote(prefix)) if prefix else ""
     context = visible(shlex.quote(prefix + ".context")) if prefix else ".context"
     return (
-        f"the staged {visible(prefix)}.context/ holds {plural(len(findings), 'possible credential')} ({where}{more}); "
+        f"the staged {visible(prefix)}.context/ holds {counted} ({where}{more}); "
         f"the commit was stopped. Run `{self_name}{f' --project {folder}' if prefix else ''} scan --redact`, then "
         f"`git add {context}` "
         "and commit again, and rotate the key. To commit anyway (a false alarm): git commit --no-verify."

@@ -23,7 +23,7 @@ from . import precommit
 from .clientcheck import FAIL, OK, WARN, client_configs, hook_files, looks_like_path
 from .clienttrust import trust_lines
 from .project import ProjectRoot, enclosing_project
-from .scan import scan
+from .scan import ENOUGH, scan
 
 # Folders not searched for stray memory files outside git (dependencies, environments, builds).
 SKIP_DIRS = {"node_modules", ".venv", "venv", "env", "__pycache__", "build", "dist", "target", ".tox", ".git"}
@@ -128,12 +128,13 @@ def _memory_file(path: Path) -> list[tuple[str, str]]:
                 "(edited by hand?): shorten them",
             )
         )
-    secrets = scan(path)
+    secrets = scan(path, limit=ENOUGH)
     if secrets:
+        counted = f"more than {ENOUGH} values" if len(secrets) > ENOUGH else plural(len(secrets), "value")
         out.append(
             (
                 FAIL,
-                f"{plural(len(secrets), 'value')} with the shape of a credential: run {SELF} scan --redact, and rotate the keys",
+                f"{counted} with the shape of a credential: run {SELF} scan --redact, and rotate the keys",
             )
         )
     out += _merge_in_progress(path, snap)

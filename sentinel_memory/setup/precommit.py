@@ -26,7 +26,7 @@ from ..record.contextdir import QUARANTINE_FILE
 from ..record.disk import MAX_FILE_BYTES
 from ..record.store import MEMORY_FILE
 from ..visible import visible
-from .scan import Finding, scan_bytes
+from .scan import ENOUGH, Finding, scan_bytes
 
 BEGIN = "# sentinel-memory:begin"
 END = "# sentinel-memory:end"
@@ -339,7 +339,7 @@ def staged_findings(root: Path) -> list[Finding]:
         if tab and len(fields) == 3 and fields[2] == b"0" and path.decode("utf-8", "replace") in names:
             blobs[names[path.decode()]] = fields[1].decode("ascii", "replace")
     staged = {name: _staged_blob(root, name, blob) for name, blob in blobs.items()}
-    found = scan_bytes(staged.get(MEMORY_FILE, b""), staged.get(QUARANTINE_FILE, b""), MEMORY_FILE)
+    found = scan_bytes(staged.get(MEMORY_FILE, b""), staged.get(QUARANTINE_FILE, b""), MEMORY_FILE, ENOUGH)
     # A conflicted copy (record/contextdir.py) keeps a file's bytes as they were, credentials too:
     # it is a local file, git-ignored, never one to commit; staged, it stops the commit whatever it holds.
     copies = _git(root, "ls-files", "-z", "--", ".context/*.conflicted", index=_commit_index(root))

@@ -42,23 +42,39 @@ class Finding(NamedTuple):
     rule: str
 
 
-def scan(path: Path) -> list[Finding]:
+# Checks that only need to know whether a file holds credentials (doctor, the pre-commit check)
+# stop past this many: a cloned file of megabytes of credential-shaped lines would take minutes.
+ENOUGH = 100
+
+
+def scan(path: Path, limit: int | None = None) -> list[Finding]:
     """Every credential in the memory file at path (records by id, then lines that are not
-    records) and in its quarantine file; reads without the lock and creates nothing."""
+    records) and in its quarantine file; reads without the lock and creates nothing. With
+    `limit`, it stops once more than that many are found (those found so far)."""
     path = Path(path)
-    return findings(read(path), _lines(path), _lines(path.parent / QUARANTINE_FILE), path.name)
+    return findings(read(path), _lines(path), _lines(path.parent / QUARANTINE_FILE), path.name, limit)
 
 
-def scan_bytes(memory: bytes, quarantine: bytes, name: str = "memory_log.jsonl") -> list[Finding]:
+def scan_bytes(
+    memory: bytes, quarantine: bytes, name: str = "memory_log.jsonl", limit: int | None = None
+) -> list[Finding]:
     """scan() of a memory file's and a quarantine file's bytes (e.g. as staged in git's index)."""
-    return findings(parse(memory), _split(memory), _split(quarantine), name)
+    return findings(parse(memory), _split(memory), _split(quarantine), name, limit)
 
 
-def findings(snap: Snapshot, memory_lines: list[bytes], quarantine_lines: list[bytes], name: str) -> list[Finding]:
-    found = []
+def findings(
+    snap: Snapshot, memory_lines: list[bytes], quarantine_lines: list[bytes], name: str, limit: int | None = None
+) -> list[Finding]:
+    found: list[Finding] = []
+
+    def enough() -> bool:
+        return limit is not None and len(found) > limit
+
     for rid in sorted(snap.records):
         for field, value, strict in record_strings(snap.records[rid].record):
             found += [Finding(rid, field, rule) for rule in rules_hit(value, strict_only=strict)]
+            if enough():
+                return found
     unreadable = set(snap.unreadable)
     for file, lines, only_unreadable in ((name, memory_lines, True), (QUARANTINE_FILE, quarantine_lines, False)):
         numbered = [
@@ -71,6 +87,8 @@ def findings(snap: Snapshot, memory_lines: list[bytes], quarantine_lines: list[b
             hits = rules_hit(_text(line))
             each.update(hits)
             found += [Finding(f"{file}:{number}", "line", rule) for rule in hits]
+            if enough():
+                return found
         # A value that spans lines (a pasted PEM block) shows only in the lines read together.
         if len(numbered) > 1:
             together = Counter(rules_hit("\n".join(_text(line) for _, line in numbered))) - each
