@@ -358,3 +358,18 @@ def test_doctor_stops_counting_credentials_past_a_hundred(project):
     doctor = cli(project, "doctor", check_rc=1).stdout
 
     assert "[FAIL] more than 100 values with the shape of a credential" in doctor, doctor
+
+
+def test_init_and_doctor_show_a_clones_escapes_in_configs_and_links_visibly(project):
+    """A cloned project's server command holding escapes (a window title, a screen clear, a BiDi
+    override) and a config that links to a name holding them: init and doctor name them with their
+    escapes visible, never raw to the terminal."""
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"sentinel-memory": {
+        "command": "sentinel-memory\x1b]0;PWNED\x07\u202e", "args": []}}}), encoding="utf-8")
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").symlink_to("/nonexistent/\x1b[2J\u202eexe")
+
+    said = cli(project, "doctor", check_rc=None).stdout + cli(project, "init", "--client", "claude").stdout
+
+    assert not re.search("[\x1b\x07\u202e]", said), said
+    assert "\\x1b" in said and "\\u202e" in said

@@ -15,6 +15,7 @@ import sys
 from ..errors import InvalidInput, MemoryToolError, ProjectRootError
 from ..git import drivers as gitdriver
 from ..setup.project import PERSON, resolve
+from ..visible import visible
 from . import layout
 from .parser import build_parser, parse
 from .record_commands import (
@@ -94,7 +95,7 @@ def cmd_init(root, args) -> int:
         hooks=not args.no_hooks,
         workflow=not args.no_rules,
     ):
-        print(line)
+        print(visible(line, lines=True))  # a clone's names and link targets, with their escapes shown
     return 0
 
 
@@ -111,7 +112,7 @@ def cmd_doctor(root, args) -> int:
     results = check(root)
     for status, sentence in results:
         code = "32" if status == OK else "31" if status == FAIL else "36" if status == NOTE else "33"
-        print(f"[{layout.colour(f'{status:>4}', code)}] {sentence}")
+        print(f"[{layout.colour(f'{status:>4}', code)}] {visible(sentence, lines=True)}")
     return 1 if any(status == FAIL for status, _ in results) else 0
 
 
