@@ -7,7 +7,7 @@ folder: $XDG_CACHE_HOME or ~/.cache, ~/Library/Caches, %LOCALAPPDATA%), never in
 `sentinel-memory/hooks/<hash of client, session and project>.json`. Read with a size bound and
 never through a link (record/disk.py), written atomically under a lock, kept short (the newest
 MAX_ITEMS ids and files, within MAX_BYTES), and removed a day after its last change (the folder is
-swept at most once every SWEEP_EVERY).
+swept at most once every SWEEP_EVERY, a bounded part of it at a time: _sweep).
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import stat
 import time
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field
@@ -32,7 +34,19 @@ EXPIRES = 24 * 3600  # seconds after its last change
 KEEP_INDEX = 7 * 24 * 3600  # a kept search index unchanged this long is removed (rebuilt when next needed)
 LOCK_WAIT = 0.3  # seconds
 SWEEP_EVERY = 3600  # seconds: the folder is swept of expired files at most this often
-SWEPT = "swept"  # the file whose modification time says when it was last swept
+SWEPT = "swept"  # the file whose modification time says when it was last swept (its text: where to go on)
+SWEEP_LOOK = 2000  # entries of the folder a sweep looks at, at most (a new session's first save waits for it)
+SWEEP_REACH = 50_000  # entries of the folder's listing a sweep goes past, at most (skipped ones included)
+SWEEP_TIME = 0.2  # seconds: a sweep stops sooner on a slow disk or a busy machine (the hook's bound is about 1 s)
+
+# The names the hook itself gives files in the folder, and nothing else is ever removed there (the
+# folder may be one ENV names, holding other programs' files): a session's state (path_for) and its
+# lock (disk.locked: "<path>.lock"); a kept search index (hooks/matches.py where) and its lock; the
+# temporary file of an atomic write of any of these or of SWEPT (disk.Staged: ".<name>.<8 hex>.tmp").
+_DIGEST = "[0-9a-f]{40}"
+_TEMPORARY = rf"\.(?:{_DIGEST}\.json|index-{_DIGEST}\.pickle|{SWEPT})\.[0-9a-f]{{8}}\.tmp"
+_STATE_NAME = re.compile(rf"{_DIGEST}\.json(?:\.lock)?|{_TEMPORARY}")  # removed EXPIRES after their last change
+_INDEX_NAME = re.compile(rf"index-{_DIGEST}\.pickle(?:\.lock)?")  # removed KEEP_INDEX after
 
 
 class Unavailable(Exception):
@@ -47,6 +61,7 @@ class Session:
     warned: list[str] = field(default_factory=list)  # project paths whose first write was stopped
     asked: bool = False  # the agent was asked to log
     new: bool = False  # not on disk yet (not saved)
+    checked: bool = False  # this run looked whether the folder is due a sweep (not saved)
 
     def show(self, ids) -> None:
         self.shown = _newest(self.shown, [_key(i) for i in ids])
@@ -134,8 +149,9 @@ def save(path: str, session: Session) -> None:
     try:
         os.makedirs(directory, mode=0o700, exist_ok=True)
         disk.check_directory(directory)
-        if session.new and _sweep_due(directory):
-            _sweep(directory)
+        if session.new and not session.checked:
+            session.checked = True  # once a run: not again at its save after the answer is claimed
+            _sweep_if_due(directory)
         disk.atomic_write(path, data, durable=False)  # a cache: atomic, not fsynced
     except (MemoryToolError, OSError) as exc:
         raise Unavailable(str(exc)) from None
@@ -145,7 +161,7 @@ def _fitted(session: Session) -> bytes:
     """The state's bytes within MAX_BYTES (a file over it is not read back): the oldest ids and
     files are dropped, from the list that holds more, until it fits."""
     while True:
-        body = {k: v for k, v in asdict(session).items() if k != "new"}
+        body = {k: v for k, v in asdict(session).items() if k not in ("new", "checked")}
         # ASCII: escapes carry any string back as it was, a lone surrogate in an id included
         data = json.dumps({"format": FORMAT, **body}).encode("ascii")
         over = len(data) - MAX_BYTES
@@ -172,43 +188,93 @@ def locked(path: str):
         yield
 
 
-def _sweep_due(directory: str) -> bool:
-    """Whether the folder was last swept SWEEP_EVERY ago or more (then it is marked swept now): a
-    sweep looks at every file, and a new session should not pay for that each time."""
-    marker = os.path.join(directory, SWEPT)
+def _sweep_if_due(directory: str) -> None:
+    """Sweep the folder if it is due (_sweep_from), and only one of this user that no one else can
+    write; then say in SWEPT when it was swept and where the next sweep goes on."""
+    start = _sweep_from(directory)
+    if start is None or not _private(directory):
+        return
+    going_on = _sweep(directory, start)
     try:
-        if time.time() - os.stat(marker, follow_symlinks=False).st_mtime < SWEEP_EVERY:
-            return False
-    except OSError:
-        pass
-    try:
-        disk.atomic_write(marker, b"", durable=False)
+        disk.atomic_write(os.path.join(directory, SWEPT), b"" if going_on is None else b"%d" % going_on, durable=False)
     except (MemoryToolError, OSError):
-        pass  # swept anyway; the next new session tries again
-    return True
+        pass  # the next new session sweeps again
 
 
-def _sweep(directory: str) -> None:
+def _sweep_from(directory: str) -> int | None:
+    """Where in the folder's listing the sweep due now starts, or None when none is due. A pass
+    over the folder that stopped part way (SWEPT holds where) goes on at the next new session; one
+    that went to the end waits SWEEP_EVERY (SWEPT's modification time says when it ended), as a new
+    session should not pay for a pass each time."""
+    try:
+        data, seen = disk.read_fingerprinted(os.path.join(directory, SWEPT), 32)
+    except (MemoryToolError, OSError):
+        return 0
+    if data is None or seen is None:
+        return 0
+    if data.isdigit():
+        return min(int(data), SWEEP_REACH)
+    return 0 if time.time() - seen[3] / 1e9 >= SWEEP_EVERY else None
+
+
+def _private(directory: str) -> bool:
+    """The folder is this user's and no one else can write in it (where the platform has owners)."""
+    if not hasattr(os, "getuid"):
+        return True
+    try:
+        st = os.lstat(directory)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022
+
+
+def _limit(name: str) -> int | None:
+    """How long after its last change a file of this name is removed; None: not a name of ours."""
+    if _STATE_NAME.fullmatch(name):
+        return EXPIRES
+    if _INDEX_NAME.fullmatch(name):
+        return KEEP_INDEX
+    return None
+
+
+def _sweep(directory: str, start: int = 0) -> int | None:
     """Remove state files (and their locks, and temporary files a killed write left) unchanged for
-    longer than EXPIRES, and copies of search indexes (hooks/matches.py) built longer than KEEP_INDEX ago.
-    Every file is looked at: a sweep of the first few only would depend on the order the folder
-    lists them in (tmpfs lists the newest first, and its old files would never go), and the
-    folder holds about a day's sessions."""
-    now = time.time()
+    longer than EXPIRES, and copies of search indexes (hooks/matches.py) built longer than
+    KEEP_INDEX ago: files of the hook's own names only (_limit), never another program's.
+
+    One sweep looks at SWEEP_LOOK entries at most, from the `start`th of the folder's listing on,
+    and stops sooner past SWEEP_TIME: a new session's first save waits for it, within the hook's
+    time bound. It returns where the next sweep goes on (the entries it removed no longer come
+    before that), or None when it reached the end of the listing (the next pass starts from the
+    first). So successive sweeps go over every file whatever order the folder lists them in: a
+    sweep of the first few only would never reach the oldest files on tmpfs, which lists the newest
+    first. A folder of more than SWEEP_REACH entries has only its first SWEEP_REACH looked at."""
+    now, ends = time.time(), time.monotonic() + SWEEP_TIME
+    position = looked = removed = 0
     try:
         with os.scandir(directory) as entries:
             for entry in entries:
-                name = entry.name
-                if name.endswith((".pickle", ".pickle.lock")):
-                    limit = KEEP_INDEX
-                elif name.endswith((".json", ".json.lock", ".tmp")):
-                    limit = EXPIRES
-                else:
+                if position >= SWEEP_REACH:
+                    return None
+                position += 1
+                if position <= start:
+                    if position % 64 == 0 and time.monotonic() > ends:
+                        return None  # too slow to reach where the last sweep stopped: start over
                     continue
-                if entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_mtime < now - limit:
-                    try:
+                looked += 1
+                limit = _limit(entry.name)
+                try:
+                    if (
+                        limit is not None
+                        and entry.is_file(follow_symlinks=False)
+                        and entry.stat(follow_symlinks=False).st_mtime < now - limit
+                    ):
                         os.unlink(entry.path)
-                    except OSError:
-                        pass
+                        removed += 1
+                except OSError:
+                    pass  # gone already, or not ours to remove
+                if looked >= SWEEP_LOOK or time.monotonic() > ends:
+                    return position - removed if position < SWEEP_REACH else None
     except OSError:
         pass
+    return None
