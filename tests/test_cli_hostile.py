@@ -373,3 +373,18 @@ def test_init_and_doctor_show_a_clones_escapes_in_configs_and_links_visibly(proj
 
     assert not re.search("[\x1b\x07\u202e]", said), said
     assert "\\x1b" in said and "\\u202e" in said
+
+
+def test_a_quarantine_file_that_is_a_link_is_one_failure_among_doctors_checks(project, tmp_path):
+    """A cloned .context/memory_log.quarantine.jsonl that links out of the project is named in one
+    [FAIL] line, as the memory file would be; doctor's other checks still run (before, it stopped
+    at it with exit 3)."""
+    put(project, {"id": "ab12cd34ef567890", "type": "log", "topic": "t", "missing_context": "m", "lesson": "l",
+                  "ask_next_time": "", "meta": {"created": "2026-01-01T00:00:00+00:00"}})
+    (tmp_path / "elsewhere.jsonl").write_text("{}\n", encoding="utf-8")
+    (project / ".context" / "memory_log.quarantine.jsonl").symlink_to(tmp_path / "elsewhere.jsonl")
+
+    doctor = cli(project, "doctor", check_rc=1).stdout
+
+    assert "[FAIL]" in doctor and "quarantine.jsonl is a symbolic link" in doctor, doctor
+    assert "not a git work tree" in doctor and "client config" in doctor, doctor  # the checks after it ran

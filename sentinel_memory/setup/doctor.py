@@ -128,7 +128,10 @@ def _memory_file(path: Path) -> list[tuple[str, str]]:
                 "(edited by hand?): shorten them",
             )
         )
-    secrets = scan(path, limit=ENOUGH)
+    try:
+        secrets = scan(path, limit=ENOUGH)
+    except MemoryToolError as exc:  # the quarantine file a link, a FIFO, too big: the other checks still run
+        return [*out, (FAIL, str(exc))]
     if secrets:
         counted = f"more than {ENOUGH} values" if len(secrets) > ENOUGH else plural(len(secrets), "value")
         out.append(
