@@ -25,13 +25,70 @@ class Node:
 
 
 # JSONC, as VS Code, Cursor and Gemini CLI read their settings: comments and trailing commas.
-_STRING_OR_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*[\s\S]*?\*/')
-_STRING_OR_TRAILING_COMMA = re.compile(r'"(?:[^"\\\n]|\\.)*"|,(?=\s*[}\]])')
+# Two left-to-right passes, each what re.sub with `"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*[\s\S]*?\*/`,
+# then with `"(?:[^"\\\n]|\\.)*"|,(?=\s*[}\]])`, would give, in time linear in the text: those
+# patterns scan to the text's end again for every unterminated "/*" and to the line's end again for
+# every quote of an unterminated string (90 KB of "/*x" took minutes). A string is kept as it is;
+# where one does not close, its quote is text and the pass goes on from the next character.
+_COMMENT_OR_QUOTE = re.compile(r'"|/[/*]')
+_QUOTE_OR_TRAILING_COMMA = re.compile(r'"|,(?=\s*[}\]])')  # each comma's lookahead: its own spaces
+_STRING_BODY = re.compile(r'"(?:[^"\\\n]+|\\.)*')  # up to the closing quote, or where none can come
+_NOT_LINE_BREAK = re.compile(r"[^\r\n]")
 
 
-def _spaces(match: re.Match) -> str:
-    found = match.group()
-    return found if found.startswith('"') else re.sub(r"[^\r\n]", " ", found)
+class _Strings:
+    """Where a string starting at a quote ends (None: it does not close), each character read once:
+    a quote inside an unclosed string's run is an escaped one, from which a string runs to the same
+    place, so it does not close either."""
+
+    def __init__(self, text: str):
+        self.text, self.start, self.stop = text, -1, -1
+
+    def end(self, at: int) -> int | None:
+        if self.start < at < self.stop:
+            return None
+        body = _STRING_BODY.match(self.text, at)
+        assert body is not None  # a quote stands at `at`
+        stop = body.end()
+        if stop < len(self.text) and self.text[stop] == '"':
+            return stop + 1
+        self.start, self.stop = at, stop
+        return None
+
+
+def _blank_comments(text: str) -> str:
+    pieces, kept, at, strings, unclosed = [], 0, 0, _Strings(text), False
+    while found := _COMMENT_OR_QUOTE.search(text, at):
+        at = found.start()
+        if found.group() == '"':
+            end = strings.end(at)
+            at = at + 1 if end is None else end
+            continue
+        if found.group() == "//":
+            end = text.find("\n", at)
+            end = len(text) if end < 0 else end
+        else:
+            close = -1 if unclosed else text.find("*/", at + 2)
+            if close < 0:  # no "*/" from here on: no later "/*" closes either
+                unclosed, at = True, at + 1
+                continue
+            end = close + 2
+        pieces += [text[kept:at], _NOT_LINE_BREAK.sub(" ", text[at:end])]
+        kept = at = end
+    return "".join(pieces) + text[kept:] if pieces else text
+
+
+def _blank_trailing_commas(text: str) -> str:
+    pieces, kept, at, strings = [], 0, 0, _Strings(text)
+    while found := _QUOTE_OR_TRAILING_COMMA.search(text, at):
+        at = found.start()
+        if found.group() == '"':
+            end = strings.end(at)
+            at = at + 1 if end is None else end
+            continue
+        pieces += [text[kept:at], " "]
+        kept = at = at + 1
+    return "".join(pieces) + text[kept:] if pieces else text
 
 
 @functools.lru_cache(maxsize=8)
@@ -40,7 +97,7 @@ def blank(text: str) -> str:
     JSON with every value where it was, so positions found in it are positions in `text`."""
     if "/" not in text and "," not in text:
         return text
-    return _STRING_OR_TRAILING_COMMA.sub(_spaces, _STRING_OR_COMMENT.sub(_spaces, text))
+    return _blank_trailing_commas(_blank_comments(text))
 
 
 def loads(text: str, **kwargs):

@@ -10,6 +10,12 @@ import copy
 
 from .configedit import Refused, newline_of
 
+# A project's Codex config is a few KB. tomlkit takes about half a second for 32 KB of dotted
+# keys and grows faster than the text (128 KB: 3.5 s, 738 KB: 48 s), so a bigger file is neither
+# parsed nor edited: init leaves it alone and says what to add by hand, and doctor, saying what
+# init would do, says so too (its own read of the file is tomllib's, fast at 1 MiB).
+MAX_TOML_EDIT_BYTES = 32 * 1024
+
 
 def merge_toml_table(
     text: str, path: tuple[str, ...], wanted: dict, defaults: dict, drop=lambda _k, _v: False
@@ -18,7 +24,14 @@ def merge_toml_table(
     (set) and `defaults` (nested dicts: each leaf added only when absent), its keys for which
     drop(key, value) is true removed (as merge_json_entry does). Edited with tomlkit so
     comments, quoting and layout stay; the result must parse to exactly the old document plus
-    these values, else Refused (tomlkit cannot always extend a table written with dotted keys)."""
+    these values, else Refused (tomlkit cannot always extend a table written with dotted keys), as
+    is a text of more than MAX_TOML_EDIT_BYTES, before anything parses it."""
+    size = len(text.encode("utf-8"))
+    if size > MAX_TOML_EDIT_BYTES:
+        raise Refused(
+            f"it is {size:,} bytes of TOML, more than init edits ({MAX_TOML_EDIT_BYTES:,} at most; a Codex "
+            "config is a few KB); make it smaller"
+        )
     import tomllib
 
     import tomlkit
