@@ -284,6 +284,28 @@ def test_doctor_names_a_memory_file_that_is_a_folder_or_a_config_that_is_no_obje
     assert "pre-commit" in doctor  # the checks after it ran
 
 
+@pytest.mark.parametrize("how", ["env", "args"])
+def test_doctor_warns_when_a_config_keeps_the_memory_in_another_folder(tmp_path, env, how):
+    """A cloned project's MCP entry of ours may send the server's memory elsewhere (the project
+    environment variable, or --project in its args): doctor says where, as a cloned repository
+    may point it at any folder; the project itself named so is no warning."""
+    repo = make_repo(tmp_path, env, wired=False)
+    run(env, repo.path, "init", "--client", "claude", "--no-hooks")
+    config = json.loads((repo.path / ".mcp.json").read_text(encoding="utf-8"))
+    entry = config["mcpServers"]["sentinel-memory"]
+    elsewhere = str(tmp_path / "elsewhere")
+    for folder, warned in ((elsewhere, True), (str(repo.path), False), (".", False)):
+        if how == "env":
+            entry["env"] = {project.ENV_VAR: folder}
+        else:
+            entry["args"] = ["--project", folder]
+        (repo.path / ".mcp.json").write_text(json.dumps(config), encoding="utf-8")
+
+        doctor = run(env, repo.path, "doctor", rc=None).stdout
+
+        assert (f"has the server keep its memory in {folder}, not in this project" in doctor) is warned, doctor
+
+
 def test_doctor_says_one_record_not_one_records(tmp_path, env):
     repo = make_repo(tmp_path, env)
     logged(repo.memory, "t", "m", "l")

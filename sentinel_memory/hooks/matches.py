@@ -152,7 +152,7 @@ def build(memory: Path) -> None:
         return
     path = where(memory)
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-    disk.check_directory(os.path.dirname(path))  # not through a link, nor into a folder others can write
+    disk.check_directory(os.path.dirname(path))  # not through a link (kept() reads only a private copy)
     with disk.locked(path, 0):  # one builder at a time; the others leave at once
         data = _memory_bytes(memory)
         if data is None:

@@ -56,6 +56,16 @@ def client_configs(
             else:
                 out.append(_entry(path, command, entry.get("args", [])))
             out += [(WARN, e) for e in [extra_check(client, path, entry)] if e]
+            elsewhere = _memory_elsewhere(root, entry)
+            if elsewhere:
+                out.append(
+                    (
+                        WARN,
+                        f"{path} has the server keep its memory in {elsewhere}, not in this project: a cloned "
+                        f"repository may point it at any folder; remove that {elsewhere!r} from the entry "
+                        "unless you put it there",
+                    )
+                )
             out += [
                 (
                     WARN,
@@ -87,6 +97,29 @@ def client_configs(
             )
         )
     return out
+
+
+def _memory_elsewhere(root: Path, entry: dict) -> str:
+    """The folder an MCP entry of ours names as the project (`--project DIR` in its args, or
+    SENTINEL_MEMORY_PROJECT in its env) when it is not this project, or ''."""
+    from .project import ENV_VAR
+
+    named = []
+    env = entry.get("env")
+    if isinstance(env, dict) and isinstance(env.get(ENV_VAR), str):
+        named.append(env[ENV_VAR])
+    args = entry.get("args")
+    words = [a for a in args if isinstance(a, str)] if isinstance(args, list) else []
+    for i, word in enumerate(words):
+        if word == "--project" and i + 1 < len(words):
+            named.append(words[i + 1])
+        elif word.startswith("--project="):
+            named.append(word.split("=", 1)[1])
+    here = root.resolve()
+    for folder in named:
+        if folder and folder != "." and (here / Path(folder).expanduser()).resolve() != here:
+            return folder
+    return ""
 
 
 def hook_files(root: Path) -> tuple[list[tuple[str, str]], list[tuple[Path, str]], set[str]]:
