@@ -33,6 +33,16 @@ def _escape(match: re.Match) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+# What ends or rewrites a line for a reader of lines (a shell, git): the C0 and C1 controls and the
+# line and paragraph separators, and nothing else (a name's zero-width joiner stays).
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def controls_visible(text: str) -> str:
+    """text with its control characters and line separators as escapes, as visible() writes them."""
+    return _CONTROLS.sub(_escape, text)
+
+
 def visible(text: str, lines: bool = False) -> str:
     """text with its hidden and control characters as escapes; with `lines`, line feeds and tabs
     stay (for a field a block shows over several lines)."""

@@ -306,6 +306,18 @@ def test_doctor_warns_when_a_config_keeps_the_memory_in_another_folder(tmp_path,
         assert (f"has the server keep its memory in {folder}, not in this project" in doctor) is warned, doctor
 
 
+def test_doctor_takes_the_clients_own_word_for_the_project_folder_as_this_project(tmp_path, env):
+    """Cursor's and VS Code's entries name the project as ${workspaceFolder} (init writes it): no
+    warning that the memory is kept elsewhere."""
+    repo = make_repo(tmp_path, env, wired=False)
+    run(env, repo.path, "init", "--client", "cursor", "--client", "vscode", "--no-hooks")
+
+    doctor = run(env, repo.path, "doctor", rc=None).stdout
+
+    assert "${workspaceFolder}" in (repo.path / ".cursor" / "mcp.json").read_text(encoding="utf-8")
+    assert "keep its memory in" not in doctor, doctor
+
+
 def test_doctor_says_one_record_not_one_records(tmp_path, env):
     repo = make_repo(tmp_path, env)
     logged(repo.memory, "t", "m", "l")

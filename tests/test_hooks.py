@@ -814,7 +814,7 @@ OLD_FORMS = """{
       {"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": "sentinel-memory hook --client claude", "timeout": 5}]}
     ],
     "Stop": [{"hooks": [{"type": "command", "command": "/home/ann/.local/bin/sentinel-memory hook --client claude", "timeout": 5}]}],
-    "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "python3 -I -m sentinel_memory hook --client claude"}, {"type": "command", "command": "echo mine"}]}],
+    "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "python3 -I -Wignore::DeprecationWarning -m sentinel_memory hook --client claude"}, {"type": "command", "command": "echo mine"}]}],
     "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "sentinel-memory hook --client claude && ./after.sh"}]}]
   }
 }

@@ -339,6 +339,19 @@ def test_a_project_folder_whose_name_holds_a_line_break_runs_nothing_from_it(tmp
     assert hook.read_text(encoding="utf-8") == text and text.count("# sentinel-memory:begin") == 1
 
 
+def test_a_project_folder_named_with_a_joiner_keeps_the_markers_earlier_versions_wrote(tmp_path, env):
+    """Only control characters are escaped in the markers: a folder named with a zero-width joiner
+    (Persian names, emoji such as 👩‍💻) is written as it is, as earlier versions wrote it, so their
+    section is found again and not added twice."""
+    repo = make_repo(tmp_path, env, wired=False)
+    project = repo.path / "می‌خواهم"
+    project.mkdir()
+    assert server(env, "--project", str(project), "init", "--no-hooks").returncode == 0
+    text = (repo.path / ".git" / "hooks" / "pre-commit").read_text(encoding="utf-8")
+
+    assert f"# sentinel-memory:begin '{project.name}/'" in text
+
+
 def test_a_hooks_path_that_is_not_a_folder_is_said_by_init_and_doctor_alike(tmp_path, env):
     """core.hooksPath naming a file: init cannot write the hook there and says so; doctor does not
     send the reader back to init, but says what to change."""

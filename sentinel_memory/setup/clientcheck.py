@@ -117,7 +117,9 @@ def _memory_elsewhere(root: Path, entry: dict) -> str:
             named.append(word.split("=", 1)[1])
     here = root.resolve()
     for folder in named:
-        if folder and folder != "." and (here / Path(folder).expanduser()).resolve() != here:
+        # ${workspaceFolder}: the client's own word for the folder it opened (init writes it for
+        # Cursor and VS Code), not a folder doctor can read
+        if folder and folder != "." and "${" not in folder and (here / Path(folder).expanduser()).resolve() != here:
             return folder
     return ""
 

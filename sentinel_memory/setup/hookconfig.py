@@ -137,12 +137,13 @@ def starts_us(words: list[str]) -> bool:
 
 
 # The interpreter's flags that run nothing (isolated, unbuffered, no site, optimised, quiet, a
-# warnings action, UTF-8 mode and the like). Not -c or -m, alone or with their argument fused
+# warnings filter, UTF-8 mode and the like). Not -c or -m, alone or with their argument fused
 # (`-cimport os; ...`): a cloned repository's hook config would have `doctor` run its code. A
-# warnings filter is its action alone (-Wignore): its category field (-Wignore::pkg.Warning) is a
-# class Python imports from the module it names at start-up.
+# warnings filter's category is a built-in class (-Wignore::DeprecationWarning), never a dotted
+# one (-Wignore::pkg.Warning), which Python imports from the module it names at start-up.
 _HARMLESS_FLAG = re.compile(
-    r"-[BEIOPRSbdqsuv]+|-W[a-z]+|-X(?:utf8|dev|importtime|faulthandler|warn_default_encoding)(?:=\w+)?"
+    r"-[BEIOPRSbdqsuv]+|-W[a-z]+(?::[\w .-]*(?::\w*(?::[\w.]*(?::\d*)?)?)?)?"
+    r"|-X(?:utf8|dev|importtime|faulthandler|warn_default_encoding)(?:=\w+)?"
 )
 
 

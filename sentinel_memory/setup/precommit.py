@@ -25,7 +25,7 @@ from ..git import command as gitcmd, drivers, history
 from ..record.contextdir import QUARANTINE_FILE
 from ..record.disk import MAX_FILE_BYTES
 from ..record.store import MEMORY_FILE
-from ..visible import visible
+from ..visible import controls_visible
 from .scan import ENOUGH, Finding, scan_bytes
 
 BEGIN = "# sentinel-memory:begin"
@@ -57,8 +57,9 @@ def project_prefix(root: Path) -> str:
 def markers(prefix: str = "") -> tuple[str, str]:
     """The lines around one project's section: a repository may hold several projects, each its own.
     They are shell comments: a control character of the folder's name (a line break would end the
-    comment and run the rest of the name) is written as its escape (visible.py)."""
-    tail = f" {visible(drivers.quote(prefix))}" if prefix else ""
+    comment and run the rest of the name) is written as its escape (visible.py); every other
+    character as it is, as earlier versions wrote the markers (a hook they made is found again)."""
+    tail = f" {controls_visible(drivers.quote(prefix))}" if prefix else ""
     return BEGIN + tail, END + tail
 
 
