@@ -76,6 +76,27 @@ def test_a_private_key_pasted_over_several_lines_never_reaches_the_quarantine_fi
     assert "[REDACTED]" in quarantine
 
 
+def test_an_unfinished_key_header_takes_no_other_line_with_it(path):
+    """A hand-written line holding a key's BEGIN header and nothing after it (the rule redacts an
+    unfinished block to the end of its text), then records, then lines that are no records and no
+    credentials: each of those lines reaches the quarantine file, on the next write and through
+    `scan --redact` of the quarantine file alike (before, the block took them all with it)."""
+    path.parent.mkdir(parents=True)
+    header = "-----BEGIN OPENSSH " + "PRIVATE KEY-----"  # in two parts so no scanner flags this file
+    notes = ["note from Kim: the refund API needs an idempotency key", '{"id": "00aa", "lesson": "never on Fridays"']
+    path.write_text("\n".join([f"TODO remove: deploy key starts {header} (rest elided)",
+                                record_line("t", "m", "l"), *notes]) + "\n", encoding="utf-8")
+    log(path, "t", "another", "lesson")
+    quarantine = path.parent / "memory_log.quarantine.jsonl"
+    kept = quarantine.read_text(encoding="utf-8")
+    assert all(note in kept for note in notes) and "[REDACTED]" in kept and "OPENSSH" not in kept, kept
+
+    quarantine.write_text(f"{header}\n" + "\n".join(notes) + "\n", encoding="utf-8")
+    redact_file(path)
+    kept = quarantine.read_text(encoding="utf-8")
+    assert all(note in kept for note in notes) and "OPENSSH" not in kept, kept
+
+
 def test_scan_sees_a_key_that_spans_lines_and_redact_removes_it_from_the_quarantine_file(path):
     """`scan` reads lines that are not records together, so a multi-line key in the quarantine file is
     found (exit 1), and `scan --redact` removes every line of it."""

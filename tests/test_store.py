@@ -55,23 +55,27 @@ def test_write_normalises_to_sorted_lf_lines_without_bom(tmp_path):
     assert ids == sorted(ids) and {"a", "b"} <= set(ids)
 
 
+@pytest.mark.parametrize("first", ["", "a note written by hand\r\n"], ids=["records", "a note first"])
 @pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
-def test_a_utf_16_file_is_read_and_the_next_write_stores_it_as_utf_8(tmp_path, codec):
+def test_a_utf_16_file_is_read_and_the_next_write_stores_it_as_utf_8(tmp_path, codec, first):
     """A memory file that Windows PowerShell 5.1's `>` rewrote as UTF-16 with its byte order mark
     (`git show HEAD:.context/memory_log.jsonl > ...`): its records are read, and the next write
-    keeps every one of them in UTF-8, with nothing set aside as unreadable."""
+    keeps every one of them in UTF-8, with nothing set aside as unreadable but a first line that is
+    no record (a note, a conflict marker), quarantined in UTF-8 (before, such a line kept the whole
+    file from being read as UTF-16: every record went to the quarantine in pieces)."""
     path = memory_path(tmp_path)
     path.parent.mkdir()
-    text = line("a", lesson="결제 모듈") + "\r\n" + line("b") + "\r\n"
+    text = first + line("a", lesson="결제 모듈") + "\r\n" + line("b") + "\r\n"
     path.write_bytes(("\ufeff" + text).encode(codec))
 
-    assert sorted(read(path).records) == ["a", "b"] and read(path).unreadable == []
+    assert sorted(read(path).records) == ["a", "b"] and len(read(path).unreadable) == bool(first)
     log(path, "t", "m", "l")
 
     rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
     assert {"a", "b"} <= {r["id"] for r in rows} and len(rows) == 3
     assert any(r["lesson"] == "결제 모듈" for r in rows)
-    assert not (path.parent / "memory_log.quarantine.jsonl").exists()
+    quarantine = path.parent / "memory_log.quarantine.jsonl"
+    assert quarantine.read_text(encoding="utf-8") == "a note written by hand\n" if first else not quarantine.exists()
 
 def test_a_change_made_right_after_a_write_is_seen_even_at_the_same_size(tmp_path):
     """A read right after this process wrote the file skips reading it back only while it is still

@@ -7,6 +7,7 @@ file (docs/contract.md §5). The bytes go to disk through disk.atomic_write.
 from __future__ import annotations
 
 import os
+import re
 import time
 from contextlib import suppress
 from pathlib import Path
@@ -123,19 +124,13 @@ def _older_than(path: str, seconds: float) -> bool:
 def quarantine(context: str, lines: list[bytes]) -> tuple[int, int, Staged | None]:
     """The quarantine file with the lines not already kept appended, staged (not yet in place):
     (lines set aside, credential values redacted, the staged file or None when nothing is new).
-
-    The lines are redacted together, as one text, before they reach the tracked file: a key
-    pasted over several lines (a PEM block) is caught whole, not only its first line."""
-    from ..redaction import redact  # only when there is something to quarantine (building its rules takes time)
-
+    The lines are redacted on their way there (redacted_lines)."""
     target = os.path.join(context, QUARANTINE_FILE)
     existing = read_regular(target) or b""
     known = set(lines_of(existing))
-    unique = list(dict.fromkeys(lines))
-    # surrogateescape: bytes that are not UTF-8 go back out exactly as they came in.
-    text, redacted = redact("\n".join(line.decode("utf-8", "surrogateescape") for line in unique))
+    cleaned, redacted = redacted_lines(list(dict.fromkeys(lines)))
     fresh = []
-    for clean in (part.encode("utf-8", "surrogateescape") for part in text.split("\n")):
+    for clean in cleaned:
         if clean.strip() and clean not in known:
             fresh.append(clean)
             known.add(clean)
@@ -144,6 +139,55 @@ def quarantine(context: str, lines: list[bytes]) -> tuple[int, int, Staged | Non
     if existing and not existing.endswith(b"\n"):
         existing += b"\n"
     return len(lines), redacted, Staged(target, existing + b"".join(line + b"\n" for line in fresh))
+
+
+def redacted_lines(lines: list[bytes]) -> tuple[list[bytes], int]:
+    """Lines that are not records, redacted before they reach the tracked quarantine file, and the
+    values redacted. They are redacted together, as one text (a table's header says what its rows
+    hold), except a PEM block: its BEGIN line and the lines of its body and END right after it are
+    redacted as a text of their own, so a key pasted over several lines is caught whole, and an
+    unfinished block (which the rule redacts to the end of its text) takes no other line with it.
+    Bytes that are not UTF-8 go back out as they came in (surrogateescape)."""
+    from ..redaction import redact  # only when there is something to redact (building its rules takes time)
+
+    def text(chunk: list[bytes]) -> str:
+        return "\n".join(line.decode("utf-8", "surrogateescape") for line in chunk)
+
+    groups = _blocks(lines)
+    others = [group[0] for group in groups if len(group) == 1 and b"-----BEGIN" not in group[0]]
+    joined, redacted = redact(text(others)) if others else ("", 0)
+    parts = joined.split("\n") if others else []
+    if len(parts) != len(others):  # a rule took a line break with it: each line alone then
+        alone = [redact(text([line])) for line in others]
+        parts, redacted = [t for t, _ in alone], sum(c for _, c in alone)
+    cleaned = iter(parts)
+    out = []
+    for group in groups:
+        if len(group) == 1 and b"-----BEGIN" not in group[0]:
+            out.append(next(cleaned))
+        else:
+            block, count = redact(text(group))
+            redacted += count
+            out += block.split("\n")
+    return [line.encode("utf-8", "surrogateescape") for line in out], redacted
+
+
+# The lines of a PEM block after its BEGIN line: base64 rows, its headers (Proc-Type: 4,ENCRYPTED)
+# and its END line.
+_PEM_BODY = re.compile(rb"[A-Za-z0-9+/=]+|[A-Za-z-]+: .*|-----END [A-Z0-9 ]+-----")
+
+
+def _blocks(lines: list[bytes]) -> list[list[bytes]]:
+    """The lines in the groups redacted together: a PEM block's BEGIN line with the body lines
+    right after it, every other line alone."""
+    out: list[list[bytes]] = []
+    for line in lines:
+        block = out[-1] if out and b"-----BEGIN" in out[-1][0] else None
+        if block is not None and b"-----END" not in block[-1] and _PEM_BODY.fullmatch(line.strip()):
+            block.append(line)
+        else:
+            out.append([line])
+    return out
 
 
 def conflicted_copy(memory_file: str, data: bytes) -> Staged:

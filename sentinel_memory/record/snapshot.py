@@ -180,10 +180,11 @@ def utf8(data: bytes) -> bytes:
         text = data.decode("utf-16")
     except UnicodeError:
         return data
-    # A memory file's text starts with a record (or is blank); bytes that only look like UTF-16
-    # (a damaged UTF-8 file whose first bytes are FF FE) are read as they are, line by line.
+    # A memory file's text holds records, lines that start with "{" (its first line may be a note
+    # or a conflict marker); bytes that only look like UTF-16 (a damaged UTF-8 file whose first
+    # bytes are FF FE) decode to text with no such line, and are read as they are, line by line.
     body = text.lstrip("\ufeff \t\r\n")
-    return text.encode("utf-8") if not body or body.startswith("{") else data
+    return text.encode("utf-8") if not body or body.startswith("{") or "\n{" in body else data
 
 
 def lines_of(data: bytes) -> list[bytes]:

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from ..record.contextdir import QUARANTINE_FILE
+from ..record.contextdir import QUARANTINE_FILE, redacted_lines
 from ..record.disk import atomic_write, read_regular
 from ..record.merge import Records
 from ..record.records import STRICT_ONLY, TYPES, Entry, meta_of, newer, record_id, utc_now
@@ -134,10 +134,10 @@ def redact_file(path: Path, timeout: float | None = None) -> tuple[int, int]:
     def change_quarantine(_snap: Snapshot) -> None:
         quarantine = path.parent / QUARANTINE_FILE
         data = read_regular(str(quarantine)) or b""
-        text, count = redact(_text(data))  # as one text: a value may span lines
+        lines, count = redacted_lines(_split(data))  # as the write redacts them: a key may span lines
         totals[1] += count
         if count:
-            atomic_write(quarantine, text.encode("utf-8", "surrogateescape"))
+            atomic_write(quarantine, b"".join(line + b"\n" for line in lines))
         return None  # the memory file itself is left as it is
 
     # The write redacts unreadable lines on their way to the quarantine file; count those too.
