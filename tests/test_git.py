@@ -594,15 +594,18 @@ def test_a_project_in_a_folder_whose_name_starts_with_a_dash_merges_by_id(tmp_pa
     assert "+[x] log " in diff and '"id"' not in diff
 
 
-def test_lines_set_aside_on_two_branches_merge_without_a_conflict(tmp_path, env):
+@pytest.mark.parametrize("nul", [b"", b"\0"], ids=["text", "a NUL byte"])
+def test_lines_set_aside_on_two_branches_merge_without_a_conflict(tmp_path, env, nul):
     """Each branch's next write moves its unreadable line to the quarantine file: merging them keeps
-    both lines (the file only gains lines: merge=union) and the memory, with no conflict to resolve."""
+    both lines (the file only gains lines: merge=union) and the memory, with no conflict to resolve.
+    A NUL byte in a line is written as \\u0000 (before, git took the file for binary, and the
+    merge stopped with a conflict that kept one side's lines only)."""
     repo = make_repo(tmp_path, env)
     quarantine = repo.memory.parent / "memory_log.quarantine.jsonl"
     logged(repo.memory, "x", "base", "from base")
     repo.commit("base")
     repo.git("checkout", "-q", "-b", "feature")
-    repo.memory.write_bytes(repo.data() + b"broken on feature\n")
+    repo.memory.write_bytes(repo.data() + b"broken" + nul + b" on feature\n")
     theirs = logged(repo.memory, "x", "feature", "from feature")
     repo.commit("feature")
     repo.git("checkout", "-q", "main")
@@ -614,7 +617,8 @@ def test_lines_set_aside_on_two_branches_merge_without_a_conflict(tmp_path, env)
 
     assert merge.returncode == 0, merge.stdout + merge.stderr
     assert quarantine.read_bytes().count(b"\n") == 2
-    assert {b"broken on feature", b"broken on main"} <= set(quarantine.read_bytes().splitlines())
+    feature = b"broken" + (b"\\u0000" if nul else b"") + b" on feature"
+    assert {feature, b"broken on main"} <= set(quarantine.read_bytes().splitlines())
     assert {ours, theirs} < set(by_id(repo.data()))
     assert repo.git("status", "--porcelain").stdout == ""
 

@@ -147,7 +147,9 @@ def redacted_lines(lines: list[bytes]) -> tuple[list[bytes], int]:
     hold), except a PEM block: its BEGIN line and the lines of its body and END right after it are
     redacted as a text of their own, so a key pasted over several lines is caught whole, and an
     unfinished block (which the rule redacts to the end of its text) takes no other line with it.
-    Bytes that are not UTF-8 go back out as they came in (surrogateescape)."""
+    Bytes that are not UTF-8 go back out as they came in (surrogateescape); a NUL byte as `\\u0000`
+    (git takes a file holding one for binary, and its union merge of the quarantine file, which
+    keeps both branches' lines, would stop with a conflict)."""
     from ..redaction import redact  # only when there is something to redact (building its rules takes time)
 
     def text(chunk: list[bytes]) -> str:
@@ -169,7 +171,7 @@ def redacted_lines(lines: list[bytes]) -> tuple[list[bytes], int]:
             block, count = redact(text(group))
             redacted += count
             out += block.split("\n")
-    return [line.encode("utf-8", "surrogateescape") for line in out], redacted
+    return [line.encode("utf-8", "surrogateescape").replace(b"\0", b"\\u0000") for line in out], redacted
 
 
 # The lines of a PEM block after its BEGIN line: base64 rows, its headers (Proc-Type: 4,ENCRYPTED)
