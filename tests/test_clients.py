@@ -294,7 +294,8 @@ def test_doctor_warns_when_a_config_keeps_the_memory_in_another_folder(tmp_path,
     config = json.loads((repo.path / ".mcp.json").read_text(encoding="utf-8"))
     entry = config["mcpServers"]["sentinel-memory"]
     elsewhere = str(tmp_path / "elsewhere")
-    for folder, warned in ((elsewhere, True), (str(repo.path), False), (".", False)):
+    for folder, warned in ((elsewhere, True), (str(repo.path), False), (".", False), ("${workspaceFolder}", False),
+                           ("${userHome}", True), ("${workspaceFolder}/..", True)):
         if how == "env":
             entry["env"] = {project.ENV_VAR: folder}
         else:

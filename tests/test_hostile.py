@@ -79,8 +79,8 @@ def test_a_private_key_pasted_over_several_lines_never_reaches_the_quarantine_fi
 def test_an_unfinished_key_header_takes_no_other_line_with_it(path):
     """A hand-written line holding a key's BEGIN header and nothing after it (the rule redacts an
     unfinished block to the end of its text), then records, then lines that are no records and no
-    credentials: each of those lines reaches the quarantine file, on the next write and through
-    `scan --redact` of the quarantine file alike (before, the block took them all with it)."""
+    credentials: each of those lines reaches the quarantine file on the next write (before, the
+    block took them all with it)."""
     path.parent.mkdir(parents=True)
     header = "-----BEGIN OPENSSH " + "PRIVATE KEY-----"  # in two parts so no scanner flags this file
     notes = ["note from Kim: the refund API needs an idempotency key", '{"id": "00aa", "lesson": "never on Fridays"']
@@ -91,10 +91,40 @@ def test_an_unfinished_key_header_takes_no_other_line_with_it(path):
     kept = quarantine.read_text(encoding="utf-8")
     assert all(note in kept for note in notes) and "[REDACTED]" in kept and "OPENSSH" not in kept, kept
 
-    quarantine.write_text(f"{header}\n" + "\n".join(notes) + "\n", encoding="utf-8")
-    redact_file(path)
-    kept = quarantine.read_text(encoding="utf-8")
-    assert all(note in kept for note in notes) and "OPENSSH" not in kept, kept
+
+
+@pytest.mark.parametrize("quote", ["", "> ", '"', "    "], ids=["plain", "mail quote", "string", "indented"])
+def test_a_key_pasted_with_its_lines_quoted_goes_whole_even_unfinished(path, quote):
+    """A key pasted over several lines however they are quoted (a mail's "> ", a string per line),
+    finished or not: none of its body reaches the quarantine file; a note kept apart from it by a
+    record still does."""
+    path.parent.mkdir(parents=True)
+    key = fake_private_key().splitlines()
+    pasted = [quote + line + ('\\n"' if quote == '"' else "") for line in key[:-1]]  # no END line
+    path.write_text("\n".join([*pasted, record_line("t", "m", "l"), "note: keep the refund idempotent"]) + "\n",
+                    encoding="utf-8")
+    log(path, "t", "another", "lesson")
+    kept = (path.parent / "memory_log.quarantine.jsonl").read_text(encoding="utf-8")
+    assert not any(line in kept for line in key[1:-1]), kept
+    assert "note: keep the refund idempotent" in kept and "[REDACTED]" in kept
+
+
+@pytest.mark.parametrize("how", ["the next write", "scan --redact"])
+def test_a_nul_byte_an_earlier_version_kept_in_the_quarantine_file_is_escaped(path, how):
+    """A quarantine file an earlier version wrote may hold a raw NUL byte (git then takes it for
+    binary, and its union merge stops with a conflict): the next write that adds to it, or `scan
+    --redact`, writes it as \\u0000, every other byte as it was."""
+    path.parent.mkdir(parents=True)
+    quarantine = path.parent / "memory_log.quarantine.jsonl"
+    quarantine.write_bytes(b"kept by an earlier version \0 here\n")
+    path.write_text(record_line("t", "m", "l") + ("\nbroken {\n" if how == "the next write" else "\n"),
+                    encoding="utf-8")
+    if how == "the next write":
+        log(path, "t", "another", "lesson")
+    else:
+        redact_file(path)
+    data = quarantine.read_bytes()
+    assert b"\0" not in data and b"kept by an earlier version \\u0000 here\n" in data, data
 
 
 def test_scan_sees_a_key_that_spans_lines_and_redact_removes_it_from_the_quarantine_file(path):

@@ -347,12 +347,15 @@ def test_a_write_keeps_the_mode_the_user_gave_the_memory_file(tmp_path):
     assert (path.stat().st_mode & 0o777, len(read(path).records)) == (0o600, 2)
 
 
-def test_a_damaged_utf_8_file_that_starts_like_utf_16_is_read_line_by_line(tmp_path):
+@pytest.mark.parametrize("piece", [b"", b'\x00{\x00"\x00i\n'], ids=["records", "a UTF-16 piece too"])
+def test_a_damaged_utf_8_file_that_starts_like_utf_16_is_read_line_by_line(tmp_path, piece):
     """A UTF-8 memory file whose first bytes a tool damaged into FF FE is not read as UTF-16 (its
-    text would be nonsense and every record set aside): only the damaged line is unreadable."""
+    text would be nonsense and every record set aside), even when a line of it is a piece of UTF-16
+    text (which, read as UTF-16, starts with "{"): it is read the way that gives more records."""
     path = memory_path(tmp_path)
     path.parent.mkdir()
     data = b"\xff\xfe" + (line("a") + "\n" + line("b") + "\n" + line("c") + "\n").encode()
-    path.write_bytes(data + b"\n" * (len(data) % 2))  # an even length, which UTF-16 decodes
+    data += b"\n" * ((len(data) + len(piece)) % 2) + piece  # an even length, which UTF-16 decodes
+    path.write_bytes(data)
     snap = read(path)
-    assert sorted(snap.records) == ["b", "c"] and len(snap.unreadable) == 1
+    assert sorted(snap.records) == ["b", "c"] and len(snap.unreadable) == 1 + bool(piece)

@@ -7,14 +7,13 @@ file (docs/contract.md §5). The bytes go to disk through disk.atomic_write.
 from __future__ import annotations
 
 import os
-import re
 import time
 from contextlib import suppress
 from pathlib import Path
 
 from ..errors import StorageError
 from .disk import Staged, atomic_write, is_temporary, read_regular
-from .snapshot import lines_of
+from .snapshot import lines_of, utf8
 
 QUARANTINE_FILE = "memory_log.quarantine.jsonl"
 
@@ -121,14 +120,15 @@ def _older_than(path: str, seconds: float) -> bool:
         return False
 
 
-def quarantine(context: str, lines: list[bytes]) -> tuple[int, int, Staged | None]:
+def quarantine(context: str, lines: list[bytes], raw: bytes | None = None) -> tuple[int, int, Staged | None]:
     """The quarantine file with the lines not already kept appended, staged (not yet in place):
     (lines set aside, credential values redacted, the staged file or None when nothing is new).
-    The lines are redacted on their way there (redacted_lines)."""
+    The lines are redacted on their way there (redacted_lines; `raw`: the memory file's bytes,
+    which say which of them were next to each other)."""
     target = os.path.join(context, QUARANTINE_FILE)
     existing = read_regular(target) or b""
     known = set(lines_of(existing))
-    cleaned, redacted = redacted_lines(list(dict.fromkeys(lines)))
+    cleaned, redacted = redacted_lines(list(dict.fromkeys(lines)), raw)
     fresh = []
     for clean in cleaned:
         if clean.strip() and clean not in known:
@@ -138,24 +138,28 @@ def quarantine(context: str, lines: list[bytes]) -> tuple[int, int, Staged | Non
         return len(lines), redacted, None
     if existing and not existing.endswith(b"\n"):
         existing += b"\n"
+    existing = existing.replace(b"\0", b"\\u0000")  # a NUL an earlier version kept (redacted_lines)
     return len(lines), redacted, Staged(target, existing + b"".join(line + b"\n" for line in fresh))
 
 
-def redacted_lines(lines: list[bytes]) -> tuple[list[bytes], int]:
+def redacted_lines(lines: list[bytes], raw: bytes | None = None) -> tuple[list[bytes], int]:
     """Lines that are not records, redacted before they reach the tracked quarantine file, and the
     values redacted. They are redacted together, as one text (a table's header says what its rows
-    hold), except a PEM block: its BEGIN line and the lines of its body and END right after it are
-    redacted as a text of their own, so a key pasted over several lines is caught whole, and an
-    unfinished block (which the rule redacts to the end of its text) takes no other line with it.
-    Bytes that are not UTF-8 go back out as they came in (surrogateescape); a NUL byte as `\\u0000`
-    (git takes a file holding one for binary, and its union merge of the quarantine file, which
-    keeps both branches' lines, would stop with a conflict)."""
+    hold), except a PEM block: from its BEGIN line to its END line, or else to the last of the
+    lines right after it in `raw` (the memory file's bytes) that are not records, it is redacted
+    as a text of its own, so a key pasted over several lines goes whole however its lines are
+    quoted, and an unfinished one (which the rule redacts to the end of its text) takes no line
+    that a record kept apart from it. Without `raw` every line counts as next to the one before
+    (the quarantine file itself). Bytes that are not UTF-8 go back out as they came in
+    (surrogateescape); a NUL byte as `\\u0000` (git takes a file holding one for binary, and its
+    union merge of the quarantine file, which keeps both branches' lines, would stop with a
+    conflict)."""
     from ..redaction import redact  # only when there is something to redact (building its rules takes time)
 
     def text(chunk: list[bytes]) -> str:
         return "\n".join(line.decode("utf-8", "surrogateescape") for line in chunk)
 
-    groups = _blocks(lines)
+    groups = _blocks(_runs(lines, raw))
     others = [group[0] for group in groups if len(group) == 1 and b"-----BEGIN" not in group[0]]
     joined, redacted = redact(text(others)) if others else ("", 0)
     parts = joined.split("\n") if others else []
@@ -174,21 +178,39 @@ def redacted_lines(lines: list[bytes]) -> tuple[list[bytes], int]:
     return [line.encode("utf-8", "surrogateescape").replace(b"\0", b"\\u0000") for line in out], redacted
 
 
-# The lines of a PEM block after its BEGIN line: base64 rows, its headers (Proc-Type: 4,ENCRYPTED)
-# and its END line.
-_PEM_BODY = re.compile(rb"[A-Za-z0-9+/=]+|[A-Za-z-]+: .*|-----END [A-Z0-9 ]+-----")
+def _runs(lines: list[bytes], raw: bytes | None) -> list[list[bytes]]:
+    """The lines in runs of lines next to each other in `raw` (a record between two ends a run;
+    blank lines do not), in the file's order; a line `raw` does not hold is a run of its own."""
+    if raw is None:
+        return [lines]
+    wanted, runs, run, placed = set(lines), [], [], set()
+    for line in lines_of(utf8(raw)):
+        if line in wanted and line not in placed:
+            run.append(line)
+            placed.add(line)
+        elif line not in wanted and run:
+            runs.append(run)
+            run = []
+    runs += [run] if run else []
+    return runs + [[line] for line in lines if line not in placed]
 
 
-def _blocks(lines: list[bytes]) -> list[list[bytes]]:
-    """The lines in the groups redacted together: a PEM block's BEGIN line with the body lines
-    right after it, every other line alone."""
+def _blocks(runs: list[list[bytes]]) -> list[list[bytes]]:
+    """The lines in the groups redacted apart: a PEM block's lines, from its BEGIN line to its END
+    line or the end of its run; every other line alone."""
     out: list[list[bytes]] = []
-    for line in lines:
-        block = out[-1] if out and b"-----BEGIN" in out[-1][0] else None
-        if block is not None and b"-----END" not in block[-1] and _PEM_BODY.fullmatch(line.strip()):
-            block.append(line)
-        else:
-            out.append([line])
+    for run in runs:
+        block: list[bytes] | None = None
+        for line in run:
+            if block is not None:
+                block.append(line)
+                if b"-----END" in line:
+                    block = None
+            elif b"-----BEGIN" in line and b"-----END" not in line:
+                block = [line]
+                out.append(block)
+            else:
+                out.append([line])
     return out
 
 

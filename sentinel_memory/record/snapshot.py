@@ -180,11 +180,24 @@ def utf8(data: bytes) -> bytes:
         text = data.decode("utf-16")
     except UnicodeError:
         return data
-    # A memory file's text holds records, lines that start with "{" (its first line may be a note
-    # or a conflict marker); bytes that only look like UTF-16 (a damaged UTF-8 file whose first
-    # bytes are FF FE) decode to text with no such line, and are read as they are, line by line.
-    body = text.lstrip("\ufeff \t\r\n")
-    return text.encode("utf-8") if not body or body.startswith("{") or "\n{" in body else data
+    # Read the way that gives more records: a file PowerShell wrote holds them in UTF-16 (its first
+    # line may be a note or a conflict marker); bytes that only look like UTF-16 (a damaged UTF-8
+    # file whose first bytes are FF FE) hold more, or as many, read line by line as they are.
+    decoded = text.encode("utf-8")
+    if not text.lstrip("\ufeff \t\r\n"):
+        return decoded
+    return decoded if _records_in(decoded) > _records_in(data) else data
+
+
+def _records_in(data: bytes) -> int:
+    """How many lines of the bytes are records."""
+    count = 0
+    for line in lines_of(data):
+        try:
+            count += parse_line(line.decode("utf-8")) is not None
+        except UnicodeDecodeError:
+            pass
+    return count
 
 
 def lines_of(data: bytes) -> list[bytes]:

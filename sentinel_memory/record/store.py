@@ -220,7 +220,9 @@ def _read_modify_write(
         if snap.unreadable:
             quarantine = os.path.join(context, contextdir.QUARANTINE_FILE)
             read_as[quarantine] = disk.fingerprint(quarantine)  # taken before quarantine() reads it
-            report.quarantined, report.quarantine_redactions, side = contextdir.quarantine(context, snap.unreadable)
+            report.quarantined, report.quarantine_redactions, side = contextdir.quarantine(
+                context, snap.unreadable, snap.raw
+            )
             staged += [side] if side else []
         if snap.conflict_regions:
             staged.append(contextdir.conflicted_copy(key, snap.raw))

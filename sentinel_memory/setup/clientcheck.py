@@ -118,8 +118,10 @@ def _memory_elsewhere(root: Path, entry: dict) -> str:
     here = root.resolve()
     for folder in named:
         # ${workspaceFolder}: the client's own word for the folder it opened (init writes it for
-        # Cursor and VS Code), not a folder doctor can read
-        if folder and folder != "." and "${" not in folder and (here / Path(folder).expanduser()).resolve() != here:
+        # Cursor and VS Code); any other variable (${userHome}, ${workspaceFolder}/..) may be anywhere
+        if folder.rstrip("/\\") in ("", ".", "${workspaceFolder}", "${workspaceRoot}"):
+            continue
+        if "${" in folder or (here / Path(folder).expanduser()).resolve() != here:
             return folder
     return ""
 

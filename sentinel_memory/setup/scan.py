@@ -136,7 +136,7 @@ def redact_file(path: Path, timeout: float | None = None) -> tuple[int, int]:
         data = read_regular(str(quarantine)) or b""
         lines, count = redacted_lines(_split(data))  # as the write redacts them: a key may span lines
         totals[1] += count
-        if count:
+        if count or b"\0" in data:  # a NUL an earlier version kept goes too (redacted_lines)
             atomic_write(quarantine, b"".join(line + b"\n" for line in lines))
         return None  # the memory file itself is left as it is
 
