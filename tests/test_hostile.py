@@ -76,55 +76,73 @@ def test_a_private_key_pasted_over_several_lines_never_reaches_the_quarantine_fi
     assert "[REDACTED]" in quarantine
 
 
-def test_an_unfinished_key_header_takes_no_other_line_with_it(path):
+def test_an_unfinished_key_header_keeps_the_lines_after_it_in_a_local_copy(path):
     """A hand-written line holding a key's BEGIN header and nothing after it (the rule redacts an
     unfinished block to the end of its text), then records, then lines that are no records and no
-    credentials: each of those lines reaches the quarantine file on the next write (before, the
-    block took them all with it)."""
+    credentials: the quarantine file gets the redacted text, and the file as it was is kept aside,
+    git-ignored, where those lines are whole; the answer says so (before, they were lost)."""
     path.parent.mkdir(parents=True)
     header = "-----BEGIN OPENSSH " + "PRIVATE KEY-----"  # in two parts so no scanner flags this file
     notes = ["note from Kim: the refund API needs an idempotency key", '{"id": "00aa", "lesson": "never on Fridays"']
     path.write_text("\n".join([f"TODO remove: deploy key starts {header} (rest elided)",
                                 record_line("t", "m", "l"), *notes]) + "\n", encoding="utf-8")
-    log(path, "t", "another", "lesson")
-    quarantine = path.parent / "memory_log.quarantine.jsonl"
-    kept = quarantine.read_text(encoding="utf-8")
-    assert all(note in kept for note in notes) and "[REDACTED]" in kept and "OPENSSH" not in kept, kept
+    said = log(path, "t", "another", "lesson")
+    kept = (path.parent / "memory_log.quarantine.jsonl").read_text(encoding="utf-8")
+    copies = list(path.parent.glob("memory_log.jsonl.*.conflicted"))
 
+    assert "[REDACTED]" in kept and "OPENSSH" not in kept, kept
+    assert len(copies) == 1 and all(note in copies[0].read_text(encoding="utf-8") for note in notes)
+    assert f"kept as {copies[0].name} (git-ignored" in said, said
 
 
 @pytest.mark.parametrize("quote", ["", "> ", '"', "    "], ids=["plain", "mail quote", "string", "indented"])
-def test_a_key_pasted_with_its_lines_quoted_goes_whole_even_unfinished(path, quote):
+@pytest.mark.parametrize("end", [True, False], ids=["finished", "unfinished"])
+def test_a_key_pasted_with_its_lines_quoted_goes_whole(path, quote, end):
     """A key pasted over several lines however they are quoted (a mail's "> ", a string per line),
-    finished or not: none of its body reaches the quarantine file; a note kept apart from it by a
-    record still does."""
+    finished or not, and a second key of the same kind after it: none of their body lines reaches
+    the quarantine file."""
     path.parent.mkdir(parents=True)
     key = fake_private_key().splitlines()
-    pasted = [quote + line + ('\\n"' if quote == '"' else "") for line in key[:-1]]  # no END line
-    path.write_text("\n".join([*pasted, record_line("t", "m", "l"), "note: keep the refund idempotent"]) + "\n",
-                    encoding="utf-8")
+    other = [line.replace("MIIE", "MIIF") for line in key]
+    pasted = [quote + line + ('\\n"' if quote == '"' else "") for line in key + (other if end else other[:-1])]
+    path.write_text("\n".join([*pasted, record_line("t", "m", "l")]) + "\n", encoding="utf-8")
     log(path, "t", "another", "lesson")
     kept = (path.parent / "memory_log.quarantine.jsonl").read_text(encoding="utf-8")
-    assert not any(line in kept for line in key[1:-1]), kept
-    assert "note: keep the refund idempotent" in kept and "[REDACTED]" in kept
+    assert not any(line in kept for line in key[1:-1] + other[1:-1]), kept
+    assert "[REDACTED]" in kept
 
 
-@pytest.mark.parametrize("how", ["the next write", "scan --redact"])
+def test_a_key_split_by_a_record_goes_whole(path):
+    """A key pasted with a record between its lines (a hand edit, a merge): none of its body reaches
+    the quarantine file (the lines that are not records are redacted together)."""
+    path.parent.mkdir(parents=True)
+    key = fake_private_key().splitlines()
+    key = [key[0], *(line[:-2] + f"{i:02d}" for i, line in enumerate(key[1:-1])), key[-1]]  # each body line its own
+    path.write_text("\n".join([*key[:2], record_line("t", "m", "l"), *key[2:]]) + "\n", encoding="utf-8")
+    log(path, "t", "another", "lesson")
+    kept = (path.parent / "memory_log.quarantine.jsonl").read_text(encoding="utf-8")
+    assert not any(line in kept for line in key[1:-1]) and "[REDACTED]" in kept, kept
+
+
+@pytest.mark.parametrize("how", ["the next write", "redact_file", "the scan --redact command"])
 def test_a_nul_byte_an_earlier_version_kept_in_the_quarantine_file_is_escaped(path, how):
     """A quarantine file an earlier version wrote may hold a raw NUL byte (git then takes it for
     binary, and its union merge stops with a conflict): the next write that adds to it, or `scan
-    --redact`, writes it as \\u0000, every other byte as it was."""
+    --redact` (with no credential to redact), writes it as \\u0000, every other byte as it was,
+    and the same line set aside again is not added twice."""
     path.parent.mkdir(parents=True)
     quarantine = path.parent / "memory_log.quarantine.jsonl"
     quarantine.write_bytes(b"kept by an earlier version \0 here\n")
-    path.write_text(record_line("t", "m", "l") + ("\nbroken {\n" if how == "the next write" else "\n"),
-                    encoding="utf-8")
+    again = b"kept by an earlier version \0 here\nbroken {\n" if how == "the next write" else b""
+    path.write_bytes(record_line("t", "m", "l").encode() + b"\n" + again)
     if how == "the next write":
         log(path, "t", "another", "lesson")
-    else:
+    elif how == "redact_file":
         redact_file(path)
+    else:
+        assert cli(path.parent.parent, "scan", "--redact").returncode == 0
     data = quarantine.read_bytes()
-    assert b"\0" not in data and b"kept by an earlier version \\u0000 here\n" in data, data
+    assert b"\0" not in data and data.count(b"kept by an earlier version \\u0000 here\n") == 1, data
 
 
 def test_scan_sees_a_key_that_spans_lines_and_redact_removes_it_from_the_quarantine_file(path):

@@ -221,7 +221,7 @@ def cmd_export(root, args) -> int:
 
 
 def cmd_scan(root, args) -> int:
-    from ..setup.scan import redact_file, scan
+    from ..setup.scan import nul_in_quarantine, redact_file, scan
 
     if args.staged:
         from ..setup.precommit import project_prefix, staged_findings
@@ -235,6 +235,14 @@ def cmd_scan(root, args) -> int:
     findings = scan(root.memory_file)
     if args.json:
         _dump([f._asdict() for f in findings])
+    if args.redact and not findings and nul_in_quarantine(root.memory_file):
+        redact_file(root.memory_file)
+        print(
+            "No credentials found. The NUL bytes an earlier version kept in the quarantine file are now "
+            "written as \\u0000, so git merges it as text again; commit .context/.",
+            file=sys.stderr if args.json else sys.stdout,
+        )
+        return 0
     if findings and args.redact:
         if not args.json:
             print("\n".join(console.scan_report(findings, root.memory_file)[:-1]))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import StorageError
 from .disk import Staged, atomic_write, is_temporary, read_regular
-from .snapshot import lines_of, utf8
+from .snapshot import lines_of
 
 QUARANTINE_FILE = "memory_log.quarantine.jsonl"
 
@@ -120,98 +120,42 @@ def _older_than(path: str, seconds: float) -> bool:
         return False
 
 
-def quarantine(context: str, lines: list[bytes], raw: bytes | None = None) -> tuple[int, int, Staged | None]:
+def quarantine(context: str, lines: list[bytes]) -> tuple[int, int, Staged | None, bool]:
     """The quarantine file with the lines not already kept appended, staged (not yet in place):
-    (lines set aside, credential values redacted, the staged file or None when nothing is new).
-    The lines are redacted on their way there (redacted_lines; `raw`: the memory file's bytes,
-    which say which of them were next to each other)."""
+    (lines set aside, credential values redacted, the staged file or None when nothing is new,
+    whether every line came through the redaction as a line of its own: see redacted_lines)."""
     target = os.path.join(context, QUARANTINE_FILE)
-    existing = read_regular(target) or b""
+    # A NUL an earlier version kept there is written as redacted_lines writes it.
+    existing = (read_regular(target) or b"").replace(b"\0", b"\\u0000")
     known = set(lines_of(existing))
-    cleaned, redacted = redacted_lines(list(dict.fromkeys(lines)), raw)
+    cleaned, redacted, whole = redacted_lines(lines)
     fresh = []
     for clean in cleaned:
         if clean.strip() and clean not in known:
             fresh.append(clean)
             known.add(clean)
     if not fresh:
-        return len(lines), redacted, None
+        return len(lines), redacted, None, whole
     if existing and not existing.endswith(b"\n"):
         existing += b"\n"
-    existing = existing.replace(b"\0", b"\\u0000")  # a NUL an earlier version kept (redacted_lines)
-    return len(lines), redacted, Staged(target, existing + b"".join(line + b"\n" for line in fresh))
+    return len(lines), redacted, Staged(target, existing + b"".join(line + b"\n" for line in fresh)), whole
 
 
-def redacted_lines(lines: list[bytes], raw: bytes | None = None) -> tuple[list[bytes], int]:
-    """Lines that are not records, redacted before they reach the tracked quarantine file, and the
-    values redacted. They are redacted together, as one text (a table's header says what its rows
-    hold), except a PEM block: from its BEGIN line to its END line, or else to the last of the
-    lines right after it in `raw` (the memory file's bytes) that are not records, it is redacted
-    as a text of its own, so a key pasted over several lines goes whole however its lines are
-    quoted, and an unfinished one (which the rule redacts to the end of its text) takes no line
-    that a record kept apart from it. Without `raw` every line counts as next to the one before
-    (the quarantine file itself). Bytes that are not UTF-8 go back out as they came in
-    (surrogateescape); a NUL byte as `\\u0000` (git takes a file holding one for binary, and its
-    union merge of the quarantine file, which keeps both branches' lines, would stop with a
-    conflict)."""
+def redacted_lines(lines: list[bytes]) -> tuple[list[bytes], int, bool]:
+    """Lines that are not records, redacted before they reach the tracked quarantine file: (the
+    lines, the values redacted, whether as many lines came out as went in). They are redacted
+    together, as one text, in their order (repeats included: a second key's BEGIN line starts its
+    own block), so a value that spans lines (a pasted PEM block, however its lines are quoted) goes
+    whole; an unfinished block is redacted to the end of the text, the lines after it with it (then
+    fewer lines come out: the caller keeps the lines as they were in a git-ignored copy). Bytes that
+    are not UTF-8 go back out as they came in (surrogateescape); a NUL byte as `\\u0000` (git takes
+    a file holding one for binary, and its union merge of the quarantine file, which keeps both
+    branches' lines, would stop with a conflict)."""
     from ..redaction import redact  # only when there is something to redact (building its rules takes time)
 
-    def text(chunk: list[bytes]) -> str:
-        return "\n".join(line.decode("utf-8", "surrogateescape") for line in chunk)
-
-    groups = _blocks(_runs(lines, raw))
-    others = [group[0] for group in groups if len(group) == 1 and b"-----BEGIN" not in group[0]]
-    joined, redacted = redact(text(others)) if others else ("", 0)
-    parts = joined.split("\n") if others else []
-    if len(parts) != len(others):  # a rule took a line break with it: each line alone then
-        alone = [redact(text([line])) for line in others]
-        parts, redacted = [t for t, _ in alone], sum(c for _, c in alone)
-    cleaned = iter(parts)
-    out = []
-    for group in groups:
-        if len(group) == 1 and b"-----BEGIN" not in group[0]:
-            out.append(next(cleaned))
-        else:
-            block, count = redact(text(group))
-            redacted += count
-            out += block.split("\n")
-    return [line.encode("utf-8", "surrogateescape").replace(b"\0", b"\\u0000") for line in out], redacted
-
-
-def _runs(lines: list[bytes], raw: bytes | None) -> list[list[bytes]]:
-    """The lines in runs of lines next to each other in `raw` (a record between two ends a run;
-    blank lines do not), in the file's order; a line `raw` does not hold is a run of its own."""
-    if raw is None:
-        return [lines]
-    wanted, runs, run, placed = set(lines), [], [], set()
-    for line in lines_of(utf8(raw)):
-        if line in wanted and line not in placed:
-            run.append(line)
-            placed.add(line)
-        elif line not in wanted and run:
-            runs.append(run)
-            run = []
-    runs += [run] if run else []
-    return runs + [[line] for line in lines if line not in placed]
-
-
-def _blocks(runs: list[list[bytes]]) -> list[list[bytes]]:
-    """The lines in the groups redacted apart: a PEM block's lines, from its BEGIN line to its END
-    line or the end of its run; every other line alone."""
-    out: list[list[bytes]] = []
-    for run in runs:
-        block: list[bytes] | None = None
-        for line in run:
-            if block is not None:
-                block.append(line)
-                if b"-----END" in line:
-                    block = None
-            elif b"-----BEGIN" in line and b"-----END" not in line:
-                block = [line]
-                out.append(block)
-            else:
-                out.append([line])
-    return out
+    text, redacted = redact("\n".join(line.decode("utf-8", "surrogateescape") for line in lines))
+    out = [part.encode("utf-8", "surrogateescape").replace(b"\0", b"\\u0000") for part in text.split("\n")]
+    return out, redacted, len(out) == len(lines)
 
 
 def conflicted_copy(memory_file: str, data: bytes) -> Staged:

@@ -180,13 +180,11 @@ def utf8(data: bytes) -> bytes:
         text = data.decode("utf-16")
     except UnicodeError:
         return data
-    # Read the way that gives more records: a file PowerShell wrote holds them in UTF-16 (its first
-    # line may be a note or a conflict marker); bytes that only look like UTF-16 (a damaged UTF-8
-    # file whose first bytes are FF FE) hold more, or as many, read line by line as they are.
+    # Read as UTF-16, as a file PowerShell wrote (its first line may be a note or a conflict
+    # marker), unless the bytes hold more records read line by line as they are: a damaged UTF-8
+    # file whose first bytes are FF FE only looks like UTF-16.
     decoded = text.encode("utf-8")
-    if not text.lstrip("\ufeff \t\r\n"):
-        return decoded
-    return decoded if _records_in(decoded) > _records_in(data) else data
+    return data if _records_in(data) > _records_in(decoded) else decoded
 
 
 def _records_in(data: bytes) -> int:

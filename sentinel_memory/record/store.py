@@ -154,6 +154,9 @@ class WriteReport:
     quarantined: int = 0
     quarantine_redactions: int = 0
     conflict_copy: Path | None = None
+    # An unfinished key in the lines set aside took the lines after it when redacted: the file as
+    # it was is kept in conflict_copy (contextdir.redacted_lines).
+    swallowed: bool = False
 
     @property
     def written(self) -> bool:
@@ -220,11 +223,12 @@ def _read_modify_write(
         if snap.unreadable:
             quarantine = os.path.join(context, contextdir.QUARANTINE_FILE)
             read_as[quarantine] = disk.fingerprint(quarantine)  # taken before quarantine() reads it
-            report.quarantined, report.quarantine_redactions, side = contextdir.quarantine(
-                context, snap.unreadable, snap.raw
+            report.quarantined, report.quarantine_redactions, side, whole = contextdir.quarantine(
+                context, snap.unreadable
             )
             staged += [side] if side else []
-        if snap.conflict_regions:
+            report.swallowed = not whole
+        if snap.conflict_regions or report.swallowed:  # the file as it was, kept aside
             staged.append(contextdir.conflicted_copy(key, snap.raw))
             report.conflict_copy = Path(staged[-1].path)
         stamp = disk.stamp()

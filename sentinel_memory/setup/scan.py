@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from ..errors import StorageError
 from ..record.contextdir import QUARANTINE_FILE, redacted_lines
 from ..record.disk import atomic_write, read_regular
 from ..record.merge import Records
@@ -134,7 +135,7 @@ def redact_file(path: Path, timeout: float | None = None) -> tuple[int, int]:
     def change_quarantine(_snap: Snapshot) -> None:
         quarantine = path.parent / QUARANTINE_FILE
         data = read_regular(str(quarantine)) or b""
-        lines, count = redacted_lines(_split(data))  # as the write redacts them: a key may span lines
+        lines, count, _ = redacted_lines(_split(data))  # as the write redacts them: a key may span lines
         totals[1] += count
         if count or b"\0" in data:  # a NUL an earlier version kept goes too (redacted_lines)
             atomic_write(quarantine, b"".join(line + b"\n" for line in lines))
@@ -146,6 +147,15 @@ def redact_file(path: Path, timeout: float | None = None) -> tuple[int, int]:
     if (path.parent / QUARANTINE_FILE).exists():
         update(path, change_quarantine, timeout=timeout)
     return totals[0], totals[1]
+
+
+def nul_in_quarantine(path: Path) -> bool:
+    """Whether the quarantine file beside the memory file at path holds a NUL byte, which an
+    earlier version kept there and redact_file writes as redacted_lines does."""
+    try:
+        return b"\0" in (read_regular(str(Path(path).parent / QUARANTINE_FILE)) or b"")
+    except StorageError:
+        return False
 
 
 def _lines(path: Path) -> list[bytes]:

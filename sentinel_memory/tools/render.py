@@ -300,6 +300,11 @@ def log_answer(logged: Logged) -> str:
             f"Moved {plural(report.quarantined, 'unreadable line')} to .context/{QUARANTINE_FILE} "
             f"(kept for review; nothing lost{redacted})."
         )
+    if report.written and report.swallowed and report.conflict_copy is not None:
+        out.append(
+            "A key's first line without its end was among them: the lines after it were redacted with it, "
+            f"and the file as it was is kept as {report.conflict_copy.name} (git-ignored, on this machine only)."
+        )
     if report.written and report.before.conflict_regions and report.conflict_copy is not None:
         out.append(
             f"Resolved {plural(report.before.conflict_regions, 'git conflict region')} in the file; "
