@@ -112,6 +112,20 @@ def test_a_key_pasted_with_its_lines_quoted_goes_whole(path, quote, end):
     assert "[REDACTED]" in kept
 
 
+def test_scan_redact_keeps_the_quarantine_file_aside_when_an_unfinished_key_takes_lines(path):
+    """`scan --redact` of a quarantine file an earlier version left with an unfinished key header:
+    the lines after it are redacted with it, and the file as it was is kept aside, git-ignored."""
+    path.parent.mkdir(parents=True)
+    path.write_text(record_line("t", "m", "l") + "\n", encoding="utf-8")
+    quarantine = path.parent / "memory_log.quarantine.jsonl"
+    header = "-----BEGIN OPENSSH " + "PRIVATE KEY-----"
+    quarantine.write_text(f"{header}\nnote: keep the refund idempotent\n", encoding="utf-8")
+    redact_file(path)
+    copies = list(path.parent.glob("memory_log.quarantine.jsonl.*.conflicted"))
+    assert "OPENSSH" not in quarantine.read_text(encoding="utf-8")
+    assert len(copies) == 1 and "note: keep the refund idempotent" in copies[0].read_text(encoding="utf-8")
+
+
 def test_a_key_split_by_a_record_goes_whole(path):
     """A key pasted with a record between its lines (a hand edit, a merge): none of its body reaches
     the quarantine file (the lines that are not records are redacted together)."""

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import StorageError
+from ..record import contextdir
 from ..record.contextdir import QUARANTINE_FILE, redacted_lines
 from ..record.disk import atomic_write, read_regular
 from ..record.merge import Records
@@ -135,8 +136,10 @@ def redact_file(path: Path, timeout: float | None = None) -> tuple[int, int]:
     def change_quarantine(_snap: Snapshot) -> None:
         quarantine = path.parent / QUARANTINE_FILE
         data = read_regular(str(quarantine)) or b""
-        lines, count, _ = redacted_lines(_split(data))  # as the write redacts them: a key may span lines
+        lines, count, whole = redacted_lines(_split(data))  # as the write redacts them: a key may span lines
         totals[1] += count
+        if not whole:  # an unfinished key took the lines after it: the file as it was, kept aside
+            contextdir.conflicted_copy(str(quarantine), data).commit()
         if count or b"\0" in data:  # a NUL an earlier version kept goes too (redacted_lines)
             atomic_write(quarantine, b"".join(line + b"\n" for line in lines))
         return None  # the memory file itself is left as it is
