@@ -114,16 +114,50 @@ def test_a_key_pasted_with_its_lines_quoted_goes_whole(path, quote, end):
 
 def test_scan_redact_keeps_the_quarantine_file_aside_when_an_unfinished_key_takes_lines(path):
     """`scan --redact` of a quarantine file an earlier version left with an unfinished key header:
-    the lines after it are redacted with it, and the file as it was is kept aside, git-ignored."""
+    the lines after it are redacted with it, and the file as it was is kept aside, git-ignored, as
+    the command says."""
     path.parent.mkdir(parents=True)
     path.write_text(record_line("t", "m", "l") + "\n", encoding="utf-8")
     quarantine = path.parent / "memory_log.quarantine.jsonl"
     header = "-----BEGIN OPENSSH " + "PRIVATE KEY-----"
     quarantine.write_text(f"{header}\nnote: keep the refund idempotent\n", encoding="utf-8")
-    redact_file(path)
+    said = cli(path.parent.parent, "scan", "--redact")
     copies = list(path.parent.glob("memory_log.quarantine.jsonl.*.conflicted"))
     assert "OPENSSH" not in quarantine.read_text(encoding="utf-8")
     assert len(copies) == 1 and "note: keep the refund idempotent" in copies[0].read_text(encoding="utf-8")
+    assert f"kept as {copies[0].name} (git-ignored" in said.stderr, said.stderr
+
+
+@pytest.mark.parametrize("shape", ["a region splits it", "two keys beside a region"])
+def test_a_key_beside_git_conflict_markers_goes_whole(path, shape):
+    """Lines that are not records in a file with conflict markers are set aside as the file holds
+    them (in its order, repeats kept): a key whose body a region splits, or a second key of the same
+    kind beside a region of records, reaches the quarantine file redacted whole."""
+    path.parent.mkdir(parents=True)
+    key = fake_private_key().splitlines()
+    key = [key[0], *(line[:-2] + f"{i:02d}" for i, line in enumerate(key[1:-1])), key[-1]]
+    other = [line.replace("MIIE", "MIIF") for line in key]
+    ours, theirs = record_line("t", "ours", "l"), record_line("t", "theirs", "l")
+    if shape == "a region splits it":
+        lines = [key[0], key[1], "<<<<<<< ours", key[2], ours, "=======", key[3], theirs, ">>>>>>> theirs", *key[4:]]
+    else:
+        lines = [*key, *other, "<<<<<<< ours", ours, "=======", theirs, ">>>>>>> theirs"]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    log(path, "t", "another", "lesson")
+    kept = (path.parent / "memory_log.quarantine.jsonl").read_text(encoding="utf-8")
+    assert not any(line in kept for line in key[1:-1] + other[1:-1]) and "[REDACTED]" in kept, kept
+
+
+def test_utf_8_text_after_a_stray_utf_16_mark_is_read_as_utf_8(path):
+    """A UTF-8 file that a tool damaged into starting FF FE, holding no record, only a note and a
+    key: it is read as UTF-8 (read as UTF-16 it is one line of nonsense no rule sees), so the key
+    reaches the quarantine file redacted."""
+    path.parent.mkdir(parents=True)
+    key = fake_private_key()
+    path.write_bytes(b"\xff\xfe" + f"note: rotate this\n{key}\n".encode())
+    log(path, "t", "another", "lesson")
+    kept = (path.parent / "memory_log.quarantine.jsonl").read_bytes()
+    assert b"[REDACTED]" in kept and not any(line.encode() in kept for line in key.splitlines()[1:-1]), kept
 
 
 def test_a_key_split_by_a_record_goes_whole(path):

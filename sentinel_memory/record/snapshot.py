@@ -154,7 +154,11 @@ def parse(data: bytes) -> Snapshot:
         found, dropped = keep_newest(_entries(common + own, seen_bad))
         sides[name] = found
         snap.duplicates += dropped
-    snap.unreadable = list(dict.fromkeys(seen_bad))  # a line outside the regions is read once per side
+    # The lines that are not records, as the file holds them: in its order, repeats kept (a line
+    # outside the regions is read once per side above), so that what is set aside reads as it was
+    # written (a key whose lines a region splits is still one text, contextdir.redacted_lines).
+    bad = set(seen_bad)
+    snap.unreadable = [line for line in lines if line in bad and not line.startswith(_MARKERS)]
     _warn(snap.unreadable)
     if every_region_has_base:
         snap.records = merge_three_way(sides["base"], sides["ours"], sides["theirs"])
@@ -184,7 +188,16 @@ def utf8(data: bytes) -> bytes:
     # marker), unless the bytes hold more records read line by line as they are: a damaged UTF-8
     # file whose first bytes are FF FE only looks like UTF-16.
     decoded = text.encode("utf-8")
-    return data if _records_in(data) > _records_in(decoded) else decoded
+    found, as_utf16 = _records_in(data), _records_in(decoded)
+    if found > as_utf16:
+        return data
+    if not found and not as_utf16 and b"\0" not in data:  # UTF-8 text after a stray FF FE: no NUL
+        try:
+            data[2:].decode("utf-8")
+            return data
+        except UnicodeDecodeError:
+            pass
+    return decoded
 
 
 def _records_in(data: bytes) -> int:

@@ -10,6 +10,7 @@ are record/contextdir.py's; the line format is record/snapshot.py's.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Callable
@@ -22,6 +23,7 @@ from .gcpause import paused
 from .merge import merge_three_way
 from .snapshot import Snapshot, parse
 
+log = logging.getLogger("sentinel_memory")
 MEMORY_FILE = "memory_log.jsonl"
 LOCK_TIMEOUT = 10.0
 LOCK_TIMEOUT_ENV = "SENTINEL_MEMORY_LOCK_TIMEOUT"
@@ -231,6 +233,12 @@ def _read_modify_write(
         if snap.conflict_regions or report.swallowed:  # the file as it was, kept aside
             staged.append(contextdir.conflicted_copy(key, snap.raw))
             report.conflict_copy = Path(staged[-1].path)
+            if report.swallowed:  # said by every command that writes (log_memory's answer says it too)
+                log.warning(
+                    "a value among the lines set aside spanned lines (a pasted key); the "
+                    "file as it was is kept as %s (git-ignored, on this machine only)",
+                    report.conflict_copy.name,
+                )
         stamp = disk.stamp()
         staged.append(disk.Staged(key, new.file_text().buffers(), mtime_ns=stamp))
         # The last look before the replace, as close to it as can be: git back at work may be

@@ -19,6 +19,7 @@ is already taken by another record, the one logged or updated last is kept, as f
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -138,8 +139,14 @@ def redact_file(path: Path, timeout: float | None = None) -> tuple[int, int]:
         data = read_regular(str(quarantine)) or b""
         lines, count, whole = redacted_lines(_split(data))  # as the write redacts them: a key may span lines
         totals[1] += count
-        if not whole:  # an unfinished key took the lines after it: the file as it was, kept aside
-            contextdir.conflicted_copy(str(quarantine), data).commit()
+        if not whole:  # a key took lines with it: the file as it was, kept aside, and said
+            copy = contextdir.conflicted_copy(str(quarantine), data)
+            copy.commit()
+            logging.getLogger("sentinel_memory").warning(
+                "a value in the quarantine file spanned lines (a pasted key); the file as it was is kept as "
+                "%s (git-ignored, on this machine only)",
+                Path(copy.path).name,
+            )
         if count or b"\0" in data:  # a NUL an earlier version kept goes too (redacted_lines)
             atomic_write(quarantine, b"".join(line + b"\n" for line in lines))
         return None  # the memory file itself is left as it is

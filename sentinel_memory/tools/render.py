@@ -302,8 +302,8 @@ def log_answer(logged: Logged) -> str:
         )
     if report.written and report.swallowed and report.conflict_copy is not None:
         out.append(
-            "A key's first line without its end was among them: the lines after it were redacted with it, "
-            f"and the file as it was is kept as {report.conflict_copy.name} (git-ignored, on this machine only)."
+            "A value among them spanned lines (a pasted key), and the lines it took were redacted with it; "
+            f"the file as it was is kept as {report.conflict_copy.name} (git-ignored, on this machine only)."
         )
     if report.written and report.before.conflict_regions and report.conflict_copy is not None:
         out.append(
