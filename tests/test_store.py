@@ -347,6 +347,29 @@ def test_a_write_keeps_the_mode_the_user_gave_the_memory_file(tmp_path):
     assert (path.stat().st_mode & 0o777, len(read(path).records)) == (0o600, 2)
 
 
+@pytest.mark.parametrize("mark", [b"\xff\xfe", b"\xfe\xff", b"\xff\xfe\r\x00\n\x00"])
+def test_a_utf_16_mark_alone_is_an_empty_file(tmp_path, mark):
+    """What PowerShell 5.1's `>` writes for nothing (its byte order mark, perhaps a line break): no
+    record and no unreadable line, and the next write sets nothing aside."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    path.write_bytes(mark)
+    assert read(path).records == {} and read(path).unreadable == []
+    log(path, "t", "m", "l")
+    assert not (path.parent / "memory_log.quarantine.jsonl").exists()
+
+
+def test_a_line_that_only_starts_like_a_conflict_marker_is_set_aside_not_dropped(tmp_path):
+    """A Markdown heading's underline (=========) in a file with no conflict region is a line like
+    any other that is not a record: the next write moves it to the quarantine file."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    path.write_text(line("a") + "\nMy notes\n==========\nkeep this text\n", encoding="utf-8")
+    log(path, "t", "m", "l")
+    kept = (path.parent / "memory_log.quarantine.jsonl").read_text(encoding="utf-8")
+    assert kept == "My notes\n==========\nkeep this text\n", kept
+
+
 @pytest.mark.parametrize("piece", [b"", b'\x00{\x00"\x00i\n'], ids=["records", "a UTF-16 piece too"])
 def test_a_damaged_utf_8_file_that_starts_like_utf_16_is_read_line_by_line(tmp_path, piece):
     """A UTF-8 memory file whose first bytes a tool damaged into FF FE is not read as UTF-16 (its

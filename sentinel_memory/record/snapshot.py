@@ -134,7 +134,8 @@ def parse(data: bytes) -> Snapshot:
     base: list[bytes] = []
     theirs: list[bytes] = []
     state, regions, every_region_has_base, region_has_base = None, 0, True, False
-    for line in lines:
+    markers: set[int] = set()  # the lines read as conflict markers (one starting so elsewhere is text)
+    for n, line in enumerate(lines):
         if state is None and line.startswith(b"<<<<<<<"):
             state, region_has_base, regions = "ours", False, regions + 1
         elif state == "ours" and line.startswith(b"|||||||"):
@@ -145,6 +146,8 @@ def parse(data: bytes) -> Snapshot:
             state, every_region_has_base = None, every_region_has_base and region_has_base
         else:
             {None: common, "ours": ours, "base": base, "theirs": theirs}[state].append(line)
+            continue
+        markers.add(n)
     if state is not None:  # a region never closed: keep everything from every side
         every_region_has_base = False
 
@@ -158,7 +161,7 @@ def parse(data: bytes) -> Snapshot:
     # outside the regions is read once per side above), so that what is set aside reads as it was
     # written (a key whose lines a region splits is still one text, contextdir.redacted_lines).
     bad = set(seen_bad)
-    snap.unreadable = [line for line in lines if line in bad and not line.startswith(_MARKERS)]
+    snap.unreadable = [line for n, line in enumerate(lines) if line in bad and n not in markers]
     _warn(snap.unreadable)
     if every_region_has_base:
         snap.records = merge_three_way(sides["base"], sides["ours"], sides["theirs"])
@@ -188,16 +191,15 @@ def utf8(data: bytes) -> bytes:
     # marker), unless the bytes hold more records read line by line as they are: a damaged UTF-8
     # file whose first bytes are FF FE only looks like UTF-16.
     decoded = text.encode("utf-8")
+    if not text.strip("\ufeff \t\r\n"):  # only the mark (PowerShell's `>` of nothing), or blank
+        return decoded
     found, as_utf16 = _records_in(data), _records_in(decoded)
-    if found > as_utf16:
-        return data
-    if not found and not as_utf16 and b"\0" not in data:  # UTF-8 text after a stray FF FE: no NUL
-        try:
-            data[2:].decode("utf-8")
-            return data
-        except UnicodeDecodeError:
-            pass
-    return decoded
+    if found != as_utf16:
+        return data if found > as_utf16 else decoded
+    # No record either way: UTF-16 text holds NUL bytes (the high byte of every ASCII character,
+    # line breaks included), a damaged UTF-8 file next to none; read as it is, its lines meet the
+    # redaction rules on their way to the quarantine file.
+    return decoded if data.count(b"\0") * 20 >= len(data) else data
 
 
 def _records_in(data: bytes) -> int:
