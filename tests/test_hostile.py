@@ -148,14 +148,16 @@ def test_a_key_beside_git_conflict_markers_goes_whole(path, shape):
     assert not any(line in kept for line in key[1:-1] + other[1:-1]) and "[REDACTED]" in kept, kept
 
 
-@pytest.mark.parametrize("stray", [b"", b"caf\xe9 ", b"a\0b "], ids=["UTF-8", "a Latin-1 byte", "a NUL byte"])
+@pytest.mark.parametrize("stray", [b"", b"caf\xe9 ", b"a\0b ", b"tail"],
+                         ids=["UTF-8", "a Latin-1 byte", "a NUL byte", "a tail of zeros"])
 def test_utf_8_text_after_a_stray_utf_16_mark_is_read_as_utf_8(path, stray):
     """A UTF-8 file that a tool damaged into starting FF FE, holding no record, only a note and a
     key, even with a stray byte: it is read as it is (read as UTF-16 it is one line of nonsense no
     rule sees), so the key reaches the quarantine file redacted."""
     path.parent.mkdir(parents=True)
     key = fake_private_key()
-    data = b"\xff\xfe" + stray + f"note: rotate this\n{key}\n".encode()
+    data = b"\xff\xfe" + (b"" if stray == b"tail" else stray) + f"note: rotate this\n{key}\n".encode()
+    data += b"\0" * 4000 if stray == b"tail" else b""  # what a crash may leave at a file's end
     path.write_bytes(data + b" " * (len(data) % 2))  # an even length, which UTF-16 decodes
     log(path, "t", "another", "lesson")
     kept = (path.parent / "memory_log.quarantine.jsonl").read_bytes()

@@ -359,6 +359,34 @@ def test_a_utf_16_mark_alone_is_an_empty_file(tmp_path, mark):
     assert not (path.parent / "memory_log.quarantine.jsonl").exists()
 
 
+def test_a_utf_16_note_of_korean_without_spaces_is_read_as_utf_16(tmp_path):
+    """A UTF-16 file (PowerShell) holding only a damaged line of Korean without spaces: few of its
+    bytes are NULs, yet every line read as bytes holds one (its line break's); it is read as UTF-16,
+    and the quarantine file gets the Korean readable."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    text = "토큰은환경변수에서읽는다" * 150 + "가"
+    path.write_bytes(("\ufeff" + '{"lesson": "' + text + '"}\r\n').encode("utf-16-le"))
+    log(path, "t", "m", "l")
+    assert text in (path.parent / "memory_log.quarantine.jsonl").read_text(encoding="utf-8")
+
+
+def test_the_markers_of_a_region_inside_a_region_are_not_set_aside(tmp_path):
+    """A criss-cross merge without the driver leaves a region inside a region, whose markers git
+    makes longer (<<<<<<<<<): no marker line reaches the quarantine file (git would flag it as a
+    leftover marker there); the copy of the conflicted file keeps them."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    path.write_text("\n".join([line("a"), "<<<<<<< ours", "<<<<<<<<< Temporary merge branch 1", line("b"),
+                                "||||||||| 1234567", "=========", line("c"), ">>>>>>>>> Temporary merge branch 2",
+                                "=======", line("d"), ">>>>>>> theirs"]) + "\n", encoding="utf-8")
+    log(path, "t", "m", "l")
+    quarantine = path.parent / "memory_log.quarantine.jsonl"
+    kept = quarantine.read_text(encoding="utf-8") if quarantine.exists() else ""
+    assert not any(x.startswith(("<<<<<<<", "|||||||", "=======", ">>>>>>>")) for x in kept.splitlines()), kept
+    assert list(path.parent.glob("memory_log.jsonl.*.conflicted"))
+
+
 def test_a_line_that_only_starts_like_a_conflict_marker_is_set_aside_not_dropped(tmp_path):
     """A Markdown heading's underline (=========) in a file with no conflict region is a line like
     any other that is not a record: the next write moves it to the quarantine file."""

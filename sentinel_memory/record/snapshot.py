@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -26,6 +27,10 @@ log = logging.getLogger("sentinel_memory")
 BOM = b"\xef\xbb\xbf"
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _MARKERS = (b"<<<<<<<", b"|||||||", b"=======", b">>>>>>>")
+# A marker line of any size (git makes them longer for a region inside a region, as a criss-cross
+# merge leaves), which the reader of two or three sides may not have taken as one: in a file with a
+# region it is left out of the lines set aside (the copy of the conflicted file keeps it).
+_MARKER_LINE = re.compile(rb"(?:<{7,}|\|{7,}|={7,}|>{7,})(?:[ \t].*)?")
 
 
 class Edit(NamedTuple):
@@ -161,7 +166,11 @@ def parse(data: bytes) -> Snapshot:
     # outside the regions is read once per side above), so that what is set aside reads as it was
     # written (a key whose lines a region splits is still one text, contextdir.redacted_lines).
     bad = set(seen_bad)
-    snap.unreadable = [line for n, line in enumerate(lines) if line in bad and n not in markers]
+    snap.unreadable = [
+        line
+        for n, line in enumerate(lines)
+        if line in bad and n not in markers and not (regions and _MARKER_LINE.fullmatch(line))
+    ]
     _warn(snap.unreadable)
     if every_region_has_base:
         snap.records = merge_three_way(sides["base"], sides["ours"], sides["theirs"])
@@ -196,10 +205,12 @@ def utf8(data: bytes) -> bytes:
     found, as_utf16 = _records_in(data), _records_in(decoded)
     if found != as_utf16:
         return data if found > as_utf16 else decoded
-    # No record either way: UTF-16 text holds NUL bytes (the high byte of every ASCII character,
-    # line breaks included), a damaged UTF-8 file next to none; read as it is, its lines meet the
-    # redaction rules on their way to the quarantine file.
-    return decoded if data.count(b"\0") * 20 >= len(data) else data
+    # No record either way: UTF-16 text holds a NUL byte in nearly every line read as bytes (the
+    # high byte of its line break, of every ASCII character), a damaged UTF-8 file in few (a stray
+    # byte, a tail of zeros a crash left); read as it is, its lines meet the redaction rules on their
+    # way to the quarantine file.
+    lines = lines_of(data)
+    return decoded if sum(b"\0" in line for line in lines) * 2 > len(lines) else data
 
 
 def _records_in(data: bytes) -> int:
