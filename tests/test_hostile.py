@@ -148,20 +148,33 @@ def test_a_key_beside_git_conflict_markers_goes_whole(path, shape):
     assert not any(line in kept for line in key[1:-1] + other[1:-1]) and "[REDACTED]" in kept, kept
 
 
-@pytest.mark.parametrize("stray", [b"", b"caf\xe9 ", b"a\0b ", b"tail"],
-                         ids=["UTF-8", "a Latin-1 byte", "a NUL byte", "a tail of zeros"])
+@pytest.mark.parametrize("stray", [b"", b"caf\xe9 ", b"a\0b ", b"tail", b"zeros after the key"],
+                         ids=["UTF-8", "a Latin-1 byte", "a NUL byte", "a tail of zeros", "zeros on the key's line"])
 def test_utf_8_text_after_a_stray_utf_16_mark_is_read_as_utf_8(path, stray):
     """A UTF-8 file that a tool damaged into starting FF FE, holding no record, only a note and a
     key, even with a stray byte: it is read as it is (read as UTF-16 it is one line of nonsense no
     rule sees), so the key reaches the quarantine file redacted."""
     path.parent.mkdir(parents=True)
     key = fake_private_key()
-    data = b"\xff\xfe" + (b"" if stray == b"tail" else stray) + f"note: rotate this\n{key}\n".encode()
-    data += b"\0" * 4000 if stray == b"tail" else b""  # what a crash may leave at a file's end
+    zeros = stray in (b"tail", b"zeros after the key")
+    data = b"\xff\xfe" + (b"" if zeros else stray) + f"note: rotate this\n{key}".encode()
+    data += b"\n" if stray != b"zeros after the key" else b""
+    data += b"\0" * 4000 if zeros else b""  # what a crash may leave at a file's end
     path.write_bytes(data + b" " * (len(data) % 2))  # an even length, which UTF-16 decodes
     log(path, "t", "another", "lesson")
     kept = (path.parent / "memory_log.quarantine.jsonl").read_bytes()
     assert b"[REDACTED]" in kept and not any(line.encode() in kept for line in key.splitlines()[1:-1]), kept
+
+
+def test_a_token_on_a_lone_line_after_a_stray_utf_16_mark_is_redacted(path):
+    """A one-line file a tool damaged into starting FF FE, a token and a stray NUL on it: read as
+    UTF-16 the token would hide from every rule, so it is read as it is and the token redacted."""
+    path.parent.mkdir(parents=True)
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # in two parts so no scanner flags this file
+    path.write_bytes(b"\xff\xfeexport GITHUB_TOKEN=" + token.encode() + b"\0x")
+    log(path, "t", "another", "lesson")
+    kept = (path.parent / "memory_log.quarantine.jsonl").read_bytes()
+    assert b"[REDACTED]" in kept and token.encode() not in kept and token.encode("utf-16-le") not in kept, kept
 
 
 def test_a_key_split_by_a_record_goes_whole(path):

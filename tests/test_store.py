@@ -359,16 +359,19 @@ def test_a_utf_16_mark_alone_is_an_empty_file(tmp_path, mark):
     assert not (path.parent / "memory_log.quarantine.jsonl").exists()
 
 
-def test_a_utf_16_note_of_korean_without_spaces_is_read_as_utf_16(tmp_path):
-    """A UTF-16 file (PowerShell) holding only a damaged line of Korean without spaces: few of its
-    bytes are NULs, yet every line read as bytes holds one (its line break's); it is read as UTF-16,
-    and the quarantine file gets the Korean readable."""
+@pytest.mark.parametrize("text", ["토큰은환경변수에서읽는다" * 150 + "가", "以上上上の件\r\n上記参照上"],
+                         ids=["Korean without spaces", "Japanese whose 上 holds a 0x0A byte"])
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_a_utf_16_note_with_no_record_is_read_as_utf_16(tmp_path, text, codec):
+    """A UTF-16 file (PowerShell) holding only notes, no record: it is read as UTF-16 (read line by
+    line as bytes it would be cut at every 0x0A byte and lose some), and the quarantine file gets the
+    text readable."""
     path = memory_path(tmp_path)
     path.parent.mkdir()
-    text = "토큰은환경변수에서읽는다" * 150 + "가"
-    path.write_bytes(("\ufeff" + '{"lesson": "' + text + '"}\r\n').encode("utf-16-le"))
+    path.write_bytes(("\ufeff" + text + "\r\n").encode(codec))
     log(path, "t", "m", "l")
-    assert text in (path.parent / "memory_log.quarantine.jsonl").read_text(encoding="utf-8")
+    kept = (path.parent / "memory_log.quarantine.jsonl").read_text(encoding="utf-8")
+    assert all(part in kept for part in text.split("\r\n")), kept
 
 
 def test_the_markers_of_a_region_inside_a_region_are_not_set_aside(tmp_path):

@@ -205,12 +205,15 @@ def utf8(data: bytes) -> bytes:
     found, as_utf16 = _records_in(data), _records_in(decoded)
     if found != as_utf16:
         return data if found > as_utf16 else decoded
-    # No record either way: UTF-16 text holds a NUL byte in nearly every line read as bytes (the
-    # high byte of its line break, of every ASCII character), a damaged UTF-8 file in few (a stray
-    # byte, a tail of zeros a crash left); read as it is, its lines meet the redaction rules on their
-    # way to the quarantine file.
-    lines = lines_of(data)
-    return decoded if sum(b"\0" in line for line in lines) * 2 > len(lines) else data
+    # No record either way: read as UTF-16, which gives back every byte (a reading line by line
+    # would cut UTF-16 text at every 0x0A byte, as 上 holds), unless the bytes read as they are show
+    # a credential that the UTF-16 reading hides (a damaged UTF-8 file): then as they are, so the
+    # redaction rules see it on its way to the quarantine file.
+    from ..redaction import rules_hit  # only for such a file
+
+    if rules_hit(data.decode("utf-8", "surrogateescape")) and not rules_hit(text):
+        return data
+    return decoded
 
 
 def _records_in(data: bytes) -> int:
