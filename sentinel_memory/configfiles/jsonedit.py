@@ -56,14 +56,21 @@ class _Strings:
         return None
 
 
+def _outside_strings(pattern: re.Pattern, text: str, at: int, strings: _Strings) -> re.Match | None:
+    """The first match of `pattern` (which also matches a quote) from `at` on that is no string's
+    quote: a string is passed over whole, an unclosed string's quote as one character of text."""
+    while found := pattern.search(text, at):
+        if found.group() != '"':
+            return found
+        end = strings.end(found.start())
+        at = found.start() + 1 if end is None else end
+    return None
+
+
 def _blank_comments(text: str) -> str:
     pieces, kept, at, strings, unclosed = [], 0, 0, _Strings(text), False
-    while found := _COMMENT_OR_QUOTE.search(text, at):
+    while found := _outside_strings(_COMMENT_OR_QUOTE, text, at, strings):
         at = found.start()
-        if found.group() == '"':
-            end = strings.end(at)
-            at = at + 1 if end is None else end
-            continue
         if found.group() == "//":
             end = text.find("\n", at)
             end = len(text) if end < 0 else end
@@ -80,12 +87,8 @@ def _blank_comments(text: str) -> str:
 
 def _blank_trailing_commas(text: str) -> str:
     pieces, kept, at, strings = [], 0, 0, _Strings(text)
-    while found := _QUOTE_OR_TRAILING_COMMA.search(text, at):
+    while found := _outside_strings(_QUOTE_OR_TRAILING_COMMA, text, at, strings):
         at = found.start()
-        if found.group() == '"':
-            end = strings.end(at)
-            at = at + 1 if end is None else end
-            continue
         pieces += [text[kept:at], " "]
         kept = at = at + 1
     return "".join(pieces) + text[kept:] if pieces else text
