@@ -813,7 +813,8 @@ OLD_FORMS = """{
       {"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": "python3 /opt/sm/server.py hook --client claude", "timeout": 5}]},
       {"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": "sentinel-memory hook --client claude", "timeout": 5}]}
     ],
-    "Stop": [{"hooks": [{"type": "command", "command": "/home/ann/.local/bin/sentinel-memory hook --client claude", "timeout": 5}]}],
+    "Stop": [{"hooks": [{"type": "command", "command": "/home/ann/.local/bin/sentinel-memory hook --client claude", "timeout": 5}]},
+             {"hooks": [{"type": "command", "command": "python3 -W ignore::DeprecationWarning -X utf8 -m sentinel_memory hook --client claude"}]}],
     "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "python3 -I -Wignore::DeprecationWarning -m sentinel_memory hook --client claude"}, {"type": "command", "command": "echo mine"}]}],
     "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "sentinel-memory hook --client claude && ./after.sh"}]}]
   }
@@ -822,8 +823,8 @@ OLD_FORMS = """{
 
 
 def test_init_upgrades_our_hook_in_an_older_form_and_never_runs_it_twice(repo):
-    """Our hook written by hand or by an earlier version (python and server.py, python -m, an absolute
-    path; twice on one event; beside a user's command in their group): each event ends with one hook
+    """Our hook written by hand or by an earlier version (python and server.py, python -m with
+    flags fused or apart, an absolute path; twice on one event; beside a user's command in their group): each event ends with one hook
     running the portable command, the user's own hooks and group kept (before, ours was appended
     beside the old one and ran twice). A compound command that goes on after ours is the user's."""
     from gitrepos import server
@@ -840,7 +841,8 @@ def test_init_upgrades_our_hook_in_an_older_form_and_never_runs_it_twice(repo):
     ours = "sentinel-memory hook --client claude"
     for event in ("PreToolUse", "PostToolUse", "Stop", "UserPromptSubmit"):
         commands = [h["command"] for g in hooks[event] for h in g["hooks"]]
-        assert commands.count(ours) == 1 and not any("server.py" in c or "/home/ann" in c for c in commands), event
+        assert commands.count(ours) == 1, event
+        assert not any(old in c for c in commands for old in ("server.py", "/home/ann", "-m sentinel_memory")), event
     assert [h["command"] for h in hooks["UserPromptSubmit"][0]["hooks"]] == [ours, "echo mine"]
     assert '{"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": "./lint.sh"}]}' in text
     assert "sentinel-memory hook --client claude && ./after.sh" in text
@@ -1089,8 +1091,8 @@ def test_doctor_runs_no_file_a_hooks_config_names_by_path(repo, tmp_path):
     assert "through a path (tools/server.py) that doctor does not run" in doctor, doctor
 
 
-@pytest.mark.parametrize("flag", ["-c{code}", "-m{module}", "-Wignore::{module}.Planted"],
-                         ids=["fused -c", "fused -m", "a warning category, which Python imports"])
+@pytest.mark.parametrize("flag", ['"-c{code}"', '"-m{module}"', '"-Wignore::{module}.Planted"', "-W ignore::{module}.Planted"],
+                         ids=["fused -c", "fused -m", "a warning category, which Python imports", "the same, apart"])
 def test_doctor_runs_no_code_a_hooks_config_fuses_into_a_flag(repo, tmp_path, flag):
     """A cloned project's hook `python3 "-c<code>" -m sentinel_memory hook --client claude` (our
     words after a flag that runs code): neither doctor nor init takes it for ours, and doctor runs
@@ -1101,7 +1103,7 @@ def test_doctor_runs_no_code_a_hooks_config_fuses_into_a_flag(repo, tmp_path, fl
     (tmp_path / "planted.py").write_text(f"open({str(ran)!r}, 'w')\n", encoding="utf-8")
     word = flag.format(code=f"open({str(ran)!r}, 'w')", module="planted")
     (repo.path / ".claude").mkdir()
-    command = f'python3 "{word}" -m sentinel_memory hook --client claude'
+    command = f"python3 {word} -m sentinel_memory hook --client claude"
     (repo.path / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"Stop": [{"hooks": [
         {"type": "command", "command": command}]}]}}), encoding="utf-8")
 

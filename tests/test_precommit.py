@@ -12,7 +12,7 @@ import stat
 import subprocess
 from pathlib import Path
 
-
+import pytest
 from gitrepos import MEMORY, env, make_repo, server  # noqa: F401  (env is a fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -350,6 +350,27 @@ def test_a_project_folder_named_with_a_joiner_keeps_the_markers_earlier_versions
     text = (repo.path / ".git" / "hooks" / "pre-commit").read_text(encoding="utf-8")
 
     assert f"# sentinel-memory:begin '{project.name}/'" in text
+
+
+@pytest.mark.parametrize("odd", ["\t", "\x7f", "\u2028"], ids=["TAB", "DEL", "U+2028"])
+def test_an_upgrade_rewrites_the_section_an_earlier_version_marked_with_a_control_character(tmp_path, env, odd):
+    """Earlier versions wrote a folder's name into the markers as it is; this one writes a control
+    character of it as an escape. Run on a hook an earlier version made, init finds that section
+    and rewrites it: one section, not two checks."""
+    repo = make_repo(tmp_path, env, wired=False)
+    project = repo.path / f"app{odd}one"
+    project.mkdir()
+    assert server(env, "--project", str(project), "init", "--no-hooks").returncode == 0
+    hook = repo.path / ".git" / "hooks" / "pre-commit"
+    now = hook.read_text(encoding="utf-8")
+    escaped = now.split("\n", 2)[1].removeprefix("# sentinel-memory:begin ")
+    assert odd not in escaped
+    hook.write_text(now.replace(escaped, f"'{project.name}/'"), encoding="utf-8")  # as an earlier version wrote it
+
+    said = server(env, "--project", str(project), "init", "--no-hooks").stdout
+
+    assert hook.read_text(encoding="utf-8") == now, said
+    assert "updated" in said and "added the credential check" not in said
 
 
 def test_a_hooks_path_that_is_not_a_folder_is_said_by_init_and_doctor_alike(tmp_path, env):

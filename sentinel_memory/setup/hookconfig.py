@@ -133,7 +133,22 @@ def starts_us(words: list[str]) -> bool:
         flags = words[1:-1]
     else:
         return False
-    return all(_HARMLESS_FLAG.fullmatch(w) for w in flags)
+    return _harmless(flags)
+
+
+def _harmless(flags: list[str]) -> bool:
+    """Whether these interpreter flags run nothing, a -W or -X option's argument fused to it
+    (`-Wignore`) or the next word (`-W ignore`)."""
+    at = 0
+    while at < len(flags):
+        flag = flags[at]
+        if flag in ("-W", "-X") and at + 1 < len(flags):
+            flag += flags[at + 1]
+            at += 1
+        if not _HARMLESS_FLAG.fullmatch(flag):
+            return False
+        at += 1
+    return True
 
 
 # The interpreter's flags that run nothing (isolated, unbuffered, no site, optimised, quiet, a

@@ -91,13 +91,21 @@ def section(*command: str, prefix: str = "") -> str:
 
 
 def find_section(data: bytes, prefix: str = "") -> tuple[int, int] | None:
-    """Where the project's section is in a hook: (start, end past its last line), or None."""
-    begin, end = (re.escape(m.encode("utf-8")) for m in markers(prefix))
-    opened = re.search(rb"^" + begin + rb"\r?$", data, re.MULTILINE)
-    if opened is None:
-        return None
-    closed = re.compile(rb"^" + end + rb"\r?(\n|$)", re.MULTILINE).search(data, opened.end())
-    return (opened.start(), closed.end()) if closed is not None else None
+    """Where the project's section is in a hook: (start, end past its last line), or None. Its
+    markers as this version writes them, or else as earlier versions did, with the folder's
+    control characters as they are (a TAB, DEL or U+2028 in its name), so that an upgrade
+    rewrites that section rather than adding a second one."""
+    written = markers(prefix)
+    earlier = (BEGIN + f" {drivers.quote(prefix)}", END + f" {drivers.quote(prefix)}") if prefix else written
+    for pair in dict.fromkeys((written, earlier)):
+        begin, end = (re.escape(m.encode("utf-8")) for m in pair)
+        opened = re.search(rb"^" + begin + rb"\r?$", data, re.MULTILINE)
+        if opened is None:
+            continue
+        closed = re.compile(rb"^" + end + rb"\r?(\n|$)", re.MULTILINE).search(data, opened.end())
+        if closed is not None:
+            return opened.start(), closed.end()
+    return None
 
 
 # Hook managers own the hook file and regenerate it: each gets the step in its own config.
