@@ -259,6 +259,21 @@ def test_a_credential_in_a_line_that_is_not_a_record_is_found_and_redacted_in_qu
     assert scan(path) == []
 
 
+def test_a_credential_in_a_line_of_a_utf_16_file_is_found_by_scan_and_the_staged_check(tmp_path):
+    """A UTF-16 memory file (PowerShell) with a record and a note that holds a key: scan and the
+    pre-commit check read it as its reader does, so the key is found on the note's line (before,
+    they compared the file's UTF-16 lines with its lines read as text, and looked at none)."""
+    from sentinel_memory.setup.scan import scan_bytes
+
+    path = tmp_path / ".context" / "memory_log.jsonl"
+    write(path, record("auth", "the token: expires soon", "refresh it"))
+    text = path.read_text(encoding="utf-8") + f"note: temp token {GITHUB}\r\n"
+    path.write_bytes(text.encode("utf-16"))
+
+    assert scan(path) == [Finding("memory_log.jsonl:2", "line", "github_token")]
+    assert scan_bytes(path.read_bytes(), b"") == [Finding("memory_log.jsonl:2", "line", "github_token")]
+
+
 def test_a_credential_already_in_the_quarantine_file_is_found_and_redacted(tmp_path):
     """The quarantine file is tracked too: a key in it is reported by line and redacted in place;
     a quarantine file with nothing to redact keeps its bytes."""

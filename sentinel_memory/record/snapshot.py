@@ -1,8 +1,8 @@
 """What a read of the memory file found: its records, parsed from the line format, and what had
 to be set aside or resolved to get them.
 
-`parse` tolerates a BOM, CRLF and blank lines, reads a UTF-16 file (PowerShell 5.1's `>` writes
-one) as its text, sets aside lines that are not records, resolves git
+`parse` tolerates BOMs, CRLF and blank lines, reads a UTF-16 file (PowerShell 5.1's `>` writes
+one) as its text line by line, sets aside lines that are not records, resolves git
 conflict markers (exactly with a diff3 base section, else keeping both sides) and duplicate ids
 (the newer wins) — docs/contract.md §5. A Snapshot is never changed once made: `edited` returns
 a new one that says what it gained and lost (`edit`), so the search index can follow it.
@@ -186,56 +186,71 @@ def utf16(data: bytes) -> bool:
 
 
 def utf8(data: bytes) -> bytes:
-    """A file in UTF-16 with its byte order mark (what Windows PowerShell 5.1's `>` and
+    """A file that starts with a UTF-16 byte order mark (what Windows PowerShell 5.1's `>` and
     `Out-File` write, say after `git show HEAD:.context/memory_log.jsonl > ...`) as UTF-8, so its
     records are read rather than set aside as unreadable lines; the next write stores UTF-8. Any
-    other bytes (or UTF-16 that does not decode) are returned as they are, the same object."""
+    other bytes are returned as they are, the same object. Read line by line (_utf16_lines)."""
     if not utf16(data):
         return data
-    try:
-        text = data.decode("utf-16")
-    except UnicodeError:
-        return data
-    # Read as UTF-16, as a file PowerShell wrote (its first line may be a note or a conflict
-    # marker), unless the bytes hold more records read line by line as they are: a damaged UTF-8
-    # file whose first bytes are FF FE only looks like UTF-16.
-    decoded = text.encode("utf-8")
-    if not text.strip("\ufeff \t\r\n"):  # only the mark (PowerShell's `>` of nothing), or blank
-        return decoded
-    found, as_utf16 = _records_in(data), _records_in(decoded)
-    if found != as_utf16:
-        return data if found > as_utf16 else decoded
-    # No record either way: read as UTF-16, which gives back every byte (a reading line by line
-    # would cut UTF-16 text at every 0x0A byte, as 上 holds), unless the bytes read as they are show
-    # a credential that the UTF-16 reading hides (a damaged UTF-8 file): then as they are, so the
-    # redaction rules see it on its way to the quarantine file.
-    from ..redaction import rules_hit  # only for such a file
-
-    if rules_hit(data.decode("utf-8", "surrogateescape")) and not rules_hit(text):
-        return data
-    return decoded
+    return b"\n".join(_utf16_lines(data)[0])
 
 
-def _records_in(data: bytes) -> int:
-    """How many lines of the bytes are records."""
-    count = 0
-    for line in lines_of(data):
-        try:
-            count += parse_line(line.decode("utf-8")) is not None
-        except UnicodeDecodeError:
-            pass
-    return count
+def read_as_utf16(data: bytes) -> bool:
+    """Whether some line of the file was read as UTF-16 text (doctor names such a file)."""
+    return utf16(data) and _utf16_lines(data)[1]
+
+
+def _utf16_lines(data: bytes) -> tuple[list[bytes], bool]:
+    """The lines of a file that starts with a UTF-16 byte order mark, each as UTF-8, and whether
+    any was read as UTF-16. The file is cut into lines where UTF-16 has a line feed, and each is
+    read as UTF-16 text unless it is UTF-8 (_bytes_are_text): what a tool that writes UTF-8
+    appended (PowerShell's Add-Content), or a UTF-8 file whose first bytes a tool damaged, is read
+    as its text, so that its records are read and the redaction rules see a credential in it.
+    Either reading keeps every byte: a lone surrogate passes, and an odd last byte is a piece of
+    its own."""
+    order = "utf-16-be" if data.startswith(b"\xfe\xff") else "utf-16-le"
+    body = data[2:]
+    even = len(body) - len(body) % 2
+    tail = body[even:]
+    parts = body[:even].decode(order, "surrogatepass").split("\n")
+    out, any_utf16 = [], False
+    for n, line in enumerate(parts):
+        last = n == len(parts) - 1
+        raw = line.encode(order, "surrogatepass") + (tail if last else b"")
+        if not line.lstrip("\ufeff \t\r").startswith("{") and _bytes_are_text(line, raw):
+            out.append(raw)
+            continue
+        out.append(line.encode("utf-8", "surrogatepass"))
+        any_utf16 = any_utf16 or bool(line.strip("\ufeff \t\r\0"))
+        if last and tail.strip():
+            out.append(tail)
+    return out, any_utf16
+
+
+# The characters that UTF-16 text of a Latin script (ASCII among them) is mostly made of: each is
+# a byte and a NUL. Read as UTF-16, UTF-8 bytes give almost none of them.
+_LATIN = re.compile("[\x01-\xff]")
+
+
+def _bytes_are_text(line: str, raw: bytes) -> bool:
+    """Whether a line whose UTF-16 reading is `line` is rather UTF-8 bytes (`raw`): read as UTF-16,
+    it holds almost no Latin character, and its bytes are UTF-8 but for a few (a Latin-1 é, NULs a
+    crash left). UTF-16 text of a script that has no Latin character (Japanese alone) rarely makes
+    valid UTF-8; when it does, its bytes are kept as they are, which loses none of them."""
+    chars = len(line) - line.count("\0")
+    if chars and len(_LATIN.findall(line)) * 5 > chars:
+        return False
+    bad = raw.decode("utf-8", "replace").count("\ufffd") - line.count("\ufffd")
+    return bad * 10 <= len(raw) - raw.count(b"\0")
 
 
 def lines_of(data: bytes) -> list[bytes]:
-    """The non-blank lines of file bytes, without a BOM or line endings (LF or CRLF). Read one
+    """The non-blank lines of file bytes, without a leading BOM or line endings (LF or CRLF). Read one
     line at a time: a file of millions of blank lines costs no list of them (data.split made one,
     ten times the file's size in memory)."""
-    if data.startswith(BOM):
-        data = data[len(BOM) :]
     out = []
     for line in io.BytesIO(data):
-        line = line.rstrip(b"\r\n")
+        line = line.rstrip(b"\r\n").removeprefix(BOM)  # the file's, or one inside (files joined by `cat`)
         if line.strip():
             out.append(line)
     return out

@@ -16,7 +16,7 @@ from ..invocation import ENTRY, SELF
 from ..record.contextdir import QUARANTINE_FILE
 from ..record.merge import merge_three_way
 from ..record.records import LIMITS
-from ..record.snapshot import parse, utf8
+from ..record.snapshot import parse, read_as_utf16
 from ..record.store import memory_path, read
 from ..tools.render import plural
 from . import precommit
@@ -104,7 +104,7 @@ def _memory_file(path: Path) -> list[tuple[str, str]]:
         )
     if snap.duplicates:
         out.append((WARN, f"{plural(snap.duplicates, 'duplicate id')}: the next write keeps the newer of each"))
-    if utf8(snap.raw) is not snap.raw:
+    if read_as_utf16(snap.raw):
         out.append(
             (
                 WARN,

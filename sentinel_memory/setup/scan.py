@@ -31,7 +31,7 @@ from ..record.contextdir import QUARANTINE_FILE, redacted_lines
 from ..record.disk import atomic_write, read_regular
 from ..record.merge import Records
 from ..record.records import STRICT_ONLY, TYPES, Entry, meta_of, newer, record_id, utc_now
-from ..record.snapshot import Snapshot, parse
+from ..record.snapshot import Snapshot, parse, utf8
 from ..record.store import read, update
 from ..redaction import redact, rules_hit
 
@@ -55,14 +55,14 @@ def scan(path: Path, limit: int | None = None) -> list[Finding]:
     records) and in its quarantine file; reads without the lock and creates nothing. With
     `limit`, it stops once more than that many are found (those found so far)."""
     path = Path(path)
-    return findings(read(path), _lines(path), _lines(path.parent / QUARANTINE_FILE), path.name, limit)
+    return findings(read(path), _lines(path, memory=True), _lines(path.parent / QUARANTINE_FILE), path.name, limit)
 
 
 def scan_bytes(
     memory: bytes, quarantine: bytes, name: str = "memory_log.jsonl", limit: int | None = None
 ) -> list[Finding]:
     """scan() of a memory file's and a quarantine file's bytes (e.g. as staged in git's index)."""
-    return findings(parse(memory), _split(memory), _split(quarantine), name, limit)
+    return findings(parse(memory), _split(utf8(memory)), _split(quarantine), name, limit)
 
 
 def findings(
@@ -168,9 +168,11 @@ def nul_in_quarantine(path: Path) -> bool:
         return False
 
 
-def _lines(path: Path) -> list[bytes]:
-    """The lines of a file as bytes (no newline); none if it does not exist."""
-    return _split(read_regular(str(path)) or b"")
+def _lines(path: Path, memory: bool = False) -> list[bytes]:
+    """The lines of a file as bytes (no newline); none if it does not exist. The memory file's as
+    its reader reads them (a UTF-16 file as its text: record/snapshot.py utf8)."""
+    data = read_regular(str(path)) or b""
+    return _split(utf8(data) if memory else data)
 
 
 def _split(data: bytes) -> list[bytes]:
