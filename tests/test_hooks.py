@@ -589,6 +589,38 @@ def test_a_prompt_naming_a_cited_file_gets_the_lesson_once_and_an_unrelated_one_
     assert (code, out) == (0, "")
 
 
+COMPACTION = {
+    "claude": {"hook_event_name": "SessionStart", "source": "compact"},
+    "codex": {"hook_event_name": "PostCompact", "trigger": "auto"},
+}
+
+
+@pytest.mark.parametrize("client", sorted(COMPACTION))
+def test_after_the_client_compacts_the_conversation_a_lesson_may_be_shown_again(repo, client):
+    """The summary a client makes when it compacts a conversation may drop a lesson shown before:
+    after Claude Code's SessionStart (source compact) or Codex's PostCompact, the lesson comes back
+    at the next prompt or write that matches it, once; a session resumed or started is no
+    compaction and changes nothing."""
+    prompt = event(client, PROMPT, repo, "s1", prompt="Fix the bug in src/auth.py please")
+    write = event(client, BEFORE_WRITE, repo, "s1")
+    compacted = {key: value for key, value in prompt.items() if key != "prompt"} | COMPACTION[client]
+    assert LESSON in hook(repo, client, prompt)[1]
+    assert hook(repo, client, write) == (0, "", ""), "shown at the prompt already"
+    if client == "claude":
+        resumed = compacted | {"source": "resume"}
+        assert hook(repo, client, resumed) == (0, "", "")
+        assert hook(repo, client, prompt) == (0, "", ""), "a resumed session keeps what it was shown"
+
+    assert hook(repo, client, compacted) == (0, "", "")
+    assert LESSON in hook(repo, client, write)[1]
+    assert hook(repo, client, write) == (0, "", "")
+    assert hook(repo, client, prompt) == (0, "", "")
+
+    assert hook(repo, client, compacted) == (0, "", "")
+    assert LESSON in hook(repo, client, prompt)[1]
+    assert hook(repo, client, prompt) == (0, "", "")
+
+
 def test_a_credential_in_a_hand_written_lesson_is_not_injected(repo):
     """A lesson written into the file by hand with a key in it reaches the model redacted, before
     the prompt and before a write: the hook never carries the key into the client's context."""
@@ -934,12 +966,12 @@ def test_doctor_says_whether_codex_and_gemini_trust_the_project_yet(repo):
     folders = home / ".gemini" / "trustedFolders.json"
     folders.write_text(json.dumps({str(repo.path.parent): "TRUST_FOLDER"}), encoding="utf-8")
     codex, gemini = trust_lines()
-    assert codex.startswith("[warn]") and "not the sentinel-memory hooks yet (4 of 4 never reviewed)" in codex
+    assert codex.startswith("[warn]") and "not the sentinel-memory hooks yet (5 of 5 never reviewed)" in codex
     assert "open /hooks" in codex and gemini == "[  ok] ~/.gemini/trustedFolders.json trusts this folder"
 
     # what /hooks files once a person has reviewed them, one table per hook
     with config.open("a", encoding="utf-8") as out:
-        for event in ("user_prompt_submit", "pre_tool_use", "post_tool_use", "stop"):
+        for event in ("user_prompt_submit", "pre_tool_use", "post_tool_use", "stop", "post_compact"):
             key = json.dumps(f"{root}/.codex/hooks.json:{event}:0:0")
             out.write(f'\n[hooks.state.{key}]\ntrusted_hash = "sha256:{event}"\n')
     folders.write_text(json.dumps({str(repo.path.parent): "TRUST_FOLDER", root: "DO_NOT_TRUST"}), encoding="utf-8")

@@ -3,7 +3,8 @@ is (a prompt, a file about to be written or just written, the agent stopping, a 
 the session, the folder it runs in, the prompt's text and the files a write touches.
 
 Each client spells these its own way (docs/clients.md): Claude Code and Codex `UserPromptSubmit`,
-`PreToolUse`, `PostToolUse`, `Stop`; Gemini CLI `BeforeAgent`, `BeforeTool`, `AfterTool`,
+`PreToolUse`, `PostToolUse`, `Stop` (and after a compaction Claude Code's `SessionStart` with the
+source `compact`, Codex's `PostCompact`); Gemini CLI `BeforeAgent`, `BeforeTool`, `AfterTool`,
 `AfterAgent`; Cursor `sessionStart`, `preToolUse`, `postToolUse`, `stop`. Codex names the files
 of an `apply_patch` only inside the patch text. The names are setup/hookconfig.py's, where init's
 matchers come from too.
@@ -15,9 +16,18 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from ..setup.hookconfig import AFTER_WRITE, BEFORE_WRITE, EVENT_NAMES, PROMPT, STOP, WRITE_TOOLS
+from ..setup.hookconfig import (
+    AFTER_WRITE,
+    BEFORE_WRITE,
+    COMPACT_SOURCE,
+    COMPACTED,
+    EVENT_NAMES,
+    PROMPT,
+    STOP,
+    WRITE_TOOLS,
+)
 
-__all__ = ["AFTER_WRITE", "BEFORE_WRITE", "PROMPT", "STOP", "Event", "parse", "patch_files"]
+__all__ = ["AFTER_WRITE", "BEFORE_WRITE", "COMPACTED", "PROMPT", "STOP", "Event", "parse", "patch_files"]
 
 # Where a write tool's arguments name its file.
 PATH_KEYS = ("file_path", "path", "absolute_path", "target_file", "filePath")
@@ -33,7 +43,7 @@ _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: ([^\n]+)|^\*\*\* 
 @dataclass(frozen=True)
 class Event:
     client: str
-    moment: str  # PROMPT, BEFORE_WRITE, AFTER_WRITE, STOP, START
+    moment: str  # PROMPT, BEFORE_WRITE, AFTER_WRITE, STOP, START, COMPACTED
     session: str
     cwd: str
     prompt: str = ""
@@ -118,6 +128,8 @@ def parse(client: str, data: object) -> Event | None:
             return None
     if moment == STOP and client == "cursor" and data.get("status", "completed") != "completed":
         return None  # the agent was stopped or failed: nothing to ask of it
+    if moment == COMPACTED and client == "claude" and data.get("source") != COMPACT_SOURCE:
+        return None  # a session started, resumed or cleared: not a compaction
     prompt = _ends(data.get("prompt")) if moment == PROMPT else ""
     # A client's own "a stop hook already ran" flag (stop_hook_active, loop_count) is not read: it is
     # not reliable (Gemini CLI sends false on the re-fire), and the session's state says it better.

@@ -3,7 +3,7 @@
 It reads the event (JSON on stdin, at most MAX_INPUT bytes), answers in that client's shape and
 exits 0 (Claude Code's stop request alone exits 2: hooks/replies.py). Before the prompt: the
 records that match it strongly, never one already shown in the session (hooks/lessons.py says
-which). Before a file is written: the lessons that cite it, as the reason of a refused first
+which) since the client last compacted the conversation. Before a file is written: the lessons that cite it, as the reason of a refused first
 write of that file in the session; the write after it goes through. When the agent stops: once per session, if the work tree changed since the
 session's first hook and the memory file did not, a request to call log_memory or say there was
 nothing to log.
@@ -23,7 +23,16 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from ..setup.hookconfig import AFTER_WRITE, BEFORE_WRITE, HOOK_CLIENTS, PROMPT, STOP, WRITES_ENV, WRITES_MODES
+from ..setup.hookconfig import (
+    AFTER_WRITE,
+    BEFORE_WRITE,
+    COMPACTED,
+    HOOK_CLIENTS,
+    PROMPT,
+    STOP,
+    WRITES_ENV,
+    WRITES_MODES,
+)
 
 if TYPE_CHECKING:
     from .replies import Reply
@@ -332,6 +341,9 @@ def _reply(event, session, root, guard: Guard) -> Reply | None:
         return replies.deny(event.client, text, f"Sentinel-Memory showed the agent lessons about {shown}")
     if event.moment == STOP:
         return _stop(event, session, root, guard)
+    if event.moment == COMPACTED:  # the summary may have dropped them: each may be shown once more
+        session.shown, session.warned = [], []
+        return _silent("the conversation was compacted: the lessons shown so far may be shown again")
     return _silent("a session's start: the work tree is noted for the stop, nothing is said")
 
 

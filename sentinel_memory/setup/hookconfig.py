@@ -16,15 +16,32 @@ import shlex
 
 # Our moments of a session, whatever each client calls them.
 PROMPT, BEFORE_WRITE, AFTER_WRITE, STOP, START = "prompt", "before-write", "after-write", "stop", "start"
+COMPACTED = "compacted"  # the client summarised the conversation: what the model was shown may be gone
 HOOK_CLIENTS = ("claude", "gemini", "codex", "cursor")
 
-# The event names each client sends, by our moment.
+# The event names each client sends, by our moment. Claude Code's SessionStart is ours only with
+# the source "compact" (the matcher init writes; hooks/events.py checks it); Codex's PostCompact
+# follows a compaction asked for and an automatic one alike. Gemini CLI has no event after one
+# (its PreCompress "auto" fires on every turn, whether or not anything is compressed).
 EVENT_NAMES: dict[str, dict[str, str]] = {
-    "claude": {"UserPromptSubmit": PROMPT, "PreToolUse": BEFORE_WRITE, "PostToolUse": AFTER_WRITE, "Stop": STOP},
-    "codex": {"UserPromptSubmit": PROMPT, "PreToolUse": BEFORE_WRITE, "PostToolUse": AFTER_WRITE, "Stop": STOP},
+    "claude": {
+        "UserPromptSubmit": PROMPT,
+        "PreToolUse": BEFORE_WRITE,
+        "PostToolUse": AFTER_WRITE,
+        "Stop": STOP,
+        "SessionStart": COMPACTED,
+    },
+    "codex": {
+        "UserPromptSubmit": PROMPT,
+        "PreToolUse": BEFORE_WRITE,
+        "PostToolUse": AFTER_WRITE,
+        "Stop": STOP,
+        "PostCompact": COMPACTED,
+    },
     "gemini": {"BeforeAgent": PROMPT, "BeforeTool": BEFORE_WRITE, "AfterTool": AFTER_WRITE, "AfterAgent": STOP},
     "cursor": {"sessionStart": START, "preToolUse": BEFORE_WRITE, "postToolUse": AFTER_WRITE, "stop": STOP},
 }
+COMPACT_SOURCE = "compact"  # Claude Code's SessionStart source (and init's matcher) after a compaction
 # The tools that write a file, per client: what the write hooks' matchers name.
 WRITE_TOOLS: dict[str, tuple[str, ...]] = {
     "claude": ("Write", "Edit", "MultiEdit"),
@@ -72,12 +89,17 @@ def definitions(executable: str, client: str) -> dict[str, list[dict]]:
     else:
         hook = {"type": "command", "command": cmd, "timeout": WAIT_SECONDS}
     names = {moment: name for name, moment in EVENT_NAMES[client].items()}
-    return {
+    groups: dict[str, list[dict]] = {
         names[PROMPT]: [{"hooks": [hook]}],
         names[BEFORE_WRITE]: [{"matcher": matcher, "hooks": [hook]}],
         names[AFTER_WRITE]: [{"matcher": matcher, "hooks": [hook]}],
         names[STOP]: [{"hooks": [hook]}],
     }
+    if client == "claude":
+        groups[names[COMPACTED]] = [{"matcher": COMPACT_SOURCE, "hooks": [hook]}]
+    elif COMPACTED in names:
+        groups[names[COMPACTED]] = [{"hooks": [hook]}]
+    return groups
 
 
 def is_ours(group: object) -> bool:
