@@ -2,9 +2,10 @@
 
 It reads the event (JSON on stdin, at most MAX_INPUT bytes), answers in that client's shape and
 exits 0 (Claude Code's stop request alone exits 2: hooks/replies.py). Before the prompt: the
-records that match it strongly, never one already shown in the session (hooks/lessons.py says
-which) since the client last compacted the conversation. Before a file is written: the lessons that cite it, as the reason of a refused first
-write of that file in the session; the write after it goes through. When the agent stops: once per session, if the work tree changed since the
+records that match it strongly, never one already shown in the session since the client last
+compacted its conversation (hooks/lessons.py says which). Before a file is written: the lessons
+that cite it, as the reason of a refused first write of that file in the session; the write after
+it goes through. When the agent stops: once per session, if the work tree changed since the
 session's first hook and the memory file did not, a request to call log_memory or say there was
 nothing to log.
 
