@@ -419,6 +419,56 @@ def test_utf_8_lines_appended_to_a_utf_16_file_are_read_as_utf_8(tmp_path):
     assert b"token  [REDACTED]" in kept and token.encode() not in kept and "1 value" in said, kept
 
 
+@pytest.mark.parametrize("note", [
+    "Не забывать запускать миграции перед деплоем",
+    "يجب تشغيل الترحيلات قبل النشر",
+    "ਡਿਪਲੌਏ ਤੋਂ ਪਹਿਲਾਂ ਮਾਈਗ੍ਰੇਸ਼ਨ ਚਲਾਉਣਾ ਜ਼ਰੂਰੀ ਹੈ",
+    "ต้องรันการย้ายข้อมูลก่อนปรับใช้",
+    "さしすせそ",
+], ids=["Russian", "Arabic", "Punjabi", "Thai", "kana"])
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_a_utf_16_note_in_a_script_whose_bytes_look_like_ascii_stays_readable(tmp_path, note, codec):
+    """A UTF-16 note in Cyrillic, Arabic, Gurmukhi, Thai or kana, whose every byte is below 0x80 (a
+    0x0A in each Gurmukhi character): it reaches the quarantine file as the text it is, not as its
+    bytes (which read as ASCII noise, cut at each 0x0A)."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    path.write_bytes(("\ufeff" + line("a") + "\r\n" + note + "\r\n").encode(codec))
+    log(path, "t", "m", "l")
+    assert (path.parent / "memory_log.quarantine.jsonl").read_text(encoding="utf-8") == note + "\n"
+
+
+@pytest.mark.parametrize("odd", [False, True], ids=["even", "odd"])
+@pytest.mark.parametrize("after", ["a UTF-16 record", "a UTF-16 note"])
+def test_a_utf_8_line_between_utf_16_lines_is_read_as_utf_8_and_the_rest_as_utf_16(tmp_path, after, odd):
+    """PowerShell's `>`, Git Bash's `echo >>` (UTF-8), PowerShell's `>>` (UTF-16 again): the UTF-8
+    lines have no UTF-16 line feed after them, yet they are read as UTF-8 (a record is kept, a key
+    is redacted) and what follows as UTF-16, whether the UTF-8 bytes are even or odd in number
+    (before, they were read as one line of UTF-16 with what follows)."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"  # a fake of the right shape, in two parts
+    data = ("\ufeff" + line("a") + "\r\n").encode("utf-16-le") + (line("b") + "\n").encode()
+    data += f"deploy token {token}\n".encode()
+    data = data[:-1] + b" " * ((len(data) % 2) != odd) + b"\n"  # the UTF-8 bytes made even or odd
+    data += ((line("c") if after == "a UTF-16 record" else "note: rotate it") + "\r\n").encode("utf-16-le")
+    path.write_bytes(data)
+    assert sorted(read(path).records) == (["a", "b", "c"] if after == "a UTF-16 record" else ["a", "b"])
+    log(path, "t", "m", "l")
+    kept = (path.parent / "memory_log.quarantine.jsonl").read_bytes()
+    assert b"deploy token [REDACTED]" in kept and token.encode() not in kept, kept
+    assert after == "a UTF-16 record" or b"note: rotate it\n" in kept
+
+
+def test_a_utf_8_record_after_a_utf_16_line_without_its_line_feed_is_read(tmp_path):
+    """UTF-16 whose last record has no line feed (`Out-File -NoNewline`), then a record appended in
+    UTF-8 starting with a line feed (`printf '\\n%s\\n' "$record" >>`): both are read."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    path.write_bytes(("\ufeff" + line("a")).encode("utf-16-le") + ("\n" + line("b") + "\n").encode())
+    assert sorted(read(path).records) == ["a", "b"] and not read(path).unreadable
+
+
 def test_a_byte_order_mark_inside_the_file_does_not_hide_a_record(tmp_path):
     """Two UTF-8 files with their BOMs joined by `cat`: the record after the second BOM is read."""
     path = memory_path(tmp_path)

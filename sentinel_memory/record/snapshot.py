@@ -192,7 +192,7 @@ def utf8(data: bytes) -> bytes:
     other bytes are returned as they are, the same object. Read line by line (_utf16_lines)."""
     if not utf16(data):
         return data
-    return b"\n".join(_utf16_lines(data)[0])
+    return b"".join(_utf16_lines(data)[0])
 
 
 def read_as_utf16(data: bytes) -> bool:
@@ -201,44 +201,110 @@ def read_as_utf16(data: bytes) -> bool:
 
 
 def _utf16_lines(data: bytes) -> tuple[list[bytes], bool]:
-    """The lines of a file that starts with a UTF-16 byte order mark, each as UTF-8, and whether
-    any was read as UTF-16. The file is cut into lines where UTF-16 has a line feed, and each is
-    read as UTF-16 text unless it is UTF-8 (_bytes_are_text): what a tool that writes UTF-8
-    appended (PowerShell's Add-Content), or a UTF-8 file whose first bytes a tool damaged, is read
-    as its text, so that its records are read and the redaction rules see a credential in it.
-    Either reading keeps every byte: a lone surrogate passes, and an odd last byte is a piece of
-    its own."""
+    """The text of a file that starts with a UTF-16 byte order mark, as UTF-8 pieces that joined
+    are its lines, and whether any line was read as UTF-16. It is read as UTF-16 and cut where
+    UTF-16 has a line feed. A blank line and one that reads as a record stay so; any other line is
+    read as UTF-16 text unless it is UTF-8 (_bytes_are_text): what a tool that writes UTF-8 added
+    (PowerShell's Add-Content, Git Bash's `>>`), or a UTF-8 file whose first bytes a tool damaged,
+    is read as its text, so that its records are read and the redaction rules see a credential in
+    it. Where such text and a UTF-16 record meet in one line, the line is cut there, and after UTF-8
+    text the rest is read again as UTF-16 from that byte, whatever its alignment. Either reading
+    keeps every byte: a lone surrogate passes, and an odd last byte is a piece of its own."""
     order = "utf-16-be" if data.startswith(b"\xfe\xff") else "utf-16-le"
-    body = data[2:]
-    even = len(body) - len(body) % 2
-    tail = body[even:]
-    parts = body[:even].decode(order, "surrogatepass").split("\n")
-    out, any_utf16 = [], False
-    for n, line in enumerate(parts):
-        last = n == len(parts) - 1
-        raw = line.encode(order, "surrogatepass") + (tail if last else b"")
-        if not line.lstrip("\ufeff \t\r").startswith("{") and _bytes_are_text(line, raw):
-            out.append(raw)
-            continue
-        out.append(line.encode("utf-8", "surrogatepass"))
-        any_utf16 = any_utf16 or bool(line.strip("\ufeff \t\r\0"))
-        if last and tail.strip():
-            out.append(tail)
-    return out, any_utf16
+    record_then_text = b"\x00}\n" if order == "utf-16-be" else b"}\x00\n"
+    out: list[bytes] = []
+    found_utf16 = False
+    body: bytes | None = data[2:]
+    seams = looked = 0
+    while body is not None:
+        even = len(body) - len(body) % 2
+        text, tail = body[:even].decode(order, "surrogatepass"), body[even:]
+        again, at = None, 0
+        for match in _OTHER_LINE.finditer(text):
+            looked += 1
+            if looked > MAX_LOOKED:  # a file of millions of such lines: the rest as UTF-16, in one go
+                break
+            kept = text[at : match.start()]  # records and blank lines
+            out.append(kept.encode("utf-8", "surrogatepass"))
+            found_utf16 = found_utf16 or bool(kept.strip(_BLANK + "\n"))
+            at, line = match.end(), match.group()
+            raw = line.encode(order, "surrogatepass")
+            if at == len(text):
+                raw, tail = raw + tail, b""
+            cut = raw.find(record_then_text) if line.lstrip(_BLANK).startswith("{") else -1
+            if seams < MAX_SEAMS and cut > 0:  # a UTF-16 record, then UTF-8 text
+                seams += 1
+                out.append(raw[: cut + 2].decode(order, "surrogatepass").encode("utf-8", "surrogatepass"))
+                found_utf16, raw = True, raw[cut + 2 :]
+            elif seams < MAX_SEAMS and (seam := _utf16_after_text(raw, order)) is not None:
+                seams += 1  # UTF-8 text, then UTF-16: the rest read again from there
+                again = body[len(text[: match.start()].encode(order, "surrogatepass")) + seam :]
+                raw = raw[:seam]
+            piece, as_utf16 = _piece(raw, order)
+            out.append(piece)
+            found_utf16 = found_utf16 or as_utf16
+            if again is not None:
+                break
+        if again is None:
+            kept = text[at:]
+            out.append(kept.encode("utf-8", "surrogatepass"))
+            found_utf16 = found_utf16 or bool(kept.strip(_BLANK + "\n"))
+            if tail.strip():
+                out.append(b"\n" + tail)
+        body = again
+    return out, found_utf16
 
 
-# The characters that UTF-16 text of a Latin script (ASCII among them) is mostly made of: each is
-# a byte and a NUL. Read as UTF-16, UTF-8 bytes give almost none of them.
-_LATIN = re.compile("[\x01-\xff]")
+MAX_SEAMS = 1000  # places where UTF-8 text and UTF-16 text meet that a file is cut at, at most
+MAX_LOOKED = 10_000  # lines that are neither blank nor records looked at one by one, at most
+_BLANK = "\ufeff \t\r\0"
+# A line that is not blank and does not read as a record (one starts with "{" and ends with "}").
+_OTHER_LINE = re.compile(r"^(?![\ufeff \t\r\0]*\{[^\n]*\}[\ufeff \t\r\0]*$)[^\n]*[^\s\ufeff\0][^\n]*$", re.M)
 
 
-def _bytes_are_text(line: str, raw: bytes) -> bool:
-    """Whether a line whose UTF-16 reading is `line` is rather UTF-8 bytes (`raw`): read as UTF-16,
-    it holds almost no Latin character, and its bytes are UTF-8 but for a few (a Latin-1 é, NULs a
-    crash left). UTF-16 text of a script that has no Latin character (Japanese alone) rarely makes
-    valid UTF-8; when it does, its bytes are kept as they are, which loses none of them."""
-    chars = len(line) - line.count("\0")
-    if chars and len(_LATIN.findall(line)) * 5 > chars:
+# A UTF-8 line feed followed by UTF-16 text (two ASCII characters): where a tool's UTF-8 line ends
+# and PowerShell's `>>` went on in UTF-16.
+_SEAM = {
+    "utf-16-le": re.compile(rb"\n(?=(?:[\t\r\x20-\x7e]\x00){2})"),
+    "utf-16-be": re.compile(rb"\n(?=(?:\x00[\t\r\x20-\x7e]){2})"),
+}
+SEAM_LOOKS = 20  # line feeds of one line looked at as such a seam, at most
+
+
+def _utf16_after_text(raw: bytes, order: str) -> int | None:
+    """Where UTF-16 text starts after UTF-8 text in a line's bytes (past the UTF-8 line feed), or
+    None: the first seam whose bytes before it are UTF-8 text."""
+    for n, seam in enumerate(_SEAM[order].finditer(raw)):
+        if n >= SEAM_LOOKS:
+            break
+        head = raw[: seam.end()]
+        even = len(head) - len(head) % 2
+        if len(head) >= 4 and _bytes_are_text(head[:even].decode(order, "surrogatepass"), head, order):
+            return seam.end()
+    return None
+
+
+def _piece(raw: bytes, order: str) -> tuple[bytes, bool]:
+    """A line's bytes as UTF-8: as they are when they are UTF-8 text, else read as UTF-16 (an odd
+    last byte a piece of its own); and whether it was read as UTF-16 and holds something."""
+    even = len(raw) - len(raw) % 2
+    line = raw[:even].decode(order, "surrogatepass")
+    if _bytes_are_text(line, raw, order):
+        return raw, False
+    odd = raw[even:]
+    text = line.encode("utf-8", "surrogatepass") + (b"\n" + odd if odd.strip() else b"")
+    return text, bool(line.strip(_BLANK))
+
+
+def _bytes_are_text(line: str, raw: bytes, order: str) -> bool:
+    """Whether a line whose UTF-16 reading is `line` is rather UTF-8 bytes (`raw`). UTF-16 text
+    of one script has one high byte in most of its characters (0x00 for ASCII, 0x04 for Cyrillic,
+    0x0E for Thai; NULs a crash left aside): then it is UTF-16. Else the bytes are UTF-8 when they
+    are valid but for a few (a Latin-1 é). UTF-16 text of Chinese, whose high bytes vary, rarely
+    makes valid UTF-8; when it does, its bytes are kept as they are, which loses none of them."""
+    units = line.replace("\0", "").encode(order, "surrogatepass")
+    high = units[0::2] if order == "utf-16-be" else units[1::2]
+    if len(high) >= 4 and max(map(high.count, set(high))) * 2 > len(high):
         return False
     bad = raw.decode("utf-8", "replace").count("\ufffd") - line.count("\ufffd")
     return bad * 10 <= len(raw) - raw.count(b"\0")
