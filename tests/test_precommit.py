@@ -373,6 +373,28 @@ def test_an_upgrade_rewrites_the_section_an_earlier_version_marked_with_a_contro
     assert "updated" in said and "added the credential check" not in said
 
 
+def test_an_upgrade_keeps_one_section_where_an_earlier_version_left_two(tmp_path, env):
+    """A version between the raw markers and these added a second, escaped section beside the raw
+    one for a folder named with a TAB: the next init keeps one section (the other would run an
+    install that may be gone, and stop every commit) and the user's own lines."""
+    repo = make_repo(tmp_path, env, wired=False)
+    project = repo.path / "app\tone"
+    project.mkdir()
+    assert server(env, "--project", str(project), "init", "--no-hooks").returncode == 0
+    hook = repo.path / ".git" / "hooks" / "pre-commit"
+    now = hook.read_text(encoding="utf-8")
+    first, section = now.split("\n", 1)
+    escaped = section.split("\n", 1)[0].removeprefix("# sentinel-memory:begin ")
+    raw = section.replace(escaped, f"'{project.name}/'").replace("scan --staged", "scan --staged --old")
+    hook.write_text(f"{first}\necho mine\n{raw}{section}", encoding="utf-8")
+
+    said = server(env, "--project", str(project), "init", "--no-hooks").stdout
+
+    text = hook.read_text(encoding="utf-8")
+    assert text.count("# sentinel-memory:begin") == 1 and "--old" not in text, said
+    assert "echo mine\n" in text and section in text
+
+
 def test_a_hooks_path_that_is_not_a_folder_is_said_by_init_and_doctor_alike(tmp_path, env):
     """core.hooksPath naming a file: init cannot write the hook there and says so; doctor does not
     send the reader back to init, but says what to change."""

@@ -91,12 +91,19 @@ def section(*command: str, prefix: str = "") -> str:
 
 
 def find_section(data: bytes, prefix: str = "") -> tuple[int, int] | None:
-    """Where the project's section is in a hook: (start, end past its last line), or None. Its
-    markers as this version writes them, or else as earlier versions did, with the folder's
-    control characters as they are (a TAB, DEL or U+2028 in its name), so that an upgrade
-    rewrites that section rather than adding a second one."""
+    """Where the project's section is in a hook: (start, end past its last line), or None."""
+    found = find_sections(data, prefix)
+    return found[0] if found else None
+
+
+def find_sections(data: bytes, prefix: str = "") -> list[tuple[int, int]]:
+    """Where the project's sections are in a hook, in order: its markers as this version writes
+    them, and as earlier versions did, with the folder's control characters as they are (a TAB,
+    DEL or U+2028 in its name; a version between them may have added a second section), so that
+    an upgrade keeps one section and removes the others."""
     written = markers(prefix)
     earlier = (BEGIN + f" {drivers.quote(prefix)}", END + f" {drivers.quote(prefix)}") if prefix else written
+    found = []
     for pair in dict.fromkeys((written, earlier)):
         begin, end = (re.escape(m.encode("utf-8")) for m in pair)
         opened = re.search(rb"^" + begin + rb"\r?$", data, re.MULTILINE)
@@ -104,8 +111,9 @@ def find_section(data: bytes, prefix: str = "") -> tuple[int, int] | None:
             continue
         closed = re.compile(rb"^" + end + rb"\r?(\n|$)", re.MULTILINE).search(data, opened.end())
         if closed is not None:
-            return opened.start(), closed.end()
-    return None
+            found.append((opened.start(), closed.end()))
+    found.sort()
+    return [span for n, span in enumerate(found) if n == 0 or span[0] >= found[n - 1][1]]
 
 
 # Hook managers own the hook file and regenerate it: each gets the step in its own config.
@@ -259,12 +267,15 @@ def install(root: Path, *command: str) -> str:
             return f"unchanged {hook} (it holds the credential check)"
         shared = "shared" in reason
         return f"left alone {hook}: {reason}; " + (f"add this line to it: {portable_line(prefix)}" if shared else how)
-    found = find_section(data, prefix) if data is not None else None
+    found = find_sections(data, prefix) if data is not None else []
     if data is None:
         new, verb = b"#!/bin/sh\n" + wanted, "created"
-    elif found is not None:
-        start, end = found
-        new = data[:start] + wanted + data[end:]
+    elif found:
+        new = data
+        for start, end in reversed(found[1:]):  # a second section, an earlier version's: removed
+            new = new[:start] + new[end:]
+        start, end = found[0]
+        new = new[:start] + wanted + new[end:]
         verb = "unchanged" if new == data else "updated"
     elif data.startswith(b"#!"):
         first, newline, rest = data.partition(b"\n")
