@@ -453,6 +453,35 @@ def test_a_real_merge_with_a_binary_side_keeps_every_record_of_both_branches(tmp
         assert record_id("log", "t", missing, "l") in out, missing
 
 
+def test_a_merge_with_a_utf_16_side_that_holds_a_note_keeps_every_record(tmp_path, env):
+    """Through git itself: one branch's memory file was rewritten by PowerShell's `>` as UTF-16
+    and holds a note. The driver merges it as the text its readers see: the records of both
+    branches and the base are served, the note is kept (before, git's text merge took the UTF-16
+    side for binary, the sides were written whole, and the next write lost that branch's record
+    and the base's)."""
+    from gitrepos import make_repo, server
+
+    repo = make_repo(tmp_path, env)
+    server(env, "--project", str(repo.path), "log", "--topic", "t", "--missing-context", "base", "--lesson", "上海")
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "feature")
+    server(env, "--project", str(repo.path), "log", "--topic", "t", "--missing-context", "theirs", "--lesson", "l")
+    text = repo.memory.read_text(encoding="utf-8").replace("\n", "\r\n") + "note: check the deploy\r\n"
+    repo.memory.write_bytes(("\ufeff" + text).encode("utf-16-le"))
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "--no-verify", "-m", "feature")
+    repo.git("checkout", "-q", "main")
+    server(env, "--project", str(repo.path), "log", "--topic", "t", "--missing-context", "ours", "--lesson", "l")
+    repo.commit("main")
+    repo.git("merge", "feature", check=False)
+    server(env, "--project", str(repo.path), "log", "--topic", "t", "--missing-context", "after", "--lesson", "l")
+    out = search(repo.memory, "")
+    for missing, lesson in (("base", "上海"), ("ours", "l"), ("theirs", "l"), ("after", "l")):
+        assert record_id("log", "t", missing, lesson) in out, missing
+    kept = (repo.memory.parent / "memory_log.quarantine.jsonl").read_text(encoding="utf-8")
+    assert "note: check the deploy" in kept
+
+
 # ------------------------------------------------------------------ a lone surrogate escape in the file
 
 

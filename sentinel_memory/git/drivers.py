@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..record.disk import atomic_write
 from ..record.merge import merge_three_way
-from ..record.snapshot import Snapshot, parse
+from ..record.snapshot import Snapshot, parse, utf8
 from ..visible import visible, visible_record
 from . import command as gitcmd, history
 
@@ -25,9 +25,15 @@ def merge_driver(base: str, ours: str, theirs: str, name: str = "") -> int:
 
     When an input cannot be parsed (unreadable lines, conflict markers) or the merge itself
     fails, fall back to git's own three-way text merge, which writes conflict markers (with the
-    base section) into `ours` — never leaving only one side in the file."""
+    base section) into `ours` — never leaving only one side in the file. A side in UTF-16 is
+    first rewritten as the UTF-8 its readers see (git's text merge takes UTF-16 for binary)."""
     try:
         data = [_side(p) for p in (base, ours, theirs)]
+        for n, (path, side) in enumerate(zip((base, ours, theirs), data, strict=True)):
+            text = utf8(side)
+            if text is not side:  # UTF-16 (PowerShell's `>`): merged as the text every reader reads
+                atomic_write(Path(path), text)
+                data[n] = text
     except OSError as exc:  # not what git gives a driver: nothing to merge, `ours` left as it is
         print(f"sentinel-memory: merge-driver: {exc}; nothing was merged", file=sys.stderr)
         return 1
