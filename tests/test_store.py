@@ -460,6 +460,34 @@ def test_a_utf_8_line_between_utf_16_lines_is_read_as_utf_8_and_the_rest_as_utf_
     assert after == "a UTF-16 record" or b"note: rotate it\n" in kept
 
 
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf_16_notes_whose_characters_hold_a_line_feed_byte_keep_every_record_after_them(tmp_path, codec):
+    """A UTF-16 file with Japanese and Chinese notes (上 is U+4E0A: half of it is the byte 0x0A) and
+    records after them: every record is read and every note kept as its text; no such byte is taken
+    for where UTF-8 text ends."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    notes = ["以上上上の件", "上記参照上", "上上記参照", "上", "中文上海上线前测试", "先跑测试", "ok 上上"]
+    text = line("a", lesson="上海") + "\r\n" + "\r\n".join(notes) + "\r\n" + "".join(line(r) + "\r\n" for r in "bcd")
+    path.write_bytes(("\ufeff" + text).encode(codec))
+    snap = read(path)
+    assert sorted(snap.records) == ["a", "b", "c", "d"]
+    assert [raw.decode("utf-8") for raw in snap.unreadable] == notes
+
+
+@pytest.mark.parametrize("appended", ["---------", "        first = False", "## Установка", "ok", ")", "=========="])
+def test_a_utf_8_line_of_repeated_bytes_between_utf_16_records_keeps_the_next_record(tmp_path, appended):
+    """A UTF-8 line whose every other byte is mostly one (a rule, an indented line, Cyrillic's lead
+    bytes) between two UTF-16 records is read as UTF-8, and the record after it is read (before,
+    the line was taken for UTF-16 by its one high byte, and the record after it with it)."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    data = ("\ufeff" + line("a") + "\r\n").encode("utf-16-le") + (appended + "\n").encode()
+    path.write_bytes(data + (line("b") + "\r\n").encode("utf-16-le"))
+    snap = read(path)
+    assert sorted(snap.records) == ["a", "b"] and snap.unreadable == [appended.encode()]
+
+
 def test_a_utf_8_record_after_a_utf_16_line_without_its_line_feed_is_read(tmp_path):
     """UTF-16 whose last record has no line feed (`Out-File -NoNewline`), then a record appended in
     UTF-8 starting with a line feed (`printf '\\n%s\\n' "$record" >>`): both are read."""

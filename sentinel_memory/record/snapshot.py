@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import logging
 import re
+from array import array
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -255,31 +256,33 @@ def _utf16_lines(data: bytes) -> tuple[list[bytes], bool]:
     return out, found_utf16
 
 
-MAX_SEAMS = 1000  # places where UTF-8 text and UTF-16 text meet that a file is cut at, at most
+MAX_SEAMS = 16  # places where UTF-8 text and UTF-16 text meet that a file is cut at, at most
 MAX_LOOKED = 10_000  # lines that are neither blank nor records looked at one by one, at most
 _BLANK = "\ufeff \t\r\0"
 # A line that is not blank and does not read as a record (one starts with "{" and ends with "}").
 _OTHER_LINE = re.compile(r"^(?![\ufeff \t\r\0]*\{[^\n]*\}[\ufeff \t\r\0]*$)[^\n]*[^\s\ufeff\0][^\n]*$", re.M)
 
 
-# A UTF-8 line feed followed by UTF-16 text (two ASCII characters): where a tool's UTF-8 line ends
-# and PowerShell's `>>` went on in UTF-16.
+# A UTF-8 line feed followed by UTF-16 text of two ASCII characters: where a tool's UTF-8 line
+# ends and PowerShell's `>>` goes on in UTF-16. (Not any UTF-16 text: a byte 0x0A is half of many
+# CJK characters, 上 among them, and cutting there would misread all that follows.)
 _SEAM = {
     "utf-16-le": re.compile(rb"\n(?=(?:[\t\r\x20-\x7e]\x00){2})"),
     "utf-16-be": re.compile(rb"\n(?=(?:\x00[\t\r\x20-\x7e]){2})"),
 }
-SEAM_LOOKS = 20  # line feeds of one line looked at as such a seam, at most
+SEAM_LOOKS = 20  # such line feeds of one line looked at, at most
 
 
 def _utf16_after_text(raw: bytes, order: str) -> int | None:
     """Where UTF-16 text starts after UTF-8 text in a line's bytes (past the UTF-8 line feed), or
-    None: the first seam whose bytes before it are UTF-8 text."""
+    None: the first seam whose bytes before it are UTF-8 text (at least one byte besides the line
+    feed)."""
     for n, seam in enumerate(_SEAM[order].finditer(raw)):
         if n >= SEAM_LOOKS:
             break
-        head = raw[: seam.end()]
-        even = len(head) - len(head) % 2
-        if len(head) >= 4 and _bytes_are_text(head[:even].decode(order, "surrogatepass"), head, order):
+        start = max(0, seam.end() - SAMPLE)
+        head = raw[start - start % 2 : seam.end()]
+        if head.strip(b"\r\n") and _bytes_are_text(head, order):
             return seam.end()
     return None
 
@@ -287,27 +290,42 @@ def _utf16_after_text(raw: bytes, order: str) -> int | None:
 def _piece(raw: bytes, order: str) -> tuple[bytes, bool]:
     """A line's bytes as UTF-8: as they are when they are UTF-8 text, else read as UTF-16 (an odd
     last byte a piece of its own); and whether it was read as UTF-16 and holds something."""
-    even = len(raw) - len(raw) % 2
-    line = raw[:even].decode(order, "surrogatepass")
-    if _bytes_are_text(line, raw, order):
+    if _bytes_are_text(raw, order):
         return raw, False
-    odd = raw[even:]
+    even = len(raw) - len(raw) % 2
+    line, odd = raw[:even].decode(order, "surrogatepass"), raw[even:]
     text = line.encode("utf-8", "surrogatepass") + (b"\n" + odd if odd.strip() else b"")
     return text, bool(line.strip(_BLANK))
 
 
-def _bytes_are_text(line: str, raw: bytes, order: str) -> bool:
-    """Whether a line whose UTF-16 reading is `line` is rather UTF-8 bytes (`raw`). UTF-16 text
-    of one script has one high byte in most of its characters (0x00 for ASCII, 0x04 for Cyrillic,
-    0x0E for Thai; NULs a crash left aside): then it is UTF-16. Else the bytes are UTF-8 when they
-    are valid but for a few (a Latin-1 é). UTF-16 text of Chinese, whose high bytes vary, rarely
-    makes valid UTF-8; when it does, its bytes are kept as they are, which loses none of them."""
-    units = line.replace("\0", "").encode(order, "surrogatepass")
-    high = units[0::2] if order == "utf-16-be" else units[1::2]
-    if len(high) >= 4 and max(map(high.count, set(high))) * 2 > len(high):
+SAMPLE = 16 * 1024  # bytes of a line (its start) that decide how it is read
+# The high bytes of UTF-16 text of one script, most of whose characters share one: Latin ones,
+# Greek, Cyrillic, Hebrew, Arabic, the Indic scripts, Thai (0x01-0x1F), kana (0x30, 0x31). Not
+# 0x20 and up (a UTF-8 line of spaces, dashes or Cyrillic has one byte in every other place too).
+_SCRIPT_HIGH = frozenset((*range(0x01, 0x20), 0x30, 0x31))
+
+
+def _bytes_are_text(raw: bytes, order: str) -> bool:
+    """Whether a line's bytes are UTF-8 rather than UTF-16, by its first SAMPLE bytes. UTF-16 it
+    is when it ends in a UTF-16 carriage return (PowerShell ends its lines so), when many of its
+    characters have one zero byte (ASCII and Latin text, or symbols such as
+    U+2500), or most share one high byte of a script (_SCRIPT_HIGH), NULs a crash left aside;
+    else UTF-8 when its bytes are valid but for a few (a Latin-1 é). UTF-16 of Chinese or Korean,
+    whose high bytes vary, rarely makes valid UTF-8; when it does, its bytes are kept as they are,
+    which loses none of them."""
+    if raw.endswith(b"\x00\r" if order == "utf-16-be" else b"\r\x00"):  # PowerShell's CRLF, in UTF-16
         return False
-    bad = raw.decode("utf-8", "replace").count("\ufffd") - line.count("\ufffd")
-    return bad * 10 <= len(raw) - raw.count(b"\0")
+    sample = raw[:SAMPLE]
+    even = sample[: len(sample) - len(sample) % 2]
+    low, high = (even[1::2], even[0::2]) if order == "utf-16-be" else (even[0::2], even[1::2])
+    zeros = array("H", even).count(0)  # both bytes zero: left by a crash, not text
+    chars = len(even) // 2 - zeros
+    if chars and (high.count(0) + low.count(0) - 2 * zeros) * 4 >= chars:
+        return False
+    if chars >= 4 and max((high.count(b) for b in set(high) & _SCRIPT_HIGH), default=0) * 2 > chars:
+        return False
+    bad = sample.decode("utf-8", "replace").count("\ufffd") - sample.count("\ufffd".encode())
+    return bad * 10 <= len(sample) - sample.count(b"\0")
 
 
 def lines_of(data: bytes) -> list[bytes]:
