@@ -488,6 +488,50 @@ def test_a_utf_8_line_of_repeated_bytes_between_utf_16_records_keeps_the_next_re
     assert sorted(snap.records) == ["a", "b"] and snap.unreadable == [appended.encode()]
 
 
+@pytest.mark.parametrize("between", [b"\n", b"\r\n", b"deploy token {token}\n", b"deploy token {token}.\n"],
+                         ids=["echo >>", "cmd's echo.>>", "a key, even", "a key, odd"])
+def test_what_a_tool_adds_between_powershell_writes_is_read_and_every_record_kept(tmp_path, between):
+    """PowerShell `>`, then a tool's UTF-8 line (Git Bash's `echo >>` of nothing, cmd's `echo.>>`,
+    a note holding a key), then PowerShell `>>` of an empty line and records: every record is read,
+    and the key reaches the quarantine file redacted (before, a lone line feed put every later
+    record one byte off, and the empty UTF-16 line made the note read as UTF-16, key hidden)."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"  # a fake of the right shape, in two parts
+    data = ("\ufeff" + line("a") + "\r\n").encode("utf-16-le") + between.replace(b"{token}", token.encode())
+    path.write_bytes(data + ("\r\n" + line("b") + "\r\n" + line("c") + "\r\n").encode("utf-16-le"))
+    assert sorted(read(path).records) == ["a", "b", "c"]
+    log(path, "t", "m", "l")
+    quarantine = path.parent / "memory_log.quarantine.jsonl"
+    kept = quarantine.read_bytes() if quarantine.exists() else b""
+    assert token.encode() not in kept and (b"deploy token [REDACTED]" in kept or b"token" not in between)
+
+
+def test_seventeen_tools_lines_between_powershell_records_keep_every_record(tmp_path):
+    """Seventeen rounds of a UTF-8 note (`echo note >>`) and a PowerShell record, then a key: every
+    record is read and the key is found (before, cuts stopped after the sixteenth)."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    data = ("\ufeff" + line("r00") + "\r\n").encode("utf-16-le")
+    for n in range(1, 18):
+        data += f"note {n}\n".encode() + (line(f"r{n:02d}") + "\r\n").encode("utf-16-le")
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"  # a fake of the right shape, in two parts
+    path.write_bytes(data + f"token {token}\n".encode())
+    assert len(read(path).records) == 18
+    log(path, "t", "m", "l")
+    assert token.encode() not in (path.parent / "memory_log.quarantine.jsonl").read_bytes()
+
+
+def test_a_utf_16_be_note_whose_character_ends_in_a_line_feed_byte_stays_whole(tmp_path):
+    """UTF-16 BE: 上 (U+4E0A) ends in the byte 0x0A; followed by ASCII, it is no UTF-8 line's end."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    notes = ["上 CI 跑一下", "- 在子命令脚本中加上`#!/usr/bin/env node`"]
+    path.write_bytes(("\ufeff" + line("a") + "\r\n" + "\r\n".join(notes) + "\r\n" + line("b") + "\r\n").encode("utf-16-be"))
+    snap = read(path)
+    assert sorted(snap.records) == ["a", "b"] and [raw.decode() for raw in snap.unreadable] == notes
+
+
 def test_a_utf_8_record_after_a_utf_16_line_without_its_line_feed_is_read(tmp_path):
     """UTF-16 whose last record has no line feed (`Out-File -NoNewline`), then a record appended in
     UTF-8 starting with a line feed (`printf '\\n%s\\n' "$record" >>`): both are read."""

@@ -216,7 +216,7 @@ def _utf16_lines(data: bytes) -> tuple[list[bytes], bool]:
     out: list[bytes] = []
     found_utf16 = False
     body: bytes | None = data[2:]
-    seams = looked = 0
+    seams = looked = reread = 0
     while body is not None:
         even = len(body) - len(body) % 2
         text, tail = body[:even].decode(order, "surrogatepass"), body[even:]
@@ -237,10 +237,10 @@ def _utf16_lines(data: bytes) -> tuple[list[bytes], bool]:
                 seams += 1
                 out.append(raw[: cut + 2].decode(order, "surrogatepass").encode("utf-8", "surrogatepass"))
                 found_utf16, raw = True, raw[cut + 2 :]
-            elif seams < MAX_SEAMS and (seam := _utf16_after_text(raw, order)) is not None:
+            elif seams < MAX_SEAMS and reread < MAX_REREAD and (seam := _utf16_after_text(raw, order)) is not None:
                 seams += 1  # UTF-8 text, then UTF-16: the rest read again from there
                 again = body[len(text[: match.start()].encode(order, "surrogatepass")) + seam :]
-                raw = raw[:seam]
+                raw, reread = raw[:seam], reread + len(again)
             piece, as_utf16 = _piece(raw, order)
             out.append(piece)
             found_utf16 = found_utf16 or as_utf16
@@ -256,35 +256,48 @@ def _utf16_lines(data: bytes) -> tuple[list[bytes], bool]:
     return out, found_utf16
 
 
-MAX_SEAMS = 16  # places where UTF-8 text and UTF-16 text meet that a file is cut at, at most
+MAX_SEAMS = 1000  # places where UTF-8 text and UTF-16 text meet that a file is cut at, at most
+MAX_REREAD = 256 << 20  # bytes read again after such cuts, at most (each reads the rest of the file)
 MAX_LOOKED = 10_000  # lines that are neither blank nor records looked at one by one, at most
 _BLANK = "\ufeff \t\r\0"
 # A line that is not blank and does not read as a record (one starts with "{" and ends with "}").
 _OTHER_LINE = re.compile(r"^(?![\ufeff \t\r\0]*\{[^\n]*\}[\ufeff \t\r\0]*$)[^\n]*[^\s\ufeff\0][^\n]*$", re.M)
 
 
-# A UTF-8 line feed followed by UTF-16 text of two ASCII characters: where a tool's UTF-8 line
-# ends and PowerShell's `>>` goes on in UTF-16. (Not any UTF-16 text: a byte 0x0A is half of many
-# CJK characters, 上 among them, and cutting there would misread all that follows.)
+# A UTF-8 line feed followed by UTF-16 text of two ASCII characters, or by an empty UTF-16 line
+# (its CR, then its LF or the end): where a tool's UTF-8 line ends and PowerShell's `>>` goes on
+# in UTF-16. (Not any UTF-16 text: a byte 0x0A is half of many CJK characters, 上 among them, and
+# cutting there would misread all that follows.)
 _SEAM = {
-    "utf-16-le": re.compile(rb"\n(?=(?:[\t\r\x20-\x7e]\x00){2})"),
-    "utf-16-be": re.compile(rb"\n(?=(?:\x00[\t\r\x20-\x7e]){2})"),
+    "utf-16-le": re.compile(rb"\n(?=(?:[\t\r\x20-\x7e]\x00){2}|\r\x00(?:\n\x00|\Z))"),
+    "utf-16-be": re.compile(rb"\n(?=(?:\x00[\t\r\x20-\x7e]){2}|\x00\r(?:\x00\n|\Z))"),
 }
 SEAM_LOOKS = 20  # such line feeds of one line looked at, at most
+SEAM_SAMPLE = 256  # bytes before such a line feed that decide whether they are UTF-8 text
 
 
 def _utf16_after_text(raw: bytes, order: str) -> int | None:
-    """Where UTF-16 text starts after UTF-8 text in a line's bytes (past the UTF-8 line feed), or
-    None: the first seam whose bytes before it are UTF-8 text (at least one byte besides the line
-    feed)."""
+    """Where UTF-16 text (or an empty UTF-16 line) starts after UTF-8 text in a line's bytes, past
+    the UTF-8 line feed, or None: the first seam whose bytes before it are UTF-8 text, or nothing
+    but the line feed (`echo >>`). In UTF-16 BE one byte and a line feed are half of 上 (U+4E0A),
+    so there a line of one byte is not taken for UTF-8."""
     for n, seam in enumerate(_SEAM[order].finditer(raw)):
         if n >= SEAM_LOOKS:
             break
-        start = max(0, seam.end() - SAMPLE)
+        start = max(0, seam.end() - SEAM_SAMPLE)
         head = raw[start - start % 2 : seam.end()]
-        if head.strip(b"\r\n") and _bytes_are_text(head, order):
+        content = raw[: seam.end()].rstrip(b"\r\n")
+        if not content or (len(content) > 1 or order == "utf-16-le") and _utf8_head(head, order):
             return seam.end()
     return None
+
+
+def _utf8_head(head: bytes, order: str) -> bool:
+    """Whether the bytes before a seam are UTF-8 text: _bytes_are_text, and no character of them
+    read as UTF-16 has one zero byte (UTF-8 text has none; UTF-16 Chinese with a space has some)."""
+    even = head[: len(head) - len(head) % 2]
+    zeros = array("H", even).count(0)
+    return even[0::2].count(0) + even[1::2].count(0) == 2 * zeros and _bytes_are_text(head, order)
 
 
 def _piece(raw: bytes, order: str) -> tuple[bytes, bool]:
