@@ -287,7 +287,7 @@ def _utf16_after_text(raw: bytes, order: str) -> int | None:
         start = max(0, seam.end() - SEAM_SAMPLE)
         head = raw[start - start % 2 : seam.end()]
         content = raw[: seam.end()].rstrip(b"\r\n")
-        if not content or (len(content) > 1 or order == "utf-16-le") and _utf8_head(head, order):
+        if not content or ((len(content) > 1 or order == "utf-16-le") and _utf8_head(head, order)):
             return seam.end()
     return None
 
@@ -321,11 +321,11 @@ _SCRIPT_HIGH = frozenset((*range(0x01, 0x20), 0x30, 0x31))
 def _bytes_are_text(raw: bytes, order: str) -> bool:
     """Whether a line's bytes are UTF-8 rather than UTF-16, by its first SAMPLE bytes. UTF-16 it
     is when it ends in a UTF-16 carriage return (PowerShell ends its lines so), when many of its
-    characters have one zero byte (ASCII and Latin text, or symbols such as
-    U+2500), or most share one high byte of a script (_SCRIPT_HIGH), NULs a crash left aside;
-    else UTF-8 when its bytes are valid but for a few (a Latin-1 é). UTF-16 of Chinese or Korean,
-    whose high bytes vary, rarely makes valid UTF-8; when it does, its bytes are kept as they are,
-    which loses none of them."""
+    characters have one zero byte (ASCII and Latin text, or symbols such as U+2500), or when most
+    share one high byte of a script (_SCRIPT_HIGH), NULs a crash left aside; else UTF-8 when its
+    bytes are valid but for a few (a Latin-1 é). UTF-16 of Chinese or Korean, whose high bytes
+    vary, rarely makes valid UTF-8; when it does, its bytes are kept as they are, which loses none
+    of them."""
     if raw.endswith(b"\x00\r" if order == "utf-16-be" else b"\r\x00"):  # PowerShell's CRLF, in UTF-16
         return False
     sample = raw[:SAMPLE]
@@ -342,9 +342,9 @@ def _bytes_are_text(raw: bytes, order: str) -> bool:
 
 
 def lines_of(data: bytes) -> list[bytes]:
-    """The non-blank lines of file bytes, without a leading BOM or line endings (LF or CRLF). Read one
-    line at a time: a file of millions of blank lines costs no list of them (data.split made one,
-    ten times the file's size in memory)."""
+    """The non-blank lines of file bytes, without a BOM at their start or line endings (LF or
+    CRLF). Read one line at a time: a file of millions of blank lines costs no list of them
+    (data.split made one, ten times the file's size in memory)."""
     out = []
     for line in io.BytesIO(data):
         line = line.rstrip(b"\r\n").removeprefix(BOM)  # the file's, or one inside (files joined by `cat`)
