@@ -532,6 +532,22 @@ def test_a_utf_16_be_note_whose_character_ends_in_a_line_feed_byte_stays_whole(t
     assert sorted(snap.records) == ["a", "b"] and [raw.decode() for raw in snap.unreadable] == notes
 
 
+@pytest.mark.parametrize(("codec", "note"), [
+    ("utf-16-le", "上一一"), ("utf-16-le", "上一开始部署"), ("utf-16-le", "ਹੈ"),
+    ("utf-16-be", "伺服器上"), ("utf-16-be", "向上"), ("utf-16-be", "器上"), ("utf-16-be", "ഊ"), ("utf-16-be", "ਊ ok"),
+])
+def test_a_utf_16_note_whose_line_feed_byte_looks_like_a_seam_stays_whole(tmp_path, codec, note):
+    """UTF-16 notes whose characters hold the byte 0x0A where a tool's UTF-8 line could end: before
+    two ASCII-looking bytes pairs (上一 in LE is 0A 4E 00 4E), or just before the line's CR (上 in
+    BE). Each stays whole, and every record after it is read."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    text = line("a") + "\r\n" + note + "\r\n" + line("b") + "\r\n" + line("c") + "\r\n"
+    path.write_bytes(("\ufeff" + text).encode(codec))
+    snap = read(path)
+    assert sorted(snap.records) == ["a", "b", "c"] and [raw.decode() for raw in snap.unreadable] == [note]
+
+
 def test_a_utf_8_record_after_a_utf_16_line_without_its_line_feed_is_read(tmp_path):
     """UTF-16 whose last record has no line feed (`Out-File -NoNewline`), then a record appended in
     UTF-8 starting with a line feed (`printf '\\n%s\\n' "$record" >>`): both are read."""

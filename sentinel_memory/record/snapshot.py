@@ -278,26 +278,43 @@ SEAM_SAMPLE = 256  # bytes before such a line feed that decide whether they are 
 
 def _utf16_after_text(raw: bytes, order: str) -> int | None:
     """Where UTF-16 text (or an empty UTF-16 line) starts after UTF-8 text in a line's bytes, past
-    the UTF-8 line feed, or None: the first seam whose bytes before it are UTF-8 text, or nothing
-    but the line feed (`echo >>`). In UTF-16 BE one byte and a line feed are half of 上 (U+4E0A),
-    so there a line of one byte is not taken for UTF-8."""
+    the UTF-8 line feed, or None: the first seam whose bytes before it are a UTF-8 line (_utf8_head),
+    or nothing but the line feed (`echo >>`, cmd's `echo.>>`) before a UTF-16 record or empty line."""
     for n, seam in enumerate(_SEAM[order].finditer(raw)):
         if n >= SEAM_LOOKS:
             break
-        start = max(0, seam.end() - SEAM_SAMPLE)
-        head = raw[start - start % 2 : seam.end()]
-        content = raw[: seam.end()].rstrip(b"\r\n")
-        if not content or ((len(content) > 1 or order == "utf-16-le") and _utf8_head(head, order)):
-            return seam.end()
+        end = seam.end()
+        before = raw[:end]
+        if not before.rstrip(b"\r\n"):
+            alone = before == b"\n" if order == "utf-16-be" else before in (b"\n", b"\r\n")
+            if alone and raw[end : end + 2] in _RECORD_OR_EMPTY[order]:
+                return end
+            continue
+        start = max(0, end - SEAM_SAMPLE)
+        if _utf8_head(raw[start - start % 2 : end], order, empty_line_after=raw[end : end + 1] in (b"\r", b"\x00")):
+            return end
     return None
 
 
-def _utf8_head(head: bytes, order: str) -> bool:
-    """Whether the bytes before a seam are UTF-8 text: _bytes_are_text, and no character of them
-    read as UTF-16 has one zero byte (UTF-8 text has none; UTF-16 Chinese with a space has some)."""
+# What PowerShell's `>>` starts with in UTF-16: a record, or an empty line.
+_RECORD_OR_EMPTY = {"utf-16-le": (b"{\x00", b"\r\x00"), "utf-16-be": (b"\x00{", b"\x00\r")}
+
+
+def _utf8_head(head: bytes, order: str, empty_line_after: bool = False) -> bool:
+    """Whether the bytes before a seam are a UTF-8 line: no control character but a tab in it
+    (the line feed and a CR before it aside), no character of them read as UTF-16 with one zero
+    byte (UTF-8 text has none; UTF-16 Chinese with a space has some), and _bytes_are_text. Before
+    an empty UTF-16 line, at least 4 bytes: a short CJK note whose last character ends in 0x0A
+    (上 in UTF-16 BE), just before its CR, looks like a short UTF-8 line."""
+    line = head.rstrip(b"\r\n")
+    if _CONTROL.search(line.rsplit(b"\n", 1)[-1]) or (empty_line_after and len(line) < 4):
+        return False
     even = head[: len(head) - len(head) % 2]
     zeros = array("H", even).count(0)
     return even[0::2].count(0) + even[1::2].count(0) == 2 * zeros and _bytes_are_text(head, order)
+
+
+_CONTROL = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
 
 
 def _piece(raw: bytes, order: str) -> tuple[bytes, bool]:
