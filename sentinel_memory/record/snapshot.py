@@ -309,9 +309,14 @@ def _utf8_head(head: bytes, order: str, empty_line_after: bool = False) -> bool:
     line = head.rstrip(b"\r\n")
     if _CONTROL.search(line.rsplit(b"\n", 1)[-1]) or (empty_line_after and len(line) < 4):
         return False
-    even = head[: len(head) - len(head) % 2]
-    zeros = array("H", even).count(0)
-    return even[0::2].count(0) + even[1::2].count(0) == 2 * zeros and _bytes_are_text(head, order)
+    return _zero_bytes(head[: len(head) - len(head) % 2])[1] == 0 and _bytes_are_text(head, order)
+
+
+def _zero_bytes(even: bytes) -> tuple[int, int]:
+    """Of the characters of UTF-16 bytes (an even number of them): how many are both bytes zero
+    (NULs a crash left), and how many have one zero byte (ASCII and Latin text, read as UTF-16)."""
+    both = array("H", even).count(0)
+    return both, even.count(0) - 2 * both
 
 
 _CONTROL = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
@@ -347,10 +352,10 @@ def _bytes_are_text(raw: bytes, order: str) -> bool:
         return False
     sample = raw[:SAMPLE]
     even = sample[: len(sample) - len(sample) % 2]
-    low, high = (even[1::2], even[0::2]) if order == "utf-16-be" else (even[0::2], even[1::2])
-    zeros = array("H", even).count(0)  # both bytes zero: left by a crash, not text
+    high = even[0::2] if order == "utf-16-be" else even[1::2]
+    zeros, one_zero = _zero_bytes(even)
     chars = len(even) // 2 - zeros
-    if chars and (high.count(0) + low.count(0) - 2 * zeros) * 4 >= chars:
+    if chars and one_zero * 4 >= chars:
         return False
     if chars >= 4 and max((high.count(b) for b in set(high) & _SCRIPT_HIGH), default=0) * 2 > chars:
         return False
