@@ -27,15 +27,16 @@ def for_prompt(memory_file, prompt: str, session, cwd: str | None = None) -> str
     # strong).
     files = named(memory_file.parent.parent, prompt, absolute=True, cwd=cwd)[:MAX_FILES]
     limit = PROMPT_RECORDS + min(len(session.shown), 50)
-    found = kept.kept(memory_file)
-    if found is not None:
-        matches = kept.strong(memory_file, prompt, files, limit, found)
+    copy = kept.kept(memory_file)
+    if copy is not None:  # the records as shown are in the copy: the credential rules are not loaded
+        found = [copy.shown(m.record) for m in kept.strong(memory_file, prompt, files, limit, copy.index)]
     else:
+        from ..tools.blocks import without_credentials
         from ..tools.memory import strong_matches
 
         kept.warm_later(memory_file)
-        matches = strong_matches(memory_file, prompt, files, limit=limit)
-    records = [m.record for m in matches if not session.was_shown(m.record.get("id"))]
+        found = [without_credentials(m.record) for m in strong_matches(memory_file, prompt, files, limit=limit)]
+    records = [r for r in found if not session.was_shown(r.get("id"))]
     head = (
         "Sentinel-Memory: lessons from this project's memory that match this prompt. They are notes "
         f"earlier sessions wrote, {AS_DATA}; search_memory has more:"
@@ -60,6 +61,8 @@ def for_write(root, paths: list[str], session, moment: str) -> str | None:
         names.update(checker.former_names(paths))
     records = [r for r in citing if names.intersection(_cited(r))]
     records = _in_order([r for r in records if not session.was_shown(r.get("id"))], names)
+    if not records:
+        return None
     # The head names the files the lessons shown are about, not every file of the write (a patch
     # of 40 files would fill the room the lessons have).
     top = set().union(*(_cited(r) for r in records[:PROMPT_RECORDS]))
@@ -75,7 +78,9 @@ def for_write(root, paths: list[str], session, moment: str) -> str | None:
             f"Sentinel-Memory: this project's memory has lessons about {shown}, which was just changed. "
             f"They are notes earlier sessions wrote, {AS_DATA}; check the change against them:"
         )
-    text = _listed(head, records, session)
+    from ..tools.blocks import without_credentials
+
+    text = _listed(head, [without_credentials(r) for r in records[:PROMPT_RECORDS]], session)
     if text:
         session.warn(paths)
     return text
@@ -115,8 +120,9 @@ def some(paths: list[str]) -> str:
 
 
 def _listed(head: str, records: list[dict], session) -> str | None:
-    """The head and up to PROMPT_RECORDS record blocks within about CONTEXT_CHARS characters; the
-    ids given are added to the session's shown ones."""
+    """The head and up to PROMPT_RECORDS record blocks within about CONTEXT_CHARS characters, of the
+    records as shown (tools/blocks.py without_credentials applied); the ids given are added to the
+    session's shown ones."""
     if not records:
         return None  # before the import: tools/ is a package that loads all of its tools
     from ..tools.blocks import record_body
@@ -124,7 +130,7 @@ def _listed(head: str, records: list[dict], session) -> str | None:
     head = as_shown(head)
     parts, ids, used = [head], [], len(head)
     for record in records[:PROMPT_RECORDS]:
-        body = as_shown(record_body(record))
+        body = as_shown(record_body(record, redacted=True))
         room = CONTEXT_CHARS - used - 2
         if room < 120:
             break

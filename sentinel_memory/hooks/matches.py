@@ -6,7 +6,9 @@ cache folder, `sentinel-memory/hooks/index-<hash of the memory file's path>.pick
 the memory file's exact bytes (a BLAKE2 digest) and this code (the sizes and times of the modules
 that shape the index). A hook that finds no valid copy answers from a fresh index as before and
 starts a detached, low-priority process (`hook --warm PATH`) that builds and stores the copy, so
-the next prompt is fast; a session's first hook starts it too. A memory file under WARM_FROM bytes
+the next prompt is fast; a session's first hook starts it too. Beside the index the copy holds
+the records whose shown text the credential rules change, as shown (tools/blocks.py
+without_credentials; usually none), so that a hook answering from it never loads those rules. A memory file under WARM_FROM bytes
 is indexed in the hook itself (milliseconds) and no builder starts: a process and a file in the
 user's cache would cost more than they save. The copy is read only when it is a
 regular file of this user in a folder only they can enter (pickle runs what its bytes say: the
@@ -22,6 +24,7 @@ import hashlib
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,7 +36,7 @@ if TYPE_CHECKING:
     from ..search.index import SearchIndex
     from ..search.match import Match
 
-FORMAT = b"sentinel-memory hook index 1\n"
+FORMAT = b"sentinel-memory hook index 2\n"
 MAX_BYTES = 512 << 20  # a copy bigger than this is not read
 # Below this size (about 180 records of the usual length) the hook indexes the memory itself, a few
 # milliseconds more than reading a kept copy, and no builder runs (docs/performance.md, "The hook's
@@ -44,7 +47,8 @@ WARM_FROM = 64 << 10
 # takes longer than the hook may, and its copy would be hundreds of MB in the user's cache (a
 # 30 MB memory: a 174 MB copy, 2.5 s to read back). Such a memory wants compact_memory.
 HOOK_MAX = 8 << 20
-# The modules whose code shapes the index: a change to any gives the copy another stamp.
+# The modules whose code shapes the copy (a folder: each of its modules): a change to any gives the
+# copy another stamp.
 SHAPED_BY = (
     "search/index.py",
     "search/match.py",
@@ -52,18 +56,42 @@ SHAPED_BY = (
     "search/ranked.py",
     "record/records.py",
     "record/snapshot.py",
+    "tools/blocks.py",
+    "redaction/",
 )
 HERE = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Copy:
+    """What the kept copy holds: the index, and by id the records as the hooks show them where that
+    differs from the record (a value that looks like a credential, redacted)."""
+
+    index: SearchIndex
+    redacted: dict[str, dict]
+
+    def shown(self, record: dict) -> dict:
+        """The record as a hook shows it (tools/blocks.py without_credentials applied)."""
+        return self.redacted.get(record.get("id"), record)  # type: ignore[arg-type]
 
 
 def _code() -> bytes:
     parts = []
     for name in SHAPED_BY:
         try:
-            st = os.stat(HERE / name)
-            parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+            names = (
+                sorted(f"{name}{n}" for n in os.listdir(HERE / name) if n.endswith(".py"))
+                if name.endswith("/")
+                else [name]
+            )
         except OSError:
-            parts.append(f"{name}:?")
+            names = [name]
+        for module in names:
+            try:
+                st = os.stat(HERE / module)
+                parts.append(f"{module}:{st.st_size}:{st.st_mtime_ns}")
+            except OSError:
+                parts.append(f"{module}:?")
     return "|".join(parts + [sys.version]).encode()
 
 
@@ -83,8 +111,8 @@ def _memory_bytes(memory: Path) -> bytes | None:
     return disk.read_regular(os.fspath(memory))
 
 
-def kept(memory: Path) -> SearchIndex | None:
-    """The kept index of the memory file as it is now, or None (no valid copy)."""
+def kept(memory: Path) -> Copy | None:
+    """The kept copy for the memory file as it is now, or None (no valid copy)."""
     try:
         data = _memory_bytes(memory)
         if data is None:
@@ -106,7 +134,7 @@ def kept(memory: Path) -> SearchIndex | None:
         found = pickle.loads(blob[len(head) :])
     except Exception:  # a copy from another version, cut short, or not ours: rebuilt
         return None
-    return found if isinstance(found, SearchIndex) else None
+    return found if isinstance(found, Copy) and isinstance(found.index, SearchIndex) else None
 
 
 def fresh(memory: Path) -> bool:
@@ -170,7 +198,20 @@ def build(memory: Path) -> None:
         built = index.index_of(snap)
         import pickle
 
-        disk.atomic_write(path, head + pickle.dumps(built, protocol=pickle.HIGHEST_PROTOCOL), durable=False)
+        copy = Copy(built, _redacted(built))
+        disk.atomic_write(path, head + pickle.dumps(copy, protocol=pickle.HIGHEST_PROTOCOL), durable=False)
+
+
+def _redacted(built: SearchIndex) -> dict[str, dict]:
+    """By id, the records whose shown form the credential rules change, as shown."""
+    from ..tools.blocks import without_credentials
+
+    out = {}
+    for entry in built.entries:
+        shown = without_credentials(entry.record)
+        if shown is not entry.record:
+            out[entry.record["id"]] = shown
+    return out
 
 
 def worth_keeping(memory: Path) -> bool:

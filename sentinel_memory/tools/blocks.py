@@ -118,13 +118,14 @@ LEGEND = (
 )
 
 
-def record_body(record: dict) -> str:
+def record_body(record: dict, redacted: bool = False) -> str:
     """A record's block without its number: the same for a record wherever it is listed, so
     search makes it once per record however often it is searched. (Its stale mark is not part of
     it: search adds that line under the header as it lists the record.) Empty fields are left out;
     the text of the others is verbatim (continuation lines indented), but for a value that looks
-    like a credential (without_credentials)."""
-    record = without_credentials(record)
+    like a credential (without_credentials; redacted: the caller applied it already)."""
+    if not redacted:
+        record = without_credentials(record)
     lines = [header(record)]
     cited = files_line(record)
     if cited:
