@@ -1,7 +1,7 @@
 """Sentinel-Memory benchmark: one command, one table, the targets checked as ratios of one run.
 
-    /tmp/venv/bin/python bench/benchmark.py            # full run (about 5-8 minutes on 2 cores)
-    /tmp/venv/bin/python bench/benchmark.py --quick    # fast subset (about a minute)
+    /tmp/venv/bin/python bench/benchmark.py            # full run (docs/performance.md gives its time)
+    /tmp/venv/bin/python bench/benchmark.py --quick    # fast subset: sizes 50 and 1,000, fewer calls
     options: --sizes 50,1000,10000,50000 --calls 30 --rounds 100 --big-calls 10 --spawns 11 --procs 2,4,8
              --loaded-spawns 11 --burners N --first-turn 1.5 --startup-only
              --per-proc 50 --driver-size 10000 --driver-runs 5 --node-dir /tmp/sm-bench-node

@@ -10,7 +10,7 @@ a stand-in for the client's model API on 127.0.0.1 (bench/standin.py) that answe
 request with one search_memory call (the newest commit's subject as query, its files as files, and
 a second call with the query alone; where Codex hides its MCP tools behind tool_search, it searches
 for them first) and every later request with a short text, logging every tool result it is sent. The client runs headless (`claude -p`, `gemini -p`, `codex exec`). Then the tool results that
-reached the stand-in are compared with the answers core.tools.search gives for the same arguments:
+reached the stand-in are compared with the answers tools.answers.search gives for the same arguments:
 WHOLE when the answer is in the result unchanged; otherwise what arrived instead (its length, its
 first characters). Nothing is fetched; the clients' own network calls other than the stand-in fail.
 """

@@ -13,7 +13,7 @@ for the model's API on 127.0.0.1 (bench/standin.py) that logs every request body
 headless session (`claude -p`, `gemini -p`, `codex exec`), makes these calls in turn:
   a  log_memory with a new lesson: the tool result that reached the model holds the notice to call
      compact_memory now (docs/contract.md §4.3, §4.5)
-  b  compact_memory: the answer reached the model whole (the same text core.tools.compact gives
+  b  compact_memory: the answer reached the model whole (the same text tools.answers.compact gives
      for the file at that moment), grouped by topic, with merge suggestions, and every record
      shown with its source id as <id>@<version> (the file's version) or counted as not shown
   c  log_memory(type="principle") for the new lesson's topic (another when (b) shows it alone or not)

@@ -14,7 +14,7 @@ cloned or fetched at run time. Every non-merge commit, oldest first, is one less
   files            the files it changed (at most 10, as log_memory keeps them)
   meta.created     its committer date, so that the memory's order is the history's
 Records are written straight into a temporary project's .context/memory_log.jsonl (byte for byte
-what log_memory stores), then searched through the real path, core.tools.search.
+what log_memory stores), then searched through the real path, tools.answers.search.
 
 At size N, the memory is N consecutive commits that end --later commits before the newest one (a
 third of the history when that is less; a history too short for N gives the largest window once,

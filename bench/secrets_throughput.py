@@ -8,7 +8,7 @@ alternating order so that the machine's slow spells hit both alike; each process
 `sentinel_memory.record.records.prepare` (trim, NFC, redaction with every rule, id: what log_memory
 does before it writes) over every text of four corpus parts (bench/corpora/own.dev.jsonl,
 own.held-out.jsonl, external.dev.jsonl and external.held-out.jsonl), --passes times, and reports its median
-pass in CPU time (process_time: on a shared machine the wall clock mostly measures the others). With --mode log each pass instead calls log_memory in-process (core.tools.log: the lock,
+pass in CPU time (process_time: on a shared machine the wall clock mostly measures the others). With --mode log each pass instead calls log_memory in-process (tools.answers.log: the lock,
 the redaction, the atomic write) for about 200 of those texts, each a new record in a fresh
 memory file. Printed: the median over the rounds of each side's texts per second, and the ratio
 (time here / time there; above 1 means slower here), of the medians and round by round.

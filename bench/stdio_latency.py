@@ -8,7 +8,7 @@ targets) is bench/benchmark.py, which imports its helpers (fill, params, time_ca
 (a) spawn -> first tools/list answer (process start, initialize, tools/list), beside `python -c pass`,
     `python -c "import fastmcp"` (lazy) and `from fastmcp import FastMCP, Context` for scale. Each spawn gets a fresh empty project.
 (b) per tool call, at each memory size N (records pre-filled straight into the temp project's
-    .context/memory_log.jsonl through core.records and core.store, exactly as log_memory would store them):
+    .context/memory_log.jsonl through record.records and record.store, exactly as log_memory would store them):
       search_memory      a query against N records
       compact_memory     all topics (read-only)
       log_memory new     a new record each call (the file grows N, N+1, ...)
