@@ -90,7 +90,7 @@ def main(argv=None):  # type: (list[str] | None) -> int
         try:
             if proxy.wanted():
                 return proxy.run(argv)
-            from .record.gcpause import loaded
+            from .gcpause import loaded
 
             with loaded():
                 from . import server

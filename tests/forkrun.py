@@ -263,7 +263,7 @@ def run(args: list[str], *, env: dict | None = None, cwd=None, input: bytes | st
 # FASTMCP_ variables (the fork server is one per set of them).
 
 SERVE_IMPORTS = """\
-from sentinel_memory.record.gcpause import loaded
+from sentinel_memory.gcpause import loaded
 with loaded():
     from sentinel_memory import server  # noqa: F401 (fastmcp, imported once)
 """

@@ -322,7 +322,7 @@ def test_the_servers_import_leaves_the_collector_on_and_what_it_loaded_frozen():
     code = textwrap.dedent("""\
         import gc, sys
         sys.path.insert(0, sys.argv[1])
-        from sentinel_memory.record.gcpause import loaded
+        from sentinel_memory.gcpause import loaded
         with loaded():
             assert not gc.isenabled()
             from sentinel_memory import server
@@ -546,6 +546,75 @@ def test_a_utf_16_note_whose_line_feed_byte_looks_like_a_seam_stays_whole(tmp_pa
     path.write_bytes(("\ufeff" + text).encode(codec))
     snap = read(path)
     assert sorted(snap.records) == ["a", "b", "c"] and [raw.decode() for raw in snap.unreadable] == [note]
+
+
+TOKEN = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"  # a fake of the right shape, in two parts
+
+
+@pytest.mark.parametrize(("codec", "between", "first"), [
+    ("utf-16-le", b"\n", f"deploy {TOKEN}"), ("utf-16-be", b"\n", f"deploy {TOKEN}"),
+    ("utf-16-le", b"\n\n\n", None), ("utf-16-le", b"\n\n", None), ("utf-16-be", b"\r\n", None),
+    ("utf-16-be", b"ok\n", None), ("utf-16-be", "é\n".encode(), f"deploy {TOKEN}"),
+    ("utf-16-le", b"ok\n", ""), ("utf-16-le", b"a\r\n", ""),
+    ("utf-16-le", b"\x1b[1mbuild ok\x1b[0m\n", None), ("utf-16-le", b"50%\r100% done\n", None),
+], ids=["echo >>, a note LE", "echo >>, a note BE", "three echo >>", "two echo >>", "echo.>> BE",
+        "a short line BE", "é BE", "a short line, then an empty line", "a short CRLF line, then an empty line",
+        "colours", "a progress CR"])
+def test_any_tools_lines_between_powershell_writes_keep_every_record_and_show_the_key(tmp_path, codec, between, first):
+    """PowerShell `>` of a record, then a tool's UTF-8 bytes (blank lines of `echo >>`, a short line,
+    a terminal's colours, a progress bar's CR), then PowerShell `>>` (which may start with an empty
+    line or a note) of a record, a note with a key and a record: every record is read and the key
+    is plain to the rules (before, each of these lost the records after the tool's bytes, and most
+    hid the key)."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    powershell = [*([first] if first is not None else []), line("b"), f"key {TOKEN}", line("c")]
+    data = ("\ufeff" + line("a") + "\r\n").encode(codec) + between + "".join(x + "\r\n" for x in powershell).encode(codec)
+    path.write_bytes(data)
+    snap = read(path)
+    assert sorted(snap.records) == ["a", "b", "c"]
+    assert TOKEN.encode() in b"\n".join(snap.unreadable)
+
+
+def test_random_mixes_of_powershell_and_utf_8_appends_keep_every_record_and_show_every_key(tmp_path):
+    """Two to six appends, each PowerShell's (UTF-16 records, notes, notes with a key, an empty line
+    first) or a UTF-8 tool's (blank lines, short lines in several scripts, a record, a note with a
+    key), in 400 files of fixed seeds: every record is read and every key is plain to the rules."""
+    import random
+
+    notes = ["deploy note", "배포 전에 확인", "部署说明：先跑测试", "Проверить миграции", "تحقق من النشر", "ตรวจสอบ",
+             "ਤੈਨਾਤੀ ਤੋਂ ਪਹਿਲਾਂ", "🚀 deploy", "ok", "上线前检查", "é ok", "x", "デプロイ前に確認", "  indented", "\ttab"]
+    utf8 = [b"\n", b"\r\n", b"ok\n", b"hi\r\n", b"note from bash\n", "上线\n".encode(), "é\n".encode(), b"\n\n",
+            b"\n\n\n", b"abc\n", "배포\n".encode(), b"a\n", b"ab\n"]
+    failed = []
+    for seed in range(400):
+        rnd = random.Random(seed)
+        codec = rnd.choice(["utf-16-le", "utf-16-be"])
+        data, ids, keys = "\ufeff".encode(codec), [], 0
+        for _ in range(rnd.randint(2, 6)):
+            if rnd.random() < 0.6:
+                lines = [""] if rnd.random() < 0.3 else []
+                for _ in range(rnd.randint(1, 3)):
+                    pick = rnd.random()
+                    if pick < 0.5:
+                        ids.append(f"r{len(ids)}")
+                        lines.append(line(ids[-1]))
+                    else:
+                        keys += pick < 0.7
+                        lines.append(rnd.choice(notes) + (f" {TOKEN}" if pick < 0.7 else ""))
+                data += "".join(x + "\r\n" for x in lines).encode(codec)
+            elif rnd.random() < 0.5:
+                data += rnd.choice(utf8)
+            elif rnd.random() < 0.5:
+                ids.append(f"r{len(ids)}")
+                data += (line(ids[-1]) + rnd.choice(["\n", "\r\n"])).encode()
+            else:
+                keys += 1
+                data += f"{rnd.choice(notes)} {TOKEN}\n".encode()
+        snap = parse(data)
+        if sorted(snap.records) != sorted(ids) or (keys and TOKEN.encode() not in b"\n".join(snap.unreadable)):
+            failed.append(seed)
+    assert not failed
 
 
 def test_a_utf_8_record_after_a_utf_16_line_without_its_line_feed_is_read(tmp_path):

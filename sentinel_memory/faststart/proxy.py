@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ..record.gcpause import loaded
+from ..gcpause import loaded
 from .cache import DISCOVER, ENV, LISTS, META, RESPONSE_PREFIX, SET_LEVEL, wanted
 
 __all__ = ["ENV", "run", "wanted"]

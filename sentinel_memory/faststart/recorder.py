@@ -127,7 +127,7 @@ def _exchange(project: str, lines: list[dict], methods: tuple[str, ...]) -> dict
             os.dup2(out_write, 1)
             for fd in (in_read, in_write, out_read, out_write):
                 os.close(fd)
-            from sentinel_memory.record.gcpause import loaded
+            from sentinel_memory.gcpause import loaded
 
             with loaded():
                 from sentinel_memory import server

@@ -18,8 +18,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import LockTimeout
+from ..gcpause import paused
 from . import contextdir, disk, gitlock
-from .gcpause import paused
 from .merge import merge_three_way
 from .snapshot import Snapshot, parse
 

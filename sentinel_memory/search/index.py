@@ -17,9 +17,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import repeat
 from operator import add, mul, sub
 
+from ..gcpause import paused
 from ..git.staleness import stamp_seconds
 from ..record import citations
-from ..record.gcpause import paused
 from ..record.records import Entry, is_principle, recency, topic_of
 from ..record.snapshot import Snapshot
 from .ranked import Card, Layout, Ranked, fit

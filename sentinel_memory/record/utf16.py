@@ -1,0 +1,267 @@
+"""Reading a memory file that starts with a UTF-16 byte order mark (docs/contract.md §3.1): what
+Windows PowerShell 5.1's `>` and `Out-File` write, with what other tools appended to it since
+(Git Bash's `echo >>` and Add-Content write UTF-8, PowerShell's `>>` UTF-16 again, from wherever
+the file ended, at an odd byte or an even one).
+
+The file is read as lines, each either UTF-16 from its own first byte (ended by a UTF-16 line
+feed, or by a UTF-8 one right after UTF-16 text) or UTF-8 (ended by the byte 0x0A). Of the ways
+to cut the file so, the one kept reads best as a whole (the best path over the places a line can
+start, taken in the file's order): a line that reads as a record counts for far more than any
+text, so a reading that loses a record does not win; then each character of text that decodes
+cleanly counts for it, and what reads as nonsense (invalid UTF-8, NULs, controls, lone
+surrogates, private use, the one-byte-off shape of UTF-16, every other byte the same script byte)
+counts against it. A line that reads as a record, or as an empty UTF-16 line, in one reading and
+not in the other is taken so without a choice. Either reading keeps every byte: a lone surrogate
+passes, and an odd last byte is a piece of its own.
+
+Bounded: past MAX_CHOICES lines read more than one way, the rest of the file is read as UTF-16 in
+one go from where each reading stands; each line is weighed by its first WEIGHED bytes.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+
+MAX_CHOICES = 10_000  # lines read more than one way, at most
+WEIGHED = 2048  # bytes of a line (its start) whose characters are weighed
+RECORD_CHECKED = 64 * 1024  # bytes of a line looked at to tell whether it reads as a record
+CUT_LOOKS = 8  # bytes 0x0A after a place looked at for the end of UTF-16 text there, at most
+
+_BLANK = "\ufeff \t\r\0"
+RECORD = 10_000.0  # what a line that reads as a record counts
+PRUNE = RECORD / 2  # a reading this far behind the best so far is not read on
+BAD = 3.0  # what a character of nonsense counts against a reading
+CRLF = 2.0  # a UTF-16 line that ends as PowerShell ends its lines
+SWITCH = 3.0  # a UTF-8 line after a UTF-16 one, or the reverse (tools take turns seldom)
+# Characters no person writes in a note: controls (not a tab), lone surrogates, private use,
+# specials and noncharacters.
+_BAD16 = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff\ufff0-\ufffc\ufffe\uffff]")
+_BAD8 = re.compile(rb"[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f]")  # (not ESC: a terminal's colours in build output)
+# What a record cannot hold raw: controls but a tab, lone surrogates.
+_NOT_IN_RECORD = re.compile("[\x00-\x08\x0b-\x1f\ud800-\udfff]")
+# The high bytes of UTF-16 text of one script, most of whose characters share one: Latin ones,
+# Greek, Cyrillic, Hebrew, Arabic, the Indic scripts, Thai (0x01-0x1F), kana (0x30, 0x31). Read
+# as UTF-8, such text has that byte in every other place.
+_SCRIPT_HIGH = frozenset((*range(0x01, 0x20), 0x30, 0x31))
+
+U16, U8, U16_THEN_LF, REST = range(4)
+
+
+def lines(data: bytes) -> tuple[list[bytes], bool]:
+    """The text of a file that starts with a UTF-16 byte order mark, as UTF-8 pieces that joined
+    are its lines, and whether any line was read as UTF-16 text."""
+    order = "utf-16-be" if data.startswith(b"\xfe\xff") else "utf-16-le"
+    body = data[2:]
+    return _as_written(body, order) or _Reading(body, order).best()
+
+
+def _as_written(body: bytes, order: str) -> tuple[list[bytes], bool] | None:
+    """The common file, one that PowerShell wrote whole: every line a record or blank in UTF-16.
+    None otherwise."""
+    if len(body) % 2:
+        return None
+    text = body.decode(order, "surrogatepass")
+    for line in text.split("\n"):
+        stripped = line.strip(_BLANK)
+        if stripped and not (stripped[0] == "{" and stripped[-1] == "}" and not _NOT_IN_RECORD.search(stripped)):
+            return None
+    return [text.encode("utf-8", "surrogatepass")], bool(text.strip(_BLANK + "\n"))
+
+
+class _Reading:
+    """The ways to read one file's body, and the best of them."""
+
+    def __init__(self, body: bytes, order: str) -> None:
+        self.body, self.order = body, order
+        self.size = len(body)
+        self.big = order == "utf-16-be"
+        self.unit_lf = b"\x00\n" if self.big else b"\n\x00"
+        self.unit_cr = b"\x00\r" if self.big else b"\r\x00"
+        self.choices = 0
+        # The places asked about only grow (the places are taken in order): the last answer per
+        # parity, so that the file is searched once for each.
+        self._lf: dict[int, tuple[int, int]] = {}
+
+    def best(self) -> tuple[list[bytes], bool]:
+        """The pieces of the reading that counts most, and whether it read UTF-16 text. Places are
+        taken in the file's order, each with the best count of a reading up to it (every line
+        that ends there starts before it); one that is PRUNE behind the best so far is not read
+        on: it has lost a record that another reading kept, or read as much nonsense."""
+        # A place and whether the line before it was UTF-8 (the file starts as UTF-16).
+        total: dict[tuple[int, bool], float] = {(0, False): 0.0}
+        came: dict[tuple[int, bool], tuple[tuple[int, bool], int]] = {}  # the line that ended there
+        ways: dict[int, list[tuple[int, int, float]]] = {}
+        todo = [(0, False)]
+        best_so_far = float("-inf")
+        while todo:
+            place = heapq.heappop(todo)
+            at = place[0]
+            if at >= self.size or total[place] < best_so_far - PRUNE:
+                continue
+            best_so_far = max(best_so_far, total[place])
+            if at not in ways:
+                ways[at] = self._ways(at)
+            for kind, end, score in ways[at]:
+                # A switch where the line starts, and one within it (UTF-16 ended by a UTF-8 line feed).
+                starts_utf8, after = kind == U8, (end, kind in (U8, U16_THEN_LF))
+                count = total[place] + score - SWITCH * ((starts_utf8 != place[1]) + (starts_utf8 != after[1]))
+                if after not in total:
+                    heapq.heappush(todo, after)
+                elif count <= total[after]:
+                    continue
+                total[after], came[after] = count, (place, kind)
+        steps = []
+        place = max(((self.size, False), (self.size, True)), key=lambda p: total.get(p, float("-inf")))
+        while place[0] > 0:
+            before, kind = came[place]
+            steps.append((kind, before[0], place[0]))
+            place = before
+        steps.reverse()
+        pieces: list[bytes] = []
+        read_utf16 = False
+        for kind, at, end in steps:
+            piece, holds = self._piece(kind, at, end)
+            pieces.append(piece)
+            read_utf16 = read_utf16 or holds
+        return pieces, read_utf16
+
+    def _ways(self, at: int) -> list[tuple[int, int, float]]:
+        """(kind, where the line ends, what it counts) for each way to read a line from `at`."""
+        if self.choices >= MAX_CHOICES:
+            return [(REST, self.size, 0.0)]
+        lf = self._aligned_lf(at)
+        end16 = self.size if lf < 0 else lf + 2
+        score16, record16 = self._weigh16(at, end16)
+        if record16 or (score16 is None and end16 > at):
+            return [(U16, end16, score16 or 0.0)]  # a UTF-16 record or empty line
+        byte_lf = self.body.find(b"\n", at)
+        end8 = self.size if byte_lf < 0 else byte_lf + 1
+        score8, record8 = self._weigh8(at, end8)
+        if record8:
+            return [(U8, end8, score8)]
+        self.choices += 1
+        ways = [(U16, end16, score16 or 0.0), (U8, end8, score8)]
+        cut = self._utf16_then_lf(at, end16)
+        if cut is not None:
+            ways.append(cut)
+        return ways
+
+    def _aligned_lf(self, at: int) -> int:
+        """Where the first UTF-16 line feed from `at` in its alignment starts, or -1."""
+        asked, found = self._lf.get(at % 2, (-1, -2))
+        if asked <= at and (found >= at or found == -1):
+            return found
+        i = self.body.find(self.unit_lf, at)
+        while i >= 0 and (i - at) % 2:
+            i = self.body.find(self.unit_lf, i + 1)
+        self._lf[at % 2] = (at, i)
+        return i
+
+    def _text16(self, at: int, end: int) -> str:
+        raw = self.body[at:end]
+        return raw[: len(raw) - len(raw) % 2].decode(self.order, "surrogatepass")
+
+    def _weigh16(self, at: int, end: int, ends_line: bool = True) -> tuple[float | None, bool]:
+        """What reading at:end as a UTF-16 line counts (None: a blank line), and whether it is a
+        record."""
+        body = self.body
+        stop = end - 2 if ends_line and body[end - 2 : end] == self.unit_lf and end - at >= 2 else end
+        crlf = stop != end and stop - at >= 2 and body[stop - 2 : stop] == self.unit_cr
+        head = self._text16(at, min(stop, at + WEIGHED))
+        stripped = head.strip(_BLANK)
+        if not stripped and stop - at > WEIGHED:  # blank at its start only, perhaps
+            stripped = self._text16(at, min(stop, at + RECORD_CHECKED)).strip(_BLANK)[: WEIGHED // 2]
+        if not stripped:
+            return None, False
+        if stripped[0] == "{" and stop - at <= RECORD_CHECKED:
+            whole = stripped if stop - at <= WEIGHED else self._text16(at, stop).strip(_BLANK)
+            if whole[-1] == "}" and not _NOT_IN_RECORD.search(whole):
+                return RECORD, True
+        sample = stripped[: WEIGHED // 2]
+        raw = body[at : min(stop, at + WEIGHED)]
+        bad = len(_BAD16.findall(sample)) + _off_by_one(raw[: len(raw) - len(raw) % 2], self.big)
+        odd = (end - at) % 2 and end == self.size
+        return len(sample) - (1 + BAD) * bad - BAD * odd + CRLF * crlf, False
+
+    def _weigh8(self, at: int, end: int) -> tuple[float, bool]:
+        """What reading at:end as a UTF-8 line counts, and whether it is a record."""
+        head = self.body[at : min(end, at + WEIGHED)]
+        line = head.rstrip(b"\r\n") if end - at <= WEIGHED else head
+        stripped = line.strip(b" \t\r").removeprefix(b"\xef\xbb\xbf")
+        if not stripped:
+            return -BAD * line.count(b"\0"), False
+        if stripped[:1] == b"{" and end - at <= RECORD_CHECKED:
+            whole = stripped if end - at <= WEIGHED else self.body[at:end].rstrip(b"\r\n").strip(b" \t\r")
+            if whole[-1:] == b"}" and b"\0" not in whole:
+                try:
+                    record = not _NOT_IN_RECORD.search(whole.decode("utf-8"))
+                except UnicodeDecodeError:
+                    record = False
+                if record:
+                    return RECORD, True
+        text = stripped.decode("utf-8", "replace")
+        invalid = text.count("\ufffd") - stripped.count("\ufffd".encode())
+        bad = invalid + len(_BAD8.findall(stripped)) + _script_bytes(stripped)
+        return len(text) - invalid - (1 + BAD) * bad, False
+
+    def _utf16_then_lf(self, at: int, before: int) -> tuple[int, int, float] | None:
+        """UTF-16 text that a UTF-8 line feed ends (a UTF-16 line without its own, then a tool's
+        UTF-8 line): at the first byte 0x0A, of the first CUT_LOOKS after `at`, where a UTF-16
+        character would start, before the UTF-16 line feed."""
+        body = self.body
+        i = body.find(b"\n", at, before)
+        for _ in range(CUT_LOOKS):
+            if i < 0:
+                return None
+            if not (i - at) % 2 and (self.big or body[i + 1 : i + 2] != b"\x00"):
+                break
+            i = body.find(b"\n", i + 1, before)
+        else:
+            return None
+        if i <= at:
+            return None
+        score, _ = self._weigh16(at, i, ends_line=False)
+        return None if score is None else (U16_THEN_LF, i + 1, score)
+
+    def _piece(self, kind: int, at: int, end: int) -> tuple[bytes, bool]:
+        """A line's UTF-8 bytes, and whether it is UTF-16 that holds something."""
+        raw = self.body[at:end]
+        if kind == U8:
+            return raw, False
+        if kind == U16_THEN_LF:
+            text = raw[:-1].decode(self.order, "surrogatepass")
+            return text.encode("utf-8", "surrogatepass") + b"\n", True
+        even = len(raw) - len(raw) % 2
+        text = raw[:even].decode(self.order, "surrogatepass")
+        piece = text.encode("utf-8", "surrogatepass")
+        if raw[even:].strip():
+            piece += b"\n" + raw[even:]
+        return piece, bool(text.strip(_BLANK + "\n"))
+
+
+_ZERO = bytes([1] + [0] * 255)  # bytes.translate: 1 for a zero byte, else 0
+_NONZERO = bytes([0] + [1] * 255)
+
+
+def _off_by_one(raw: bytes, big: bool) -> int:
+    """How many UTF-16 characters of `raw` (an even number of bytes) whose low byte is zero, and
+    high byte not, follow another such: ASCII in UTF-16 read one byte off. Counted on the bytes,
+    one per character in a big integer, so that a long line costs no loop here."""
+    low, high = (raw[1::2], raw[0::2]) if big else (raw[0::2], raw[1::2])
+    both = int.from_bytes(low.translate(_ZERO), "big") & int.from_bytes(high.translate(_NONZERO), "big")
+    return bin(both & (both >> 8)).count("1")
+
+
+def _script_bytes(raw: bytes) -> int:
+    """How many bytes of a UTF-8 reading are the high byte of UTF-16 text of one script: where most
+    of the bytes in every other place are one byte of _SCRIPT_HIGH, those."""
+    if len(raw) < 8:
+        return 0
+    most = 0
+    for half in (raw[0::2], raw[1::2]):
+        for byte in set(half) & _SCRIPT_HIGH:
+            count = half.count(byte)
+            if count * 2 > len(half):
+                most = max(most, count)
+    return most
