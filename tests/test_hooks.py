@@ -657,6 +657,29 @@ def test_a_credential_in_a_hand_written_lesson_is_not_injected_from_the_kept_ind
     assert matches.fresh(repo.memory), "answered from the kept copy"
 
 
+@pytest.mark.parametrize("where", ["id", "type", "a topic list", "a lesson list", "an object", "files"])
+def test_a_credential_anywhere_a_hand_written_lesson_shows_is_not_injected(repo, where):
+    """A hand edit may put a key where the hook's block shows something other than a text field
+    (the id, the type, a list or an object where text belongs, an object in `files`): the prompt
+    and the write hooks show it redacted, in every client's shape."""
+    token = "ghp_" + "E3r4" * 9  # the shape of a GitHub token, built here so no real one is in the repo
+    record = {"id": "7a3c9e1b5d2f4071", "type": "log", "topic": "auth", "missing_context": "m",
+              "lesson": "check verify_token", "ask_next_time": "",
+              "meta": {"created": "2026-11-01T00:00:00+00:00"}, "files": ["src/auth.py"]}
+    record.update({"id": {"id": token}, "type": {"type": token}, "a topic list": {"topic": ["auth", token]},
+                   "a lesson list": {"lesson": ["check verify_token", token]},
+                   "an object": {"missing_context": {"key": token}},
+                   "files": {"files": ["src/auth.py", {"k": token}]}}[where])
+    with repo.memory.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(record) + "\n")
+    for client in ("claude", "gemini", "codex"):
+        code, out, err = hook(repo, client, event(client, PROMPT, repo, f"p-{client}", prompt="Fix src/auth.py please"))
+        assert "[REDACTED]" in out and token not in out + err, client
+    for client in ("claude", "cursor", "codex"):
+        code, out, err = hook(repo, client, event(client, BEFORE_WRITE, repo, f"w-{client}"))
+        assert "[REDACTED]" in out + err and token not in out + err, client
+
+
 def test_a_lesson_cannot_close_the_clients_wrapper_or_reach_the_terminal_raw(repo):
     """A cloned repository's lesson may hold the tag a client wraps a hook's text in (Claude Code's
     system reminder, Gemini CLI's hook context), to have the rest read as the user's own words, and

@@ -324,6 +324,20 @@ def test_scan_reads_every_string_of_a_record_and_redact_removes_each(tmp_path):
     assert "src/app.py" in text and "rotate keys" in text and CREATED in text
 
 
+def test_scan_never_prints_a_credential_that_is_a_records_id(tmp_path):
+    """A record whose id is a key (a hand edit): scan names it redacted, in its report and in the
+    pre-commit check's refusal, which a terminal or a CI log keeps."""
+    path = tmp_path / ".context" / "memory_log.jsonl"
+    rec = record("deploy", "m", f"rotate {GITHUB}")
+    rec["id"] = GITHUB
+    write(path, rec)
+    found = scan(path)
+    assert found and GITHUB not in repr(found)
+    done = subprocess.run([sys.executable, str(ROOT / "server.py"), "--project", str(tmp_path), "scan"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and GITHUB not in done.stdout + done.stderr and "[REDACTED]" in done.stdout
+
+
 def test_scan_walks_a_record_nested_as_deep_as_the_reader_allows(tmp_path):
     """Nesting is walked without recursion: a deep unknown field is read to its end, no crash."""
     path = tmp_path / "memory_log.jsonl"

@@ -66,6 +66,24 @@ PLAIN = rec("payment", "no files cited", "a lesson about nothing in particular",
 
 # ------------------------------------------------------------------------------------ the marks
 
+def test_a_cited_file_named_like_a_key_is_marked_stale_redacted(tmp_path, env):
+    """A cited file whose name holds a key (a hand edit may cite one): the stale mark names it
+    redacted, as the record's files line does (before, the mark named it as it was)."""
+    repo = project(tmp_path, env)
+    key = "AKIA" + "Q7X2" * 4  # the shape of an AWS access key id, built here so no real one is in the repo
+    (repo.path / "keys").mkdir()
+    (repo.path / "keys" / f"{key}.txt").write_text("old\n")
+    commit_at(repo, "a key file", BEFORE)
+    record = rec("keys", "the key file was not named", "rotate the key file", files=["src/pay.py", f"keys/{key}.txt"])
+    repo.memory.parent.mkdir(exist_ok=True)
+    with repo.memory.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(record) + "\n")
+    (repo.path / "keys" / f"{key}.txt").write_text("new\n")
+    commit_at(repo, "change", T1)
+    answer = answers.search(repo.memory, "rotate the key file")
+    assert "stale: " in answer and "keys/[REDACTED].txt changed" in answer and key not in answer
+
+
 def test_a_commit_that_changes_a_cited_file_marks_only_the_records_that_cite_it(tmp_path, env):
     """A commit after the record's date that changes src/pay.py marks the record citing it, with the
     file, the number of commits since, the latest one's short hash and date; the record citing

@@ -252,6 +252,36 @@ async def test_a_credential_already_in_the_file_is_never_shown(inprocess, projec
     assert memory_file.read_text(encoding="utf-8") == line + "\n"
 
 
+async def test_a_credential_anywhere_a_listing_shows_is_never_shown(inprocess, project, memory_file):
+    """A hand edit may put a key where a listing shows something other than a text field: as the
+    id, the type, a topic or lesson that is a list, a field that is an object, an object in
+    `files`, a principle's source count. search and compaction show none of them (before, the
+    header and those fields were shown as they were)."""
+    token = "ghp_" + "W4e5" * 9  # the shape of a GitHub token, built here so no real one is in the repo
+    access_key = "AKIA" + "R8T2" * 4  # the shape of an AWS access key id (20 characters)
+    base = {"type": "log", "topic": "deploy", "missing_context": "m", "lesson": "rotate the deploy key",
+            "ask_next_time": "", "meta": {"created": "2026-11-01T00:00:00+00:00"}}
+    records = [
+        {**base, "id": token},
+        {**base, "id": "1a2b3c4d5e6f7081", "type": access_key},
+        {**base, "id": "1a2b3c4d5e6f7082", "topic": ["deploy", token]},
+        {**base, "id": "1a2b3c4d5e6f7083", "lesson": ["rotate the deploy key", token]},
+        {**base, "id": "1a2b3c4d5e6f7084", "missing_context": {"key": access_key}},
+        {**base, "id": "1a2b3c4d5e6f7085", "ask_next_time": [access_key]},
+        {**base, "id": "1a2b3c4d5e6f7086", "files": [{"k": token}]},
+        {**base, "id": "1a2b3c4d5e6f7087", "type": "principle",
+         "meta": {"created": "2026-11-01T00:00:00+00:00", "source_count": access_key}},
+    ]
+    memory_file.parent.mkdir(parents=True, exist_ok=True)
+    memory_file.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    async with inprocess(project) as server:
+        found = await server.ok("search_memory", query="rotate the deploy key")
+        grouped = await server.ok("compact_memory", compact_threshold=1)
+    for answer in (found, grouped):
+        assert "1a2b3c4d5e6f7087" in answer and "[REDACTED]" in answer
+        assert token not in answer and access_key not in answer
+
+
 # ---------------------------------------------------------------------------------------------
 # Compaction
 

@@ -75,7 +75,9 @@ def findings(
 
     for rid in sorted(snap.records):
         for field, value, strict in record_strings(snap.records[rid].record):
-            found += [Finding(rid, field, rule) for rule in rules_hit(value, strict_only=strict)]
+            hits = rules_hit(value, strict_only=strict)
+            if hits:  # named by its id, redacted (the id may be a credential: a report is printed, logged)
+                found += [Finding(redact(rid, strict_only=True)[0], field, rule) for rule in hits]
             if enough():
                 return found
     unreadable = set(snap.unreadable)

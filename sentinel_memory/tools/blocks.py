@@ -62,7 +62,7 @@ def header(record: dict) -> str:
     parts.append(one_line(record.get("topic", "")))
     if kind == "principle":
         count = meta.get("source_count", 0)  # a hand edit may give it any JSON value
-        sources = plural(count, "record") if isinstance(count, int) else f"{one_line(count)[:20]} records"
+        sources = plural(count, "record") if isinstance(count, int) else "? records"
         when = f"compacted {day(meta.get('compacted_at') or meta.get('created'))} from {sources}"
     else:
         when = day(meta.get("created"))
@@ -81,12 +81,16 @@ def _commits(change: Change) -> str:
 
 
 def stale_change(change: Change) -> str:
-    """What happened to one cited file: which, how, how many commits since, the latest one."""
+    """What happened to one cited file: which, how, how many commits since, the latest one. The
+    paths by the strict rules, as the record's `files` line shows them (a file named like a key)."""
+    from ..redaction import redact
+
     latest = f"latest {change.latest} on {change.date}"
-    path = shown(change.path)
+    path = shown(redact(change.path, strict_only=True)[0])
     if change.renamed_to:
         gone = ", since deleted" if change.deleted else ""
-        return f"{path} was renamed to {shown(change.renamed_to)}{gone} ({_commits(change)}; {latest})"
+        renamed = shown(redact(change.renamed_to, strict_only=True)[0])
+        return f"{path} was renamed to {renamed}{gone} ({_commits(change)}; {latest})"
     if change.deleted:
         return f"{path} was deleted ({_commits(change)}; {latest})"
     return f"{path} changed ({_commits(change)}; {latest})"
@@ -148,8 +152,20 @@ def without_credentials(record: dict) -> dict:
     from ..redaction import redact
 
     changed: dict = {}
+    # What the header shows besides the topic (a hand edit may make the id or the type anything):
+    # by the strict rules, as a cited path is.
+    for key in ("id", "type"):
+        value = record.get(key)
+        if value is not None and value != "log":
+            text = value if isinstance(value, str) else str(value)
+            shown, count = redact(text, strict_only=True)
+            if count or not isinstance(value, str):
+                changed[key] = shown
     for key, strict in STRICT_ONLY.items():
         value = record.get(key)
+        if value is not None and not isinstance(value, str):  # a list or an object: shown as its text
+            value = str(value)
+            changed[key] = value
         if isinstance(value, str) and value:
             room = SHOWN_OVER * LIMITS[key]
             # Redacted a little past what is shown, so that a credential the cut goes through is
@@ -161,7 +177,7 @@ def without_credentials(record: dict) -> dict:
                 changed[key] = text
     files = record.get("files")
     if isinstance(files, list) and files:
-        paths = [redact(f, strict_only=True)[0] if isinstance(f, str) else f for f in files]
+        paths = [redact(f if isinstance(f, str) else str(f), strict_only=True)[0] for f in files]
         if paths != files:
             changed["files"] = paths
     return {**record, **changed} if changed else record

@@ -165,7 +165,7 @@ def _stale_block(c: Compaction) -> str:
     items = []
     for rid in ids[:STALE_SHOWN]:
         r = without_credentials(records[rid])
-        item = [f'  - {one_line(r.get("type"))} {one_line(rid)} (topic "{topic_name(r.get("topic"))}")']
+        item = [f'  - {one_line(r.get("type"))} {one_line(r["id"])} (topic "{topic_name(r.get("topic"))}")']
         item += source_lines(r, ask=False)
         item.append("    " + stale_line(c.stale[rid]).replace(" " + STALE_ADVICE, ""))
         items.append(item)
@@ -183,14 +183,18 @@ def _group_block(topic: str, members: list[dict], stale: dict | None = None, cit
     logs, principles = count_types(members)
     topic = without_credentials({"topic": topic})["topic"]  # as a save would store it
     lines = [f'Topic "{topic_name(topic)}" - {plural(logs, "log")}, {plural(principles, "principle")}']
+    named = []  # each member as source_ids names it: id@version, or its id redacted (a hand edit made the id a key)
     for r in members:
-        extra = f" (from {meta_of(r).get('source_count', 0)} records)" if is_principle(r) else ""
+        view = without_credentials(r)
+        count = meta_of(r).get("source_count", 0)
+        extra = f" (from {count if isinstance(count, int) else '?'} records)" if is_principle(r) else ""
         if stale and r["id"] in stale:
             extra += " [stale: verify first]"
-        lines.append(f"  - {one_line(r.get('type'))} {one_line(r['id'])}{extra}")
+        lines.append(f"  - {one_line(view.get('type'))} {one_line(view['id'])}{extra}")
         lines += source_lines(r)  # shown redacted; its version (source_ids) stays the stored record's
+        named.append(versioned(r) if view["id"] == r["id"] else view["id"])
     if logs or principles > 1:
-        ids = ", ".join(json_text(versioned(r)) for r in members)
+        ids = ", ".join(json_text(name) for name in named)
         files = f", files={json_text(cited)}" if cited else ""
         lines.append(
             f'  Next: log_memory(type="principle", topic={json_text(topic)}, missing_context="", '
