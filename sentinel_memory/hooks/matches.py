@@ -58,6 +58,7 @@ SHAPED_BY = (
     "record/snapshot.py",
     "tools/blocks.py",
     "redaction/",
+    "hooks/matches.py",
 )
 HERE = Path(__file__).resolve().parents[1]
 
@@ -92,7 +93,9 @@ def _code() -> bytes:
                 parts.append(f"{module}:{st.st_size}:{st.st_mtime_ns}")
             except OSError:
                 parts.append(f"{module}:?")
-    return "|".join(parts + [sys.version]).encode()
+    from .. import __version__  # beside the files' sizes and times, which an install may give every file alike
+
+    return "|".join(parts + [sys.version, __version__]).encode()
 
 
 def where(memory: Path) -> str:
