@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import heapq
 import re
+from array import array
 
 MAX_CHOICES = 10_000  # lines read more than one way, at most
 WEIGHED = 2048  # bytes of a line (its start) whose characters are weighed
 RECORD_CHECKED = 64 * 1024  # bytes of a line looked at to tell whether it reads as a record
+LONGEST = 1 << 20  # bytes of UTF-16 without a line feed read as one line, at most (the rest: more lines)
+WINDOW = 2 * LONGEST  # bytes decoded at once to find UTF-16 line feeds in
 CUT_LOOKS = 8  # bytes 0x0A after a place looked at for the end of UTF-16 text there, at most
 
 _BLANK = "\ufeff \t\r\0"
@@ -81,7 +84,9 @@ class _Reading:
         self.choices = 0
         # The places asked about only grow (the places are taken in order): the last answer per
         # parity, so that the file is searched once for each.
-        self._lf: dict[int, tuple[int, int]] = {}
+        self.lf_unit = array("H", self.unit_lf)[0]  # as this machine reads two bytes
+        self._window: dict[int, tuple[int, array]] = {}  # per alignment: where it starts, its code units
+        self._known: dict[int, tuple[int, int, bool]] = {}  # per alignment: no line feed from, up to, one there
 
     def best(self) -> tuple[list[bytes], bool]:
         """The pieces of the reading that counts most, and whether it read UTF-16 text. Places are
@@ -131,7 +136,7 @@ class _Reading:
         if self.choices >= MAX_CHOICES:
             return [(REST, self.size, 0.0)]
         lf = self._aligned_lf(at)
-        end16 = self.size if lf < 0 else lf + 2
+        end16 = lf + 2 if lf >= 0 else min(self.size, at + LONGEST)
         score16, record16 = self._weigh16(at, end16)
         if record16 or (score16 is None and end16 > at):
             return [(U16, end16, score16 or 0.0)]  # a UTF-16 record or empty line
@@ -148,15 +153,31 @@ class _Reading:
         return ways
 
     def _aligned_lf(self, at: int) -> int:
-        """Where the first UTF-16 line feed from `at` in its alignment starts, or -1."""
-        asked, found = self._lf.get(at % 2, (-1, -2))
-        if asked <= at and (found >= at or found == -1):
-            return found
-        i = self.body.find(self.unit_lf, at)
-        while i >= 0 and (i - at) % 2:
-            i = self.body.find(self.unit_lf, i + 1)
-        self._lf[at % 2] = (at, i)
-        return i
+        """Where the first UTF-16 line feed from `at` in its alignment starts, within LONGEST bytes,
+        or -1. Found by a C search for "\\n" in a window decoded per alignment; what a search found
+        is kept (no line feed from one place up to another, and whether one is there), so that the
+        places asked about, which only move on, search each part of the file once."""
+        parity = at % 2
+        since, upto, hit = self._known.get(parity, (-1, -1, False))
+        if since <= at <= upto:
+            if hit:
+                return upto if upto < at + LONGEST else -1
+            low = upto
+        else:
+            since, low = at, at
+        high = min(at + LONGEST, self.size)
+        start, units = self._window.get(parity, (-1, array("H")))
+        if not start <= low or (high > start + 2 * len(units) and start + 2 * len(units) < self.size):
+            raw = self.body[low : low + WINDOW]
+            start, units = low, array("H", raw[: len(raw) - len(raw) % 2])
+            self._window[parity] = (start, units)
+        try:
+            i = units.index(self.lf_unit, (low - start) // 2, (high - start + 1) // 2)
+        except ValueError:
+            self._known[parity] = (since, high, False)
+            return -1
+        self._known[parity] = (since, start + 2 * i, True)
+        return start + 2 * i
 
     def _text16(self, at: int, end: int) -> str:
         raw = self.body[at:end]
