@@ -617,6 +617,19 @@ def test_random_mixes_of_powershell_and_utf_8_appends_keep_every_record_and_show
     assert not failed
 
 
+@pytest.mark.parametrize("lines", [2, 20])
+def test_many_lines_of_nonsense_between_utf_16_records_lose_neither(tmp_path, lines):
+    """UTF-16 lines that read as nonsense either way (noncharacters, kilobytes each) between two
+    records: both records are read and each line is set aside (before, a second such line in a row
+    ended the reading with a KeyError)."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    nonsense = "\uffff" * 1100
+    path.write_bytes(("\ufeff" + line("a") + "\r\n" + (nonsense + "\r\n") * lines + line("b") + "\r\n").encode("utf-16-le"))
+    snap = read(path)
+    assert sorted(snap.records) == ["a", "b"] and len(snap.unreadable) == lines
+
+
 def test_a_utf_8_record_after_a_utf_16_line_without_its_line_feed_is_read(tmp_path):
     """UTF-16 whose last record has no line feed (`Out-File -NoNewline`), then a record appended in
     UTF-8 starting with a line feed (`printf '\\n%s\\n' "$record" >>`): both are read."""

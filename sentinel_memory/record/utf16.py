@@ -33,7 +33,8 @@ CUT_LOOKS = 8  # bytes 0x0A after a place looked at for the end of UTF-16 text t
 
 _BLANK = "\ufeff \t\r\0"
 RECORD = 10_000.0  # what a line that reads as a record counts
-PRUNE = RECORD / 2  # a reading this far behind the best so far is not read on
+PRUNE = RECORD / 2  # a reading this far behind another at a place NEAR it is not read on
+NEAR = 3  # bytes: places this close have read the same text but for a line feed's bytes
 BAD = 3.0  # what a character of nonsense counts against a reading
 CRLF = 2.0  # a UTF-16 line that ends as PowerShell ends its lines
 SWITCH = 3.0  # a UTF-8 line after a UTF-16 one, or the reverse (tools take turns seldom)
@@ -91,20 +92,24 @@ class _Reading:
     def best(self) -> tuple[list[bytes], bool]:
         """The pieces of the reading that counts most, and whether it read UTF-16 text. Places are
         taken in the file's order, each with the best count of a reading up to it (every line
-        that ends there starts before it); one that is PRUNE behind the best so far is not read
-        on: it has lost a record that another reading kept, or read as much nonsense."""
+        that ends there starts before it); one that is PRUNE behind a reading at a place NEAR it
+        is not read on: it has lost a record that the other kept (a reading one byte off, through
+        a file of records)."""
         # A place and whether the line before it was UTF-8 (the file starts as UTF-16).
         total: dict[tuple[int, bool], float] = {(0, False): 0.0}
         came: dict[tuple[int, bool], tuple[tuple[int, bool], int]] = {}  # the line that ended there
         ways: dict[int, list[tuple[int, int, float]]] = {}
         todo = [(0, False)]
-        best_so_far = float("-inf")
         while todo:
             place = heapq.heappop(todo)
             at = place[0]
-            if at >= self.size or total[place] < best_so_far - PRUNE:
+            if at >= self.size:
                 continue
-            best_so_far = max(best_so_far, total[place])
+            near = max(
+                total.get((n, u8), total[place]) for n in range(at - NEAR, at + NEAR + 1) for u8 in (False, True)
+            )
+            if total[place] < near - PRUNE:
+                continue
             if at not in ways:
                 ways[at] = self._ways(at)
             for kind, end, score in ways[at]:
