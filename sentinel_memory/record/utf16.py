@@ -28,7 +28,8 @@ MAX_CHOICES = 10_000  # lines read more than one way, at most
 WEIGHED = 2048  # bytes of a line (its start) whose characters are weighed
 RECORD_CHECKED = 64 * 1024  # bytes of a line looked at to tell whether it reads as a record
 LONGEST = 1 << 20  # bytes of UTF-16 without a line feed read as one line, at most (the rest: more lines)
-WINDOW = 2 * LONGEST  # bytes decoded at once to find UTF-16 line feeds in
+WINDOW = 2 * LONGEST  # bytes whose code units are searched at once for UTF-16 line feeds
+RUN = 1 << 20  # bytes of UTF-16 records read at once after a record
 CUT_LOOKS = 8  # bytes 0x0A after a place looked at for the end of UTF-16 text there, at most
 
 _BLANK = "\ufeff \t\r\0"
@@ -143,8 +144,9 @@ class _Reading:
         lf = self._aligned_lf(at)
         end16 = lf + 2 if lf >= 0 else min(self.size, at + LONGEST)
         score16, record16 = self._weigh16(at, end16)
-        if record16 or (score16 is None and end16 > at):
-            return [(U16, end16, score16 or 0.0)]  # a UTF-16 record or empty line
+        if record16 or (score16 is None and end16 > at):  # a UTF-16 record or empty line, and those after it
+            end, records = self._records16(end16)
+            return [(U16, end, (score16 or 0.0) + RECORD * records)]
         byte_lf = self.body.find(b"\n", at)
         end8 = self.size if byte_lf < 0 else byte_lf + 1
         score8, record8 = self._weigh8(at, end8)
@@ -156,6 +158,26 @@ class _Reading:
         if cut is not None:
             ways.append(cut)
         return ways
+
+    def _records16(self, at: int) -> tuple[int, int]:
+        """Where the UTF-16 lines from `at` that are records or empty end (within RUN bytes), and
+        how many records they are: read as one line, they leave no place inside them to read
+        another way (what reads as a record in UTF-16 is UTF-16)."""
+        raw = self.body[at : at + RUN]
+        even = len(raw) - len(raw) % 2
+        lines = raw[:even].decode(self.order, "surrogatepass").split("\n")
+        ended = [line + "\n" for line in lines[:-1]]  # each with its line feed
+        if at + even == self.size:  # the file's last line, whole though no line feed ends it
+            ended.append(lines[-1])
+        taken, records = [], 0
+        for line in ended:
+            stripped = line.strip(_BLANK + "\n")
+            if stripped:
+                if not (stripped[0] == "{" and stripped[-1] == "}" and not _NOT_IN_RECORD.search(stripped)):
+                    break
+                records += 1
+            taken.append(line)
+        return at + len("".join(taken).encode(self.order, "surrogatepass")), records
 
     def _aligned_lf(self, at: int) -> int:
         """Where the first UTF-16 line feed from `at` in its alignment starts, within LONGEST bytes,
