@@ -630,6 +630,37 @@ def test_many_lines_of_nonsense_between_utf_16_records_lose_neither(tmp_path, li
     assert sorted(snap.records) == ["a", "b"] and len(snap.unreadable) == lines
 
 
+def _powershell(codec: str, *lines: str) -> bytes:
+    return "".join(x + "\r\n" for x in lines).encode(codec)
+
+
+@pytest.mark.parametrize("shape", ["rules BE", "rules LE", "10,001 build lines", "12,000 notes", "a note that reads {vP}",
+                                   "a cp1251 note between UTF-8 records", "a cp1251 note after a UTF-8 record"])
+def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path, shape):
+    """Shapes a tester built from what Windows tools write: lines of box drawing (PowerShell), over
+    10,000 lines of build output (Git Bash `>>`), 12,000 PowerShell notes before UTF-8 records, a
+    note whose bytes read `{vP}` as UTF-8, a note in the ANSI code page (cmd's `echo >>`,
+    Add-Content) beside UTF-8 records: every record is read, and the key is plain to the rules
+    (before, the first crashed the reading, and the others lost records or hid the key)."""
+    codec = "utf-16-be" if shape == "rules BE" else "utf-16-le"
+    bom, key = "\ufeff".encode(codec), f"deploy token {TOKEN}"
+    data, expected = {
+        "rules BE": (bom + _powershell(codec, line("a"), *["─" * 80] * 30, line("b"), line("c")), 3),
+        "rules LE": (bom + _powershell(codec, line("a"), *["─" * 80] * 30, line("b"), line("c")), 3),
+        "10,001 build lines": (bom + _powershell(codec, line("a")) + "".join(f"build step {i} ok\n" for i in range(10_001)).encode()
+                               + f"{line('b')}\n{line('c')}\n{key}\n".encode(), 3),
+        "12,000 notes": (bom + _powershell(codec, *[f"note {i}" for i in range(12_000)]) + f"{line('a')}\n{line('b')}\n{key}\n".encode(), 2),
+        "a note that reads {vP}": (bom + _powershell(codec, line("a"), "登結上", line("b"), line("c"), key), 3),
+        "a cp1251 note between UTF-8 records": (bom + _powershell(codec, line("a")) + f"{line('b')}\n".encode()
+                                                + f"Проверить миграции {TOKEN}\r\n".encode("cp1251") + f"{line('c')}\n".encode(), 3),
+        "a cp1251 note after a UTF-8 record": (bom + _powershell(codec, line("a")) + f"{line('b')}\n".encode()
+                                               + f"Проверить миграции {TOKEN}\r\n".encode("cp1251"), 2),
+    }[shape]
+    snap = parse(data)
+    assert len(snap.records) == expected
+    assert shape.startswith("rules") or TOKEN.encode() in b"\n".join(snap.unreadable)
+
+
 def test_a_utf_8_record_after_a_utf_16_line_without_its_line_feed_is_read(tmp_path):
     """UTF-16 whose last record has no line feed (`Out-File -NoNewline`), then a record appended in
     UTF-8 starting with a line feed (`printf '\\n%s\\n' "$record" >>`): both are read."""

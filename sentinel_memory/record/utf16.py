@@ -25,6 +25,9 @@ import re
 from array import array
 
 MAX_CHOICES = 10_000  # lines read more than one way, at most
+MAX_PLACES = 20_000  # places a line starts at read one by one, at most (then runs of clean lines)
+KEY_CHECKED = 4096  # bytes of a line that is no record: at most this long, it is checked for a key read the other way
+KEYS_CHECKED = 4 << 20  # bytes so checked in a file, at most
 WEIGHED = 2048  # bytes of a line (its start) whose characters are weighed
 RECORD_CHECKED = 64 * 1024  # bytes of a line looked at to tell whether it reads as a record
 LONGEST = 1 << 20  # bytes of UTF-16 without a line feed read as one line, at most (the rest: more lines)
@@ -43,6 +46,10 @@ SWITCH = 3.0  # a UTF-8 line after a UTF-16 one, or the reverse (tools take turn
 # specials and noncharacters.
 _BAD16 = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff\ufff0-\ufffc\ufffe\uffff]")
 _BAD8 = re.compile(rb"[\x00-\x08\x0b-\x1a\x1c-\x1f\x7f]")  # (not ESC: a terminal's colours in build output)
+# What ends a run of UTF-16 lines: a line feed without a CR before it, a control, a lone surrogate.
+_NOT_IN_RUN16 = re.compile("(?<!\r)\n|\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]")
+# A line that reads as a record (_record_like), in text of many lines.
+_RECORD_LINE = re.compile('^[\ufeff \t\r\0]*\\{[^\n]*"id"[^\n]*\\}[\ufeff \t\r\0]*$', re.M)
 # What a record cannot hold raw: controls but a tab, lone surrogates.
 _NOT_IN_RECORD = re.compile("[\x00-\x08\x0b-\x1f\ud800-\udfff]")
 # The high bytes of UTF-16 text of one script, most of whose characters share one: Latin ones,
@@ -50,7 +57,7 @@ _NOT_IN_RECORD = re.compile("[\x00-\x08\x0b-\x1f\ud800-\udfff]")
 # as UTF-8, such text has that byte in every other place.
 _SCRIPT_HIGH = frozenset((*range(0x01, 0x20), 0x30, 0x31))
 
-U16, U8, U16_THEN_LF, REST = range(4)
+U16, U8, U16_THEN_LF = range(3)
 
 
 def lines(data: bytes) -> tuple[list[bytes], bool]:
@@ -69,7 +76,7 @@ def _as_written(body: bytes, order: str) -> tuple[list[bytes], bool] | None:
     text = body.decode(order, "surrogatepass")
     for line in text.split("\n"):
         stripped = line.strip(_BLANK)
-        if stripped and not (stripped[0] == "{" and stripped[-1] == "}" and not _NOT_IN_RECORD.search(stripped)):
+        if stripped and not _record_like(stripped):
             return None
     return [text.encode("utf-8", "surrogatepass")], bool(text.strip(_BLANK + "\n"))
 
@@ -83,7 +90,7 @@ class _Reading:
         self.big = order == "utf-16-be"
         self.unit_lf = b"\x00\n" if self.big else b"\n\x00"
         self.unit_cr = b"\x00\r" if self.big else b"\r\x00"
-        self.choices = 0
+        self.choices = self.places = self.key_checked = 0
         # The places asked about only grow (the places are taken in order): the last answer per
         # parity, so that the file is searched once for each.
         self.lf_unit = array("H", self.unit_lf)[0]  # as this machine reads two bytes
@@ -111,6 +118,10 @@ class _Reading:
             )
             if total[place] < near - PRUNE:
                 continue
+            self.places += 1
+            if self.choices >= MAX_CHOICES or self.places > MAX_PLACES:  # on from the best reading alone, in runs
+                self._onward(max([place, *todo], key=lambda p: (total[p], -p[0])), total, came)
+                break
             if at not in ways:
                 ways[at] = self._ways(at)
             for kind, end, score in ways[at]:
@@ -133,14 +144,37 @@ class _Reading:
         read_utf16 = False
         for kind, at, end in steps:
             piece, holds = self._piece(kind, at, end)
-            pieces.append(piece)
-            read_utf16 = read_utf16 or holds
+            shown = self._credential_shown(kind, at, end, piece)
+            pieces.append(shown)
+            read_utf16 = read_utf16 or (holds and shown is piece)
         return pieces, read_utf16
+
+    def _credential_shown(self, kind: int, at: int, end: int, piece: bytes) -> bytes:
+        """A line that is no record, as the reading that shows a credential in it when only the
+        other reading does (a note in a legacy code page next to UTF-8 lines reads best as UTF-16
+        nonsense): the rules that keep keys off the disk and out of commits must see it. A key of a
+        provider's format, by the strict rules."""
+        if (
+            end - at > KEY_CHECKED
+            or self.key_checked > KEYS_CHECKED
+            or (piece.lstrip()[:1] == b"{" and b'"id"' in piece)
+        ):
+            return piece
+        from ..redaction import rules_hit
+
+        self.key_checked += end - at
+
+        other = self.body[at:end] if kind != U8 else self._piece(U16, at, end)[0]
+        # The strict rules only (a provider's key format): the rules that judge by context find
+        # "keys" in the noise of a reading that is wrong ("API key" beside Japanese read as bytes).
+        if rules_hit(other.decode("utf-8", "replace"), strict_only=True) and not rules_hit(
+            piece.decode("utf-8", "replace")
+        ):
+            return other
+        return piece
 
     def _ways(self, at: int) -> list[tuple[int, int, float]]:
         """(kind, where the line ends, what it counts) for each way to read a line from `at`."""
-        if self.choices >= MAX_CHOICES:
-            return [(REST, self.size, 0.0)]
         lf = self._aligned_lf(at)
         end16 = lf + 2 if lf >= 0 else min(self.size, at + LONGEST)
         score16, record16 = self._weigh16(at, end16)
@@ -149,14 +183,17 @@ class _Reading:
             return [(U16, end, (score16 or 0.0) + RECORD * records)]
         byte_lf = self.body.find(b"\n", at)
         end8 = self.size if byte_lf < 0 else byte_lf + 1
-        score8, record8 = self._weigh8(at, end8)
-        if record8:
-            return [(U8, end8, score8)]
-        self.choices += 1
-        ways = [(U16, end16, score16 or 0.0), (U8, end8, score8)]
+        ways = [(U16, end16, score16 or 0.0)]
+        if self.body.find(b"\0", at, end8) < 0:  # a NUL: UTF-16 (text a tool writes as UTF-8 has none)
+            score8, record8 = self._weigh8(at, end8)
+            if record8:  # a UTF-8 record, and the UTF-8 records after it
+                end, records = self._records8(end8)
+                return [(U8, end, score8 + RECORD * records)]
+            ways.append((U8, end8, score8))
         cut = self._utf16_then_lf(at, end16)
         if cut is not None:
             ways.append(cut)
+        self.choices += len(ways) > 1
         return ways
 
     def _records16(self, at: int) -> tuple[int, int]:
@@ -173,11 +210,76 @@ class _Reading:
         for line in ended:
             stripped = line.strip(_BLANK + "\n")
             if stripped:
-                if not (stripped[0] == "{" and stripped[-1] == "}" and not _NOT_IN_RECORD.search(stripped)):
+                if not _record_like(stripped):
                     break
                 records += 1
             taken.append(line)
         return at + len("".join(taken).encode(self.order, "surrogatepass")), records
+
+    def _onward(self, place: tuple[int, bool], total: dict, came: dict) -> None:
+        """Past MAX_CHOICES: from `place` to the end, one reading, each step the better of the run
+        of clean UTF-16 lines and the run of clean UTF-8 lines there (one line when none is clean)."""
+        while place[0] < self.size:
+            at = place[0]
+            ways = [self._run(at, utf8=False)]
+            utf8 = self._run(at, utf8=True)
+            if self.body.find(b"\0", at, utf8[1]) < 0:
+                ways.append(utf8)
+            kind, end, score = max(ways, key=lambda w: w[2] - SWITCH * ((w[0] == U8) != place[1]))
+            after = (end, kind == U8)
+            total[after] = total[place] + score - SWITCH * ((kind == U8) != place[1])
+            came[after], place = (place, kind), after
+
+    def _run(self, at: int, utf8: bool) -> tuple[int, int, float]:
+        """The lines from `at` (within RUN bytes, at least one) that read
+        cleanly one way (UTF-8: valid, no NUL; UTF-16: no control but a tab, no lone surrogate),
+        as one step that counts for its records. UTF-16 lines end as PowerShell ends them (CR,
+        LF): what a UTF-8 tool appended after them has no UTF-16 CR, so a run stops before it."""
+        raw = self.body[at : at + RUN]
+        if utf8:
+            clean = raw.find(b"\0") % (len(raw) + 1)
+            try:
+                text = raw[:clean].decode("utf-8")
+            except UnicodeDecodeError as exc:
+                clean, text = exc.start, raw[: exc.start].decode("utf-8")
+            cut = raw.rfind(b"\n", 0, clean) + 1
+            text = text[: len(raw[:cut].decode("utf-8"))] if cut else ""
+        else:  # lines as PowerShell ends them (CR, LF): what a UTF-8 tool added after them has no UTF-16 CR
+            even = len(raw) - len(raw) % 2
+            decoded = raw[:even].decode(self.order, "surrogatepass")
+            bad = _NOT_IN_RUN16.search(decoded)
+            text = decoded[: decoded.rfind("\n", 0, bad.start() if bad else len(decoded)) + 1]
+            cut = len(text.encode(self.order, "surrogatepass"))
+        if not cut:  # not even its first line reads cleanly: that line alone, weighed
+            if utf8:
+                byte_lf = self.body.find(b"\n", at)
+                end = self.size if byte_lf < 0 else byte_lf + 1
+                return (U8, end, self._weigh8(at, end)[0])
+            lf = self._aligned_lf(at)
+            end = lf + 2 if lf >= 0 else min(self.size, at + LONGEST)
+            return (U16, end, self._weigh16(at, end)[0] or 0.0)
+        records = len(_RECORD_LINE.findall(text))
+        return (U8 if utf8 else U16, at + cut, RECORD * records + len(text) / 1000)
+
+    def _records8(self, at: int) -> tuple[int, int]:
+        """Where the UTF-8 lines from `at` that are records end (within RUN bytes), and how many
+        they are (as _records16)."""
+        raw = self.body[at : at + RUN]
+        lines = raw.split(b"\n")
+        ended = [line + b"\n" for line in lines[:-1]]
+        if at + len(raw) == self.size:
+            ended.append(lines[-1])
+        taken = records = 0
+        for line in ended:  # not a blank line: a byte 0x0A is also half of a UTF-16 character (ਤ in BE)
+            stripped = line.strip(b" \t\r\n").removeprefix(b"\xef\xbb\xbf")
+            try:
+                if not stripped or b"\0" in stripped or not _record_like(stripped.decode("utf-8")):
+                    break
+            except UnicodeDecodeError:
+                break
+            records += 1
+            taken += len(line)
+        return at + taken, records
 
     def _aligned_lf(self, at: int) -> int:
         """Where the first UTF-16 line feed from `at` in its alignment starts, within LONGEST bytes,
@@ -224,7 +326,7 @@ class _Reading:
             return None, False
         if stripped[0] == "{" and stop - at <= RECORD_CHECKED:
             whole = stripped if stop - at <= WEIGHED else self._text16(at, stop).strip(_BLANK)
-            if whole[-1] == "}" and not _NOT_IN_RECORD.search(whole):
+            if _record_like(whole):
                 return RECORD, True
         sample = stripped[: WEIGHED // 2]
         raw = body[at : min(stop, at + WEIGHED)]
@@ -241,13 +343,11 @@ class _Reading:
             return -BAD * line.count(b"\0"), False
         if stripped[:1] == b"{" and end - at <= RECORD_CHECKED:
             whole = stripped if end - at <= WEIGHED else self.body[at:end].rstrip(b"\r\n").strip(b" \t\r")
-            if whole[-1:] == b"}" and b"\0" not in whole:
-                try:
-                    record = not _NOT_IN_RECORD.search(whole.decode("utf-8"))
-                except UnicodeDecodeError:
-                    record = False
-                if record:
+            try:
+                if _record_like(whole.decode("utf-8")):
                     return RECORD, True
+            except UnicodeDecodeError:
+                pass
         text = stripped.decode("utf-8", "replace")
         invalid = text.count("\ufffd") - stripped.count("\ufffd".encode())
         bad = invalid + len(_BAD8.findall(stripped)) + _script_bytes(stripped)
@@ -290,6 +390,12 @@ class _Reading:
 
 _ZERO = bytes([1] + [0] * 255)  # bytes.translate: 1 for a zero byte, else 0
 _NONZERO = bytes([0] + [1] * 255)
+
+
+def _record_like(stripped: str) -> bool:
+    """Whether a line (its blanks stripped) reads as a record: a JSON object's braces around an
+    "id" key, and no character a record cannot hold raw (snapshot.py parses it afterwards)."""
+    return stripped[:1] == "{" and stripped[-1:] == "}" and '"id"' in stripped and not _NOT_IN_RECORD.search(stripped)
 
 
 def _off_by_one(raw: bytes, big: bool) -> int:
