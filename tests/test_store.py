@@ -635,9 +635,10 @@ def _powershell(codec: str, *lines: str) -> bytes:
 
 
 @pytest.mark.parametrize("shape", ["rules BE", "rules LE", "10,001 build lines", "12,000 notes", "a note that reads {vP}",
-                                   "a cp1251 note between UTF-8 records", "a cp1251 note after a UTF-8 record"])
+                                   "a cp1251 note between UTF-8 records", "a cp1251 note after a UTF-8 record",
+                                   "20,000 build lines, then PowerShell", "a cp1251 note, then PowerShell"])
 def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path, shape):
-    """Shapes a tester built from what Windows tools write: lines of box drawing (PowerShell), over
+    """Shapes testers built from what Windows tools write: lines of box drawing (PowerShell), over
     10,000 lines of build output (Git Bash `>>`), 12,000 PowerShell notes before UTF-8 records, a
     note whose bytes read `{vP}` as UTF-8, a note in the ANSI code page (cmd's `echo >>`,
     Add-Content) beside UTF-8 records: every record is read, and the key is plain to the rules
@@ -655,6 +656,10 @@ def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path,
                                                 + f"Проверить миграции {TOKEN}\r\n".encode("cp1251") + f"{line('c')}\n".encode(), 3),
         "a cp1251 note after a UTF-8 record": (bom + _powershell(codec, line("a")) + f"{line('b')}\n".encode()
                                                + f"Проверить миграции {TOKEN}\r\n".encode("cp1251"), 2),
+        "20,000 build lines, then PowerShell": (bom + _powershell(codec, line("a")) + "".join(f"build step {i} ok\n" for i in range(20_000)).encode()
+                                                + _powershell(codec, line("b"), line("c"), key), 3),
+        "a cp1251 note, then PowerShell": (bom + _powershell(codec, line("a")) + f"Проверить миграции {TOKEN} \r\n".encode("cp1251")
+                                           + _powershell(codec, "merge done", line("b"), line("c")), 3),
     }[shape]
     snap = parse(data)
     assert len(snap.records) == expected

@@ -120,7 +120,9 @@ class _Reading:
                 continue
             self.places += 1
             if self.choices >= MAX_CHOICES or self.places > MAX_PLACES:  # on from the best reading alone, in runs
-                self._onward(max([place, *todo], key=lambda p: (total[p], -p[0])), total, came)
+                # the best reading at the frontier: one that jumped far ahead may have swallowed records
+                frontier = [p for p in todo if p[0] < at + WEIGHED and p[0] < self.size]
+                self._onward(max([place, *frontier], key=lambda p: (total[p], -p[0])), total, came)
                 break
             if at not in ways:
                 ways[at] = self._ways(at)
@@ -144,34 +146,9 @@ class _Reading:
         read_utf16 = False
         for kind, at, end in steps:
             piece, holds = self._piece(kind, at, end)
-            shown = self._credential_shown(kind, at, end, piece)
-            pieces.append(shown)
-            read_utf16 = read_utf16 or (holds and shown is piece)
+            pieces.append(piece)
+            read_utf16 = read_utf16 or holds
         return pieces, read_utf16
-
-    def _credential_shown(self, kind: int, at: int, end: int, piece: bytes) -> bytes:
-        """A line that is no record, as the reading that shows a credential in it when only the
-        other reading does (a note in a legacy code page next to UTF-8 lines reads best as UTF-16
-        nonsense): the rules that keep keys off the disk and out of commits must see it. A key of a
-        provider's format, by the strict rules."""
-        if (
-            end - at > KEY_CHECKED
-            or self.key_checked > KEYS_CHECKED
-            or (piece.lstrip()[:1] == b"{" and b'"id"' in piece)
-        ):
-            return piece
-        from ..redaction import rules_hit
-
-        self.key_checked += end - at
-
-        other = self.body[at:end] if kind != U8 else self._piece(U16, at, end)[0]
-        # The strict rules only (a provider's key format): the rules that judge by context find
-        # "keys" in the noise of a reading that is wrong ("API key" beside Japanese read as bytes).
-        if rules_hit(other.decode("utf-8", "replace"), strict_only=True) and not rules_hit(
-            piece.decode("utf-8", "replace")
-        ):
-            return other
-        return piece
 
     def _ways(self, at: int) -> list[tuple[int, int, float]]:
         """(kind, where the line ends, what it counts) for each way to read a line from `at`."""
@@ -184,11 +161,18 @@ class _Reading:
         byte_lf = self.body.find(b"\n", at)
         end8 = self.size if byte_lf < 0 else byte_lf + 1
         ways = [(U16, end16, score16 or 0.0)]
-        if self.body.find(b"\0", at, end8) < 0:  # a NUL: UTF-16 (text a tool writes as UTF-8 has none)
+        if self.body.find(b"\0", at, end8) >= 0 and lf >= 0 and not _NOT_IN_RUN16.search(self._text16(at, end16)):
+            # A NUL, and a clean UTF-16 line as PowerShell ends them: UTF-16 (text a tool writes as
+            # UTF-8 has no NUL), unless only UTF-8 shows a key
+            if self._key_only_as_utf8(at, end8, end16):
+                return [(U8, end8, self._weigh8(at, end8)[0])]
+        else:
             score8, record8 = self._weigh8(at, end8)
             if record8:  # a UTF-8 record, and the UTF-8 records after it
                 end, records = self._records8(end8)
                 return [(U8, end, score8 + RECORD * records)]
+            if self._key_only_as_utf8(at, end8, end16):
+                return [(U8, end8, score8)]
             ways.append((U8, end8, score8))
         cut = self._utf16_then_lf(at, end16)
         if cut is not None:
@@ -218,48 +202,89 @@ class _Reading:
 
     def _onward(self, place: tuple[int, bool], total: dict, came: dict) -> None:
         """Past MAX_CHOICES: from `place` to the end, one reading, each step the better of the run
-        of clean UTF-16 lines and the run of clean UTF-8 lines there (one line when none is clean)."""
+        of clean UTF-16 lines and the run of clean UTF-8 lines there (one line when none is clean).
+        Clean UTF-8 lines that end before the first UTF-16 line there does come first: read as
+        UTF-16, they would be one line of nonsense with what follows (a record, perhaps). Past
+        MAX_PLACES steps (lines that read cleanly neither way), the rest as UTF-16 in one go."""
+        lines = 0
         while place[0] < self.size:
             at = place[0]
-            ways = [self._run(at, utf8=False)]
-            utf8 = self._run(at, utf8=True)
-            if self.body.find(b"\0", at, utf8[1]) < 0:
-                ways.append(utf8)
-            kind, end, score = max(ways, key=lambda w: w[2] - SWITCH * ((w[0] == U8) != place[1]))
+            lines += 1
+            if lines > MAX_PLACES:  # a file of nonsense lines: the rest as UTF-16, in one go
+                after = (self.size, False)
+                total[after], came[after], place = total[place], (place, U16), after
+                break
+            lf = self._aligned_lf(at)
+            first16 = lf + 2 if lf >= 0 else min(self.size, at + LONGEST)
+            utf16, utf8 = self._run(at, utf8=False), self._run(at, utf8=True)
+            if (utf8[3] and utf8[1] <= first16) or self._key_only_as_utf8(at, utf8[1], first16):
+                kind, end, score = utf8[:3]
+            else:
+                ways = [utf16[:3]] + ([utf8[:3]] if self.body.find(b"\0", at, utf8[1]) < 0 else [])
+                kind, end, score = max(ways, key=lambda w: w[2] - SWITCH * ((w[0] == U8) != place[1]))
             after = (end, kind == U8)
             total[after] = total[place] + score - SWITCH * ((kind == U8) != place[1])
             came[after], place = (place, kind), after
 
-    def _run(self, at: int, utf8: bool) -> tuple[int, int, float]:
-        """The lines from `at` (within RUN bytes, at least one) that read
-        cleanly one way (UTF-8: valid, no NUL; UTF-16: no control but a tab, no lone surrogate),
-        as one step that counts for its records. UTF-16 lines end as PowerShell ends them (CR,
-        LF): what a UTF-8 tool appended after them has no UTF-16 CR, so a run stops before it."""
-        raw = self.body[at : at + RUN]
+    def _run(self, at: int, utf8: bool) -> tuple[int, int, float, bool]:
+        """The lines from `at` (within RUN bytes, at least one) that read cleanly one way (UTF-8:
+        valid, no NUL; UTF-16: no control but a tab, no lone surrogate, each line ended as
+        PowerShell ends them, CR and LF: what a UTF-8 tool appended after them has no UTF-16 CR),
+        as one step that counts for its records and its text, and whether it is clean. The first
+        line is looked at first: when it is not clean, it alone, weighed."""
         if utf8:
+            byte_lf = self.body.find(b"\n", at)
+            first = self.size if byte_lf < 0 else byte_lf + 1
+            clean_first = self.body.find(b"\0", at, first) < 0
+            if clean_first:
+                try:
+                    self.body[at:first].decode("utf-8")
+                except UnicodeDecodeError:
+                    clean_first = False
+            if not clean_first or first == self.size:
+                return (U8, first, self._weigh8(at, first)[0], clean_first)
+            raw = self.body[at : at + RUN]
             clean = raw.find(b"\0") % (len(raw) + 1)
             try:
-                text = raw[:clean].decode("utf-8")
+                raw[:clean].decode("utf-8")
             except UnicodeDecodeError as exc:
-                clean, text = exc.start, raw[: exc.start].decode("utf-8")
+                clean = exc.start
             cut = raw.rfind(b"\n", 0, clean) + 1
-            text = text[: len(raw[:cut].decode("utf-8"))] if cut else ""
-        else:  # lines as PowerShell ends them (CR, LF): what a UTF-8 tool added after them has no UTF-16 CR
-            even = len(raw) - len(raw) % 2
-            decoded = raw[:even].decode(self.order, "surrogatepass")
+            text = raw[:cut].decode("utf-8")
+        else:
+            lf = self._aligned_lf(at)
+            first = lf + 2 if lf >= 0 else min(self.size, at + LONGEST)
+            head = self._text16(at, first)
+            if lf < 0 or _NOT_IN_RUN16.search(head):
+                return (U16, first, self._weigh16(at, first)[0] or 0.0, False)
+            raw = self.body[at : at + RUN]
+            decoded = raw[: len(raw) - len(raw) % 2].decode(self.order, "surrogatepass")
             bad = _NOT_IN_RUN16.search(decoded)
             text = decoded[: decoded.rfind("\n", 0, bad.start() if bad else len(decoded)) + 1]
             cut = len(text.encode(self.order, "surrogatepass"))
-        if not cut:  # not even its first line reads cleanly: that line alone, weighed
-            if utf8:
-                byte_lf = self.body.find(b"\n", at)
-                end = self.size if byte_lf < 0 else byte_lf + 1
-                return (U8, end, self._weigh8(at, end)[0])
-            lf = self._aligned_lf(at)
-            end = lf + 2 if lf >= 0 else min(self.size, at + LONGEST)
-            return (U16, end, self._weigh16(at, end)[0] or 0.0)
         records = len(_RECORD_LINE.findall(text))
-        return (U8 if utf8 else U16, at + cut, RECORD * records + len(text) / 1000)
+        return (U8 if utf8 else U16, at + cut, RECORD * records + len(text), True)
+
+    def _key_only_as_utf8(self, at: int, end8: int, end16: int) -> bool:
+        """Whether the line from `at`, not valid UTF-8, shows a key of a provider's format (the
+        strict rules) read as UTF-8 and not read as UTF-16 (a note in a legacy code page, cmd's
+        `echo >>`, beside UTF-8 lines reads best as UTF-16 nonsense): then it is read as UTF-8, so
+        that the rules that keep keys off the disk and out of commits see it. Lines of at most
+        KEY_CHECKED bytes, at most KEYS_CHECKED bytes of a file."""
+        if end8 - at > KEY_CHECKED or self.key_checked > KEYS_CHECKED:
+            return False
+        if self.body.find(b"\0", at, end8) < 0:
+            try:  # valid UTF-8 without a NUL reads well as UTF-8 already: only a line that is not is looked at
+                self.body[at:end8].decode("utf-8")
+                return False
+            except UnicodeDecodeError:
+                pass
+        from ..redaction import rules_hit
+
+        self.key_checked += end8 - at
+        if not rules_hit(self.body[at:end8].decode("utf-8", "replace"), strict_only=True):
+            return False
+        return not rules_hit(self._text16(at, min(end16, at + KEY_CHECKED)), strict_only=True)
 
     def _records8(self, at: int) -> tuple[int, int]:
         """Where the UTF-8 lines from `at` that are records end (within RUN bytes), and how many
