@@ -14,8 +14,9 @@ counts against it. A line that reads as a record, or as an empty UTF-16 line, in
 not in the other is taken so without a choice. Either reading keeps every byte: a lone surrogate
 passes, and an odd last byte is a piece of its own.
 
-Bounded: past MAX_CHOICES lines read more than one way, the rest of the file is read as UTF-16 in
-one go from where each reading stands; each line is weighed by its first WEIGHED bytes.
+Bounded: each line is weighed by its first WEIGHED bytes; past MAX_CHOICES lines read more than
+one way, or MAX_PLACES places, the reading goes on alone from the best place at the frontier, in
+runs of clean lines (_onward), and past MAX_PLACES such steps the rest is read as UTF-16 in one go.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ WEIGHED = 2048  # bytes of a line (its start) whose characters are weighed
 RECORD_CHECKED = 64 * 1024  # bytes of a line looked at to tell whether it reads as a record
 LONGEST = 1 << 20  # bytes of UTF-16 without a line feed read as one line, at most (the rest: more lines)
 WINDOW = 2 * LONGEST  # bytes whose code units are searched at once for UTF-16 line feeds
-RUN = 1 << 20  # bytes of UTF-16 records read at once after a record
+RUN = 1 << 20  # bytes a run of lines (of records, or of clean lines) is looked for in, at most
 CUT_LOOKS = 8  # bytes 0x0A after a place looked at for the end of UTF-16 text there, at most
 
 _BLANK = "\ufeff \t\r\0"
@@ -91,8 +92,6 @@ class _Reading:
         self.unit_lf = b"\x00\n" if self.big else b"\n\x00"
         self.unit_cr = b"\x00\r" if self.big else b"\r\x00"
         self.choices = self.places = self.key_checked = 0
-        # The places asked about only grow (the places are taken in order): the last answer per
-        # parity, so that the file is searched once for each.
         self.lf_unit = array("H", self.unit_lf)[0]  # as this machine reads two bytes
         self._window: dict[int, tuple[int, array]] = {}  # per alignment: where it starts, its code units
         self._known: dict[int, tuple[int, int, bool]] = {}  # per alignment: no line feed from, up to, one there
