@@ -153,6 +153,30 @@ def test_a_credential_in_an_unreadable_line_is_redacted_on_its_way_to_the_quaran
     assert "1 value that looked like a credential redacted there" in out
 
 
+def test_past_what_one_write_redacts_the_lines_are_kept_aside_and_the_write_is_prompt(tmp_path):
+    """Megabytes of lines that are not records (a corrupted or crafted file) would hold a write for
+    minutes in the credential rules: the first 128 KiB of them go to the quarantine file, redacted,
+    the rest stays only in a git-ignored copy of the file as it was, and the answer says so."""
+    from sentinel_memory.record.contextdir import REDACTED_PER_WRITE
+
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    key = "ghp_" + "Q7x" * 12  # a fake with the shape of a GitHub token
+    garbage = [f"not a record {n:06d}: the build log went here {key if n == 3 else ''}".encode() for n in range(8000)]
+    original = line("a").encode() + b"\n" + b"\n".join(garbage) + b"\n"
+    path.write_bytes(original)
+    out = log(path, "t", "m", "l")
+    quarantined = (path.parent / "memory_log.quarantine.jsonl").read_bytes().splitlines()
+    taken = len(quarantined)
+    assert sum(len(q) + 1 for q in quarantined) <= REDACTED_PER_WRITE < sum(len(g) + 1 for g in garbage[: taken + 1])
+    assert quarantined == [g.replace(key.encode(), b"[REDACTED]") for g in garbage[:taken]]
+    copies = list(path.parent.glob("memory_log.jsonl.*.conflicted"))
+    assert [c.read_bytes() for c in copies] == [original]  # every line is still on this machine
+    assert f"{8000 - taken:,} more lines that are not records" in out and copies[0].name in out
+    after = read(path)
+    assert len(after.records) == 2 and not after.unreadable and key.encode() not in path.read_bytes()
+
+
 def test_duplicate_ids_keep_the_newer_record_and_the_next_write_keeps_one():
     """After a union merge the same id may appear twice: the newer version wins."""
     old = line("a", "old lesson", updated="2026-01-02T00:00:00+00:00")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import time
 from contextlib import suppress
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import StorageError
@@ -120,25 +121,52 @@ def _older_than(path: str, seconds: float) -> bool:
         return False
 
 
-def quarantine(context: str, lines: list[bytes]) -> tuple[int, int, Staged | None, bool]:
+# Bytes of lines that are not records one write redacts into the quarantine file, at most: the
+# first lines in the file's order up to this many. The rules read ordinary text at about 1 MB a
+# second, but text made of random key=value-like runs (a corrupted or crafted file) at tens of KB:
+# 2 MB of it held a write, and the lock, for minutes. The lines past it stay out of the quarantine
+# file, and the file as it was is kept aside, as a copy of a conflicted file is (docs/contract.md
+# §5.4).
+REDACTED_PER_WRITE = 128 << 10
+
+
+@dataclass(frozen=True)
+class Quarantined:
+    """What a write sets aside of the lines that are not records."""
+
+    lines: int  # moved to the quarantine file (redacted)
+    redacted: int  # credential values redacted in them
+    staged: Staged | None  # the quarantine file with them appended, or None when nothing is new
+    whole: bool  # every line came through the redaction as a line of its own (redacted_lines)
+    past_bound: int  # lines past REDACTED_PER_WRITE: not in the quarantine file
+
+
+def quarantine(context: str, lines: list[bytes]) -> Quarantined:
     """The quarantine file with the lines not already kept appended, staged (not yet in place):
-    (lines set aside, credential values redacted, the staged file or None when nothing is new,
-    whether every line came through the redaction as a line of its own: see redacted_lines)."""
+    the first lines up to REDACTED_PER_WRITE bytes, redacted."""
     target = os.path.join(context, QUARANTINE_FILE)
     # A NUL an earlier version kept there is written as redacted_lines writes it.
     existing = (read_regular(target) or b"").replace(b"\0", b"\\u0000")
     known = set(lines_of(existing))
-    cleaned, redacted, whole = redacted_lines(lines)
+    taken, size = 0, 0
+    for line in lines:
+        size += len(line) + 1
+        if size > REDACTED_PER_WRITE:
+            break
+        taken += 1
+    past, lines = len(lines) - taken, lines[:taken]
+    cleaned, redacted, whole = redacted_lines(lines) if lines else ([], 0, True)
     fresh = []
     for clean in cleaned:
         if clean.strip() and clean not in known:
             fresh.append(clean)
             known.add(clean)
     if not fresh:
-        return len(lines), redacted, None, whole
+        return Quarantined(len(lines), redacted, None, whole, past)
     if existing and not existing.endswith(b"\n"):
         existing += b"\n"
-    return len(lines), redacted, Staged(target, existing + b"".join(line + b"\n" for line in fresh)), whole
+    staged = Staged(target, existing + b"".join(line + b"\n" for line in fresh))
+    return Quarantined(len(lines), redacted, staged, whole, past)
 
 
 def redacted_lines(lines: list[bytes]) -> tuple[list[bytes], int, bool]:

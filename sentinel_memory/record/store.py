@@ -159,10 +159,23 @@ class WriteReport:
     # An unfinished key in the lines set aside took the lines after it when redacted: the file as
     # it was is kept in conflict_copy (contextdir.redacted_lines).
     swallowed: bool = False
+    # Lines past what one write redacts (contextdir.REDACTED_PER_WRITE): not in the quarantine
+    # file; the file as it was is kept in conflict_copy.
+    past_bound: int = 0
 
     @property
     def written(self) -> bool:
         return self.after is not None
+
+
+def past_bound_sentence(lines: int, copy: str) -> str:
+    """What a write says of the lines past what it redacts into the quarantine file."""
+    what, were = ("line that is not a record", "was") if lines == 1 else ("lines that are not records", "were")
+    return (
+        f"{lines:,} more {what}, past the {contextdir.REDACTED_PER_WRITE >> 10} KiB of such lines one write "
+        f"redacts into {contextdir.QUARANTINE_FILE}, {were} left out of it; the file as it was is kept as "
+        f"{copy} (git-ignored, on this machine only): read them there"
+    )
 
 
 def update(path: Path, change: Callable[[Snapshot], Snapshot | None], timeout: float | None = None) -> WriteReport:
@@ -225,12 +238,11 @@ def _read_modify_write(
         if snap.unreadable:
             quarantine = os.path.join(context, contextdir.QUARANTINE_FILE)
             read_as[quarantine] = disk.fingerprint(quarantine)  # taken before quarantine() reads it
-            report.quarantined, report.quarantine_redactions, side, whole = contextdir.quarantine(
-                context, snap.unreadable
-            )
-            staged += [side] if side else []
-            report.swallowed = not whole
-        if snap.conflict_regions or report.swallowed:  # the file as it was, kept aside
+            moved = contextdir.quarantine(context, snap.unreadable)
+            report.quarantined, report.quarantine_redactions = moved.lines, moved.redacted
+            staged += [moved.staged] if moved.staged else []
+            report.swallowed, report.past_bound = not moved.whole, moved.past_bound
+        if snap.conflict_regions or report.swallowed or report.past_bound:  # the file as it was, kept aside
             staged.append(contextdir.conflicted_copy(key, snap.raw))
             report.conflict_copy = Path(staged[-1].path)
             if report.swallowed:  # said by every command that writes (log_memory's answer says it too)
@@ -239,6 +251,8 @@ def _read_modify_write(
                     "file as it was is kept as %s (git-ignored, on this machine only)",
                     report.conflict_copy.name,
                 )
+            if report.past_bound:
+                log.warning("%s", past_bound_sentence(report.past_bound, report.conflict_copy.name))
         stamp = disk.stamp()
         staged.append(disk.Staged(key, new.file_text().buffers(), mtime_ns=stamp))
         # The last look before the replace, as close to it as can be: git back at work may be

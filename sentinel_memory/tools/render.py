@@ -11,6 +11,7 @@ from ..invocation import SELF
 from ..record.citations import shown
 from ..record.contextdir import QUARANTINE_FILE
 from ..record.records import json_text, versioned
+from ..record.store import past_bound_sentence
 from .blocks import (  # noqa: F401 (those of a record's block this module does not use: its surface too)
     FIELD_NAMES,
     LEGEND,
@@ -305,6 +306,8 @@ def log_answer(logged: Logged) -> str:
             "A value among them spanned lines (a pasted key), and the lines it took were redacted with it; "
             f"the file as it was is kept as {report.conflict_copy.name} (git-ignored, on this machine only)."
         )
+    if report.written and report.past_bound and report.conflict_copy is not None:
+        out.append(past_bound_sentence(report.past_bound, report.conflict_copy.name) + ".")
     if report.written and report.before.conflict_regions and report.conflict_copy is not None:
         out.append(
             f"Resolved {plural(report.before.conflict_regions, 'git conflict region')} in the file; "
