@@ -905,20 +905,20 @@ def profile(size: int) -> None:
 
 
 def code_version() -> str:
-    """The commit the product code is at, and whether core/ or server.py differ from it (read-only git)."""
+    """The commit the product code is at, and whether sentinel_memory/ or server.py differ from it (read-only git)."""
     try:
         head = subprocess.run(
             ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "-C", str(ROOT), "status", "--porcelain", "--", "core", "server.py"],
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--", "sentinel_memory", "server.py"],
             capture_output=True,
             text=True,
             timeout=10,
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown"
-    return f"{head or 'unknown'}{' + uncommitted core/server.py changes' if dirty else ''}"
+    return f"{head or 'unknown'}{' + uncommitted sentinel_memory/ or server.py changes' if dirty else ''}"
 
 
 def parse_args() -> argparse.Namespace:

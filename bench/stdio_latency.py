@@ -90,7 +90,7 @@ def child_env() -> dict[str, str]:
     env["FASTMCP_CHECK_FOR_UPDATES"] = "off"
     env.pop("SENTINEL_MEMORY_PROJECT", None)
     # Servers start as on a user's machine: Python caches the compiled modules after the first
-    # start. (Some sandboxes set this; every start would then compile core/ again, ~50 ms.)
+    # start. (Some sandboxes set this; every start would then compile sentinel_memory/ again, ~50 ms.)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 

@@ -189,3 +189,17 @@ def test_a_session_sweeps_once_not_again_when_its_state_is_saved_after_the_answe
     assert (marker.read_bytes(), marker.stat().st_mtime_ns) == swept
     state.save(str(folder / f"{digest(-2)}.json"), state.Session(new=True))  # another session's first save
     assert (marker.read_bytes(), marker.stat().st_mtime_ns) != swept
+
+
+def test_a_hook_run_before_any_server_start_leaves_its_cache_folders_private(repo, tmp_path):
+    """The first thing of ours in a fresh cache folder is a hook: the sentinel-memory folder it makes
+    is the user's only (mode 700), not only the hooks/ folder inside it."""
+    cache = tmp_path / "fresh-cache"
+    data = json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "s-private", "cwd": str(repo.path),
+                       "transcript_path": "/nonexistent", "prompt": "Fix src/auth.py please"}).encode()
+    environment = {**repo.env, "XDG_CACHE_HOME": str(cache), **UNBOUNDED}
+    environment.pop(state.ENV, None)
+    result = forkrun.run(["hook", "--client", "claude"], input=data, cwd=repo.path, env=environment, timeout=120)
+    assert result.returncode == 0 and LESSON in result.stdout.decode("utf-8")
+    made = [cache, cache / "sentinel-memory", cache / "sentinel-memory" / "hooks"]
+    assert [oct(folder.stat().st_mode & 0o777) for folder in made] == ["0o700"] * 3

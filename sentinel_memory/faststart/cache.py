@@ -209,12 +209,30 @@ def forget(path: str) -> None:
         pass
 
 
+def private_folders(path: str) -> None:
+    """Make the folder `path` and each missing folder above it, mode 700 (os.makedirs gives the
+    mode to the last one only: a hook run before the server's first start left
+    ~/.cache/sentinel-memory readable by all)."""
+    missing = []
+    while not os.path.isdir(path):
+        missing.append(path)
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            pass
+
+
 def store(path: str, data: dict) -> None:
     """Write the file atomically (a temporary file in the same folder, then a rename)."""
     import tempfile
 
     base = os.path.dirname(path)
-    os.makedirs(base, mode=0o700, exist_ok=True)
+    private_folders(base)
     fd, temp = tempfile.mkstemp(prefix=".fast-start-", suffix=".tmp", dir=base)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -18,6 +18,7 @@ from .cache import (
     STATELESS_METHODS,
     key,
     load,
+    private_folders,
     store,
 )
 
@@ -62,7 +63,7 @@ def record(path: str, digest: str, env: dict[str, str]) -> bool:
 
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    private_folders(os.path.dirname(path))
     lock = os.open(path[: -len(".json")] + ".lock", os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)

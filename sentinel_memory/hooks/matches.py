@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import MemoryToolError
+from ..faststart import cache
 from ..record import disk
 from . import state
 
@@ -182,7 +183,7 @@ def build(memory: Path) -> None:
     if too_big(memory):
         return
     path = where(memory)
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    cache.private_folders(os.path.dirname(path))
     disk.check_directory(os.path.dirname(path))  # not through a link (kept() reads only a private copy)
     with disk.locked(path, 0):  # one builder at a time; the others leave at once
         data = _memory_bytes(memory)

@@ -147,7 +147,7 @@ def save(path: str, session: Session) -> None:
     data = _fitted(session)
     directory = os.path.dirname(path)
     try:
-        os.makedirs(directory, mode=0o700, exist_ok=True)
+        cache.private_folders(directory)
         disk.check_directory(directory)
         if session.new and not session.checked:
             session.checked = True  # once a run: not again at its save after the answer is claimed
@@ -178,7 +178,7 @@ def locked(path: str):
     once); raises Unavailable when it is not free soon."""
     with ExitStack() as stack:
         try:
-            os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+            cache.private_folders(os.path.dirname(path))
             disk.check_directory(os.path.dirname(path))  # the lock file is not made through a link
             stack.enter_context(disk.locked(path, LOCK_WAIT))
         except LockTimeout:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Keep one pull-request comment with the report: update the one this workflow wrote before (found by
-# the marker the report starts with), else add one, unless the change leaves the memory alone.
+# the marker the report starts with), else add one, unless the change leaves the memory alone and
+# flags nothing (a code change that makes a lesson stale is flagged: that is worth a comment).
 # Needs the GitHub CLI (on GitHub's runners) and GH_TOKEN with `pull-requests: write`.
 #
 #   REPORT  the Markdown report (review.sh's output `report`)
