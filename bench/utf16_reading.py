@@ -13,7 +13,9 @@ hostile files take. Prints figures; asserts nothing; fetches nothing.
   sweep     every BMP character between 中 and "ab", a note between two records, LE and BE:
             notes read wrong
   hostile   files of --hostile-mb MiB: 16 KiB non-record lines, short non-record lines, a UTF-8
-            and a UTF-16 piece on every line; seconds to read (snapshot.utf8), beside UTF-8
+            and a UTF-16 piece on every line, records each followed by a note (an ordinary
+            PowerShell file), `{"id"}` and `x` lines alternating in UTF-16 and in UTF-8 after the
+            mark; seconds to read (snapshot.utf8), beside UTF-8
 --checkout runs another checkout's reader (a worktree of an older commit) on the same inputs.
 """
 
@@ -156,6 +158,11 @@ def hostile(snapshot, mib: int) -> dict[str, float]:
         "short lines": "\ufeff".encode("utf-16-le") + ("note\r\n".encode("utf-16-le") * (size // 12)),
         "a seam a line": "\ufeff".encode("utf-16-le") + ((b"xy\n" + "AB\r\n".encode("utf-16-le")) * (size // 11)),
         "UTF-8, same size": (record(1) + "\n").encode() * (size // 150),
+        # ordinary: PowerShell records, each with a note after it (`"note" >> file`)
+        "a note a record": "\ufeff".encode("utf-16-le")
+        + "".join(f"{record(n)}\r\nnote {n}\r\n" for n in range(size // 400)).encode("utf-16-le"),
+        "{id} and x, UTF-16": "\ufeff".encode("utf-16-le") + '{"id"}\r\nx\r\n'.encode("utf-16-le") * (size // 22),
+        "{id} and x, UTF-8": "\ufeff".encode("utf-16-le") + b'{"id"}\nx\n' * (size // 9),
     }
     out = {}
     for name, data in shapes.items():

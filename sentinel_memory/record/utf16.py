@@ -34,6 +34,7 @@ RECORD_CHECKED = 64 * 1024  # bytes of a line looked at to tell whether it reads
 LONGEST = 1 << 20  # bytes of UTF-16 without a line feed read as one line, at most (the rest: more lines)
 WINDOW = 2 * LONGEST  # bytes whose code units are searched at once for UTF-16 line feeds
 RUN = 1 << 20  # bytes a run of lines (of records, or of clean lines) is looked for in, at most
+GROWN = 4096  # bytes of the first window a run is looked for in (then fourfold, up to RUN)
 CUT_LOOKS = 8  # bytes 0x0A after a place looked at for the end of UTF-16 text there, at most
 
 _BLANK = "\ufeff \t\r\0"
@@ -183,21 +184,41 @@ class _Reading:
         """Where the UTF-16 lines from `at` that are records or empty end (within RUN bytes), and
         how many records they are: read as one line, they leave no place inside them to read
         another way (what reads as a record in UTF-16 is UTF-16)."""
-        raw = self.body[at : at + RUN]
-        even = len(raw) - len(raw) % 2
-        lines = raw[:even].decode(self.order, "surrogatepass").split("\n")
-        ended = [line + "\n" for line in lines[:-1]]  # each with its line feed
-        if at + even == self.size:  # the file's last line, whole though no line feed ends it
-            ended.append(lines[-1])
-        taken, records = [], 0
-        for line in ended:
-            stripped = line.strip(_BLANK + "\n")
-            if stripped:
-                if not _record_like(stripped):
-                    break
-                records += 1
-            taken.append(line)
-        return at + len("".join(taken).encode(self.order, "surrogatepass")), records
+        for raw, last in self._growing(at):
+            even = len(raw) - len(raw) % 2
+            text = raw[:even].decode(self.order, "surrogatepass")
+            whole = at + even == self.size  # the file's last line counts, whole though no line feed ends it
+            taken = records = 0
+            stopped = False
+            while taken < len(text):
+                lf = text.find("\n", taken)
+                if lf < 0 and not whole:
+                    break  # a line the window cut
+                after = len(text) if lf < 0 else lf + 1
+                stripped = text[taken:after].strip(_BLANK + "\n")
+                if stripped:
+                    if not _record_like(stripped):
+                        stopped = True
+                        break
+                    records += 1
+                taken = after
+            if stopped or last:
+                return at + len(text[:taken].encode(self.order, "surrogatepass")), records
+        raise AssertionError("_growing ends with its last window")
+
+    def _growing(self, at: int):
+        """The bytes from `at` in windows that grow fourfold from GROWN bytes up to RUN (or the
+        file's end), each with whether it is the last: a run that ends inside a window is read
+        no further, so a run costs about its own length, not RUN (a file of records each followed
+        by a note would otherwise decode RUN bytes per record)."""
+        size = GROWN
+        while True:
+            raw = self.body[at : at + min(size, RUN)]
+            last = size >= RUN or at + len(raw) >= self.size
+            yield raw, last
+            if last:
+                return
+            size *= 4
 
     def _onward(self, place: tuple[int, bool], total: dict, came: dict) -> None:
         """Past MAX_CHOICES: from `place` to the end, one reading, each step the better of the run
@@ -242,12 +263,15 @@ class _Reading:
                     clean_first = False
             if not clean_first or first == self.size:
                 return (U8, first, self._weigh8(at, first)[0], clean_first)
-            raw = self.body[at : at + RUN]
-            clean = raw.find(b"\0") % (len(raw) + 1)
-            try:
-                raw[:clean].decode("utf-8")
-            except UnicodeDecodeError as exc:
-                clean = exc.start
+            for raw, last in self._growing(at):
+                clean = raw.find(b"\0") % (len(raw) + 1)
+                try:
+                    raw[:clean].decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    clean = exc.start
+                # (what is unclean after the window's last line feed may be a character the window cut)
+                if last or clean < raw.rfind(b"\n") + 1:
+                    break
             cut = raw.rfind(b"\n", 0, clean) + 1
             text = raw[:cut].decode("utf-8")
         else:
@@ -256,9 +280,11 @@ class _Reading:
             head = self._text16(at, first)
             if lf < 0 or _NOT_IN_RUN16.search(head):
                 return (U16, first, self._weigh16(at, first)[0] or 0.0, False)
-            raw = self.body[at : at + RUN]
-            decoded = raw[: len(raw) - len(raw) % 2].decode(self.order, "surrogatepass")
-            bad = _NOT_IN_RUN16.search(decoded)
+            for raw, last in self._growing(at):
+                decoded = raw[: len(raw) - len(raw) % 2].decode(self.order, "surrogatepass")
+                bad = _NOT_IN_RUN16.search(decoded)
+                if last or (bad is not None and bad.start() <= decoded.rfind("\n")):
+                    break
             text = decoded[: decoded.rfind("\n", 0, bad.start() if bad else len(decoded)) + 1]
             cut = len(text.encode(self.order, "surrogatepass"))
         records = len(_RECORD_LINE.findall(text))
@@ -287,23 +313,24 @@ class _Reading:
 
     def _records8(self, at: int) -> tuple[int, int]:
         """Where the UTF-8 lines from `at` that are records end (within RUN bytes), and how many
-        they are (as _records16)."""
-        raw = self.body[at : at + RUN]
-        lines = raw.split(b"\n")
-        ended = [line + b"\n" for line in lines[:-1]]
-        if at + len(raw) == self.size:
-            ended.append(lines[-1])
-        taken = records = 0
-        for line in ended:  # not a blank line: a byte 0x0A is also half of a UTF-16 character (ਤ in BE)
-            stripped = line.strip(b" \t\r\n").removeprefix(b"\xef\xbb\xbf")
+        they are (as _records16), line by line: a run costs its own length."""
+        body, end, records = self.body, at, 0
+        limit = min(self.size, at + RUN)
+        while end < limit:
+            lf = body.find(b"\n", end, limit)
+            if lf < 0 and limit < self.size:
+                break  # a line RUN cut
+            after = limit if lf < 0 else lf + 1
+            # not a blank line: a byte 0x0A is also half of a UTF-16 character (ਤ in BE)
+            stripped = body[end:after].strip(b" \t\r\n").removeprefix(b"\xef\xbb\xbf")
             try:
                 if not stripped or b"\0" in stripped or not _record_like(stripped.decode("utf-8")):
                     break
             except UnicodeDecodeError:
                 break
             records += 1
-            taken += len(line)
-        return at + taken, records
+            end = after
+        return end, records
 
     def _aligned_lf(self, at: int) -> int:
         """Where the first UTF-16 line feed from `at` in its alignment starts, within LONGEST bytes,
