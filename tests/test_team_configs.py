@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import forkrun
-from gitrepos import ROOT, clone, env, launcher, make_repo  # noqa: F401  (env is a fixture)
+from gitrepos import ROOT, SERVER, clone, env, launcher, make_repo  # noqa: F401  (env is a fixture)
 
 CLIENT_ARGS = ["--client", "cursor", "--client", "vscode", "--client", "claude", "--client", "codex",
                "--client", "gemini", "--agents-md"]
@@ -87,6 +87,53 @@ def test_the_second_teammates_init_leaves_git_status_clean(tmp_path, env):
     doctor = sm(ben_script, ben_env, ben.path, "doctor")
     assert doctor.returncode == 0 and "FAIL" not in doctor.stdout, doctor.stdout
     assert f".mcp.json starts sentinel-memory ({tmp_path / 'bin-ben' / 'sentinel-memory'})" in doctor.stdout
+
+
+def test_a_teammates_plain_init_configures_the_clients_the_team_committed(tmp_path, env):
+    """The README's step for a teammate is a plain `init`. In a clone of a project the team set up
+    for Claude Code and Codex, it configures those two (and says so in one line) and adds no
+    Cursor file: git status stays clean, untracked files included. A second run changes nothing."""
+    origin = make_repo(tmp_path, env, name="team-app", wired=False)
+    assert sm(ROOT / "server.py", env, origin.path, "init", "--client", "claude", "--client", "codex").returncode == 0
+    origin.commit("Add Sentinel-Memory")
+    ben = clone(origin, tmp_path, "ben-app", wired=False)
+
+    for _run in range(2):
+        out = sm(ROOT / "server.py", env, ben.path, "init")
+
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert ben.git("status", "--porcelain", "--untracked-files=all").stdout == "", out.stdout
+        assert not (ben.path / ".cursor").exists() and not (ben.path / ".cursorrules").exists()
+        said = [line for line in out.stdout.splitlines() if line.startswith("configuring the clients")]
+        assert said == [
+            "configuring the clients whose project config already starts sentinel-memory: Claude Code "
+            "(.mcp.json), Codex CLI (.codex/config.toml); --client chooses the clients instead"
+        ], out.stdout
+        assert f"unchanged {ben.path / '.mcp.json'}" in out.stdout
+        assert f"unchanged {ben.path / '.codex' / 'config.toml'}" in out.stdout
+    assert str(SERVER) in ben.git("config", "merge.sentinel-memory.driver").stdout  # the clone's own wiring done
+
+
+def test_an_explicit_client_wins_and_a_project_with_no_client_gets_cursor(tmp_path, env):
+    """`--client` configures exactly the clients named, whatever the project has; a plain init
+    then keeps every client configured so far current; in a project no client is configured
+    for yet, a plain init configures Cursor, the default, without the line about found clients."""
+    repo = make_repo(tmp_path, env, wired=False)
+    sm(ROOT / "server.py", env, repo.path, "init", "--client", "gemini")
+
+    added = sm(ROOT / "server.py", env, repo.path, "init", "--client", "cursor").stdout
+
+    assert "configuring the clients" not in added and f"created {repo.path / '.cursor' / 'mcp.json'}" in added
+    assert f"{repo.path / '.gemini'}" not in added and f"{repo.path / 'GEMINI.md'}" not in added
+    both = sm(ROOT / "server.py", env, repo.path, "init").stdout
+    assert both.startswith("configuring the clients whose project config already starts sentinel-memory: "
+                           "Cursor (.cursor/mcp.json), Gemini CLI (.gemini/settings.json);"), both
+    assert f"unchanged {repo.path / '.cursor' / 'mcp.json'}" in both
+    assert f"unchanged {repo.path / '.gemini' / 'settings.json'}" in both
+    fresh = make_repo(tmp_path, env, name="fresh", wired=False)
+    first = sm(ROOT / "server.py", env, fresh.path, "init").stdout
+    assert "configuring the clients" not in first and f"created {fresh.path / '.cursor' / 'mcp.json'}" in first
+    assert not (fresh.path / ".mcp.json").exists()
 
 
 def test_doctor_says_in_one_line_when_the_committed_command_cannot_start_here(tmp_path, env):

@@ -90,7 +90,7 @@ def cmd_init(root, args) -> int:
     for line in init(
         root.path,
         agents_md=args.agents_md,
-        clients=tuple(args.client or ["cursor"]),
+        clients=tuple(args.client) if args.client else None,
         rules=args.rules,
         hooks=not args.no_hooks,
         workflow=not args.no_rules,

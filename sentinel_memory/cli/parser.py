@@ -154,7 +154,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
         action="append",
         choices=list(CLIENT_KEYS),
         type=_client_name,
-        help="client to configure (repeat for several; default: cursor)",
+        help="client to configure (repeat for several; default: those the project's configs already "
+        "start sentinel-memory for, else cursor)",
     )
     text = p.add_mutually_exclusive_group()
     text.add_argument(

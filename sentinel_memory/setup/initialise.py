@@ -223,22 +223,54 @@ def instruction_files(root: Path, clients: tuple[str, ...], agents_md: bool) -> 
     return report
 
 
+DEFAULT_CLIENTS = ("cursor",)
+
+
+def configured_clients(root: Path) -> dict[str, Path]:
+    """The clients whose project config in `root` already holds our entry (in a clone: the configs
+    the team committed), each with its config's path in the project, in the table's order.
+    Windsurf's config is global: never found here."""
+    return {
+        client.key: client.config
+        for client in table.CLIENTS.values()
+        if client.config is not None and clientconfig.read_entry(root, client)[1] is not None
+    }
+
+
+def chosen_clients(root: Path, asked: tuple[str, ...] | None) -> tuple[tuple[str, ...], list[str]]:
+    """The clients init configures: those named (--client), else those the project's configs
+    already start us for, else Cursor. So a teammate's plain init in a clone configures the team's
+    clients and changes no committed file. With the line saying why when they were found and are
+    not the default (a rerun in a Cursor project stays all "unchanged")."""
+    if asked:
+        return tuple(dict.fromkeys(asked)), []
+    found = configured_clients(Path(root).resolve())
+    if tuple(found) in ((), DEFAULT_CLIENTS):
+        return DEFAULT_CLIENTS, []
+    named = ", ".join(f"{table.CLIENTS[key].title} ({config.as_posix()})" for key, config in found.items())
+    return tuple(found), [
+        f"configuring the clients whose project config already starts {table.COMMAND}: {named}; "
+        "--client chooses the clients instead"
+    ]
+
+
 def init(
     root: Path,
     agents_md: bool = False,
-    clients: tuple[str, ...] = ("cursor",),
+    clients: tuple[str, ...] | None = None,
     rules: str | None = None,
     hooks: bool = True,
     workflow: bool = True,
 ) -> list[str]:
     """Prepare the project for the given clients; returns one line per thing done or left alone.
+    clients: None (no --client) picks them: those the project's configs already start us for, else Cursor.
     rules: "cursorrules" or "mdc" (Cursor's .cursor/rules/*.mdc); None picks what the project uses.
     hooks: also write the client hooks beside the MCP entry, where the client has them.
     workflow: write the workflow text (Cursor's rules, the clients' instruction files); False
     writes none and keeps what is there."""
     root = Path(root).resolve()
-    report = []
-    for name in dict.fromkeys(clients):
+    clients, report = chosen_clients(root, clients)
+    for name in clients:
         done = [clientconfig.write(name, root)]
         kept = [] if hooks else clientconfig.hooks_kept(name, root)
         done += clientconfig.write_hooks(name, root) if hooks else kept
