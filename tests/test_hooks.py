@@ -370,6 +370,47 @@ def test_past_its_time_bound_it_prints_nothing(repo):
     assert (code, out) == (0, "")
 
 
+# A sitecustomize that holds the import of sentinel_memory.git.command (the module that runs git)
+# until the hook's time-bound timer has fired, as on a machine so loaded that the bound falls while
+# that module is half-imported; once the import goes on, it leaves a mark.
+HELD_IMPORT = """
+import importlib.abc, importlib.util, sys, threading
+
+class Held(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name != "sentinel_memory.git.command":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        load = spec.loader.exec_module
+
+        def exec_module(module):
+            for timer in [t for t in threading.enumerate() if isinstance(t, threading.Timer)]:
+                timer.join(60)
+            open(MARK, "w").close()
+            load(module)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+sys.meta_path.insert(0, Held())
+"""
+
+
+def test_a_time_bound_that_falls_while_the_hook_imports_still_ends_it_quietly(repo, tmp_path):
+    """The bound passes while the module that runs git is still being imported (a loaded machine):
+    the hook still ends then, exit 0 with nothing printed, no traceback on stderr for the client to
+    show, and does not run on past its bound."""
+    held = tmp_path / "held"
+    held.mkdir()
+    mark = tmp_path / "the import went on"
+    (held / "sitecustomize.py").write_text(HELD_IMPORT.replace("MARK", repr(str(mark))), encoding="utf-8")
+    code, out, err = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="Fix src/auth.py"), fresh=True,
+                          PYTHONPATH=str(held), SENTINEL_MEMORY_HOOK_TIME="1")
+    assert (code, out, err) == (0, "", "")
+    assert not mark.exists(), "the hook ran on past its time bound"
+
+
 @pytest.mark.parametrize("hangs", ["status", "log", "a child"])
 def test_a_git_that_hangs_is_not_left_running_after_the_hook(repo, tmp_path, hangs):
     """A git that never answers (a stuck network drive, a lock held elsewhere): the hook ends within

@@ -191,17 +191,18 @@ class Guard:
 
     def _expire(self) -> None:
         with self._lock:
-            if not self._done:
-                command = sys.modules.get("sentinel_memory.git.command")  # loaded if git was run
-                if command is not None:
-                    command.stop_running()
+            if self._done:
+                return
+            try:
+                # Loaded if git was run. The main thread may be importing it still (a loaded
+                # machine): then it is in sys.modules without stop_running, and has started no git.
+                command = sys.modules.get("sentinel_memory.git.command")
+                stop = getattr(command, "stop_running", None)
+                if stop is not None:
+                    stop()
                 if os.environ.get(DEBUG_ENV):
-                    try:
-                        os.write(
-                            2, f"sentinel-memory hook: nothing printed: past its time bound ({TIME_ENV})\n".encode()
-                        )
-                    except OSError:
-                        pass
+                    os.write(2, f"sentinel-memory hook: nothing printed: past its time bound ({TIME_ENV})\n".encode())
+            finally:  # whatever failed above: the process ends, with no traceback from this thread
                 os._exit(0)
 
     def claim(self) -> bool:
