@@ -7,6 +7,16 @@ this file go on working. Everything is in the sentinel_memory package beside it.
 import os
 import sys
 
+# First: Ctrl+C until the entry point has set up its own handling ends the process quietly (the
+# signal's default action), not with a KeyboardInterrupt traceback from inside an import; as
+# __main__.py's hold_interrupts, which is not importable yet. A signal set to be ignored stays so.
+try:  # the interpreter's own module, loaded already (`signal` would first import enum)
+    import _signal as signal  # type: ignore[import-not-found]
+except ImportError:  # an interpreter without it (Python 2): the public module
+    import signal
+if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
 # This file's folder first, so the package beside it is the one that runs (not one installed elsewhere).
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 

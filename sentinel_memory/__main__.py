@@ -36,6 +36,32 @@ def not_installed(exc):  # type: (ModuleNotFoundError) -> str
     )
 
 
+def _signals():  # no type comment: typeshed has no _signal, so what it returns is Any
+    """The interpreter's own signal module, loaded already (`signal` would first import enum)."""
+    try:
+        import _signal as signal  # type: ignore[import-not-found]
+    except ImportError:  # an interpreter without it (Python 2): the public module
+        import signal
+    return signal
+
+
+def hold_interrupts():  # type: () -> None
+    """Until main() knows what runs: Ctrl+C (SIGINT) ends the process at once and quietly, by the
+    signal's default action, as before Python started, instead of a KeyboardInterrupt traceback
+    from whatever import it falls in (server.py does so before its own imports). A signal set to be
+    ignored stays ignored."""
+    signal = _signals()
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def release_interrupts():  # type: () -> None
+    """Python's own Ctrl+C again (KeyboardInterrupt), for a command or a hook, after hold_interrupts."""
+    signal = _signals()
+    if signal.getsignal(signal.SIGINT) == signal.SIG_DFL:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def stop_on_signals():  # type: () -> None
     """Ctrl+C in a terminal, or SIGINT/SIGTERM from a client, ends the server at once and quietly,
     at any point of start-up: fastmcp would wait for its stdin thread (a read that may never end).
@@ -59,6 +85,7 @@ def stop_on_signals():  # type: () -> None
 
 
 def main(argv=None):  # type: (list[str] | None) -> int
+    hold_interrupts()  # server.py did so before its imports; `python -m` and the executable come here
     argv = sys.argv[1:] if argv is None else list(argv)
     hooked = argv[:1] == ["hook"] and not {"-h", "--help"} & set(argv)
     old = too_old()
@@ -73,6 +100,7 @@ def main(argv=None):  # type: (list[str] | None) -> int
         import time
 
         started = time.monotonic()  # its time bound counts its own imports too
+        release_interrupts()
         try:
             from .hooks.run import main as hook
 
@@ -100,6 +128,7 @@ def main(argv=None):  # type: (list[str] | None) -> int
         server.main(argv)
         return 0
     try:
+        release_interrupts()  # inside the try: a Ctrl+C from here on is the one handled below
         from .cli.commands import main as cli_main
 
         return cli_main(argv)

@@ -635,20 +635,94 @@ def _default_sigint():
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # as a shell's foreground job has it
 
 
+# A sitecustomize for a spawned server: when the server starts importing MODULE, it leaves MARK and
+# then waits in that import (at most TIMEOUT seconds) before going on, so that a signal sent once
+# MARK is there reaches the server in that import, however slow the machine is.
+HOLD = """
+import importlib.util, sys, time
+
+class Hold:
+    def find_spec(self, name, path, target=None):
+        if name != MODULE:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        load = spec.loader.exec_module
+
+        def exec_module(module):
+            open(MARK, "w").close()
+            time.sleep(TIMEOUT)
+            load(module)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+sys.meta_path.insert(0, Hold())
+"""
+
+
+def _held(env: dict[str, str], folder: Path, module: str) -> Path:
+    """Make the server started with `env` wait in the import of `module` (HOLD); the mark it leaves
+    there."""
+    mark = folder / f"importing {module}"
+    (folder / "held").mkdir()
+    code = HOLD.replace("MODULE", repr(module)).replace("MARK", repr(str(mark))).replace("TIMEOUT", str(TIMEOUT))
+    (folder / "held" / "sitecustomize.py").write_text(code, encoding="utf-8")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder / "held"), env.get("PYTHONPATH")]))
+    return mark
+
+
+def _wait_for(mark: Path, child: subprocess.Popen) -> None:
+    """Until the held server has left its mark (it is in the held import)."""
+    deadline = time.monotonic() + TIMEOUT
+    while not mark.exists():
+        said = child.stderr.read()[-3000:] if child.poll() is not None and child.stderr else b""
+        assert child.poll() is None, f"the server ended before it reached the held import: {said!r}"
+        assert time.monotonic() < deadline, f"the server did not reach the held import in {TIMEOUT} s"
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize("module", ["sentinel_memory.interpreter", "sentinel_memory.__main__"])
+def test_ctrl_c_at_the_very_start_of_the_server_ends_it_quietly(project, tmp_path, module):
+    """`python server.py` and Ctrl+C (SIGINT) at once, while it still imports its own modules, before
+    it has a handler of its own (a slow or busy machine makes this last): it ends with the signal,
+    no KeyboardInterrupt traceback."""
+    env = _env(False, tmp_path / "cache")
+    mark = _held(env, tmp_path, module)
+    child = subprocess.Popen([PYTHON, str(SERVER), "--project", str(project)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=project,
+                             preexec_fn=_default_sigint)
+    try:
+        _wait_for(mark, child)
+        child.send_signal(signal.SIGINT)
+        code = child.wait(timeout=TIMEOUT)
+        err = child.stderr.read()
+        assert b"Traceback" not in err, err.decode(errors="replace")
+        assert code in (-signal.SIGINT, 128 + signal.SIGINT)
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+        child.stdin.close()
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 @pytest.mark.parametrize("fast", [True, False], ids=["fast", "ordinary"])
 @pytest.mark.parametrize("when", ["loading", "serving"])
-def test_sigint_and_sigterm_end_the_server_quietly(request, project, recorded, signum, fast, when):
+def test_sigint_and_sigterm_end_the_server_quietly(request, project, recorded, tmp_path, signum, fast, when):
     """A client's SIGINT or SIGTERM ends the server, stdin still open, while fastmcp loads or once it
     serves, with no traceback (SIGINT used to wait for the stdin thread). While fastmcp loads, the
-    server is a new process as a client starts it; once it serves, one forked from a process that
-    has imported fastmcp (FORK_SERVER), where fastmcp serves the same way."""
+    server is a new process as a client starts it, held in fastmcp's import until the signal
+    (HOLD); once it serves, one forked from a process that has imported fastmcp (FORK_SERVER),
+    where fastmcp serves the same way."""
     if when == "serving":
         reference = request.getfixturevalue("fastmcp_alone")
         child = (reference.fast_start if fast else reference.start)(["--project", str(project)], project)
     else:
+        env = _env(fast, recorded)
+        mark = _held(env, tmp_path, "fastmcp")
         child = subprocess.Popen([PYTHON, str(SERVER), "--project", str(project)], stdin=subprocess.PIPE,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(fast, recorded),
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                                  cwd=project, preexec_fn=_default_sigint)
     try:
         child.stdin.write(PLAIN)
@@ -661,7 +735,7 @@ def test_sigint_and_sigterm_end_the_server_quietly(request, project, recorded, s
                 line = child.stdout.readline()
                 assert line, f"the server ended before it answered the ping: {child.stderr.read()[-3000:]}"
         else:
-            time.sleep(0.3)  # python is importing fastmcp (and, with the fast start, answering)
+            _wait_for(mark, child)  # python is importing fastmcp (and, with the fast start, answering)
         child.send_signal(signum)
         code = child.wait(timeout=TIMEOUT)
         assert code in (-signum, 128 + signum)
@@ -675,9 +749,9 @@ def test_sigint_and_sigterm_end_the_server_quietly(request, project, recorded, s
 
 @pytest.mark.parametrize("presses", [1, 2])
 @pytest.mark.parametrize("when", ["loading", "serving"])
-def test_ctrl_c_in_a_terminal_stops_the_server(project, recorded, presses, when):
+def test_ctrl_c_in_a_terminal_stops_the_server(project, recorded, tmp_path, presses, when):
     """`python server.py` in a terminal (the README's command): Ctrl+C ends it, once fastmcp serves
-    or while it loads, without a traceback."""
+    or while it loads (held in fastmcp's import until then: HOLD), without a traceback."""
     import pty
 
     # A terminal of its own: the child starts a session and opens the terminal by name, which makes
@@ -688,9 +762,11 @@ def test_ctrl_c_in_a_terminal_stops_the_server(project, recorded, presses, when)
         "import os, sys; fd = os.open(os.ttyname(0), os.O_RDWR); [os.dup2(fd, n) for n in (0, 1, 2)]; "
         "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
     )
+    env = _env(True, recorded)
+    mark = _held(env, tmp_path, "fastmcp") if when == "loading" else None
     child = subprocess.Popen(
         [PYTHON, "-c", shim, str(SERVER), "--project", str(project)],
-        stdin=terminal, stdout=terminal, stderr=terminal, cwd=project, env=_env(True, recorded),
+        stdin=terminal, stdout=terminal, stderr=terminal, cwd=project, env=env,
         start_new_session=True,
     )
     os.close(terminal)
@@ -702,7 +778,7 @@ def test_ctrl_c_in_a_terminal_stops_the_server(project, recorded, presses, when)
                 assert ready, output
                 output += os.read(master, 65536)
         else:
-            time.sleep(0.3)
+            _wait_for(mark, child)
         for _ in range(presses):
             os.write(master, b"\x03")
         deadline = time.monotonic() + TIMEOUT

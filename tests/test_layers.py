@@ -223,9 +223,11 @@ def test_the_import_walk_follows_parents_and_modules():
 
 def test_the_root_server_py_is_only_a_shim_for_the_entry_point():
     """Client configs name server.py; it holds no logic, only the call into sentinel_memory.__main__,
-    after sentinel_memory.interpreter's check that any Python can read."""
+    after sentinel_memory.interpreter's check that any Python can read (and, before either, a quiet
+    Ctrl+C: the interpreter's own _signal, or signal where there is none)."""
     shim = imports_of("server", ROOT / "server.py")
-    assert {i.imported for i in shim} == {"os", "sys", "sentinel_memory.interpreter", "sentinel_memory.__main__"}
+    assert {i.imported for i in shim} == {"os", "sys", "_signal", "signal", "sentinel_memory.interpreter",
+                                          "sentinel_memory.__main__"}
 
 
 def _cycles(edges: dict[str, set[str]]) -> list[frozenset[str]]:
