@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
+import forkrun
 from gitrepos import T0, T1, T2, T3, Repo, by_id, clone, env, make_repo, put, rec, server  # noqa: F401
 from sentinel_memory.git import drivers
 from sentinel_memory.record import store
-from sentinel_memory.tools import answers
+from sentinel_memory.tools import answers, memory
 from sentinel_memory.tools.blocks import estimate_tokens
 from sentinel_memory.tools.memory import OpenMemory
 from sentinel_memory.errors import InvalidInput
@@ -158,6 +159,94 @@ def test_a_deleted_file_and_a_renamed_file_say_so(tmp_path, env):
     assert f"src/auth.py was deleted (1 commit since; latest {deleted} on 2026-02-01)" in by[AUTH["id"]]
     assert f"src/pay.py was renamed to src/billing.py (2 commits since; latest {again} on {T3[:10]})" \
         in by[PAY["id"]]
+
+
+def test_refreshing_a_record_whose_file_git_renamed_cites_the_file_by_its_new_name(tmp_path, env):
+    """The stale mark says src/pay.py was renamed to src/billing.py; logging the record again with
+    `files` omitted, as the mark advises, makes it cite src/billing.py and says so (before, it kept
+    citing the missing src/pay.py: no search for src/billing.py found it, and no later commit
+    marked it stale again). Now both work; an explicit `files` is validated as ever."""
+    repo = project(tmp_path, env)
+    put(repo.memory, PAY)
+    repo.git("mv", "src/pay.py", "src/billing.py")
+    commit_at(repo, "rename", T1)
+    with pytest.raises(InvalidInput, match="'src/pay.py' is not a file in the project"):
+        answers.log(repo.memory, PAY["topic"], PAY["missing_context"], PAY["lesson"], files=["src/pay.py"])
+
+    answer = answers.log(repo.memory, PAY["topic"], PAY["missing_context"], PAY["lesson"])
+
+    assert answer.startswith("updated:") and "It was marked stale: src/pay.py was renamed to src/billing.py" in answer
+    assert "Cites 1 file: src/billing.py " in answer
+    assert "Following git's rename, it now cites src/billing.py in place of src/pay.py." in answer
+    assert by_id(repo.data())[PAY["id"]]["files"] == ["src/billing.py"]
+    assert "stale:" not in answers.search(repo.memory, "refund")
+    assert [m.record["id"] for m in memory.strong_matches(repo.memory, "", ["src/billing.py"])] == [PAY["id"]]
+    (repo.path / "src" / "billing.py").write_text("def refund(key): ...\n")
+    change = commit_at(repo, "change", FUTURE)
+    assert f"src/billing.py changed (1 commit since; latest {change} on 2030-01-01)" \
+        in blocks(answers.search(repo.memory, "refund"))[PAY["id"]]
+
+
+def test_the_log_command_refreshing_a_renamed_files_lesson_keeps_it_found_for_that_file(tmp_path, env):
+    """`log --topic T --missing-context M` (the stale mark's advice, by hand) after `git mv
+    src/pay.py src/billing.py`: the record cites src/billing.py, so `search --file src/billing.py`
+    finds it strongly, the write hook on src/billing.py shows its lesson, and a later commit to
+    src/billing.py makes `stale` list it again (before, none of the three did)."""
+    repo = project(tmp_path, env)
+    put(repo.memory, PAY)
+    repo.git("mv", "src/pay.py", "src/billing.py")
+    commit_at(repo, "rename", T1)
+    at = ("--project", str(repo.path))
+
+    refreshed = server(env, *at, "log", "--topic", PAY["topic"], "--missing-context", PAY["missing_context"])
+
+    assert refreshed.returncode == 0, refreshed.stderr
+    assert "it now cites src/billing.py in place of src/pay.py" in refreshed.stdout
+    assert "changed: files (to follow git's rename; the other fields left out kept their values)." in refreshed.stdout
+    assert 'files: ["src/billing.py"]' in server(env, *at, "show", PAY["id"][:8]).stdout
+    found = server(env, *at, "search", "--file", "src/billing.py")
+    assert found.returncode == 0 and "Nothing matches strongly" not in found.stdout and PAY["id"] in found.stdout
+    event = {"session_id": "s2", "cwd": str(repo.path), "hook_event_name": "PreToolUse", "tool_name": "Edit",
+             "tool_input": {"file_path": str(repo.path / "src" / "billing.py")}}
+    hooked = forkrun.run(["hook", "--client", "claude"], input=json.dumps(event).encode(), cwd=repo.path,
+                         env={**env, "SENTINEL_MEMORY_HOOK_TIME": "60"}, timeout=120)
+    assert hooked.returncode == 0 and PAY["lesson"] in hooked.stdout.decode("utf-8")
+    assert server(env, *at, "stale").returncode == 1
+    (repo.path / "src" / "billing.py").write_text("def refund(key): ...\n")
+    commit_at(repo, "change", FUTURE)
+    stale = server(env, *at, "stale")
+    assert stale.returncode == 0 and "src/billing.py changed (1 commit since" in stale.stdout
+
+
+def test_a_refresh_follows_only_a_rename_to_a_file_of_the_project(tmp_path, env):
+    """A refresh keeps a cited path whose file git renamed and then deleted, and one renamed out
+    of the project (even to a path that, read from the project's root, names another file of it):
+    only a file the record could cite under its new name replaces the old one."""
+    repo = make_repo(tmp_path, env, wired=False)
+    app = repo.path / "apps" / "shop"
+    for folder in (app / "src", app / "lib", repo.path / "lib"):
+        folder.mkdir(parents=True)
+    (app / "src" / "pay.py").write_text("def refund(): ...\n# enough for git to see a rename\n")
+    (app / "src" / "auth.py").write_text("def login(): ...\n# enough for git to see a rename\n")
+    (app / "lib" / "pay.py").write_text("another file of the project\n")
+    commit_at(repo, "app", BEFORE)
+    memory_file = store.memory_path(app)
+    put(memory_file, PAY, AUTH)
+    repo.git("mv", "apps/shop/src/pay.py", "lib/pay.py")  # out of the project: apps/shop/lib/pay.py is not it
+    repo.git("mv", "apps/shop/src/auth.py", "apps/shop/src/login.py")
+    commit_at(repo, "move", T1)
+    repo.git("rm", "-q", "apps/shop/src/login.py")
+    commit_at(repo, "drop", T2)
+    marks = blocks(answers.search(memory_file, "refund login"))
+    assert "src/auth.py was renamed to src/login.py, since deleted" in marks[AUTH["id"]]
+    assert "src/pay.py was renamed to lib/pay.py" in marks[PAY["id"]]
+
+    for record in (PAY, AUTH):
+        answer = answers.log(memory_file, record["topic"], record["missing_context"], record["lesson"])
+        assert answer.startswith("updated:") and "Following git's rename" not in answer
+
+    stored = by_id(memory_file.read_bytes())
+    assert (stored[PAY["id"]]["files"], stored[AUTH["id"]]["files"]) == (["src/pay.py"], ["src/auth.py"])
 
 
 def test_a_change_pulled_from_a_teammate_counts_like_ones_own(tmp_path, env):

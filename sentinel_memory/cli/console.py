@@ -273,10 +273,15 @@ def changed_fields(old: dict | None, new: dict) -> list[str]:
     return [name for name in REFRESHABLE if (old or {}).get(name) != new.get(name) and (old or new.get(name))]
 
 
-def changed_line(changed: list[str]) -> str:
-    """What a refresh changed, for a record that was there before."""
+def changed_line(changed: list[str], followed: bool = False) -> str:
+    """What a refresh changed, for a record that was there before (`followed`: its files by git's
+    renames, with --file left out)."""
     if not changed:
         return "changed: nothing (the record was refreshed as it was)."
+    if followed and "files" in changed:
+        return (
+            "changed: " + ", ".join(changed) + " (to follow git's rename; the other fields left out kept their values)."
+        )
     return "changed: " + ", ".join(changed) + " (the fields left out kept their values)."
 
 

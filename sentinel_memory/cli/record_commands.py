@@ -157,7 +157,7 @@ def cmd_log(root, args) -> int:
     else:
         print(visible(text, lines=True))
         if old is not None:
-            print(console.changed_line(changed))
+            print(console.changed_line(changed, bool(logged.followed)))
         for twin in twins:
             print(console.near_twin_line(twin, logged.record["id"]))
     return 0

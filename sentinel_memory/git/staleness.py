@@ -39,6 +39,7 @@ class Change:
     deleted: bool = False  # the file is gone at HEAD
     renamed_to: str | None = None  # its path at HEAD (relative to the project root) when it was renamed
     at_least: bool = False  # the history read was cut at MAX_COMMITS before the record's date
+    outside: bool = False  # renamed out of the project: renamed_to is relative to the repository's top
 
 
 Stale = tuple  # of Change; empty when the record is not stale
@@ -144,7 +145,7 @@ class Checker:
         if not newer:
             return None
         last = newer[0]  # the newest in the history's order: the file's state at HEAD
-        deleted, renamed = last[2] == "D", None
+        deleted, renamed, outside = last[2] == "D", None, False
         if last[2] == "R":
             # Followed through a chain of renames to its path at HEAD; what happened under each later
             # name counts too (a.py -> b.py -> c.py, then c.py changed: 3 commits, the change latest).
@@ -154,7 +155,8 @@ class Checker:
                 target, hops = events[target][0][3] or "", hops + 1
                 later.append([e for e in events.get(target, ()) if e[0] > written])
             deleted = bool(events.get(target)) and events[target][0][2] == "D"
-            renamed = target[len(prefix) :] if target.startswith(prefix) else target
+            outside = not target.startswith(prefix)
+            renamed = target if outside else target[len(prefix) :]
             # Newest first, as the history lists them: a later name's events came after an earlier's.
             newer = [e for events_of in reversed(later) for e in events_of] + newer
         latest = newer[0] if newer[0][0] >= max(e[0] for e in newer) else max(newer, key=lambda e: e[0])
@@ -163,7 +165,14 @@ class Checker:
             self.history.shallow is not None and written < self.history.shallow
         )
         commits = len({e[1] for e in newer})
-        return Change(path, commits, latest[1], when, deleted, renamed, at_least)
+        return Change(path, commits, latest[1], when, deleted, renamed, at_least, outside)
+
+
+def renames(mark: Stale) -> dict[str, str]:
+    """The cited paths of a stale mark that commits renamed to a path of the project that is still
+    there at HEAD, each with that path (relative to the project root): what a refresh of the record
+    follows (docs/contract.md §3.7)."""
+    return {c.path: c.renamed_to for c in mark if c.renamed_to and not c.deleted and not c.outside}
 
 
 class KeptMarks:

@@ -256,7 +256,7 @@ def upsert(
     is kept and reported in `changed`. A bare id deletes whatever version the file holds.
 
     `files`: the paths the record cites (relative to the project root); None keeps the ones the
-    stored record cites. Paths the lesson or missing_context names count too (record/citations.py).
+    stored record cites, one that its stale mark says a commit renamed by its path at HEAD. Paths the lesson or missing_context names count too (record/citations.py).
     A record that is stale is saved again even when nothing else changed: its new date clears the
     mark."""
     threshold = _threshold(compact_threshold)
@@ -271,6 +271,7 @@ def upsert(
     revise.one_line_topic(draft.topic, current.topic_counts())
     check = checker(memory, current)  # outside the lock: it may run git once for a new HEAD
     marks: dict[str, Stale] = {}
+    moves: dict[str, list[tuple[str, str]]] = {}
 
     def change(snap: Snapshot) -> Snapshot | None:
         old = snap.records.get(draft.id)
@@ -297,9 +298,11 @@ def upsert(
             assert new is not None  # a record new to the file is always written
             return snap.edited(put=[Entry.of(new)], drop=[e.id for e in deleted])
         kept = citations.of(old.record) if old else []
-        cited = citations.cited(root, files, kept, draft.missing_context, draft.lesson)
         stale = check.mark(old.record) if check is not None and old is not None else ()
-        marks["was"] = stale
+        marks["was"], moves["followed"] = stale, []
+        if files is None and stale:  # a refresh cites a file git renamed by its name at HEAD (§3.7)
+            kept, moves["followed"] = _followed(root, kept, stale)
+        cited = citations.cited(root, files, kept, draft.missing_context, draft.lesson)
         new = revise.revised(draft, old.record if old else None, deleted, cited, bool(stale))
         if new is None and not deleted and not snap.duplicates:
             return None
@@ -329,7 +332,26 @@ def upsert(
         marks.get("was", ()),
         changed,
         _cited_by(root, [stored.record, *changed]) if changed else [],
+        [(was, now) for was, now in moves.get("followed", []) if now in citations.of(stored.record)],
     )
+
+
+def _followed(root: Path, kept: list[str], mark: Stale) -> tuple[list[str], list[tuple[str, str]]]:
+    """The paths a stale record cites, each one that commits renamed (its stale mark says to what:
+    the history already read, no git run) replaced by its path at HEAD when log_memory would take
+    that path in `files`, without repeats; and the (old, new) paths so replaced. A file renamed and
+    since deleted, or whose new path is no file in the work tree, keeps its old path."""
+    moved = staleness.renames(mark)
+    out: list[str] = []
+    followed: list[tuple[str, str]] = []
+    for path in kept:
+        new = moved.get(path)
+        if new is not None and new != path and _citable(root, new):
+            followed.append((path, new))
+            path = new
+        if path not in out:
+            out.append(path)
+    return out, followed
 
 
 def write(where: Where, change) -> store.WriteReport:

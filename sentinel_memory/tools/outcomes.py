@@ -72,6 +72,8 @@ class Logged:
     # The files the save that folds them in passes, so that the principle keeps the citations of
     # what it folds: those the principle and the kept sources cite that are still files, at most 10.
     fold_files: list[str] = field(default_factory=list)
+    # The cited paths a refresh replaced by the name git renamed them to (old, new): contract §3.7.
+    followed: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

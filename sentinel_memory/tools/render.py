@@ -281,6 +281,16 @@ def log_answer(logged: Logged) -> str:
             + "; ".join(stale_change(c) for c in logged.was_stale)
             + ". Saved again now, it is dated after those changes, which clears the mark."
         )
+    if logged.followed:
+        from ..redaction import redact  # the old path as the stale mark named it (a hand edit may cite a key)
+
+        out.append(
+            "Following git's rename, it now cites "
+            + "; ".join(
+                f"{shown(new)} in place of {shown(redact(old, strict_only=True)[0])}" for old, new in logged.followed
+            )
+            + "."
+        )
     if draft.redactions:
         out.append(
             f"Redacted {plural(draft.redactions, 'value')} that looked like a credential "
