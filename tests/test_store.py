@@ -660,14 +660,15 @@ def _powershell(codec: str, *lines: str) -> bytes:
 
 @pytest.mark.parametrize("shape", ["rules BE", "rules LE", "10,001 build lines", "12,000 notes", "a note that reads {vP}",
                                    "a cp1251 note between UTF-8 records", "a cp1251 note after a UTF-8 record",
-                                   "20,000 build lines, then PowerShell", "a cp1251 note, then PowerShell"])
+                                   "20,000 build lines, then PowerShell", "a cp1251 note, then PowerShell",
+                                   "ok, then a cp1253 note", "a colored ok, then a cp949 note, BE"])
 def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path, shape):
     """Shapes testers built from what Windows tools write: lines of box drawing (PowerShell), over
     10,000 lines of build output (Git Bash `>>`), 12,000 PowerShell notes before UTF-8 records, a
     note whose bytes read `{vP}` as UTF-8, a note in the ANSI code page (cmd's `echo >>`,
     Add-Content) beside UTF-8 records: every record is read, and the key is plain to the rules
     (before, the first crashed the reading, and the others lost records or hid the key)."""
-    codec = "utf-16-be" if shape == "rules BE" else "utf-16-le"
+    codec = "utf-16-be" if shape.endswith(" BE") else "utf-16-le"
     bom, key = "\ufeff".encode(codec), f"deploy token {TOKEN}"
     data, expected = {
         "rules BE": (bom + _powershell(codec, line("a"), *["─" * 80] * 30, line("b"), line("c")), 3),
@@ -684,6 +685,11 @@ def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path,
                                                 + _powershell(codec, line("b"), line("c"), key), 3),
         "a cp1251 note, then PowerShell": (bom + _powershell(codec, line("a")) + f"Проверить миграции {TOKEN} \r\n".encode("cp1251")
                                            + _powershell(codec, "merge done", line("b"), line("c")), 3),
+        # a short UTF-8 line (Git Bash `echo ok >>`) whose UTF-16 reading would run on over the note
+        "ok, then a cp1253 note": (bom + f"{line('a')}\n".encode() + b"ok\n" + f"Έλεγχος πριν {TOKEN}\r\n".encode("cp1253")
+                                   + _powershell(codec, "note 123", line("b")), 2),
+        "a colored ok, then a cp949 note, BE": (bom + f"{line('a')}\n".encode() + b"\x1b[32mok\x1b[0m\n"
+                                                + f"배포 전에 확인 {TOKEN}\r\n".encode("cp949") + _powershell(codec, line("b")), 2),
     }[shape]
     snap = parse(data)
     assert len(snap.records) == expected

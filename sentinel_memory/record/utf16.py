@@ -171,7 +171,7 @@ class _Reading:
             if record8:  # a UTF-8 record, and the UTF-8 records after it
                 end, records = self._records8(end8)
                 return [(U8, end, score8 + RECORD * records)]
-            if self._key_only_as_utf8(at, end8, end16):
+            if self._key_only_as_utf8(at, end8, end16) or self._swallows_key(at, end8, end16):
                 return [(U8, end8, score8)]
             ways.append((U8, end8, score8))
         cut = self._utf16_then_lf(at, end16)
@@ -310,6 +310,26 @@ class _Reading:
         if not rules_hit(self.body[at:end8].decode("utf-8", "replace"), strict_only=True):
             return False
         return not rules_hit(self._text16(at, min(end16, at + KEY_CHECKED)), strict_only=True)
+
+    def _swallows_key(self, at: int, end8: int, end16: int) -> bool:
+        """Whether the UTF-16 line at:end16 runs on over the next UTF-8 line, and that line is one
+        _key_only_as_utf8 reads as UTF-8 (a short UTF-8 line, `ok`, then cmd's note in a legacy
+        code page) whose key the UTF-16 line does not show either: then the line at `at` is UTF-8."""
+        if end16 <= end8 or end16 - at > KEY_CHECKED:
+            return False
+        lf = self.body.find(b"\n", end8, end16)
+        after = end16 if lf < 0 else lf + 1
+        if self.body.find(b"\0", at, after) >= 0:  # UTF-16 text, or read one byte off: no tool's note
+            return False
+        try:
+            self.body[at:end8].decode("utf-8")  # the line itself: UTF-8 text
+        except UnicodeDecodeError:
+            return False
+        if not self._key_only_as_utf8(end8, after, end16):
+            return False
+        from ..redaction import rules_hit
+
+        return not rules_hit(self._text16(at, end16), strict_only=True)
 
     def _records8(self, at: int) -> tuple[int, int]:
         """Where the UTF-8 lines from `at` that are records end (within RUN bytes), and how many
