@@ -256,7 +256,8 @@ def upsert(
     is kept and reported in `changed`. A bare id deletes whatever version the file holds.
 
     `files`: the paths the record cites (relative to the project root); None keeps the ones the
-    stored record cites, one that its stale mark says a commit renamed by its path at HEAD. Paths the lesson or missing_context names count too (record/citations.py).
+    stored record cites, one that its stale mark says a commit renamed by its path at HEAD. Paths
+    the lesson or missing_context names count too (record/citations.py).
     A record that is stale is saved again even when nothing else changed: its new date clears the
     mark."""
     threshold = _threshold(compact_threshold)
