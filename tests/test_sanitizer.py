@@ -303,10 +303,9 @@ POSITIVES = [
     ("values.yaml:\n  auth:\n    password: letmein\n", f"values.yaml:\n  auth:\n    password: {REDACTED}\n"),
     ("curl -u admin:hunter2 https://ci.example.com", f"curl -u admin:{REDACTED} https://ci.example.com"),
     ("<password>hunter2</password>", f"<password>{REDACTED}</password>"),
-    # a quoted value after a credential's name goes, a short word too (docs/security.md)
-    ('in .env it is DB_PASSWORD="hunter"', f'in .env it is DB_PASSWORD="{REDACTED}"'),
-    ('api fixture {"password": "letmein"}', f'api fixture {{"password": "{REDACTED}"}}'),
-    ("The password: 'hunter' for now", f"The password: '{REDACTED}' for now"),
+    # a quoted value of 8+ characters goes, dots and all (docs/security.md)
+    ('{"password": "correct.horse.battery.staple"}', f'{{"password": "{REDACTED}"}}'),
+    ('the db password: "Summer.Breeze"', f'the db password: "{REDACTED}"'),
     ("mysql://app:Falcon4160#@db:3306/shop", f"mysql://app:{REDACTED}@db:3306/shop"),
     ("amqp://guest:s3cret@rabbit:5672/%2F", f"amqp://guest:{REDACTED}@rabbit:5672/%2F"),
     ("[pypi]\npassword = Summer2024!", f"[pypi]\npassword = {REDACTED}"),
@@ -375,7 +374,9 @@ def test_strict_only_redacts_provider_key_but_not_keyword_assignment():
 
 NEGATIVES = [
     "the password must be rotated every 90 days",
-    'password = "settings.DB_PASSWORD" reads it from the settings module',  # a reference, quoted
+    # a single short word quoted is an option's value (docs/security.md)
+    'fetch(url, { credentials: "include" }) sends the cookie',
+    'the client sends {"auth": "bearer"} and {"token": "jwt"} by default',
     "tokens expire after an hour; refresh the token before calling",
     "the secret sauce is caching; Bearer authentication is required",
     "max_tokens: 4096",

@@ -283,8 +283,8 @@ def _assignment(match: re.Match, value: str) -> bool:
         return False
     if sep in _WORD_SEPARATORS:  # "set API_TOKEN to ...", "| API_TOKEN | ... |": it must look like one
         return _looks_like_secret(value) and not _CODE_REF.fullmatch(value)
-    if match.group("bare") is None:  # quoted: a value was meant, a short word too; a dotted name
-        return "." not in value or _has_digit(value) or not _CODE_REF.fullmatch(value)  # is a reference
+    if match.group("bare") is None:  # quoted: a value was meant
+        return not _CODE_REF.fullmatch(value) or _has_digit(value) or len(value) >= 8
     sep, spaced = match.group("sep"), bool(match.group("pre") or match.group("post"))
     if sep != ":" and not spaced:  # PASSWORD=..., --password=...: env and flag style
         return True
