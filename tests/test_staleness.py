@@ -464,6 +464,23 @@ def test_compact_memory_lists_stale_records_first(tmp_path, env):
     assert AUTH["id"] not in answer[verify:answer.index('Topic "auth"')]
 
 
+def test_compact_memorys_suggested_files_follow_a_rename_as_a_refresh_does(tmp_path, env):
+    """Two records of a topic cite src/pay.py, which a commit renamed to src/billing.py: the
+    principle's suggested call cites src/billing.py (before, it passed only the files that still
+    existed, and a principle folded from them cited neither path: no write hook or search for
+    src/billing.py found it, and no later commit marked it stale)."""
+    repo = project(tmp_path, env)
+    second = rec("payment", "refund retries", "retry with the same key", created=T0, files=["src/pay.py", "src/auth.py"])
+    put(repo.memory, PAY, second)
+    repo.git("mv", "src/pay.py", "src/billing.py")
+    commit_at(repo, "rename", T1)
+
+    answer = answers.compact(repo.memory)
+
+    topic = answer[answer.index('Topic "payment"'):]
+    assert 'files=["src/auth.py", "src/billing.py"]' in topic and "src/pay.py\"" not in topic
+
+
 def test_compact_memory_with_many_long_stale_records_stays_within_its_budget(tmp_path, env):
     """Forty stale logs, each with a lesson at its limit: compact_memory lists as many as half its
     budget holds, counts the rest with the command that lists them, and the whole answer stays

@@ -381,7 +381,7 @@ def compact(where: Where, target_topic: str | None = None, compact_threshold: ob
     if check is not None:
         stale = {e.id: mark for e in entries if (mark := check.mark_entry(e))}
     root = memory.path.parent.parent
-    files = {topic: cited for topic, members in groups.items() if (cited := _cited_by(root, members))}
+    files = {topic: cited for topic, members in groups.items() if (cited := _cited_by(root, members, stale))}
     return Compaction(
         memory.path,
         snap,
@@ -396,11 +396,17 @@ def compact(where: Where, target_topic: str | None = None, compact_threshold: ob
     )
 
 
-def _cited_by(root: Path, members: list[dict]) -> list[str]:
+def _cited_by(root: Path, members: list[dict], marks: dict[str, Stale] | None = None) -> list[str]:
     """The files a topic's records cite that are still files of the project, the most cited first,
     at most citations.MAX_FILES, sorted: what its principle's call passes, so that the principle
-    keeps its sources' citations."""
-    counts = Counter(f for r in members for f in citations.of(r))
+    keeps its sources' citations. A file that commits renamed (a record's stale mark in `marks`,
+    by id, says to what) counts by its path at HEAD, as a refresh follows it (§3.7)."""
+
+    def cited(record: dict) -> list[str]:
+        mark = (marks or {}).get(record.get("id"))  # type: ignore[arg-type]
+        return _followed(root, citations.of(record), mark)[0] if mark else citations.of(record)
+
+    counts = Counter(f for r in members for f in cited(r))
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     return sorted([f for f, _ in ranked if _citable(root, f)][: citations.MAX_FILES])
 
