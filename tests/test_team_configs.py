@@ -114,6 +114,20 @@ def test_a_teammates_plain_init_configures_the_clients_the_team_committed(tmp_pa
     assert str(SERVER) in ben.git("config", "merge.sentinel-memory.driver").stdout  # the clone's own wiring done
 
 
+def test_a_plain_init_with_the_teams_config_broken_by_a_merge_says_so_and_adds_no_cursor(tmp_path, env):
+    """The team's .mcp.json holds conflict markers: a plain init does not take the project for one
+    with no client and set up Cursor; it names Claude Code's config and says why it leaves it alone."""
+    repo = make_repo(tmp_path, env, wired=False)
+    assert sm(ROOT / "server.py", env, repo.path, "init", "--client", "claude").returncode == 0
+    config = repo.path / ".mcp.json"
+    config.write_text("<<<<<<< HEAD\n" + config.read_text(encoding="utf-8") + "=======\n{}\n>>>>>>> theirs\n")
+
+    out = sm(ROOT / "server.py", env, repo.path, "init")
+
+    assert not (repo.path / ".cursor").exists() and not (repo.path / ".cursorrules").exists(), out.stdout
+    assert "Claude Code (.mcp.json)" in out.stdout and f"left alone {config}" in out.stdout, out.stdout
+
+
 def test_an_explicit_client_wins_and_a_project_with_no_client_gets_cursor(tmp_path, env):
     """`--client` configures exactly the clients named, whatever the project has; a plain init
     then keeps every client configured so far current; in a project no client is configured

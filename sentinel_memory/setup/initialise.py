@@ -228,13 +228,34 @@ DEFAULT_CLIENTS = ("cursor",)
 
 def configured_clients(root: Path) -> dict[str, Path]:
     """The clients whose project config in `root` already holds our entry (in a clone: the configs
-    the team committed), each with its config's path in the project, in the table's order.
-    Windsurf's config is global: never found here."""
+    the team committed), or whose config or hooks file names our command though it cannot be read
+    (a merge left markers in it: init then says so for that client, rather than set up another),
+    each with its config's path in the project, in the table's order. Windsurf's config is
+    global: never found here."""
     return {
         client.key: client.config
         for client in table.CLIENTS.values()
-        if client.config is not None and clientconfig.read_entry(root, client)[1] is not None
+        if client.config is not None
+        and (
+            clientconfig.read_entry(root, client)[1] is not None
+            or _names_us(root, client.config)
+            or _names_us(root, client.hooks)
+        )
     }
+
+
+def _names_us(root: Path, relative: Path | None) -> bool:
+    """Whether the project file holds our command's name at all (read bounded, never through a link
+    out of the project)."""
+    from ..configfiles import configedit
+
+    if relative is None:
+        return False
+    try:
+        data = configedit.read(configedit.target(root / relative, root))
+    except configedit.Refused:
+        return False
+    return data is not None and table.COMMAND.encode() in data
 
 
 def chosen_clients(root: Path, asked: tuple[str, ...] | None) -> tuple[tuple[str, ...], list[str]]:
