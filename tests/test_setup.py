@@ -36,6 +36,21 @@ def test_doctor_passes_on_a_freshly_initialised_repository(tmp_path, env):
     assert "git merge driver calls" in result.stdout and "git diff textconv calls" in result.stdout
 
 
+@pytest.mark.parametrize("kib", [4, 200])
+def test_doctor_says_what_the_next_write_does_with_lines_that_are_not_records(tmp_path, env, kib):
+    """A few KiB of lines that are not records all go to the quarantine file on the next write;
+    past the 128 KiB one write redacts, doctor says the rest stays in a git-ignored copy."""
+    repo = make_repo(tmp_path, env)
+    logged(repo.memory, "t", "m", "l")
+    with open(repo.memory, "a", encoding="utf-8") as memory:
+        memory.write("".join(f"build log line {n:05d} that is no record of ours\n" for n in range(kib * 1024 // 48)))
+
+    said = [line for line in server(env, "--project", str(repo.path), "doctor").stdout.splitlines() if "unreadable" in line]
+
+    assert len(said) == 1 and "the next write moves them to the quarantine file" in said[0]
+    assert ("the first 128 KiB of them; the rest it keeps in a git-ignored copy" in said[0]) == (kib > 128)
+
+
 @pytest.mark.parametrize("broken", ["script", "interpreter"])
 def test_doctor_fails_and_names_a_missing_driver_path(tmp_path, env, broken):
     """The merge driver config pointing at a missing path: doctor exits 1 and names that path."""

@@ -13,7 +13,7 @@ from pathlib import Path
 from ..errors import MemoryToolError
 from ..git import command as gitcmd, drivers as gitdriver
 from ..invocation import ENTRY, SELF
-from ..record.contextdir import QUARANTINE_FILE
+from ..record.contextdir import QUARANTINE_FILE, REDACTED_PER_WRITE
 from ..record.merge import merge_three_way
 from ..record.records import LIMITS
 from ..record.snapshot import parse, read_as_utf16
@@ -91,7 +91,13 @@ def _memory_file(path: Path) -> list[tuple[str, str]]:
         out.append(
             (
                 WARN,
-                f"{plural(len(snap.unreadable), 'unreadable line')}: the next write moves them to the quarantine file",
+                f"{plural(len(snap.unreadable), 'unreadable line')}: the next write moves them to the quarantine file"
+                + (
+                    f" (the first {REDACTED_PER_WRITE >> 10} KiB of them; the rest it keeps in a git-ignored copy of "
+                    "the file as it was)"
+                    if sum(len(line) + 1 for line in snap.unreadable) > REDACTED_PER_WRITE
+                    else ""
+                ),
             )
         )
     if snap.conflict_regions:
