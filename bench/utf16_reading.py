@@ -15,7 +15,8 @@ hostile files take. Prints figures; asserts nothing; fetches nothing.
   hostile   files of --hostile-mb MiB: 16 KiB non-record lines, short non-record lines, a UTF-8
             and a UTF-16 piece on every line, records each followed by a note (an ordinary
             PowerShell file), `{"id"}` and `x` lines alternating in UTF-16 and in UTF-8 after the
-            mark; seconds to read (snapshot.utf8), beside UTF-8
+            mark, lines that each hold a NUL before one far UTF-16 line feed; seconds to read
+            (snapshot.utf8), beside UTF-8
 --checkout runs another checkout's reader (a worktree of an older commit) on the same inputs.
 """
 
@@ -163,6 +164,8 @@ def hostile(snapshot, mib: int) -> dict[str, float]:
         + "".join(f"{record(n)}\r\nnote {n}\r\n" for n in range(size // 400)).encode("utf-16-le"),
         "{id} and x, UTF-16": "\ufeff".encode("utf-16-le") + '{"id"}\r\nx\r\n'.encode("utf-16-le") * (size // 22),
         "{id} and x, UTF-8": "\ufeff".encode("utf-16-le") + b'{"id"}\nx\n' * (size // 9),
+        # lines that each hold a NUL, and the one UTF-16 line feed of each alignment at the end
+        "x NUL lines": "\ufeff".encode("utf-16-le") + b"x\0\n" * (size // 3) + b"\r\0\n\0z\r\0\n\0",
     }
     out = {}
     for name, data in shapes.items():

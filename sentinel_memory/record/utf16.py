@@ -96,6 +96,8 @@ class _Reading:
         self.lf_unit = array("H", self.unit_lf)[0]  # as this machine reads two bytes
         self._window: dict[int, tuple[int, array]] = {}  # per alignment: where it starts, its code units
         self._known: dict[int, tuple[int, int, bool]] = {}  # per alignment: no line feed from, up to, one there
+        # per alignment and line end: where the line searched began, and its last unclean character (-1: none)
+        self._clean: dict[tuple[int, int], tuple[int, int]] = {}
 
     def best(self) -> tuple[list[bytes], bool]:
         """The pieces of the reading that counts most, and whether it read UTF-16 text. Places are
@@ -161,7 +163,7 @@ class _Reading:
         byte_lf = self.body.find(b"\n", at)
         end8 = self.size if byte_lf < 0 else byte_lf + 1
         ways = [(U16, end16, score16 or 0.0)]
-        if self.body.find(b"\0", at, end8) >= 0 and lf >= 0 and not _NOT_IN_RUN16.search(self._text16(at, end16)):
+        if self.body.find(b"\0", at, end8) >= 0 and lf >= 0 and self._clean16(at, end16):
             # A NUL, and a clean UTF-16 line as PowerShell ends them: UTF-16 (text a tool writes as
             # UTF-8 has no NUL), unless only UTF-8 shows a key
             if self._key_only_as_utf8(at, end8, end16):
@@ -277,8 +279,7 @@ class _Reading:
         else:
             lf = self._aligned_lf(at)
             first = lf + 2 if lf >= 0 else min(self.size, at + LONGEST)
-            head = self._text16(at, first)
-            if lf < 0 or _NOT_IN_RUN16.search(head):
+            if lf < 0 or not self._clean16(at, first):
                 return (U16, first, self._weigh16(at, first)[0] or 0.0, False)
             for raw, last in self._growing(at):
                 decoded = raw[: len(raw) - len(raw) % 2].decode(self.order, "surrogatepass")
@@ -378,6 +379,27 @@ class _Reading:
             return -1
         self._known[parity] = (since, start + 2 * i, True)
         return start + 2 * i
+
+    def _clean16(self, at: int, end: int) -> bool:
+        """Whether the UTF-16 line at:end reads cleanly as PowerShell writes lines: _NOT_IN_RUN16
+        finds nothing in it. The places a line can start are asked about in the file's order, and
+        many lines from them end at one far line feed: the line from the first of them is searched
+        once, for the last character that is not clean, and a line from a later place is clean when
+        that character is before it (and the line does not start with what only its start makes
+        unclean: a line feed, or the second half of a surrogate pair)."""
+        known = self._clean.get((at % 2, end))
+        if known is None or known[0] > at:
+            text, last = self._text16(at, end), -1
+            for bad in _NOT_IN_RUN16.finditer(text):
+                last = bad.start()
+            # (as bytes: a character beyond the BMP is four)
+            known = (at, at + len(text[:last].encode(self.order, "surrogatepass")) if last >= 0 else -1)
+            self._clean[(at % 2, end)] = known
+        if known[1] >= at:
+            return False
+        unit = self.body[at : min(at + 2, end)]
+        first = int.from_bytes(unit, "big" if self.big else "little") if len(unit) == 2 else 0
+        return first != 0x0A and not 0xDC00 <= first <= 0xDFFF
 
     def _text16(self, at: int, end: int) -> str:
         raw = self.body[at:end]
