@@ -661,7 +661,8 @@ def _powershell(codec: str, *lines: str) -> bytes:
 @pytest.mark.parametrize("shape", ["rules BE", "rules LE", "10,001 build lines", "12,000 notes", "a note that reads {vP}",
                                    "a cp1251 note between UTF-8 records", "a cp1251 note after a UTF-8 record",
                                    "20,000 build lines, then PowerShell", "a cp1251 note, then PowerShell",
-                                   "ok, then a cp1253 note", "a colored ok, then a cp949 note, BE"])
+                                   "ok, then a cp1253 note", "a colored ok, then a cp949 note, BE",
+                                   "ok twice, then a cp1253 note", "a cp1251 note, then one with a key"])
 def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path, shape):
     """Shapes testers built from what Windows tools write: lines of box drawing (PowerShell), over
     10,000 lines of build output (Git Bash `>>`), 12,000 PowerShell notes before UTF-8 records, a
@@ -690,6 +691,10 @@ def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path,
                                    + _powershell(codec, "note 123", line("b")), 2),
         "a colored ok, then a cp949 note, BE": (bom + f"{line('a')}\n".encode() + b"\x1b[32mok\x1b[0m\n"
                                                 + f"배포 전에 확인 {TOKEN}\r\n".encode("cp949") + _powershell(codec, line("b")), 2),
+        "ok twice, then a cp1253 note": (bom + _powershell(codec, line("a")) + f"{line('b')}\n".encode() + b"ok\nok\n"
+                                         + f"Έλεγχος πριν {TOKEN}\r\n".encode("cp1253"), 2),
+        "a cp1251 note, then one with a key": (bom + _powershell(codec, line("a")) + "Проверка\r\n".encode("cp1251")
+                                               + f"Проверить миграции {TOKEN}\r\n".encode("cp1251") + f"{line('b')}\n".encode(), 2),
     }[shape]
     snap = parse(data)
     assert len(snap.records) == expected

@@ -98,6 +98,8 @@ class _Reading:
         self._known: dict[int, tuple[int, int, bool]] = {}  # per alignment: no line feed from, up to, one there
         # per alignment and line end: where the line searched began, and its last unclean character (-1: none)
         self._clean: dict[tuple[int, int], tuple[int, int]] = {}
+        self._keyless8: set[tuple[int, int]] = set()  # lines that show no key read as UTF-8
+        self._shown16: dict[tuple[int, int], bool] = {}  # whether UTF-16 text shows a key, by its span
 
     def best(self) -> tuple[list[bytes], bool]:
         """The pieces of the reading that counts most, and whether it read UTF-16 text. Places are
@@ -299,6 +301,8 @@ class _Reading:
         KEY_CHECKED bytes, at most KEYS_CHECKED bytes of a file."""
         if end8 - at > KEY_CHECKED or self.key_checked > KEYS_CHECKED:
             return False
+        if (at, end8) in self._keyless8:  # (a line _swallows_key looks at again from another place)
+            return False
         if self.body.find(b"\0", at, end8) < 0:
             try:  # valid UTF-8 without a NUL reads well as UTF-8 already: only a line that is not is looked at
                 self.body[at:end8].decode("utf-8")
@@ -309,28 +313,43 @@ class _Reading:
 
         self.key_checked += end8 - at
         if not rules_hit(self.body[at:end8].decode("utf-8", "replace"), strict_only=True):
+            self._keyless8.add((at, end8))
             return False
-        return not rules_hit(self._text16(at, min(end16, at + KEY_CHECKED)), strict_only=True)
+        stop = min(end16, at + KEY_CHECKED)
+        if (at, stop) not in self._shown16:
+            self._shown16[(at, stop)] = bool(rules_hit(self._text16(at, stop), strict_only=True))
+        return not self._shown16[(at, stop)]
 
     def _swallows_key(self, at: int, end8: int, end16: int) -> bool:
-        """Whether the UTF-16 line at:end16 runs on over the next UTF-8 line, and that line is one
-        _key_only_as_utf8 reads as UTF-8 (a short UTF-8 line, `ok`, then cmd's note in a legacy
-        code page) whose key the UTF-16 line does not show either: then the line at `at` is UTF-8."""
-        if end16 <= end8 or end16 - at > KEY_CHECKED:
+        """Whether the UTF-16 line at:end16 runs on over later UTF-8 lines (within KEY_CHECKED
+        bytes of `at`, up to the first that holds a NUL), one of which _key_only_as_utf8 reads as
+        UTF-8 (short lines, `ok`, or a note of cmd's in a legacy code page, then cmd's note with a
+        key) whose key the UTF-16 line does not show either: then the line at `at`, a tool's line
+        (no NUL), is UTF-8."""
+        body, limit = self.body, min(end16, at + KEY_CHECKED)
+        if end16 <= end8 or end8 >= limit or body.find(b"\0", at, end8) >= 0:
             return False
-        lf = self.body.find(b"\n", end8, end16)
-        after = end16 if lf < 0 else lf + 1
-        if self.body.find(b"\0", at, after) >= 0:  # UTF-16 text, or read one byte off: no tool's note
-            return False
-        try:
-            self.body[at:end8].decode("utf-8")  # the line itself: UTF-8 text
-        except UnicodeDecodeError:
-            return False
-        if not self._key_only_as_utf8(end8, after, end16):
+        nul = body.find(b"\0", end8, limit)
+        if nul >= 0:  # UTF-16 text, or read one byte off, from that line on: no tool's note
+            limit = body.rfind(b"\n", end8, nul) + 1
+        line = end8
+        while line < limit:  # each line that is not valid UTF-8 (a valid one shows its key already)
+            try:
+                body[line:limit].decode("utf-8")
+                return False
+            except UnicodeDecodeError as exc:
+                bad = line + exc.start
+            lf = body.find(b"\n", bad, limit)
+            after = limit if lf < 0 else lf + 1
+            if self._key_only_as_utf8(body.rfind(b"\n", line, bad) + 1 or line, after, end16):
+                break
+            line = after
+        else:
             return False
         from ..redaction import rules_hit
 
-        return not rules_hit(self._text16(at, end16), strict_only=True)
+        self.key_checked += after - at
+        return not rules_hit(self._text16(at, after), strict_only=True)
 
     def _records8(self, at: int) -> tuple[int, int]:
         """Where the UTF-8 lines from `at` that are records end (within RUN bytes), and how many
