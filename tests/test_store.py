@@ -177,6 +177,17 @@ def test_past_what_one_write_redacts_the_lines_are_kept_aside_and_the_write_is_p
     assert len(after.records) == 2 and not after.unreadable and key.encode() not in path.read_bytes()
 
 
+def test_one_line_past_what_a_write_redacts_is_said_without_a_line_moved_before_it(tmp_path):
+    """A single line of 200 KB that is no record: none goes to the quarantine file, and the answer
+    says the line was left out, not "1 more line"."""
+    path = memory_path(tmp_path)
+    path.parent.mkdir()
+    path.write_bytes(line("a").encode() + b"\n" + b"y" * 200_000 + b"\n")
+    out = log(path, "t", "m", "l")
+    assert "Moved" not in out and not (path.parent / "memory_log.quarantine.jsonl").exists()
+    assert "1 line that is not a record, past the 128 KiB" in out and "more line" not in out
+
+
 def test_duplicate_ids_keep_the_newer_record_and_the_next_write_keeps_one():
     """After a union merge the same id may appear twice: the newer version wins."""
     old = line("a", "old lesson", updated="2026-01-02T00:00:00+00:00")

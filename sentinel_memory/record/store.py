@@ -168,11 +168,12 @@ class WriteReport:
         return self.after is not None
 
 
-def past_bound_sentence(lines: int, copy: str) -> str:
-    """What a write says of the lines past what it redacts into the quarantine file."""
+def past_bound_sentence(lines: int, copy: str, moved: int) -> str:
+    """What a write says of the lines past what it redacts into the quarantine file (`moved`: the
+    lines it did move there)."""
     what, were = ("line that is not a record", "was") if lines == 1 else ("lines that are not records", "were")
     return (
-        f"{lines:,} more {what}, past the {contextdir.REDACTED_PER_WRITE >> 10} KiB of such lines one write "
+        f"{lines:,}{' more' if moved else ''} {what}, past the {contextdir.REDACTED_PER_WRITE >> 10} KiB of such lines one write "
         f"redacts into {contextdir.QUARANTINE_FILE}, {were} left out of it; the file as it was is kept as "
         f"{copy} (git-ignored, on this machine only): read them there"
     )
@@ -252,7 +253,7 @@ def _read_modify_write(
                     report.conflict_copy.name,
                 )
             if report.past_bound:
-                log.warning("%s", past_bound_sentence(report.past_bound, report.conflict_copy.name))
+                log.warning("%s", past_bound_sentence(report.past_bound, report.conflict_copy.name, report.quarantined))
         stamp = disk.stamp()
         staged.append(disk.Staged(key, new.file_text().buffers(), mtime_ns=stamp))
         # The last look before the replace, as close to it as can be: git back at work may be

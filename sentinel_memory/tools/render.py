@@ -317,7 +317,7 @@ def log_answer(logged: Logged) -> str:
             f"the file as it was is kept as {report.conflict_copy.name} (git-ignored, on this machine only)."
         )
     if report.written and report.past_bound and report.conflict_copy is not None:
-        out.append(past_bound_sentence(report.past_bound, report.conflict_copy.name) + ".")
+        out.append(past_bound_sentence(report.past_bound, report.conflict_copy.name, report.quarantined) + ".")
     if report.written and report.before.conflict_regions and report.conflict_copy is not None:
         out.append(
             f"Resolved {plural(report.before.conflict_regions, 'git conflict region')} in the file; "
