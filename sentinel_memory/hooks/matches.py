@@ -57,6 +57,7 @@ SHAPED_BY = (
     "search/ranked.py",
     "record/records.py",
     "record/snapshot.py",
+    "record/utf16.py",
     "tools/blocks.py",
     "redaction/",
     "hooks/matches.py",
