@@ -29,6 +29,7 @@ MAX_CHOICES = 10_000  # lines read more than one way, at most
 MAX_PLACES = 20_000  # places a line starts at read one by one, at most (then runs of clean lines)
 KEY_CHECKED = 4096  # bytes of a line that is no record: at most this long, it is checked for a key read the other way
 KEYS_CHECKED = 4 << 20  # bytes so checked in a file, at most
+KEY_LINES = 3  # lines that are not valid UTF-8 a UTF-16 line running on over them is checked for a key, at most
 WEIGHED = 2048  # bytes of a line (its start) whose characters are weighed
 RECORD_CHECKED = 64 * 1024  # bytes of a line looked at to tell whether it reads as a record
 LONGEST = 1 << 20  # bytes of UTF-16 without a line feed read as one line, at most (the rest: more lines)
@@ -322,7 +323,8 @@ class _Reading:
 
     def _swallows_key(self, at: int, end8: int, end16: int) -> bool:
         """Whether the UTF-16 line at:end16 runs on over later UTF-8 lines (within KEY_CHECKED
-        bytes of `at`, up to the first that holds a NUL), one of which _key_only_as_utf8 reads as
+        bytes of `at`, up to the first that holds a NUL, the first KEY_LINES that are not valid
+        UTF-8), one of which _key_only_as_utf8 reads as
         UTF-8 (short lines, `ok`, or a note of cmd's in a legacy code page, then cmd's note with a
         key) whose key the UTF-16 line does not show either: then the line at `at`, a tool's line
         (no NUL), is UTF-8."""
@@ -332,8 +334,9 @@ class _Reading:
         nul = body.find(b"\0", end8, limit)
         if nul >= 0:  # UTF-16 text, or read one byte off, from that line on: no tool's note
             limit = body.rfind(b"\n", end8, nul) + 1
-        line = end8
-        while line < limit:  # each line that is not valid UTF-8 (a valid one shows its key already)
+        line, looked = end8, 0
+        while line < limit and looked < KEY_LINES:  # each line that is not valid UTF-8 (a valid one shows its key)
+            looked += 1
             try:
                 body[line:limit].decode("utf-8")
                 return False
