@@ -673,7 +673,9 @@ def _powershell(codec: str, *lines: str) -> bytes:
                                    "a cp1251 note between UTF-8 records", "a cp1251 note after a UTF-8 record",
                                    "20,000 build lines, then PowerShell", "a cp1251 note, then PowerShell",
                                    "ok, then a cp1253 note", "a colored ok, then a cp949 note, BE",
-                                   "ok twice, then a cp1253 note", "a cp1251 note, then one with a key"])
+                                   "ok twice, then a cp1253 note", "a cp1251 note, then one with a key",
+                                   "printf x, then PowerShell", "printf x, then PowerShell, BE",
+                                   "cp1251 notes and a coloured ok, then PowerShell"])
 def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path, shape):
     """Shapes testers built from what Windows tools write: lines of box drawing (PowerShell), over
     10,000 lines of build output (Git Bash `>>`), 12,000 PowerShell notes before UTF-8 records, a
@@ -706,6 +708,12 @@ def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path,
                                          + f"Έλεγχος πριν {TOKEN}\r\n".encode("cp1253"), 2),
         "a cp1251 note, then one with a key": (bom + _powershell(codec, line("a")) + "Проверка\r\n".encode("cp1251")
                                                + f"Проверить миграции {TOKEN}\r\n".encode("cp1251") + f"{line('b')}\n".encode(), 2),
+        # a piece without a line feed (`printf x >>`), then PowerShell's `>>` from an odd byte
+        "printf x, then PowerShell": (bom + _powershell(codec, line("a")) + b"x" + _powershell(codec, line("b"), line("c"), key), 3),
+        "printf x, then PowerShell, BE": (bom + _powershell(codec, line("a")) + b"x" + _powershell(codec, line("b"), line("c"), key), 3),
+        "cp1251 notes and a coloured ok, then PowerShell": (bom + _powershell(codec, line("a")) + "Проверка\r\n".encode("cp1251")
+                                                            + f"Проверка {TOKEN}\r\n".encode("cp1251") + b"\x1b[32mok\x1b[0m"
+                                                            + _powershell(codec, line("b"), line("c")), 3),
     }[shape]
     snap = parse(data)
     assert len(snap.records) == expected

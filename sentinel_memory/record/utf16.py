@@ -60,7 +60,7 @@ _NOT_IN_RECORD = re.compile("[\x00-\x08\x0b-\x1f\ud800-\udfff]")
 # as UTF-8, such text has that byte in every other place.
 _SCRIPT_HIGH = frozenset((*range(0x01, 0x20), 0x30, 0x31))
 
-U16, U8, U16_THEN_LF = range(3)
+U16, U8, U16_THEN_LF, U8_THEN_RECORD16 = range(4)
 
 
 def lines(data: bytes) -> tuple[list[bytes], bool]:
@@ -93,6 +93,7 @@ class _Reading:
         self.big = order == "utf-16-be"
         self.unit_lf = b"\x00\n" if self.big else b"\n\x00"
         self.unit_cr = b"\x00\r" if self.big else b"\r\x00"
+        self.record16 = '{"id"'.encode(order)  # how a record's line starts, in UTF-16
         self.choices = self.places = self.key_checked = 0
         self.lf_unit = array("H", self.unit_lf)[0]  # as this machine reads two bytes
         self._window: dict[int, tuple[int, array]] = {}  # per alignment: where it starts, its code units
@@ -133,7 +134,7 @@ class _Reading:
                 ways[at] = self._ways(at)
             for kind, end, score in ways[at]:
                 # A switch where the line starts, and one within it (UTF-16 ended by a UTF-8 line feed).
-                starts_utf8, after = kind == U8, (end, kind in (U8, U16_THEN_LF))
+                starts_utf8, after = kind in (U8, U8_THEN_RECORD16), (end, kind in (U8, U16_THEN_LF))
                 count = total[place] + score - SWITCH * ((starts_utf8 != place[1]) + (starts_utf8 != after[1]))
                 if after not in total:
                     heapq.heappush(todo, after)
@@ -179,6 +180,9 @@ class _Reading:
             if self._key_only_as_utf8(at, end8, end16) or self._swallows_key(at, end8, end16):
                 return [(U8, end8, score8)]
             ways.append((U8, end8, score8))
+            glued = self._utf8_then_record16(at, end8)
+            if glued is not None:
+                ways.append(glued)
         cut = self._utf16_then_lf(at, end16)
         if cut is not None:
             ways.append(cut)
@@ -487,11 +491,27 @@ class _Reading:
         score, _ = self._weigh16(at, i, ends_line=False)
         return None if score is None else (U16_THEN_LF, i + 1, score)
 
+    def _utf8_then_record16(self, at: int, end8: int) -> tuple[int, int, float] | None:
+        """UTF-8 without a line feed (printf's `x`, a prompt's colours) that a UTF-16 record follows
+        at once, within KEY_CHECKED bytes (PowerShell's `>>` onto a file whose last line had no
+        line feed, from an odd byte or an even one): a piece up to where the record begins, read as
+        a line of its own."""
+        start = self.body.find(self.record16, at + 1, min(end8, at + KEY_CHECKED))
+        if start < 0 or self.body.find(b"\0", at, start) >= 0:
+            return None
+        try:
+            self.body[at:start].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        return (U8_THEN_RECORD16, start, self._weigh8(at, start)[0])
+
     def _piece(self, kind: int, at: int, end: int) -> tuple[bytes, bool]:
         """A line's UTF-8 bytes, and whether it is UTF-16 that holds something."""
         raw = self.body[at:end]
         if kind == U8:
             return raw, False
+        if kind == U8_THEN_RECORD16:  # a line of its own: the record after it starts one
+            return raw + b"\n", False
         if kind == U16_THEN_LF:
             text = raw[:-1].decode(self.order, "surrogatepass")
             return text.encode("utf-8", "surrogatepass") + b"\n", True
