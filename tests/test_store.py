@@ -665,6 +665,12 @@ def test_many_lines_of_nonsense_between_utf_16_records_lose_neither(tmp_path, li
     assert sorted(snap.records) == ["a", "b"] and len(snap.unreadable) == lines
 
 
+def _deploy(n: int) -> str:
+    """A record as a tester wrote them (its lengths make the shape that hid a key)."""
+    return json.dumps({"id": f"{n:016x}", "type": "log", "topic": "deploy", "missing_context": "m",
+                       "lesson": f"lesson {n} rollout", "ask_next_time": "", "meta": {"created": "2026-01-01T00:00:00+00:00"}})
+
+
 def _powershell(codec: str, *lines: str) -> bytes:
     return "".join(x + "\r\n" for x in lines).encode(codec)
 
@@ -675,7 +681,8 @@ def _powershell(codec: str, *lines: str) -> bytes:
                                    "ok, then a cp1253 note", "a colored ok, then a cp949 note, BE",
                                    "ok twice, then a cp1253 note", "a cp1251 note, then one with a key",
                                    "printf x, then PowerShell", "printf x, then PowerShell, BE",
-                                   "cp1251 notes and a coloured ok, then PowerShell"])
+                                   "cp1251 notes and a coloured ok, then PowerShell",
+                                   "printf x, then a record cut short, then Git Bash"])
 def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path, shape):
     """Shapes testers built from what Windows tools write: lines of box drawing (PowerShell), over
     10,000 lines of build output (Git Bash `>>`), 12,000 PowerShell notes before UTF-8 records, a
@@ -714,6 +721,9 @@ def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path,
         "cp1251 notes and a coloured ok, then PowerShell": (bom + _powershell(codec, line("a")) + "Проверка\r\n".encode("cp1251")
                                                             + f"Проверка {TOKEN}\r\n".encode("cp1251") + b"\x1b[32mok\x1b[0m"
                                                             + _powershell(codec, line("b"), line("c")), 3),
+        # the record after the piece has no CR, LF (a write cut short): the piece is no line of its own
+        "printf x, then a record cut short, then Git Bash": (bom + _powershell(codec, _deploy(9)) + b"x" + _deploy(1).encode(codec)
+                                                             + f"{_deploy(5)}\nnote {TOKEN}\n".encode(), 1),
     }[shape]
     snap = parse(data)
     assert len(snap.records) == expected

@@ -22,6 +22,7 @@ runs of clean lines (_onward), and past MAX_PLACES such steps the rest is read a
 from __future__ import annotations
 
 import heapq
+import json
 import re
 from array import array
 
@@ -29,6 +30,7 @@ MAX_CHOICES = 10_000  # lines read more than one way, at most
 MAX_PLACES = 20_000  # places a line starts at read one by one, at most (then runs of clean lines)
 KEY_CHECKED = 4096  # bytes of a line that is no record: at most this long, it is checked for a key read the other way
 KEYS_CHECKED = 4 << 20  # bytes so checked in a file, at most
+GLUED_RECORD = 16 * 1024  # bytes of a UTF-16 record after UTF-8 without a line feed, at most
 KEY_LINES = 3  # lines that are not valid UTF-8 a UTF-16 line running on over them is checked for a key, at most
 WEIGHED = 2048  # bytes of a line (its start) whose characters are weighed
 RECORD_CHECKED = 64 * 1024  # bytes of a line looked at to tell whether it reads as a record
@@ -493,15 +495,21 @@ class _Reading:
 
     def _utf8_then_record16(self, at: int, end8: int) -> tuple[int, int, float] | None:
         """UTF-8 without a line feed (printf's `x`, a prompt's colours) that a UTF-16 record follows
-        at once, within KEY_CHECKED bytes (PowerShell's `>>` onto a file whose last line had no
-        line feed, from an odd byte or an even one): a piece up to where the record begins, read as
-        a line of its own."""
+        at once, within KEY_CHECKED bytes, ended by CR, LF within GLUED_RECORD bytes (PowerShell's
+        `>>` onto a file whose last line had no line feed, from an odd byte or an even one): a
+        piece up to where the record begins, read as a line of its own."""
         start = self.body.find(self.record16, at + 1, min(end8, at + KEY_CHECKED))
         if start < 0 or self.body.find(b"\0", at, start) >= 0:
             return None
         try:
             self.body[at:start].decode("utf-8")
         except UnicodeDecodeError:
+            return None
+        # the record as PowerShell ends its lines (a record cut short, with what follows it read as
+        # UTF-16, would run on over later UTF-8 lines: no line of its own then)
+        head = self._text16(start, min(self.size, start + GLUED_RECORD))
+        line_end = head.find("\r\n")
+        if line_end < 0 or not _whole_record(head[:line_end].strip(_BLANK)):
             return None
         return (U8_THEN_RECORD16, start, self._weigh8(at, start)[0])
 
@@ -531,6 +539,17 @@ def _record_like(stripped: str) -> bool:
     """Whether a line (its blanks stripped) reads as a record: a JSON object's braces around an
     "id" key, and no character a record cannot hold raw (snapshot.py parses it afterwards)."""
     return stripped[:1] == "{" and stripped[-1:] == "}" and '"id"' in stripped and not _NOT_IN_RECORD.search(stripped)
+
+
+def _whole_record(stripped: str) -> bool:
+    """Whether a line is one JSON object that reads as a record, and nothing after it (text that
+    only starts with one, as a record cut short and what followed it read as UTF-16, is not)."""
+    if not _record_like(stripped):
+        return False
+    try:
+        return isinstance(json.loads(stripped), dict)
+    except (ValueError, RecursionError):
+        return False
 
 
 def _off_by_one(raw: bytes, big: bool) -> int:
