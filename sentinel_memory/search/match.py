@@ -59,7 +59,7 @@ PROJECT_FILE = re.compile(
     r"|\.pre-commit-config\.ya?ml|dependabot\.ya?ml|renovate\.json5?|\.renovaterc(?:\.json5?)?|\.readthedocs\.ya?ml"
     r"|\.travis\.yml|\.?codecov\.ya?ml|\.coveragerc|\.flake8|\.?mypy\.ini|\.?pylintrc|\.?ruff\.toml|\.?rustfmt\.toml"
     r"|\.golangci\.(?:ya?ml|toml|json)|\.(?:eslintrc|prettierrc)(?:\.\w+)?|(?:eslint|prettier)\.config\.[cm]?[jt]s"
-    r"|\.nvmrc|\.(?:node|python)-version|\.tool-versions"
+    r"|\.nvmrc|\.(?:node|python)-version|\.tool-versions|\.vscode/(?:settings|extensions|launch|tasks)\.json"
     r"|mkdocs\.ya?ml|docs?/(?:source/)?(?:conf\.py|index\.(?:md|rst))"
     r"|src/(?:main|test)/resources/application(?:-[\w-]+)?\.(?:ya?ml|properties)"
     r"|(?:webpack|vite|babel|jest|vitest|rollup)(?:\.[\w-]+)?\.config\.[cm]?[jt]s|\.babelrc(?:\.\w+)?|cname"
@@ -71,6 +71,12 @@ PROJECT_FILE = re.compile(
     re.IGNORECASE,
 )
 NAMED_AMONG = 3  # a file name counts when at most this many cited paths have it
+# The names of project files that are everyday words: such a word names a record's topic only as weakly
+# as the file (`settings` of .vscode/settings.json against "a settings page").
+EVERYDAY_NAMES = frozenset(
+    """settings setup package build requirements application launch tasks extensions manifest security
+    notice history changes news authors contributors contributing license licence copying maintainers""".split()
+)
 STRONG = 1.0  # the one threshold: a strength at or above it is a strong match
 FILE = 1.0
 COMMON_FILE = 0.5

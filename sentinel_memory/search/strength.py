@@ -13,6 +13,7 @@ from .index import common, idf, parent
 from .match import (
     COMMON_FILE,
     DIRECTORY,
+    EVERYDAY_NAMES,
     FILE,
     IDENTIFIER,
     NAMED_AMONG,
@@ -108,8 +109,8 @@ def measure(index: SearchIndex, entry: Entry, query: Query) -> Match:
         if inside and not _holds_any(entry.record, inside):
             named = set()
         if named and not named <= as_file:  # topic readme, named by README.md: counted as the file
-            if query.named_only_by_project_files(topic):  # build, named by build.gradle.kts: as weak as it
-                weak += COMMON_FILE
+            if query.named_only_by_project_files(topic) or _names_project_file(topic, cited):
+                weak += COMMON_FILE  # build, named by build.gradle.kts; settings of .vscode/settings.json
             else:
                 spread = max(index.holders(t) for t in named)
                 strength += TOPIC * rarity(spread, records) / query.chance
@@ -133,6 +134,18 @@ def measure(index: SearchIndex, entry: Entry, query: Query) -> Match:
     if code:
         reasons.append("code names: " + ", ".join(code))
     return Match(entry.record, strength, tuple(reasons))
+
+
+def _names_project_file(topic: str, cited: set[str]) -> bool:
+    """Whether the topic is an everyday word (EVERYDAY_NAMES) that is the name, less its extensions,
+    of a project file the record cites (PROJECT_FILE): `settings` of `.vscode/settings.json`, `setup`
+    of `setup.py`. Named in a query such a word is no more evidence than that file, which is weak: "a
+    settings page" is not about an editor's settings. A tool's name stays a topic (`dependabot`)."""
+    wanted = topic.replace("_", " ").replace("-", " ").strip().casefold()
+    return wanted in EVERYDAY_NAMES and any(
+        PROJECT_FILE.search(path) and path.rsplit("/", 1)[-1].lstrip(".").split(".", 1)[0].casefold() == wanted
+        for path in cited
+    )
 
 
 def _holds_any(record: dict, phrases: tuple[str, ...]) -> bool:
