@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from ..search import index, strength
 from ..search.kept import KeptIndex
 from ..search.match import Match, Query
 from ..search.topics import group_by_topic, similar_groups
-from . import blocks, listing, render
+from . import blocks, citing, listing, render
 from .outcomes import Compaction, Found, Logged
 
 DEFAULT_THRESHOLD = render.DEFAULT_THRESHOLD
@@ -302,7 +301,7 @@ def upsert(
         stale = check.mark(old.record) if check is not None and old is not None else ()
         marks["was"], moves["followed"] = stale, []
         if files is None and stale:  # a refresh cites a file git renamed by its name at HEAD (§3.7)
-            kept, moves["followed"] = _followed(root, kept, stale)
+            kept, moves["followed"] = citing.followed(root, kept, stale)
         cited = citations.cited(root, files, kept, draft.missing_context, draft.lesson)
         new = revise.revised(draft, old.record if old else None, deleted, cited, bool(stale))
         if new is None and not deleted and not snap.duplicates:
@@ -332,27 +331,9 @@ def upsert(
         citations.of(stored.record),
         marks.get("was", ()),
         changed,
-        _cited_by(root, [stored.record, *changed]) if changed else [],
+        citing.cited_by(root, [stored.record, *changed]) if changed else [],
         [(was, now) for was, now in moves.get("followed", []) if now in citations.of(stored.record)],
     )
-
-
-def _followed(root: Path, kept: list[str], mark: Stale) -> tuple[list[str], list[tuple[str, str]]]:
-    """The paths a stale record cites, each one that commits renamed (its stale mark says to what:
-    the history already read, no git run) replaced by its path at HEAD when log_memory would take
-    that path in `files`, without repeats; and the (old, new) paths so replaced. A file renamed and
-    since deleted, or whose new path is no file in the work tree, keeps its old path."""
-    moved = staleness.renames(mark)
-    out: list[str] = []
-    followed: list[tuple[str, str]] = []
-    for path in kept:
-        new = moved.get(path)
-        if new is not None and new != path and _citable(root, new):
-            followed.append((path, new))
-            path = new
-        if path not in out:
-            out.append(path)
-    return out, followed
 
 
 def write(where: Where, change) -> store.WriteReport:
@@ -381,7 +362,7 @@ def compact(where: Where, target_topic: str | None = None, compact_threshold: ob
     if check is not None:
         stale = {e.id: mark for e in entries if (mark := check.mark_entry(e))}
     root = memory.path.parent.parent
-    files = {topic: cited for topic, members in groups.items() if (cited := _cited_by(root, members, stale))}
+    files = {topic: cited for topic, members in groups.items() if (cited := citing.cited_by(root, members, stale))}
     return Compaction(
         memory.path,
         snap,
@@ -394,27 +375,3 @@ def compact(where: Where, target_topic: str | None = None, compact_threshold: ob
         files,
         check is not None and check.shallow,
     )
-
-
-def _cited_by(root: Path, members: list[dict], marks: dict[str, Stale] | None = None) -> list[str]:
-    """The files a topic's records cite that are still files of the project, the most cited first,
-    at most citations.MAX_FILES, sorted: what its principle's call passes, so that the principle
-    keeps its sources' citations. A file that commits renamed (a record's stale mark in `marks`,
-    by id, says to what) counts by its path at HEAD, as a refresh follows it (§3.7)."""
-
-    def cited(record: dict) -> list[str]:
-        mark = (marks or {}).get(record.get("id"))  # type: ignore[arg-type]
-        return _followed(root, citations.of(record), mark)[0] if mark else citations.of(record)
-
-    counts = Counter(f for r in members for f in cited(r))
-    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    return sorted([f for f, _ in ranked if _citable(root, f)][: citations.MAX_FILES])
-
-
-def _citable(root: Path, path: str) -> bool:
-    """Whether log_memory would take this path in `files` (a record written by hand may cite
-    /etc/passwd or ../x, which the suggested call must not pass on)."""
-    try:
-        return citations.listed(root, [path]) == [path]
-    except InvalidInput:
-        return False
