@@ -214,7 +214,7 @@ def scan_report(findings: list, file: Path) -> list[str]:
 def staged_refusal(findings: list, self_name: str, prefix: str = "") -> str:
     """Why the commit was stopped and what to run, from the repository's top (where git runs the
     hook); `prefix`: the project's folder there, "" at the top."""
-    from ..setup.precommit import CONFLICTED_COPY
+    from ..setup.staged import CONFLICTED_COPY
 
     copies = [f.record_id for f in findings if f.field == CONFLICTED_COPY]
     if copies:

@@ -224,7 +224,8 @@ def cmd_scan(root, args) -> int:
     from ..setup.scan import nul_in_quarantine, redact_file, scan
 
     if args.staged:
-        from ..setup.precommit import project_prefix, staged_findings
+        from ..setup.precommit import project_prefix
+        from ..setup.staged import staged_findings
 
         findings = staged_findings(root.path)
         if args.json:

@@ -73,7 +73,7 @@ def ignored(context: str) -> None:
     """A .context/.gitignore that holds our patterns: one that a team wrote before a pattern existed
     (only `*.lock`) gets the missing ones added at its end; a missing one is made. One that is not a
     regular file of ours (a link) is left alone; the pre-commit check still refuses a conflicted
-    copy (setup/precommit.py)."""
+    copy (setup/staged.py)."""
     target = os.path.join(context, ".gitignore")
     try:
         existing = read_regular(target, 1 << 20)
