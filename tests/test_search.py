@@ -368,13 +368,8 @@ def test_the_names_of_installed_dependencies_are_no_words_of_the_project(project
         (project / name).parent.mkdir(parents=True, exist_ok=True)
         (project / name).write_bytes(b"x")
     cache = saved(
-        log(
-            path,
-            "deps",
-            "bumped the web dependencies",
-            "run yarn install after a pull",
-            files=[archive, "web/node_modules/storage-local/index.js", "web/.pnp.cjs"],
-        )
+        log(path, "deps", "bumped the web dependencies", "run yarn install after a pull",
+            files=[archive, "web/node_modules/storage-local/index.js", "web/.pnp.cjs"])
     )
     theme = saved(log(path, "theme", "the theme reset on reload", "keep the theme choice in local storage"))
     found = [m.record["id"] for m in strong_matches(path, "remember the browser's dark mode choice in local storage")]
@@ -496,15 +491,8 @@ def test_a_korean_word_finds_the_lesson_about_the_code_that_names_it_in_english(
     (project / "src" / "member").mkdir(parents=True, exist_ok=True)
     (project / "src" / "member" / "MemberService.java").write_text("class MemberService {}\n", encoding="utf-8")
     filler(path, 20)
-    signup = saved(
-        log(
-            path,
-            "accounts",
-            "signup failed for a taken email",
-            "check the email before saving",
-            files=["src/member/MemberService.java"],
-        )
-    )
+    signup = saved(log(path, "accounts", "signup failed for a taken email", "check the email before saving",
+                       files=["src/member/MemberService.java"]))
     log(path, "reports", "the report did not create a summary", "create it after the totals")
     found = ranked_matches(path, "회원 가입 오류")[0]
     assert [(m.record["id"], m.reasons) for m in found] == [(signup, ("code names: member (회원)",))]
@@ -601,22 +589,10 @@ def test_a_topic_that_is_an_everyday_word_naming_a_cited_project_file_is_as_weak
         (path.parent.parent / name).parent.mkdir(parents=True, exist_ok=True)
         (path.parent.parent / name).write_text("x\n")
     filler(path, 20)
-    log(
-        path,
-        "settings",
-        "the formatter differed per editor",
-        "black is the VS Code default formatter",
-        files=[".vscode/settings.json"],
-    )
-    bot = saved(
-        log(
-            path,
-            "dependabot",
-            "actions were never bumped",
-            "list github-actions in the config",
-            files=[".github/dependabot.yml"],
-        )
-    )
+    log(path, "settings", "the formatter differed per editor", "black is the VS Code default formatter",
+        files=[".vscode/settings.json"])
+    bot = saved(log(path, "dependabot", "actions were never bumped", "list github-actions in the config",
+                    files=[".github/dependabot.yml"]))
     assert strong_matches(path, "Add a dark-mode toggle to the settings page and keep it in local storage") == []
     assert [m.record["id"] for m in strong_matches(path, "include githubactions in the dependabot config")] == [bot]
     # the same word as the topic of a lesson that cites no such file is a topic as before
@@ -817,16 +793,9 @@ def test_in_a_small_memory_words_its_few_records_share_still_match_strongly(path
     assert "Strong matches: #1, #2 " in search(path, "결제 모듈 환불")
 
 
-@pytest.mark.parametrize(
-    "record_word, query_word",
-    [
-        ("cookie", "cookies"),
-        ("cookies", "cookie"),
-        ("alias", "aliases"),
-        ("statuses", "status"),
-        ("size", "sizes"),
-    ],
-)
+@pytest.mark.parametrize("record_word, query_word", [
+    ("cookie", "cookies"), ("cookies", "cookie"), ("alias", "aliases"), ("statuses", "status"), ("size", "sizes"),
+])
 def test_a_word_and_its_plural_find_each_other_whichever_the_record_holds(path, record_word, query_word):
     """`cookies` finds the lesson about the session cookie, `aliases` the one about an alias, and
     back: a plural and its singular are one word (contract §4.2)."""
@@ -863,9 +832,8 @@ def test_a_file_named_by_a_generic_name_or_by_its_path_in_the_query_is_a_file_as
     (project / "cmd" / "server").mkdir(parents=True)
     (project / "cmd" / "server" / "main.go").write_text("package main\n")
     filler(path, 20)
-    server = saved(
-        log(path, "server", "the port flag", "read the port from the environment first", files=["cmd/server/main.go"])
-    )
+    server = saved(log(path, "server", "the port flag", "read the port from the environment first",
+                       files=["cmd/server/main.go"]))
     vat = saved(log(path, "checkout", "totals were off", "round per line", files=["src/pay/vat.py"]))
 
     (by_name,) = strong_matches(path, "crash in main.go", limit=1)
@@ -884,9 +852,8 @@ def test_the_generic_parts_of_a_path_in_a_lesson_and_a_product_name_are_no_evide
     saved(log(path, "ci", "the runner image", "the macOS runner lacks TypeScript and bash 5"))
 
     assert strong_matches(path, "move the py files out of src") == []
-    assert all(
-        not r.startswith("identifier") for m in strong_matches(path, "Fix macOS and TypeScript docs") for r in m.reasons
-    )
+    assert all(not r.startswith("identifier") for m in strong_matches(path, "Fix macOS and TypeScript docs")
+               for r in m.reasons)
 
 
 @pytest.mark.parametrize("value", ["1_000", "+300", "٣٠٠", "300 tokens", "1e3"])
