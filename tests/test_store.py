@@ -682,7 +682,10 @@ def _powershell(codec: str, *lines: str) -> bytes:
                                    "ok twice, then a cp1253 note", "a cp1251 note, then one with a key",
                                    "printf x, then PowerShell", "printf x, then PowerShell, BE",
                                    "cp1251 notes and a coloured ok, then PowerShell",
-                                   "printf x, then a record cut short, then Git Bash"])
+                                   "printf x, then a record cut short, then Git Bash",
+                                   "printf ok, then PowerShell", "printf x, then PowerShell, twice",
+                                   "printf x, then PowerShell, then Git Bash", "printf x, then a record type first",
+                                   "printf x, then PowerShell, then a cp1251 note with a key"])
 def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path, shape):
     """Shapes testers built from what Windows tools write: lines of box drawing (PowerShell), over
     10,000 lines of build output (Git Bash `>>`), 12,000 PowerShell notes before UTF-8 records, a
@@ -721,6 +724,18 @@ def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path,
         "cp1251 notes and a coloured ok, then PowerShell": (bom + _powershell(codec, line("a")) + "Проверка\r\n".encode("cp1251")
                                                             + f"Проверка {TOKEN}\r\n".encode("cp1251") + b"\x1b[32mok\x1b[0m"
                                                             + _powershell(codec, line("b"), line("c")), 3),
+        # the piece even (read in step, it glued itself to the record), twice, or with an odd line
+        # after (the file read in step again), before a record whose keys come in another order,
+        # and before a cp1251 note: the rule held for the one shape where nothing odd came after
+        "printf ok, then PowerShell": (bom + _powershell(codec, line("a")) + b"ok" + _powershell(codec, line("b"), line("c"), key), 3),
+        "printf x, then PowerShell, twice": (bom + _powershell(codec, line("a")) + b"x" + _powershell(codec, line("b"), key)
+                                             + b"x" + _powershell(codec, line("c")), 3),
+        "printf x, then PowerShell, then Git Bash": (bom + _powershell(codec, line("a")) + b"x" + _powershell(codec, line("b"), key)
+                                                     + b"ok\n" + _powershell(codec, line("c")), 3),
+        "printf x, then a record type first": (bom + _powershell(codec, line("a")) + b"x"
+                                               + _powershell(codec, json.dumps({"type": "log", **json.loads(line("b"))}), line("c"), key), 3),
+        "printf x, then PowerShell, then a cp1251 note with a key": (bom + _powershell(codec, line("a")) + b"x" + _powershell(codec, line("b"))
+                                                                     + f"Ключ {TOKEN}\r\n".encode("cp1251") + _powershell(codec, line("c")), 3),
         # the record after the piece has no CR, LF (a write cut short): the piece is no line of its own
         "printf x, then a record cut short, then Git Bash": (bom + _powershell(codec, _deploy(9)) + b"x" + _deploy(1).encode(codec)
                                                              + f"{_deploy(5)}\nnote {TOKEN}\n".encode(), 1),

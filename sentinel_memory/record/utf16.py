@@ -95,7 +95,7 @@ class _Reading:
         self.big = order == "utf-16-be"
         self.unit_lf = b"\x00\n" if self.big else b"\n\x00"
         self.unit_cr = b"\x00\r" if self.big else b"\r\x00"
-        self.record16 = '{"id"'.encode(order)  # how a record's line starts, in UTF-16
+        self.brace16 = "{".encode(order)  # how a record's line starts, in UTF-16
         self.choices = self.places = self.key_checked = 0
         self.lf_unit = array("H", self.unit_lf)[0]  # as this machine reads two bytes
         self._window: dict[int, tuple[int, array]] = {}  # per alignment: where it starts, its code units
@@ -174,6 +174,11 @@ class _Reading:
             # UTF-8 has no NUL), unless only UTF-8 shows a key
             if self._key_only_as_utf8(at, end8, end16):
                 return [(U8, end8, self._weigh8(at, end8)[0])]
+            # a piece without a line feed, then a UTF-16 record: read from the piece, in step or one
+            # byte off, that record is nonsense, which can read cleanly up to a line feed of it
+            glued = self._utf8_then_record16(at, end8)
+            if glued is not None:
+                ways.append(glued)
         else:
             score8, record8 = self._weigh8(at, end8)
             if record8:  # a UTF-8 record, and the UTF-8 records after it
@@ -497,9 +502,13 @@ class _Reading:
         """UTF-8 without a line feed (printf's `x`, a prompt's colours) that a UTF-16 record follows
         at once, within KEY_CHECKED bytes, ended by CR, LF within GLUED_RECORD bytes (PowerShell's
         `>>` onto a file whose last line had no line feed, from an odd byte or an even one): a
-        piece up to where the record begins, read as a line of its own."""
-        start = self.body.find(self.record16, at + 1, min(end8, at + KEY_CHECKED))
-        if start < 0 or self.body.find(b"\0", at, start) >= 0:
+        piece up to where the record begins, read as a line of its own. The record begins where its
+        `{` holds the first NUL (ASCII in UTF-16; the piece holds none), whatever key comes first."""
+        # the record's first character, `{` (a record's keys come in any order, spaced or not), holds
+        # the first NUL: the piece holds none
+        nul = self.body.find(b"\0", at, min(end8, at + KEY_CHECKED))
+        start = nul if self.big else nul - 1
+        if start <= at or self.body[start : start + 2] != self.brace16:
             return None
         try:
             self.body[at:start].decode("utf-8")
