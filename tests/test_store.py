@@ -685,7 +685,8 @@ def _powershell(codec: str, *lines: str) -> bytes:
                                    "printf x, then a record cut short, then Git Bash",
                                    "printf ok, then PowerShell", "printf x, then PowerShell, twice",
                                    "printf x, then PowerShell, then Git Bash", "printf x, then a record type first",
-                                   "printf x, then PowerShell, then a cp1251 note with a key"])
+                                   "printf x, then PowerShell, then a cp1251 note with a key",
+                                   "printf x, then a PowerShell note", "printf x, then a PowerShell note with a key, BE"])
 def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path, shape):
     """Shapes testers built from what Windows tools write: lines of box drawing (PowerShell), over
     10,000 lines of build output (Git Bash `>>`), 12,000 PowerShell notes before UTF-8 records, a
@@ -736,6 +737,8 @@ def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path,
                                                + _powershell(codec, json.dumps({"type": "log", **json.loads(line("b"))}), line("c"), key), 3),
         "printf x, then PowerShell, then a cp1251 note with a key": (bom + _powershell(codec, line("a")) + b"x" + _powershell(codec, line("b"))
                                                                      + f"Ключ {TOKEN}\r\n".encode("cp1251") + _powershell(codec, line("c")), 3),
+        "printf x, then a PowerShell note": (bom + _powershell(codec, line("a")) + b"x" + _powershell(codec, "merge done", line("b"), line("c"), key), 3),
+        "printf x, then a PowerShell note with a key, BE": (bom + _powershell(codec, line("a")) + b"x" + _powershell(codec, key, line("b"), line("c")), 3),
         # the record after the piece has no CR, LF (a write cut short): the piece is no line of its own
         "printf x, then a record cut short, then Git Bash": (bom + _powershell(codec, _deploy(9)) + b"x" + _deploy(1).encode(codec)
                                                              + f"{_deploy(5)}\nnote {TOKEN}\n".encode(), 1),

@@ -62,7 +62,7 @@ _NOT_IN_RECORD = re.compile("[\x00-\x08\x0b-\x1f\ud800-\udfff]")
 # as UTF-8, such text has that byte in every other place.
 _SCRIPT_HIGH = frozenset((*range(0x01, 0x20), 0x30, 0x31))
 
-U16, U8, U16_THEN_LF, U8_THEN_RECORD16 = range(4)
+U16, U8, U16_THEN_LF, U8_THEN_LINE16 = range(4)
 
 
 def lines(data: bytes) -> tuple[list[bytes], bool]:
@@ -95,7 +95,6 @@ class _Reading:
         self.big = order == "utf-16-be"
         self.unit_lf = b"\x00\n" if self.big else b"\n\x00"
         self.unit_cr = b"\x00\r" if self.big else b"\r\x00"
-        self.brace16 = "{".encode(order)  # how a record's line starts, in UTF-16
         self.choices = self.places = self.key_checked = 0
         self.lf_unit = array("H", self.unit_lf)[0]  # as this machine reads two bytes
         self._window: dict[int, tuple[int, array]] = {}  # per alignment: where it starts, its code units
@@ -136,7 +135,7 @@ class _Reading:
                 ways[at] = self._ways(at)
             for kind, end, score in ways[at]:
                 # A switch where the line starts, and one within it (UTF-16 ended by a UTF-8 line feed).
-                starts_utf8, after = kind in (U8, U8_THEN_RECORD16), (end, kind in (U8, U16_THEN_LF))
+                starts_utf8, after = kind in (U8, U8_THEN_LINE16), (end, kind in (U8, U16_THEN_LF))
                 count = total[place] + score - SWITCH * ((starts_utf8 != place[1]) + (starts_utf8 != after[1]))
                 if after not in total:
                     heapq.heappush(todo, after)
@@ -171,12 +170,12 @@ class _Reading:
         ways = [(U16, end16, score16 or 0.0)]
         if self.body.find(b"\0", at, end8) >= 0 and lf >= 0 and self._clean16(at, end16):
             # A NUL, and a clean UTF-16 line as PowerShell ends them: UTF-16 (text a tool writes as
-            # UTF-8 has no NUL), unless only UTF-8 shows a key
+            # UTF-8 has no NUL), unless only UTF-8 shows a key; or a piece without a line feed, then
+            # a UTF-16 line (read from the piece, in step or one byte off, that line is nonsense,
+            # which can read cleanly up to a line feed of it)
+            glued = self._utf8_then_line16(at, end8)
             if self._key_only_as_utf8(at, end8, end16):
-                return [(U8, end8, self._weigh8(at, end8)[0])]
-            # a piece without a line feed, then a UTF-16 record: read from the piece, in step or one
-            # byte off, that record is nonsense, which can read cleanly up to a line feed of it
-            glued = self._utf8_then_record16(at, end8)
+                return [(U8, end8, self._weigh8(at, end8)[0]), *([glued] if glued else [])]
             if glued is not None:
                 ways.append(glued)
         else:
@@ -184,10 +183,11 @@ class _Reading:
             if record8:  # a UTF-8 record, and the UTF-8 records after it
                 end, records = self._records8(end8)
                 return [(U8, end, score8 + RECORD * records)]
+            glued = self._utf8_then_line16(at, end8)
             if self._key_only_as_utf8(at, end8, end16) or self._swallows_key(at, end8, end16):
-                return [(U8, end8, score8)]
+                # both read the key plain (the piece's line, or the UTF-16 line after it)
+                return [(U8, end8, score8), *([glued] if glued else [])]
             ways.append((U8, end8, score8))
-            glued = self._utf8_then_record16(at, end8)
             if glued is not None:
                 ways.append(glued)
         cut = self._utf16_then_lf(at, end16)
@@ -498,17 +498,18 @@ class _Reading:
         score, _ = self._weigh16(at, i, ends_line=False)
         return None if score is None else (U16_THEN_LF, i + 1, score)
 
-    def _utf8_then_record16(self, at: int, end8: int) -> tuple[int, int, float] | None:
-        """UTF-8 without a line feed (printf's `x`, a prompt's colours) that a UTF-16 record follows
-        at once, within KEY_CHECKED bytes, ended by CR, LF within GLUED_RECORD bytes (PowerShell's
-        `>>` onto a file whose last line had no line feed, from an odd byte or an even one): a
-        piece up to where the record begins, read as a line of its own. The record begins where its
-        `{` holds the first NUL (ASCII in UTF-16; the piece holds none), whatever key comes first."""
-        # the record's first character, `{` (a record's keys come in any order, spaced or not), holds
-        # the first NUL: the piece holds none
+    def _utf8_then_line16(self, at: int, end8: int) -> tuple[int, int, float] | None:
+        """UTF-8 without a line feed (printf's `x`, a prompt's colours) that a UTF-16 record or note
+        follows at once, within KEY_CHECKED bytes, ended by CR, LF within GLUED_RECORD bytes
+        (PowerShell's `>>` onto a file whose last line had no line feed, from an odd byte or an
+        even one): a piece up to where that line begins, read as a line of its own. The line begins
+        where its first character, ASCII, holds the first NUL (the piece holds none): a record's
+        `{`, whatever key comes first, or a note's first letter."""
+        # the line's first character, ASCII (a record's `{`, whatever key comes first), holds the
+        # first NUL: the piece holds none
         nul = self.body.find(b"\0", at, min(end8, at + KEY_CHECKED))
         start = nul if self.big else nul - 1
-        if start <= at or self.body[start : start + 2] != self.brace16:
+        if start <= at:
             return None
         try:
             self.body[at:start].decode("utf-8")
@@ -516,18 +517,23 @@ class _Reading:
             return None
         # the record as PowerShell ends its lines (a record cut short, with what follows it read as
         # UTF-16, would run on over later UTF-8 lines: no line of its own then)
-        head = self._text16(start, min(self.size, start + GLUED_RECORD))
-        line_end = head.find("\r\n")
-        if line_end < 0 or not _whole_record(head[:line_end].strip(_BLANK)):
+        crlf, stop = self.unit_cr + self.unit_lf, min(self.size, start + GLUED_RECORD)
+        line_end = self.body.find(crlf, start, stop)
+        while line_end >= 0 and (line_end - start) % 2:  # a CR, LF of this line's alignment
+            line_end = self.body.find(crlf, line_end + 1, stop)
+        if line_end < 0:
             return None
-        return (U8_THEN_RECORD16, start, self._weigh8(at, start)[0])
+        line = self._text16(start, line_end).strip(_BLANK)
+        if not _whole_record(line) and not _note16(line):
+            return None
+        return (U8_THEN_LINE16, start, self._weigh8(at, start)[0])
 
     def _piece(self, kind: int, at: int, end: int) -> tuple[bytes, bool]:
         """A line's UTF-8 bytes, and whether it is UTF-16 that holds something."""
         raw = self.body[at:end]
         if kind == U8:
             return raw, False
-        if kind == U8_THEN_RECORD16:  # a line of its own: the record after it starts one
+        if kind == U8_THEN_LINE16:  # a line of its own: the UTF-16 line after it starts one
             return raw + b"\n", False
         if kind == U16_THEN_LF:
             text = raw[:-1].decode(self.order, "surrogatepass")
@@ -548,6 +554,20 @@ def _record_like(stripped: str) -> bool:
     """Whether a line (its blanks stripped) reads as a record: a JSON object's braces around an
     "id" key, and no character a record cannot hold raw (snapshot.py parses it afterwards)."""
     return stripped[:1] == "{" and stripped[-1:] == "}" and '"id"' in stripped and not _NOT_IN_RECORD.search(stripped)
+
+
+# Characters whose high byte is printable ASCII: with a low byte that is too, what UTF-8 text read
+# as UTF-16 is made of.
+_ASCII_HIGH = re.compile("[\u2000-\u7eff]")
+
+
+def _note16(stripped: str) -> bool:
+    """Whether a line reads as a note PowerShell wrote: no character a note cannot hold, and none
+    made of two printable ASCII bytes (UTF-8 text, or a record cut short and the lines after it,
+    read as UTF-16; a note in Chinese may be taken for that, and is then not glued)."""
+    if not stripped or _BAD16.search(stripped):
+        return False
+    return not any(0x20 <= ord(c) & 0xFF <= 0x7E for c in _ASCII_HIGH.findall(stripped))
 
 
 def _whole_record(stripped: str) -> bool:
