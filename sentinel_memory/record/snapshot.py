@@ -193,12 +193,27 @@ def utf8(data: bytes) -> bytes:
     other bytes are returned as they are, the same object. Read line by line (record/utf16.py)."""
     if not utf16(data):
         return data
-    return b"".join(utf16_lines(data)[0])
+    return b"".join(_utf16_read(data)[0])
 
 
 def read_as_utf16(data: bytes) -> bool:
     """Whether some line of the file was read as UTF-16 text (doctor names such a file)."""
-    return utf16(data) and utf16_lines(data)[1]
+    return utf16(data) and _utf16_read(data)[1]
+
+
+# The last UTF-16 file read, and its reading: scan, doctor and a write's check read the same bytes
+# more than once (the records, then the lines), and a reading of megabytes takes seconds.
+_last_read: tuple[bytes, tuple[list[bytes], bool]] | None = None
+
+
+def _utf16_read(data: bytes) -> tuple[list[bytes], bool]:
+    global _last_read
+    last = _last_read
+    if last is not None and last[0] == data:
+        return last[1]
+    reading = utf16_lines(data)
+    _last_read = (data, reading)
+    return reading
 
 
 def lines_of(data: bytes) -> list[bytes]:

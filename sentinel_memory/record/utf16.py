@@ -324,7 +324,8 @@ class _Reading:
         from ..redaction import rules_hit
 
         self.key_checked += end8 - at
-        if not rules_hit(self.body[at:end8].decode("utf-8", "replace"), strict_only=True):
+        # (NULs read as nothing: the rules would read the text again without them, as they hide a key)
+        if not rules_hit(self.body[at:end8].replace(b"\0", b"").decode("utf-8", "replace"), strict_only=True):
             self._keyless8.add((at, end8))
             return False
         stop = min(end16, at + KEY_CHECKED)
