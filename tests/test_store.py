@@ -671,6 +671,16 @@ def _deploy(n: int) -> str:
                        "lesson": f"lesson {n} rollout", "ask_next_time": "", "meta": {"created": "2026-01-01T00:00:00+00:00"}})
 
 
+AWS_KEY = "AKIA" + "QX7R2M4N6P8T0V3W"  # the second tester's fakes of the right shape (the shapes hang on them)
+TOKEN_B = "ghp_" + "Zq8Xw2Vb4Nm6Lk1Jh3Gf5Ds7Ap9Qw0Er2Ty4"
+
+
+def _short(n: int) -> str:
+    """A record as the second tester wrote them (its lengths make the shapes it found)."""
+    return json.dumps({"id": f"{n:016x}", "type": "log", "topic": "t", "missing_context": f"m{n}", "lesson": f"l{n}",
+                       "ask_next_time": "", "meta": {"created": "2026-01-01T00:00:00+00:00"}})
+
+
 def _powershell(codec: str, *lines: str) -> bytes:
     return "".join(x + "\r\n" for x in lines).encode(codec)
 
@@ -686,7 +696,10 @@ def _powershell(codec: str, *lines: str) -> bytes:
                                    "printf ok, then PowerShell", "printf x, then PowerShell, twice",
                                    "printf x, then PowerShell, then Git Bash", "printf x, then a record type first",
                                    "printf x, then PowerShell, then a cp1251 note with a key",
-                                   "printf x, then a PowerShell note", "printf x, then a PowerShell note with a key, BE"])
+                                   "printf x, then a PowerShell note", "printf x, then a PowerShell note with a key, BE",
+                                   "cmd notes, one with a key, then a PowerShell note that starts 一",
+                                   "printf x twice, then a note in Chinese", "a key without a line feed, then cmd and Chinese",
+                                   "printf x, a note in Korean, then a Git Bash line with a key"])
 def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path, shape):
     """Shapes testers built from what Windows tools write: lines of box drawing (PowerShell), over
     10,000 lines of build output (Git Bash `>>`), 12,000 PowerShell notes before UTF-8 records, a
@@ -739,13 +752,31 @@ def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path,
                                                                      + f"Ключ {TOKEN}\r\n".encode("cp1251") + _powershell(codec, line("c")), 3),
         "printf x, then a PowerShell note": (bom + _powershell(codec, line("a")) + b"x" + _powershell(codec, "merge done", line("b"), line("c"), key), 3),
         "printf x, then a PowerShell note with a key, BE": (bom + _powershell(codec, line("a")) + b"x" + _powershell(codec, key, line("b"), line("c")), 3),
+        # what a second tester built against the glue (its records, `_short`): a reading one byte off
+        # that the glue put back in step past a key (cp949 bytes that are valid UTF-8), a note that
+        # starts with no ASCII, a piece that ends in a key, a key after a note in Korean
+        "cmd notes, one with a key, then a PowerShell note that starts 一": (
+            bom + _powershell(codec, _short(1), _short(2)) + "Привет\r\n".encode("cp1251")
+            + f"키 {AWS_KEY}\r\n".encode("cp949") + _powershell(codec, "一 second", _short(3)), 3),
+        "printf x twice, then a note in Chinese": (bom + _powershell(codec, _short(1)) + b"x" + _powershell(codec, _short(2))
+                                                   + b"x" + _powershell(codec, "部署前检查一下", *map(_short, range(3, 8)), key), 7),
+        "a key without a line feed, then cmd and Chinese": (bom + _powershell(codec, _short(1)) + f"Привет {AWS_KEY}\n".encode()
+                                                            + _powershell(codec, "日本語")[:-4] + "\r\n".encode(codec)
+                                                            + f"好 {TOKEN_B}".encode() + "Ключ\r\n".encode("cp1251") + b"\n"
+                                                            + _powershell(codec, "中文 note"), 1),
+        "printf x, a note in Korean, then a Git Bash line with a key": (bom + _powershell(codec, _short(1)) + b"x"
+                                                                        + _powershell(codec, "배포 전에 확인")
+                                                                        + f"k {TOKEN}\n".encode() + _powershell(codec, _short(2)), 2),
         # the record after the piece has no CR, LF (a write cut short): the piece is no line of its own
         "printf x, then a record cut short, then Git Bash": (bom + _powershell(codec, _deploy(9)) + b"x" + _deploy(1).encode(codec)
                                                              + f"{_deploy(5)}\nnote {TOKEN}\n".encode(), 1),
     }[shape]
     snap = parse(data)
     assert len(snap.records) == expected
-    assert shape.startswith("rules") or TOKEN.encode() in b"\n".join(snap.unreadable)
+    unreadable = b"\n".join(snap.unreadable)
+    shown = {"cmd notes, one with a key, then a PowerShell note that starts 一": AWS_KEY,
+             "a key without a line feed, then cmd and Chinese": TOKEN_B}.get(shape, TOKEN)
+    assert shape.startswith("rules") or shown.encode() in unreadable
 
 
 def test_a_utf_8_record_after_a_utf_16_line_without_its_line_feed_is_read(tmp_path):

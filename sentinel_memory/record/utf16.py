@@ -31,6 +31,7 @@ MAX_PLACES = 20_000  # places a line starts at read one by one, at most (then ru
 KEY_CHECKED = 4096  # bytes of a line that is no record: at most this long, it is checked for a key read the other way
 KEYS_CHECKED = 4 << 20  # bytes so checked in a file, at most
 GLUED_RECORD = 16 * 1024  # bytes of a UTF-16 record after UTF-8 without a line feed, at most
+GLUED_BACK = 8  # bytes before the end of such a piece where the UTF-16 line may begin, at most
 KEY_LINES = 3  # lines that are not valid UTF-8 a UTF-16 line running on over them is checked for a key, at most
 WEIGHED = 2048  # bytes of a line (its start) whose characters are weighed
 RECORD_CHECKED = 64 * 1024  # bytes of a line looked at to tell whether it reads as a record
@@ -173,7 +174,7 @@ class _Reading:
             # UTF-8 has no NUL), unless only UTF-8 shows a key; or a piece without a line feed, then
             # a UTF-16 line (read from the piece, in step or one byte off, that line is nonsense,
             # which can read cleanly up to a line feed of it)
-            glued = self._utf8_then_line16(at, end8)
+            glued = self._utf8_then_line16(at)
             if self._key_only_as_utf8(at, end8, end16):
                 return [(U8, end8, self._weigh8(at, end8)[0]), *([glued] if glued else [])]
             if glued is not None:
@@ -183,7 +184,7 @@ class _Reading:
             if record8:  # a UTF-8 record, and the UTF-8 records after it
                 end, records = self._records8(end8)
                 return [(U8, end, score8 + RECORD * records)]
-            glued = self._utf8_then_line16(at, end8)
+            glued = self._utf8_then_line16(at)
             if self._key_only_as_utf8(at, end8, end16) or self._swallows_key(at, end8, end16):
                 # both read the key plain (the piece's line, or the UTF-16 line after it)
                 return [(U8, end8, score8), *([glued] if glued else [])]
@@ -347,13 +348,14 @@ class _Reading:
         if nul >= 0:  # UTF-16 text, or read one byte off, from that line on: no tool's note
             limit = body.rfind(b"\n", end8, nul) + 1
         line, looked = end8, 0
-        while line < limit and looked < KEY_LINES:  # each line that is not valid UTF-8 (a valid one shows its key)
+        while line < limit and looked < KEY_LINES:  # each line that is not valid UTF-8, and the valid ones after
             looked += 1
             try:
                 body[line:limit].decode("utf-8")
-                return False
             except UnicodeDecodeError as exc:
                 bad = line + exc.start
+            else:  # valid UTF-8 lines show a key when read so: unless the UTF-16 line runs on over them
+                return self._valid_key_swallowed(at, line, limit)
             lf = body.find(b"\n", bad, limit)
             after = limit if lf < 0 else lf + 1
             if self._key_only_as_utf8(body.rfind(b"\n", line, bad) + 1 or line, after, end16):
@@ -365,6 +367,20 @@ class _Reading:
 
         self.key_checked += after - at
         return not rules_hit(self._text16(at, after), strict_only=True)
+
+    def _valid_key_swallowed(self, at: int, line: int, limit: int) -> bool:
+        """Whether valid UTF-8 lines at line:limit show a key of a provider's format that the
+        UTF-16 line from `at` over them does not (a cmd note whose code page's bytes are valid
+        UTF-8, then a PowerShell line: read as UTF-16, the note is nonsense). Within KEYS_CHECKED."""
+        if self.key_checked > KEYS_CHECKED or (line, limit) in self._keyless8:
+            return False
+        from ..redaction import rules_hit
+
+        self.key_checked += limit - line
+        if not rules_hit(self.body[line:limit].decode("utf-8"), strict_only=True):
+            self._keyless8.add((line, limit))
+            return False
+        return not rules_hit(self._text16(at, limit), strict_only=True)
 
     def _records8(self, at: int) -> tuple[int, int]:
         """Where the UTF-8 lines from `at` that are records end (within RUN bytes), and how many
@@ -499,35 +515,63 @@ class _Reading:
         score, _ = self._weigh16(at, i, ends_line=False)
         return None if score is None else (U16_THEN_LF, i + 1, score)
 
-    def _utf8_then_line16(self, at: int, end8: int) -> tuple[int, int, float] | None:
+    def _utf8_then_line16(self, at: int) -> tuple[int, int, float] | None:
         """UTF-8 without a line feed (printf's `x`, a prompt's colours) that a UTF-16 record or note
         follows at once, within KEY_CHECKED bytes, ended by CR, LF within GLUED_RECORD bytes
         (PowerShell's `>>` onto a file whose last line had no line feed, from an odd byte or an
-        even one): a piece up to where that line begins, read as a line of its own. The line begins
-        where its first character, ASCII, holds the first NUL (the piece holds none): a record's
-        `{`, whatever key comes first, or a note's first letter."""
-        # the line's first character, ASCII (a record's `{`, whatever key comes first), holds the
-        # first NUL: the piece holds none
-        nul = self.body.find(b"\0", at, min(end8, at + KEY_CHECKED))
-        start = nul if self.big else nul - 1
-        if start <= at:
-            return None
-        try:
-            self.body[at:start].decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-        # the record as PowerShell ends its lines (a record cut short, with what follows it read as
-        # UTF-16, would run on over later UTF-8 lines: no line of its own then)
-        crlf, stop = self.unit_cr + self.unit_lf, min(self.size, start + GLUED_RECORD)
-        line_end = self.body.find(crlf, start, stop)
-        while line_end >= 0 and (line_end - start) % 2:  # a CR, LF of this line's alignment
-            line_end = self.body.find(crlf, line_end + 1, stop)
+        even one): a piece up to where that line begins, read as a line of its own. The line is in
+        the alignment of its CR, LF and begins where the piece (valid UTF-8 without a NUL or a
+        control) ends, or up to GLUED_BACK bytes before (its first character read as the end of
+        the piece), never with a line feed in that character nor taking the end of a key into it."""
+        body = self.body
+        line_end = body.find(self.unit_cr + self.unit_lf, at + 1, min(self.size, at + KEY_CHECKED + GLUED_RECORD))
         if line_end < 0:
             return None
-        line = self._text16(start, line_end).strip(_BLANK)
-        if not _whole_record(line) and not _note16(line):
-            return None
-        return (U8_THEN_LINE16, start, self._weigh8(at, start)[0])
+        # the piece: valid UTF-8 up to a byte a tool's text does not hold (a NUL, a control but a
+        # tab, CR or a colour's ESC: Cyrillic in UTF-16 is 0x04 every other byte)
+        lf = body.find(b"\n", at, line_end)  # (a piece holds no line feed, nor does the line's first character)
+        raw = body[at : min(line_end if lf < 0 else lf, at + KEY_CHECKED)]
+        control = _BAD8.search(raw)
+        raw = raw[: control.start()] if control else raw
+        try:
+            raw.decode("utf-8")
+            valid = len(raw)
+        except UnicodeDecodeError as exc:
+            valid = exc.start
+        for start in range(at + valid, max(at, at + valid - GLUED_BACK), -1):
+            if (line_end - start) % 2 or line_end - start > GLUED_RECORD or _ascii_pair(body, start):
+                continue  # (a line's first character is no two bytes of the piece)
+            if 0 <= lf < start + 2 or self._cuts_key(at, start):
+                continue
+            line = self._text16(start, line_end).strip(_BLANK)
+            if _whole_record(line) or _note16(line):
+                return (U8_THEN_LINE16, start, self._weigh8(at, start)[0])
+        return None
+
+    def _cuts_key(self, at: int, start: int) -> bool:
+        """Whether a UTF-16 line beginning at `start`, after the piece from `at`, would take the end
+        of a key of a provider's format in the piece (`ghp_…Ty4`: its `4` and the next byte read as
+        one character, no ASCII in UTF-16) into its first character: the piece would hide the key,
+        cut short. The rules look only where a run of a key's characters crosses `start`."""
+        body = self.body
+        first = body[start : start + 2]
+        if (
+            len(first) < 2
+            or first[0 if self.big else 1] == 0
+            or body[start - 1] not in _TOKEN
+            or first[0] not in _TOKEN
+        ):
+            return False
+        if self.key_checked > KEYS_CHECKED:  # past the bound: no glue there
+            return True
+        end = start
+        while end < min(self.size, start + KEY_CHECKED) and body[end] in _TOKEN:
+            end += 1
+        from ..redaction import rules_hit
+
+        self.key_checked += 2 * (end - at)
+        whole = rules_hit(body[at:end].decode("utf-8", "replace"), strict_only=True)
+        return len(whole) > len(rules_hit(body[at:start].decode("utf-8", "replace"), strict_only=True))
 
     def _piece(self, kind: int, at: int, end: int) -> tuple[bytes, bool]:
         """A line's UTF-8 bytes, and whether it is UTF-16 that holds something."""
@@ -557,18 +601,32 @@ def _record_like(stripped: str) -> bool:
     return stripped[:1] == "{" and stripped[-1:] == "}" and '"id"' in stripped and not _NOT_IN_RECORD.search(stripped)
 
 
-# Characters whose high byte is printable ASCII: with a low byte that is too, what UTF-8 text read
-# as UTF-16 is made of.
-_ASCII_HIGH = re.compile("[\u2000-\u7eff]")
+# Three characters or more whose high byte is printable ASCII: with low bytes that are too, what
+# UTF-8 text read as UTF-16 is made of.
+_ASCII_HIGH_RUN = re.compile("[\u2000-\u7eff]{3,}")
+
+
+def _ascii_pair(body: bytes, at: int) -> bool:
+    """Whether the UTF-16 character at `at` is made of two printable ASCII bytes."""
+    return all(0x20 <= byte <= 0x7E for byte in body[at : at + 2])
+
+
+_TOKEN = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.")
 
 
 def _note16(stripped: str) -> bool:
-    """Whether a line reads as a note PowerShell wrote: no character a note cannot hold, and none
-    made of two printable ASCII bytes (UTF-8 text, or a record cut short and the lines after it,
-    read as UTF-16; a note in Chinese may be taken for that, and is then not glued)."""
+    """Whether a line reads as a note PowerShell wrote: no character a note cannot hold, and no
+    three in a row made of two printable ASCII bytes (UTF-8 text, or a record cut short and the
+    lines after it, read as UTF-16: a key of 16 characters or more is 8 such)."""
     if not stripped or _BAD16.search(stripped):
         return False
-    return not any(0x20 <= ord(c) & 0xFF <= 0x7E for c in _ASCII_HIGH.findall(stripped))
+    for run in _ASCII_HIGH_RUN.finditer(stripped):
+        pairs = 0
+        for c in run.group():
+            pairs = pairs + 1 if 0x20 <= ord(c) & 0xFF <= 0x7E else 0
+            if pairs == 3:
+                return False
+    return True
 
 
 def _whole_record(stripped: str) -> bool:
