@@ -17,6 +17,7 @@ from sentinel_memory.record.records import Entry
 from sentinel_memory.record.disk import atomic_write
 from sentinel_memory.record.snapshot import parse
 from sentinel_memory.record.store import read, update
+from sentinel_memory.redaction import rules_hit
 from conftest import lock_held_elsewhere
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -673,6 +674,7 @@ def _deploy(n: int) -> str:
 
 AWS_KEY = "AKIA" + "QX7R2M4N6P8T0V3W"  # the second tester's fakes of the right shape (the shapes hang on them)
 TOKEN_B = "ghp_" + "Zq8Xw2Vb4Nm6Lk1Jh3Gf5Ds7Ap9Qw0Er2Ty4"
+AD_SECRET = "abc8Q~" + "Kx7pLm2Qr9Tz4Wv6Yb3Nc5Hd8Jf1G~Z"  # a fake of an Azure AD client secret's shape
 
 
 def _short(n: int) -> str:
@@ -699,7 +701,9 @@ def _powershell(codec: str, *lines: str) -> bytes:
                                    "printf x, then a PowerShell note", "printf x, then a PowerShell note with a key, BE",
                                    "cmd notes, one with a key, then a PowerShell note that starts 一",
                                    "printf x twice, then a note in Chinese", "a key without a line feed, then cmd and Chinese",
-                                   "printf x, a note in Korean, then a Git Bash line with a key"])
+                                   "printf x, a note in Korean, then a Git Bash line with a key",
+                                   "a key and CR without a line feed, then a note", "printf ok and a bell, then PowerShell",
+                                   "a key split between printf and PowerShell"])
 def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path, shape):
     """Shapes testers built from what Windows tools write: lines of box drawing (PowerShell), over
     10,000 lines of build output (Git Bash `>>`), 12,000 PowerShell notes before UTF-8 records, a
@@ -767,6 +771,14 @@ def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path,
         "printf x, a note in Korean, then a Git Bash line with a key": (bom + _powershell(codec, _short(1)) + b"x"
                                                                         + _powershell(codec, "배포 전에 확인")
                                                                         + f"k {TOKEN}\n".encode() + _powershell(codec, _short(2)), 2),
+        # a third tester's: a key whose last character the line would take (`~`, `%` are a key's
+        # too), a piece that ends in a control, a key half in the piece and half in the line
+        "a key and CR without a line feed, then a note": (bom + _powershell(codec, _short(1)) + f"k {AD_SECRET}\r".encode()
+                                                          + _powershell(codec, "hello world", _short(2)), 2),
+        "printf ok and a bell, then PowerShell": (bom + _powershell(codec, line("a")) + b"ok\x07"
+                                                  + _powershell(codec, line("b"), line("c"), key), 3),
+        "a key split between printf and PowerShell": (bom + _powershell(codec, _short(1)) + f"export K={AWS_KEY[:10]}".encode()
+                                                      + _powershell(codec, AWS_KEY[10:], _short(2)), 1),
         # the record after the piece has no CR, LF (a write cut short): the piece is no line of its own
         "printf x, then a record cut short, then Git Bash": (bom + _powershell(codec, _deploy(9)) + b"x" + _deploy(1).encode(codec)
                                                              + f"{_deploy(5)}\nnote {TOKEN}\n".encode(), 1),
@@ -775,8 +787,13 @@ def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path,
     assert len(snap.records) == expected
     unreadable = b"\n".join(snap.unreadable)
     shown = {"cmd notes, one with a key, then a PowerShell note that starts 一": AWS_KEY,
-             "a key without a line feed, then cmd and Chinese": TOKEN_B}.get(shape, TOKEN)
-    assert shape.startswith("rules") or shown.encode() in unreadable
+             "a key without a line feed, then cmd and Chinese": TOKEN_B,
+             "a key and CR without a line feed, then a note": AD_SECRET,
+             "a key split between printf and PowerShell": AWS_KEY}.get(shape, TOKEN)
+    assert shape.startswith("rules") or shown.encode() in unreadable or (
+        # read as one line, NULs between the key's characters (the rules read past them), as 979fecf read it
+        shape == "a key split between printf and PowerShell" and rules_hit(unreadable.decode("utf-8", "replace"))
+    )
 
 
 def test_a_utf_8_record_after_a_utf_16_line_without_its_line_feed_is_read(tmp_path):

@@ -531,22 +531,37 @@ class _Reading:
         # tab, CR or a colour's ESC: Cyrillic in UTF-16 is 0x04 every other byte)
         lf = body.find(b"\n", at, line_end)  # (a piece holds no line feed, nor does the line's first character)
         raw = body[at : min(line_end if lf < 0 else lf, at + KEY_CHECKED)]
-        control = _BAD8.search(raw)
+        control = _NOT_IN_PIECE.search(raw)
         raw = raw[: control.start()] if control else raw
         try:
             raw.decode("utf-8")
             valid = len(raw)
         except UnicodeDecodeError as exc:
             valid = exc.start
-        for start in range(at + valid, max(at, at + valid - GLUED_BACK), -1):
+        # (a piece may end in one control that is no NUL: `printf 'ok\a'`; the line is then after it)
+        past = 1 if control and valid == len(raw) and _control(body, at + valid) else 0
+        for start in range(at + valid + past, max(at, at + valid - GLUED_BACK), -1):
             if (line_end - start) % 2 or line_end - start > GLUED_RECORD or _ascii_pair(body, start):
                 continue  # (a line's first character is no two bytes of the piece)
-            if 0 <= lf < start + 2 or self._cuts_key(at, start):
+            if b"\n" in body[start : start + 2] or b"\r" in body[start : start + 2] or self._cuts_key(at, start):
                 continue
             line = self._text16(start, line_end).strip(_BLANK)
-            if _whole_record(line) or _note16(line):
+            if (_whole_record(line) or _note16(line)) and not self._joins_key(at, start, line):
                 return (U8_THEN_LINE16, start, self._weigh8(at, start)[0])
         return None
+
+    def _joins_key(self, at: int, start: int, line: str) -> bool:
+        """Whether the piece at:start and the UTF-16 line after it show, read as one text, a key of
+        a provider's format that neither shows alone (`printf 'K=AKIA…' >>`, then the rest from
+        PowerShell): then they are not read as two lines. Past KEYS_CHECKED, as if they did."""
+        if self.key_checked > KEYS_CHECKED:
+            return True
+        from ..redaction import rules_hit
+
+        piece = self.body[at:start].decode("utf-8", "replace").rstrip("\r")
+        self.key_checked += 2 * (start - at + len(line))
+        joined = len(rules_hit(piece + line, strict_only=True))
+        return joined > len(rules_hit(piece, strict_only=True)) + len(rules_hit(line, strict_only=True))
 
     def _cuts_key(self, at: int, start: int) -> bool:
         """Whether a UTF-16 line beginning at `start`, after the piece from `at`, would take the end
@@ -606,12 +621,19 @@ def _record_like(stripped: str) -> bool:
 _ASCII_HIGH_RUN = re.compile("[\u2000-\u7eff]{3,}")
 
 
+def _control(body: bytes, at: int) -> bool:
+    """Whether the byte at `at` is a control other than a NUL."""
+    return at < len(body) and 0 < body[at] < 0x20
+
+
 def _ascii_pair(body: bytes, at: int) -> bool:
     """Whether the UTF-16 character at `at` is made of two printable ASCII bytes."""
     return all(0x20 <= byte <= 0x7E for byte in body[at : at + 2])
 
 
-_TOKEN = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.")
+_TOKEN = frozenset(range(0x21, 0x7F))  # what a key is made of: printable ASCII but the space
+# What a piece (a tool's text) holds not: a NUL, or a control but a tab, CR or a colour's ESC.
+_NOT_IN_PIECE = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]")
 
 
 def _note16(stripped: str) -> bool:
