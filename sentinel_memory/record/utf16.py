@@ -622,8 +622,8 @@ _ASCII_HIGH_RUN = re.compile("[\u2000-\u7eff]{3,}")
 
 
 def _control(body: bytes, at: int) -> bool:
-    """Whether the byte at `at` is a control other than a NUL."""
-    return at < len(body) and 0 < body[at] < 0x20
+    """Whether the byte at `at` is a control other than a NUL (DEL too)."""
+    return at < len(body) and (0 < body[at] < 0x20 or body[at] == 0x7F)
 
 
 def _ascii_pair(body: bytes, at: int) -> bool:
