@@ -554,11 +554,13 @@ class _Reading:
         """Whether the piece at:start and the UTF-16 line after it show, read as one text, a key of
         a provider's format that neither shows alone (`printf 'K=AKIA…' >>`, then the rest from
         PowerShell): then they are not read as two lines. Past KEYS_CHECKED, as if they did."""
+        piece = self.body[at:start].decode("utf-8", "replace").rstrip("\r")
+        if not (piece[-1:] and line[:1]) or piece[-1] not in _KEY_CHARS or line[0] not in _KEY_CHARS:
+            return False  # no key runs on from the piece into the line (a record starts with `{`)
         if self.key_checked > KEYS_CHECKED:
             return True
         from ..redaction import rules_hit
 
-        piece = self.body[at:start].decode("utf-8", "replace").rstrip("\r")
         self.key_checked += 2 * (start - at + len(line))
         joined = len(rules_hit(piece + line, strict_only=True))
         return joined > len(rules_hit(piece, strict_only=True)) + len(rules_hit(line, strict_only=True))
@@ -632,6 +634,8 @@ def _ascii_pair(body: bytes, at: int) -> bool:
 
 
 _TOKEN = frozenset(range(0x21, 0x7F))  # what a key is made of: printable ASCII but the space
+# What a key is made of where it could run on from one piece into the next line
+_KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.~%")
 # What a piece (a tool's text) holds not: a NUL, or a control but a tab, CR or a colour's ESC.
 _NOT_IN_PIECE = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]")
 
