@@ -703,7 +703,8 @@ def _powershell(codec: str, *lines: str) -> bytes:
                                    "printf x twice, then a note in Chinese", "a key without a line feed, then cmd and Chinese",
                                    "printf x, a note in Korean, then a Git Bash line with a key",
                                    "a key and CR without a line feed, then a note", "printf ok and a bell, then PowerShell",
-                                   "a key split between printf and PowerShell", "printf a key and a DEL, then PowerShell, BE"])
+                                   "a key split between printf and PowerShell", "printf a key and a DEL, then PowerShell, BE",
+                                   "a key split around a bell", "printf ok and two backspaces, then PowerShell, BE"])
 def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path, shape):
     """Shapes testers built from what Windows tools write: lines of box drawing (PowerShell), over
     10,000 lines of build output (Git Bash `>>`), 12,000 PowerShell notes before UTF-8 records, a
@@ -779,6 +780,11 @@ def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path,
                                                   + _powershell(codec, line("b"), line("c"), key), 3),
         "printf a key and a DEL, then PowerShell, BE": (bom + _powershell(codec, _short(1)) + f"x{AWS_KEY}%W\x7f".encode()
                                                         + _powershell(codec, _short(2), _short(3)), 3),
+        # a fourth tester's: the halves of a key around a control, two controls ending a piece
+        "a key split around a bell": (bom + _powershell(codec, _short(1)) + f"K={TOKEN_B[:16]}\a".encode()
+                                      + _powershell(codec, TOKEN_B[16:], _short(2)), 1),
+        "printf ok and two backspaces, then PowerShell, BE": (bom + _powershell(codec, line("a")) + b"ok\x08\x08"
+                                                              + _powershell(codec, line("b"), line("c"), key), 3),
         "a key split between printf and PowerShell": (bom + _powershell(codec, _short(1)) + f"export K={AWS_KEY[:10]}".encode()
                                                       + _powershell(codec, AWS_KEY[10:], _short(2)), 1),
         # the record after the piece has no CR, LF (a write cut short): the piece is no line of its own
@@ -792,10 +798,12 @@ def test_what_windows_tools_write_keeps_every_record_and_shows_the_key(tmp_path,
              "a key without a line feed, then cmd and Chinese": TOKEN_B,
              "a key and CR without a line feed, then a note": AD_SECRET,
              "a key split between printf and PowerShell": AWS_KEY,
+             "a key split around a bell": TOKEN_B,
              "printf a key and a DEL, then PowerShell, BE": AWS_KEY}.get(shape, TOKEN)
     assert shape.startswith("rules") or shown.encode() in unreadable or (
         # read as one line, NULs between the key's characters (the rules read past them), as 979fecf read it
-        shape == "a key split between printf and PowerShell" and rules_hit(unreadable.decode("utf-8", "replace"))
+        shape in ("a key split between printf and PowerShell", "a key split around a bell")
+        and rules_hit(unreadable.decode("utf-8", "replace"))
     )
 
 

@@ -32,6 +32,8 @@ KEY_CHECKED = 4096  # bytes of a line that is no record: at most this long, it i
 KEYS_CHECKED = 4 << 20  # bytes so checked in a file, at most
 GLUED_RECORD = 16 * 1024  # bytes of a UTF-16 record after UTF-8 without a line feed, at most
 GLUED_BACK = 8  # bytes before the end of such a piece where the UTF-16 line may begin, at most
+CONTROLS = 3  # controls that may end such a piece, at most (a progress line's backspaces)
+KEY_SPAN = 256  # characters on each side of such a piece's end looked at for a key split in two
 KEY_LINES = 3  # lines that are not valid UTF-8 a UTF-16 line running on over them is checked for a key, at most
 WEIGHED = 2048  # bytes of a line (its start) whose characters are weighed
 RECORD_CHECKED = 64 * 1024  # bytes of a line looked at to tell whether it reads as a record
@@ -104,6 +106,8 @@ class _Reading:
         self._clean: dict[tuple[int, int], tuple[int, int]] = {}
         self._keyless8: set[tuple[int, int]] = set()  # lines that show no key read as UTF-8
         self._shown16: dict[tuple[int, int], bool] = {}  # whether UTF-16 text shows a key, by its span
+        # per line end: a start looked from, and the first start from which the line reads as a note
+        self._notes: dict[int, tuple[int, int]] = {}
 
     def best(self) -> tuple[list[bytes], bool]:
         """The pieces of the reading that counts most, and whether it read UTF-16 text. Places are
@@ -538,32 +542,59 @@ class _Reading:
             valid = len(raw)
         except UnicodeDecodeError as exc:
             valid = exc.start
-        # (a piece may end in one control that is no NUL: `printf 'ok\a'`; the line is then after it)
-        past = 1 if control and valid == len(raw) and _control(body, at + valid) else 0
+        # (a piece may end in one control that is no NUL, `printf 'ok\a'`, or in up to CONTROLS of
+        # them before an ASCII character, `50%\b\b`: the line is then after them)
+        past = 0
+        if control and valid == len(raw):
+            while past < CONTROLS and _control(body, at + valid + past):
+                past += 1
+            if past > 1 and not _ascii16(body, at + valid + past, self.big):
+                past = 1
         for start in range(at + valid + past, max(at, at + valid - GLUED_BACK), -1):
             if (line_end - start) % 2 or line_end - start > GLUED_RECORD or _ascii_pair(body, start):
                 continue  # (a line's first character is no two bytes of the piece)
             if b"\n" in body[start : start + 2] or b"\r" in body[start : start + 2] or self._cuts_key(at, start):
                 continue
-            line = self._text16(start, line_end).strip(_BLANK)
-            if (_whole_record(line) or _note16(line)) and not self._joins_key(at, start, line):
+            if self._joins_key(at, start, line_end):
+                return None  # (a line that begins earlier leaves the key in two halves too)
+            if self._line16_ok(start, line_end):
                 return (U8_THEN_LINE16, start, self._weigh8(at, start)[0])
         return None
 
-    def _joins_key(self, at: int, start: int, line: str) -> bool:
-        """Whether the piece at:start and the UTF-16 line after it show, read as one text, a key of
-        a provider's format that neither shows alone (`printf 'K=AKIA…' >>`, then the rest from
-        PowerShell): then they are not read as two lines. Past KEYS_CHECKED, as if they did."""
-        piece = self.body[at:start].decode("utf-8", "replace").rstrip("\r")
-        if not (piece[-1:] and line[:1]) or piece[-1] not in _KEY_CHARS or line[0] not in _KEY_CHARS:
-            return False  # no key runs on from the piece into the line (a record starts with `{`)
-        if self.key_checked > KEYS_CHECKED:
+    def _line16_ok(self, start: int, line_end: int) -> bool:
+        """Whether start:line_end reads as a UTF-16 record or note (_note_from). A note's verdict is
+        kept per line end, as the first place from which the rest of the line reads as one: a note
+        of thousands of characters has as many places in it (each `上` holds the byte 0x0A)."""
+        first_ok = self._notes.get(line_end)
+        if first_ok is None or start < first_ok[0]:
+            text = self._text16(start, line_end)
+            first_ok = (start, start + 2 * _note_from(text))
+            self._notes[line_end] = first_ok
+        if start >= first_ok[1] and self._text16(start, min(line_end, start + 2 * WEIGHED)).strip(_BLANK):
             return True
+        line = self._text16(start, line_end).strip(_BLANK)
+        return line[:1] == "{" and _whole_record(line)
+
+    def _joins_key(self, at: int, start: int, line_end: int) -> bool:
+        """Whether the piece at:start and the UTF-16 line after it, read as two lines, would hide a
+        key of a provider's format that their bytes show read on as one text (`printf 'K=AKIA…'
+        >>`, then the rest from PowerShell; controls, NULs and characters that show nothing
+        between the halves, which the rules read past): then they are not read so. Within
+        KEY_SPAN characters of the seam."""
+        body = self.body
+        first = max(at, start - 4 * KEY_SPAN)
+        piece = body[first:start].decode("utf-8", "replace")[-KEY_SPAN:]
+        seen = piece.rstrip(_UNSEEN)
+        if not seen or seen[-1] not in _KEY_CHARS:
+            return False  # no key runs on from the piece
         from ..redaction import rules_hit
 
-        self.key_checked += 2 * (start - at + len(line))
-        joined = len(rules_hit(piece + line, strict_only=True))
-        return joined > len(rules_hit(piece, strict_only=True)) + len(rules_hit(line, strict_only=True))
+        stop = min(line_end, start + 2 * KEY_SPAN)
+        whole = len(rules_hit(body[first:stop].decode("utf-8", "replace"), strict_only=True))
+        if not whole:
+            return False
+        line = self._text16(start, stop)
+        return whole > len(rules_hit(piece, strict_only=True)) + len(rules_hit(line, strict_only=True))
 
     def _cuts_key(self, at: int, start: int) -> bool:
         """Whether a UTF-16 line beginning at `start`, after the piece from `at`, would take the end
@@ -640,19 +671,50 @@ _KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
 _NOT_IN_PIECE = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]")
 
 
-def _note16(stripped: str) -> bool:
-    """Whether a line reads as a note PowerShell wrote: no character a note cannot hold, and no
-    three in a row made of two printable ASCII bytes (UTF-8 text, or a record cut short and the
-    lines after it, read as UTF-16: a key of 16 characters or more is 8 such)."""
-    if not stripped or _BAD16.search(stripped):
-        return False
-    for run in _ASCII_HIGH_RUN.finditer(stripped):
+def _note_from(text: str) -> int:
+    """The first character of `text` (UTF-16 up to a line's CR, LF) from which the rest reads as a
+    note PowerShell wrote: no character a note cannot hold, and no three in a row made of two
+    printable ASCII bytes (UTF-8 text, or a record cut short and the lines after it, read as
+    UTF-16: a key of 16 characters or more is 8 such). len(text) when none does."""
+    first = 0
+    for bad in _BAD16.finditer(text):
+        first = bad.end()
+    for run in _ASCII_HIGH_RUN.finditer(text, first):
         pairs = 0
-        for c in run.group():
+        for i, c in enumerate(run.group(), run.start()):
             pairs = pairs + 1 if 0x20 <= ord(c) & 0xFF <= 0x7E else 0
-            if pairs == 3:
-                return False
-    return True
+            if pairs >= 3:
+                first = max(first, i - 1)
+    return first
+
+
+def _ascii16(body: bytes, at: int, big: bool) -> bool:
+    """Whether the UTF-16 character at `at` is ASCII (a record's `{`, a note's first letter)."""
+    unit = body[at : at + 2]
+    return len(unit) == 2 and unit[0 if big else 1] == 0 and 0x20 <= unit[1 if big else 0] <= 0x7E
+
+
+# Characters that show nothing, which the rules read past (redaction/engine.py's hidden ones)
+_UNSEEN = (
+    "".join(
+        map(
+            chr,
+            (
+                *range(0x00, 0x09),
+                *range(0x0B, 0x20),
+                0x7F,
+                0xAD,
+                0x034F,
+                0x061C,
+                *range(0x200B, 0x2010),
+                *range(0x202A, 0x202F),
+                *range(0x2060, 0x2070),
+                0xFEFF,
+            ),
+        )
+    )
+    + "\r"
+)
 
 
 def _whole_record(stripped: str) -> bool:
