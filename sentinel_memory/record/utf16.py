@@ -34,6 +34,7 @@ GLUED_RECORD = 16 * 1024  # bytes of a UTF-16 record after UTF-8 without a line 
 GLUED_BACK = 8  # bytes before the end of such a piece where the UTF-16 line may begin, at most
 CONTROLS = 3  # controls that may end such a piece, at most (a progress line's backspaces)
 KEY_SPAN = 256  # characters on each side of such a piece's end looked at for a key split in two
+SEAMS_CHECKED = 2_000  # such ends of pieces looked at for a key in a file, at most (then no glue)
 KEY_LINES = 3  # lines that are not valid UTF-8 a UTF-16 line running on over them is checked for a key, at most
 WEIGHED = 2048  # bytes of a line (its start) whose characters are weighed
 RECORD_CHECKED = 64 * 1024  # bytes of a line looked at to tell whether it reads as a record
@@ -98,7 +99,8 @@ class _Reading:
         self.big = order == "utf-16-be"
         self.unit_lf = b"\x00\n" if self.big else b"\n\x00"
         self.unit_cr = b"\x00\r" if self.big else b"\r\x00"
-        self.choices = self.places = self.key_checked = 0
+        self.choices = self.places = self.key_checked = self.seams = 0
+        self.brace16 = "{".encode(order)  # how a record's line starts, in UTF-16
         self.lf_unit = array("H", self.unit_lf)[0]  # as this machine reads two bytes
         self._window: dict[int, tuple[int, array]] = {}  # per alignment: where it starts, its code units
         self._known: dict[int, tuple[int, int, bool]] = {}  # per alignment: no line feed from, up to, one there
@@ -585,8 +587,11 @@ class _Reading:
         first = max(at, start - 4 * KEY_SPAN)
         piece = body[first:start].decode("utf-8", "replace")[-KEY_SPAN:]
         seen = piece.rstrip(_UNSEEN)
-        if not seen or seen[-1] not in _KEY_CHARS:
-            return False  # no key runs on from the piece
+        if not seen or seen[-1] not in _KEY_CHARS or body[start : start + 2] == self.brace16:
+            return False  # no key runs on from the piece (nor into a record, which starts with `{`)
+        if self.seams >= SEAMS_CHECKED:  # past the bound: no glue there
+            return True
+        self.seams += 1
         from ..redaction import rules_hit
 
         stop = min(line_end, start + 2 * KEY_SPAN)
@@ -610,14 +615,14 @@ class _Reading:
             or first[0] not in _TOKEN
         ):
             return False
-        if self.key_checked > KEYS_CHECKED:  # past the bound: no glue there
+        if self.seams >= SEAMS_CHECKED:  # past the bound: no glue there
             return True
+        self.seams += 1
         end = start
         while end < min(self.size, start + KEY_CHECKED) and body[end] in _TOKEN:
             end += 1
         from ..redaction import rules_hit
 
-        self.key_checked += 2 * (end - at)
         whole = rules_hit(body[at:end].decode("utf-8", "replace"), strict_only=True)
         return len(whole) > len(rules_hit(body[at:start].decode("utf-8", "replace"), strict_only=True))
 
