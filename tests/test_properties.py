@@ -1,6 +1,8 @@
 """Hypothesis properties of the store and the merge: what goes in comes out, within the limits."""
 
+import atexit
 import json
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -29,8 +31,13 @@ record_args = st.fixed_dictionaries({
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+# Each example gets its own folder inside one that is removed when the process ends.
+SCRATCH = Path(tempfile.mkdtemp(prefix="sm-properties-"))
+atexit.register(shutil.rmtree, SCRATCH, ignore_errors=True)
+
+
 def fresh_path() -> Path:
-    return memory_path(Path(tempfile.mkdtemp()))
+    return memory_path(Path(tempfile.mkdtemp(dir=SCRATCH)))
 
 
 @SETTINGS
