@@ -2,7 +2,11 @@
 1,000 and 10,000 records, beside `python -c pass` in the same run (docs/performance.md).
 
     .venv/bin/python bench/hook_time.py                 # 1,000 and 10,000 records, 21 runs each
-    options: --sizes 1000,10000 --runs 21 --client claude
+    options: --sizes 1000,10000 --runs 21 --client claude --clone GITDIR
+
+--clone GITDIR makes each project a clone of that repository instead (its real history): the
+records cite 100 of its files, and are as old as the commit HISTORY commits before its HEAD, so a
+prompt or a write that names a file reads the renames of those commits (hooks/renames.py).
 
 Per size, in a real git repository with that many records (every tenth cites one of 100 files of
 the project), the events a session sends most: a prompt that names a cited file (the lesson is
@@ -47,13 +51,27 @@ def pct(values: list[float], q: float) -> float:
     return ordered[max(1, -(-len(ordered) * q // 100)) - 1]
 
 
-def project(size: int, where: Path) -> Path:
-    """A git repository with FILES files and `size` records, every tenth citing one of the files."""
+HISTORY = 1000  # with --clone: the records are as old as the commit this many before HEAD
+
+
+def project(size: int, where: Path, clone: str | None = None) -> tuple[Path, list[str]]:
+    """A git repository with FILES files and `size` records, every tenth citing one of the files
+    (with `clone`, a clone of that repository and FILES of its files); the files."""
     root = where / f"project-{size}"
-    (root / "src").mkdir(parents=True)
-    for i in range(FILES):
-        (root / "src" / f"module_{i}.py").write_text(f"def handler_{i}():\n    return {i}\n", encoding="utf-8")
-    created = utc_now()
+    env = git_env(where)
+    if clone:
+        subprocess.run(["git", "clone", "-q", clone, str(root)], env=env, check=True, capture_output=True)
+        listed = subprocess.run(["git", "ls-files"], cwd=root, env=env, capture_output=True, text=True).stdout
+        files = [f for f in listed.splitlines() if f.endswith((".py", ".go", ".js", ".ts", ".java", ".rs"))][:FILES]
+        old = subprocess.run(["git", "log", "--format=%cI"], cwd=root, env=env, capture_output=True, text=True)
+        dates = old.stdout.split()
+        created = dates[min(HISTORY, len(dates) - 1)]
+    else:
+        (root / "src").mkdir(parents=True)
+        files = [f"src/module_{i}.py" for i in range(FILES)]
+        for i, name in enumerate(files):
+            (root / name).write_text(f"def handler_{i}():\n    return {i}\n", encoding="utf-8")
+        created = utc_now()
     entries = {}
     for i in range(size):
         topic = TOPICS[i % len(TOPICS)]
@@ -62,15 +80,14 @@ def project(size: int, where: Path) -> Path:
         draft = prepare(topic, missing, lesson, f"Which environment for {topic} change {i}?", "log")
         record = {"id": draft.id, **draft.fields(), "meta": {"created": created}}
         if i % 10 == 0:
-            record["files"] = [f"src/module_{(i // 10) % FILES}.py"]
+            record["files"] = [files[(i // 10) % len(files)]]
         entries[draft.id] = Entry.of(record)
     path = memory_path(root)
     prepare_context_dir(path.parent)
     atomic_write(path, Snapshot(records=entries).text())
-    env = git_env(where)
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "start"]):
+    for args in ([] if clone else [["init", "-q"]]) + [["add", "-A"], ["commit", "-q", "-m", "start"]]:
         subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
-    return root
+    return root, files
 
 
 def git_env(where: Path) -> dict[str, str]:
@@ -109,6 +126,7 @@ def main() -> int:
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--client", default="claude", choices=["claude", "codex", "gemini"])
+    parser.add_argument("--clone", help="a git directory each project is a clone of (its real history)")
     args = parser.parse_args()
     began = time.perf_counter()
     where = Path(tempfile.mkdtemp(prefix="sm-hook-bench-"))
@@ -123,7 +141,7 @@ def main() -> int:
         tool = {"claude": "Edit", "codex": "apply_patch", "gemini": "replace"}[args.client]
         rows: list[tuple[str, int, list[float], str]] = []
         for size in [int(s) for s in args.sizes.split(",")]:
-            root = project(size, where)
+            root, files = project(size, where, args.clone)
             kinds: dict[str, list[float]] = {}
             answered: dict[str, bool] = {}
 
@@ -148,7 +166,7 @@ def main() -> int:
                 ms, _, cpu = spawn([sys.executable, "-c", "pass"], b"", root, env)
                 kinds.setdefault("python -c pass", []).append(ms)
                 CPU.setdefault(f"{size}:python -c pass", []).append(cpu)
-                target = f"src/module_{n % FILES}.py"
+                target = files[n % len(files)]
                 run(
                     "prompt naming a cited file",
                     {
@@ -179,7 +197,7 @@ def main() -> int:
                         "tool_input": tool_input,
                     },
                 )
-                (root / "src" / "module_0.py").write_text(f"# {n}\n", encoding="utf-8")
+                (root / files[0]).write_text(f"# {n}\n", encoding="utf-8")
                 # The 'ok' prompt was that session's first hook: its stop sees a change and asks.
                 run(
                     "stop after a change",

@@ -1,4 +1,20 @@
-"""The errors every room raises. Each message is one plain sentence a reader can act on."""
+"""The errors every room raises, and the warnings it gives. Each message is one plain sentence a
+reader can act on."""
+
+# Set by a process whose stderr its reader may show or take for an answer (a client hook): warn()
+# then says nothing.
+QUIET = False
+
+
+def warn(message: str, *args: object, info: bool = False) -> None:
+    """A warning (or, `info`, a note) on the package's logger, which the server and the commands
+    show on stderr; `logging` is imported only when there is one to give (a hook imports none)."""
+    if QUIET:
+        return
+    import logging
+
+    logger = logging.getLogger("sentinel_memory")
+    (logger.info if info else logger.warning)(message, *args)
 
 
 class MemoryToolError(Exception):

@@ -886,8 +886,10 @@ def _play(world: Path, env: dict, start) -> list:
         done = start(args, env=env, cwd=project, input=stdin, text=True, encoding="utf-8", timeout=60)
         answers.append((args[2:3] or args[:1], done.returncode, done.stdout, done.stderr))
     # The hook's state (its index and the session's fingerprint) holds times and inode numbers:
-    # its files are compared by name.
-    files = {str(p.relative_to(world)): b"" if p.is_relative_to(cache / "sentinel-memory" / "hooks") else p.read_bytes()
+    # its files are compared by name; the renames kept per HEAD by the kind of name (each play
+    # commits anew: another HEAD).
+    files = {re.sub(r"renames-[0-9a-f]{40}", "renames-HEAD", str(p.relative_to(world))):
+             b"" if p.is_relative_to(cache / "sentinel-memory" / "hooks") else p.read_bytes()
              for p in sorted(world.rglob("*")) if p.is_file() and ".git" not in p.relative_to(world).parts[:2]}
     return [*answers, files]
 

@@ -163,6 +163,49 @@ def test_a_lesson_follows_its_file_through_a_rename_git_recorded(repo):
     assert LESSON in out and reply_moment("claude", out) == BEFORE_WRITE
 
 
+def test_the_renames_kept_for_one_head_do_not_hide_a_later_rename(repo, tmp_path):
+    """The renames are kept per HEAD in the user's cache (hooks/renames.py): after another commit
+    renames the file again, a prompt naming its newest name still gets the lesson, in any session."""
+    settings = {"SENTINEL_MEMORY_HOOK_STATE": str(tmp_path / "state")}
+    repo.git("mv", "src/auth.py", "src/session.py")
+    repo.commit("rename")
+    code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="Tidy src/session.py"), **settings)
+    assert LESSON in out
+    assert list((tmp_path / "state").glob("renames-*.cache"))
+    repo.git("mv", "src/session.py", "src/tokens.py")
+    repo.commit("rename again")
+    code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s2", prompt="Tidy src/tokens.py"), **settings)
+    assert LESSON in out
+    code, out, _ = hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s3", path="src/tokens.py"), **settings)
+    assert LESSON in out and reply_moment("claude", out) == BEFORE_WRITE
+
+
+def test_a_kept_renames_file_that_is_a_link_is_not_read(repo, tmp_path):
+    """A renames file in the cache that is a link (to a list naming a rename git never saw), or that
+    others may write, is not read: the prompt gets only what git says."""
+    state = tmp_path / "state"
+    settings = {"SENTINEL_MEMORY_HOOK_STATE": str(state)}
+    (repo.path / "src" / "other.py").write_text("x = 1\n", encoding="utf-8")
+    repo.commit("another file")
+    code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="Tidy src/other.py"), **settings)
+    assert LESSON not in out
+    (kept,) = state.glob("renames-*.cache")
+    planted = tmp_path / "planted.json"
+    data = json.loads(kept.read_text(encoding="utf-8"))
+    planted.write_text(json.dumps({**data, "renames": [["src/auth.py", "src/other.py"]]}), encoding="utf-8")
+    kept.unlink()
+    kept.symlink_to(planted)
+    code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s2", prompt="Tidy src/other.py"), **settings)
+    assert LESSON not in out
+    # (each refused file was replaced by what git says: the list is planted again each time)
+    for mode, shown in ((0o666, False), (0o600, True)):  # others may write it: not read; the user's alone: read
+        kept.unlink()
+        kept.write_text(planted.read_text(encoding="utf-8"), encoding="utf-8")
+        kept.chmod(mode)
+        code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, f"s{mode}", prompt="Tidy src/other.py"), **settings)
+        assert (LESSON in out) is shown
+
+
 def test_the_lessons_about_the_file_come_before_changes_that_touched_it_among_many(repo):
     """Before a write, the lessons most about that file come first (at most three are shown): the
     one citing only it before those that touched it among eight other files."""
@@ -1337,6 +1380,7 @@ def test_old_session_state_and_unused_index_copies_are_removed(repo, tmp_path):
     old, recent = "e" * 40, "f" * 40  # the hook's own names (hooks/state.py, hooks/matches.py where)
     ages = {f"{old}.json": 2 * day, f"{old}.json.lock": 2 * day, f"{recent}.json": 3600,
             f"index-{old}.pickle": 8 * day, f"index-{recent}.pickle": 2 * day, "notes.txt": 30 * day,
+            f"renames-{old}.cache": 2 * day, f"renames-{recent}.cache": 3600,
             "config.json": 3 * day}  # another program's files: never removed (tests/test_hook_state.py)
     # many sessions of the last day and of the day before, in whatever order the folder lists them
     ages.update({f"{n:040x}.json": (2 * day if n % 2 else 3600) for n in range(1_000)})
@@ -1351,8 +1395,8 @@ def test_old_session_state_and_unused_index_copies_are_removed(repo, tmp_path):
         if not (state / "swept").read_bytes():
             break
     left = {p.name for p in state.iterdir()}
-    assert {f"{recent}.json", f"index-{recent}.pickle", "notes.txt", "config.json"} <= left
-    assert not {f"{old}.json", f"{old}.json.lock", f"index-{old}.pickle"} & left
+    assert {f"{recent}.json", f"index-{recent}.pickle", f"renames-{recent}.cache", "notes.txt", "config.json"} <= left
+    assert not {f"{old}.json", f"{old}.json.lock", f"index-{old}.pickle", f"renames-{old}.cache"} & left
     assert {f"{n:040x}.json" for n in range(1_000)} & left == {f"{n:040x}.json" for n in range(0, 1_000, 2)}
 
 

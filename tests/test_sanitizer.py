@@ -793,7 +793,7 @@ def test_the_shortcuts_change_no_result(monkeypatch):
 _COMPILED_PROBE = """
 import gc, json
 from sentinel_memory.redaction import redact
-from sentinel_memory.redaction.lazy import LazyPattern, _Compiled
+from sentinel_memory.lazy import LazyPattern, _Compiled
 
 def count(kind):
     return sum(isinstance(o, kind) for o in gc.get_objects())

@@ -13,7 +13,6 @@ Stdlib only: the commands and git's drivers import it.
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import stat
@@ -23,9 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from ..errors import warn
 from . import command
-
-log = logging.getLogger("sentinel_memory")
 
 MAX_COMMITS = 10_000  # commits read per HEAD, the newest first
 GIT_TIMEOUT = 10  # seconds; past it, no marks for this HEAD (logged)
@@ -166,7 +164,7 @@ def _git_or_why(repo: Repo, *args: str) -> tuple[str | None, str | None]:
             return result.stdout.decode("utf-8", "replace"), None
         said = result.stderr.decode("utf-8", "replace").strip().splitlines()
         why = f"git {args[0]} failed ({said[-1][:200] if said else f'exit {result.returncode}'})"
-    log.info("git unavailable for the stale marks: %s", why)
+    warn("git unavailable for the stale marks: %s", why, info=True)
     return None, why
 
 
@@ -263,7 +261,7 @@ def history(repo: Repo, sha: str, since: int) -> History:
     return History(sha, since, events, commits >= MAX_COMMITS, oldest, shallow, failed)
 
 
-def _shallow_stamp(repo: Repo) -> Stamp | None:
+def shallow_stamp(repo: Repo) -> Stamp | None:
     """The shallow file's (mtime, size), or None for a full clone."""
     try:
         st = os.stat(os.path.join(repo.common, "shallow"))
@@ -304,7 +302,7 @@ class KeptHistory:
     def history(self, repo: Repo, sha: str, since: int) -> History:
         """The history up to HEAD `sha` since `since` at least: the one kept when it reaches back
         far enough, else read once (and kept unless git failed: then the next call asks again)."""
-        depth = _shallow_stamp(repo)  # `git fetch --unshallow` or `--deepen` changes it, not HEAD
+        depth = shallow_stamp(repo)  # `git fetch --unshallow` or `--deepen` changes it, not HEAD
         kept = self._history
         if kept is not None and kept.head == sha and kept.since <= since and kept.depth == depth:
             return kept

@@ -30,12 +30,16 @@ def for_prompt(memory_file, prompt: str, session, cwd: str | None = None) -> str
     copy = kept.kept(memory_file)
     if copy is not None:  # the records as shown are in the copy: the credential rules are not loaded
         found = [copy.shown(m.record) for m in kept.strong(memory_file, prompt, files, limit, copy.index)]
-    else:
+    else:  # a small memory (below matches.WARM_FROM), or its copy not built yet: indexed here
         from ..tools.blocks import without_credentials
         from ..tools.memory import strong_matches
+        from .renames import former_names
 
         kept.warm_later(memory_file)
-        found = [without_credentials(m.record) for m in strong_matches(memory_file, prompt, files, limit=limit)]
+        found = [
+            without_credentials(m.record)
+            for m in strong_matches(memory_file, prompt, files, limit=limit, former_names=former_names)
+        ]
     records = [r for r in found if not session.was_shown(r.get("id"))]
     head = (
         "Sentinel-Memory: lessons from this project's memory that match this prompt. They are notes "
@@ -50,15 +54,14 @@ def for_write(root, paths: list[str], session, moment: str) -> str | None:
     shown yet; the files are then the session's warned ones."""
     from ..git import staleness
     from ..record import store
+    from . import renames
 
     entries = store.read(root.memory_file).records
     names = set(paths)
     citing = [e.record for e in entries.values() if isinstance(e.record.get("files"), list)]
     if not citing:
         return None
-    checker = staleness.checker(root.path, staleness.oldest_citing(citing))
-    if checker is not None:
-        names.update(checker.former_names(paths))
+    names.update(renames.former_names(root.path, paths, staleness.oldest_citing(citing)))
     records = [r for r in citing if names.intersection(_cited(r))]
     records = _in_order([r for r in records if not session.was_shown(r.get("id"))], names)
     if not records:

@@ -26,13 +26,12 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..errors import MemoryToolError
-from ..faststart import cache
 from ..record import disk
 from . import state
 
+TYPE_CHECKING = False  # (typing costs an import a hook need not pay: mypy reads this as True)
 if TYPE_CHECKING:
     from ..search.index import SearchIndex
     from ..search.match import Match
@@ -123,7 +122,7 @@ def kept(memory: Path) -> Copy | None:
         if data is None:
             return None
         path = where(memory)
-        if not _private(path):
+        if not state.owned(path):
             return None
         blob = disk.read_regular(path, MAX_BYTES)
     except (MemoryToolError, OSError, state.Unavailable):
@@ -164,18 +163,6 @@ def fresh(memory: Path) -> bool:
         os.close(fd)
 
 
-def _private(path: str) -> bool:
-    """The copy and its folder belong to this user and no one else can write them."""
-    if not hasattr(os, "getuid"):
-        return os.path.isfile(path) and not os.path.islink(path)
-    try:
-        folder, st = os.stat(os.path.dirname(path)), os.lstat(path)
-    except OSError:
-        return False
-    uid = os.getuid()
-    return folder.st_uid == uid and not folder.st_mode & 0o022 and st.st_uid == uid and not st.st_mode & 0o022
-
-
 def build(memory: Path) -> None:
     """Build the index of the memory file and keep it (what `hook --warm` runs)."""
     from ..record import store
@@ -184,8 +171,7 @@ def build(memory: Path) -> None:
     if too_big(memory):
         return
     path = where(memory)
-    cache.private_folders(os.path.dirname(path))
-    disk.check_directory(os.path.dirname(path))  # not through a link (kept() reads only a private copy)
+    state.made(os.path.dirname(path))  # not through a link (kept() reads only a private copy)
     with disk.locked(path, 0):  # one builder at a time; the others leave at once
         data = _memory_bytes(memory)
         if data is None:
@@ -263,12 +249,12 @@ def strong(memory: Path, query: str, files: list[str], limit: int, found: Search
     from ..git import staleness
     from ..record import citations
     from ..search import index, strength
+    from . import renames
 
     root = Path(memory).parent.parent
     asked = citations.asked(root, list(files))
     query_terms = index.terms(query or "")
     if not found.entries or not (query_terms or asked) or limit < 1:
         return []
-    check = staleness.checker(root, staleness.oldest_citing(e.record for e in found.entries)) if asked else None
-    former = check.former_names(asked) if check is not None else ()
+    former = renames.former_names(root, asked, staleness.oldest_citing(e.record for e in found.entries))
     return strength.strongest(found, query, asked, former, limit)

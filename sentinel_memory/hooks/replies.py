@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import NamedTuple
+from dataclasses import dataclass
 
 from ..setup.hookconfig import AFTER_WRITE, SPECIFIC
 
@@ -39,7 +39,8 @@ def deny(client: str, reason: str, short: str) -> dict:
     }
 
 
-class Blocking(NamedTuple):
+@dataclass(frozen=True)
+class Blocking:
     """A refusal said on stderr with exit code 2 instead of JSON on stdout."""
 
     reason: str

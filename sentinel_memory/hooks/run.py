@@ -22,7 +22,6 @@ import re
 import sys
 import threading
 import time
-from typing import TYPE_CHECKING
 
 from ..setup.hookconfig import (
     AFTER_WRITE,
@@ -35,6 +34,7 @@ from ..setup.hookconfig import (
     WRITES_MODES,
 )
 
+TYPE_CHECKING = False  # (typing costs an import a hook need not pay: mypy reads this as True)
 if TYPE_CHECKING:
     from .replies import Reply
 
@@ -113,11 +113,9 @@ def _quiet_logs() -> None:
     """Keep the package's warnings (a memory line skipped, a git that failed) off stderr: a client
     may show it, and Claude Code gives the stop request's stderr to the model whole. Said with
     DEBUG_ENV only."""
-    import logging
+    from .. import errors
 
-    logger = logging.getLogger("sentinel_memory")
-    logger.addHandler(logging.NullHandler())
-    logger.propagate = False
+    errors.QUIET = True
 
 
 def _warm(memory: str) -> int:

@@ -42,10 +42,12 @@ SWEEP_TIME = 0.2  # seconds: a sweep stops sooner on a slow disk or a busy machi
 # The names the hook itself gives files in the folder, and nothing else is ever removed there (the
 # folder may be one ENV names, holding other programs' files): a session's state (path_for) and its
 # lock (disk.locked: "<path>.lock"); a kept search index (hooks/matches.py where) and its lock; the
-# temporary file of an atomic write of any of these or of SWEPT (disk.Staged: ".<name>.<8 hex>.tmp").
+# renames of a HEAD (hooks/renames.py); the temporary file of an atomic write of any of these or of
+# SWEPT (disk.Staged: ".<name>.<8 hex>.tmp").
 _DIGEST = "[0-9a-f]{40}"
-_TEMPORARY = rf"\.(?:{_DIGEST}\.json|index-{_DIGEST}\.pickle|{SWEPT})\.[0-9a-f]{{8}}\.tmp"
-_STATE_NAME = re.compile(rf"{_DIGEST}\.json(?:\.lock)?|{_TEMPORARY}")  # removed EXPIRES after their last change
+_TEMPORARY = rf"\.(?:{_DIGEST}\.json|index-{_DIGEST}\.pickle|renames-{_DIGEST}\.cache|{SWEPT})\.[0-9a-f]{{8}}\.tmp"
+# removed EXPIRES after their last change
+_STATE_NAME = re.compile(rf"{_DIGEST}\.json(?:\.lock)?|renames-{_DIGEST}\.cache|{_TEMPORARY}")
 _INDEX_NAME = re.compile(rf"index-{_DIGEST}\.pickle(?:\.lock)?")  # removed KEEP_INDEX after
 
 
@@ -147,14 +149,20 @@ def save(path: str, session: Session) -> None:
     data = _fitted(session)
     directory = os.path.dirname(path)
     try:
-        cache.private_folders(directory)
-        disk.check_directory(directory)
+        made(directory)
         if session.new and not session.checked:
             session.checked = True  # once a run: not again at its save after the answer is claimed
             _sweep_if_due(directory)
         disk.atomic_write(path, data, durable=False)  # a cache: atomic, not fsynced
     except (MemoryToolError, OSError) as exc:
         raise Unavailable(str(exc)) from None
+
+
+def made(directory: str) -> None:
+    """Make the folder (mode 700, with the missing ones above it) for a file of ours; refuse one
+    that is a link (disk.check_directory)."""
+    cache.private_folders(directory)
+    disk.check_directory(directory)
 
 
 def _fitted(session: Session) -> bytes:
@@ -215,6 +223,19 @@ def _sweep_from(directory: str) -> int | None:
     if data.isdigit():
         return min(int(data), SWEEP_REACH)
     return 0 if time.time() - seen[3] / 1e9 >= SWEEP_EVERY else None
+
+
+def owned(path: str) -> bool:
+    """The file and its folder are this user's and no one else can write them (where the platform
+    has owners; elsewhere: a regular file, not a link)."""
+    if not hasattr(os, "getuid"):
+        return os.path.isfile(path) and not os.path.islink(path)
+    try:
+        folder, st = os.stat(os.path.dirname(path)), os.lstat(path)
+    except OSError:
+        return False
+    uid = os.getuid()
+    return folder.st_uid == uid and not folder.st_mode & 0o022 and st.st_uid == uid and not st.st_mode & 0o022
 
 
 def _private(directory: str) -> bool:

@@ -163,7 +163,7 @@ def prepare(
 
     # Imported here, not at the top: building the redaction rules takes time that the server's
     # start-up, the read-only commands and git's drivers need not pay (their patterns compile
-    # later still, when a text first reaches them: redaction/lazy.py).
+    # later still, when a text first reaches them: lazy.py).
     from ..redaction import redact
 
     redactions = 0

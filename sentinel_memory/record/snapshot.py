@@ -11,19 +11,15 @@ a new one that says what it gained and lost (`edit`), so the search index can fo
 from __future__ import annotations
 
 import io
-import logging
 import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
+from ..errors import warn
 from .filetext import FileText
 from .merge import Records, keep_newest, merge_three_way, merge_two_way
 from .records import Entry, count_types, is_principle, parse_line, topic_of
-from .utf16 import lines as utf16_lines
-
-log = logging.getLogger("sentinel_memory")
 
 BOM = b"\xef\xbb\xbf"
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
@@ -34,7 +30,8 @@ _MARKERS = (b"<<<<<<<", b"|||||||", b"=======", b">>>>>>>")
 _MARKER_LINE = re.compile(rb"(?:<{7,}|\|{7,}|={7,}|>{7,})(?:[ \t].*)?")
 
 
-class Edit(NamedTuple):
+@dataclass(frozen=True)
+class Edit:
     """How a snapshot made by Snapshot.edited differs from the one it was made from."""
 
     removed: tuple[Entry, ...]  # entries it had that this one has not (dropped or replaced)
@@ -211,6 +208,8 @@ def _utf16_read(data: bytes) -> tuple[list[bytes], bool]:
     last = _last_read
     if last is not None and last[0] == data:
         return last[1]
+    from .utf16 import lines as utf16_lines  # (imported only for a file that reads as UTF-16)
+
     reading = utf16_lines(data)
     _last_read = (data, reading)
     return reading
@@ -248,7 +247,7 @@ def _warn(unreadable: list[bytes]) -> None:
     """Say on stderr (the log) how many lines are not records, once per reading of the file."""
     if unreadable:
         n = len(unreadable)
-        log.warning(
+        warn(
             "%s of the memory file %s not a record: left out here, and moved to "
             ".context/memory_log.quarantine.jsonl by the next write (nothing is lost)",
             "1 line" if n == 1 else f"{n} lines",

@@ -10,20 +10,18 @@ are record/contextdir.py's; the line format is record/snapshot.py's.
 
 from __future__ import annotations
 
-import logging
 import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..errors import LockTimeout
+from ..errors import LockTimeout, warn
 from ..gcpause import paused
 from . import contextdir, disk, gitlock
 from .merge import merge_three_way
 from .snapshot import Snapshot, parse
 
-log = logging.getLogger("sentinel_memory")
 MEMORY_FILE = "memory_log.jsonl"
 LOCK_TIMEOUT = 10.0
 LOCK_TIMEOUT_ENV = "SENTINEL_MEMORY_LOCK_TIMEOUT"
@@ -247,13 +245,13 @@ def _read_modify_write(
             staged.append(contextdir.conflicted_copy(key, snap.raw))
             report.conflict_copy = Path(staged[-1].path)
             if report.swallowed:  # said by every command that writes (log_memory's answer says it too)
-                log.warning(
+                warn(
                     "a value among the lines set aside spanned lines (a pasted key); the "
                     "file as it was is kept as %s (git-ignored, on this machine only)",
                     report.conflict_copy.name,
                 )
             if report.past_bound:
-                log.warning("%s", past_bound_sentence(report.past_bound, report.conflict_copy.name, report.quarantined))
+                warn("%s", past_bound_sentence(report.past_bound, report.conflict_copy.name, report.quarantined))
         stamp = disk.stamp()
         staged.append(disk.Staged(key, new.file_text().buffers(), mtime_ns=stamp))
         # The last look before the replace, as close to it as can be: git back at work may be

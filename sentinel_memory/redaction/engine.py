@@ -30,9 +30,9 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, unquote
 
+from ..lazy import lazy
 from .formats import REDACTED, Rule
 from .forms import FORM_RULES
-from .lazy import lazy
 from .logins import LOGIN_RULES
 from .nearby import NEARBY_RULES
 from .rules import RULES as _FORMAT_RULES
@@ -51,7 +51,7 @@ _TRAILING = ".)"
 _MAX_PASSES = 8  # a bound that is never reached, so that no input can keep the loop going
 
 # The rules each mode runs, in order, each with its pattern (compiled the first time a text passes
-# its needles and its gate: redaction/lazy.py) and its needles: the one needle of most rules apart,
+# its needles and its gate: lazy.py) and its needles: the one needle of most rules apart,
 # tested without a loop.
 _RUNS = {
     strict_only: tuple(

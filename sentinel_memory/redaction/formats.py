@@ -9,10 +9,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..lazy import lazy
 from .gates import (
     _words,
 )
-from .lazy import lazy
 from .providers import MORE_FORMATS
 from .values import (
     _UUID,

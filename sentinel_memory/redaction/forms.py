@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
+from ..lazy import lazy
 from .gates import _PROSE_GATE, _words
-from .lazy import lazy
 from .rules import Rule
 from .tables import CSV_COLUMN, SQL_INSERT_VALUE, SQL_NAMED_VALUE, TABLE_COLUMN
 from .values import (

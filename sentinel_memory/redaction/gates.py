@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .lazy import lazy
+from ..lazy import lazy
 
 # Words after a key word that make the name something else than the secret (API_KEY_ID,
 # TOKEN_URL, PASSWORD_MIN_LENGTH, SECRET_NAME, token_count, password_hash).

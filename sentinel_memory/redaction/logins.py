@@ -10,9 +10,9 @@ import base64
 import binascii
 import re
 
+from ..lazy import lazy
 from .formats import Rule
 from .gates import _words
-from .lazy import lazy
 from .nearby import _generated, _password_like
 from .values import _strongly_secret
 

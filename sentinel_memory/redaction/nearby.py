@@ -15,9 +15,9 @@ import bisect
 import functools
 import re
 
+from ..lazy import lazy
 from .formats import REDACTED, Rule
 from .gates import nearby_gate
-from .lazy import lazy
 from .prose import _NOT_A_CREDENTIAL, _decodes_to_text
 from .values import (
     _CAMEL_WORDS,

@@ -10,7 +10,7 @@ import base64
 import binascii
 import re
 
-from .lazy import lazy
+from ..lazy import lazy
 from .values import _KEY_LIKE_ID, _ORDINARY_KEY, _hex_key, _random_value, _strongly_secret
 
 

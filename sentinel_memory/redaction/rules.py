@@ -4,6 +4,7 @@ looks (redaction/values.py, redaction/gates.py), which strict_only=True skips.""
 
 from __future__ import annotations
 
+from ..lazy import lazy
 from .formats import FORMAT_RULES, Rule
 from .gates import (
     _PROSE_GATE,
@@ -13,7 +14,6 @@ from .gates import (
     _value_then_name_gate,
     _words,
 )
-from .lazy import lazy
 from .prose import _key_in_prose, _prose_value
 from .values import (
     _BARE,

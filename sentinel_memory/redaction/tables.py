@@ -10,8 +10,8 @@ import bisect
 import functools
 import re
 
+from ..lazy import lazy
 from .gates import _PROSE_GATE, _words
-from .lazy import lazy
 from .rules import Rule
 from .values import _GENERIC_KEY, _SECRET_KEYWORD, _is_placeholder, _looks_like_secret, _random_value, _strongly_secret
 

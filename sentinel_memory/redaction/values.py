@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
+from ..lazy import lazy
 from .gates import NOT_SECRET_SUFFIX
-from .lazy import lazy
 
 _HANGUL = "\uac00-\ud7a3\u3131-\u318e"
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"

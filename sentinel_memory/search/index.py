@@ -22,8 +22,12 @@ from ..git.staleness import stamp_seconds
 from ..record import citations
 from ..record.records import Entry, is_principle, recency, topic_of
 from ..record.snapshot import Snapshot
-from .ranked import Card, Layout, Ranked, fit
+from .ranked import Card, Ranked, fit
 from .terms import GENERIC_WORDS, path_terms, record_terms, shares, stem, terms  # noqa: F401 (stem, terms: this module's surface too)
+
+TYPE_CHECKING = False  # (typing costs an import a hook need not pay: mypy reads this as True)
+if TYPE_CHECKING:
+    from .ranked import Layout
 
 TOPIC_WEIGHT = 2  # a query term in the topic weighs twice one in the text (once, if also in the text)
 PATH_WEIGHT = 1.5  # a query term in the path of a file the record cites (not in its topic) weighs 1.5 times

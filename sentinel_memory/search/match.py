@@ -31,6 +31,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from ..lazy import lazy
 from .terms import _EXTENSION, _WORD, GENERIC_WORDS, code_names, identifier, korean_stem, plain, stem, words, written
 
 _PART = re.compile(r"[^\W_]+")  # a run of letters and digits: words, and the parts of snake_case
@@ -51,7 +52,7 @@ _FILE_NAME = re.compile(
 # builders: docs/conf.py, mkdocs.yml, docs/index.md; Spring Boot's application.yml; a GitHub Pages
 # CNAME). A task touches them for reasons of its own (a new dependency, a new ignored folder, a
 # linter's upgrade), so sharing one with a record is weak evidence, like a file most records cite.
-PROJECT_FILE = re.compile(
+PROJECT_FILE = lazy(
     r"(?:^|/)(?:(?:readme|changelog|changes|history|news|authors|contributors|contributing|license|licence"
     r"|copying|notice|code_of_conduct|security|maintainers|pull_request_template)(?:\.(?:md|markdown|rst|txt|adoc|org))?"
     r"|pull_request_template/[\w.-]+\.md"
@@ -251,11 +252,11 @@ def _stemmed(text: str) -> str:
     out = []
     for word in _WORD.findall(unicodedata.normalize("NFC", text).casefold()):
         for part in _PART.findall(word):
-            out.append(korean_stem(part) if _HANGUL.match(part) else part)
+            out.append(korean_stem(part) if part[:1] >= "\uac00" and _HANGUL.match(part) else part)
     return " ".join(out)
 
 
-_HANGUL = re.compile(r"[\uac00-\ud7af]")
+_HANGUL = lazy(r"[\uac00-\ud7af]")  # (compiled when a part first starts at or past U+AC00)
 _AFTER_NAME = re.compile(r"[#?:].*")  # a line number (:12), an anchor (#usage) or a query after a file's name
 _AROUND = "`'\"()[]{}<>,;!*"  # what a sentence puts around a path
 

@@ -9,19 +9,22 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from itertools import chain, dropwhile, takewhile
-from typing import Protocol
 
 from ..record.records import Entry
 
 Card = tuple[str, int, int]  # a record's block, its estimated tokens, its UTF-8 bytes
 
 
-class Layout(Protocol):
-    """The words of a listing, given by the caller (blocks.py's)."""
+TYPE_CHECKING = False  # (typing costs an import a hook need not pay: mypy reads this as True)
+if TYPE_CHECKING:
+    from typing import Protocol
 
-    def card(self, record: dict) -> Card: ...
+    class Layout(Protocol):
+        """The words of a listing, given by the caller (blocks.py's)."""
 
-    def numbered(self, number: int, body: str) -> str: ...
+        def card(self, record: dict) -> Card: ...
+
+        def numbered(self, number: int, body: str) -> str: ...
 
 
 class Ranked:

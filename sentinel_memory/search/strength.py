@@ -5,7 +5,6 @@ it reads of each record (its terms, the files it cites and their directories) be
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ..record import citations
 from ..record.records import Entry, topic_of
@@ -27,6 +26,7 @@ from .match import (
 )
 from .terms import GENERIC_WORDS, record_terms, terms, words
 
+TYPE_CHECKING = False  # (typing costs an import a hook need not pay: mypy reads this as True)
 if TYPE_CHECKING:
     from .index import SearchIndex
 

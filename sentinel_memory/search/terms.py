@@ -14,11 +14,14 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from ..lazy import lazy
+
 # A run of letters and digits; a run that starts with a Latin letter ends where Hangul follows it,
 # so that `Board의` is the word `Board` and its particle, `LottoNumber에` the identifier and its particle.
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?=[\uac00-\ud7af])|\w+", re.UNICODE)
-_CJK_CHAR = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]")
-_CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]{2,}")
+# (Compiled when a word first starts at or past U+1100: _cjk. An English text never compiles them.)
+_CJK_CHAR = lazy(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]")
+_CJK = lazy(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u4e00-\u9fff\uac00-\ud7af]{2,}")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _IRREGULAR = {"does": "do", "goes": "go", "was": "was", "has": "has", "yes": "yes", "always": "always", "buses": "bus"}
 # Words that end in -s in the singular, kept whole (macOS is no plural of maco).
@@ -235,6 +238,11 @@ def _keep(term: str) -> bool:
     return bool(term) and term != "_" and term not in STOP_WORDS and term not in KO_STOP
 
 
+def _cjk(word: str) -> bool:
+    """Whether the word starts with a Hangul, kana or CJK character."""
+    return word[:1] >= "\u1100" and _CJK_CHAR.match(word) is not None
+
+
 def words(text: str) -> list[str]:
     """The whole words of text as terms (lower-cased, singular, a Korean word without its ending),
     in order, stop words left out: what a match's reasons name."""
@@ -242,7 +250,7 @@ def words(text: str) -> list[str]:
     out = []
     for word in _WORD.findall(text):
         low = word.casefold()
-        term = korean_stem(low) if _CJK_CHAR.match(low) else stem(low)
+        term = korean_stem(low) if _cjk(low) else stem(low)
         if _keep(term):
             out.append(term)
     return out
@@ -274,7 +282,7 @@ def written(text: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for word in _WORD.findall(unicodedata.normalize("NFC", text)):
         low = word.casefold()
-        term = korean_stem(low) if _CJK_CHAR.match(low) else stem(low)
+        term = korean_stem(low) if _cjk(low) else stem(low)
         if _keep(term):
             out.setdefault(term, low)
     return out
@@ -291,7 +299,7 @@ def terms(text: str, path: bool = False, held: Callable[[str], bool] | None = No
     found = set()
     for word in _WORD.findall(text):
         low = word.casefold()
-        if _CJK_CHAR.match(low):
+        if _cjk(low):
             base = korean_stem(low)
             found.add(base)
             if base in GENERIC_WORDS or (held is not None and held(base)):
@@ -323,7 +331,7 @@ def shares(text: str, held: Callable[[str], bool]) -> dict[str, float]:
     english: dict[str, float] = {}
     for word in _WORD.findall(text):
         low = word.casefold()
-        if not _CJK_CHAR.match(low):
+        if not _cjk(low):
             continue
         base = korean_stem(low)
         whole.add(base)

@@ -11,13 +11,8 @@ from pathlib import Path
 from ..errors import ProjectRootError
 from ..record import contextdir
 from ..record.store import memory_path
-from .clients import CLIENTS, client_key
 
 ENV_VAR = "SENTINEL_MEMORY_PROJECT"
-
-# The fix for a server that cannot tell the project, per client (clients.py holds them).
-FIXES = {key: client.fix for key, client in CLIENTS.items()}
-HOW_TO_SET = "; ".join(f"{client.title}: {client.fix}" for client in CLIENTS.values()) + f"; or set {ENV_VAR}"
 
 
 # The command line's "client": a person at a terminal, who gets the one thing that applies and
@@ -26,14 +21,17 @@ PERSON = "person"
 
 
 def how_to_set(client: str | None = None, unexpanded: bool = False) -> str:
-    """The fix for one client when known (by clientInfo name or our short name), else for each."""
+    """The fix for one client when known (by clientInfo name or our short name), else for each
+    (the fixes are clients.py's; loaded only here: a hook resolves its project without them)."""
     if client == PERSON:
         return f"give the project's folder (docs/clients.md shows where each client sets it), or set {ENV_VAR}"
-    key = client if client in FIXES else client_key(client)
+    from .clients import CLIENTS, client_key
+
+    key = client if client in CLIENTS else client_key(client)
     if key is None:
-        fix = HOW_TO_SET
+        fix = "; ".join(f"{c.title}: {c.fix}" for c in CLIENTS.values()) + f"; or set {ENV_VAR}"
     else:
-        fix = f"{FIXES[key]}, or set {ENV_VAR}"
+        fix = f"{CLIENTS[key].fix}, or set {ENV_VAR}"
     if unexpanded:  # the variable arrived as text: suggesting it again would not help
         fix = (
             "give the project's absolute path instead (this client does not expand variables there), "

@@ -7,8 +7,7 @@ They are loaded when first asked for (PEP 562): a client hook that only lists a 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # (typing costs an import a hook need not pay: mypy reads this as True)
 if TYPE_CHECKING:
     from .answers import compact, log, search
     from .memory import OpenMemory

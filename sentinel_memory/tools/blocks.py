@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from ..record.citations import shown
 from ..record.records import meta_of
 
+TYPE_CHECKING = False  # (typing costs an import a hook need not pay: mypy reads this as True)
 if TYPE_CHECKING:  # for annotations only
     from ..git.staleness import Change
 

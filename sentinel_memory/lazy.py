@@ -1,7 +1,8 @@
-"""Regular expressions compiled on first use. The rules of this package hold a few hundred
-patterns; compiling them all when the package is imported would cost every process that imports
-it, redacting or not (a command, git's drivers, the pre-commit check), as much as the rest of its
-start. `lazy` instead returns a stand-in that compiles its pattern the first time one of its
+"""Regular expressions compiled on first use. The redaction rules hold a few hundred patterns;
+compiling them all when the package is imported would cost every process that imports it,
+redacting or not (a command, git's drivers, the pre-commit check), as much as the rest of its
+start. A class of characters over a wide range of code points (Hangul, CJK) costs a millisecond or
+more to compile, and a hook run on an English prompt never reaches it. `lazy` instead returns a stand-in that compiles its pattern the first time one of its
 methods or attributes is read, so a process pays only for the patterns its texts reach: a rule
 whose needles or gate a text fails never compiles. The result of every method is the compiled
 pattern's own."""
