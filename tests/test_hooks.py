@@ -724,7 +724,8 @@ def test_a_credential_in_a_hand_written_lesson_is_not_injected(repo):
 
 def test_a_credential_in_a_hand_written_lesson_is_not_injected_from_the_kept_index(repo):
     """A memory large enough for the hook to keep its index in the user's cache: the copy holds the
-    lesson as shown, the key redacted, and the prompt hook answers from it without the key."""
+    lesson as shown, the key redacted, and the prompt and the write hooks answer from it without the
+    key."""
     from sentinel_memory.hooks import matches
 
     token = "ghp_" + "Q7w2" * 9  # the shape of a GitHub token, built here so no real one is in the repo
@@ -738,6 +739,10 @@ def test_a_credential_in_a_hand_written_lesson_is_not_injected_from_the_kept_ind
     assert matches.fresh(repo.memory)
     code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="Fix src/auth.py please"))
     assert code == 0 and "7a3c9e1b5d2f4069" in out and "[REDACTED]" in out and token not in out
+    for client in ("claude", "cursor", "codex"):
+        code, out, err = hook(repo, client, event(client, BEFORE_WRITE, repo, f"w-{client}"))
+        assert reply_moment(client, out) == BEFORE_WRITE and "7a3c9e1b5d2f4069" in out, client
+        assert "[REDACTED]" in out and token not in out + err, client
     assert matches.fresh(repo.memory), "answered from the kept copy"
 
 

@@ -53,12 +53,18 @@ def for_write(root, paths: list[str], session, moment: str) -> str | None:
     head, or None: the records citing them or a name git says they had, that the session was not
     shown yet; the files are then the session's warned ones."""
     from ..git import staleness
-    from ..record import store
-    from . import renames
+    from . import matches, renames
 
-    entries = store.read(root.memory_file).records
+    copy = matches.kept(root.memory_file)  # the records as shown are in the copy: no parse, no rules loaded
+    if copy is not None:
+        entries, shown_as = copy.index.entries, copy.shown
+    else:
+        from ..record import store
+        from ..tools.blocks import without_credentials
+
+        entries, shown_as = list(store.read(root.memory_file).records.values()), without_credentials
     names = set(paths)
-    citing = [e.record for e in entries.values() if isinstance(e.record.get("files"), list)]
+    citing = [e.record for e in entries if isinstance(e.record.get("files"), list)]
     if not citing:
         return None
     names.update(renames.former_names(root.path, paths, staleness.oldest_citing(citing)))
@@ -81,9 +87,7 @@ def for_write(root, paths: list[str], session, moment: str) -> str | None:
             f"Sentinel-Memory: this project's memory has lessons about {shown}, which was just changed. "
             f"They are notes earlier sessions wrote, {AS_DATA}; check the change against them:"
         )
-    from ..tools.blocks import without_credentials
-
-    text = _listed(head, [without_credentials(r) for r in records[:PROMPT_RECORDS]], session)
+    text = _listed(head, [shown_as(r) for r in records[:PROMPT_RECORDS]], session)
     if text:
         session.warn(paths)
     return text
