@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from .lazy import lazy
+
 # Unicode's Cc, Cf, Zl, Zp and Cs characters, spelt out: computing them from unicodedata would cost
 # every command's start. tests/test_visible.py checks the list against this Python's Unicode.
 _HIDDEN = (
@@ -22,8 +24,10 @@ _HIDDEN = (
     "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
     "\U000e0001\U000e0020-\U000e007f"
 )
-_ONE_LINE = re.compile(f"[\t\n{_HIDDEN}]")
-_LINES = re.compile(f"[{_HIDDEN}]")
+# (Compiled when a text first holds a character that is not printable: str.isprintable() is false
+# for each of them, and for the tab and the line feed.)
+_ONE_LINE = lazy(f"[\t\n{_HIDDEN}]")
+_LINES = lazy(f"[{_HIDDEN}]")
 # Fields a block shows on one line of its own: a line break there is escaped too.
 ONE_LINE_FIELDS = ("id", "type", "topic")
 
@@ -46,6 +50,8 @@ def controls_visible(text: str) -> str:
 def visible(text: str, lines: bool = False) -> str:
     """text with its hidden and control characters as escapes; with `lines`, line feeds and tabs
     stay (for a field a block shows over several lines)."""
+    if text.isprintable() or (lines and text.replace("\n", "").replace("\t", "").isprintable()):
+        return text
     return (_LINES if lines else _ONE_LINE).sub(_escape, text)
 
 

@@ -8,9 +8,9 @@ with exit code 2. setup/hookconfig.py checks these shapes for doctor and the tes
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 
+from ..lazy import lazy
 from ..setup.hookconfig import AFTER_WRITE, SPECIFIC
 
 
@@ -65,12 +65,15 @@ def keep_going(client: str, reason: str) -> Reply:
 
 # A lone surrogate: what a record's "\\ud800" escape reads as. It has no UTF-8, and a strict JSON
 # reader refuses it even as an escape.
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = lazy("[\ud800-\udfff]")
 
 
 def line(reply: dict) -> bytes:
     """The reply as one line of UTF-8 JSON; a lone surrogate in its text is shown as its escape
     (`\\ud800`, as visible.py shows it), so a record holding one cannot stop the whole reply."""
     text = json.dumps(reply, ensure_ascii=False)
-    text = _SURROGATE.sub(lambda m: f"\\\\u{ord(m.group()):04x}", text)
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:  # a lone surrogate
+        text = _SURROGATE.sub(lambda m: f"\\\\u{ord(m.group()):04x}", text)
     return text.encode("utf-8") + b"\n"

@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 
 from ..errors import InvalidInput
+from ..lazy import lazy
 from .records import NOTHING_SAVED
 
 MAX_FILES = 10  # cited files per record, listed and found together
@@ -28,7 +29,7 @@ MAX_PATH_BYTES = 512  # one cited path, in UTF-8 bytes
 
 _PATHLIKE = re.compile(r"[\w.@+\-/\\]+")
 _ASCII_PATHLIKE = re.compile(r"[A-Za-z0-9_.@+\-/\\]+")  # inside a run of Chinese or Japanese: 修改src/app.py时
-_PARTICLE = re.compile(r"(\.[A-Za-z0-9]{1,10})[\uac00-\ud7af]+$")  # docs/guide.md를: the particle after a name
+_PARTICLE = lazy(r"(\.[A-Za-z0-9]{1,10})[\uac00-\ud7af]+$")  # docs/guide.md를: the particle after a name
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,10}$")
 _DRIVE = re.compile(r"^[A-Za-z]:")
 # Never cited: git's own files, and .context/, whose memory file every save changes (a lesson citing
@@ -161,12 +162,13 @@ def named(root: Path, *texts: str, absolute: bool = False, cwd: str | None = Non
             relative = not token.startswith("/")
             if not relative:
                 token = under(root, token) if absolute else ""
-            if not token or ("/" not in token and not _EXTENSION.search(_PARTICLE.sub(r"\1", token))):
+            bare = token if token.isascii() else _PARTICLE.sub(r"\1", token)
+            if not token or ("/" not in token and not _EXTENSION.search(bare)):
                 continue
             if len(token) > MAX_PATH_BYTES:
                 continue
             # `@src/a.py`: how the clients' prompts mention a file (a path may hold an `@` too).
-            candidates = [token, _PARTICLE.sub(r"\1", token)]
+            candidates = [token, bare]
             candidates += [c[1:] for c in candidates if c.startswith("@")]
             if here and relative:
                 candidates = [posixpath.normpath(f"{here}/{_normal(c)}") for c in candidates] + candidates

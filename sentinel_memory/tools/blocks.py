@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ..lazy import lazy
 from ..record.citations import shown
 from ..record.records import meta_of
 
@@ -265,7 +266,7 @@ _ASCII, _WORD_RUN, _DIGIT, _PUNCT, _HANGUL, _OTHER = 82, 560, 760, 630, 1220, 15
 _LETTERS = re.compile(r"[A-Za-z]+")
 _DIGITS = re.compile(r"[0-9]")
 _PUNCTS = re.compile(r"[!-/:-@\[-`{-~]")
-_SYLLABLES = re.compile(r"[\uac00-\ud7a3]")
+_SYLLABLES = lazy(r"[\uac00-\ud7a3]")  # (compiled for a text that is not ASCII only)
 
 
 def estimate_tokens(text: str) -> int:
