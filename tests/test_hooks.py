@@ -458,7 +458,11 @@ def test_a_time_bound_that_falls_while_the_hook_imports_still_ends_it_quietly(re
 def test_a_git_that_hangs_is_not_left_running_after_the_hook(repo, tmp_path, hangs):
     """A git that never answers (a stuck network drive, a lock held elsewhere): the hook ends within
     its bound, exit 0, and leaves no git process behind, whichever of its git calls hangs (status
-    for the session's first fingerprint, log for the names a cited file had)."""
+    for the session's first fingerprint, log for the names a cited file had). The detached builder
+    it starts for a history git could not read in time (hooks/renames.py) runs its own git, which
+    ends within git's own bound (git/history.py GIT_TIMEOUT), long before the hung one would."""
+    from sentinel_memory.git.history import GIT_TIMEOUT
+
     mark = f"{31 + len(hangs)}.4159"  # the hung git's arguments, to find it afterwards
     wrapper = tmp_path / "hung" / "git"
     wrapper.parent.mkdir()
@@ -471,8 +475,12 @@ def test_a_git_that_hangs_is_not_left_running_after_the_hook(repo, tmp_path, han
     code, _, _ = hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1"), PATH=path,
                       SENTINEL_MEMORY_HOOK_TIME="1.5")
     assert code == 0
-    left = subprocess.run(["pgrep", "-f", f"sleep {mark}"], capture_output=True, text=True)
-    assert left.stdout == "", f"a git call outlived the hook: {left.stdout}"
+    waited = time.monotonic() + GIT_TIMEOUT + 15  # (the hung git would sleep 31 s and more)
+    while (left := subprocess.run(["pgrep", "-f", f"sleep {mark}"], capture_output=True, text=True)).stdout:
+        if time.monotonic() > waited:
+            break
+        time.sleep(0.2)
+    assert left.stdout == "", f"a git call outlived the hook and the builder's bound: {left.stdout}"
 
 
 def test_the_hooks_git_runs_no_content_filter_the_repository_names(repo, tmp_path):
@@ -1341,6 +1349,69 @@ def test_a_sessions_first_hook_builds_the_kept_index_in_the_background(repo):
     _wait_for_kept_index(repo)
     code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="Fix the bug in src/auth.py"))
     assert LESSON in out
+
+
+def _git_without_log(folder: Path, seconds: float | None) -> dict:
+    """PATH with a `git` in front whose `log` takes `seconds` more (a large history), or fails
+    (None: no history at all); every other command is git's own."""
+    folder.mkdir(parents=True, exist_ok=True)
+    real = shutil.which("git")
+    act = "exit 1" if seconds is None else f"sleep {seconds}"
+    (folder / "git").write_text(f'#!/bin/sh\nfor a in "$@"; do [ "$a" = log ] && {{ {act}; break; }}; done\n'
+                                f'exec "{real}" "$@"\n', encoding="utf-8")
+    (folder / "git").chmod(0o755)
+    return {"PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a umask and a shell script in place of git: POSIX")
+def test_under_a_group_writable_umask_the_kept_index_and_renames_are_used(repo, tmp_path, monkeypatch):
+    """Many systems give each user a group of their own and umask 002. The files the hook keeps in
+    its cache folder are then still the user's alone (mode 600) and read back: the prompt is
+    answered from the index copy, and once kept the renames serve the next events without git
+    reading the history again (here it could not)."""
+    from sentinel_memory.hooks import matches
+
+    state = tmp_path / "state"
+    monkeypatch.setenv("SENTINEL_MEMORY_HOOK_STATE", str(state))  # this test's cache folder, here and in the hook
+    settings = {"SENTINEL_MEMORY_HOOK_STATE": str(state)}
+    repo.git("mv", "src/auth.py", "src/session.py")
+    repo.commit("rename")
+    _grow(repo, 300)
+    before = os.umask(0o002)
+    try:
+        hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="ok"), **settings)  # starts the builder
+        _wait_for_kept_index(repo)
+        for _ in range(600):  # the builder keeps the renames after the copy
+            if list(state.glob("renames-*.cache")):
+                break
+            time.sleep(0.1)
+        no_log = {**_git_without_log(tmp_path / "bin", None), **settings}
+        code, out, _ = hook(repo, "claude", event("claude", PROMPT, repo, "s2", prompt="Tidy src/session.py"), **no_log)
+    finally:
+        os.umask(before)
+    assert LESSON in out
+    assert matches.fresh(repo.memory)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a shell script in place of git: POSIX")
+def test_a_history_git_reads_slowly_is_read_in_the_background_and_serves_the_next_events(repo, tmp_path):
+    """A `git log` longer than the hook's time bound (a large project): the hook answers without
+    the renames, and the detached builder reads them with git's own bound and keeps them; a later
+    session's write of the file under its new name gets the lesson about its old one."""
+    repo.git("mv", "src/auth.py", "src/session.py")
+    repo.commit("rename")
+    state = tmp_path / "state"  # this test's cache folder, the builder's too
+    slow = {**_git_without_log(tmp_path / "bin", 4), "SENTINEL_MEMORY_HOOK_TIME": "2",
+            "SENTINEL_MEMORY_HOOK_STATE": str(state)}
+    write = event("claude", BEFORE_WRITE, repo, "s1", path="src/session.py")
+    code, out, _ = hook(repo, "claude", write, **slow)
+    assert code == 0 and LESSON not in out  # git was cut short at the bound: no renames yet
+    for _ in range(300):  # the builder's `git log` takes 4 s more
+        if list(state.glob("renames-*.cache")):
+            break
+        time.sleep(0.1)
+    code, out, _ = hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s2", path="src/session.py"), **slow)
+    assert LESSON in out and reply_moment("claude", out) == BEFORE_WRITE
 
 
 def test_a_context_folder_linked_to_another_projects_gets_nothing_from_its_kept_index(repo, tmp_path):

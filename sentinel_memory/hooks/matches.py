@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -190,7 +189,9 @@ def build(memory: Path) -> None:
         import pickle
 
         copy = Copy(built, _redacted(built))
-        disk.atomic_write(path, head + pickle.dumps(copy, protocol=pickle.HIGHEST_PROTOCOL), durable=False)
+        disk.atomic_write(
+            path, head + pickle.dumps(copy, protocol=pickle.HIGHEST_PROTOCOL), durable=False, private=True
+        )
 
 
 def _redacted(built: SearchIndex) -> dict[str, dict]:
@@ -225,23 +226,9 @@ def too_big(memory: Path) -> bool:
 def warm_later(memory: Path) -> bool:
     """Start the builder, detached and at low priority (it outlives this hook's time bound), when
     the memory file is worth it: whether one was started."""
-    from ..invocation import ENTRY
+    from . import background
 
-    if not worth_keeping(memory):
-        return False
-
-    kwargs: dict = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    if os.name == "posix":
-        kwargs.update(start_new_session=True)  # it lowers its own priority (no preexec_fn: threads run here)
-    else:
-        kwargs["creationflags"] = getattr(subprocess, "DETACHED_PROCESS", 0) | getattr(
-            subprocess, "CREATE_NEW_PROCESS_GROUP", 0
-        )
-    try:
-        subprocess.Popen([*ENTRY, "hook", "--warm", os.fspath(memory)], **kwargs)
-    except OSError:
-        return False
-    return True
+    return worth_keeping(memory) and background.start(memory)
 
 
 def strong(memory: Path, query: str, files: list[str], limit: int, found: SearchIndex) -> list[Match]:

@@ -121,18 +121,19 @@ def _quiet_logs() -> None:
 def _warm(memory: str) -> int:
     from pathlib import Path
 
-    from . import matches
+    from . import matches, renames
 
     if hasattr(os, "nice"):
         try:
             os.nice(10)  # in the background: the client's own work comes first
         except OSError:
             pass
-    try:
-        matches.build(Path(memory))
-    except Exception as exc:  # nothing waits for it: the next hook starts another
-        if os.environ.get(DEBUG_ENV):
-            _say(f"--warm: {type(exc).__name__}: {exc}")
+    for step in (matches.build, renames.keep):  # (hooks/background.py)
+        try:
+            step(Path(memory))
+        except Exception as exc:  # nothing waits for it: the next hook starts another
+            if os.environ.get(DEBUG_ENV):
+                _say(f"--warm: {type(exc).__name__}: {exc}")
     return 0
 
 

@@ -47,7 +47,7 @@ SWEEP_TIME = 0.2  # seconds: a sweep stops sooner on a slow disk or a busy machi
 _DIGEST = "[0-9a-f]{40}"
 _TEMPORARY = rf"\.(?:{_DIGEST}\.json|index-{_DIGEST}\.pickle|renames-{_DIGEST}\.cache|{SWEPT})\.[0-9a-f]{{8}}\.tmp"
 # removed EXPIRES after their last change
-_STATE_NAME = re.compile(rf"{_DIGEST}\.json(?:\.lock)?|renames-{_DIGEST}\.cache|{_TEMPORARY}")
+_STATE_NAME = re.compile(rf"(?:renames-{_DIGEST}\.cache|{_DIGEST}\.json)(?:\.lock)?|{_TEMPORARY}")
 _INDEX_NAME = re.compile(rf"index-{_DIGEST}\.pickle(?:\.lock)?")  # removed KEEP_INDEX after
 
 
@@ -153,7 +153,7 @@ def save(path: str, session: Session) -> None:
         if session.new and not session.checked:
             session.checked = True  # once a run: not again at its save after the answer is claimed
             _sweep_if_due(directory)
-        disk.atomic_write(path, data, durable=False)  # a cache: atomic, not fsynced
+        disk.atomic_write(path, data, durable=False, private=True)  # a cache: atomic, not fsynced
     except (MemoryToolError, OSError) as exc:
         raise Unavailable(str(exc)) from None
 

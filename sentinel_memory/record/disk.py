@@ -214,13 +214,19 @@ def _lock_timeout(path: str, timeout: float) -> LockTimeout:
 
 
 def atomic_write(
-    path: str | os.PathLike, data: bytes | list[memoryview], mtime_ns: int | None = None, durable: bool = True
+    path: str | os.PathLike,
+    data: bytes | list[memoryview],
+    mtime_ns: int | None = None,
+    durable: bool = True,
+    private: bool = False,
 ) -> os.stat_result:
     """Write data (bytes, or buffers to write one after another) to path so that readers see the
     old bytes or the new ones, never a mix: Staged(...) then commit(). Returns the new file's stat.
     durable=False skips the fsyncs: still atomic for readers, but a crash may leave the old bytes
-    (for what may be lost, such as the client hooks' session state in the cache folder)."""
-    staged = Staged(path, data, mtime_ns, durable)
+    (for what may be lost, such as the client hooks' session state in the cache folder).
+    private=True: mode 600 whatever the umask and the old file's mode (a cache of ours, read back
+    only from a file no one else can write)."""
+    staged = Staged(path, data, mtime_ns, durable, private)
     staged.commit()
     return staged.stat
 
@@ -236,7 +242,12 @@ class Staged:
     (where the platform allows); `stat` is the new file's."""
 
     def __init__(
-        self, path: str | os.PathLike, data: bytes | list[memoryview], mtime_ns: int | None = None, durable: bool = True
+        self,
+        path: str | os.PathLike,
+        data: bytes | list[memoryview],
+        mtime_ns: int | None = None,
+        durable: bool = True,
+        private: bool = False,
     ) -> None:
         self.path = os.fspath(path)
         self.durable = durable
@@ -244,10 +255,12 @@ class Staged:
         self.directory = directory or "."
         self.tmp: str | None = os.path.join(directory, f".{name}.{os.urandom(4).hex()}.tmp")
         with self._or_discard():
-            fd = os.open(self.tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+            fd = os.open(self.tmp, flags, 0o600 if private else 0o666)
             try:
                 _write_all(fd, [data] if isinstance(data, bytes) else data)
-                _keep_mode(fd, self.path)
+                if not private:
+                    _keep_mode(fd, self.path)
                 if mtime_ns is not None and STAMPS:
                     with suppress(OSError):  # only an optimisation: never a reason to fail the write
                         os.utime(fd, ns=(mtime_ns, mtime_ns))
