@@ -121,12 +121,12 @@ def kept(memory: Path) -> Copy | None:
         if data is None:
             return None
         path = where(memory)
-        if not state.owned(path):
+        head = FORMAT + _stamp(data)
+        if not state.owned(path) or not _starts_with(path, head):  # a copy for other bytes is not read whole
             return None
         blob = disk.read_regular(path, MAX_BYTES)
     except (MemoryToolError, OSError, state.Unavailable):
         return None
-    head = FORMAT + _stamp(data)
     if blob is None or not blob.startswith(head):
         return None
     import pickle
@@ -149,7 +149,11 @@ def fresh(memory: Path) -> bool:
         return True  # nothing a builder could do better
     if data is None:
         return True
-    head = FORMAT + _stamp(data)
+    return _starts_with(path, FORMAT + _stamp(data))
+
+
+def _starts_with(path: str, head: bytes) -> bool:
+    """Whether the file at `path` starts with `head` (only that much is read; a link is not followed)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError:
