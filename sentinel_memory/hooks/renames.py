@@ -43,16 +43,13 @@ def former_names(root: os.PathLike | str, paths: list[str], oldest: str | None) 
     return staleness.Checker(repo, renames).former_names(paths)
 
 
-def keep(memory: Path) -> None:
-    """Read and keep the renames at HEAD since the oldest record of the memory file that cites a
-    file, if they are not kept yet: what the detached builder does, within git's own time bound
-    (git/history.py GIT_TIMEOUT) rather than a hook's."""
-    from ..record import store
-
-    oldest = staleness.oldest_citing(e.record for e in store.read(memory).records.values())
+def keep(root: os.PathLike | str, oldest: str | None) -> None:
+    """Read and keep the renames at HEAD since `oldest` (former_names'), if they are not kept yet:
+    what the detached builder does, within git's own time bound (git/history.py GIT_TIMEOUT)
+    rather than a hook's."""
     since = staleness.stamp_seconds(oldest) if oldest else None
     if since is not None:
-        _renames(Path(memory).parent.parent, since, in_a_hook=False)
+        _renames(root, since, in_a_hook=False)
 
 
 def _renames(root: os.PathLike | str, since: int, in_a_hook: bool) -> tuple[history.Repo, str, list] | None:
