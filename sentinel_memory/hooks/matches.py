@@ -198,6 +198,19 @@ def build(memory: Path) -> None:
         )
 
 
+def oldest_citing(memory: Path) -> str | None:
+    """The oldest recency of the memory's records that cite files (hooks/renames.py's `since`):
+    from the kept copy when it is valid (no second parse of a large memory), else from the file."""
+    from ..git.staleness import oldest_citing as oldest
+
+    copy = kept(memory)
+    if copy is not None:
+        return oldest(e.record for e in copy.index.entries)
+    from ..record import store
+
+    return oldest(e.record for e in store.read(memory).records.values())
+
+
 def _redacted(built: SearchIndex) -> dict[str, dict]:
     """By id, the records whose shown form the credential rules change, as shown."""
     from ..tools.blocks import without_credentials

@@ -128,32 +128,14 @@ def _warm(memory: str) -> int:
             os.nice(10)  # in the background: the client's own work comes first
         except OSError:
             pass
-    path = Path(memory)
-    steps = (  # the index copy, then the renames at HEAD (hooks/background.py)
-        lambda: matches.build(path),
-        lambda: renames.keep(path.parent.parent, _oldest_citing(path)),
-    )
-    for step in steps:
+    path = Path(memory)  # the index copy, then the renames at HEAD (hooks/background.py)
+    for step in (lambda: matches.build(path), lambda: renames.keep(path.parent.parent, matches.oldest_citing(path))):
         try:
             step()
         except Exception as exc:  # nothing waits for it: the next hook starts another
             if os.environ.get(DEBUG_ENV):
                 _say(f"--warm: {type(exc).__name__}: {exc}")
     return 0
-
-
-def _oldest_citing(memory) -> str | None:
-    """The oldest recency of the memory's records that cite files: from the index copy when there
-    is one for the file as it is (no second parse of a large memory), else from the file."""
-    from ..git.staleness import oldest_citing
-    from . import matches
-
-    copy = matches.kept(memory)
-    if copy is not None:
-        return oldest_citing(e.record for e in copy.index.entries)
-    from ..record import store
-
-    return oldest_citing(e.record for e in store.read(memory).records.values())
 
 
 def _arguments(argv: list[str]) -> tuple[str, str | None]:
