@@ -1412,6 +1412,35 @@ def test_a_history_git_reads_slowly_is_read_in_the_background_and_serves_the_nex
         time.sleep(0.1)
     code, out, _ = hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s2", path="src/session.py"), **slow)
     assert LESSON in out and reply_moment("claude", out) == BEFORE_WRITE
+    assert not list(state.glob("index-*.pickle")), "a memory this small gets no index copy (contract §7.1)"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a shell script in place of git: POSIX")
+def test_a_history_git_cannot_read_is_not_read_again_at_every_event(repo, tmp_path):
+    """When the builder cannot read the renames either, that is kept: the events after it, in any
+    session, neither run `git log` nor start another builder, and still get what git is not needed
+    for (the lesson citing the file under the name it has)."""
+    state, calls = tmp_path / "state", tmp_path / "log-calls"
+    (tmp_path / "failing").mkdir()
+    real = shutil.which("git")
+    (tmp_path / "failing" / "git").write_text(
+        f'#!/bin/sh\nfor a in "$@"; do [ "$a" = log ] && {{ echo x >> "{calls}"; exit 1; }}; done\nexec "{real}" "$@"\n',
+        encoding="utf-8")
+    (tmp_path / "failing" / "git").chmod(0o755)
+    failing = {"PATH": f"{tmp_path / 'failing'}{os.pathsep}{os.environ['PATH']}", "SENTINEL_MEMORY_HOOK_STATE": str(state)}
+    code, out, _ = hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "s1"), **failing)
+    assert LESSON in out
+    for _ in range(300):  # the hook's own `git log`, then the builder's
+        if calls.exists() and len(calls.read_text().split()) >= 2 and not list(state.glob("*.tmp")):
+            break
+        time.sleep(0.1)
+    time.sleep(0.5)
+    before = len(calls.read_text().split())
+    for n in range(3):
+        code, out, _ = hook(repo, "claude", event("claude", BEFORE_WRITE, repo, f"s{n + 2}"), **failing)
+        assert LESSON in out
+    time.sleep(1)  # (a builder started by them would have run its `git log` by now)
+    assert len(calls.read_text().split()) == before == 2
 
 
 def test_a_context_folder_linked_to_another_projects_gets_nothing_from_its_kept_index(repo, tmp_path):

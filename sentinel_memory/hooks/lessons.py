@@ -67,7 +67,8 @@ def for_write(root, paths: list[str], session, moment: str) -> str | None:
     citing = [e.record for e in entries if isinstance(e.record.get("files"), list)]
     if not citing:
         return None
-    names.update(renames.former_names(root.path, paths, staleness.oldest_citing(citing)))
+    # (the oldest date of all the records, as the prompt and the builder reckon it: one kept renames file)
+    names.update(renames.former_names(root.path, paths, staleness.oldest_citing(e.record for e in entries)))
     records = [r for r in citing if names.intersection(_cited(r))]
     records = _in_order([r for r in records if not session.was_shown(r.get("id"))], names)
     if not records:

@@ -72,8 +72,8 @@ def main(argv: list[str], started: float | None = None) -> int:
     """Run the hook; `started`: when the process began its work (time.monotonic()), from which the
     time bound counts."""
     started = time.monotonic() if started is None else started
-    if argv[:1] == ["--warm"] and len(argv) == 2:  # the detached builder of the kept index
-        return _warm(argv[1])
+    if argv[:1] in (["--warm"], ["--renames"]) and len(argv) == 2:  # the detached builder (hooks/background.py)
+        return _warm(argv[1], argv[0] == "--renames")
     try:
         client, project = _arguments(argv)
     except ValueError as exc:
@@ -118,7 +118,7 @@ def _quiet_logs() -> None:
     errors.QUIET = True
 
 
-def _warm(memory: str) -> int:
+def _warm(memory: str, renames_only: bool = False) -> int:
     from pathlib import Path
 
     from . import matches, renames
@@ -129,7 +129,8 @@ def _warm(memory: str) -> int:
         except OSError:
             pass
     path = Path(memory)  # the index copy, then the renames at HEAD (hooks/background.py)
-    for step in (lambda: matches.build(path), lambda: renames.keep(path.parent.parent, matches.oldest_citing(path))):
+    steps = [lambda: matches.build(path), lambda: renames.keep(path.parent.parent, matches.oldest_citing(path))]
+    for step in steps[renames_only:]:
         try:
             step()
         except Exception as exc:  # nothing waits for it: the next hook starts another

@@ -204,7 +204,9 @@ def _sweep_if_due(directory: str) -> None:
         return
     going_on = _sweep(directory, start)
     try:
-        disk.atomic_write(os.path.join(directory, SWEPT), b"" if going_on is None else b"%d" % going_on, durable=False)
+        disk.atomic_write(
+            os.path.join(directory, SWEPT), b"" if going_on is None else b"%d" % going_on, durable=False, private=True
+        )
     except (MemoryToolError, OSError):
         pass  # the next new session sweeps again
 
