@@ -1395,17 +1395,21 @@ def test_under_a_group_writable_umask_the_kept_index_and_renames_are_used(repo, 
 
 @pytest.mark.skipif(os.name != "posix", reason="a shell script in place of git: POSIX")
 def test_a_history_git_reads_slowly_is_read_in_the_background_and_serves_the_next_events(repo, tmp_path):
-    """A `git log` longer than the hook's time bound (a large project): the hook answers without
-    the renames, and the detached builder reads them with git's own bound and keeps them; a later
-    session's write of the file under its new name gets the lesson about its old one."""
+    """A `git log` longer than the hook's time bound (a large project): the hook gives git half the
+    time it has left and answers with what it knows without the renames (the lesson citing the
+    file's new name), and the detached builder reads them with git's own bound and keeps them; a
+    later session's write of the file under its new name also gets the lesson about its old one."""
     repo.git("mv", "src/auth.py", "src/session.py")
     repo.commit("rename")
+    logged(repo.memory, "sessions", "the session store was not described", "Sessions expire after 30 minutes idle",
+           files=["src/session.py"])
     state = tmp_path / "state"  # this test's cache folder, the builder's too
     slow = {**_git_without_log(tmp_path / "bin", 4), "SENTINEL_MEMORY_HOOK_TIME": "2",
             "SENTINEL_MEMORY_HOOK_STATE": str(state)}
     write = event("claude", BEFORE_WRITE, repo, "s1", path="src/session.py")
     code, out, _ = hook(repo, "claude", write, **slow)
-    assert code == 0 and LESSON not in out  # git was cut short at the bound: no renames yet
+    assert code == 0 and LESSON not in out  # git was cut short: no renames yet
+    assert "Sessions expire after 30 minutes idle" in out  # what needs no renames, in time
     for _ in range(300):  # the builder's `git log` takes 4 s more
         if list(state.glob("renames-*.cache")):
             break

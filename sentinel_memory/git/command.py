@@ -121,6 +121,11 @@ def end_by(deadline: float | None) -> None:
     _deadline = deadline
 
 
+def ends_by() -> float | None:
+    """The cap end_by set, or None."""
+    return _deadline
+
+
 def stop_running() -> None:
     """Kill the git processes being waited for (the hook's time bound, which ends the process at
     once, calls this first): a git that hangs is not left behind, one more for every hook."""

@@ -21,13 +21,16 @@ import time
 from pathlib import Path
 
 from ..errors import MemoryToolError
-from ..git import history, staleness
+from ..git import command, history, staleness
 from ..record import disk
 from . import state
 
 FORMAT = 1
 MAX_BYTES = 4 << 20  # a longer list of renames is not kept (nor read): as if git had failed
 RETRY = 600  # seconds after the builder could not read or keep a HEAD's renames before an event tries again
+# Of the time a hook has left, the most its `git log` may take: the rest is for the lessons it can
+# give without the renames (contract §7.1).
+LOG_SHARE = 0.5
 FAILED: list = []  # _read's answer for renames the builder could not read or keep (RETRY)
 
 
@@ -70,7 +73,7 @@ def _renames(root: os.PathLike | str, since: int, in_a_hook: bool) -> tuple[hist
     try:
         folder = state.folder()
     except state.Unavailable:  # no cache folder: read, not kept
-        pairs = _read_git(git, repo, sha, since)
+        pairs = _read_git(git, repo, sha, since, LOG_SHARE if in_a_hook else None)
         return None if pairs is None else (repo, sha, pairs)
     place = f"{FORMAT}\0{repo.top}\0{repo.common}"
     key = f"{place}\0{sha}\0{since}\0{history.shallow_stamp(repo)}"
@@ -84,7 +87,7 @@ def _renames(root: os.PathLike | str, since: int, in_a_hook: bool) -> tuple[hist
             with disk.locked(os.path.join(folder, f"renames-{_digest(place)}.cache"), 0):
                 pairs = _read(where, key)  # kept while this one waited for the lock
                 if pairs is None:
-                    pairs = _read_git(git, repo, sha, since)
+                    pairs = _read_git(git, repo, sha, since, LOG_SHARE if in_a_hook else None)
                     if pairs is not None or not in_a_hook:  # a hook cut short by its bound keeps nothing
                         _keep(where, key, pairs)
         except (MemoryToolError, OSError, state.Unavailable):  # another reads it (LockTimeout), or no usable folder
@@ -97,8 +100,18 @@ def _renames(root: os.PathLike | str, since: int, in_a_hook: bool) -> tuple[hist
     return None if pairs is None or pairs is FAILED else (repo, sha, pairs)
 
 
-def _read_git(git: history.KeptHistory, repo: history.Repo, sha: str, since: int) -> list | None:
-    read = git.history(repo, sha, since)
+def _read_git(
+    git: history.KeptHistory, repo: history.Repo, sha: str, since: int, share: float | None = None
+) -> list | None:
+    """The renames git reads; None when it fails or, with `share`, does not end within that share
+    of the time left before the cap git/command.py end_by set."""
+    cap = command.ends_by()
+    if share is not None and cap is not None:
+        command.end_by(min(cap, time.monotonic() + share * max(0.0, cap - time.monotonic())))
+    try:
+        read = git.history(repo, sha, since)
+    finally:
+        command.end_by(cap)
     if read.failed is not None:
         return None
     return [(old, e[3]) for old, events in read.events.items() for e in events if e[2] == "R" and e[3]]
