@@ -173,7 +173,7 @@ def cmd_stale(root, args) -> int:
                     "id": r["id"],
                     "topic": r.get("topic"),
                     "stale": blocks.stale_line(marks[r["id"]]),
-                    "changes": [asdict(c) for c in marks[r["id"]]],
+                    "changes": [c.as_dict() for c in marks[r["id"]]],
                     "record": r,
                 }
                 for r in records

@@ -19,10 +19,10 @@ import stat
 import subprocess
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from ..errors import warn
+from ..values import Value
 from . import command
 
 MAX_COMMITS = 10_000  # commits read per HEAD, the newest first
@@ -33,12 +33,14 @@ _SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 # ------------------------------------------------------------------------------ the repository
 
 
-@dataclass(frozen=True)
-class Repo:
-    top: str  # the work tree's top directory
-    gitdir: str  # its git directory (a linked work tree's own)
-    common: str  # the directory that holds the refs shared by every work tree
-    prefix: str  # the project root relative to top, "" or ending in "/"
+class Repo(Value):
+    __slots__ = ("top", "gitdir", "common", "prefix")
+
+    def __init__(self, top: str, gitdir: str, common: str, prefix: str) -> None:
+        self.top = top  # the work tree's top directory
+        self.gitdir = gitdir  # its git directory (a linked work tree's own)
+        self.common = common  # the directory that holds the refs shared by every work tree
+        self.prefix = prefix  # the project root relative to top, "" or ending in "/"
 
 
 SMALL = 1 << 20  # bytes: a HEAD, a ref, a `.git` file, commondir, a config

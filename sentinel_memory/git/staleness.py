@@ -19,27 +19,41 @@ Stdlib only: the commands and git's drivers import it.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from ..record.citations import of as cited_files
 from ..record.records import recency
+from ..values import Value
 from . import command
 from .history import History, KeptHistory, Repo
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(Value):
     """What happened to one cited file after the record was written."""
 
-    path: str  # as the record cites it
-    commits: int  # commits that touched it since
-    latest: str  # the newest of them: short hash
-    date: str  # and its committer date, YYYY-MM-DD (UTC)
-    deleted: bool = False  # the file is gone at HEAD
-    renamed_to: str | None = None  # its path at HEAD (relative to the project root) when it was renamed
-    at_least: bool = False  # the history read was cut at MAX_COMMITS before the record's date
-    outside: bool = False  # renamed out of the project: renamed_to is relative to the repository's top
+    __slots__ = ("path", "commits", "latest", "date", "deleted", "renamed_to", "at_least", "outside")
+
+    def __init__(
+        self,
+        path: str,
+        commits: int,
+        latest: str,
+        date: str,
+        deleted: bool = False,
+        renamed_to: str | None = None,
+        at_least: bool = False,
+        outside: bool = False,
+    ) -> None:
+        self.path = path  # as the record cites it
+        self.commits = commits  # commits that touched it since
+        self.latest = latest  # the newest of them: short hash
+        self.date = date  # and its committer date, YYYY-MM-DD (UTC)
+        self.deleted = deleted  # the file is gone at HEAD
+        # its path at HEAD (relative to the project root) when it was renamed
+        self.renamed_to = renamed_to
+        self.at_least = at_least  # the history read was cut at MAX_COMMITS before the record's date
+        # renamed out of the project: renamed_to is relative to the repository's top
+        self.outside = outside
 
 
 Stale = tuple  # of Change; empty when the record is not stale

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 
 from ..setup.hookconfig import (
     AFTER_WRITE,
@@ -26,6 +25,7 @@ from ..setup.hookconfig import (
     STOP,
     WRITE_TOOLS,
 )
+from ..values import Value
 
 __all__ = ["AFTER_WRITE", "BEFORE_WRITE", "COMPACTED", "PROMPT", "STOP", "Event", "parse", "patch_files"]
 
@@ -40,14 +40,18 @@ MAX_PROMPT = 20_000  # characters of a prompt looked at, at most: its start and 
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: ([^\n]+)|^\*\*\* Move to: ([^\n]+)", re.M)
 
 
-@dataclass(frozen=True)
-class Event:
-    client: str
-    moment: str  # PROMPT, BEFORE_WRITE, AFTER_WRITE, STOP, START, COMPACTED
-    session: str
-    cwd: str
-    prompt: str = ""
-    files: tuple[str, ...] = field(default_factory=tuple)  # as the client gave them
+class Event(Value):
+    __slots__ = ("client", "moment", "session", "cwd", "prompt", "files")
+
+    def __init__(
+        self, client: str, moment: str, session: str, cwd: str, prompt: str = "", files: tuple[str, ...] = ()
+    ) -> None:
+        self.client = client
+        self.moment = moment  # PROMPT, BEFORE_WRITE, AFTER_WRITE, STOP, START, COMPACTED
+        self.session = session
+        self.cwd = cwd
+        self.prompt = prompt
+        self.files = files  # as the client gave them
 
 
 def _text(value: object, limit: int = 4096) -> str:

@@ -20,14 +20,13 @@ both choose the same records).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import MemoryToolError
 from ..record import disk
+from ..values import Value
 from . import state
 
 TYPE_CHECKING = False  # (typing costs an import a hook need not pay: mypy reads this as True)
@@ -63,13 +62,15 @@ SHAPED_BY = (
 HERE = Path(__file__).resolve().parents[1]
 
 
-@dataclass(frozen=True)
-class Copy:
+class Copy(Value):
     """What the kept copy holds: the index, and by id the records as the hooks show them where that
     differs from the record (a value that looks like a credential, redacted)."""
 
-    index: SearchIndex
-    redacted: dict[str, dict]
+    __slots__ = ("index", "redacted")
+
+    def __init__(self, index: SearchIndex, redacted: dict[str, dict]) -> None:
+        self.index = index
+        self.redacted = redacted
 
     def shown(self, record: dict) -> dict:
         """The record as a hook shows it (tools/blocks.py without_credentials applied)."""
@@ -99,12 +100,11 @@ def _code() -> bytes:
 
 
 def where(memory: Path) -> str:
-    digest = hashlib.sha256(os.path.realpath(memory).encode("utf-8", "surrogatepass")).hexdigest()[:40]
-    return os.path.join(state.folder(), f"index-{digest}.pickle")
+    return os.path.join(state.folder(), f"index-{state.digest(os.path.realpath(memory))}.pickle")
 
 
 def _stamp(data: bytes) -> bytes:
-    return hashlib.blake2b(_code() + b"\0" + data, digest_size=20).hexdigest().encode() + b"\n"
+    return state.digest(_code() + b"\0" + data).encode() + b"\n"
 
 
 def _memory_bytes(memory: Path) -> bytes | None:

@@ -14,7 +14,6 @@ user's alone."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -77,14 +76,14 @@ def _renames(root: os.PathLike | str, since: int, in_a_hook: bool) -> tuple[hist
         return None if pairs is None else (repo, sha, pairs)
     place = f"{FORMAT}\0{repo.top}\0{repo.common}"
     key = f"{place}\0{sha}\0{since}\0{history.shallow_stamp(repo)}"
-    where = os.path.join(folder, f"renames-{_digest(key)}.cache")
+    where = os.path.join(folder, f"renames-{state.digest(key)}.cache")
     pairs = _read(where, key)
     if pairs is None:
         try:
             state.made(folder)
             # One reader of the repository's history at a time, whatever its HEAD: a hook that finds
             # another reading (a builder for a HEAD a commit has since moved) goes on without it.
-            with disk.locked(os.path.join(folder, f"renames-{_digest(place)}.cache"), 0):
+            with disk.locked(os.path.join(folder, f"renames-{state.digest(place)}.cache"), 0):
                 pairs = _read(where, key)  # kept while this one waited for the lock
                 if pairs is None:
                     pairs = _read_git(git, repo, sha, since, LOG_SHARE if in_a_hook else None)
@@ -115,10 +114,6 @@ def _read_git(
     if read.failed is not None:
         return None
     return [(old, e[3]) for old, events in read.events.items() for e in events if e[2] == "R" and e[3]]
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:40]
 
 
 def _read(where: str, key: str) -> list | None:

@@ -8,10 +8,10 @@ with exit code 2. setup/hookconfig.py checks these shapes for doctor and the tes
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 from ..lazy import lazy
 from ..setup.hookconfig import AFTER_WRITE, SPECIFIC
+from ..values import Value
 
 
 def context(client: str, moment: str, text: str) -> dict | None:
@@ -39,11 +39,13 @@ def deny(client: str, reason: str, short: str) -> dict:
     }
 
 
-@dataclass(frozen=True)
-class Blocking:
+class Blocking(Value):
     """A refusal said on stderr with exit code 2 instead of JSON on stdout."""
 
-    reason: str
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
 
 
 Reply = dict | Blocking  # what the hook answers: JSON on stdout, or a Blocking on stderr

@@ -12,18 +12,22 @@ swept at most once every SWEEP_EVERY, a bounded part of it at a time: _sweep).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import stat
 import time
 from contextlib import ExitStack, contextmanager
-from dataclasses import asdict, dataclass, field
 
 from ..errors import LockTimeout, MemoryToolError
 from ..faststart import cache
 from ..record import disk
+from ..values import Value
+
+try:  # hashlib's own BLAKE2 (hashlib.blake2b is this), without hashlib, which loads OpenSSL first:
+    from _blake2 import blake2b  # 4-5 ms of a hook's start (docs/performance.md)
+except ImportError:  # an interpreter built without it
+    from hashlib import blake2b
 
 ENV = "SENTINEL_MEMORY_HOOK_STATE"  # another folder for the state (doctor's probe, tests)
 FORMAT = 1
@@ -55,15 +59,26 @@ class Unavailable(Exception):
     """No usable state folder or file: the hook answers nothing that needs it."""
 
 
-@dataclass
-class Session:
-    tree: str | None = None  # the work tree's fingerprint at the session's first hook
-    memory: list | None = None  # the memory file's (size, mtime_ns, inode) then, or None
-    shown: list[str] = field(default_factory=list)  # record ids already given to the model
-    warned: list[str] = field(default_factory=list)  # project paths whose first write was stopped
-    asked: bool = False  # the agent was asked to log
-    new: bool = False  # not on disk yet (not saved)
-    checked: bool = False  # this run looked whether the folder is due a sweep (not saved)
+class Session(Value):
+    __slots__ = ("tree", "memory", "shown", "warned", "asked", "new", "checked")
+    SAVED = ("tree", "memory", "shown", "warned", "asked")  # what the file keeps of it
+
+    def __init__(
+        self,
+        tree: str | None = None,
+        memory: list | None = None,
+        shown: list[str] | None = None,
+        warned: list[str] | None = None,
+        asked: bool = False,
+        new: bool = False,
+    ) -> None:
+        self.tree = tree  # the work tree's fingerprint at the session's first hook
+        self.memory = memory  # the memory file's (size, mtime_ns, inode) then, or None
+        self.shown: list[str] = [] if shown is None else shown  # record ids already given to the model
+        self.warned: list[str] = [] if warned is None else warned  # project paths whose first write was stopped
+        self.asked = asked  # the agent was asked to log
+        self.new = new  # not on disk yet (not saved)
+        self.checked = False  # this run looked whether the folder is due a sweep (not saved)
 
     def show(self, ids) -> None:
         self.shown = _newest(self.shown, [_key(i) for i in ids])
@@ -83,7 +98,14 @@ def _key(text: str) -> str:
     cloned repository's record may have an id of any length)."""
     if len(text) <= MAX_ITEM:
         return text
-    return "#" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return "#" + digest(text, 32)
+
+
+def digest(text: str | bytes, size: int = 20) -> str:
+    """`size` bytes of the BLAKE2b of `text` (its UTF-8, a lone surrogate included), in hex: the
+    names the hooks give their files, and the fingerprints they keep."""
+    data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    return blake2b(data, digest_size=size).hexdigest()
 
 
 def _newest(kept: list[str], added) -> list[str]:
@@ -108,8 +130,7 @@ def path_for(client: str, session: str, project: str) -> str:
     where = folder()
     if cache.inside(where, project):
         raise Unavailable("the cache folder is inside the project")
-    digest = hashlib.sha256(f"{client}\0{session}\0{project}".encode("utf-8", "surrogatepass")).hexdigest()[:40]
-    return os.path.join(where, f"{digest}.json")
+    return os.path.join(where, digest("\0".join((client, session, project))) + ".json")
 
 
 def _decode(data: bytes) -> Session | None:
@@ -169,7 +190,7 @@ def _fitted(session: Session) -> bytes:
     """The state's bytes within MAX_BYTES (a file over it is not read back): the oldest ids and
     files are dropped, from the list that holds more, until it fits."""
     while True:
-        body = {k: v for k, v in asdict(session).items() if k not in ("new", "checked")}
+        body = {name: getattr(session, name) for name in Session.SAVED}
         # ASCII: escapes carry any string back as it was, a lone surrogate in an id included
         data = json.dumps({"format": FORMAT, **body}).encode("ascii")
         over = len(data) - MAX_BYTES

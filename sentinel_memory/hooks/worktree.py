@@ -6,12 +6,12 @@ a bound on what is read; a project outside git has no fingerprint (the stop hook
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 
 from ..git import command as gitcmd
 from ..git.history import find_repo, head
+from .state import blake2b
 
 MAX_ENTRIES = 5_000  # status entries whose size and modification time are looked at, at most
 
@@ -42,7 +42,7 @@ def tree(root: str, timeout: float) -> str | None:
         return None
     # The project's own .context/ (porcelain paths are the top's; the project may be a folder in it).
     context = f"{repo.prefix}.context/".encode("utf-8", "surrogateescape")
-    digest = hashlib.sha256((head(repo) or "").encode())
+    digest = blake2b((head(repo) or "").encode(), digest_size=16)
     looked = 0
     for item in result.stdout.split(b"\0"):
         name = item[3:]
@@ -59,7 +59,7 @@ def tree(root: str, timeout: float) -> str | None:
             except OSError:
                 seen = "gone"
         digest.update(item + b"\0" + seen.encode() + b"\0")
-    return digest.hexdigest()[:32]
+    return digest.hexdigest()
 
 
 def memory(path: str) -> list | None:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import os
 import time
 from contextlib import suppress
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import StorageError
+from ..values import Value
 from .disk import Staged, atomic_write, is_temporary, read_regular
 from .snapshot import lines_of
 
@@ -130,15 +130,17 @@ def _older_than(path: str, seconds: float) -> bool:
 REDACTED_PER_WRITE = 128 << 10
 
 
-@dataclass(frozen=True)
-class Quarantined:
+class Quarantined(Value):
     """What a write sets aside of the lines that are not records."""
 
-    lines: int  # moved to the quarantine file (redacted)
-    redacted: int  # credential values redacted in them
-    staged: Staged | None  # the quarantine file with them appended, or None when nothing is new
-    whole: bool  # every line came through the redaction as a line of its own (redacted_lines)
-    past_bound: int  # lines past REDACTED_PER_WRITE: not in the quarantine file
+    __slots__ = ("lines", "redacted", "staged", "whole", "past_bound")
+
+    def __init__(self, lines: int, redacted: int, staged: Staged | None, whole: bool, past_bound: int) -> None:
+        self.lines = lines  # moved to the quarantine file (redacted)
+        self.redacted = redacted  # credential values redacted in them
+        self.staged = staged  # the quarantine file with them appended, or None when nothing is new
+        self.whole = whole  # every line came through the redaction as a line of its own (redacted_lines)
+        self.past_bound = past_bound  # lines past REDACTED_PER_WRITE: not in the quarantine file
 
 
 def quarantine(context: str, lines: list[bytes]) -> Quarantined:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from ..errors import InvalidInput
+from ..values import Value
 
 TYPES = ("log", "principle")
 LIMITS = {"topic": 64, "missing_context": 1024, "lesson": 1024, "ask_next_time": 512}
@@ -48,6 +47,8 @@ def truncate_utf8(value: str, limit: int) -> str:
 
 def record_id(type_: str, topic: str, missing_context: str, lesson: str) -> str:
     """First 16 hex chars of SHA-256 over topic+missing_context (log) or topic+lesson (principle)."""
+    import hashlib  # here: a hook that shows records makes no id, and hashlib loads OpenSSL (4-5 ms)
+
     key = topic + (lesson if type_ == "principle" else missing_context)
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
@@ -63,6 +64,8 @@ def revision(record: dict) -> str:
     text fields and cited files. compact_memory shows it as `<id>@<revision>`; a principle's save
     deletes a source only while the file still holds that version (docs/contract.md §4.3)."""
     body = json.dumps([record.get(name) for name in REVISION_FIELDS], ensure_ascii=False, sort_keys=True)
+    import hashlib
+
     # surrogatepass: the same bytes for any text; a lone surrogate a hand edit left ("\\ud800") gets a version too
     return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:REVISION_LENGTH]
 
@@ -72,17 +75,21 @@ def versioned(record: dict) -> str:
     return f"{record['id']}@{revision(record)}"
 
 
-@dataclass(frozen=True)
-class Draft:
+class Draft(Value):
     """A validated record body, ready to be upserted. redactions counts replaced secrets."""
 
-    id: str
-    type: str
-    topic: str
-    missing_context: str
-    lesson: str
-    ask_next_time: str
-    redactions: int
+    __slots__ = ("id", "type", "topic", "missing_context", "lesson", "ask_next_time", "redactions")
+
+    def __init__(
+        self, id: str, type: str, topic: str, missing_context: str, lesson: str, ask_next_time: str, redactions: int
+    ) -> None:
+        self.id = id
+        self.type = type
+        self.topic = topic
+        self.missing_context = missing_context
+        self.lesson = lesson
+        self.ask_next_time = ask_next_time
+        self.redactions = redactions
 
     def fields(self) -> dict[str, str]:
         return {name: getattr(self, name) for name in CONTENT_FIELDS}

@@ -14,9 +14,9 @@ import io
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from ..errors import warn
+from ..values import Value
 from .filetext import FileText
 from .merge import Records, keep_newest, merge_three_way, merge_two_way
 from .records import Entry, count_types, is_principle, parse_line, topic_of
@@ -30,32 +30,57 @@ _MARKERS = (b"<<<<<<<", b"|||||||", b"=======", b">>>>>>>")
 _MARKER_LINE = re.compile(rb"(?:<{7,}|\|{7,}|={7,}|>{7,})(?:[ \t].*)?")
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(Value):
     """How a snapshot made by Snapshot.edited differs from the one it was made from."""
 
-    removed: tuple[Entry, ...]  # entries it had that this one has not (dropped or replaced)
-    added: tuple[Entry, ...]  # entries this one has that it had not
+    __slots__ = ("removed", "added")
+
+    def __init__(self, removed: tuple[Entry, ...], added: tuple[Entry, ...]) -> None:
+        self.removed = removed  # entries it had that this one has not (dropped or replaced)
+        self.added = added  # entries this one has that it had not
 
 
-@dataclass
-class Snapshot:
+class Snapshot(Value):
     """The records of the memory file, and what had to be set aside or resolved to get them."""
 
-    records: Records = field(default_factory=dict)
-    unreadable: list[bytes] = field(default_factory=list)
-    conflict_regions: int = 0
-    conflict_base: bool = False
-    duplicates: int = 0
-    raw_bytes: bytes | None = field(default=None, repr=False)  # the bytes it was parsed from
-    edit: Edit | None = field(default=None, repr=False)  # set by edited()
-    # Computed once when first asked for (snapshots are shared between calls):
-    _counts: tuple[int, int] | None = field(default=None, repr=False)
-    _topics: Counter | None = field(default=None, repr=False)
-    # The file as text() gives it: set by parse() when the file is exactly that already (sorted,
-    # LF, nothing else on any line), by text(), and by edited(), which splits in its few changed
-    # lines instead of sorting and joining every record again.
-    _text: FileText | None = field(default=None, repr=False)
+    __slots__ = (
+        "records",
+        "unreadable",
+        "conflict_regions",
+        "conflict_base",
+        "duplicates",
+        "raw_bytes",
+        "edit",
+        "_counts",
+        "_topics",
+        "_text",
+    )
+
+    def __init__(
+        self,
+        records: Records | None = None,
+        unreadable: list[bytes] | None = None,
+        conflict_regions: int = 0,
+        conflict_base: bool = False,
+        duplicates: int = 0,
+        raw_bytes: bytes | None = None,
+        edit: Edit | None = None,
+        _counts: tuple[int, int] | None = None,
+    ) -> None:
+        self.records: Records = {} if records is None else records
+        self.unreadable: list[bytes] = [] if unreadable is None else unreadable
+        self.conflict_regions = conflict_regions
+        self.conflict_base = conflict_base
+        self.duplicates = duplicates
+        self.raw_bytes = raw_bytes  # the bytes it was parsed from
+        self.edit = edit  # set by edited()
+        # Computed once when first asked for (snapshots are shared between calls):
+        self._counts = _counts
+        self._topics: Counter | None = None
+        # The file as text() gives it: set by parse() when the file is exactly that already
+        # (sorted, LF, nothing else on any line), by text(), and by edited(), which splits in its
+        # few changed lines instead of sorting and joining every record again.
+        self._text: FileText | None = None
 
     @property
     def raw(self) -> bytes:

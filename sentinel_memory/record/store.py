@@ -13,11 +13,11 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import LockTimeout, warn
 from ..gcpause import paused
+from ..values import Value
 from . import contextdir, disk, gitlock
 from .merge import merge_three_way
 from .snapshot import Snapshot, parse
@@ -50,14 +50,16 @@ def lock_timeout() -> float:
     return value if 0 <= value < float("inf") else LOCK_TIMEOUT
 
 
-@dataclass
-class _Cached:
+class _Cached(Value):
     """The last snapshot read or written of one file; its fingerprint when this process wrote it
     (else None); and the bytes it was read from, once compared."""
 
-    snapshot: Snapshot
-    fingerprint: disk.Fingerprint | None
-    data: bytes | None
+    __slots__ = ("snapshot", "fingerprint", "data")
+
+    def __init__(self, snapshot: Snapshot, fingerprint: disk.Fingerprint | None, data: bytes | None) -> None:
+        self.snapshot = snapshot
+        self.fingerprint = fingerprint
+        self.data = data
 
 
 class MemoryFile:
@@ -144,22 +146,24 @@ def _merged_from_index(stages: Stages | None, snap: Snapshot) -> Snapshot:
     )
 
 
-@dataclass
-class WriteReport:
+class WriteReport(Value):
     """What a locked update found and did: the file as read under the lock (before), as written
     (after; None when nothing was written), and what it set aside on the way."""
 
-    before: Snapshot
-    after: Snapshot | None = None
-    quarantined: int = 0
-    quarantine_redactions: int = 0
-    conflict_copy: Path | None = None
-    # An unfinished key in the lines set aside took the lines after it when redacted: the file as
-    # it was is kept in conflict_copy (contextdir.redacted_lines).
-    swallowed: bool = False
-    # Lines past what one write redacts (contextdir.REDACTED_PER_WRITE): not in the quarantine
-    # file; the file as it was is kept in conflict_copy.
-    past_bound: int = 0
+    __slots__ = ("before", "after", "quarantined", "quarantine_redactions", "conflict_copy", "swallowed", "past_bound")
+
+    def __init__(self, before: Snapshot) -> None:
+        self.before = before
+        self.after: Snapshot | None = None
+        self.quarantined = 0
+        self.quarantine_redactions = 0
+        self.conflict_copy: Path | None = None
+        # An unfinished key in the lines set aside took the lines after it when redacted: the file
+        # as it was is kept in conflict_copy (contextdir.redacted_lines).
+        self.swallowed = False
+        # Lines past what one write redacts (contextdir.REDACTED_PER_WRITE): not in the quarantine
+        # file; the file as it was is kept in conflict_copy.
+        self.past_bound = 0
 
     @property
     def written(self) -> bool:
@@ -201,7 +205,9 @@ def _update(target: MemoryFile, change: Callable[[Snapshot], Snapshot | None], t
             if report is not None and undone and not report.written:
                 # What git left already holds the change (it carried the write along, as `git
                 # checkout -m` does): report the first write, which made it.
-                return replace(undone[0], after=report.before)
+                first = undone[0]
+                first.after = report.before
+                return first
             if report is not None:
                 return report
     raise LockTimeout(

@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
 
 from ..lazy import lazy
+from ..values import Value
 from .terms import _EXTENSION, _WORD, GENERIC_WORDS, code_names, identifier, korean_stem, plain, stem, words, written
 
 _PART = re.compile(r"[^\W_]+")  # a run of letters and digits: words, and the parts of snake_case
@@ -127,14 +127,16 @@ def _names_in(address: re.Match) -> str:
     return " " + kept + " "  # still a path: a file name in it is no file named alone
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(Value):
     """A ranked record, how strongly it matches (on the scale above) and why ("file src/a.py",
     "identifier parse_args", "topic payment", "words: refund, rounding")."""
 
-    record: dict
-    strength: float
-    reasons: tuple[str, ...] = ()
+    __slots__ = ("record", "strength", "reasons")
+
+    def __init__(self, record: dict, strength: float, reasons: tuple[str, ...] = ()) -> None:
+        self.record = record
+        self.strength = strength
+        self.reasons = reasons
 
     @property
     def strong(self) -> bool:
@@ -144,28 +146,59 @@ class Match:
         return {"strength": round(self.strength, 2), "strong": self.strong, "reasons": list(self.reasons)}
 
 
-@dataclass(frozen=True)
-class Query:
+class Query(Value):
     """A query as the measure reads it: its text (case-folded, for the topic), its words (as
     terms, without stop words), its identifiers (term -> as written), the files asked about, the
     paths git renamed to one of them, the file names it names without a folder (conftest.py), and
     the English code names of its Korean words (search/terms.py KO_EN), which a reason names but
-    the strength does not count."""
+    the strength does not count. Made by Query.of."""
 
-    text: str = ""
-    words: tuple[str, ...] = ()
-    identifiers: dict[str, str] = field(default_factory=dict)
-    files: tuple[str, ...] = ()
-    former: tuple[str, ...] = ()
-    file_names: tuple[str, ...] = ()
-    raw: str = ""  # the text case-folded, as written
-    chance: float = 1.0  # what the topic's and the words' weights are divided by (LONG_QUERY)
-    code_names: dict[str, str] = field(default_factory=dict)  # English term -> the Korean word (KO_EN)
-    # The words of the project files the query names (build gradle kts), and its text without them.
-    project_files: str = ""
-    beside_project_files: str = ""
-    stems: str = ""  # text's words, a Korean one without its particles (결제에서 -> 결제, Board의 -> board)
-    written: dict[str, str] = field(default_factory=dict)  # a word's term -> the word as written (cookies)
+    __slots__ = (
+        "text",
+        "words",
+        "identifiers",
+        "files",
+        "former",
+        "file_names",
+        "raw",
+        "chance",
+        "code_names",
+        "project_files",
+        "beside_project_files",
+        "stems",
+        "written",
+    )
+
+    def __init__(
+        self,
+        text: str,
+        words: tuple[str, ...],
+        identifiers: dict[str, str],
+        files: tuple[str, ...],
+        former: tuple[str, ...],
+        file_names: tuple[str, ...],
+        raw: str,
+        chance: float,
+        code_names: dict[str, str],
+        project_files: str,
+        beside_project_files: str,
+        stems: str,
+        written: dict[str, str],
+    ) -> None:
+        self.text = text
+        self.words = words
+        self.identifiers = identifiers
+        self.files = files
+        self.former = former
+        self.file_names = file_names
+        self.raw = raw  # the text case-folded, as written
+        self.chance = chance  # what the topic's and the words' weights are divided by (LONG_QUERY)
+        self.code_names = code_names  # English term -> the Korean word (KO_EN)
+        # The words of the project files the query names (build gradle kts), and its text without them.
+        self.project_files = project_files
+        self.beside_project_files = beside_project_files
+        self.stems = stems  # text's words, a Korean one without its particles (결제에서 -> 결제, Board의 -> board)
+        self.written = written  # a word's term -> the word as written (cookies)
 
     @classmethod
     def of(cls, text: str, files=(), former=()) -> Query:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ProjectRootError
 from ..record import contextdir
 from ..record.store import memory_path
+from ..values import Value
 
 ENV_VAR = "SENTINEL_MEMORY_PROJECT"
 
@@ -40,12 +40,14 @@ def how_to_set(client: str | None = None, unexpanded: bool = False) -> str:
     return fix
 
 
-@dataclass(frozen=True)
-class ProjectRoot:
-    path: Path
-    source: str  # "--project", the environment variable's name, or "cwd"
-    found: str = ""  # for source "cwd": how the root was found from `start`
-    start: Path | None = None  # for source "cwd": the current directory
+class ProjectRoot(Value):
+    __slots__ = ("path", "source", "found", "start")
+
+    def __init__(self, path: Path, source: str, found: str = "", start: Path | None = None) -> None:
+        self.path = path
+        self.source = source  # "--project", the environment variable's name, or "cwd"
+        self.found = found  # for source "cwd": how the root was found from `start`
+        self.start = start  # for source "cwd": the current directory
 
     @property
     def guarded(self) -> bool:
