@@ -17,3 +17,4 @@ COMMANDS  # cli.commands: the commands' table the tests walk
 principles_first  # search.ranked: the property tests compare rankings by it
 TOOLS  # tools.parameters: the tools' parameters by tool, which test_docs checks the schema against
 __getattr__  # tools/__init__: the module's attributes loaded on first use (PEP 562), called by Python
+strong_matches  # tools.memory: search's strong matches over a path, which the tests hold the hooks' choice to

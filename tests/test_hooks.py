@@ -1548,3 +1548,45 @@ def test_a_sessions_state_stays_bounded_and_keeps_the_newest(tmp_path):
     path.write_bytes(b"{" + b" " * state.MAX_BYTES + b"}")  # too big: not read; the hook stays quiet
     with pytest.raises(state.Unavailable):
         state.load(str(path))
+
+
+# What a hook's process must not load on its usual paths: each of these cost it milliseconds at
+# every prompt and write (docs/performance.md, "What a hook's start costs"): dataclasses with
+# inspect, typing, hashlib (OpenSSL), logging, and the tools' modules with the credential rules.
+HEAVY = ("dataclasses", "inspect", "typing", "hashlib", "logging", "sentinel_memory.tools.memory",
+         "sentinel_memory.redaction")
+
+
+def _loaded_by_hook(repo, client: str, event_: dict) -> tuple[str, set[str]]:
+    """(what `server.py hook` answered, which of HEAVY its process loaded), started afresh as the
+    client starts it; Python's own import log (-X importtime, on stderr) says what it loaded."""
+    environment = {**repo.env, "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"], **UNBOUNDED}
+    done = subprocess.run([sys.executable, "-X", "importtime", str(SERVER), "hook", "--client", client],
+                          input=json.dumps(event_).encode(), capture_output=True, cwd=repo.path, env=environment,
+                          timeout=120)
+    log = [line.rsplit("|", 1)[-1].strip() for line in done.stderr.decode("utf-8").splitlines()
+           if line.startswith("import time:")]
+    assert "sentinel_memory.hooks.run" in log, done.stderr  # the log is read
+    said = "\n".join(line for line in done.stderr.decode("utf-8").splitlines() if not line.startswith("import time:"))
+    return done.stdout.decode("utf-8") + said, set(HEAVY).intersection(log)
+
+
+def test_a_hook_loads_none_of_the_costly_modules_on_its_usual_paths(repo):
+    """A small memory's prompt with no match, a large memory's prompt and write answered from the
+    kept index, and a stop, each in a process of its own: the answers come without the costly
+    modules (a small memory's lesson shown loads only the credential rules, to redact it)."""
+    from sentinel_memory.hooks import matches
+
+    out, loaded = _loaded_by_hook(repo, "claude", event("claude", PROMPT, repo, "s1", prompt="Add a dark mode toggle"))
+    assert out == "" and loaded == set()
+    out, loaded = _loaded_by_hook(repo, "claude", event("claude", PROMPT, repo, "s2", prompt="Fix src/auth.py please"))
+    assert LESSON in out and loaded == {"sentinel_memory.redaction"}
+    _grow(repo, 300)
+    matches.build(repo.memory)
+    for client, moment in (("claude", PROMPT), ("gemini", BEFORE_WRITE), ("codex", BEFORE_WRITE)):
+        out, loaded = _loaded_by_hook(repo, client, event(client, moment, repo, f"k-{client}",
+                                                          prompt="Fix src/auth.py please"))
+        assert LESSON in out and loaded == set(), (client, moment, loaded)
+    (repo.path / "src" / "auth.py").write_text("changed\n", encoding="utf-8")
+    out, loaded = _loaded_by_hook(repo, "claude", event("claude", STOP, repo, "k-claude"))
+    assert STOP_REASON in out and loaded == set()

@@ -28,18 +28,19 @@ def for_prompt(memory_file, prompt: str, session, cwd: str | None = None) -> str
     files = named(memory_file.parent.parent, prompt, absolute=True, cwd=cwd)[:MAX_FILES]
     limit = PROMPT_RECORDS + min(len(session.shown), 50)
     copy = kept.kept(memory_file)
+    found: list[dict] = []
     if copy is not None:  # the records as shown are in the copy: the credential rules are not loaded
         found = [copy.shown(m.record) for m in kept.strong(memory_file, prompt, files, limit, copy.index)]
     else:  # a small memory (below matches.WARM_FROM), or its copy not built yet: indexed here
-        from ..tools.blocks import without_credentials
-        from ..tools.memory import strong_matches
-        from .renames import former_names
+        from ..record import store
+        from ..search.index import index_of
 
         kept.warm_later(memory_file)
-        found = [
-            without_credentials(m.record)
-            for m in strong_matches(memory_file, prompt, files, limit=limit, former_names=former_names)
-        ]
+        strong = kept.strong(memory_file, prompt, files, limit, index_of(store.read(memory_file)))
+        if strong:  # the credential rules load only for a record to show
+            from ..tools.blocks import without_credentials
+
+            found = [without_credentials(m.record) for m in strong]
     records = [r for r in found if not session.was_shown(r.get("id"))]
     head = (
         "Sentinel-Memory: lessons from this project's memory that match this prompt. They are notes "

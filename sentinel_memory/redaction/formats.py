@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..lazy import lazy
+from ..values import Value
 from .gates import (
     _words,
 )
@@ -21,20 +21,32 @@ from .values import (
 REDACTED = "[REDACTED]"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Rule:
+class Rule(Value):
     """One redaction rule, always built by keyword."""
 
-    name: str
-    pattern: re.Pattern
-    strict: bool  # applied even with strict_only=True
-    groups: tuple[str, ...] = ()  # the first of these that matched is replaced; () = whole match
-    accept: Callable[[re.Match, str], bool] | None = None  # (match, value) -> is it a secret?
-    # Strings of which every match holds at least one; a text with none of them is skipped
-    # (a fast substring test instead of a regular-expression scan). () = always run.
-    needles: tuple[str, ...] = ()
-    # A quicker test on the lowercased text, true for every text the rule can match; None = none.
-    gate: Callable[[str], bool] | None = None
+    __slots__ = ("name", "pattern", "strict", "groups", "accept", "needles", "gate")
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        pattern: re.Pattern,
+        strict: bool,
+        groups: tuple[str, ...] = (),
+        accept: Callable[[re.Match, str], bool] | None = None,
+        needles: tuple[str, ...] = (),
+        gate: Callable[[str], bool] | None = None,
+    ) -> None:
+        self.name = name
+        self.pattern = pattern
+        self.strict = strict  # applied even with strict_only=True
+        self.groups = groups  # the first of these that matched is replaced; () = whole match
+        self.accept = accept  # (match, value) -> is it a secret?
+        # Strings of which every match holds at least one; a text with none of them is skipped
+        # (a fast substring test instead of a regular-expression scan). () = always run.
+        self.needles = needles
+        # A quicker test on the lowercased text, true for every text the rule can match; None = none.
+        self.gate = gate
 
 
 # A token must not start in the middle of a longer word ("task-..." is not an "sk-..." key) nor

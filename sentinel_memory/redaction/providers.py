@@ -6,14 +6,17 @@ costs one test of the needles. The shapes are written here from the scanners' de
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from ..values import Value
 
 
-class Format(NamedTuple):
-    name: str
-    body: str  # the key: its fixed prefix, then its shape
-    end: str | None = None  # what must not follow it; None: no letter or digit
-    needles: tuple[str, ...] | None = None  # None: the literal prefixes of body
+class Format(Value):
+    __slots__ = ("name", "body", "end", "needles")
+
+    def __init__(self, name: str, body: str, end: str | None = None, needles: tuple[str, ...] | None = None) -> None:
+        self.name = name
+        self.body = body  # the key: its fixed prefix, then its shape
+        self.end = end  # what must not follow it; None: no letter or digit
+        self.needles = needles  # None: the literal prefixes of body
 
 
 _HEX_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import InvalidInput
@@ -114,8 +114,6 @@ class OpenMemory:
 
 
 Where = OpenMemory | Path | str
-# The names git says the files had (root, files, the oldest recency of the records citing files).
-FormerNames = Callable[[Path, list[str], "str | None"], list[str]]
 
 
 def opened(where: Where) -> OpenMemory:
@@ -200,14 +198,12 @@ def _here() -> str | None:
         return None
 
 
-def strong_matches(
-    where: Where, query: str, files: Sequence[str] = (), limit: int = 3, former_names: FormerNames | None = None
-) -> list[Match]:
+def strong_matches(where: Where, query: str, files: Sequence[str] = (), limit: int = 3) -> list[Match]:
     """The records that match the query and the files (paths about to be read or written) strongly
-    (search/match.py: STRONG), in the search's order, at most `limit`. Read-only and cheap: the kept
-    index, the best-ranked CANDIDATES measured. A bad path is refused as search refuses it.
-    `former_names(root, files, oldest)`: the names git says the files had, when the caller keeps
-    them (the hooks: hooks/renames.py); by default the stale marks' history says."""
+    (search/match.py: STRONG), in the search's order, at most `limit`: what the hooks show
+    (hooks/matches.py strong, over the index a hook reads or builds; tests/test_hooks.py checks that
+    both choose the same records). Read-only and cheap: the kept index, the best-ranked CANDIDATES
+    measured. A bad path is refused as search refuses it."""
     memory = opened(where)
     asked = citations.asked(memory.path.parent.parent, list(files))
     snap = memory.read()
@@ -215,11 +211,8 @@ def strong_matches(
     if not snap.records or not (query_terms or asked) or limit < 1:
         return []
     search_index = memory.index.index_of(snap)
-    if former_names is not None:
-        former = former_names(memory.path.parent.parent, asked, memory.oldest_citing(snap)) if asked else []
-    else:
-        check = checker(memory, snap) if asked else None
-        former = check.former_names(asked) if check is not None else []
+    check = checker(memory, snap) if asked else None
+    former = check.former_names(asked) if check is not None else ()
     return strength.strongest(search_index, query, asked, former, limit)
 
 
