@@ -101,3 +101,20 @@ def test_unknown_fields_are_kept_after_the_known_ones():
     entry = Entry.of({"extra": 1, "id": "a", "type": "log", "meta": {"x": 1, "created": "c"}})
     assert list(entry.record) == ["id", "type", "meta", "extra"]
     assert list(entry.record["meta"]) == ["created", "x"]
+
+
+def test_drafts_compare_by_their_fields_and_a_snapshot_shows_no_bytes():
+    """The record's classes compare, hash and show as the dataclasses they were did (values.py): two
+    drafts of the same text are equal and one set holds them once; a snapshot's repr names its
+    records, not the bytes it was read from, which may be megabytes; a snapshot is not hashed."""
+    from sentinel_memory.record.records import prepare
+    from sentinel_memory.record.snapshot import parse
+
+    one, two = prepare("auth", "m", "l", "", "log"), prepare("auth", "m", "l", "", "log")
+    assert one == two and len({one, two}) == 1 and one != prepare("auth", "m", "other", "", "log")
+    assert one.as_dict()["lesson"] == "l" and repr(one).startswith("Draft(id=")
+    data = (b'{"id":"a","type":"log","topic":"t","missing_context":"m","lesson":"' + b"x" * 5000 + b'"}\n')
+    snap = parse(data)
+    assert "records=" in repr(snap) and "xxxx" in repr(snap) and "raw_bytes" not in repr(snap)
+    with pytest.raises(TypeError):
+        hash(snap)  # mutable: compared, not hashed

@@ -55,6 +55,7 @@ class Snapshot(Value):
         "_topics",
         "_text",
     )
+    UNSHOWN = ("raw_bytes", "edit")
 
     def __init__(
         self,
