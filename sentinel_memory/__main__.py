@@ -97,9 +97,13 @@ def main(argv=None):  # type: (list[str] | None) -> int
         # A client's hook: straight to it, before the command line's imports. It exits 0 (a client
         # may act on another code: Claude Code and Gemini CLI block on 2), but for the one answer
         # that is a block on purpose: Claude Code's stop request (hooks/replies.py keep_going).
+        import gc
         import time
 
         started = time.monotonic()  # its time bound counts its own imports too
+        # A hook lives under a second and builds nothing that is garbage in a cycle: its imports and
+        # the index it reads back would only be scanned again and again (gcpause.py).
+        gc.disable()
         release_interrupts()
         try:
             from .hooks.run import main as hook

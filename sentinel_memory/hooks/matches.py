@@ -58,6 +58,7 @@ SHAPED_BY = (
     "tools/blocks.py",
     "redaction/",
     "hooks/matches.py",
+    "values.py",
 )
 HERE = Path(__file__).resolve().parents[1]
 
