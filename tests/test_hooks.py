@@ -1590,3 +1590,41 @@ def test_a_hook_loads_none_of_the_costly_modules_on_its_usual_paths(repo):
     (repo.path / "src" / "auth.py").write_text("changed\n", encoding="utf-8")
     out, loaded = _loaded_by_hook(repo, "claude", event("claude", STOP, repo, "k-claude"))
     assert STOP_REASON in out and loaded == set()
+
+
+def test_during_an_unfinished_merge_a_lesson_one_side_deleted_is_not_shown(repo):
+    """A merge of the memory without the project's merge driver stops with two-way markers. While
+    git merges it, the hooks read the records as search does, from git's index stages (contract
+    §5.5): a wrong lesson main deleted is not shown before the prompt, before a write, or from the
+    kept index built meanwhile, though the feature branch's side of the markers still holds it."""
+    from gitrepos import put, rec
+
+    from sentinel_memory.hooks import matches
+
+    wrong = rec("auth", "how passwords are hashed", "hash passwords with md5 in verify_token", files=["src/auth.py"])
+    first = rec("auth", "token expiry", "tokens expire after 15 minutes", files=["src/auth.py"])
+    put(repo.memory, wrong, first)
+    repo.commit("two more lessons")
+    repo.git("checkout", "-q", "-b", "feature")
+    put(repo.memory, {**first, "lesson": "tokens expire after 30 minutes", "meta": {**first["meta"],
+                                                                                    "updated": "2026-02-01T00:00:00+00:00"}})
+    repo.commit("feature: longer tokens")
+    repo.git("checkout", "-q", "main")
+    from gitrepos import drop
+
+    drop(repo.memory, wrong["id"])
+    put(repo.memory, {**first, "lesson": "tokens expire after 10 minutes", "meta": {**first["meta"],
+                                                                                    "updated": "2026-02-02T00:00:00+00:00"}})
+    repo.commit("main: shorter tokens, the md5 lesson was wrong")
+    assert repo.git("merge", "--no-edit", "feature", check=False).returncode != 0
+    assert "md5" in repo.memory.read_text(encoding="utf-8") and "<<<<<<<" in repo.memory.read_text(encoding="utf-8")
+
+    prompt = event("claude", PROMPT, repo, "p1", prompt="Fix verify_token in src/auth.py")
+    code, out, _ = hook(repo, "claude", prompt)
+    assert LESSON in out and "md5" not in out
+    code, out, _ = hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "w1"))
+    assert LESSON in out and "md5" not in out
+    matches.build(repo.memory)
+    assert matches.fresh(repo.memory) and wrong["id"] not in {e.id for e in matches.kept(repo.memory).index.entries}
+    code, out, _ = hook(repo, "claude", {**prompt, "session_id": "p2"})
+    assert LESSON in out and "md5" not in out

@@ -32,11 +32,10 @@ def for_prompt(memory_file, prompt: str, session, cwd: str | None = None) -> str
     if copy is not None:  # the records as shown are in the copy: the credential rules are not loaded
         found = [copy.shown(m.record) for m in kept.strong(memory_file, prompt, files, limit, copy.index)]
     else:  # a small memory (below matches.WARM_FROM), or its copy not built yet: indexed here
-        from ..record import store
         from ..search.index import index_of
 
         kept.warm_later(memory_file)
-        strong = kept.strong(memory_file, prompt, files, limit, index_of(store.read(memory_file)))
+        strong = kept.strong(memory_file, prompt, files, limit, index_of(kept.read(memory_file)))
         if strong:  # the credential rules load only for a record to show
             from ..tools.blocks import without_credentials
 
@@ -60,10 +59,9 @@ def for_write(root, paths: list[str], session, moment: str) -> str | None:
     if copy is not None:
         entries, shown_as = copy.index.entries, copy.shown
     else:
-        from ..record import store
         from ..tools.blocks import without_credentials
 
-        entries, shown_as = list(store.read(root.memory_file).records.values()), without_credentials
+        entries, shown_as = list(matches.read(root.memory_file).records.values()), without_credentials
     names = set(paths)
     citing = [e.record for e in entries if isinstance(e.record.get("files"), list)]
     if not citing:

@@ -31,6 +31,7 @@ from . import state
 
 TYPE_CHECKING = False  # (typing costs an import a hook need not pay: mypy reads this as True)
 if TYPE_CHECKING:
+    from ..record.snapshot import Snapshot
     from ..search.index import SearchIndex
     from ..search.match import Match
 
@@ -108,6 +109,21 @@ def _stamp(data: bytes) -> bytes:
     return state.digest(_code() + b"\0" + data).encode() + b"\n"
 
 
+def read(memory: Path) -> Snapshot:
+    """The memory file's records as the tools read them: while git merges it and its conflict has
+    two sides only, the records git's index stages give (a record one side deleted stays deleted;
+    docs/contract.md §5.5). git/drivers.py is loaded only for such a file."""
+    from ..record import store
+
+    return store.MemoryFile(memory, _index_stages).read()
+
+
+def _index_stages(path: Path) -> tuple[bytes, bytes, bytes] | None:
+    from ..git.drivers import index_stages
+
+    return index_stages(path)
+
+
 def _memory_bytes(memory: Path) -> bytes | None:
     """The memory file's bytes as the store reads them: never through a .context/ that is a link
     (a project's .context/ linked to another project's would get that project's kept index)."""
@@ -169,7 +185,6 @@ def _starts_with(path: str, head: bytes) -> bool:
 
 def build(memory: Path) -> None:
     """Build the index of the memory file and keep it (what `hook --warm` runs)."""
-    from ..record import store
     from ..search import index
 
     if too_big(memory):
@@ -187,7 +202,7 @@ def build(memory: Path) -> None:
             current = None
         if current is not None and current.startswith(head):
             return
-        snap = store.read(memory)
+        snap = read(memory)
         if _memory_bytes(memory) != data:
             return  # changed while it was read: the next hook starts another builder
         built = index.index_of(snap)
@@ -207,9 +222,7 @@ def oldest_citing(memory: Path) -> str | None:
     copy = kept(memory)
     if copy is not None:
         return oldest(e.record for e in copy.index.entries)
-    from ..record import store
-
-    return oldest(e.record for e in store.read(memory).records.values())
+    return oldest(e.record for e in read(memory).records.values())
 
 
 def _redacted(built: SearchIndex) -> dict[str, dict]:
