@@ -213,14 +213,15 @@ def to_line(record: dict) -> str:
 
 def json_text(value: object) -> str:
     """JSON on one line: UTF-8 text as itself, but the line breaks JSON leaves raw (U+2028, U+2029,
-    U+0085) escaped, which some readers would split a line at."""
+    U+0085) escaped, which some readers would split a line at, and a lone surrogate, which UTF-8
+    cannot hold, escaped as JSON writes it (\\ud800)."""
     text = json.dumps(value, ensure_ascii=False)
     for raw, escaped in _LINE_BREAKERS.items():
         if raw in text:
             text = text.replace(raw, escaped)
     try:
         text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate a hand edit left ("\ud800" in the file): escaped so again
+    except UnicodeEncodeError:  # a lone surrogate a hand edit left ("\ud800" in the file)
         import re
 
         text = re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
