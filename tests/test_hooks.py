@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import forkrun
-from gitrepos import env, logged, make_repo  # noqa: F401 (env: a fixture)
+from gitrepos import MEMORY, env, logged, make_repo  # noqa: F401 (env: a fixture)
 from sentinel_memory.hooks.run import STOP_REASON
 from sentinel_memory.setup.hookconfig import AFTER_WRITE, BEFORE_WRITE, PROMPT, STOP, answer_moment, reply_moment
 
@@ -1592,12 +1592,14 @@ def test_a_hook_loads_none_of_the_costly_modules_on_its_usual_paths(repo):
     assert STOP_REASON in out and loaded == set()
 
 
-def test_during_an_unfinished_merge_a_lesson_one_side_deleted_is_not_shown(repo):
+def test_during_an_unfinished_merge_a_lesson_one_side_deleted_is_not_shown(repo, tmp_path):
     """A merge of the memory without the project's merge driver stops with two-way markers. While
     git merges it, the hooks read the records as search does, from git's index stages (contract
-    §5.5): a wrong lesson main deleted is not shown before the prompt, before a write, or from the
-    kept index built meanwhile, though the feature branch's side of the markers still holds it."""
-    from gitrepos import put, rec
+    §5.5): a wrong lesson main deleted is not shown before the prompt or before a write, though the
+    feature branch's side of the markers still holds it. No index copy is kept of a file in
+    conflict (`git checkout -m` brings the stages back with the same bytes), and when git is too
+    slow to give the stages within the hook's bound, the hook says nothing rather than both sides."""
+    from gitrepos import drop, put, rec
 
     from sentinel_memory.hooks import matches
 
@@ -1606,15 +1608,13 @@ def test_during_an_unfinished_merge_a_lesson_one_side_deleted_is_not_shown(repo)
     put(repo.memory, wrong, first)
     repo.commit("two more lessons")
     repo.git("checkout", "-q", "-b", "feature")
-    put(repo.memory, {**first, "lesson": "tokens expire after 30 minutes", "meta": {**first["meta"],
-                                                                                    "updated": "2026-02-01T00:00:00+00:00"}})
+    put(repo.memory, {**first, "lesson": "tokens expire after 30 minutes",
+                      "meta": {**first["meta"], "updated": "2026-02-01T00:00:00+00:00"}})
     repo.commit("feature: longer tokens")
     repo.git("checkout", "-q", "main")
-    from gitrepos import drop
-
     drop(repo.memory, wrong["id"])
-    put(repo.memory, {**first, "lesson": "tokens expire after 10 minutes", "meta": {**first["meta"],
-                                                                                    "updated": "2026-02-02T00:00:00+00:00"}})
+    put(repo.memory, {**first, "lesson": "tokens expire after 10 minutes",
+                      "meta": {**first["meta"], "updated": "2026-02-02T00:00:00+00:00"}})
     repo.commit("main: shorter tokens, the md5 lesson was wrong")
     assert repo.git("merge", "--no-edit", "feature", check=False).returncode != 0
     assert "md5" in repo.memory.read_text(encoding="utf-8") and "<<<<<<<" in repo.memory.read_text(encoding="utf-8")
@@ -1625,6 +1625,23 @@ def test_during_an_unfinished_merge_a_lesson_one_side_deleted_is_not_shown(repo)
     code, out, _ = hook(repo, "claude", event("claude", BEFORE_WRITE, repo, "w1"))
     assert LESSON in out and "md5" not in out
     matches.build(repo.memory)
-    assert matches.fresh(repo.memory) and wrong["id"] not in {e.id for e in matches.kept(repo.memory).index.entries}
+    assert matches.kept(repo.memory) is None and matches.fresh(repo.memory), "no copy of a file in conflict"
+    repo.git("checkout", "-m", "--", MEMORY)  # the conflict made again, as `checkout -m` writes it
+    conflicted = repo.data()
+    repo.git("add", MEMORY)  # the stages gone, the bytes the same: both sides are read (as search reads them)
+    matches.build(repo.memory)
+    repo.git("checkout", "-m", "--", MEMORY)  # the stages back, the bytes the same
+    assert repo.data() == conflicted
     code, out, _ = hook(repo, "claude", {**prompt, "session_id": "p2"})
     assert LESSON in out and "md5" not in out
+
+    slow = tmp_path / "slow-git"
+    slow.mkdir()
+    (slow / "git").write_text(f'#!/bin/sh\nfor a in "$@"; do [ "$a" = ls-files ] && {{ sleep 5; break; }}; done\n'
+                              f'exec "{shutil.which("git")}" "$@"\n', encoding="utf-8")
+    (slow / "git").chmod(0o755)
+    slow_env = {"PATH": f"{slow}{os.pathsep}{os.environ['PATH']}", "SENTINEL_MEMORY_HOOK_TIME": "1.5"}
+    for moment in (PROMPT, BEFORE_WRITE):
+        code, out, _ = hook(repo, "claude", event("claude", moment, repo, f"slow-{moment}",
+                                                  prompt="Fix verify_token in src/auth.py"), **slow_env)
+        assert code == 0 and "md5" not in out, moment

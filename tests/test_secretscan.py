@@ -351,14 +351,17 @@ def test_scan_walks_a_record_nested_as_deep_as_the_reader_allows(tmp_path):
 
 def test_scan_redact_keeps_a_hand_written_record_whose_text_holds_a_lone_surrogate(tmp_path):
     """A record written by hand (or in a cloned repository) may hold "\\ud800", a lone surrogate no
-    write accepts. `scan --redact` redacts the key beside it and writes the record back, the
-    surrogate escaped as it was: no traceback, nothing lost, the file still read whole."""
+    write accepts. `doctor` reads it; `scan --redact` redacts the key beside it and writes the
+    record back, the surrogate escaped as it was: no traceback, nothing lost, the file read whole."""
     path = tmp_path / ".context" / "memory_log.jsonl"
     path.parent.mkdir()
     key = "AKIA" + "Q7RZ3M9XK2P4W8N6"  # the shape of an AWS access key id, built here
     hand = {"id": "zz02", "type": "log", "topic": "long\ud800", "missing_context": "m\udfff", "lesson": key,
             "ask_next_time": "", "meta": {"created": CREATED}}
     path.write_bytes(json.dumps(hand).encode("ascii") + b"\n")  # the file holds the escapes, as written
+    doctor = subprocess.run([sys.executable, str(ROOT / "server.py"), "--project", str(tmp_path), "doctor"],
+                            capture_output=True, text=True, timeout=60)
+    assert "Traceback" not in doctor.stderr and "1 record" in doctor.stdout, doctor.stdout + doctor.stderr
     done = subprocess.run([sys.executable, str(ROOT / "server.py"), "--project", str(tmp_path), "scan", "--redact"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr

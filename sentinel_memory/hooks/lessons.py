@@ -34,8 +34,10 @@ def for_prompt(memory_file, prompt: str, session, cwd: str | None = None) -> str
     else:  # a small memory (below matches.WARM_FROM), or its copy not built yet: indexed here
         from ..search.index import index_of
 
-        kept.warm_later(memory_file)
-        strong = kept.strong(memory_file, prompt, files, limit, index_of(kept.read(memory_file)))
+        snap = kept.read(memory_file)
+        if not snap.conflict_regions:  # (no copy is kept of a file in conflict)
+            kept.warm_later(memory_file)
+        strong = kept.strong(memory_file, prompt, files, limit, index_of(snap))
         if strong:  # the credential rules load only for a record to show
             from ..tools.blocks import without_credentials
 

@@ -119,9 +119,18 @@ def read(memory: Path) -> Snapshot:
 
 
 def _index_stages(path: Path) -> tuple[bytes, bytes, bytes] | None:
+    """git's index stages of the file; raises TimeoutError when the hook's time bound cut git short
+    (the records would be both sides' whole, a lesson one side deleted among them: nothing is said)."""
+    import time
+
+    from ..git import command
     from ..git.drivers import index_stages
 
-    return index_stages(path)
+    stages = index_stages(path)
+    deadline = command.ends_by()
+    if stages is None and deadline is not None and time.monotonic() >= deadline:
+        raise TimeoutError("git's index stages of the conflicted memory file were not read in time")
+    return stages
 
 
 def _memory_bytes(memory: Path) -> bytes | None:
@@ -132,10 +141,11 @@ def _memory_bytes(memory: Path) -> bytes | None:
 
 
 def kept(memory: Path) -> Copy | None:
-    """The kept copy for the memory file as it is now, or None (no valid copy)."""
+    """The kept copy for the memory file as it is now, or None (no valid copy; none is kept for a
+    file with conflict markers)."""
     try:
         data = _memory_bytes(memory)
-        if data is None:
+        if data is None or _conflicted(data):
             return None
         path = where(memory)
         head = FORMAT + _stamp(data)
@@ -164,9 +174,17 @@ def fresh(memory: Path) -> bool:
         path = where(memory)
     except (MemoryToolError, OSError, state.Unavailable):
         return True  # nothing a builder could do better
-    if data is None:
+    if data is None or _conflicted(data):
         return True
     return _starts_with(path, FORMAT + _stamp(data))
+
+
+def _conflicted(data: bytes) -> bool:
+    """Whether the memory file's bytes hold a conflict region. Its records then depend on git's
+    index stages as much as on its bytes (`git checkout -m` brings the stages back, `git add` takes
+    them away, the bytes unchanged), so no copy is kept or read for it: the hook indexes the file
+    itself, reading the stages (read()), until the merge is over."""
+    return data.lstrip(b"\xef\xbb\xbf").startswith(b"<<<<<<<") or b"\n<<<<<<<" in data
 
 
 def _starts_with(path: str, head: bytes) -> bool:
@@ -193,7 +211,7 @@ def build(memory: Path) -> None:
     state.made(os.path.dirname(path))  # not through a link (kept() reads only a private copy)
     with disk.locked(path, 0):  # one builder at a time; the others leave at once
         data = _memory_bytes(memory)
-        if data is None:
+        if data is None or _conflicted(data):
             return
         head = FORMAT + _stamp(data)
         try:
@@ -216,13 +234,16 @@ def build(memory: Path) -> None:
 
 def oldest_citing(memory: Path) -> str | None:
     """The oldest recency of the memory's records that cite files (hooks/renames.py's `since`):
-    from the kept copy when it is valid (no second parse of a large memory), else from the file."""
+    from the kept copy when it is valid (no second parse of a large memory), else from the file
+    (while git merges it, both sides' records: no git runs before the renames' lock is taken)."""
     from ..git.staleness import oldest_citing as oldest
 
     copy = kept(memory)
     if copy is not None:
         return oldest(e.record for e in copy.index.entries)
-    return oldest(e.record for e in read(memory).records.values())
+    from ..record import store
+
+    return oldest(e.record for e in store.read(memory).records.values())
 
 
 def _redacted(built: SearchIndex) -> dict[str, dict]:

@@ -123,7 +123,10 @@ def _memory_file(path: Path) -> list[tuple[str, str]]:
             (WARN, "the file is not in canonical form (order, BOM, CRLF or spacing): the next write normalises it")
         )
     over = sum(
-        any(isinstance(e.record.get(k), str) and len(e.record[k].encode()) > n for k, n in LIMITS.items())
+        any(
+            isinstance(e.record.get(k), str) and len(e.record[k].encode("utf-8", "surrogatepass")) > n
+            for k, n in LIMITS.items()
+        )
         for e in snap.records.values()
     )
     if over:
