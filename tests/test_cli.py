@@ -611,6 +611,28 @@ def test_a_refresh_keeps_the_fields_left_out_and_says_what_changed(project):
     assert ids_in_file(project) == [rid]
 
 
+def test_a_refresh_of_a_hand_edited_record_says_which_stored_text_to_replace(project):
+    """A stored field holding a lone surrogate (a hand edit; the file keeps it as a JSON escape)
+    cannot be carried over by a refresh that leaves it out: the refusal names the record and the
+    flag, not a value the person never typed, and giving that flag saves the refresh."""
+    rid = logged_id(project, "auth", "token refresh", "refresh before expiry", "--ask-next-time", "which clock?")
+    text = memory(project).read_text(encoding="utf-8")
+    memory(project).write_text(text.replace("which clock?", "which \\ud800 clock?"), encoding="utf-8")
+    edited = memory(project).read_bytes()
+
+    refused = run(project, "log", "--topic", "auth", "--missing-context", "token refresh", "--lesson", "renew early",
+                  check_rc=2)
+    unchanged = memory(project).read_bytes()
+    fixed = run(project, "log", "--topic", "auth", "--missing-context", "token refresh", "--lesson", "renew early",
+                "--ask-next-time", "which clock source?")
+
+    assert f"the record {rid} holds a lone surrogate in its ask_next_time" in refused.stderr
+    assert "give --ask-next-time to replace" in refused.stderr and "Nothing was saved." in refused.stderr
+    assert unchanged == edited
+    assert "updated:" in fixed.stdout and _stored(project, rid)["ask_next_time"] == "which clock source?"
+    assert _stored(project, rid)["lesson"] == "renew early"
+
+
 def test_a_new_record_that_nearly_repeats_one_names_it_and_how_to_refresh_it(project):
     """`Payment` for `payment` or a trailing full stop makes a new record (the id is exact), and the
     output names the near-identical one; a new lesson needs --lesson."""

@@ -130,6 +130,7 @@ def cmd_log(root, args) -> int:
             "Nothing was saved."
         )
     ask = args.ask_next_time if args.ask_next_time is not None else (old or {}).get("ask_next_time", "")
+    _carried_is_text(old, args)
     files = None if args.files is None else from_here(root.path, args.files)
     if files:
         check_from_here(root.path, args.files, files)
@@ -161,6 +162,27 @@ def cmd_log(root, args) -> int:
         for twin in twins:
             print(console.near_twin_line(twin, logged.record["id"]))
     return 0
+
+
+def _carried_is_text(old: dict | None, args) -> None:
+    """Refuse, naming the stored record and the flag that replaces it, a field left out whose stored
+    value cannot be written as UTF-8 (a lone surrogate a hand edit left; the file keeps it escaped):
+    the person did not type it, so the usual message about their value would mislead."""
+    if old is None:
+        return
+    for name in ("missing_context", "lesson", "ask_next_time"):
+        value = old.get(name)
+        if getattr(args, name) is not None or not isinstance(value, str):
+            continue
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            flag = "--" + name.replace("_", "-")
+            raise InvalidInput(
+                f"the record {old['id']} holds a lone surrogate in its {name} (a hand edit can leave one), which "
+                f'cannot be written back; give {flag} to replace that text (an explicit "" clears it). '
+                "Nothing was saved."
+            ) from None
 
 
 def cmd_stale(root, args) -> int:
