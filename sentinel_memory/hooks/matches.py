@@ -10,7 +10,9 @@ the next prompt is fast; a session's first hook starts it too. Beside the index 
 the records whose shown text the credential rules change, as shown (tools/blocks.py
 without_credentials; usually none), so that a hook answering from it never loads those rules. A memory file under WARM_FROM bytes
 is indexed in the hook itself (milliseconds) and no builder starts: a process and a file in the
-user's cache would cost more than they save. The copy is read only when it is a
+user's cache would cost more than they save. Past HOOK_MAX the prompt hook looks nothing up and no
+copy is kept; nor is one kept of a file with a conflict region, whose records hang on git's index
+stages (read as search reads them). The copy is read only when it is a
 regular file of this user in a folder only they can enter (pickle runs what its bytes say: the
 same trust as the user's own shell files); anything odd and it is rebuilt.
 
