@@ -615,6 +615,31 @@ def test_a_key_with_a_character_that_shows_nothing_inside_is_still_redacted(hidd
     assert redact(f"family 👨\u200d👩 and a{hidden}b") == (f"family 👨\u200d👩 and a{hidden}b", 0)
 
 
+SEGMENTED_KEYS = {
+    **{f"Slack {prefix[:4]}": key for prefix, key in SLACK.items()},
+    "Slack app": SLACK_APP,
+    "GitHub fine-grained": GITHUB_PAT,
+    "JWT": JWT,
+    "Anthropic": ANTHROPIC,
+    "OpenAI project": OPENAI_PROJECT,
+    "GitLab": GITLAB,
+    "Google OAuth": GOOGLE_OAUTH,
+}
+
+
+@pytest.mark.parametrize("hidden", ["\u200b", "\u00ad", "\u2060", "\ufeff", "\x1b[0m"],
+                         ids=["zero-width space", "soft hyphen", "word joiner", "BOM", "colour reset"])
+@pytest.mark.parametrize("name", SEGMENTED_KEYS)
+def test_a_key_with_a_hidden_character_at_a_segment_boundary_is_redacted_whole(name, hidden):
+    """An editor puts a soft hyphen or a zero-width space where a key breaks (before or after a -,
+    _ or .): a rule that matches the part before it must not leave the part after it, the secret,
+    in view. Every boundary of each key that has segments."""
+    key = SEGMENTED_KEYS[name]
+    cuts = [i for i in range(1, len(key)) if key[i - 1] in "-_." or key[i] in "-_."]
+    left = {i: redact(f"use {key[:i]}{hidden}{key[i:]} here") for i in cuts}
+    assert cuts and {i: got for i, got in left.items() if got != ("use [REDACTED] here", 1)} == {}
+
+
 def test_every_rule_is_named_and_compiled_once():
     """The rule table is the whole policy: unique names, compiled patterns."""
     names = [rule.name for rule in RULES]

@@ -51,6 +51,27 @@ def test_scan_reports_where_and_which_rule_but_never_the_value(tmp_path):
     assert GITHUB not in repr(findings)
 
 
+def test_scan_finds_the_rest_of_a_key_an_earlier_version_left_after_a_hidden_character(tmp_path):
+    """Before the fix, a key with a zero-width space or a soft hyphen where it breaks was stored as
+    [REDACTED] and that character, then the key's secret part: scan reports it in every field,
+    --redact replaces it; a [REDACTED] followed by such a character and a short word is kept."""
+    path = tmp_path / ".context" / "memory_log.jsonl"
+    rest = "Zq8Wv3" + "Rt6Yu9Io2Pa5Sd7Fg1"
+    left = record("alerts", f"the bot posts with [REDACTED]\u200b{rest}", "ask ops",
+                  ask=f"still [REDACTED]\u00ad{rest}?")
+    kept = record("notes", "a [REDACTED]\u200bkey was here", "fine")
+    write(path, left, kept)
+
+    findings = scan(path)
+    redact_file(path)
+
+    assert findings == [Finding(left["id"], "missing_context", "rest_of_a_key"),
+                        Finding(left["id"], "ask_next_time", "rest_of_a_key")]
+    text = path.read_text(encoding="utf-8")
+    assert rest not in text and "the bot posts with [REDACTED]" in text and to_line(kept) in text
+    assert scan(path) == []
+
+
 def test_scan_uses_the_strict_rules_on_topic_and_ask_next_time(tmp_path):
     """topic and ask_next_time get only provider formats: a keyword assignment there is not reported."""
     path = tmp_path / "memory_log.jsonl"

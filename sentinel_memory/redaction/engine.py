@@ -91,13 +91,30 @@ _HIDDEN = re.compile(
 
 def _unhidden(text: str, strict_only: bool) -> tuple[str, list[str]]:
     """_apply; and when the text holds characters that show nothing, _apply of the text without
-    them too: if that finds more values (a key with a zero-width space inside, which the rules see
-    as two words and a reader copies whole), the text is that one, redacted, those characters gone."""
+    them too: if that finds more values, or leaves less of the text in view (a key with a
+    zero-width space inside, which the rules see as two words and a reader copies whole: a rule
+    that matches its front alone would leave the secret part after that character), the text is
+    that one, redacted, those characters gone."""
     redacted, names = _apply(text, strict_only)
     if not _HIDDEN.search(text):
         return redacted, names
     bare, found = _apply(_HIDDEN.sub("", text), strict_only)
-    return (bare, found) if len(found) > len(names) else (redacted, names)
+    if len(found) > len(names) or _in_view(bare) < _in_view(_HIDDEN.sub("", redacted)):
+        return bare, found
+    if REDACTED in redacted:  # what a version before this check stored: the rest of a key kept in view
+        redacted, rests = _REST_OF_A_KEY.subn(REDACTED, redacted)
+        names = names + ["rest_of_a_key"] * rests
+    return redacted, names
+
+
+# [REDACTED], a character that shows nothing, then what a key's rest looks like: a version before
+# _in_view was counted redacted the part of a key before such a character and stored the rest.
+_REST_OF_A_KEY = lazy(r"\[REDACTED\](?:" + _HIDDEN.pattern + r")+[A-Za-z0-9+/=_\-]{8,}")
+
+
+def _in_view(text: str) -> int:
+    """How many characters of a redacted text are left in view: those outside [REDACTED]."""
+    return len(text) - text.count(REDACTED) * len(REDACTED)
 
 
 # A PEM block whose body is public: a public key, a certificate, a request for one.
