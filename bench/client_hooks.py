@@ -510,7 +510,7 @@ def memory_for(gitdir: str, size: int) -> tuple[list, dict]:
     commits = sq.history(gitdir, revision or "HEAD")
     common = sq.common_files(commits)
     end = len(commits) - 50
-    window = commits[end - size : end]
+    window = commits[max(0, end - size) : end]  # a short history: all it has before the last 50
     entries = [sq.record_of(c, common) for c in window]
     by_file: dict[str, list[str]] = {}
     for e in entries:  # the files each record cites (a commit of many files cites its first ten)

@@ -83,8 +83,15 @@ class PlainArgumentErrors(Middleware):
                     fields.append(f"{where}: {err.get('msg', 'invalid')}")
             summary = "; ".join(fields[:5]) or "the arguments do not match the tool's schema"
             name = context.message.name
-            outcome = "Nothing was searched." if name == "search_memory" else "Nothing was saved."
+            outcome = OUTCOMES.get(name, "Nothing was saved.")
             raise ToolError(f"Invalid arguments for {name}: {summary}. {outcome}") from None
+
+
+# What a refused call did not do, as each tool's own refusals end (compact_memory writes nothing).
+OUTCOMES = {
+    "search_memory": "Nothing was searched.",
+    "compact_memory": "Nothing was read; compact_memory changes nothing.",
+}
 
 
 class _SessionState:

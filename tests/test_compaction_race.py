@@ -155,6 +155,15 @@ def test_a_version_that_is_not_the_right_shape_is_a_bare_id_and_repeats_count_on
     assert "Not in the file" in answer and f"{rid}@zz" in answer  # not an id the file holds
 
 
+def test_a_missing_source_is_named_as_the_caller_gave_it(tmp_path):
+    """A source the file does not hold is repeated with the version the caller gave (contract
+    §4.3), so that the caller can tell which of its ids it was."""
+    path = memory_path(tmp_path)
+    answer = log(path, "ui", "", "one font family", type="principle",
+                 source_ids=["nonexistent", "", "0123456789abcdef@0a1b2c3d"])
+    assert "nothing to delete: nonexistent, 0123456789abcdef@0a1b2c3d." in answer
+
+
 @pytest.mark.anyio
 async def test_two_sessions_a_correction_from_the_other_survives_the_principle(tmp_path, forked_connect, memory_file):
     """Two real servers over stdio on one project: session B corrects a record after session A's

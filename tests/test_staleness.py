@@ -108,6 +108,7 @@ def test_a_commit_that_changes_a_cited_file_marks_only_the_records_that_cite_it(
     assert "Verify before applying; if it still holds, log it again to refresh it." in line
     assert "\nstale: " not in by[AUTH["id"]] and "\nstale: " not in by[PLAIN["id"]]
     assert "lesson: send the idempotency key" in by[PAY["id"]]  # the lesson is still shown
+    assert "1 record listed above cites files that commits changed after it was written" in after
 
 
 def test_a_commit_dated_before_the_record_and_uncommitted_edits_do_not_mark_it(tmp_path, env):
@@ -155,7 +156,9 @@ def test_a_deleted_file_and_a_renamed_file_say_so(tmp_path, env):
     repo.git("mv", "src/payments.py", "src/billing.py")
     again = commit_at(repo, "rename again", T3)
 
-    by = blocks(answers.search(repo.memory, "refund login"))
+    found = answers.search(repo.memory, "refund login")
+    by = blocks(found)
+    assert "2 records listed above cite files that commits changed after they were written" in found
     assert f"src/auth.py was deleted (1 commit since; latest {deleted} on 2026-02-01)" in by[AUTH["id"]]
     assert f"src/pay.py was renamed to src/billing.py (2 commits since; latest {again} on {T3[:10]})" \
         in by[PAY["id"]]

@@ -141,7 +141,9 @@ def _problems(field: str, arguments: dict, text: str) -> list[str]:
 
 
 async def test_every_invalid_call_is_a_plain_error_that_changes_nothing(inprocess, project, memory_file):
-    """Each invalid log_memory call is a tool error naming the field and saying nothing was saved, and no file changes."""
+    """Each invalid log_memory call is a tool error naming the field and saying nothing was saved, and no file
+    changes; an invalid compact_memory call names its argument and does not say it saved nothing (it writes
+    nothing)."""
     problems = []
     async with inprocess(project) as server:
 
@@ -164,10 +166,12 @@ async def test_every_invalid_call_is_a_plain_error_that_changes_nothing(inproces
         await server.ok("log_memory", topic="t", missing_context="m", lesson="l")
         await check_all("existing memory")
 
-        for bad in (0, True, "5"):
-            compact = await server.call("compact_memory", compact_threshold=bad)
-            if not compact.is_error or "compact_threshold" not in compact.content[0].text:
-                problems.append(f"compact_memory(compact_threshold={bad!r}): {compact.content[0].text[:200]}")
+        for arguments in ({"compact_threshold": 0}, {"compact_threshold": True}, {"compact_threshold": "5"},
+                          {"target_topic": 5}):
+            compact = await server.call("compact_memory", **arguments)
+            text = compact.content[0].text
+            if not compact.is_error or next(iter(arguments)) not in text or "saved" in text:
+                problems.append(f"compact_memory({arguments}), which writes nothing: {text[:200]}")
     assert not problems, "\n".join(problems)
 
 

@@ -316,7 +316,7 @@ def upsert(
     in_place = old is not None and is_principle(old.record) != is_principle(stored.record)  # a log folded in place
     status = "saved" if old is None or in_place else "unchanged" if stored is old else "updated"
     deleted = [i for i in sources if i in before.records and i not in after.records] + ([draft.id] if in_place else [])
-    missing = [i for i in sources if i not in before.records]
+    missing = [i if wanted[i] is None else f"{i}@{wanted[i]}" for i in sources if i not in before.records]  # as given
     changed = [after.records[i].record for i in sources if i in after.records]
     logs, principles = after.counts()
     return Logged(

@@ -235,7 +235,8 @@ def search_answer(found: Found) -> str:
         tail.insert(
             0,
             f"STALE: {plural(found.stale, 'record')} listed above {'cites' if found.stale == 1 else 'cite'} "
-            "files that commits changed after it was written (the `stale:` line says which). " + STALE_ADVICE,
+            f"files that commits changed after {'it was' if found.stale == 1 else 'they were'} written "
+            "(the `stale:` line says which). " + STALE_ADVICE,
         )
     if found.left_out:
         tail.insert(0, left_out_notice(found))
