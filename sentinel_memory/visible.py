@@ -18,12 +18,13 @@ from .lazy import lazy
 
 # Unicode's Cc, Cf, Zl, Zp and Cs characters, spelt out: computing them from unicodedata would cost
 # every command's start. tests/test_visible.py checks the list against this Python's Unicode.
-_HIDDEN = (
-    "\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
-    "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff"
-    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-    "\U000e0001\U000e0020-\U000e007f"
+# FORMAT (Cf) is also what the redaction removes from a key it finds split (redaction/engine.py).
+FORMAT = (
+    "\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+    "\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
 )
+_HIDDEN = "\x00-\x08\x0b-\x1f\x7f-\x9f" + FORMAT + "\u2028\u2029\ud800-\udfff"
 # (Compiled when a text first holds a character that is not printable: str.isprintable() is false
 # for each of them, and for the tab and the line feed.)
 _ONE_LINE = lazy(f"[\t\n{_HIDDEN}]")

@@ -627,8 +627,9 @@ SEGMENTED_KEYS = {
 }
 
 
-@pytest.mark.parametrize("hidden", ["\u200b", "\u00ad", "\u2060", "\ufeff", "\x1b[0m"],
-                         ids=["zero-width space", "soft hyphen", "word joiner", "BOM", "colour reset"])
+@pytest.mark.parametrize("hidden", ["\u200b", "\u00ad", "\u2060", "\ufeff", "\x1b[0m", "\U000e0020", "\x85"],
+                         ids=["zero-width space", "soft hyphen", "word joiner", "BOM", "colour reset", "tag space",
+                              "C1 next line"])
 @pytest.mark.parametrize("name", SEGMENTED_KEYS)
 def test_a_key_with_a_hidden_character_at_a_segment_boundary_is_redacted_whole(name, hidden):
     """An editor puts a soft hyphen or a zero-width space where a key breaks (before or after a -,
@@ -638,6 +639,15 @@ def test_a_key_with_a_hidden_character_at_a_segment_boundary_is_redacted_whole(n
     cuts = [i for i in range(1, len(key)) if key[i - 1] in "-_." or key[i] in "-_."]
     left = {i: redact(f"use {key[:i]}{hidden}{key[i:]} here") for i in cuts}
     assert cuts and {i: got for i, got in left.items() if got != ("use [REDACTED] here", 1)} == {}
+
+
+@pytest.mark.parametrize("name", [name for name in SEGMENTED_KEYS if "_" in SEGMENTED_KEYS[name]] + ["GitHub"])
+def test_a_key_whose_underscores_a_markdown_converter_escaped_is_redacted_whole(name):
+    """HTML turned into Markdown writes `_` as `\\_`, inside a key too (`ghp\\_...`): the key is
+    redacted whole; an escaped underscore in prose stays."""
+    key = SEGMENTED_KEYS.get(name, GITHUB["ghp"])
+    assert redact(f"set it to {key.replace('_', chr(92) + '_')} now") == ("set it to [REDACTED] now", 1)
+    assert redact("the snake\\_case names in C:\\_build") == ("the snake\\_case names in C:\\_build", 0)
 
 
 def test_every_rule_is_named_and_compiled_once():

@@ -31,6 +31,7 @@ import re
 from urllib.parse import quote, unquote
 
 from ..lazy import lazy
+from ..visible import FORMAT
 from .formats import REDACTED, Rule
 from .forms import FORM_RULES
 from .logins import LOGIN_RULES
@@ -81,11 +82,14 @@ def rules_hit(text: str, *, strict_only: bool = False) -> list[str]:
 
 
 # Characters that show nothing, inside a key (pasted from a page or a chat, or put there to hide
-# it): zero-width and other format characters, the soft hyphen, NUL and the other C0 controls but
-# tab and line breaks, DEL, and a terminal's colour or cursor sequences.
+# it): Unicode's format characters (visible.py FORMAT: zero-width, BiDi, the soft hyphen, the
+# tags), the invisible joiner, fillers and variation selectors, NUL and the other C0 controls but
+# tab and line breaks, DEL and the C1 controls, a terminal's colour or cursor sequences, and the
+# backslash Markdown converters write before an underscore (`ghp\_...`).
 _HIDDEN = re.compile(
-    r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5"
-    r"\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]"
+    r"\x1b\[[0-9;?]*[ -/]*[@-~]|\\(?=_)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+    + FORMAT
+    + "\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]"
 )
 
 
