@@ -650,6 +650,34 @@ def test_a_key_whose_underscores_a_markdown_converter_escaped_is_redacted_whole(
     assert redact("the snake\\_case names in C:\\_build") == ("the snake\\_case names in C:\\_build", 0)
 
 
+GENERATED_PASSWORD = "RqZb" + "l5K&#CR%ZNqh;vL,p8)"  # a password manager's symbols
+
+
+@pytest.mark.parametrize("line", [
+    "DB_PASSWORD={}",
+    "export DB_PASSWORD={}",
+    "database:\n  password: {}\n  host: db",
+    "services:\n  db:\n    environment:\n      - MYSQL_ROOT_PASSWORD={}",
+    "DB_PASSWORD={}   # rotated in March",
+], ids=["env", "export", "YAML", "compose list", "env with a comment"])
+def test_a_generated_password_alone_on_its_setting_line_is_redacted_whole(line):
+    """An unquoted value on a line of its own (.env, YAML, compose) runs to the line's end, through
+    & ; , ( and the like, which end a value in prose: none of it stays in view."""
+    text, count = redact(line.format(GENERATED_PASSWORD))
+    assert count == 1 and text == line.format("[REDACTED]")
+
+
+def test_a_value_that_is_not_alone_on_its_line_still_ends_where_it_did():
+    """A form body keeps its other fields, a call that asks for a password and a line of code are
+    code, and in prose a value ends at the first , ; & as before."""
+    assert redact("password=hunter2x&user=bob") == ("password=[REDACTED]&user=bob", 1)
+    assert redact("password=getpass.getpass()") == ("password=getpass.getpass()", 0)
+    assert redact("  password = get_password()") == ("  password = get_password()", 0)
+    code = "const config = {\n  apiKey: import.meta.env.VITE_API_KEY,\n  secret: process.env.SECRET;\n}"
+    assert redact(code) == (code, 0)  # a line's last comma or semicolon is code's, not the value's
+    assert redact("we set password=Kx9mQ2vL;restart it") == ("we set password=[REDACTED];restart it", 1)
+
+
 def test_every_rule_is_named_and_compiled_once():
     """The rule table is the whole policy: unique names, compiled patterns."""
     names = [rule.name for rule in RULES]

@@ -37,7 +37,7 @@ from .forms import FORM_RULES
 from .logins import LOGIN_RULES
 from .nearby import NEARBY_RULES
 from .rules import RULES as _FORMAT_RULES
-from .values import _PLACEHOLDER, _is_placeholder
+from .values import _PLACEHOLDER, _is_placeholder, line_value_end
 
 # A URL's password is judged by _url_password: "Pass" in https://u:Pass@host is a password, while
 # the placeholder words (pass, test, admin, ...) would keep it.
@@ -150,8 +150,11 @@ def _apply(text: str, strict_only: bool, decodes: int = 2) -> tuple[str, list[st
     def replace(match: re.Match) -> str:  # `rule` is the rule being applied in the loop below
         group = next((g for g in rule.groups if match.group(g) is not None), 0)
         start, end = match.span(group)
+        setting = False  # a setting's whole value, alone on its line: its last character is its own
+        if group == "bare" and rule.name == "keyword_assignment":  # a value alone on its line runs to its end
+            end, setting = line_value_end(match.string, match.start(), start, end)
         whole_end = end
-        if group == "bare":
+        if group == "bare" and not setting:
             while (
                 end > start + 1
                 and match.string[end - 1] in _TRAILING

@@ -19,6 +19,7 @@ from .values import (
     _BARE,
     _GENERIC_KEY,
     _HANGUL,
+    _LINE_VALUE,
     _PROSE_KEYWORD,
     _SECRET_KEYWORD,
     _SETTING_KEYWORD,
@@ -223,7 +224,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             r"(?:" + _SECRET_KEYWORD + r"|(?P<gkey>" + _GENERIC_KEY + r"))(?P<suffix>(?:[_\-][A-Za-z0-9]{1,12}){1,2})?"
             r"(?:\[[0-9]{0,4}\]|[ \t]*:[ \t]*(?:String|string|str)(?=[ \t]*=)|[ \t]+(?:string|String)(?=[ \t]*=))?"
             r"""\\?["'`]?\]?\**(?P<pre>[ \t]*)(?P<sep>:{1,3}=|\?\?=|\|\|=|[?.+]=|=>|<-|->|:(?!//)|[!=]==?|=(?!=)|값(?:이|은|는)?(?=[ \t])|값[ \t]*:(?=[ \t])|(?<=[ \t])(?:에|to|\|)(?=[ \t]))"""
-            r"(?P<post>[ \t]*(?:[|>][+\-]?[ \t]*\r?\n[ \t]+)?)" + _VALUE
+            r"(?P<post>[ \t]*(?:[|>][+\-]?[ \t]*\r?\n[ \t]+)?)" + _LINE_VALUE
         ),
         strict=False,
         groups=_VALUE_GROUPS_BQ,

@@ -22,6 +22,39 @@ _BARE = rf"""[^\s"'`,;&<>()\[\]{_HANGUL}=][^\s"'`,;&<>()\[\]{_HANGUL}]*"""
 # In a JSON string the quotes are escaped: {\"api_key\": \"...\"}.
 # Backquotes: Go raw strings, Markdown code.
 _VALUE = rf"""(?:\\?@?"(?P<dq>[^"\n]*?)\\?"|@?'(?P<sq>[^'\n]*)'|`(?P<bq>[^`\n]*)`|(?P<bare>{_BARE}))"""
+# A keyword assignment's bare value may also run to the end of its line through , ; & < > ( ) [ ]
+# (a generated password in a .env or YAML line: DB_PASSWORD=RqZbl5K&#CR%ZNqh), up to blanks and a
+# `#` comment; never through `=` (a form body: password=abc&user=bob). The engine keeps that run
+# only for an assignment alone on its line (_line_value_end), and the bare value's part otherwise.
+_LINE_VALUE = (
+    rf"""(?:\\?@?"(?P<dq>[^"\n]*?)\\?"|@?'(?P<sq>[^'\n]*)'|`(?P<bq>[^`\n]*)`"""
+    rf"""|(?P<bare>[^\s"'`,;&<>()\[\]{_HANGUL}=][^\s"'`{_HANGUL}=]*(?=[ \t]*(?:\r?\n|\Z)|[ \t]+\#)|{_BARE}))"""
+)
+# What ends a bare value that is not alone on its line.
+_BARE_STOP = lazy(r"[,;&<>()\[\]]")
+# The start of a line that holds only a setting: its indent, a YAML list's dash, `export`, a quote,
+# and the name's part before the keyword (DB_ in DB_PASSWORD).
+_SETTING_HEAD = lazy(r"""[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?["']?[\w.\-]*""")
+
+
+def line_value_end(text: str, match_start: int, start: int, end: int) -> tuple[int, bool]:
+    """Where a keyword assignment's bare value text[start:end] ends, and whether it is a setting's
+    whole value: at the line's end when the assignment is alone on its line (see _LINE_VALUE; a run
+    that opens a call, `getpass.getpass()`, aside, and a last , or ; left out: `apiKey: env.KEY,`),
+    else at the first character that ends a bare value."""
+    stop = _BARE_STOP.search(text, start, end)
+    head = text[text.rfind("\n", 0, match_start) + 1 : match_start]
+    alone = _SETTING_HEAD.fullmatch(head) is not None and not text[end : end + 1].strip()
+    if alone and end - start > 1 and text[end - 1] in ",;":  # a line of code or JSON: the comma ends the value
+        end -= 1
+        stop = _BARE_STOP.search(text, start, end)
+    if stop is None:
+        return end, alone
+    if text[stop.start()] != "(" and alone:
+        return end, True
+    return stop.start(), False
+
+
 _VALUE_GROUPS = ("dq", "sq", "bare")
 _VALUE_GROUPS_BQ = ("dq", "sq", "bq", "bare")
 
@@ -179,12 +212,13 @@ def _strongly_secret(v: str) -> bool:
     return letters and (_has_digit(v) or (bool(_SYMBOL.search(v)) and _inner_upper(v)))
 
 
-def _on_its_own_line(match: re.Match) -> bool:
-    """`  password: value` alone on its line, as in YAML, INI or a .env file."""
+def _on_its_own_line(match: re.Match, value_end: int) -> bool:
+    """`  password: value` alone on its line, as in YAML, INI or a .env file (the value ending at
+    value_end)."""
     text = match.string
     head = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
-    end = text.find("\n", match.end())
-    tail = text[match.end() : len(text) if end == -1 else end]
+    end = text.find("\n", value_end)
+    tail = text[value_end : len(text) if end == -1 else end]
     return bool(re.fullmatch(r"""[ \t]*(?:-[ \t]+)?["']?[\w.\-]*""", head)) and (
         not tail.strip() or tail.lstrip().startswith("#")
     )
@@ -262,7 +296,9 @@ def _assignment(match: re.Match, value: str) -> bool:
     """Whether the value of `key = value`, `key: value`, `"key": "value"` is a secret."""
     if _FILE_PATH.fullmatch(value) or _BLOCK_INDICATOR.fullmatch(value):
         return False
-    if match.group("bare") is not None and match.string[match.end() : match.end() + 1] == "(":
+    # (where the value ends: a bare one may be shorter than its group, line_value_end)
+    value_end = match.end() if match.group("bare") is None else match.start("bare") + len(value)
+    if match.group("bare") is not None and match.string[value_end : value_end + 1] == "(":
         return False  # password=getpass.getpass(): a call that asks for it
     suffix = match.group("suffix")
     if suffix is not None and _STRICT_NAME.search(match.string, match.start(), match.end("suffix")):
@@ -290,8 +326,8 @@ def _assignment(match: re.Match, value: str) -> bool:
         return True
     if _CODE_REF.fullmatch(value) or _WORDS.fullmatch(value):
         # `token = await`, `password: str`, `token: expires` - code or prose, unless a YAML line
-        return sep == ":" and _on_its_own_line(match) and len(value) >= 6
-    return _looks_like_secret(value) or _on_its_own_line(match)
+        return sep == ":" and _on_its_own_line(match, value_end) and len(value) >= 6
+    return _looks_like_secret(value) or _on_its_own_line(match, value_end)
 
 
 _AUTH_SCHEME = lazy(r"(?i:bearer|basic|token|digest|bot|apikey|sso-key|key|ssws|kakaoak|oauth)")
