@@ -678,6 +678,32 @@ def test_a_value_that_is_not_alone_on_its_line_still_ends_where_it_did():
     assert redact("we set password=Kx9mQ2vL;restart it") == ("we set password=[REDACTED];restart it", 1)
 
 
+DOTTED_SECRET = "Kx9m" + "Q2.vLp8Rt"
+
+
+@pytest.mark.parametrize("text", [
+    f"the staging password is {DOTTED_SECRET}",
+    f"the password is '{DOTTED_SECRET}'",
+    f"비밀번호는 {DOTTED_SECRET} 입니다",
+    "bootstrap token: " + "of3bit" + ".ba5y58tkvl7hgxcu",
+], ids=["prose", "quoted", "Korean", "kubeadm token"])
+def test_a_password_with_a_dot_in_it_is_not_taken_for_a_name_in_code(text):
+    """A dotted name is code only when its parts are words: a password or a token with a dot in it
+    is redacted where it is named."""
+    once, count = redact(text)
+    assert count == 1 and "Kx9m" not in once and "ba5y58" not in once
+
+
+@pytest.mark.parametrize("text", [
+    "the token is settings.API_TOKEN",
+    "the password is self.config.db_password2",
+    "the key is response.data.accessToken",
+    "password: os.environ.DB_PASS",
+])
+def test_a_dotted_name_in_code_after_a_keyword_stays(text):
+    assert redact(text) == (text, 0)
+
+
 def test_every_rule_is_named_and_compiled_once():
     """The rule table is the whole policy: unique names, compiled patterns."""
     names = [rule.name for rule in RULES]

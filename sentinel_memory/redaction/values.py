@@ -170,6 +170,18 @@ def _is_placeholder(value: str) -> bool:
 # Code, not a value: a dotted name (settings.SECRET_KEY, getpass.getpass) or a bare identifier
 # without digits (await, load_token) after "token = ".
 _CODE_REF = lazy(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+[!?]?|[A-Za-z_$][A-Za-z_$]*[!?]?")
+_NAME_PARTS = lazy(r"[._$!?]")
+
+
+def _is_code(v: str) -> bool:
+    """Whether v is a name in code (_CODE_REF): a dotted one only when each of its parts is made
+    of words (settings.SECRET_KEY, response.data.accessToken, config.db1): a password or a key
+    with a dot in it (Kx9mQ2.vLp8Rt, a kubeadm token) has the shape of a dotted name, not its words."""
+    if not _CODE_REF.fullmatch(v):
+        return False
+    return "." not in v or all(_CAMEL_WORDS.fullmatch(part) for part in _NAME_PARTS.split(v) if part)
+
+
 # Lowercase words, maybe hyphenated ("expires", "short-lived"): prose after "token:".
 _WORDS = lazy(r"[A-Za-z]+(?:[\-_][A-Za-z]+)*")
 # Ids that some providers use as keys (Heroku's UUIDs, 32-hex API keys): kept unless stated as
@@ -206,7 +218,7 @@ def _looks_like_secret(v: str) -> bool:
 def _strongly_secret(v: str) -> bool:
     """A value named in a sentence ("the password is ..."): 8+ chars mixing letters with digits
     or symbols, and no shape of an id, hash, version, number, path or URL."""
-    if len(v) < 8 or _NOT_SECRET_SHAPE.fullmatch(v) or _CODE_REF.fullmatch(v):
+    if len(v) < 8 or _NOT_SECRET_SHAPE.fullmatch(v) or _is_code(v):
         return False
     letters = any(c.isalpha() for c in v)
     return letters and (_has_digit(v) or (bool(_SYMBOL.search(v)) and _inner_upper(v)))
@@ -243,7 +255,7 @@ def _random_value(v: str) -> bool:
         return _hex_key(v)
     if _NOT_SECRET_SHAPE.fullmatch(v) or _FILE_PATH.fullmatch(v) or ":" in v:
         return False
-    if _CODE_REF.fullmatch(v) and ("." in v or len(v) < 20 or _CAMEL_WORDS.fullmatch(v)):
+    if _is_code(v) and ("." in v or len(v) < 20 or _CAMEL_WORDS.fullmatch(v)):
         return False  # a name in code; 20+ letters of both cases in no words are drawn at random
     if _WORDS_AND_NUMBERS.fullmatch(v):  # new-checkout-flow-2024, release_2024_q3: a name
         return False
@@ -311,20 +323,20 @@ def _assignment(match: re.Match, value: str) -> bool:
             return False
         if match.group("gkey") is not None:
             return not _ordinary_key(match.string, match.end("gkey")) and _random_value(value)
-        return _random_value(value) or (_looks_like_secret(value) and not _CODE_REF.fullmatch(value))
+        return _random_value(value) or (_looks_like_secret(value) and not _is_code(value))
     if match.group("gkey") is not None:
         return _generic_key_value(match.string, match.end("gkey"), value)
     sep = match.group("sep")
     if sep in _COMPARISON and match.group("bare") is not None:
         return False
     if sep in _WORD_SEPARATORS:  # "set API_TOKEN to ...", "| API_TOKEN | ... |": it must look like one
-        return _looks_like_secret(value) and not _CODE_REF.fullmatch(value)
+        return _looks_like_secret(value) and not _is_code(value)
     if match.group("bare") is None:  # quoted: a value was meant
-        return not _CODE_REF.fullmatch(value) or _has_digit(value) or len(value) >= 8
+        return not _is_code(value) or _has_digit(value) or len(value) >= 8
     sep, spaced = match.group("sep"), bool(match.group("pre") or match.group("post"))
     if sep != ":" and not spaced:  # PASSWORD=..., --password=...: env and flag style
         return True
-    if _CODE_REF.fullmatch(value) or _WORDS.fullmatch(value):
+    if _is_code(value) or _WORDS.fullmatch(value):
         # `token = await`, `password: str`, `token: expires` - code or prose, unless a YAML line
         return sep == ":" and _on_its_own_line(match, value_end) and len(value) >= 6
     return _looks_like_secret(value) or _on_its_own_line(match, value_end)
@@ -337,7 +349,7 @@ def _authorization(match: re.Match, value: str) -> bool:
     """`Authorization: <scheme> <value>`: any value after a known scheme; after another word
     (KakaoAK, GenieKey, DeepL-Auth-Key, ...) a value that looks like a secret, 8+ characters."""
     return bool(_AUTH_SCHEME.fullmatch(match.group("scheme"))) or (
-        len(value) >= 8 and _looks_like_secret(value) and not _CODE_REF.fullmatch(value)
+        len(value) >= 8 and _looks_like_secret(value) and not _is_code(value)
     )
 
 
@@ -362,7 +374,7 @@ def _named_value(match: re.Match, value: str) -> bool:
     if not _STRICT_NAME.search(name):
         end = match.end("name") if match.group("name") else match.end("cname")
         return _generic_key_value(match.string, end, value)
-    if _FILE_PATH.fullmatch(value) or _CODE_REF.fullmatch(value) and not _has_digit(value):
+    if _FILE_PATH.fullmatch(value) or _is_code(value) and not _has_digit(value):
         return False
     return match.group("bare") is None or _looks_like_secret(value)
 
@@ -381,7 +393,7 @@ def _spaced_value(match: re.Match, value: str) -> bool:
     comparison with a name (`"..." == password`): it must look like a secret."""
     if "gkey" in match.re.groupindex and match.group("gkey") is not None:
         return _generic_key_value(match.string, match.end("gkey"), value)
-    return _looks_like_secret(value) and not _CODE_REF.fullmatch(value)
+    return _looks_like_secret(value) and not _is_code(value)
 
 
 def _flag_value(match: re.Match, value: str) -> bool:
