@@ -704,6 +704,40 @@ def test_a_dotted_name_in_code_after_a_keyword_stays(text):
     assert redact(text) == (text, 0)
 
 
+CLI_PASSWORD = "Zq8v" + "N3kLTm4wQ"
+
+
+@pytest.mark.parametrize("command", [
+    "mongodump -u admin -p {} --authenticationDatabase admin",
+    "sqlcmd -S db -U sa -P '{}'",
+    "oc login -u developer -p {} https://api.crc:6443",
+    "rabbitmqadmin --username ops -p {} list queues",
+    "sqlcmd -P {} -U sa -S db",
+    "curl -u :{} https://api.example.com/v1/x",
+    "keytool -importcert -keystore ks.jks -storepass {} -file c.crt",
+    "curl https://api.example.com/v1/charges -u {}:",
+], ids=["mongodump", "sqlcmd", "oc login", "rabbitmqadmin", "password first", "curl empty user", "keytool",
+        "curl key as user"])
+def test_a_password_given_to_a_command_beside_its_user_flag_is_redacted(command):
+    """Command lines that name the password -p (or -P) next to -u, in either order, and curl's key
+    with an empty user or as the user with no password."""
+    secret = CLI_PASSWORD + ("x7Rt2Qm9Lp4Wz8Nv3Kc5" if command.endswith("-u {}:") else "")
+    text, count = redact(command.format(secret))
+    assert count == 1 and CLI_PASSWORD not in text and text == command.format("[REDACTED]")
+
+
+@pytest.mark.parametrize("command", [
+    "docker run -u 1000 -p 8080:80 nginx",
+    "docker run -p 127.0.0.1:5432:5432/tcp -u app img",
+    "psql -h db -U postgres -p 5433 -d app",
+    "mongo -u admin -p",
+    "cp -u -p a.txt b.txt",
+    "curl -u username: https://example.com",
+])
+def test_a_port_or_a_flag_without_a_password_beside_a_user_flag_stays(command):
+    assert redact(command) == (command, 0)
+
+
 def test_every_rule_is_named_and_compiled_once():
     """The rule table is the whole policy: unique names, compiled patterns."""
     names = [rule.name for rule in RULES]

@@ -33,6 +33,7 @@ from .values import (
     _is_placeholder,
     _looks_like_secret,
     _named_value,
+    _password_flag,
     _random_value,
     _spaced_value,
     _url_password,
@@ -129,15 +130,35 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         groups=("value",),
         gate=_words("bearer"),
     ),
-    # curl -u user:password, --user user:password
+    # curl -u user:password, --user user:password, -u :password; and an API key as the user with
+    # no password (curl -u KEY:, as Stripe's and other services' documentation writes it).
     Rule(
         name="basic_auth_flag",
         pattern=lazy(
-            r"""(?<![\w\-])(?:-u|--user)[ \t]+["']?[^\s:"'@]+:(?:'(?P<sq>[^'\n]+)'|"(?P<dq>[^"\n]+)"|(?P<value>[^\s"']+))"""
+            r"""(?<![\w\-])(?:-u|--user)[ \t]+["']?(?:(?P<user>[^\s:"'@]{14,}):(?=["']?(?:\s|$))"""
+            r"""|[^\s:"'@]*:(?:'(?P<sq>[^'\n]+)'|"(?P<dq>[^"\n]+)"|(?P<value>[^\s"']+)))"""
         ),
         strict=False,
-        groups=("value", "sq", "dq"),
+        groups=("value", "sq", "dq", "user"),
+        accept=lambda m, v: m.group("user") is None or _random_value(v),
         needles=("-u",),
+    ),
+    # A client's password flag beside its user flag on one command line: mongodump -u admin -p
+    # VALUE, sqlcmd -U sa -P VALUE, oc login -u dev -p VALUE, rabbitmqadmin ... (either order). A
+    # -p alone is often a port (psql -p 5433, docker run -p 8080:80): the value must have letters.
+    Rule(
+        name="user_and_password_flags",
+        pattern=lazy(
+            r"(?<![\w\-])(?:-[uU]|--user(?:name)?)(?:[ \t]+|=)[^\s\-][^\s]{0,100}(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-[pP][ \t]+"
+            r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*))"""
+            r"|(?<![\w\-])-[pP][ \t]+"
+            r"""(?:"(?P<dq2>[^"\n]*)"|'(?P<sq2>[^'\n]*)'|(?P<bare2>[^\s"'`\-][^\s"'`]*))"""
+            r"(?=(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+(?:-[uU]|--user(?:name)?)(?:[ \t]+|=)[^\s\-])"
+        ),
+        strict=False,
+        groups=("dq", "sq", "bare", "dq2", "sq2", "bare2"),
+        accept=_password_flag,
+        needles=("-p", "-P"),
     ),
     # Clients whose password flag is not named "password": mysql -u root -pS3cret (glued to -p;
     # a bare -p prompts and stays), redis-cli -a S3cret, sshpass -p S3cret.
@@ -156,13 +177,13 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         groups=("gsq", "gdq", "glued") + _VALUE_GROUPS,
         needles=("mysql", "mariadb", "redis-cli", "sshpass", "docker", "ldap", "poetry", "az", "cargo"),
     ),
-    # --password hunter2, --api-key abc (the "--password=..." form is a keyword assignment).
+    # --password hunter2, --api-key abc, keytool's -storepass and -keypass (the "--password=..."
+    # form is a keyword assignment).
     Rule(
         name="cli_flag",
         pattern=lazy(
             r"(?<![\w\-])--?(?i:(?:[a-z0-9]+-){0,3}(?:password|passwd|token|secret|api-key|apikey|bearer|"
-            + _SETTING_KEYWORD
-            + r")|(?:[a-z0-9]+-){1,3}(?P<gkey>key))(?![\w\-])"
+            r"(?:src|dest)?(?:store|key)pass|" + _SETTING_KEYWORD + r")|(?:[a-z0-9]+-){1,3}(?P<gkey>key))(?![\w\-])"
             r"""[ \t]+(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*))"""
         ),
         strict=False,

@@ -402,6 +402,21 @@ def _flag_value(match: re.Match, value: str) -> bool:
     return match.group("bare") is None or _looks_like_secret(value)
 
 
+# A port or ports mapped (docker run -p 8080:80, -p 127.0.0.1:5432:5432/tcp), not a password.
+_PORTS = lazy(r"(?:[\w.\-]+:)?\d+(?::\d+){0,2}(?:/(?:tcp|udp|sctp))?")
+
+
+def _password_flag(match: re.Match, value: str) -> bool:
+    """A -p value beside a user flag (redaction/rules.py user_and_password_flags): not words, with
+    letters, and not a port, a mapping of ports or a file."""
+    return (
+        _looks_like_secret(value)
+        and any(c.isalpha() for c in value)
+        and not _PORTS.fullmatch(value)
+        and not _FILE_PATH.fullmatch(value)
+    )
+
+
 def _hex_key(v: str) -> bool:
     """20-31 hex digits with letters and digits: a key of some services (30 for Plaid), not a number."""
     return bool(_HEX_RUN.fullmatch(v)) and sum(map(str.isdigit, v)) >= 2 and sum(map(str.isalpha, v)) >= 2
