@@ -675,6 +675,8 @@ def test_a_value_that_is_not_alone_on_its_line_still_ends_where_it_did():
     assert redact("  password = get_password()") == ("  password = get_password()", 0)
     code = "const config = {\n  apiKey: import.meta.env.VITE_API_KEY,\n  secret: process.env.SECRET;\n}"
     assert redact(code) == (code, 0)  # a line's last comma or semicolon is code's, not the value's
+    go = "\tsecret := parts[1]\n\tapiKey := headers[keyHeader]\n\tresult.Secret = groups[rule.Group]\n"
+    assert redact(go) == (go, 0)  # an index in code, alone on its line, is no setting
     assert redact("we set password=Kx9mQ2vL;restart it") == ("we set password=[REDACTED];restart it", 1)
 
 
@@ -695,6 +697,7 @@ def test_a_password_with_a_dot_in_it_is_not_taken_for_a_name_in_code(text):
 
 
 @pytest.mark.parametrize("text", [
+    "// read the metric's value\n\tbefore := testutil.ToFloat64(requestsTotal)",
     "the token is settings.API_TOKEN",
     "the password is self.config.db_password2",
     "the key is response.data.accessToken",

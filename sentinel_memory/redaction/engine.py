@@ -152,7 +152,7 @@ def _apply(text: str, strict_only: bool, decodes: int = 2) -> tuple[str, list[st
         start, end = match.span(group)
         setting = False  # a setting's whole value, alone on its line: its last character is its own
         if group == "bare" and rule.name == "keyword_assignment":  # a value alone on its line runs to its end
-            end, setting = line_value_end(match.string, match.start(), start, end)
+            end, setting = line_value_end(match, start, end)
         whole_end = end
         if group == "bare" and not setting:
             while (

@@ -37,11 +37,17 @@ _BARE_STOP = lazy(r"[,;&<>()\[\]]")
 _SETTING_HEAD = lazy(r"""[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?["']?[\w.\-]*""")
 
 
-def line_value_end(text: str, match_start: int, start: int, end: int) -> tuple[int, bool]:
+# An index or a call in code (values[0], headers[apiKeyHeader], testutil.ToFloat64(total)): an
+# expression, not a setting's value.
+_INDEX_OR_CALL = lazy(r"[A-Za-z_$][\w.$]*[\[(].*")
+
+
+def line_value_end(match: re.Match, start: int, end: int) -> tuple[int, bool]:
     """Where a keyword assignment's bare value text[start:end] ends, and whether it is a setting's
-    whole value: at the line's end when the assignment is alone on its line (see _LINE_VALUE; a run
-    that opens a call, `getpass.getpass()`, aside, and a last , or ; left out: `apiKey: env.KEY,`),
-    else at the first character that ends a bare value."""
+    whole value: at the line's end when the assignment is a setting alone on its line, `KEY=value`
+    or `key: value` (see _LINE_VALUE; a last , or ; left out: `apiKey: env.KEY,`), unless the run
+    is an index or a call in code; else at the first character that ends a bare value."""
+    text, match_start = match.string, match.start()
     stop = _BARE_STOP.search(text, start, end)
     head = text[text.rfind("\n", 0, match_start) + 1 : match_start]
     alone = _SETTING_HEAD.fullmatch(head) is not None and not text[end : end + 1].strip()
@@ -50,7 +56,10 @@ def line_value_end(text: str, match_start: int, start: int, end: int) -> tuple[i
         stop = _BARE_STOP.search(text, start, end)
     if stop is None:
         return end, alone
-    if text[stop.start()] != "(" and alone:
+    setting = match.group("sep") == ":" or (
+        match.group("sep") == "=" and not match.group("pre") and not match.group("post")
+    )
+    if alone and setting and not _INDEX_OR_CALL.fullmatch(text, start, end):
         return end, True
     return stop.start(), False
 
@@ -174,12 +183,20 @@ _NAME_PARTS = lazy(r"[._$!?]")
 
 
 def _is_code(v: str) -> bool:
-    """Whether v is a name in code (_CODE_REF): a dotted one only when each of its parts is made
-    of words (settings.SECRET_KEY, response.data.accessToken, config.db1): a password or a key
-    with a dot in it (Kx9mQ2.vLp8Rt, a kubeadm token) has the shape of a dotted name, not its words."""
+    """Whether v is a name in code (_CODE_REF): a dotted one only when it starts with an object's
+    lowercase name or each of its parts is made of words (settings.SECRET_KEY, testutil.ToFloat64,
+    Response.Data.AccessToken, config.db1): a password or a key with a dot in it (Kx9mQ2.vLp8Rt, a
+    kubeadm token) has the shape of a dotted name, not its words."""
     if not _CODE_REF.fullmatch(v):
         return False
-    return "." not in v or all(_CAMEL_WORDS.fullmatch(part) for part in _NAME_PARTS.split(v) if part)
+    if "." not in v or _OBJECT.fullmatch(v.split(".", 1)[0]):
+        return True
+    return all(_CAMEL_WORDS.fullmatch(part) for part in _NAME_PARTS.split(v) if part)
+
+
+# What comes before the first dot of a name in code: an object's or a module's lowercase name
+# (testutil.ToFloat64, http_client.DefaultTimeout).
+_OBJECT = lazy(r"[a-z_]{2,}")
 
 
 # Lowercase words, maybe hyphenated ("expires", "short-lived"): prose after "token:".
