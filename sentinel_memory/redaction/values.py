@@ -25,7 +25,7 @@ _VALUE = rf"""(?:\\?@?"(?P<dq>[^"\n]*?)\\?"|@?'(?P<sq>[^'\n]*)'|`(?P<bq>[^`\n]*)
 # A keyword assignment's bare value may also run to the end of its line through , ; & < > ( ) [ ]
 # (a generated password in a .env or YAML line: DB_PASSWORD=RqZbl5K&#CR%ZNqh), up to blanks and a
 # `#` comment; never through `=` (a form body: password=abc&user=bob). The engine keeps that run
-# only for an assignment alone on its line (_line_value_end), and the bare value's part otherwise.
+# only for a setting alone on its line (line_value_end), and the bare value's part otherwise.
 _LINE_VALUE = (
     rf"""(?:\\?@?"(?P<dq>[^"\n]*?)\\?"|@?'(?P<sq>[^'\n]*)'|`(?P<bq>[^`\n]*)`"""
     rf"""|(?P<bare>[^\s"'`,;&<>()\[\]{_HANGUL}=][^\s"'`{_HANGUL}=]*(?=[ \t]*(?:\r?\n|\Z)|[ \t]+\#)|{_BARE}))"""
@@ -248,9 +248,7 @@ def _on_its_own_line(match: re.Match, value_end: int) -> bool:
     head = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
     end = text.find("\n", value_end)
     tail = text[value_end : len(text) if end == -1 else end]
-    return bool(re.fullmatch(r"""[ \t]*(?:-[ \t]+)?["']?[\w.\-]*""", head)) and (
-        not tail.strip() or tail.lstrip().startswith("#")
-    )
+    return _SETTING_HEAD.fullmatch(head) is not None and (not tail.strip() or tail.lstrip().startswith("#"))
 
 
 # A file path: where a key lives (client_key: /etc/ssl/client.key), not the key.
