@@ -289,7 +289,10 @@ def _random_value(v: str) -> bool:
 _HEX_RUN = lazy(r"[0-9a-fA-F]{20,}")
 _BLANK = lazy(r"\s")
 # Words written in camel case (HelloWorldFooBar, ParseHTTPResponse2): a name, not drawn at random.
-_CAMEL_WORDS = lazy(r"(?:[A-Z]?[a-z]{2,}|[A-Z]+(?![a-z])|[0-9]+)+")
+# Each run is taken whole (a capitals' run ends before a capitalised word: HTTP|Response), so a
+# text that is not such words fails at once rather than after trying every way to split its runs
+# (ARTIFACTORYREFERENCETOKEN_INACTIVE took seconds).
+_CAMEL_WORDS = lazy(r"(?:[A-Z]?[a-z]{2,}(?![a-z])|[A-Z]+(?=[A-Z][a-z]|[^A-Za-z]|$)|[0-9]+(?![0-9]))+")
 # Parts of only letters or only digits, joined by - _ or .: a name someone chose, not generated.
 _WORDS_AND_NUMBERS = lazy(r"(?:[A-Za-z]+|[0-9]+)(?:[\-_.](?:[A-Za-z]+|[0-9]+))+")
 # An id and a secret joined by a colon, as some services hand out (8f14e45f:3c59dc04).
