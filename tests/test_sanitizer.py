@@ -741,6 +741,55 @@ def test_a_port_or_a_flag_without_a_password_beside_a_user_flag_stays(command):
     assert redact(command) == (command, 0)
 
 
+ARCHIVE_PASSWORD = "Hq7m" + "Z2xRt9Lp"
+SONAR_HEX = "3f2a9c8b" + "7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a"
+
+
+@pytest.mark.parametrize("command", [
+    "ssh-keygen -t ed25519 -N '{}' -f ~/.ssh/deploy",
+    "ssh-keygen -p -f key -P {}",
+    "7z a backup.7z data/ -p{} -mhe=on",
+    "unzip -P {} archive.zip",
+    "zip -P {} -r out.zip dir",
+    "openssl enc -aes-256-cbc -k {} -in a -out b",
+    "htpasswd -bc .htpasswd admin {}",
+    "htpasswd -nbB admin {}",
+    "net user svc_backup {} /add",
+    "NET USER admin {}",
+    "vault login {}",
+    "ngrok authtoken {}" + "Vn3Wc4Yb6Hd1Fg5",
+    "sonar.login=" + SONAR_HEX + "{}",
+    "curl 'https://app-1234.firebaseio.com/users.json?auth={}Vn3Wc4Yb6Hd1Fg5'",
+], ids=["ssh-keygen -N", "ssh-keygen -P", "7z", "unzip", "zip", "openssl -k", "htpasswd -b", "htpasswd -nb",
+        "net user", "NET USER", "vault login", "ngrok", "sonar.login", "firebase auth"])
+def test_a_password_in_its_place_on_a_tools_command_line_is_redacted(command):
+    """Tools whose password is not behind a flag named for it: its place on that tool's line says
+    what it is."""
+    text, count = redact(command.format(ARCHIVE_PASSWORD))
+    assert count == 1 and ARCHIVE_PASSWORD not in text and "[REDACTED]" in text
+
+
+def test_both_passphrases_of_one_ssh_keygen_line_are_redacted():
+    text, count = redact(f"ssh-keygen -p -P {ARCHIVE_PASSWORD} -N {ARCHIVE_PASSWORD[::-1]} -f key")
+    assert (text, count) == ("ssh-keygen -p -P [REDACTED] -N [REDACTED] -f key", 2)
+
+
+@pytest.mark.parametrize("text", [
+    "the network user guide says net user accounts exist",
+    "net user bob /add",
+    "net user bob *",
+    "ssh -N -L 8080:localhost:80 host",
+    "ssh-keygen -N '' -f key",
+    "grep -N foo; ssh-keygen -f k",
+    "vault login -method=userpass username=me",
+    "htpasswd -c .htpasswd admin",
+    "sonar.login=admin",
+    "GET /items?auth=true&page=2",
+])
+def test_a_command_line_without_a_password_in_that_place_stays(text):
+    assert redact(text) == (text, 0)
+
+
 def test_every_rule_is_named_and_compiled_once():
     """The rule table is the whole policy: unique names, compiled patterns."""
     names = [rule.name for rule in RULES]

@@ -28,6 +28,7 @@ from .values import (
     _VALUE_GROUPS_BQ,
     _assignment,
     _authorization,
+    _command_password,
     _cookie_value,
     _flag_value,
     _is_placeholder,
@@ -160,22 +161,69 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         accept=_password_flag,
         needles=("-p", "-P"),
     ),
-    # Clients whose password flag is not named "password": mysql -u root -pS3cret (glued to -p;
-    # a bare -p prompts and stays), redis-cli -a S3cret, sshpass -p S3cret.
+    # Clients whose password flag is not named "password": mysql -u root -pS3cret and 7z a x.7z
+    # -pS3cret (glued to -p; a bare -p prompts and stays), redis-cli -a S3cret, sshpass -p S3cret,
+    # zip/unzip -P, openssl -k, htpasswd -b FILE USER S3cret (-nb USER S3cret), ngrok authtoken
+    # TOKEN, vault login TOKEN.
     Rule(
         name="client_password_flag",
         pattern=lazy(
-            r"(?<![\w\-])(?:(?:mysql|mysqldump|mysqladmin|mariadb)(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p"
+            r"(?<![\w\-])(?:(?:mysql|mysqldump|mysqladmin|mariadb|7z|7za|7zz)(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p"
             r"(?:'(?P<gsq>[^'\n]+)'|\"(?P<gdq>[^\"\n]+)\"|(?P<glued>[^\s\"']+))"
             r"|(?:redis-cli(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-a|sshpass[ \t]+-p"
             r"|ldap(?:search|modify|add|delete|passwd|compare|whoami)(?:[ \t]+[^\s]{1,100}){0,10}?[ \t]+-w"
             r"|poetry[ \t]+config[ \t]+http-basic\.[\w.\-]{1,60}[ \t]+[^\s]{1,100}"
-            r"|(?:docker|az)[ \t]+login(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p|cargo[ \t]+login(?:[ \t]+--registry[ \t]+[^\s]{1,60})?)[ \t]+"
+            r"|(?:docker|az)[ \t]+login(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-p|cargo[ \t]+login(?:[ \t]+--registry[ \t]+[^\s]{1,60})?"
+            r"|(?:un)?zip(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-P"
+            r"|openssl(?:[ \t]+[^\s]{1,100}){0,10}?[ \t]+-k"
+            r"|htpasswd[ \t]+-(?=[a-zA-Z]*b)(?:(?=[a-zA-Z]*n)[a-zA-Z]+[ \t]+|(?![a-zA-Z]*n)[a-zA-Z]+[ \t]+[^\s\-][^\s]{0,200}[ \t]+)"
+            r"[^\s\-][^\s]{0,100}|ngrok[ \t]+authtoken|vault[ \t]+login)[ \t]+"
             r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*)))"""
         ),
         strict=False,
         groups=("gsq", "gdq", "glued") + _VALUE_GROUPS,
-        needles=("mysql", "mariadb", "redis-cli", "sshpass", "docker", "ldap", "poetry", "az", "cargo"),
+        needles=(
+            "mysql",
+            "mariadb",
+            "7z",
+            "redis-cli",
+            "sshpass",
+            "docker",
+            "ldap",
+            "poetry",
+            "az",
+            "cargo",
+            "zip",
+            "openssl",
+            "htpasswd",
+            "ngrok",
+            "vault",
+        ),
+    ),
+    # Passwords as a command's argument where its flag or place says so only on that command's
+    # line: ssh-keygen -N NEW -P OLD (every one on the line, either order), and Windows' net user
+    # NAME S3cret (not words: "net user accounts exist" stays).
+    Rule(
+        name="command_password_arg",
+        pattern=lazy(
+            r"(?<![\w\-])(?:(?P<net>(?i:net[ \t]+user)[ \t]+[^\s/*][^\s]{0,100})|-[NP])[ \t]+"
+            r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*))"""
+        ),
+        strict=False,
+        groups=_VALUE_GROUPS,
+        accept=_command_password,
+        gate=_words("ssh-keygen", "net user"),
+    ),
+    # A generated value under a name that holds one only in a known place: SonarQube's sonar.login
+    # (a token of 40 hex digits before the sqp_/squ_ prefixes; a user's name stays) and a URL's
+    # auth parameter (Firebase's ?auth=, a database secret or an ID token).
+    Rule(
+        name="auth_parameter",
+        pattern=lazy(r"""(?:(?<![\w\-])(?:-D)?sonar\.login[ \t]*[=:][ \t]*|[?&]auth=)(?P<bare>[^\s&#"'`<>]+)"""),
+        strict=False,
+        groups=("bare",),
+        accept=lambda m, v: _random_value(v),
+        needles=("sonar.login", "auth="),
     ),
     # --password hunter2, --api-key abc, keytool's -storepass and -keypass (the "--password=..."
     # form is a keyword assignment).

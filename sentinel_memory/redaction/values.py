@@ -435,6 +435,15 @@ def _password_flag(match: re.Match, value: str) -> bool:
     )
 
 
+def _command_password(match: re.Match, value: str) -> bool:
+    """A value of redaction/rules.py command_password_arg: net user's password when it is not a
+    word, ssh-keygen's -N or -P when ssh-keygen starts that line's command."""
+    if match.group("net") is not None:
+        return _looks_like_secret(value)
+    text = match.string
+    return "ssh-keygen" in text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
+
+
 def _hex_key(v: str) -> bool:
     """20-31 hex digits with letters and digits: a key of some services (30 for Plaid), not a number."""
     return bool(_HEX_RUN.fullmatch(v)) and sum(map(str.isdigit, v)) >= 2 and sum(map(str.isalpha, v)) >= 2
