@@ -105,9 +105,24 @@ ENTRY = entry()
 SELF = invoked_as()
 
 
+def _tool_bin_dirs() -> list[Path]:
+    """Where pipx and uv tool put the commands they install: their settings, else ~/.local/bin."""
+    chosen = (os.environ.get(name) for name in ("PIPX_BIN_DIR", "UV_TOOL_BIN_DIR", "XDG_BIN_HOME"))
+    return [Path(folder) for folder in chosen if folder] + [Path.home() / ".local" / "bin"]
+
+
 def path_fix() -> str:
     """How to put the `sentinel-memory` executable on PATH for this install: the committed client
-    configs start it by that name on every teammate's machine."""
+    configs start it by that name on every teammate's machine. Installed already, in a folder PATH
+    lacks (pipx's step before a new shell): say so, not to install it again."""
+    name = EXECUTABLE + (".exe" if os.name == "nt" else "")
+    on_path = {os.path.normcase(os.path.abspath(p)) for p in os.environ.get("PATH", "").split(os.pathsep) if p}
+    for folder in _tool_bin_dirs():
+        if (folder / name).is_file() and os.path.normcase(os.path.abspath(folder)) not in on_path:
+            return (
+                f"{folder / name} is installed, but {folder} is not on PATH: run pipx ensurepath "
+                "(or uv tool update-shell) and open a new shell"
+            )
     if is_checkout():
         return (
             f"install this clone as a command once: pipx install --editable {INSTALL_DIR} "

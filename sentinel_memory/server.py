@@ -53,6 +53,7 @@ from .tools.parameters import (  # noqa: E402
     LOG_MEMORY_DESCRIPTION,
     SEARCH_MEMORY,
     SEARCH_MEMORY_DESCRIPTION,
+    TOOLS,
     Parameter,
 )
 
@@ -84,7 +85,26 @@ class PlainArgumentErrors(Middleware):
             summary = "; ".join(fields[:5]) or "the arguments do not match the tool's schema"
             name = context.message.name
             outcome = OUTCOMES.get(name, "Nothing was saved.")
-            raise ToolError(f"Invalid arguments for {name}: {summary}. {outcome}") from None
+            raise ToolError(f"Invalid arguments for {name}: {summary}. {_takes(name)} {outcome}") from None
+
+
+# The JSON shape of each argument that is not a string, for the sentence above.
+_SHAPES = {
+    "files": "a JSON array of paths relative to the project root",
+    "source_ids": 'a JSON array of "<id>@<version>" strings',
+    "compact_threshold": "an integer",
+}
+
+
+def _takes(name: str) -> str:
+    """The arguments a tool accepts, each with its JSON shape: what to call it with instead."""
+    table = TOOLS.get(name)
+    if table is None:
+        return ""
+    parts = [
+        f"{p.name}{'' if p.required else ' (optional)'}: {_SHAPES.get(p.name, 'a string')}" for p in table.values()
+    ]
+    return f"Call it with {'; '.join(parts)}."
 
 
 # What a refused call did not do, as each tool's own refusals end (compact_memory writes nothing).

@@ -172,6 +172,26 @@ def test_doctor_says_in_one_line_when_the_committed_command_cannot_start_here(tm
     assert f"{path} holds this machine's path in 'cwd'" in doctor
 
 
+def test_doctor_says_to_put_the_installed_command_on_path_rather_than_install_it_again(tmp_path, env):
+    """The README's step 0 before a new shell: pipx installed `sentinel-memory` into ~/.local/bin,
+    which PATH does not hold yet. Installing again does nothing; the fix is PATH."""
+    repo = make_repo(tmp_path, env, wired=False)
+    sm(ROOT / "server.py", env, repo.path, "init", "--no-hooks")
+    bare = {**env, "PATH": os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if not p.startswith(str(tmp_path)))}
+    if shutil.which("sentinel-memory", path=bare["PATH"]):
+        pytest.skip("a sentinel-memory command is installed on this machine's PATH")
+    installed = Path(env["HOME"]) / ".local" / "bin" / ("sentinel-memory.exe" if os.name == "nt" else "sentinel-memory")
+    installed.parent.mkdir(parents=True, exist_ok=True)
+    installed.write_text("#!/bin/sh\n", encoding="utf-8")
+    installed.chmod(0o755)
+
+    doctor = sm(ROOT / "server.py", bare, repo.path, "doctor")
+
+    line = next(line for line in doctor.stdout.splitlines() if "not on this machine's PATH" in line)
+    assert f"{installed} is installed, but {installed.parent} is not on PATH: run pipx ensurepath" in line, line
+    assert "pipx install --editable" not in line
+
+
 def test_doctor_names_one_config_that_cannot_start_in_the_singular(tmp_path, env):
     """The README's default, Cursor alone, without `sentinel-memory` on PATH: the line reads
     ".cursor/mcp.json starts `sentinel-memory`, which is not on this machine's PATH"."""

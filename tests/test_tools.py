@@ -458,4 +458,6 @@ async def test_search_memory_takes_the_files_about_to_be_touched(inprocess, proj
     assert first.index("missing: refund key") < first.index("missing: login redirect")
     assert "is absolute" in refused and refused.endswith("Nothing was searched.")
     assert "files" in mistyped and mistyped.endswith("Nothing was searched."), mistyped
+    assert "Call it with query: a string; topic (optional): a string; files (optional): a JSON array of paths " \
+        "relative to the project root." in mistyped, mistyped
     assert state(memory_file) == before
