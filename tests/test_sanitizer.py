@@ -7,6 +7,8 @@ prefixes are split from the bodies so that secret scanners on the repository sta
 import base64
 import hashlib
 import json
+import random
+import string
 import uuid
 
 import pytest
@@ -760,8 +762,24 @@ SONAR_HEX = "3f2a9c8b" + "7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a"
     "ngrok authtoken {}" + "Vn3Wc4Yb6Hd1Fg5",
     "sonar.login=" + SONAR_HEX + "{}",
     "curl 'https://app-1234.firebaseio.com/users.json?auth={}Vn3Wc4Yb6Hd1Fg5'",
+    "http -a admin:{} GET https://api.local/me",
+    "smbclient //nas/share -U backup%{}",
+    "lftp -u deploy,{} sftp://host",
+    "java -jar jenkins-cli.jar -s http://j/ -auth admin:{} who-am-i",
+    "xfreerdp /v:host /u:admin /p:{}",
+    "echo 'deploy:{}' | chpasswd",
+    'echo "{}" | sudo -S apt update',
+    "rabbitmqctl add_user ci {}",
+    "127.0.0.1:6379> AUTH default {}",
+    "ACL SETUSER app on >{} ~* +@all",
+    "vault operator unseal {}",
+    "export AZURE_DEVOPS_EXT_PAT={}" + "benyjqwx6hh7566tfjgvq6kbnxjb",
+    "HASH_PEPPER={}",
+    "curl 'https://api.openweathermap.org/data/2.5/weather?q=Seoul&appid=3f2a9c8b{}'",
 ], ids=["ssh-keygen -N", "ssh-keygen -P", "7z", "unzip", "zip", "openssl -k", "htpasswd -b", "htpasswd -nb",
-        "net user", "NET USER", "vault login", "ngrok", "sonar.login", "firebase auth"])
+        "net user", "NET USER", "vault login", "ngrok", "sonar.login", "firebase auth", "httpie", "smbclient", "lftp",
+        "jenkins-cli", "xfreerdp", "chpasswd", "sudo -S", "rabbitmqctl", "redis AUTH", "redis ACL", "vault unseal",
+        "PAT", "pepper", "appid"])
 def test_a_password_in_its_place_on_a_tools_command_line_is_redacted(command):
     """Tools whose password is not behind a flag named for it: its place on that tool's line says
     what it is."""
@@ -769,9 +787,19 @@ def test_a_password_in_its_place_on_a_tools_command_line_is_redacted(command):
     assert count == 1 and ARCHIVE_PASSWORD not in text and "[REDACTED]" in text
 
 
-def test_both_passphrases_of_one_ssh_keygen_line_are_redacted():
+def test_both_passphrases_of_one_ssh_keygen_or_snmp_line_are_redacted():
     text, count = redact(f"ssh-keygen -p -P {ARCHIVE_PASSWORD} -N {ARCHIVE_PASSWORD[::-1]} -f key")
     assert (text, count) == ("ssh-keygen -p -P [REDACTED] -N [REDACTED] -f key", 2)
+    text, count = redact(f"snmpwalk -v3 -u me -a SHA -A {ARCHIVE_PASSWORD} -x AES -X {ARCHIVE_PASSWORD[::-1]} host")
+    assert (text, count) == ("snmpwalk -v3 -u me -a SHA -A [REDACTED] -x AES -X [REDACTED] host", 2)
+
+
+def test_a_page_token_is_kept_but_a_facebook_page_token_setting_is_not():
+    """A listing's position (pageToken) is no credential; an environment variable in capitals that
+    ends in PAGE_TOKEN holds a Facebook page's access token."""
+    assert redact("pageToken=CiAKGjBpNDd2Nmp2Zml2cXRwYjBpOXA2MmQ3ZjA")[1] == 0
+    text, count = redact("FB_PAGE_TOKEN=EAA7dhkDP81632nZXY3M9lPImyHy0wgwBU7pQArBFvMX")
+    assert (text, count) == ("FB_PAGE_TOKEN=[REDACTED]", 1)
 
 
 @pytest.mark.parametrize("text", [
@@ -788,6 +816,112 @@ def test_both_passphrases_of_one_ssh_keygen_line_are_redacted():
 ])
 def test_a_command_line_without_a_password_in_that_place_stays(text):
     assert redact(text) == (text, 0)
+
+
+PASTED = "Pq7v" + "N2kLm9xR!"
+HEX_TOKEN = "9f8e7d6c5b4a3928" + "1706f5e4d3c2b1a0"
+
+
+def _encoded_private_key() -> str:
+    body = "".join(random.Random(7).choice(string.ascii_letters + string.digits) for _ in range(200))
+    block = "-----BEGIN EC PRIVATE KEY-----\n" + body + "\n-----END EC PRIVATE KEY-----\n"
+    return base64.b64encode(block.encode()).decode()
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:-" + PASTED + "}", PASTED),
+    ('API_KEY="${API_KEY:=gxLd6GncfBAepf' + 'Jd0Kh8oOOL8dKLzdo}"', "gxLd6GncfBAepf"),
+    ('dsn := "app:' + PASTED + '@tcp(db:3306)/app?parseTime=true"', PASTED),
+    ('sql.Open("mysql", "root:' + PASTED + '@/app")', PASTED),
+    ("git clone https://" + HEX_TOKEN + "abcdef12:x-oauth-basic@github.com/org/repo.git", HEX_TOKEN),
+    ("curl https://Zk8mQ2xLt7Rp9Vn3" + "Wc4Yb6Hd1Fg5Js0K:@api.example.io/v1", "Zk8mQ2xLt7Rp9Vn3"),
+    ("tls.key: " + _encoded_private_key(), "LS0tLS1CRUdJTiBFQyBQUklW"),
+    ("KEYSTORE_KEY=" + _encoded_private_key()[60:] * 2, _encoded_private_key()[60:100]),
+    ('client = Client("AC' + "0123456789abcdef" * 2 + '", "' + HEX_TOKEN + '")', HEX_TOKEN),
+    ("const client = algoliasearch('WX4HH5344T', '" + HEX_TOKEN + "');", HEX_TOKEN),
+    ("slackdump -t xoxc-1234567890123-1234567890123-1234567890123-" + "ab12" * 16, "ab12ab12"),
+    ("-c xoxd-AbCd%2FeFgH%2BiJkL" + "%3D%3DmNoP", "eFgH"),
+], ids=["compose default", "shell := default", "Go DSN tcp", "Go DSN slash", "token user, filler password",
+        "key user, empty password", "Kubernetes tls.key", "long value of a *_KEY", "Twilio pair", "Algolia",
+        "Slack xoxc", "Slack xoxd cookie"])
+def test_a_credential_in_a_form_a_tester_found_leaking_is_redacted(text, secret):
+    """Each of these was stored whole: a shell default taken for a placeholder, a DSN without a
+    scheme, a URL's token user beside a filler password, a base64-encoded key, a key over 256
+    characters, a key passed after its account id, and Slack's browser tokens."""
+    once, count = redact(text)
+    assert count >= 1 and secret not in once
+
+
+@pytest.mark.parametrize("text", [
+    "PORT=${PORT:-8080}",
+    "DB_PASSWORD=${DB_PASSWORD:-postgres}",
+    "image: ${IMAGE:-nginx:1.25}",
+    "X=${GITHUB_TOKEN:=${GH_TOKEN}}",
+    'sql.Open("mysql", "user:password@tcp(127.0.0.1:3306)/hello")',
+    "see 12:30@/home",
+    "docker buildx build --secret id=npmrc,src=$HOME/.npmrc .",
+    "docker build --secret id=gh_token,env=GH_TOKEN -t app .",
+    "gpg --keyserver hkps://keys.openpgp.org --recv-keys A4C123B1D5E6F7A8B9C0D1E2F3A4B5C6D7E8F9A0",
+    "git config --global user.signingkey 149D439536B3216F",
+    "[user]\n    signingkey = 149D439536B3216F",
+    '"NextToken": "eyJ2IjoxLCJjIjoiQWJjZGVmZ2hpamtsbW5vcHFyc3R1dnd4eXoxMjM0NTY3ODkw"}',
+    "next_page_token=CiAKGjBpNDd2Nmp2Zml2cXRwYjBpOXA2MmQ3ZjA",
+    "pageToken=CiAKGjBpNDd2Nmp2Zml2cXRwYjBpOXA2MmQ3ZjA",
+    "aws logs filter-log-events --log-group-name x --next-token f/38765432109876543210987654321",
+    "Cache restored from key: node-cache-Linux-x64-npm-" + "3f2a9c8b7d6e5f4a" * 4,
+    "      key: pip-" + "3f2a9c8b7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a",
+    "X-Idempotency-Key: 3f2a9c8b-7d6e-4f5a-9b2c-1d0e9f8a7b6c",
+    "AUTH failed: WRONGPASS",
+    "snmpget -v2c -c public host sysUpTime.0",
+    "the PAT: expires soon",
+    '_INIT_FACTORY_PAT = "__attr_factory_%s"',
+    "user %s on >%s ~* +@all",
+    "api_key: !vault |",
+    "MasterUserPassword: !Ref DBPassword",
+    "  tls.crt: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJrVENDQVRlZ0F3SUJBZ0lVRm",
+], ids=["port default", "default password word", "image default", "nested default", "DSN template", "a time",
+        "docker build secret", "docker build secret env", "gpg recv-keys", "git signingkey", "gitconfig signingkey",
+        "NextToken", "next_page_token", "pageToken", "--next-token", "CI cache key", "actions/cache key",
+        "AUTH failed", "snmpget", "PAT in prose", "a pattern named PAT", "redis.conf format", "idempotency header", "ansible vault tag", "CloudFormation Ref",
+        "encoded certificate"])
+def test_text_that_names_a_credential_without_holding_one_stays(text):
+    """What testers found mangled: where a build secret comes from, a GPG key's public id, a page
+    token, a cache entry's name, a YAML tag that fetches the value, an encoded certificate."""
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("sentence", [
+    "本番DBのパスワードは {} です。",
+    "本番DBのパスワードは{}です。",
+    "数据库密码：{}",
+    "密码是 {}",
+    "Das Passwort ist {}",
+    "API-Schlüssel: {}",
+    "le mot de passe est {}",
+    "la contraseña es {}",
+    "a senha é {}",
+    "пароль — {}",
+    "wachtwoord: {}",
+    "hasło: {}",
+    "トークン：{}",
+], ids=["Japanese", "Japanese glued", "Chinese colon", "Chinese verb", "German", "German key", "French", "Spanish",
+        "Portuguese", "Russian", "Dutch", "Polish", "Japanese token"])
+def test_a_password_named_in_another_language_is_redacted(sentence):
+    """Lessons are written in the team's language: a password or a token named in it goes, as in
+    English and Korean."""
+    text, count = redact(sentence.format(PASTED))
+    assert count == 1 and PASTED not in text and text == sentence.format("[REDACTED]")
+
+
+@pytest.mark.parametrize("sentence", [
+    "Das Passwort ist abgelaufen und muss erneuert werden",
+    "パスワードは8文字以上にしてください。",
+    "密码是必填项",
+    "la contraseña es obligatoria",
+    "le mot de passe est incorrect",
+])
+def test_a_sentence_about_a_password_in_another_language_stays(sentence):
+    assert redact(sentence) == (sentence, 0)
 
 
 def test_every_rule_is_named_and_compiled_once():

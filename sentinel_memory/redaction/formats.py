@@ -5,6 +5,7 @@ formats, built here the same way. redaction/rules.py puts the key-word rules aft
 
 from __future__ import annotations
 
+import binascii
 import re
 from collections.abc import Callable
 
@@ -55,6 +56,14 @@ _START = r"(?<![A-Za-z0-9])"
 _END = r"(?![A-Za-z0-9])"
 # The UUID shape in any letters and digits, as some providers fill it.
 _ALNUM_UUID = r"[A-Za-z0-9]{8}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-[A-Za-z0-9]{12}"
+
+
+def _decoded_start(value: str) -> bytes:
+    """The first 48 bytes a base64 value decodes to (a PEM block's header fits), b"" if none."""
+    try:
+        return binascii.a2b_base64(value[:64])
+    except binascii.Error:
+        return b""
 
 
 def _provider(name: str, body: str, end: str = _END, needles: tuple[str, ...] | None = None) -> Rule:
@@ -110,6 +119,16 @@ FORMAT_RULES: tuple[Rule, ...] = (
         strict=True,
         needles=("-----BEGIN",),
     ),
+    # The same block base64-encoded, as Kubernetes secrets (tls.key: LS0tLS1CRUdJTi...) and CI
+    # variables (SIGNING_KEY_BASE64=...) hold it: "-----BEGIN " encoded, then whatever it
+    # decodes to names a private key. An encoded certificate stays.
+    Rule(
+        name="pem_private_key_base64",
+        pattern=lazy(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{100,}={0,2}"),  # (a header alone, as a pattern quotes it, stays)
+        strict=True,
+        accept=lambda m, v: b"PRIVATE KEY" in _decoded_start(v),
+        needles=("LS0tLS1CRUdJTi",),
+    ),
     # A GCP service-account file: its private_key is a PEM block (above); its key id goes too.
     Rule(
         name="gcp_private_key_id",
@@ -156,7 +175,12 @@ FORMAT_RULES: tuple[Rule, ...] = (
         groups=("value",),
         needles=("_gitlab_session=",),
     ),
-    _provider("slack_token", r"(?:(?:xox[bpose]|xoxe\.xox[bp]|xapp)-[A-Za-z0-9\-]{10,}|xox[ar]-[A-Za-z0-9\-]{8,})", ""),
+    # (xoxc- and the xoxd- cookie, percent-encoded, are a browser session's: slackdump and the like)
+    _provider(
+        "slack_token",
+        r"(?:(?:xox[bposec]|xoxe\.xox[bp]|xapp)-[A-Za-z0-9\-]{10,}|xoxd-[A-Za-z0-9%+/=\-]{10,}|xox[ar]-[A-Za-z0-9\-]{8,})",
+        "",
+    ),
     Rule(
         name="slack_webhook",
         pattern=lazy(

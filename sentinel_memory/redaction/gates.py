@@ -37,6 +37,8 @@ _KEY_NAME_ENDINGS = (
     "auth",
     "requirepass",
     "masterauth",
+    "pepper",
+    "pat",
     "호",
     "드",
     "번",
@@ -97,6 +99,35 @@ def _value_then_name_gate(low: str) -> bool:
 
 # The Korean words that name a credential (password, pass, token, secret, key), in every gate.
 _KOREAN_STEMS = ("비밀", "패스", "비번", "토큰", "시크릿", "암호", "키")
+# (values.py _OTHER_KEYWORD's words, lowercased, by a part each holds)
+_OTHER_STEMS = (
+    "passw",
+    "kennw",
+    "schlüssel",
+    "schluessel",
+    "wachtw",
+    "mot de passe",
+    "clé",
+    "cle d",
+    "jeton",
+    "contrase",
+    "senha",
+    "chiave",
+    "senord",
+    "salasana",
+    "hasło",
+    "haslo",
+    "ifre",
+    "пароль",
+    "токен",
+    "パスワード",
+    "トークン",
+    "暗証",
+    "密",
+    "口令",
+    "令牌",
+    "钥",
+)
 
 _NAME_STEMS = (
     "pass",
@@ -156,6 +187,7 @@ _PROSE_GATE = _words(
     "masterauth",
     "identified",
     *_KOREAN_STEMS,
+    *_OTHER_STEMS,
 )
 
 

@@ -18,11 +18,13 @@ import re
 from ..lazy import lazy
 from .formats import REDACTED, Rule
 from .gates import nearby_gate
-from .prose import _NOT_A_CREDENTIAL, _decodes_to_text
+from .prose import _decodes_to_text
 from .values import (
     _CAMEL_WORDS,
     _HANGUL,
     _KEY_LIKE_ID,
+    _LABELED_HASH,
+    _NOT_A_CREDENTIAL,
     _ORDINARY_KEY,
     _is_placeholder,
     _random_value,
@@ -257,8 +259,10 @@ def _named_nearby(match: re.Match, value: str) -> bool:
         or value.startswith("AAAA")
         or _decodes_to_text(value)
         or _SNAKE_NAME.fullmatch(value)
+        or _LABELED_HASH.fullmatch(value)
     ):
-        return False  # a placeholder, an address, a host, an SSH public key's body, encoded text, a name
+        return False  # a placeholder, an address, a host, an SSH public key's body, encoded text, a name,
+        # a cache entry's name (pip-<sha1>)
     # Part of a URL or an ARN: the URL rules judge those.
     run = text[max(0, start - 300) : start]
     chunk = run[max(run.rfind(c) for c in " \t\r\n\"'`") + 1 :]

@@ -11,7 +11,15 @@ import binascii
 import re
 
 from ..lazy import lazy
-from .values import _KEY_LIKE_ID, _ORDINARY_KEY, _hex_key, _random_value, _strongly_secret
+from .values import (
+    _KEY_LIKE_ID,
+    _LABELED_HASH,
+    _NOT_A_CREDENTIAL,
+    _ORDINARY_KEY,
+    _hex_key,
+    _random_value,
+    _strongly_secret,
+)
 
 
 def _decodes_to_text(value: str) -> bool:
@@ -31,7 +39,6 @@ def _decodes_to_text(value: str) -> bool:
 
 _PASSWORD_MANAGERS = frozenset("1password lastpass bitwarden keepass keepassxc dashlane vaultwarden".split())
 # Words that make the credential word after them something else (a page token is a position).
-_NOT_A_CREDENTIAL = frozenset("public publishable page pagination continuation next sync cursor resume".split())
 
 
 def _prose_value(match: re.Match, value: str) -> bool:
@@ -56,7 +63,7 @@ def _key_in_prose(match: re.Match, value: str) -> bool:
     a translation key is a name), and the word before must not name an ordinary key (the cache
     key, the primary key)."""
     before = _WORD_BEFORE.search(match.string, max(0, match.start() - 40), match.start())
-    if before and before.group(1).lower() in _ORDINARY_KEY:
+    if (before and before.group(1).lower() in _ORDINARY_KEY) or _LABELED_HASH.fullmatch(value):
         return False
     if match.group("verb") is None and match.group("quote") is None:
         # "rotated the travis key OFAk6YWS…": right after "key", a generated value, not an id
@@ -64,5 +71,5 @@ def _key_in_prose(match: re.Match, value: str) -> bool:
     return _random_value(value) or _KEY_LIKE_ID.fullmatch(value) is not None or _hex_key(value)
 
 
-_WORD_BEFORE = lazy(r"([A-Za-z0-9]+)[ \t]+$")
+_WORD_BEFORE = lazy(r"([A-Za-z0-9]+)(?:[ \t]+|(?<=[a-z])-)$")  # "the next page token", --next-token
 _KO_STATED = lazy(r"로|[ \t]?(?:으로|입니|이다|인데|이고|이에요|예요|이며|임(?![\w]))")

@@ -17,6 +17,7 @@ from .gates import (
 from .prose import _key_in_prose, _prose_value
 from .values import (
     _BARE,
+    _CJK,
     _GENERIC_KEY,
     _HANGUL,
     _LINE_VALUE,
@@ -36,9 +37,11 @@ from .values import (
     _named_value,
     _password_flag,
     _random_value,
+    _signing_key_id,
     _spaced_value,
     _url_password,
     _value_then_name,
+    _variable_default,
 )
 
 # The rules that judge by context, so strict_only=True skips them.
@@ -57,17 +60,57 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         accept=_url_password,
         needles=("://",),
     ),
-    # A token as the URL's user, without a password: https://<token>@github.com/org/repo.git. A
-    # Sentry DSN's key stays: it is public by design.
+    # A token as the URL's user, without a password or with one that only fills the place:
+    # https://<token>@github.com/org/repo.git, https://<token>:x-oauth-basic@github.com/...,
+    # https://<key>:@api.example.io. A Sentry DSN's key stays: it is public by design.
     Rule(
         name="url_token_user",
         pattern=lazy(
-            r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://(?P<value>[A-Za-z0-9_\-]{20,200})@(?P<host>[A-Za-z0-9.\-]+)"
+            r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://(?P<value>[A-Za-z0-9_\-]{20,200})(?::[^\s:/@?#]{0,40})?"
+            r"@(?P<host>[A-Za-z0-9.\-]+)"
         ),
         strict=False,
         groups=("value",),
         accept=lambda m, v: _random_value(v) and "sentry" not in m.group("host").lower(),
         needles=("://",),
+    ),
+    # Go's MySQL DSN, which has no scheme: user:password@tcp(host:3306)/db, user:password@unix(...)
+    # and, quoted, "user:password@/db". The password runs to the first such "@" (it may hold "@"
+    # and ":" before it).
+    Rule(
+        name="go_mysql_dsn",
+        pattern=lazy(
+            r"""(?<![^\s"'`=(,])[\w.\-]{1,64}:(?P<value>[^\s"'`]{1,128}?)@(?:tcp6?|unix|udp)\("""
+            r"""|(?<=["'`])[\w.\-]{1,64}:(?P<quoted>[^\s"'`]{1,128}?)@/(?=[\w"'`?])"""
+        ),
+        strict=False,
+        groups=("value", "quoted"),
+        needles=("@tcp(", "@unix(", "@tcp6(", "@udp(", "@/"),
+    ),
+    # A shell or compose default: ${POSTGRES_PASSWORD:-S3cret}, ${API_KEY:=...}. The whole is not
+    # a placeholder: the default is what runs when the variable is unset. It goes when the name
+    # says it is a secret and it is not a word, or when it looks generated.
+    Rule(
+        name="variable_default",
+        pattern=lazy(r"""\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]{0,100}):?[-=](?P<value>[^\s}"'`$]{1,256})\}"""),
+        strict=False,
+        groups=("value",),
+        accept=_variable_default,
+        needles=(":-", ":=", "${"),
+    ),
+    # A key given as the argument after its account's id: Twilio's Client("AC…", "<auth token>")
+    # (the id is redacted first, so "[REDACTED]" stands before it on the next pass) and Algolia's
+    # algoliasearch("APPID", "<admin key>").
+    Rule(
+        name="second_argument_secret",
+        pattern=lazy(
+            r"""(?:AC[0-9a-f]{32}|\[REDACTED\]|(?i:algoliasearch|searchclient)(?:\.create)?\([ \t]*["'][A-Z0-9]{10})"""
+            r"""["'][ \t]*,[ \t]*["'](?P<value>[A-Za-z0-9]{32,64})["']"""
+        ),
+        strict=False,
+        groups=("value",),
+        accept=lambda m, v: _random_value(v),
+        needles=("AC", "[REDACTED]", "lgoliasearch", "earchClient", "earchclient"),
     ),
     # Credentials that are not a URL's: Oracle's user/password@host (jdbc:oracle:thin:, sqlplus,
     # CONNECT) and a .pgpass line (host:port:database:user:password).
@@ -177,7 +220,8 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             r"|(?:un)?zip(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-P"
             r"|openssl(?:[ \t]+[^\s]{1,100}){0,10}?[ \t]+-k"
             r"|htpasswd[ \t]+-(?=[a-zA-Z]*b)(?:(?=[a-zA-Z]*n)[a-zA-Z]+[ \t]+|(?![a-zA-Z]*n)[a-zA-Z]+[ \t]+[^\s\-][^\s]{0,200}[ \t]+)"
-            r"[^\s\-][^\s]{0,100}|ngrok[ \t]+authtoken|vault[ \t]+login)[ \t]+"
+            r"[^\s\-][^\s]{0,100}|ngrok[ \t]+authtoken|vault[ \t]+(?:login|operator[ \t]+unseal)"
+            r"|rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+[^\s\-][^\s]{0,100})[ \t]+"
             r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*)))"""
         ),
         strict=False,
@@ -198,32 +242,69 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             "htpasswd",
             "ngrok",
             "vault",
+            "rabbitmqctl",
         ),
     ),
+    # A user and a password glued by the separator a tool reads: HTTPie's -a user:pass, smbclient
+    # -U user%pass, lftp -u user,pass, jenkins-cli -auth user:token, xfreerdp /p:pass, and what is
+    # piped to chpasswd (user:pass) or to sudo -S (the password).
+    Rule(
+        name="tool_login",
+        pattern=lazy(
+            r"(?<![\w\-])(?:(?:https?|httpie)(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+(?:-a|--auth)(?:[ \t]+|=)[^\s:\"']{1,100}:"
+            r"|smbclient(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+(?:-U|--user)(?:[ \t]+|=)[^\s%\"']{1,100}%"
+            r"|lftp(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-u[ \t]+[^\s,\"']{1,100},"
+            r"|jenkins-cli(?:\.jar)?(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-auth[ \t]+[^\s:@\"']{1,100}:"
+            r"|[xw]freerdp3?(?:[ \t]+[^\s]{1,100}){0,8}?[ \t]+/p:"
+            r"""|echo[ \t]+(?:-n[ \t]+)?["']?[\w.\-]{1,64}:(?=[^\s"']{1,128}["']?[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd)"""
+            r"""|echo[ \t]+(?:-n[ \t]+)?["']?(?=[^\s"']{1,128}["']?[ \t]*\|[ \t]*sudo[ \t]+(?:-[a-zA-Z]+[ \t]+)*?-[a-zA-Z]*S))"""
+            r"""(?P<bare>[^\s"'`]{1,256}?)(?=["'`]?(?:\s|$|\|))"""
+        ),
+        strict=False,
+        groups=("bare",),
+        accept=lambda m, v: not v.startswith("$"),
+        needles=("http", "smbclient", "lftp", "jenkins-cli", "freerdp", "chpasswd", "sudo"),
+    ),
+    # Redis: AUTH [user] password (redis-cli, a client's log), ACL SETUSER name on >password and a
+    # redis.conf `user name on >password` line. AUTH's value must not be a word ("AUTH failed").
+    Rule(
+        name="redis_auth",
+        pattern=lazy(
+            r"(?<![\w\-])(?:AUTH(?:[ \t]+[\w.\-]{1,64}(?=[ \t]+[^\s]))?[ \t]+(?P<auth>[^\s\"'`]{1,256})"
+            r"|(?:(?i:acl[ \t]+setuser)|(?<![^\n])[ \t]*user)[ \t]+[^\s]{1,100}(?:[ \t]+[^\s>]{1,100}){0,10}?[ \t]+>(?P<bare>[^\s\"'`]{1,256}))"
+        ),
+        strict=False,
+        groups=("auth", "bare"),
+        accept=lambda m, v: m.group("auth") is None or _looks_like_secret(v),
+        needles=("AUTH", "user", "USER", "setuser"),
+    ),
     # Passwords as a command's argument where its flag or place says so only on that command's
-    # line: ssh-keygen -N NEW -P OLD (every one on the line, either order), and Windows' net user
-    # NAME S3cret (not words: "net user accounts exist" stays).
+    # line: ssh-keygen -N NEW -P OLD and snmpwalk -A AUTH -X PRIV (every one on the line, either
+    # order), and Windows' net user NAME S3cret (not words: "net user accounts exist" stays).
     Rule(
         name="command_password_arg",
         pattern=lazy(
-            r"(?<![\w\-])(?:(?P<net>(?i:net[ \t]+user)[ \t]+[^\s/*][^\s]{0,100})|-[NP])[ \t]+"
+            r"(?<![\w\-])(?:(?P<net>(?i:net[ \t]+user)[ \t]+[^\s/*][^\s]{0,100})|-(?P<flag>[NPAX]))[ \t]+"
             r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*))"""
         ),
         strict=False,
         groups=_VALUE_GROUPS,
         accept=_command_password,
-        gate=_words("ssh-keygen", "net user"),
+        gate=_words("ssh-keygen", "net user", "snmp"),
     ),
     # A generated value under a name that holds one only in a known place: SonarQube's sonar.login
     # (a token of 40 hex digits before the sqp_/squ_ prefixes; a user's name stays) and a URL's
-    # auth parameter (Firebase's ?auth=, a database secret or an ID token).
+    # auth parameter (Firebase's ?auth=, a database secret or an ID token) or appid (OpenWeather's
+    # API key).
     Rule(
         name="auth_parameter",
-        pattern=lazy(r"""(?:(?<![\w\-])(?:-D)?sonar\.login[ \t]*[=:][ \t]*|[?&]auth=)(?P<bare>[^\s&#"'`<>]+)"""),
+        pattern=lazy(
+            r"""(?:(?<![\w\-])(?:-D)?sonar\.login[ \t]*[=:][ \t]*|[?&](?:auth|appid)=)(?P<bare>[^\s&#"'`<>]+)"""
+        ),
         strict=False,
         groups=("bare",),
         accept=lambda m, v: _random_value(v),
-        needles=("sonar.login", "auth="),
+        needles=("sonar.login", "auth=", "appid="),
     ),
     # --password hunter2, --api-key abc, keytool's -storepass and -keypass (the "--password=..."
     # form is a keyword assignment).
@@ -369,7 +450,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         ),
         strict=False,
         groups=("bare",),
-        accept=_spaced_value,
+        accept=lambda m, v: _spaced_value(m, v) and not _signing_key_id(m, v),
         needles=("ENV ", "ENV\t", "set ", "set\t", "setx", "setenv", "config "),
     ),
     # "twitch key - '...'": a bare "key" names a value only before a dash and a quoted value.
@@ -408,13 +489,13 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             r"(?P<kw>" + _PROSE_KEYWORD + r")[*_`]{0,2}(?:[ \t]+(?i:value)|[ ]?값)?"
             r"(?:(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"  # "the password for the db is"
             r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
-            r"|[ \t]+(?i:is|was|are|were|becomes|now|to)|['’]s"
+            r"|[ \t]+(?i:is|was|are|were|becomes|now|to|ist|lautet|est|es|é|è|är|on|jest|это)|['’]s"
             # a verb (토큰 재발급:, 토큰 알려드립니다:, 비번 바꿨어요:), not a noun (토큰 이름:)
             r"|(?:[ \t]+\([A-Za-z]{2,12}\)|[ ]?(?:재발급|발급|갱신|변경|교체|생성)"
-            r"|[ ]?[\uac00-\ud7a3]{0,8}(?:니다|어요|아요|해요|했음|했다|함|됨|임|다))?[ \t]*(?:[:=]|->|→|=>)[*_]{0,2})"
-            r"|[ \t]+-(?=[ \t])|는|은)|이|가|을|를)?[ \t]+"
+            r"|[ ]?[\uac00-\ud7a3]{0,8}(?:니다|어요|아요|해요|했음|했다|함|됨|임|다))?[ \t]*(?:[:=：]|->|→|=>)[*_]{0,2})"
+            r"|[ \t]+[-—–](?=[ \t])|는|은|は|是|为|為)|이|가|을|를)?(?:[ \t]+|(?<=[：是为為は])(?=[A-Za-z0-9]))"
             r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
-            r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + r"""]{8,}))"""
+            r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + _CJK + r"""]{8,}))"""
         ),
         strict=False,
         groups=("pq", "bare"),

@@ -87,7 +87,11 @@ _SECRET_KEYWORD = (
     r"|licen[cs]e|server|service(?:[_\-]?role)?|write|ingest|deploy|sdk|client|consumer|subscription"
     r"|integration|routing|webhook|management|mgmt|partner|merchant|shared|hmac|jwt|cipher|rest"
     r"|personal|oauth|bot|dev(?:eloper)?|root)[_\-. ]?key"
-    r"|(?<=[\"'])auth(?=[\"'])|(?<=_)auth|credentials?|" + _SETTING_KEYWORD + r")|" + _KO_KEYWORD
+    r"|(?<=[\"'])auth(?=[\"'])|(?<=_)auth|credentials?|pepper|"
+    + _SETTING_KEYWORD
+    # a personal access token in capitals: AZURE_DEVOPS_EXT_PAT, GH_PAT, PAT
+    + r"|(?-i:(?:(?<=_)|(?<![A-Za-z0-9]))PAT(?![A-Za-z0-9])))|"
+    + _KO_KEYWORD
 )
 # Any other name that ends in "key" (DATADOG_KEY, lobKey, heroku.key): a key of a service not
 # listed above, or an ordinary key (cache_key, primary_key). Its value must look random
@@ -99,10 +103,28 @@ _ORDINARY_KEY = frozenset(
         "cache primary foreign sort partition range hash composite natural surrogate unique index row "
         "idempotency dedup dedupe object s3 bucket file path map dict lookup group label i18n translation "
         "message event state query public publishable pub ssh gpg pgp host ca hot shortcut keyboard "
-        "redis memcache kv lock prefix cursor react list item entry field column id"
+        "redis memcache kv lock prefix cursor react list item entry field column id recv"
     ).split()
 )
+# A label and a SHA-1, SHA-256 or SHA-512, as CI caches name their entries: node-cache-Linux-x64-npm-<sha256>,
+# pip-<sha1> (not 32 hex digits: scp-live-<32> is a key)
+_LABELED_HASH = lazy(r"(?:[A-Za-z][A-Za-z0-9]{1,20}-){1,8}(?:[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128})")
+# The word before "token" that makes it a position in a listing or a public value: NextToken,
+# next_page_token, pageToken, --starting-token, a publishable key.
+_NOT_A_CREDENTIAL = frozenset(
+    "public publishable page pagination continuation next sync cursor resume starting".split()
+)
+_WORD_BEFORE = lazy(r"([A-Z]?[a-z]+|[A-Z]+)[_\-.]?$")
 
+# "Password" and "token" in the other languages people write lessons in: German, Dutch, French,
+# Spanish, Portuguese, Italian, Swedish, Finnish, Polish, Turkish, Russian, Japanese, Chinese.
+_OTHER_KEYWORD = (
+    r"(?i:passwort|kennwort|api-schl(?:ü|ue)ssel|wachtwoord|mot de passe|cl(?:é|e) (?:d'|de l')?api|jeton"
+    r"|contrase(?:ñ|n)a|senha|chiave api|l(?:ö|o)senord|salasana|has(?:ł|l)o|(?:ş|s)ifre|пароль|токен)"
+    r"|パスワード|トークン|暗証番号|密码|密碼|口令|令牌|密钥|秘钥"
+)
+# Japanese, Chinese and fullwidth characters: a value ends where they start ("…です").
+_CJK = "\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef"
 # The same words as they appear in a sentence ("the staging password is ...").
 # The English words must start a word; the Korean ones may follow Latin letters ("DB비밀번호").
 _PROSE_KEYWORD = (
@@ -111,6 +133,8 @@ _PROSE_KEYWORD = (
     + _SETTING_KEYWORD
     + r")|"
     + _KO_KEYWORD
+    + r"|"
+    + _OTHER_KEYWORD
 )
 
 # --- how a value must look ----------------------------------------------------------------------
@@ -121,6 +145,7 @@ _PLACEHOLDER = lazy(
     r"""|<[A-Za-z_].*"""  # <YOUR_API_KEY>, <your password>
     r"""|\$\{.*|\$\(.*|\$[A-Za-z_][A-Za-z0-9_]*"""  # ${DB_PASSWORD}, $(pass show x), $TOKEN
     r"""|%[A-Za-z_][A-Za-z0-9_]*%|%\(.*|\{.*"""  # %DB_PASS%, %(pw)s, {{ secret }}
+    r"""|%[-+ 0#]*[0-9]*(?:\.[0-9]+)?[sdvqx]"""  # a format's %s, %v, %q
     r"""|(?i:null|none|nil|undefined|true|false|yes|no|on|off|~|required|optional|empty|unset"""
     r"""|hidden|masked|redacted|changeme|change[_\-]me|changeit|placeholder|dummy|example"""
     r"""|sample|todo|tbd|fixme|str|string|bytes|int|bool|secret|password|token)"""
@@ -128,6 +153,7 @@ _PLACEHOLDER = lazy(
     r"""|(?:os\.environ|os\.getenv|process\.env|getenv)\b.*|(?i:env)[\[(.].*"""  # os.environ["PW"], ENV["PW"]
     r"""|\$ENV\{.*|\$_(?:ENV|SERVER)\[.*"""  # Perl's $ENV{PW}, PHP's $_ENV['PW']
     r"""|[xX*.#•_\-%]*"""  # "", xxxx, ****, ..., "%" of %(pw)s
+    r"""|![A-Za-z][\w:.\-]*"""  # a YAML tag that fetches it: !vault |, !Ref DbPassword, !secret db_pw
     r"""|(?:[A-Za-z0-9]{1,10}[_\-.]){1,2}[xX*.#•]{3,}"""  # sk-xxxx, ghp_XXXX, sk-proj-****
     r"""|(?:[A-Za-z0-9]{1,10}[_\-.]){0,2}(?:[*•]{3,}|\.{3}|…)[A-Za-z0-9]{1,6}"""  # ****xeU6, sk-...abcd: the last four shown
     # The documentation examples of AWS (AKIAIOSFODNN7EXAMPLE and its secret): public, never valid.
@@ -259,10 +285,20 @@ _FILE_PATH = lazy(
 )
 
 
+_LONG_BASE64 = lazy(r"[A-Za-z0-9+/_\-]{257,65536}={0,2}")
+
+
+def _mixed(v: str) -> bool:
+    """Capitals, small letters and digits, each."""
+    return any(map(str.isupper, v)) and any(map(str.islower, v)) and any(map(str.isdigit, v))
+
+
 def _random_value(v: str) -> bool:
     """A value that looks generated: 14+ characters without blanks, either a long hex string or a
     UUID, or letters mixed with digits (and no shape of a path, URL, version or name)."""
-    if not 14 <= len(v) <= 256 or _BLANK.search(v):
+    if len(v) > 256:  # an encoded key or keystore (a base64 EC key is some 300 characters)
+        return _LONG_BASE64.fullmatch(v) is not None and _mixed(v)
+    if len(v) < 14 or _BLANK.search(v):
         return False
     if _KEY_LIKE_ID.fullmatch(v) or _ID_AND_SECRET.fullmatch(v):
         return True
@@ -322,9 +358,32 @@ _COMPARISON = frozenset(("==", "===", "!=", "!=="))
 _WORD_SEPARATORS = frozenset(("to", "|", "에"))
 
 
+def _not_a_credential_name(text: str, keyword_start: int) -> bool:
+    """Whether the word right before a credential keyword makes it something else (NextToken,
+    next_page_token). Not in capitals: an environment variable's name (FB_PAGE_TOKEN) is a setting."""
+    before = _WORD_BEFORE.search(text, max(0, keyword_start - 24), keyword_start)
+    return before is not None and not before.group(1).isupper() and before.group(1).lower() in _NOT_A_CREDENTIAL
+
+
+_HEADER_KEY = lazy(r"(?i:x-(?:[a-z0-9]+-)*?([a-z0-9]+)-key)")
+_GPG_KEY = lazy(r"(?:0x)?(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{40})|key::.*|.*\.pub")
+
+
+def _signing_key_id(match: re.Match, value: str) -> bool:
+    """git's user.signingkey: a GPG key's id or fingerprint, or an SSH public key, never a secret."""
+    return "signingkey" in match.group(0).lower() and _GPG_KEY.fullmatch(value) is not None
+
+
 def _assignment(match: re.Match, value: str) -> bool:
     """Whether the value of `key = value`, `key: value`, `"key": "value"` is a secret."""
     if _FILE_PATH.fullmatch(value) or _BLOCK_INDICATOR.fullmatch(value):
+        return False
+    if _not_a_credential_name(match.string, match.start()) or _signing_key_id(match, value):
+        return False
+    if match.string.startswith("PAT", match.start()):  # GH_PAT: generated; _URL_PAT = "…": a pattern
+        return _random_value(value)
+    header = _HEADER_KEY.match(match.string, match.start())  # X-Idempotency-Key, X-Cache-Key: ordinary
+    if header is not None and header.group(1).lower() in _ORDINARY_KEY:
         return False
     # (where the value ends: a bare one may be shorter than its group, line_value_end)
     value_end = match.end() if match.group("bare") is None else match.start("bare") + len(value)
@@ -414,9 +473,16 @@ def _spaced_value(match: re.Match, value: str) -> bool:
     return _looks_like_secret(value) and not _is_code(value)
 
 
+# docker build --secret id=npmrc,src=$HOME/.npmrc: where a build secret comes from, not the secret
+_BUILD_SECRET = lazy(r"(?:id|src|source|env|type|target|required|mode|uid|gid)=[^,\s]*(?:,[a-z]{2,8}=[^,\s]*)*")
+
+
 def _flag_value(match: re.Match, value: str) -> bool:
     if "gkey" in match.re.groupindex and match.group("gkey") is not None:  # --datadog-key ...
         return _generic_key_value(match.string, match.end("gkey"), value)
+    flag = match.group(0).split(None, 1)[0]
+    if _BUILD_SECRET.fullmatch(value) or _not_a_credential_name(match.string, match.start() + flag.rfind("-") + 1):
+        return False  # --secret id=…, --next-token …
     return match.group("bare") is None or _looks_like_secret(value)
 
 
@@ -435,13 +501,25 @@ def _password_flag(match: re.Match, value: str) -> bool:
     )
 
 
+_SECRET_NAME = lazy(r"(?:" + _SECRET_KEYWORD + r")(?:[_\-][A-Za-z0-9]{1,12}){0,2}")
+
+
+def _variable_default(match: re.Match, value: str) -> bool:
+    """A default of redaction/rules.py variable_default: not a word under a secret's name, or a
+    generated value under any name."""
+    if _SECRET_NAME.search(match.group("name")) and _looks_like_secret(value):
+        return True
+    return _random_value(value)
+
+
 def _command_password(match: re.Match, value: str) -> bool:
     """A value of redaction/rules.py command_password_arg: net user's password when it is not a
-    word, ssh-keygen's -N or -P when ssh-keygen starts that line's command."""
+    word, ssh-keygen's -N or -P and an SNMP tool's -A or -X when that tool runs earlier on the line."""
     if match.group("net") is not None:
         return _looks_like_secret(value)
     text = match.string
-    return "ssh-keygen" in text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
+    line = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
+    return ("ssh-keygen" if match.group("flag") in "NP" else "snmp") in line
 
 
 def _hex_key(v: str) -> bool:
