@@ -35,3 +35,8 @@ class StorageError(MemoryToolError):
 
 class ProjectRootError(MemoryToolError):
     """The project root is not a place the memory may be written to."""
+
+
+class ChangedMeanwhile(Exception):
+    """The record a refresh read was written by another process before this one took the lock:
+    read it again and redo the refresh (the CLI's `log` keeps the fields left out)."""

@@ -847,6 +847,26 @@ def test_fold_of_a_file_that_is_no_memory_says_one_thing(project, tmp_path):
     assert "holds no memory records" in result.stderr and "skipped" not in result.stderr
 
 
+def test_fold_brings_the_strays_set_aside_lines_and_names_its_conflicted_copies(project):
+    """fold ends with "then delete" the stray's .context/: what that folder set aside is not lost
+    with it. Its quarantine file's lines (a note that was not a record) join the project's, and a
+    copy of a conflicted file kept there is named, to be looked at first."""
+    logged_id(project, "a", "m", "l")
+    sub = project / "sub"
+    sub.mkdir()
+    logged_id(sub, "stray", "x", "stray lesson")
+    note = "teammate note: never deploy on friday (not a record)"
+    (sub / ".context" / "memory_log.quarantine.jsonl").write_text(note + "\n", encoding="utf-8")
+    copy = "memory_log.jsonl.20260101T000000.conflicted"
+    (sub / ".context" / copy).write_text("<<<<<<< ours\n", encoding="utf-8")
+
+    result = run(project, "fold", "sub", cwd=project)
+
+    assert note in (project / ".context" / "memory_log.quarantine.jsonl").read_text(encoding="utf-8")
+    assert "1 line of its quarantine file (not records) is now in" in result.stdout, result.stdout
+    assert copy in result.stdout and "look at it before deleting the folder" in result.stdout, result.stdout
+
+
 def test_export_into_a_folder_that_does_not_exist_says_so(project, tmp_path):
     """The reason is the missing folder, not the disk: no advice to free space."""
     logged_id(project, "payment", "VAT", "read tax.yaml")

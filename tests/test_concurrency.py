@@ -237,3 +237,25 @@ async def test_a_lock_held_too_long_is_a_clear_error_that_changes_nothing(forked
     assert "waited 0.3 s" in text and "lock" in text and "nothing was saved" in text.lower() and "Traceback" not in text
     assert after.startswith("saved")
     assert {r["id"] for r in records(memory_file)} == {rid("t", "before"), rid("t", "while locked")}
+
+
+def test_refreshes_of_one_record_at_once_each_keep_the_others_change(project, memory_file, records):
+    """Three people refresh one lesson at the same moment with `log`, each changing one field and
+    leaving the others out. Each read the record before the others wrote; each is told its change
+    was saved, so each change must be in the file: a field left out keeps what the file holds when
+    the write happens, not what it held when the command started."""
+    command = [sys.executable, str(ROOT / "server.py"), "--project", str(project), "log", "--topic", "t",
+               "--missing-context", "shared"]
+    first = subprocess.run([*command, "--lesson", "l0"], capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    (project / "a.py").write_text("x\n", encoding="utf-8")
+    changes = [["--lesson", "lesson one"], ["--ask-next-time", "ask two"], ["--file", "a.py"]]
+    with lock_held_elsewhere(memory_file):  # all three read the record, then wait for the lock
+        writers = [subprocess.Popen([*command, *change], cwd=project, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True) for change in changes]
+        time.sleep(3)
+    said = [w.communicate(timeout=120) for w in writers]
+
+    assert [w.returncode for w in writers] == [0, 0, 0], said
+    (record,) = [r for r in records(memory_file) if r["missing_context"] == "shared"]
+    assert (record["lesson"], record["ask_next_time"], record.get("files")) == ("lesson one", "ask two", ["a.py"])

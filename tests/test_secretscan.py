@@ -392,3 +392,29 @@ def test_scan_redact_keeps_a_hand_written_record_whose_text_holds_a_lone_surroga
     assert not snap.unreadable and len(snap.records) == 1
     (stored,) = [e.record for e in snap.records.values()]
     assert stored["topic"] == "long\ud800" and stored["lesson"] == "[REDACTED]" and stored["missing_context"] == "m\udfff"
+
+
+def test_two_lessons_that_redact_to_one_record_keep_the_older_in_the_quarantine_file(tmp_path):
+    """Two hand-written lessons whose missing context differed only by a key become one record once
+    it is redacted; the newer stays and the older is kept, redacted, in the quarantine file, with a
+    warning that says so: scan --redact deletes no lesson."""
+    path = tmp_path / "memory_log.jsonl"
+    other = "gh" + "p_" + "Z9y8" * 9
+    older = record("gh", f"the token {GITHUB} expired", "LESSON ONE: rotate it via the vault",
+                   created="2026-01-01T00:00:00+00:00", updated="2026-01-02T00:00:00+00:00")
+    newer = record("gh", f"the token {other} expired", "LESSON TWO: a different rule",
+                   created="2026-01-01T00:00:00+00:00", updated="2026-01-03T00:00:00+00:00")
+    write(path, older, newer)
+
+    result = subprocess.run([sys.executable, "-c", "import sys; from sentinel_memory.setup.scan import redact_file; "
+                             "redact_file(sys.argv[1])", str(path)], capture_output=True, text=True, timeout=120,
+                            cwd=Path(__file__).resolve().parents[1])
+
+    assert result.returncode == 0, result.stderr
+    lessons = [e.record["lesson"] for e in read(path).records.values()]
+    assert lessons == ["LESSON TWO: a different rule"]
+    quarantined = [json.loads(line) for line in (tmp_path / "memory_log.quarantine.jsonl").read_text().splitlines()]
+    assert [(q["lesson"], q["missing_context"]) for q in quarantined] == [
+        ("LESSON ONE: rotate it via the vault", "the token [REDACTED] expired")]
+    assert GITHUB not in (tmp_path / "memory_log.quarantine.jsonl").read_text()
+    assert "1 redacted record became the same record as a newer one" in result.stderr, result.stderr

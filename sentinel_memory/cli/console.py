@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..invocation import SELF
+from ..record.contextdir import QUARANTINE_FILE
 from ..tools.blocks import files_line, header, plural, stale_line
 from ..visible import visible, visible_record
 from .layout import colour, table
@@ -191,6 +192,17 @@ def fold_report(folded: Folded, self_name: str) -> str:
         lines.append(
             f"{plural(folded.unreadable, 'line')} of {stray} {'is' if folded.unreadable == 1 else 'are'} "
             "not a record and stayed there: look at them before deleting the file"
+        )
+    if folded.quarantined:
+        lines.append(
+            f"{plural(folded.quarantined, 'line')} of its quarantine file (not records) {'is' if folded.quarantined == 1 else 'are'} "
+            f"now in {visible(str(folded.target.parent / QUARANTINE_FILE))} too"
+        )
+    if folded.copies:
+        lines.append(
+            f"{visible(str(folded.folder))} also keeps {'a copy' if len(folded.copies) == 1 else f'{len(folded.copies)} copies'} "
+            f"of a conflicted memory file ({', '.join(visible(c) for c in folded.copies)}, on this machine only): look "
+            f"at {'it' if len(folded.copies) == 1 else 'them'} before deleting the folder"
         )
     if folded.folder is not None:
         gone = f"then delete {visible(str(folded.folder))} (git rm -r it if it was committed)"

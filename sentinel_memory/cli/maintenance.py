@@ -13,7 +13,8 @@ from pathlib import Path
 
 from ..errors import InvalidInput, StorageError
 from ..git.staleness import stamp_seconds
-from ..record import store
+from ..record import contextdir, store
+from ..record.disk import read_regular
 from ..record.merge import merge_two_way
 from ..record.records import count_types, is_principle, prepare, recency, topic_of
 from ..record.snapshot import Snapshot
@@ -139,6 +140,8 @@ class Folded:
     added: int
     updated: int  # ids in both, the stray's version newer
     unreadable: int  # lines of the stray file that are not records (they stay there)
+    quarantined: int = 0  # lines of the stray's quarantine file, now in the project's too
+    copies: tuple[str, ...] = ()  # the stray folder's copies of conflicted files (git-ignored, local)
 
     @property
     def folder(self) -> Path | None:
@@ -208,7 +211,14 @@ def fold(root: Path, given: str) -> Folded:
             "is the other .context/memory_log.jsonl. Nothing was changed."
         )
 
+    folder = Folded(stray, target, 0, 0, 0, 0).folder  # the stray's own .context/, if it has one
+    set_aside = _lines_set_aside(folder)
+
     def change(snap: Snapshot) -> Snapshot | None:
+        if set_aside:  # the stray's quarantined lines join the project's (redacted, once each), under the lock
+            moved = contextdir.quarantine(str(target.parent), set_aside)
+            if moved.staged is not None:
+                moved.staged.commit()
         merged = merge_two_way(snap.records, other.records)
         put = [entry for rid, entry in merged.items() if snap.records.get(rid) is not entry]
         return snap.edited(put=put) if put else None
@@ -217,7 +227,19 @@ def fold(root: Path, given: str) -> Folded:
     after = report.after or report.before
     changed = [rid for rid in other.records if after.records.get(rid) is not report.before.records.get(rid)]
     added = sum(rid not in report.before.records for rid in changed)
-    return Folded(stray, target, len(other.records), added, len(changed) - added, len(other.unreadable))
+    copies = tuple(sorted(p.name for p in folder.glob("*.conflicted"))) if folder is not None else ()
+    return Folded(
+        stray, target, len(other.records), added, len(changed) - added, len(other.unreadable), len(set_aside), copies
+    )
+
+
+def _lines_set_aside(folder: Path | None) -> list[bytes]:
+    """The lines of a stray .context/ folder's quarantine file (a link or an oversized file is
+    refused as the store refuses one)."""
+    if folder is None:
+        return []
+    data = read_regular(str(folder / contextdir.QUARANTINE_FILE)) or b""
+    return [line for line in data.split(b"\n") if line.strip()]
 
 
 @dataclass(frozen=True)

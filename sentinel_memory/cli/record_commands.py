@@ -11,9 +11,10 @@ import json
 import sys
 from dataclasses import asdict
 
-from ..errors import InvalidInput, MemoryToolError
+from ..errors import ChangedMeanwhile, InvalidInput, LockTimeout, MemoryToolError
 from ..git import drivers as gitdriver
 from ..invocation import SELF
+from ..record.records import revision
 from ..tools import blocks, memory, render
 from ..visible import visible, visible_json
 from . import console, maintenance, markdown
@@ -108,36 +109,51 @@ def cmd_stats(root, args) -> int:
     return 0
 
 
+# How many times a refresh reads the record again when another writer changed it in between.
+_REFRESH_TRIES = 20
+
+
 def cmd_log(root, args) -> int:
     """Save or refresh a lesson. A field left out keeps what the refreshed record holds (an explicit
     "" clears it); the output says which fields changed, and names a near-identical record that a
-    refresh was probably meant for (docs/contract.md §7)."""
+    refresh was probably meant for (docs/contract.md §7). The fields left out are read before the
+    lock; the write checks under the lock that the record is still the version read, and reads it
+    again if another writer changed it, so that no acknowledged change is written over."""
     opened = memory.OpenMemory(root.memory_file)
     principle = args.type == "principle"
-    if principle:  # found by its topic and lesson (docs/contract.md §3.4)
-        if args.lesson is None:
-            raise InvalidInput("--lesson is required with --type principle: it names the principle. Nothing was saved.")
-        old = maintenance.refreshed(opened, args.topic, "", args.lesson)
-    elif args.missing_context is None:
+    if principle and args.lesson is None:  # found by its topic and lesson (docs/contract.md §3.4)
+        raise InvalidInput("--lesson is required with --type principle: it names the principle. Nothing was saved.")
+    if not principle and args.missing_context is None:
         raise InvalidInput("--missing-context is required (a principle alone may leave it out). Nothing was saved.")
-    else:
-        old = maintenance.refreshed(opened, args.topic, args.missing_context)
-    missing = args.missing_context if args.missing_context is not None else (old or {}).get("missing_context", "")
-    lesson = args.lesson if args.lesson is not None else (old or {}).get("lesson")
-    if lesson is None:
-        raise InvalidInput(
-            "--lesson is required for a new record (only a refresh of an existing one may leave it out). "
-            "Nothing was saved."
-        )
-    ask = args.ask_next_time if args.ask_next_time is not None else (old or {}).get("ask_next_time", "")
-    _carried_is_text(old, args)
     files = None if args.files is None else from_here(root.path, args.files)
     if files:
         check_from_here(root.path, args.files, files)
-    try:
-        logged = memory.upsert(opened, args.topic, missing, lesson, ask, args.type, files=files)
-    except InvalidInput as exc:
-        raise InvalidInput(str(exc) + console.same_name_hint(root.path, files or [])) from None
+    for attempt in range(_REFRESH_TRIES):
+        if principle:
+            old = maintenance.refreshed(opened, args.topic, "", args.lesson)
+        else:
+            old = maintenance.refreshed(opened, args.topic, args.missing_context)
+        missing = args.missing_context if args.missing_context is not None else (old or {}).get("missing_context", "")
+        lesson = args.lesson if args.lesson is not None else (old or {}).get("lesson")
+        if lesson is None:
+            raise InvalidInput(
+                "--lesson is required for a new record (only a refresh of an existing one may leave it out). "
+                "Nothing was saved."
+            )
+        ask = args.ask_next_time if args.ask_next_time is not None else (old or {}).get("ask_next_time", "")
+        _carried_is_text(old, args)
+        read_as = revision(old) if old is not None else ""
+        try:
+            logged = memory.upsert(opened, args.topic, missing, lesson, ask, args.type, files=files, read_as=read_as)
+            break
+        except ChangedMeanwhile:
+            if attempt == _REFRESH_TRIES - 1:
+                raise LockTimeout(
+                    "Other writers kept changing this record while it was being refreshed. Nothing was saved; "
+                    "run the command again."
+                ) from None
+        except InvalidInput as exc:
+            raise InvalidInput(str(exc) + console.same_name_hint(root.path, files or [])) from None
     # The agent's notice (call compact_memory now) in a person's words.
     text = render.log_answer(logged).replace(
         render.compact_notice(logged.logs, logged.threshold), console.compact_line(logged.logs, logged.threshold)

@@ -102,6 +102,10 @@ def findings(
     return found
 
 
+# What a person wrote in a record, beside its topic and missing context (which give its id).
+_OWN_FIELDS = ("lesson", "ask_next_time", "files")
+
+
 def redact_file(path: Path, timeout: float | None = None) -> tuple[int, int]:
     """Redact every credential in the memory file and its quarantine file in place, under the
     lock, atomically.
@@ -110,10 +114,12 @@ def redact_file(path: Path, timeout: float | None = None) -> tuple[int, int]:
     """
     path = Path(path)
     totals = [0, 0]
+    set_aside: list[Entry] = []
 
     def change(snap: Snapshot) -> Snapshot | None:
         kept: Records = {}
         changed = []
+        set_aside.clear()  # (change() runs again when the file changed before the replace)
         for rid, entry in snap.records.items():
             record, values = _redacted(entry.record)
             if values:
@@ -132,8 +138,16 @@ def redact_file(path: Path, timeout: float | None = None) -> tuple[int, int]:
             rival = redacted.get(entry.id) or kept.get(entry.id)
             if rival is None or newer(rival, entry) is entry:
                 redacted[entry.id] = entry
+            if rival is not None:  # two lessons that differed only by a key: the older is set aside, not lost
+                winner, loser = (entry, rival) if redacted.get(entry.id) is entry else (rival, entry)
+                if any(_redacted(loser.record)[0].get(k) != winner.record.get(k) for k in _OWN_FIELDS):
+                    set_aside.append(loser)
         for rid, entry in redacted.items():
             kept[rid] = Entry.of(_stamped(entry.record))
+        if set_aside:  # in the quarantine file before the memory file is replaced (nothing is ever lost)
+            moved = contextdir.quarantine(str(path.parent), [e.data.rstrip(b"\n") for e in set_aside])
+            if moved.staged is not None:
+                moved.staged.commit()
         return Snapshot(records=kept)
 
     def change_quarantine(_snap: Snapshot) -> None:
@@ -156,6 +170,13 @@ def redact_file(path: Path, timeout: float | None = None) -> tuple[int, int]:
     # The write redacts unreadable lines on their way to the quarantine file; count those too.
     report = update(path, change, timeout=timeout)
     totals[1] += report.quarantine_redactions
+    if set_aside:
+        logging.getLogger("sentinel_memory").warning(
+            "%s became the same record as a newer one once the key was gone (the same topic and missing "
+            "context); kept, redacted, in %s: move what its lesson adds into the record that stayed",
+            "1 redacted record" if len(set_aside) == 1 else f"{len(set_aside)} redacted records",
+            QUARANTINE_FILE,
+        )
     if (path.parent / QUARANTINE_FILE).exists():
         update(path, change_quarantine, timeout=timeout)
     return totals[0], totals[1]

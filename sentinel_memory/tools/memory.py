@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import InvalidInput
+from ..errors import ChangedMeanwhile, InvalidInput
 from ..git import drivers, staleness
 from ..git.staleness import Stale
 from ..record import citations, revise, store
@@ -249,8 +249,14 @@ def upsert(
     compact_threshold: object = DEFAULT_THRESHOLD,
     source_ids: object = None,
     files: object = None,
+    read_as: str | None = None,
 ) -> Logged:
     """Upsert one record by id; a principle's source_ids are deleted in the same locked write.
+
+    `read_as`: the version of the record the caller read its values from ("" when it read none);
+    if the file holds another version under the lock, nothing is written and ChangedMeanwhile is
+    raised, so that a refresh filling the fields left out never writes back values another writer
+    has replaced since.
 
     A source given as `<id>@<revision>` (what compact_memory shows) is deleted only while the file
     holds that version of it: one changed since (by this or another session, or by a `git pull`)
@@ -277,6 +283,8 @@ def upsert(
 
     def change(snap: Snapshot) -> Snapshot | None:
         old = snap.records.get(draft.id)
+        if read_as is not None and read_as != (revision(old.record) if old else ""):
+            raise ChangedMeanwhile(draft.id)
         folded_in_place: list[Entry] = []
         if old is not None and is_principle(old.record) != (draft.type == "principle"):
             # A log the principle names in source_ids (its version, if given, still the file's)
