@@ -428,6 +428,32 @@ def test_the_merge_driver_keeps_both_sides_when_one_holds_a_nul_byte(tmp_path):
         assert record_id("log", "t", missing, "l") in out
 
 
+def test_the_merge_driver_keeps_both_sides_when_one_is_over_the_readers_bound(tmp_path):
+    """A side over the 64 MiB a reader keeps is not merged by id, but it is not dropped either: the
+    driver copies every side whole between diff3 markers (exit 1, a conflict), a chunk at a time."""
+    from sentinel_memory.record.disk import MAX_FILE_BYTES
+
+    base = record_line("t", "base", "l") + "\n"
+    (tmp_path / "base").write_text(base, encoding="utf-8")
+    (tmp_path / "ours").write_text(base + record_line("t", "ours", "l") + "\n", encoding="utf-8")
+    with open(tmp_path / "theirs", "wb") as handle:  # sparse: its bytes are read, not stored
+        handle.write((base + record_line("t", "theirs", "l") + "\n").encode())
+        handle.truncate(MAX_FILE_BYTES + 1)
+    result = forkrun.run(["merge-driver", *(str(tmp_path / n) for n in ("base", "ours", "theirs")),
+                          "memory_log.jsonl"], text=True, timeout=120)
+
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "writing both sides whole between conflict markers" in result.stderr
+    with open(tmp_path / "ours", "rb") as merged:
+        head = merged.read(4096)
+        merged.seek(-4096, 2)
+        tail = merged.read()
+    assert head.startswith(b"<<<<<<< ours\n") and record_id("log", "t", "ours", "l").encode() in head
+    assert b"||||||| base\n" in head and b"=======\n" + (base + record_line("t", "theirs", "l")).encode() in head
+    assert tail.endswith(b">>>>>>> theirs\n")
+    assert (tmp_path / "ours").stat().st_size > MAX_FILE_BYTES
+
+
 def test_a_real_merge_with_a_binary_side_keeps_every_record_of_both_branches(tmp_path, env):
     """Through git itself (the driver wired by init): one branch adds a record, the other adds one
     and a line with a NUL byte. git's merge stops with a conflict, never with one side only, and the

@@ -34,6 +34,12 @@ def merge_driver(base: str, ours: str, theirs: str, name: str = "") -> int:
             if text is not side:  # UTF-16 (PowerShell's `>`): merged as the text every reader reads
                 atomic_write(Path(path), text)
                 data[n] = text
+    except _TooBig as exc:  # too big to read as records: both sides whole, copied, never only one
+        print(
+            f"sentinel-memory: merge-driver: {exc}; writing both sides whole between conflict markers", file=sys.stderr
+        )
+        _whole_sides_conflict(base, ours, theirs)
+        return 1
     except OSError as exc:  # not what git gives a driver: nothing to merge, `ours` left as it is
         print(f"sentinel-memory: merge-driver: {exc}; nothing was merged", file=sys.stderr)
         return 1
@@ -100,30 +106,70 @@ def _say_twin_additions(name: str, base, ours, theirs) -> None:
 def _whole_sides_conflict(base: str, ours: str, theirs: str) -> None:
     """Write into `ours` one diff3 conflict region holding every side whole, byte for byte, so a
     merge never ends with one side only: the loader merges the records of the three sides exactly
-    (docs/contract.md §5.5) and sets aside what is not a record."""
-    sides = [_side(p) for p in (ours, base, theirs)]
-    body = [side if side.endswith(b"\n") or not side else side + b"\n" for side in sides]
-    atomic_write(
-        Path(ours),
-        b"".join([b"<<<<<<< ours\n", body[0], b"||||||| base\n", body[1], b"=======\n", body[2], b">>>>>>> theirs\n"]),
-    )
+    (docs/contract.md §5.5) and sets aside what is not a record. Each side is copied a chunk at a
+    time (one may be over the bound a reader keeps), into a file beside `ours` that replaces it."""
+    import tempfile
+
+    target = Path(ours)
+    fd, staged = tempfile.mkstemp(dir=target.parent, prefix=target.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for mark, path in ((b"<<<<<<< ours\n", ours), (b"||||||| base\n", base), (b"=======\n", theirs)):
+                out.write(mark)
+                if _copy_side(path, out) not in (b"", b"\n"):
+                    out.write(b"\n")
+            out.write(b">>>>>>> theirs\n")
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(staged, target)
+    except BaseException:
+        try:
+            os.unlink(staged)
+        except OSError:
+            pass
+        raise
+
+
+class _TooBig(OSError):
+    """A side over the bound every reader of the memory keeps (a regular file all the same)."""
+
+
+def _open_side(path: str) -> tuple[int, int]:
+    """A descriptor of a file git hands a driver, and its size; OSError naming the path when it is
+    missing, a folder, a FIFO or a device (which would block or never end)."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise OSError(f"{path} is not a regular file")
+    return fd, info.st_size
+
+
+def _copy_side(path: str, out) -> bytes:
+    """Copy one side into `out`, a chunk at a time; its last byte (b"" when it is empty)."""
+    fd, _size = _open_side(path)
+    last = b""
+    try:
+        while chunk := os.read(fd, 1 << 20):
+            out.write(chunk)
+            last = chunk[-1:]
+    finally:
+        os.close(fd)
+    return last
 
 
 def _side(path: str) -> bytes:
     """The bytes of a file git hands a driver (a regular file it wrote, or one a link leads to);
-    OSError naming the path when it is missing, a folder, a FIFO or a device (which would block or
-    never end), or over the bound every reader of the memory keeps."""
-    import stat
-
+    OSError naming the path when it is missing, a folder, a FIFO or a device, and _TooBig when it
+    is over the bound every reader of the memory keeps."""
     from ..record.disk import MAX_FILE_BYTES
 
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    fd, size = _open_side(path)
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(f"{path} is not a regular file")
-        if info.st_size > MAX_FILE_BYTES:
-            raise OSError(f"{path} is {info.st_size:,} bytes, over the {MAX_FILE_BYTES:,} a memory file may hold")
+        if size > MAX_FILE_BYTES:
+            raise _TooBig(f"{path} is {size:,} bytes, over the {MAX_FILE_BYTES:,} a memory file may hold")
         chunks = []
         while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)
