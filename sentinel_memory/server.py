@@ -91,7 +91,7 @@ class PlainArgumentErrors(Middleware):
 # The JSON shape of each argument that is not a string, for the sentence above.
 _SHAPES = {
     "files": "a JSON array of paths relative to the project root",
-    "source_ids": 'a JSON array of "<id>@<version>" strings',
+    "source_ids": 'a JSON array of record ids, as compact_memory shows them ("<id>@<version>") or bare',
     "compact_threshold": "an integer",
 }
 

@@ -867,6 +867,22 @@ def test_fold_brings_the_strays_set_aside_lines_and_names_its_conflicted_copies(
     assert copy in result.stdout and "look at it before deleting the folder" in result.stdout, result.stdout
 
 
+def test_fold_keeps_the_stray_folder_when_its_set_aside_lines_do_not_all_fit(project):
+    """A stray quarantine file larger than one write sets aside: fold copies what it can and says
+    to keep the stray folder, never to delete it."""
+    logged_id(project, "a", "m", "l")
+    sub = project / "sub"
+    sub.mkdir()
+    logged_id(sub, "stray", "x", "stray lesson")
+    notes = [f"UNIQUE-NOTE-{i:03d} " + "a note that is not a record. " * 13 for i in range(400)]
+    (sub / ".context" / "memory_log.quarantine.jsonl").write_text("\n".join(notes) + "\n", encoding="utf-8")
+
+    result = run(project, "fold", "sub", cwd=project)
+
+    assert "keep" in result.stdout and "then delete" not in result.stdout, result.stdout
+    assert (sub / ".context" / "memory_log.quarantine.jsonl").read_text(encoding="utf-8").count("UNIQUE-NOTE") == 400
+
+
 def test_export_into_a_folder_that_does_not_exist_says_so(project, tmp_path):
     """The reason is the missing folder, not the disk: no advice to free space."""
     logged_id(project, "payment", "VAT", "read tax.yaml")

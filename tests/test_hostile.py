@@ -454,6 +454,27 @@ def test_the_merge_driver_keeps_both_sides_when_one_is_over_the_readers_bound(tm
     assert (tmp_path / "ours").stat().st_size > MAX_FILE_BYTES
 
 
+def test_a_base_over_the_bound_is_left_out_of_the_conflict_so_the_result_can_be_read(tmp_path):
+    """Only the merge base is over 64 MiB: both sides, small, are written between two-way markers,
+    which every command reads; the base, which git keeps, is not copied in."""
+    from sentinel_memory.record.disk import MAX_FILE_BYTES
+
+    with open(tmp_path / "base", "wb") as handle:
+        handle.truncate(MAX_FILE_BYTES + 1)
+    (tmp_path / "ours").write_text(record_line("t", "ours", "l") + "\n", encoding="utf-8")
+    (tmp_path / "theirs").write_text(record_line("t", "theirs", "l") + "\n", encoding="utf-8")
+    result = forkrun.run(["merge-driver", *(str(tmp_path / n) for n in ("base", "ours", "theirs")),
+                          "memory_log.jsonl"], text=True, timeout=120)
+
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    target = memory_path(tmp_path / "project")
+    target.parent.mkdir(parents=True)
+    target.write_bytes((tmp_path / "ours").read_bytes())
+    out = search(target, "")
+    assert record_id("log", "t", "ours", "l") in out and record_id("log", "t", "theirs", "l") in out
+    assert (tmp_path / "ours").stat().st_size < 4096
+
+
 def test_a_real_merge_with_a_binary_side_keeps_every_record_of_both_branches(tmp_path, env):
     """Through git itself (the driver wired by init): one branch adds a record, the other adds one
     and a line with a NUL byte. git's merge stops with a conflict, never with one side only, and the

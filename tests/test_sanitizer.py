@@ -841,9 +841,13 @@ def _encoded_private_key() -> str:
     ("const client = algoliasearch('WX4HH5344T', '" + HEX_TOKEN + "');", HEX_TOKEN),
     ("slackdump -t xoxc-1234567890123-1234567890123-1234567890123-" + "ab12" * 16, "ab12ab12"),
     ("-c xoxd-AbCd%2FeFgH%2BiJkL" + "%3D%3DmNoP", "eFgH"),
+    ("password: !QAZ2wsx" + "3edc", "QAZ2wsx"),
+    ('DB_PASSWORD="!Spring' + '.2025"', "Spring"),
+    ("rotated the deploy key prod-api-" + "3f2a9c8b7d6e5f4a" * 4, "3f2a9c8b7d6e5f4a"),
 ], ids=["compose default", "shell := default", "Go DSN tcp", "Go DSN slash", "token user, filler password",
         "key user, empty password", "Kubernetes tls.key", "long value of a *_KEY", "Twilio pair", "Algolia",
-        "Slack xoxc", "Slack xoxd cookie"])
+        "Slack xoxc", "Slack xoxd cookie", "a password that starts with !", "quoted, with !",
+        "a key named like a cache entry"])
 def test_a_credential_in_a_form_a_tester_found_leaking_is_redacted(text, secret):
     """Each of these was stored whole: a shell default taken for a placeholder, a DSN without a
     scheme, a URL's token user beside a filler password, a base64-encoded key, a key over 256
@@ -870,19 +874,24 @@ def test_a_credential_in_a_form_a_tester_found_leaking_is_redacted(text, secret)
     "aws logs filter-log-events --log-group-name x --next-token f/38765432109876543210987654321",
     "Cache restored from key: node-cache-Linux-x64-npm-" + "3f2a9c8b7d6e5f4a" * 4,
     "      key: pip-" + "3f2a9c8b7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a",
-    "X-Idempotency-Key: 3f2a9c8b-7d6e-4f5a-9b2c-1d0e9f8a7b6c",
     "AUTH failed: WRONGPASS",
+    "net user jsmith /domain",
+    "net user administrator /active:yes",
+    "ssh-keygen: -N the new passphrase, -P the old one",
+    "the password on build-agent-07 was reset yesterday",
     "snmpget -v2c -c public host sysUpTime.0",
     "the PAT: expires soon",
     '_INIT_FACTORY_PAT = "__attr_factory_%s"',
     "user %s on >%s ~* +@all",
+    "X-Idempotency-Key: 3f2a9c8b-7d6e-4f5a-9b2c-1d0e9f8a7b6c",
     "api_key: !vault |",
     "MasterUserPassword: !Ref DBPassword",
     "  tls.crt: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJrVENDQVRlZ0F3SUJBZ0lVRm",
 ], ids=["port default", "default password word", "image default", "nested default", "DSN template", "a time",
         "docker build secret", "docker build secret env", "gpg recv-keys", "git signingkey", "gitconfig signingkey",
         "NextToken", "next_page_token", "pageToken", "--next-token", "CI cache key", "actions/cache key",
-        "AUTH failed", "snmpget", "PAT in prose", "a pattern named PAT", "redis.conf format", "idempotency header", "ansible vault tag", "CloudFormation Ref",
+        "AUTH failed", "net user switch", "net user switch with a value", "ssh-keygen's flags in prose",
+        "a host after 'password on'", "snmpget", "PAT in prose", "a pattern named PAT", "redis.conf format", "idempotency header", "ansible vault tag", "CloudFormation Ref",
         "encoded certificate"])
 def test_text_that_names_a_credential_without_holding_one_stays(text):
     """What testers found mangled: where a build secret comes from, a GPG key's public id, a page

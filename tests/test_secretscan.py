@@ -418,3 +418,41 @@ def test_two_lessons_that_redact_to_one_record_keep_the_older_in_the_quarantine_
         ("LESSON ONE: rotate it via the vault", "the token [REDACTED] expired")]
     assert GITHUB not in (tmp_path / "memory_log.quarantine.jsonl").read_text()
     assert "1 redacted record became the same record as a newer one" in result.stderr, result.stderr
+
+
+def test_twins_past_what_one_write_sets_aside_are_kept_in_the_copy_the_warning_names(tmp_path):
+    """150 older twins of about 1 KB each are more than the quarantine file takes in one write:
+    those past it stay in the copy of the file as it was (git-ignored), which the warning names,
+    and every one of them is in one file or the other."""
+    path = tmp_path / "memory_log.jsonl"
+    rows = []
+    for i in range(150):
+        key = "gh" + "p_" + f"{i:04d}" + "Q7r8" * 8
+        rows.append(record("deploy", f"step {i} token {key}", f"LOSER-{i:03d} " + "why it matters. " * 55,
+                           updated="2026-01-02T00:00:00+00:00"))
+        rows.append(record("deploy", f"step {i} token [REDACTED]", f"winner {i}", updated="2026-02-01T00:00:00+00:00"))
+    write(path, *rows)
+
+    result = subprocess.run([sys.executable, "-c", "import sys; from sentinel_memory.setup.scan import redact_file; "
+                             "redact_file(sys.argv[1])", str(path)], capture_output=True, text=True, timeout=120,
+                            cwd=Path(__file__).resolve().parents[1])
+
+    assert result.returncode == 0, result.stderr
+    copies = list(tmp_path.glob("memory_log.jsonl.*.conflicted"))
+    assert len(copies) == 1 and f"kept as the file was in {copies[0].name}" in result.stderr, result.stderr
+    kept = (tmp_path / "memory_log.quarantine.jsonl").read_text() + copies[0].read_text()
+    assert all(f"LOSER-{i:03d}" in kept for i in range(150))
+
+
+def test_a_principles_older_twin_keeps_its_missing_context(tmp_path):
+    """A principle's id is its topic and lesson: an older twin that differs only in its missing
+    context still says something the kept one does not, so it is set aside too."""
+    path = tmp_path / "memory_log.jsonl"
+    older = record("deploy", "UNIQUE-CONTEXT: which org owns the token", f"authenticate with {GITHUB}",
+                   type_="principle", updated="2026-01-02T00:00:00+00:00")
+    newer = record("deploy", "", "authenticate with [REDACTED]", type_="principle", updated="2026-02-01T00:00:00+00:00")
+    write(path, older, newer)
+
+    redact_file(path)
+
+    assert "UNIQUE-CONTEXT" in (tmp_path / "memory_log.quarantine.jsonl").read_text()

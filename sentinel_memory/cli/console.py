@@ -193,6 +193,13 @@ def fold_report(folded: Folded, self_name: str) -> str:
             f"{plural(folded.unreadable, 'line')} of {stray} {'is' if folded.unreadable == 1 else 'are'} "
             "not a record and stayed there: look at them before deleting the file"
         )
+    if folded.quarantined and not folded.quarantine_whole:
+        lines.append(
+            f"its quarantine file ({plural(folded.quarantined, 'line')}, not records) is more than one write sets aside, "
+            f"or holds a key that runs over lines: not all of it reached the project's; keep {visible(str(folded.folder))} "
+            "until you have moved what it holds by hand"
+        )
+        return "\n".join(lines)
     if folded.quarantined:
         lines.append(
             f"{plural(folded.quarantined, 'line')} of its quarantine file (not records) {'is' if folded.quarantined == 1 else 'are'} "
@@ -281,8 +288,10 @@ REFRESHABLE = ("lesson", "ask_next_time", "files")
 
 
 def changed_fields(old: dict | None, new: dict) -> list[str]:
-    """The fields a refresh changed (all of them for a new record)."""
-    return [name for name in REFRESHABLE if (old or {}).get(name) != new.get(name) and (old or new.get(name))]
+    """The fields a refresh changed (all of them for a new record); a principle's missing context
+    too, which is not part of its id (docs/contract.md §3.4)."""
+    names = ("missing_context", *REFRESHABLE) if new.get("type") == "principle" else REFRESHABLE
+    return [name for name in names if (old or {}).get(name) != new.get(name) and (old or new.get(name))]
 
 
 def changed_line(changed: list[str], followed: bool = False) -> str:

@@ -142,6 +142,7 @@ class Folded:
     unreadable: int  # lines of the stray file that are not records (they stay there)
     quarantined: int = 0  # lines of the stray's quarantine file, now in the project's too
     copies: tuple[str, ...] = ()  # the stray folder's copies of conflicted files (git-ignored, local)
+    quarantine_whole: bool = True  # every line of the stray's quarantine file reached the project's
 
     @property
     def folder(self) -> Path | None:
@@ -215,21 +216,30 @@ def fold(root: Path, given: str) -> Folded:
     set_aside = _lines_set_aside(folder)
 
     def change(snap: Snapshot) -> Snapshot | None:
-        if set_aside:  # the stray's quarantined lines join the project's (redacted, once each), under the lock
-            moved = contextdir.quarantine(str(target.parent), set_aside)
-            if moved.staged is not None:
-                moved.staged.commit()
         merged = merge_two_way(snap.records, other.records)
         put = [entry for rid, entry in merged.items() if snap.records.get(rid) is not entry]
-        return snap.edited(put=put) if put else None
+        if not put and not set_aside:
+            return None
+        new = snap.edited(put=put)
+        new.unreadable = set_aside  # the stray's quarantined lines join the project's, in the same write
+        return new
 
     report = write(target, change)
     after = report.after or report.before
     changed = [rid for rid in other.records if after.records.get(rid) is not report.before.records.get(rid)]
     added = sum(rid not in report.before.records for rid in changed)
     copies = tuple(sorted(p.name for p in folder.glob("*.conflicted"))) if folder is not None else ()
+    whole = not (report.past_bound or report.swallowed)  # else some stayed only in the stray's file
     return Folded(
-        stray, target, len(other.records), added, len(changed) - added, len(other.unreadable), len(set_aside), copies
+        stray,
+        target,
+        len(other.records),
+        added,
+        len(changed) - added,
+        len(other.unreadable),
+        len(set_aside),
+        copies,
+        whole,
     )
 
 

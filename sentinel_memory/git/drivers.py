@@ -38,8 +38,7 @@ def merge_driver(base: str, ours: str, theirs: str, name: str = "") -> int:
         print(
             f"sentinel-memory: merge-driver: {exc}; writing both sides whole between conflict markers", file=sys.stderr
         )
-        _whole_sides_conflict(base, ours, theirs)
-        return 1
+        return _conflict_or_say(base, ours, theirs, name)
     except OSError as exc:  # not what git gives a driver: nothing to merge, `ours` left as it is
         print(f"sentinel-memory: merge-driver: {exc}; nothing was merged", file=sys.stderr)
         return 1
@@ -74,7 +73,20 @@ def merge_driver(base: str, ours: str, theirs: str, name: str = "") -> int:
         "between conflict markers",
         file=sys.stderr,
     )
-    _whole_sides_conflict(base, ours, theirs)
+    return _conflict_or_say(base, ours, theirs, name)
+
+
+def _conflict_or_say(base: str, ours: str, theirs: str, name: str) -> int:
+    """_whole_sides_conflict, or, when the file cannot be written (a full disk), one sentence: git
+    keeps the merge unfinished and every side stays in its history. Exit 1 either way (a conflict)."""
+    try:
+        _whole_sides_conflict(base, ours, theirs)
+    except OSError as exc:
+        print(
+            f"sentinel-memory: could not write the merged {name or ours} ({exc.strerror or exc}); both sides are "
+            "still in git: free the space, then `git merge --abort` and merge again",
+            file=sys.stderr,
+        )
     return 1
 
 
@@ -110,17 +122,27 @@ def _whole_sides_conflict(base: str, ours: str, theirs: str) -> None:
     time (one may be over the bound a reader keeps), into a file beside `ours` that replaces it."""
     import tempfile
 
+    from ..record.disk import MAX_FILE_BYTES
+
     target = Path(ours)
+    # A base over the bound is left out (two-way markers, which the loader also reads): the sides
+    # are what must not be lost, and a base alone must not make the result too big to read.
+    fd, size = _open_side(base)
+    os.close(fd)
+    parts = [(b"<<<<<<< ours\n", ours), (b"||||||| base\n", base), (b"=======\n", theirs)]
+    if size > MAX_FILE_BYTES:
+        del parts[1]
     fd, staged = tempfile.mkstemp(dir=target.parent, prefix=target.name + ".", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
-            for mark, path in ((b"<<<<<<< ours\n", ours), (b"||||||| base\n", base), (b"=======\n", theirs)):
+            for mark, path in parts:
                 out.write(mark)
                 if _copy_side(path, out) not in (b"", b"\n"):
                     out.write(b"\n")
             out.write(b">>>>>>> theirs\n")
             out.flush()
             os.fsync(out.fileno())
+        os.chmod(staged, os.stat(target).st_mode & 0o7777)  # (mkstemp's file is 0600; keep ours' mode)
         os.replace(staged, target)
     except BaseException:
         try:

@@ -84,8 +84,9 @@ class MemoryFile:
     def update(self, change: Callable[[Snapshot], Snapshot | None], timeout: float | None = None) -> WriteReport:
         """Locked read-modify-write. change() gets the current snapshot and returns the new one
         (made with snap.edited(...) or Snapshot(records=...)), or None to leave the file untouched.
-        Before the file is replaced, unreadable lines go to the quarantine file and a conflicted
-        file is copied aside, so nothing is ever lost. What was written is kept for the next read.
+        Before the file is replaced, unreadable lines (and the lines the new snapshot's `unreadable`
+        sets aside) go to the quarantine file and a conflicted file is copied aside, so nothing is
+        ever lost. What was written is kept for the next read.
 
         While git is at work in the repository (gitlock.at_work: it may be replacing tracked
         files), the write waits, within the lock timeout, then raises LockTimeout with nothing
@@ -239,11 +240,16 @@ def _read_modify_write(
     # place, so a write that fails on one (a full disk) changes none. The side files go first:
     # once the memory file is replaced, what they keep is nowhere else.
     staged: list[disk.Staged] = []
+    # What goes to the quarantine file: the lines the read could not take as records, and those the
+    # change sets aside in the snapshot it returns (scan --redact's older twin, fold's lines of a
+    # stray's quarantine file), staged with the memory file so that either both land or neither.
+    read_aside = set(snap.unreadable)
+    aside = snap.unreadable + [line for line in new.unreadable if line not in read_aside]
     try:
-        if snap.unreadable:
+        if aside:
             quarantine = os.path.join(context, contextdir.QUARANTINE_FILE)
             read_as[quarantine] = disk.fingerprint(quarantine)  # taken before quarantine() reads it
-            moved = contextdir.quarantine(context, snap.unreadable)
+            moved = contextdir.quarantine(context, aside)
             report.quarantined, report.quarantine_redactions = moved.lines, moved.redacted
             staged += [moved.staged] if moved.staged else []
             report.swallowed, report.past_bound = not moved.whole, moved.past_bound

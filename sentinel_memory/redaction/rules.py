@@ -75,13 +75,13 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         needles=("://",),
     ),
     # Go's MySQL DSN, which has no scheme: user:password@tcp(host:3306)/db, user:password@unix(...)
-    # and, quoted, "user:password@/db". The password runs to the first such "@" (it may hold "@"
-    # and ":" before it).
+    # and, quoted, "user:password@/db" (a password without ":", "=" or "@", so that each character
+    # is read once).
     Rule(
         name="go_mysql_dsn",
         pattern=lazy(
-            r"""(?<![^\s"'`=(,])[\w.\-]{1,64}:(?P<value>[^\s"'`]{1,128}?)@(?:tcp6?|unix|udp)\("""
-            r"""|(?<=["'`])[\w.\-]{1,64}:(?P<quoted>[^\s"'`]{1,128}?)@/(?=[\w"'`?])"""
+            r"""(?<![^\s"'`=(,])[\w.\-]{1,64}:(?P<value>[^\s"'`:=@]{1,128})@(?:tcp6?|unix|udp)\("""
+            r"""|(?<=["'`])[\w.\-]{1,64}:(?P<quoted>[^\s"'`:=@]{1,128})@/(?=[\w"'`?])"""
         ),
         strict=False,
         groups=("value", "quoted"),
@@ -489,7 +489,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             r"(?P<kw>" + _PROSE_KEYWORD + r")[*_`]{0,2}(?:[ \t]+(?i:value)|[ ]?값)?"
             r"(?:(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"  # "the password for the db is"
             r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
-            r"|[ \t]+(?i:is|was|are|were|becomes|now|to|ist|lautet|est|es|é|è|är|on|jest|это)|['’]s"
+            r"|[ \t]+(?i:is|was|are|were|becomes|now|to|ist|lautet|est|es|é|è|är|jest|это)|['’]s"
             # a verb (토큰 재발급:, 토큰 알려드립니다:, 비번 바꿨어요:), not a noun (토큰 이름:)
             r"|(?:[ \t]+\([A-Za-z]{2,12}\)|[ ]?(?:재발급|발급|갱신|변경|교체|생성)"
             r"|[ ]?[\uac00-\ud7a3]{0,8}(?:니다|어요|아요|해요|했음|했다|함|됨|임|다))?[ \t]*(?:[:=：]|->|→|=>)[*_]{0,2})"

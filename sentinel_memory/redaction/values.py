@@ -107,8 +107,13 @@ _ORDINARY_KEY = frozenset(
     ).split()
 )
 # A label and a SHA-1, SHA-256 or SHA-512, as CI caches name their entries: node-cache-Linux-x64-npm-<sha256>,
-# pip-<sha1> (not 32 hex digits: scp-live-<32> is a key)
-_LABELED_HASH = lazy(r"(?:[A-Za-z][A-Za-z0-9]{1,20}-){1,8}(?:[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128})")
+# pip-<sha1>; a word of a cache's label must be among its parts (prod-api-<sha256> may be a key), and
+# 32 hex digits are no hash of these (scp-live-<32> is a key)
+_LABELED_HASH = lazy(
+    r"(?=(?:[A-Za-z0-9]+-)*?(?i:cache|linux|windows|macos|darwin|ubuntu|x64|x86|arm64|npm|pip|node|yarn|pnpm|cargo"
+    r"|gradle|maven|gomod|go|poetry|uv|deps|bundle|gems|ccache|buildx|docker|runner)-)"
+    r"(?:[A-Za-z][A-Za-z0-9]{1,20}-){1,8}(?:[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128})"
+)
 # The word before "token" that makes it a position in a listing or a public value: NextToken,
 # next_page_token, pageToken, --starting-token, a publishable key.
 _NOT_A_CREDENTIAL = frozenset(
@@ -153,7 +158,9 @@ _PLACEHOLDER = lazy(
     r"""|(?:os\.environ|os\.getenv|process\.env|getenv)\b.*|(?i:env)[\[(.].*"""  # os.environ["PW"], ENV["PW"]
     r"""|\$ENV\{.*|\$_(?:ENV|SERVER)\[.*"""  # Perl's $ENV{PW}, PHP's $_ENV['PW']
     r"""|[xX*.#•_\-%]*"""  # "", xxxx, ****, ..., "%" of %(pw)s
-    r"""|![A-Za-z][\w:.\-]*"""  # a YAML tag that fetches it: !vault |, !Ref DbPassword, !secret db_pw
+    # a YAML tag that fetches it (!vault |, !Ref DbPassword, !secret db_pw), not a password that starts with "!"
+    r"""|!(?:vault|Ref|Sub|GetAtt|ImportValue|FindInMap|Join|Select|Base64|If|secret|env_var|ENV|env|include)"""
+    r"""(?:[ \t][^\n]*)?"""
     r"""|(?:[A-Za-z0-9]{1,10}[_\-.]){1,2}[xX*.#•]{3,}"""  # sk-xxxx, ghp_XXXX, sk-proj-****
     r"""|(?:[A-Za-z0-9]{1,10}[_\-.]){0,2}(?:[*•]{3,}|\.{3}|…)[A-Za-z0-9]{1,6}"""  # ****xeU6, sk-...abcd: the last four shown
     # The documentation examples of AWS (AKIAIOSFODNN7EXAMPLE and its secret): public, never valid.
@@ -515,8 +522,10 @@ def _variable_default(match: re.Match, value: str) -> bool:
 def _command_password(match: re.Match, value: str) -> bool:
     """A value of redaction/rules.py command_password_arg: net user's password when it is not a
     word, ssh-keygen's -N or -P and an SNMP tool's -A or -X when that tool runs earlier on the line."""
+    if match.group("bare") is not None and (value.startswith("/") or not _looks_like_secret(value)):
+        return False  # net user NAME /domain, "-N the new passphrase": a switch or a word, not one
     if match.group("net") is not None:
-        return _looks_like_secret(value)
+        return True
     text = match.string
     line = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
     return ("ssh-keygen" if match.group("flag") in "NP" else "snmp") in line

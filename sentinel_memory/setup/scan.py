@@ -102,8 +102,9 @@ def findings(
     return found
 
 
-# What a person wrote in a record, beside its topic and missing context (which give its id).
-_OWN_FIELDS = ("lesson", "ask_next_time", "files")
+# What a person wrote in a record beside its topic (a log's id also holds its missing context, a
+# principle's its lesson): a set-aside twin that differs in one of them says something else.
+_OWN_FIELDS = ("missing_context", "lesson", "ask_next_time", "files")
 
 
 def redact_file(path: Path, timeout: float | None = None) -> tuple[int, int]:
@@ -140,15 +141,12 @@ def redact_file(path: Path, timeout: float | None = None) -> tuple[int, int]:
                 redacted[entry.id] = entry
             if rival is not None:  # two lessons that differed only by a key: the older is set aside, not lost
                 winner, loser = (entry, rival) if redacted.get(entry.id) is entry else (rival, entry)
-                if any(_redacted(loser.record)[0].get(k) != winner.record.get(k) for k in _OWN_FIELDS):
+                if any(loser.record.get(k) != winner.record.get(k) for k in _OWN_FIELDS):
                     set_aside.append(loser)
         for rid, entry in redacted.items():
             kept[rid] = Entry.of(_stamped(entry.record))
-        if set_aside:  # in the quarantine file before the memory file is replaced (nothing is ever lost)
-            moved = contextdir.quarantine(str(path.parent), [e.data.rstrip(b"\n") for e in set_aside])
-            if moved.staged is not None:
-                moved.staged.commit()
-        return Snapshot(records=kept)
+        # (to the quarantine file, staged with the memory file: both land or neither)
+        return Snapshot(records=kept, unreadable=[e.data.rstrip(b"\n") for e in set_aside])
 
     def change_quarantine(_snap: Snapshot) -> None:
         quarantine = path.parent / QUARANTINE_FILE
@@ -171,11 +169,16 @@ def redact_file(path: Path, timeout: float | None = None) -> tuple[int, int]:
     report = update(path, change, timeout=timeout)
     totals[1] += report.quarantine_redactions
     if set_aside:
+        where = (
+            f"kept as the file was in {report.conflict_copy.name} (git-ignored, on this machine only)"
+            if report.conflict_copy is not None and (report.past_bound or report.swallowed)
+            else f"kept, redacted, in {QUARANTINE_FILE}"
+        )
         logging.getLogger("sentinel_memory").warning(
-            "%s became the same record as a newer one once the key was gone (the same topic and missing "
-            "context); kept, redacted, in %s: move what its lesson adds into the record that stayed",
+            "%s became the same record as a newer one once the key was gone (the same id); %s: move what "
+            "it adds into the record that stayed",
             "1 redacted record" if len(set_aside) == 1 else f"{len(set_aside)} redacted records",
-            QUARANTINE_FILE,
+            where,
         )
     if (path.parent / QUARANTINE_FILE).exists():
         update(path, change_quarantine, timeout=timeout)
