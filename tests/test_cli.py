@@ -879,8 +879,25 @@ def test_fold_keeps_the_stray_folder_when_its_set_aside_lines_do_not_all_fit(pro
 
     result = run(project, "fold", "sub", cwd=project)
 
-    assert "keep" in result.stdout and "then delete" not in result.stdout, result.stdout
+    assert "keep" in result.stdout and "run fold again" in result.stdout and "then delete" not in result.stdout
     assert (sub / ".context" / "memory_log.quarantine.jsonl").read_text(encoding="utf-8").count("UNIQUE-NOTE") == 400
+    for _ in range(3):  # each run moves what the last left out
+        result = run(project, "fold", "sub", cwd=project)
+    ours = (project / ".context" / "memory_log.quarantine.jsonl").read_text(encoding="utf-8")
+    assert all(ours.count(f"UNIQUE-NOTE-{i:03d} ") == 1 for i in range(400)) and "then delete" in result.stdout
+
+
+def test_fold_run_twice_adds_a_strays_crlf_lines_once_without_their_cr(project):
+    logged_id(project, "a", "m", "l")
+    sub = project / "sub"
+    sub.mkdir()
+    logged_id(sub, "stray", "x", "stray lesson")
+    (sub / ".context" / "memory_log.quarantine.jsonl").write_bytes(b"\xef\xbb\xbfnote one\r\nnote two\r\n")
+
+    for _ in range(2):
+        run(project, "fold", "sub", cwd=project)
+
+    assert (project / ".context" / "memory_log.quarantine.jsonl").read_bytes() == b"note one\nnote two\n"
 
 
 def test_export_into_a_folder_that_does_not_exist_says_so(project, tmp_path):

@@ -844,10 +844,11 @@ def _encoded_private_key() -> str:
     ("password: !QAZ2wsx" + "3edc", "QAZ2wsx"),
     ('DB_PASSWORD="!Spring' + '.2025"', "Spring"),
     ("rotated the deploy key prod-api-" + "3f2a9c8b7d6e5f4a" * 4, "3f2a9c8b7d6e5f4a"),
+    ("const resend = new Resend('re_" + "Ab3dE6g9_Kx2Lm4Np6Qr8St0Uv2Wx4Yz6A');", "Kx2Lm4Np"),
 ], ids=["compose default", "shell := default", "Go DSN tcp", "Go DSN slash", "token user, filler password",
         "key user, empty password", "Kubernetes tls.key", "long value of a *_KEY", "Twilio pair", "Algolia",
         "Slack xoxc", "Slack xoxd cookie", "a password that starts with !", "quoted, with !",
-        "a key named like a cache entry"])
+        "a key named like a cache entry", "Resend"])
 def test_a_credential_in_a_form_a_tester_found_leaking_is_redacted(text, secret):
     """Each of these was stored whole: a shell default taken for a placeholder, a DSN without a
     scheme, a URL's token user beside a filler password, a base64-encoded key, a key over 256
@@ -875,6 +876,7 @@ def test_a_credential_in_a_form_a_tester_found_leaking_is_redacted(text, secret)
     "Cache restored from key: node-cache-Linux-x64-npm-" + "3f2a9c8b7d6e5f4a" * 4,
     "      key: pip-" + "3f2a9c8b7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a",
     "AUTH failed: WRONGPASS",
+    "pattern = re_compile_pattern_for_the_whole_thing",
     "net user jsmith /domain",
     "net user administrator /active:yes",
     "ssh-keygen: -N the new passphrase, -P the old one",
@@ -890,7 +892,7 @@ def test_a_credential_in_a_form_a_tester_found_leaking_is_redacted(text, secret)
 ], ids=["port default", "default password word", "image default", "nested default", "DSN template", "a time",
         "docker build secret", "docker build secret env", "gpg recv-keys", "git signingkey", "gitconfig signingkey",
         "NextToken", "next_page_token", "pageToken", "--next-token", "CI cache key", "actions/cache key",
-        "AUTH failed", "net user switch", "net user switch with a value", "ssh-keygen's flags in prose",
+        "AUTH failed", "a name that starts with re_", "net user switch", "net user switch with a value", "ssh-keygen's flags in prose",
         "a host after 'password on'", "snmpget", "PAT in prose", "a pattern named PAT", "redis.conf format", "idempotency header", "ansible vault tag", "CloudFormation Ref",
         "encoded certificate"])
 def test_text_that_names_a_credential_without_holding_one_stays(text):
@@ -931,6 +933,70 @@ def test_a_password_named_in_another_language_is_redacted(sentence):
 ])
 def test_a_sentence_about_a_password_in_another_language_stays(sentence):
     assert redact(sentence) == (sentence, 0)
+
+
+QUOTED = "Kd8#" + "wQ2!pLz7"
+
+
+@pytest.mark.parametrize("text", [
+    "http -a 'admin:{}' GET https://api.x.io",
+    "smbclient //fs/share -U 'CORP\\admin%{}'",
+    'xfreerdp /v:h /u:admin /p:"{}"',
+    "DB_PASSWORD=BH3M1(XS0{}",
+    "password: JjPkVB[{}",
+    "Server=db;UID=sa;PWD={{{}}};Encrypt=yes",
+    "define( 'AUTH_KEY', '<Jr3(J|1T:{}' );",
+    "127.0.0.1:6379> auth default {}",
+    "redis-cli -h r --pass {} ping",
+    "sqlplus -s admin/{}@prod",
+    "rman target sys/{}@db",
+    "mc alias set myminio http://minio:9000 admin {}",
+    "net use Z: \\\\server\\share {} /user:DOMAIN\\admin",
+    "tacacs-server key {}",
+    "snmp-server community {} RO",
+    "vault write auth/approle/login role_id=r secret_id=5b6c7d8e-9f8e-4d7c-8b6a-{}",
+], ids=["httpie quoted", "smbclient quoted", "xfreerdp quoted", "a ( in an env password", "a [ in a YAML password",
+        "ODBC braces", "WordPress key starting with <", "redis auth lowercase", "redis-cli --pass", "sqlplus -s",
+        "rman", "mc alias set", "net use", "tacacs key", "snmp community", "AppRole secret_id"])
+def test_a_form_a_third_tester_found_leaking_is_redacted(text):
+    secret = "1234567890ff" if "secret_id" in text else QUOTED
+    once, count = redact(text.format(secret))
+    assert count >= 1 and secret not in once, once
+
+
+@pytest.mark.parametrize("text", [
+    "Postfix offers AUTH CRAM-MD5 and AUTH SCRAM-SHA-256",
+    "Use AUTH PLAIN or AUTH XOAUTH2",
+    "TENANT_ID=${TENANT_ID:-72f988bf-86f1-41af-91ab-2d7cd011db47}",
+    "TOKEN_FILE=${TOKEN_FILE:-/var/run/secrets/token}",
+    "SIGNING_KEY_ID=${SIGNING_KEY_ID:-key-2024-01}",
+    "The password is Base64-encoded in the Secret; the token is HS256-signed.",
+    "api_key: \"#{ENV['API_KEY']}\"",
+    "password: '@@DB_PASSWORD@@'",
+    "password: \"[[ .Values.password ]]\"",
+    "password = {password}",
+    "token = {}",
+    """assert response.json() == {"auth": '{"auth":"xyz"}'}""",
+    '"placeholder_secret": {',
+    'url: "scope:read@/api/v2"',
+    "user bob clicks Settings >Security2024 tab",
+    "ssh-keygen -f k -N ''; grep -P 'Version2\\d+'",
+    "net use Z: \\\\server\\share /user:DOMAIN\\admin",
+    "the tacacs-server key command sets it",
+    "snmp-server community public RO",
+    "Azure: secret_id: 4a3b2c1d-9f8e-4d7c-8b6a-1234567890ab (the value is kept elsewhere)",
+], ids=["SASL mechanisms", "SASL mechanisms 2", "a default id", "a default path", "a default key id",
+        "how a password is kept", "Ruby interpolation", "a token file's marker", "double brackets", "a format field",
+        "empty braces", "a JSON object", "a block's opening brace", "a scope, not a DSN", "prose about a user", "a flag of the next command",
+        "net use without a password", "prose about a device key", "the default community", "an Azure secret id"])
+def test_text_a_third_tester_found_mangled_stays(text):
+    assert redact(text) == (text, 0)
+
+
+def test_a_twilio_call_sid_after_the_account_sid_is_no_auth_token():
+    call = "CA" + "0123456789abcdef" * 2
+    text, _ = redact('client.calls.create("AC' + "0123456789abcdef" * 2 + f'", "{call}")')
+    assert call in text
 
 
 def test_every_rule_is_named_and_compiled_once():

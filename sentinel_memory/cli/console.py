@@ -197,7 +197,7 @@ def fold_report(folded: Folded, self_name: str) -> str:
         lines.append(
             f"its quarantine file ({plural(folded.quarantined, 'line')}, not records) is more than one write sets aside, "
             f"or holds a key that runs over lines: not all of it reached the project's; keep {visible(str(folded.folder))} "
-            "until you have moved what it holds by hand"
+            "and run fold again to move the rest (a key over lines: move it by hand)"
         )
         return "\n".join(lines)
     if folded.quarantined:

@@ -17,7 +17,7 @@ from ..record import contextdir, store
 from ..record.disk import read_regular
 from ..record.merge import merge_two_way
 from ..record.records import count_types, is_principle, prepare, recency, topic_of
-from ..record.snapshot import Snapshot
+from ..record.snapshot import Snapshot, lines_of
 from ..tools import blocks
 from ..tools.memory import DEFAULT_THRESHOLD, OpenMemory, Where, checker, opened, stale_marks, write
 from ..visible import visible
@@ -218,10 +218,12 @@ def fold(root: Path, given: str) -> Folded:
     def change(snap: Snapshot) -> Snapshot | None:
         merged = merge_two_way(snap.records, other.records)
         put = [entry for rid, entry in merged.items() if snap.records.get(rid) is not entry]
-        if not put and not set_aside:
+        kept = set(lines_of(read_regular(str(target.parent / contextdir.QUARANTINE_FILE)) or b""))
+        fresh = [line for line in set_aside if line not in kept]  # (a fold run again moves the rest)
+        if not put and not fresh:
             return None
         new = snap.edited(put=put)
-        new.unreadable = set_aside  # the stray's quarantined lines join the project's, in the same write
+        new.unreadable = fresh  # the stray's quarantined lines join the project's, in the same write
         return new
 
     report = write(target, change)
@@ -229,7 +231,7 @@ def fold(root: Path, given: str) -> Folded:
     changed = [rid for rid in other.records if after.records.get(rid) is not report.before.records.get(rid)]
     added = sum(rid not in report.before.records for rid in changed)
     copies = tuple(sorted(p.name for p in folder.glob("*.conflicted"))) if folder is not None else ()
-    whole = not (report.past_bound or report.swallowed)  # else some stayed only in the stray's file
+    whole = not (report.set_aside_left_out or report.swallowed)  # else some stayed only in the stray's file
     return Folded(
         stray,
         target,
@@ -248,8 +250,7 @@ def _lines_set_aside(folder: Path | None) -> list[bytes]:
     refused as the store refuses one)."""
     if folder is None:
         return []
-    data = read_regular(str(folder / contextdir.QUARANTINE_FILE)) or b""
-    return [line for line in data.split(b"\n") if line.strip()]
+    return [line for line in lines_of(read_regular(str(folder / contextdir.QUARANTINE_FILE)) or b"") if line.strip()]
 
 
 @dataclass(frozen=True)

@@ -151,7 +151,16 @@ class WriteReport(Value):
     """What a locked update found and did: the file as read under the lock (before), as written
     (after; None when nothing was written), and what it set aside on the way."""
 
-    __slots__ = ("before", "after", "quarantined", "quarantine_redactions", "conflict_copy", "swallowed", "past_bound")
+    __slots__ = (
+        "before",
+        "after",
+        "quarantined",
+        "quarantine_redactions",
+        "conflict_copy",
+        "swallowed",
+        "past_bound",
+        "set_aside_left_out",
+    )
 
     def __init__(self, before: Snapshot) -> None:
         self.before = before
@@ -165,6 +174,9 @@ class WriteReport(Value):
         # Lines past what one write redacts (contextdir.REDACTED_PER_WRITE): not in the quarantine
         # file; the file as it was is kept in conflict_copy.
         self.past_bound = 0
+        # Lines the change set aside (its snapshot's `unreadable`) that were left out the same way:
+        # the change's caller says where they are (scan --redact: in conflict_copy; fold: the stray).
+        self.set_aside_left_out = 0
 
     @property
     def written(self) -> bool:
@@ -244,7 +256,8 @@ def _read_modify_write(
     # change sets aside in the snapshot it returns (scan --redact's older twin, fold's lines of a
     # stray's quarantine file), staged with the memory file so that either both land or neither.
     read_aside = set(snap.unreadable)
-    aside = snap.unreadable + [line for line in new.unreadable if line not in read_aside]
+    extra = [line for line in new.unreadable if line not in read_aside]
+    aside = snap.unreadable + extra
     try:
         if aside:
             quarantine = os.path.join(context, contextdir.QUARANTINE_FILE)
@@ -252,8 +265,11 @@ def _read_modify_write(
             moved = contextdir.quarantine(context, aside)
             report.quarantined, report.quarantine_redactions = moved.lines, moved.redacted
             staged += [moved.staged] if moved.staged else []
-            report.swallowed, report.past_bound = not moved.whole, moved.past_bound
-        if snap.conflict_regions or report.swallowed or report.past_bound:  # the file as it was, kept aside
+            # (the lines left out are the last ones: the change's before the file's own)
+            report.set_aside_left_out = min(moved.past_bound, len(extra))
+            report.swallowed, report.past_bound = not moved.whole, moved.past_bound - report.set_aside_left_out
+        if snap.conflict_regions or report.swallowed or report.past_bound or report.set_aside_left_out:
+            # the file as it was, kept aside (the change's lines left out: its caller says where they are)
             staged.append(contextdir.conflicted_copy(key, snap.raw))
             report.conflict_copy = Path(staged[-1].path)
             if report.swallowed:  # said by every command that writes (log_memory's answer says it too)

@@ -153,7 +153,16 @@ def _named_value_gate(low: str) -> bool:
 
 def _login_pair_gate(low: str) -> bool:
     """login_pair: an Oracle login (user/password@host) or a .pgpass line (host:port:..., *:*:...)."""
-    if "oracle" in low or "sqlplus" in low or "connect" in low or "*:*:" in low:
+    if (
+        "oracle" in low
+        or "sqlplus" in low
+        or "connect" in low
+        or "*:*:" in low
+        or "rman" in low
+        or "userid" in low
+        or "expdp" in low
+        or "impdp" in low
+    ):
         return True
     at = low.find(":")
     while at != -1:  # a port between colons

@@ -22,6 +22,7 @@ from .prose import _decodes_to_text
 from .values import (
     _CAMEL_WORDS,
     _HANGUL,
+    _HOW_IT_IS_KEPT,
     _KEY_LIKE_ID,
     _LABELED_HASH,
     _NOT_A_CREDENTIAL,
@@ -260,6 +261,7 @@ def _named_nearby(match: re.Match, value: str) -> bool:
         or _decodes_to_text(value)
         or _SNAKE_NAME.fullmatch(value)
         or _LABELED_HASH.fullmatch(value)
+        or _HOW_IT_IS_KEPT.fullmatch(value)
     ):
         return False  # a placeholder, an address, a host, an SSH public key's body, encoded text, a name,
         # a cache entry's name (pip-<sha1>)

@@ -12,6 +12,7 @@ import re
 
 from ..lazy import lazy
 from .values import (
+    _HOW_IT_IS_KEPT,
     _KEY_LIKE_ID,
     _LABELED_HASH,
     _NOT_A_CREDENTIAL,
@@ -49,6 +50,8 @@ def _prose_value(match: re.Match, value: str) -> bool:
     before = _WORD_BEFORE.search(match.string, max(0, match.start() - 40), match.start())
     if (before and before.group(1).lower() in _NOT_A_CREDENTIAL) or _decodes_to_text(value):
         return False  # the next page token, a cursor: base64 of ordinary text
+    if _HOW_IT_IS_KEPT.fullmatch(value):
+        return False  # "the password is Base64-encoded", "the token is HS256-signed": how, not what
     if value.lower() in _PASSWORD_MANAGERS:
         return False  # "비밀번호는 1Password 에서 복사": where it is kept
     # "API 키 8f14...", "app key 8f14...", "SENDBIRD_SECRET 값이 ...", "token - '...'"

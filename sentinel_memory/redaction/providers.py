@@ -33,6 +33,14 @@ MORE_FORMATS: tuple[Format, ...] = (
     # Django's generated SECRET_KEY as `startproject` writes it: "django-insecure-" and 50 characters
     # of its alphabet (letters, digits and !@#$%^&*(-_=+)).
     Format("django_insecure_key", r"django-insecure-[a-z0-9!@#$%^&*(\-_=+)]{40,60}", r"(?![a-z0-9!@#$%^&*(\-_=+)])"),
+    # Resend API keys (no scanner has them; read in its users' public code): "re_", an id of 8 to 12
+    # characters, "_", and a secret of 20 to 32 letters and digits with both cases and a digit (so
+    # that a name such as re_compile_... stays).
+    Format(
+        "resend_api_key",
+        r"re_[A-Za-z0-9]{8,12}_(?=[A-Za-z0-9]{0,31}[0-9])(?=[A-Za-z0-9]{0,31}[A-Z])(?=[A-Za-z0-9]{0,31}[a-z])"
+        r"[A-Za-z0-9]{20,32}",
+    ),
     # Cloudflare account API keys and user/account tokens: 40 characters and an 8-hex checksum.
     Format("cloudflare_api_token", r"(?:cfk|cfut|cfat)_[A-Za-z0-9]{40}[a-f0-9]{8}"),
     # Salesforce connected-app consumer keys and refresh tokens; a sentence's full stop stays.

@@ -44,6 +44,13 @@ from .values import (
     _variable_default,
 )
 
+_SECRET_ID_CONTEXT = lazy(r"(?i:approle|role_id|role-id|consul|nomad|AccessorID)")
+# Twilio's ids of a call, a message, a service…: two capitals and 32 hex digits.
+_TWILIO_SID = lazy(r"[A-Z]{2}[0-9a-f]{32}")
+# SMTP's and IMAP's AUTH mechanisms ("AUTH CRAM-MD5", "250 AUTH PLAIN LOGIN"): a name, not a password.
+_SASL = lazy(
+    r"(?i:PLAIN|LOGIN|CRAM-MD5|DIGEST-MD5|SCRAM-SHA-\d+(?:-PLUS)?|XOAUTH2?|OAUTHBEARER|GSSAPI|NTLM|EXTERNAL|ANONYMOUS)"
+)
 # The rules that judge by context, so strict_only=True skips them.
 CONTEXT_RULES: tuple[Rule, ...] = (
     # scheme://user:password@host -> only the password goes. The password runs to the last "@"
@@ -85,6 +92,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         ),
         strict=False,
         groups=("value", "quoted"),
+        accept=lambda m, v: m.group("quoted") is None or _looks_like_secret(v),  # not "git:main@/repo"
         needles=("@tcp(", "@unix(", "@tcp6(", "@udp(", "@/"),
     ),
     # A shell or compose default: ${POSTGRES_PASSWORD:-S3cret}, ${API_KEY:=...}. The whole is not
@@ -109,15 +117,17 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         ),
         strict=False,
         groups=("value",),
-        accept=lambda m, v: _random_value(v),
+        accept=lambda m, v: _random_value(v) and not _TWILIO_SID.fullmatch(v),  # a call's CA… id stays
         needles=("AC", "[REDACTED]", "lgoliasearch", "earchClient", "earchclient"),
     ),
-    # Credentials that are not a URL's: Oracle's user/password@host (jdbc:oracle:thin:, sqlplus,
-    # CONNECT) and a .pgpass line (host:port:database:user:password).
+    # Credentials that are not a URL's: Oracle's user/password@host (jdbc:oracle:thin:, sqlplus with
+    # its flags, CONNECT, rman target, sqlldr/expdp/impdp userid=; the @host may be left out) and a
+    # .pgpass line (host:port:database:user:password).
     Rule(
         name="login_pair",
         pattern=lazy(
-            r"(?:(?i:jdbc:oracle:thin:|sqlplus[ \t]+|connect[ \t]+)[\w$#]{1,30}/(?P<value>[^\s@/\"']{1,128})@"
+            r"(?:(?i:jdbc:oracle:thin:|sqlplus(?:[ \t]+-[A-Za-z]{1,10})*[ \t]+|connect[ \t]+|rman[ \t]+(?:target|catalog)[ \t]+"
+            r"|(?:sqlldr|expdp|impdp|exp|imp)[ \t]+(?:userid=)?)[\w$#]{1,30}/(?P<value>[^\s@/\"']{1,128})(?:@|(?=[ \t]|$))"
             r"|(?<![^\s'\"])(?:\*|(?=[\w.\-]*[A-Za-z.])[\w.\-]{1,253}):(?:\*|[0-9]{2,5}):[\w*\-]{1,63}:[\w*.@\-]{1,63}:"
             r"(?P<pgpass>[^\s:'\"]{1,128})(?![^\s'\"]))"
         ),
@@ -221,11 +231,15 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             r"|openssl(?:[ \t]+[^\s]{1,100}){0,10}?[ \t]+-k"
             r"|htpasswd[ \t]+-(?=[a-zA-Z]*b)(?:(?=[a-zA-Z]*n)[a-zA-Z]+[ \t]+|(?![a-zA-Z]*n)[a-zA-Z]+[ \t]+[^\s\-][^\s]{0,200}[ \t]+)"
             r"[^\s\-][^\s]{0,100}|ngrok[ \t]+authtoken|vault[ \t]+(?:login|operator[ \t]+unseal)"
-            r"|rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+[^\s\-][^\s]{0,100})[ \t]+"
+            r"|rabbitmqctl(?:\.bat)?(?:[ \t]+-[a-z][ \t]+[^\s]{1,100})*[ \t]+(?:add_user|change_password)[ \t]+[^\s\-][^\s]{0,100}"
+            r"|redis-cli(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+--pass"
+            r"|mc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)[ \t]+[^\s]{1,100}[ \t]+[^\s]{1,300}[ \t]+[^\s]{1,200}"
+            r"|(?i:net[ \t]+use)[ \t]+(?:[A-Za-z]:[ \t]+|\*[ \t]+)?\\\\[^\s]{1,300})[ \t]+"
             r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`\-][^\s"'`]*)))"""
         ),
         strict=False,
         groups=("gsq", "gdq", "glued") + _VALUE_GROUPS,
+        accept=lambda m, v: not (v.startswith("/") and m.group(0)[:3].lower() == "net"),  # net use … /user:x
         needles=(
             "mysql",
             "mariadb",
@@ -243,6 +257,10 @@ CONTEXT_RULES: tuple[Rule, ...] = (
             "ngrok",
             "vault",
             "rabbitmqctl",
+            "mc ",
+            "net use",
+            "NET USE",
+            "Net use",
         ),
     ),
     # A user and a password glued by the separator a tool reads: HTTPie's -a user:pass, smbclient
@@ -251,17 +269,18 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         name="tool_login",
         pattern=lazy(
-            r"(?<![\w\-])(?:(?:https?|httpie)(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+(?:-a|--auth)(?:[ \t]+|=)[^\s:\"']{1,100}:"
-            r"|smbclient(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+(?:-U|--user)(?:[ \t]+|=)[^\s%\"']{1,100}%"
-            r"|lftp(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-u[ \t]+[^\s,\"']{1,100},"
-            r"|jenkins-cli(?:\.jar)?(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-auth[ \t]+[^\s:@\"']{1,100}:"
-            r"|[xw]freerdp3?(?:[ \t]+[^\s]{1,100}){0,8}?[ \t]+/p:"
+            r"(?<![\w\-])(?:(?:https?|httpie)(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+(?:-a|--auth)(?:[ \t]+|=)(?P<q1>[\"']?)[^\s:\"']{1,100}:"
+            r"|smbclient(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+(?:-U|--user)(?:[ \t]+|=)(?P<q2>[\"']?)[^\s%\"']{1,100}%"
+            r"|lftp(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-u[ \t]+(?P<q3>[\"']?)[^\s,\"']{1,100},"
+            r"|jenkins-cli(?:\.jar)?(?:[ \t]+[^\s]{1,100}){0,6}?[ \t]+-auth[ \t]+(?P<q4>[\"']?)[^\s:@\"']{1,100}:"
+            r"|(?:[xw]|sdl-)freerdp3?(?:[ \t]+[^\s]{1,100}){0,8}?[ \t]+/p:(?P<q5>[\"']?)"
             r"""|echo[ \t]+(?:-n[ \t]+)?["']?[\w.\-]{1,64}:(?=[^\s"']{1,128}["']?[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd)"""
             r"""|echo[ \t]+(?:-n[ \t]+)?["']?(?=[^\s"']{1,128}["']?[ \t]*\|[ \t]*sudo[ \t]+(?:-[a-zA-Z]+[ \t]+)*?-[a-zA-Z]*S))"""
-            r"""(?P<bare>[^\s"'`]{1,256}?)(?=["'`]?(?:\s|$|\|))"""
+            # quoted (the password holds ! # $ &), to the closing quote; else to the next blank
+            r"""(?:(?<=["'])(?P<quoted>[^"'\n]{1,256})(?=["'])|(?P<bare>[^\s"'`]{1,256}?)(?=["'`]?(?:\s|$|\|)))"""
         ),
         strict=False,
-        groups=("bare",),
+        groups=("quoted", "bare"),
         accept=lambda m, v: not v.startswith("$"),
         needles=("http", "smbclient", "lftp", "jenkins-cli", "freerdp", "chpasswd", "sudo"),
     ),
@@ -270,13 +289,48 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     Rule(
         name="redis_auth",
         pattern=lazy(
-            r"(?<![\w\-])(?:AUTH(?:[ \t]+[\w.\-]{1,64}(?=[ \t]+[^\s]))?[ \t]+(?P<auth>[^\s\"'`]{1,256})"
-            r"|(?:(?i:acl[ \t]+setuser)|(?<![^\n])[ \t]*user)[ \t]+[^\s]{1,100}(?:[ \t]+[^\s>]{1,100}){0,10}?[ \t]+>(?P<bare>[^\s\"'`]{1,256}))"
+            r"(?<![\w\-])(?:(?:AUTH|(?<=> )auth|(?<=>)auth)(?:[ \t]+[\w.\-]{1,64}(?=[ \t]+[^\s]))?[ \t]+(?P<auth>[^\s\"'`]{1,256})"
+            r"|(?:(?i:acl[ \t]+setuser)[ \t]+[^\s]{1,100}|(?<![^\n])[ \t]*user[ \t]+[^\s]{1,100}(?=[^\n]*[ \t](?:on|off)(?:[ \t]|$)))"
+            r"(?:[ \t]+[^\s>]{1,100}){0,10}?[ \t]+>(?P<bare>[^\s\"'`]{1,256}))"
         ),
         strict=False,
         groups=("auth", "bare"),
-        accept=lambda m, v: m.group("auth") is None or _looks_like_secret(v),
-        needles=("AUTH", "user", "USER", "setuser"),
+        accept=lambda m, v: m.group("auth") is None or (_looks_like_secret(v) and not _SASL.fullmatch(v)),
+        needles=("AUTH", "> auth", ">auth", "user", "USER", "setuser"),
+    ),
+    # Vault AppRole's secret_id and Consul's or Nomad's SecretID are the credential, not an id (an
+    # Azure "secret ID" is one): taken in a text about AppRole, a role_id, Consul, Nomad or an
+    # AccessorID beside it.
+    Rule(
+        name="secret_id",
+        pattern=lazy(
+            r"""(?<![\w\-])(?:secret_id|SecretID|secret-id)["']?[ \t]*[:=][ \t]*["']?(?P<bare>[A-Za-z0-9\-]{20,64})"""
+        ),
+        strict=False,
+        groups=("bare",),
+        accept=lambda m, v: _SECRET_ID_CONTEXT.search(m.string) is not None,
+        needles=("secret_id", "SecretID", "secret-id"),
+    ),
+    # Network devices' shared keys (Cisco IOS, Junos, net-snmp): tacacs-server/radius-server key,
+    # crypto isakmp key, pre-shared-key, key-string, snmp-server community, rocommunity/rwcommunity,
+    # ntp/ospf md5 keys. A community named public or private is the default, not a secret.
+    Rule(
+        name="device_key",
+        pattern=lazy(
+            r"(?<![\w\-])(?i:(?:tacacs|radius)-server(?:[ \t]+host[ \t]+[^\s]{1,100})?[ \t]+key(?:[ \t]+[0-7])?"
+            r"|crypto[ \t]+isakmp[ \t]+key(?:[ \t]+[0-7])?|pre-shared-key(?:[ \t]+(?:ascii-text|hex|[0-7]))?"
+            r"|key-string(?:[ \t]+[0-7])?|snmp-server[ \t]+community|r[ow]community6?"
+            r"|(?:authentication|message-digest)-key[ \t]+\d{1,10}[ \t]+md5(?:[ \t]+[0-7])?)[ \t]+"
+            r"""(?:"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s"'`]+))"""
+        ),
+        strict=False,
+        groups=_VALUE_GROUPS,
+        accept=lambda m, v: (
+            v.lower() not in ("public", "private")
+            and not v.startswith("$")
+            and (m.group("bare") is None or _looks_like_secret(v))  # "the tacacs-server key command"
+        ),
+        gate=_words("server", "isakmp", "pre-shared", "key-string", "community", "-key"),
     ),
     # Passwords as a command's argument where its flag or place says so only on that command's
     # line: ssh-keygen -N NEW -P OLD and snmpwalk -A AUTH -X PRIV (every one on the line, either

@@ -28,7 +28,8 @@ _VALUE = rf"""(?:\\?@?"(?P<dq>[^"\n]*?)\\?"|@?'(?P<sq>[^'\n]*)'|`(?P<bq>[^`\n]*)
 # only for a setting alone on its line (line_value_end), and the bare value's part otherwise.
 _LINE_VALUE = (
     rf"""(?:\\?@?"(?P<dq>[^"\n]*?)\\?"|@?'(?P<sq>[^'\n]*)'|`(?P<bq>[^`\n]*)`"""
-    rf"""|(?P<bare>[^\s"'`,;&<>()\[\]{_HANGUL}=][^\s"'`{_HANGUL}=]*(?=[ \t]*(?:\r?\n|\Z)|[ \t]+\#)|{_BARE}))"""
+    rf"""|(?P<bare>\{{[^{{}}\n]{{1,256}}\}}(?=[;"'\s]|\Z)"""  # ODBC's PWD={a;b}
+    rf"""|[^\s"'`,;&<>()\[\]{_HANGUL}=][^\s"'`{_HANGUL}=]*(?=[ \t]*(?:\r?\n|\Z)|[ \t]+\#)|{_BARE}))"""
 )
 # What ends a bare value that is not alone on its line.
 _BARE_STOP = lazy(r"[,;&<>()\[\]]")
@@ -39,7 +40,7 @@ _SETTING_HEAD = lazy(r"""[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?["']?[\w.\-]*""")
 
 # An index or a call in code (values[0], headers[apiKeyHeader], testutil.ToFloat64(total)): an
 # expression, not a setting's value.
-_INDEX_OR_CALL = lazy(r"[A-Za-z_$][\w.$]*[\[(].*")
+_INDEX_OR_CALL = lazy(r"[A-Za-z_$][\w.$]*[\[(].*[\])][^\w]*")  # closed: values[0], f(x),
 
 
 def line_value_end(match: re.Match, start: int, end: int) -> tuple[int, bool]:
@@ -48,6 +49,8 @@ def line_value_end(match: re.Match, start: int, end: int) -> tuple[int, bool]:
     or `key: value` (see _LINE_VALUE; a last , or ; left out: `apiKey: env.KEY,`), unless the run
     is an index or a call in code; else at the first character that ends a bare value."""
     text, match_start = match.string, match.start()
+    if text.startswith("{", start) and text[end - 1 : end] == "}":  # ODBC's PWD={a;b}: its braces hold it
+        return end, True
     stop = _BARE_STOP.search(text, start, end)
     head = text[text.rfind("\n", 0, match_start) + 1 : match_start]
     alone = _SETTING_HEAD.fullmatch(head) is not None and not text[end : end + 1].strip()
@@ -147,10 +150,14 @@ _PROSE_KEYWORD = (
 # Values that stand for a secret without being one. Matched against the whole value.
 _PLACEHOLDER = lazy(
     r"""(?:\[REDACTED\])+"""
-    r"""|<[A-Za-z_].*"""  # <YOUR_API_KEY>, <your password>
+    r"""|<[A-Za-z_][^<>]*>.*"""  # <YOUR_API_KEY>, <your password> (closed: <Jr3(J|1T… is a generated value)
     r"""|\$\{.*|\$\(.*|\$[A-Za-z_][A-Za-z0-9_]*"""  # ${DB_PASSWORD}, $(pass show x), $TOKEN
-    r"""|%[A-Za-z_][A-Za-z0-9_]*%|%\(.*|\{.*"""  # %DB_PASS%, %(pw)s, {{ secret }}
+    r"""|%[A-Za-z_][A-Za-z0-9_]*%|%\(.*"""  # %DB_PASS%, %(pw)s
+    # {{ secret }}, {% … %}, {password}, {0}, {env:VAR}, a JSON object or block's opening brace; not a
+    # password in braces ({Kd8#w;Q2!}, ODBC's way)
+    r"""|\{(?:\{|%|[ \t]*(?:\}|"|$)|[ \t]*[A-Za-z0-9_][\w.:\-/\[\]'" ]*\}).*"""  # (a JSON object: {"…)
     r"""|%[-+ 0#]*[0-9]*(?:\.[0-9]+)?[sdvqx]"""  # a format's %s, %v, %q
+    r"""|#\{.*\}|@@[\w.\-]+@@|__[A-Z][A-Z0-9_]*__|\[\[.*\]\]|ENC\[.*\]"""  # Ruby, token files, [[ ]], sops
     r"""|(?i:null|none|nil|undefined|true|false|yes|no|on|off|~|required|optional|empty|unset"""
     r"""|hidden|masked|redacted|changeme|change[_\-]me|changeit|placeholder|dummy|example"""
     r"""|sample|todo|tbd|fixme|str|string|bytes|int|bool|secret|password|token)"""
@@ -463,9 +470,16 @@ def _named_value(match: re.Match, value: str) -> bool:
     return match.group("bare") is None or _looks_like_secret(value)
 
 
+# How a credential is kept, not the credential: Base64-encoded, HS256-signed, UTF8-kodiert.
+_HOW_IT_IS_KEPT = lazy(
+    r"[\w.+]{2,24}-(?i:encoded|decoded|signed|hashed|encrypted|salted|based|protected|wrapped|escaped|quoted"
+    r"|kodiert|verschlüsselt|signiert|codé|chiffré|signé|codificad[ao]|cifrad[ao]|firmad[ao])[.,;:!?]?"
+)
+
+
 def _value_then_name(match: re.Match, value: str) -> bool:
     """A value before its name ("stored ... as DATADOG_API_KEY"): it must look generated."""
-    if _is_placeholder(value):
+    if _is_placeholder(value) or _HOW_IT_IS_KEPT.fullmatch(value):
         return False
     if match.group("gkey") is not None:
         return not _ordinary_key(match.string, match.end("gkey")) and _random_value(value)
@@ -508,15 +522,17 @@ def _password_flag(match: re.Match, value: str) -> bool:
     )
 
 
-_SECRET_NAME = lazy(r"(?:" + _SECRET_KEYWORD + r")(?:[_\-][A-Za-z0-9]{1,12}){0,2}")
+_SECRET_NAME = lazy(r"(?:[A-Za-z0-9]+[_\-])*?(?:" + _SECRET_KEYWORD + r")")  # API_KEY, POSTGRES_PASSWORD
 
 
 def _variable_default(match: re.Match, value: str) -> bool:
-    """A default of redaction/rules.py variable_default: not a word under a secret's name, or a
-    generated value under any name."""
-    if _SECRET_NAME.search(match.group("name")) and _looks_like_secret(value):
-        return True
-    return _random_value(value)
+    """A default of redaction/rules.py variable_default: not a word and not a path, under a name
+    that ends in a secret's keyword (POSTGRES_PASSWORD, not TOKEN_FILE or SIGNING_KEY_ID)."""
+    return (
+        _SECRET_NAME.fullmatch(match.group("name")) is not None
+        and _looks_like_secret(value)
+        and not _FILE_PATH.fullmatch(value)
+    )
 
 
 def _command_password(match: re.Match, value: str) -> bool:
@@ -528,7 +544,8 @@ def _command_password(match: re.Match, value: str) -> bool:
         return True
     text = match.string
     line = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
-    return ("ssh-keygen" if match.group("flag") in "NP" else "snmp") in line
+    command = line[max(line.rfind(c) for c in ";|&") + 1 :]  # the command this flag is given to
+    return ("ssh-keygen" if match.group("flag") in "NP" else "snmp") in command
 
 
 def _hex_key(v: str) -> bool:

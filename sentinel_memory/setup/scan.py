@@ -171,7 +171,7 @@ def redact_file(path: Path, timeout: float | None = None) -> tuple[int, int]:
     if set_aside:
         where = (
             f"kept as the file was in {report.conflict_copy.name} (git-ignored, on this machine only)"
-            if report.conflict_copy is not None and (report.past_bound or report.swallowed)
+            if report.conflict_copy is not None and (report.set_aside_left_out or report.swallowed)
             else f"kept, redacted, in {QUARANTINE_FILE}"
         )
         logging.getLogger("sentinel_memory").warning(
