@@ -246,11 +246,11 @@ def fold(root: Path, given: str) -> Folded:
 
 
 def _lines_set_aside(folder: Path | None) -> list[bytes]:
-    """The lines of a stray .context/ folder's quarantine file (a link or an oversized file is
-    refused as the store refuses one)."""
+    """The lines of a stray .context/ folder's quarantine file, as the store reads its own (no CR,
+    no BOM, no blank line; a link or an oversized file is refused as the store refuses one)."""
     if folder is None:
         return []
-    return [line for line in lines_of(read_regular(str(folder / contextdir.QUARANTINE_FILE)) or b"") if line.strip()]
+    return lines_of(read_regular(str(folder / contextdir.QUARANTINE_FILE)) or b"")
 
 
 @dataclass(frozen=True)
