@@ -512,7 +512,7 @@ _PORTS = lazy(r"(?:[\w.\-]+:)?\d+(?::\d+){0,2}(?:/(?:tcp|udp|sctp))?")
 
 
 def _password_flag(match: re.Match, value: str) -> bool:
-    """A -p value beside a user flag (redaction/rules.py user_and_password_flags): not words, with
+    """A -p value beside a user flag (redaction/commands.py user_and_password_flags): not words, with
     letters, and not a port, a mapping of ports or a file."""
     return (
         _looks_like_secret(value)
@@ -536,7 +536,7 @@ def _variable_default(match: re.Match, value: str) -> bool:
 
 
 def _command_password(match: re.Match, value: str) -> bool:
-    """A value of redaction/rules.py command_password_arg: net user's password when it is not a
+    """A value of redaction/commands.py command_password_arg: net user's password when it is not a
     word, ssh-keygen's -N or -P and an SNMP tool's -A or -X when that tool runs earlier on the line."""
     if match.group("bare") is not None and (value.startswith("/") or not _looks_like_secret(value)):
         return False  # net user NAME /domain, "-N the new passphrase": a switch or a word, not one
