@@ -4,16 +4,18 @@ redis AUTH, tacacs-server key, ...). redaction/rules.py puts them in its table w
 
 from __future__ import annotations
 
+import re
+
 from ..lazy import lazy
 from .formats import Rule
 from .gates import _words
 from .values import (
+    _FILE_PATH,
     _SETTING_KEYWORD,
     _VALUE_GROUPS,
-    _command_password,
-    _flag_value,
+    _generic_key_value,
     _looks_like_secret,
-    _password_flag,
+    _not_a_credential_name,
     _random_value,
 )
 
@@ -23,6 +25,48 @@ _SECRET_ID_CONTEXT = lazy(r"(?i:approle|role_id|role-id|consul|nomad|AccessorID)
 _SASL = lazy(
     r"(?i:PLAIN|LOGIN|CRAM-MD5|DIGEST-MD5|SCRAM-SHA-\d+(?:-PLUS)?|XOAUTH2?|OAUTHBEARER|GSSAPI|NTLM|EXTERNAL|ANONYMOUS)"
 )
+
+# docker build --secret id=npmrc,src=$HOME/.npmrc: where a build secret comes from, not the secret
+_BUILD_SECRET = lazy(r"(?:id|src|source|env|type|target|required|mode|uid|gid)=[^,\s]*(?:,[a-z]{2,8}=[^,\s]*)*")
+# A port or ports mapped (docker run -p 8080:80, -p 127.0.0.1:5432:5432/tcp), not a password.
+_PORTS = lazy(r"(?:[\w.\-]+:)?\d+(?::\d+){0,2}(?:/(?:tcp|udp|sctp))?")
+
+
+def _flag_value(match: re.Match, value: str) -> bool:
+    """A value after a flag that names a credential (--password, --api-key, --datadog-key): a
+    generated-looking one after a flag that only ends in "key"; not where a build secret comes from
+    (--secret id=…) or a position in a listing (--next-token)."""
+    if "gkey" in match.re.groupindex and match.group("gkey") is not None:  # --datadog-key ...
+        return _generic_key_value(match.string, match.end("gkey"), value)
+    flag = match.group(0).split(None, 1)[0]
+    if _BUILD_SECRET.fullmatch(value) or _not_a_credential_name(match.string, match.start() + flag.rfind("-") + 1):
+        return False  # --secret id=…, --next-token …
+    return match.group("bare") is None or _looks_like_secret(value)
+
+
+def _password_flag(match: re.Match, value: str) -> bool:
+    """A -p value beside a user flag (user_and_password_flags): not words, with letters, and not a
+    port, a mapping of ports or a file."""
+    return (
+        _looks_like_secret(value)
+        and any(c.isalpha() for c in value)
+        and not _PORTS.fullmatch(value)
+        and not _FILE_PATH.fullmatch(value)
+    )
+
+
+def _command_password(match: re.Match, value: str) -> bool:
+    """A value of command_password_arg: net user's password when it is not a word or a switch,
+    ssh-keygen's -N or -P and an SNMP tool's -A or -X when that tool runs earlier in that command."""
+    if match.group("bare") is not None and (value.startswith("/") or not _looks_like_secret(value)):
+        return False  # net user NAME /domain, "-N the new passphrase": a switch or a word, not one
+    if match.group("net") is not None:
+        return True
+    text = match.string
+    line = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
+    command = line[max(line.rfind(c) for c in ";|&") + 1 :]  # the command this flag is given to
+    return ("ssh-keygen" if match.group("flag") in "NP" else "snmp") in command
+
 
 COMMAND_RULES: tuple[Rule, ...] = (
     # curl -u user:password, --user user:password, -u :password; and an API key as the user with

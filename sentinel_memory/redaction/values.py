@@ -1,8 +1,9 @@
 """How a credential's value must look to be redacted, and the pattern fragments the rules of
-redaction/rules.py are written with: key words in English and Korean, the value after a key,
-placeholders that stay (`<YOUR_KEY>`, `${VAR}`, `your-api-key-here`, `AKIAXXXXXXXXXXXXXXXX`),
-and the judgements a keyword rule makes of its value (an assignment, a flag, prose, a URL's
-password). docs/security.md lists the decisions."""
+redaction/rules.py are written with: key words in English, Korean and other languages, the value
+after a key, placeholders that stay (`<YOUR_KEY>`, `${VAR}`, `your-api-key-here`,
+`AKIAXXXXXXXXXXXXXXXX`), and the judgements a keyword rule makes of its value (an assignment,
+prose, a URL's password; a command line's flags: redaction/commands.py). docs/security.md lists
+the decisions."""
 
 from __future__ import annotations
 
@@ -494,34 +495,6 @@ def _spaced_value(match: re.Match, value: str) -> bool:
     return _looks_like_secret(value) and not _is_code(value)
 
 
-# docker build --secret id=npmrc,src=$HOME/.npmrc: where a build secret comes from, not the secret
-_BUILD_SECRET = lazy(r"(?:id|src|source|env|type|target|required|mode|uid|gid)=[^,\s]*(?:,[a-z]{2,8}=[^,\s]*)*")
-
-
-def _flag_value(match: re.Match, value: str) -> bool:
-    if "gkey" in match.re.groupindex and match.group("gkey") is not None:  # --datadog-key ...
-        return _generic_key_value(match.string, match.end("gkey"), value)
-    flag = match.group(0).split(None, 1)[0]
-    if _BUILD_SECRET.fullmatch(value) or _not_a_credential_name(match.string, match.start() + flag.rfind("-") + 1):
-        return False  # --secret id=…, --next-token …
-    return match.group("bare") is None or _looks_like_secret(value)
-
-
-# A port or ports mapped (docker run -p 8080:80, -p 127.0.0.1:5432:5432/tcp), not a password.
-_PORTS = lazy(r"(?:[\w.\-]+:)?\d+(?::\d+){0,2}(?:/(?:tcp|udp|sctp))?")
-
-
-def _password_flag(match: re.Match, value: str) -> bool:
-    """A -p value beside a user flag (redaction/commands.py user_and_password_flags): not words, with
-    letters, and not a port, a mapping of ports or a file."""
-    return (
-        _looks_like_secret(value)
-        and any(c.isalpha() for c in value)
-        and not _PORTS.fullmatch(value)
-        and not _FILE_PATH.fullmatch(value)
-    )
-
-
 _SECRET_NAME = lazy(r"(?:[A-Za-z0-9]+[_\-])*?(?:" + _SECRET_KEYWORD + r")")  # API_KEY, POSTGRES_PASSWORD
 
 
@@ -533,19 +506,6 @@ def _variable_default(match: re.Match, value: str) -> bool:
         and _looks_like_secret(value)
         and not _FILE_PATH.fullmatch(value)
     )
-
-
-def _command_password(match: re.Match, value: str) -> bool:
-    """A value of redaction/commands.py command_password_arg: net user's password when it is not a
-    word, ssh-keygen's -N or -P and an SNMP tool's -A or -X when that tool runs earlier on the line."""
-    if match.group("bare") is not None and (value.startswith("/") or not _looks_like_secret(value)):
-        return False  # net user NAME /domain, "-N the new passphrase": a switch or a word, not one
-    if match.group("net") is not None:
-        return True
-    text = match.string
-    line = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
-    command = line[max(line.rfind(c) for c in ";|&") + 1 :]  # the command this flag is given to
-    return ("ssh-keygen" if match.group("flag") in "NP" else "snmp") in command
 
 
 def _hex_key(v: str) -> bool:
