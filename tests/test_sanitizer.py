@@ -955,11 +955,13 @@ QUOTED = "Kd8#" + "wQ2!pLz7"
     "tacacs-server key {}",
     "snmp-server community {} RO",
     "vault write auth/approle/login role_id=r secret_id=5b6c7d8e-9f8e-4d7c-8b6a-{}",
+    '{{"kty":"EC","crv":"P-256","x":"AAAA","d":"Xq9vLm2Rt7Kp4Wz8Nc3Bd6{}"}}',
 ], ids=["httpie quoted", "smbclient quoted", "xfreerdp quoted", "a ( in an env password", "a [ in a YAML password",
         "ODBC braces", "WordPress key starting with <", "redis auth lowercase", "redis-cli --pass", "sqlplus -s",
-        "rman", "mc alias set", "net use", "tacacs key", "snmp community", "AppRole secret_id"])
+        "rman", "mc alias set", "net use", "tacacs key", "snmp community", "AppRole secret_id",
+        "a JSON Web Key's private part"])
 def test_a_form_a_third_tester_found_leaking_is_redacted(text):
-    secret = "1234567890ff" if "secret_id" in text else QUOTED
+    secret = "1234567890ff" if "secret_id" in text else "Hd1Fg5Js0Ka" if "kty" in text else QUOTED
     once, count = redact(text.format(secret))
     assert count >= 1 and secret not in once, once
 
@@ -978,6 +980,7 @@ def test_a_form_a_third_tester_found_leaking_is_redacted(text):
     "token = {}",
     """assert response.json() == {"auth": '{"auth":"xyz"}'}""",
     '"placeholder_secret": {',
+    '"id_pat_example": "([a-zA-Z0-9]{32})",',
     'url: "scope:read@/api/v2"',
     "user bob clicks Settings >Security2024 tab",
     "ssh-keygen -f k -N ''; grep -P 'Version2\\d+'",
@@ -987,7 +990,7 @@ def test_a_form_a_third_tester_found_leaking_is_redacted(text):
     "Azure: secret_id: 4a3b2c1d-9f8e-4d7c-8b6a-1234567890ab (the value is kept elsewhere)",
 ], ids=["SASL mechanisms", "SASL mechanisms 2", "a default id", "a default path", "a default key id",
         "how a password is kept", "Ruby interpolation", "a token file's marker", "double brackets", "a format field",
-        "empty braces", "a JSON object", "a block's opening brace", "a scope, not a DSN", "prose about a user", "a flag of the next command",
+        "empty braces", "a JSON object", "a block's opening brace", "a pattern named _pat", "a scope, not a DSN", "prose about a user", "a flag of the next command",
         "net use without a password", "prose about a device key", "the default community", "an Azure secret id"])
 def test_text_a_third_tester_found_mangled_stays(text):
     assert redact(text) == (text, 0)

@@ -112,6 +112,16 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         accept=lambda m, v: _random_value(v) and not _TWILIO_SID.fullmatch(v),  # a call's CA… id stays
         needles=("AC", "[REDACTED]", "lgoliasearch", "earchClient", "earchclient"),
     ),
+    # A JSON Web Key's private members (RFC 7518): "d" of an EC or RSA key, "p", "q", "dp", "dq",
+    # "qi" of an RSA key, "k" of a symmetric one, in an object that names its "kty".
+    Rule(
+        name="jwk_private",
+        pattern=lazy(r""""(?:d|p|q|dp|dq|qi|k)"[ \t]*:[ \t]*"(?P<value>[A-Za-z0-9_\-]{16,})\""""),
+        strict=False,
+        groups=("value",),
+        accept=lambda m, v: '"kty"' in m.string,
+        needles=('"kty"',),
+    ),
     # Credentials that are not a URL's: Oracle's user/password@host (jdbc:oracle:thin:, sqlplus with
     # its flags, CONNECT, rman target, sqlldr/expdp/impdp userid=; the @host may be left out) and a
     # .pgpass line (host:port:database:user:password).

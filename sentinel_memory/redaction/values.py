@@ -93,7 +93,8 @@ _SECRET_KEYWORD = (
     r"|personal|oauth|bot|dev(?:eloper)?|root)[_\-. ]?key"
     r"|(?<=[\"'])auth(?=[\"'])|(?<=_)auth|credentials?|pepper|"
     + _SETTING_KEYWORD
-    # a personal access token in capitals: AZURE_DEVOPS_EXT_PAT, GH_PAT, PAT
+    # a personal access token in capitals: AZURE_DEVOPS_EXT_PAT, GH_PAT, PAT (its value must look
+    # generated; in small letters, id_pat is as often a pattern)
     + r"|(?-i:(?:(?<=_)|(?<![A-Za-z0-9]))PAT(?![A-Za-z0-9])))|"
     + _KO_KEYWORD
 )
@@ -395,7 +396,7 @@ def _assignment(match: re.Match, value: str) -> bool:
         return False
     if _not_a_credential_name(match.string, match.start()) or _signing_key_id(match, value):
         return False
-    if match.string.startswith("PAT", match.start()):  # GH_PAT: generated; _URL_PAT = "…": a pattern
+    if match.string.startswith("PAT", match.start()):  # GH_PAT: generated; URL_PAT = "…": a pattern
         return _random_value(value)
     header = _HEADER_KEY.match(match.string, match.start())  # X-Idempotency-Key, X-Cache-Key: ordinary
     if header is not None and header.group(1).lower() in _ORDINARY_KEY:
