@@ -900,6 +900,18 @@ def test_fold_run_twice_adds_a_strays_crlf_lines_once_without_their_cr(project):
     assert (project / ".context" / "memory_log.quarantine.jsonl").read_bytes() == b"note one\nnote two\n"
 
 
+def test_a_principle_refreshed_with_another_missing_context_says_that_it_changed(project):
+    """A principle is found by its topic and lesson, so its missing context is a field a refresh
+    changes, and the refresh says so."""
+    run(project, "log", "--type", "principle", "--topic", "ci", "--lesson", "pin the runner image",
+        "--missing-context", "old reason")
+
+    refreshed = run(project, "log", "--type", "principle", "--topic", "ci", "--lesson", "pin the runner image",
+                    "--missing-context", "new reason", "--json")
+
+    assert json.loads(refreshed.stdout)["changed"] == ["missing_context"]
+
+
 def test_export_into_a_folder_that_does_not_exist_says_so(project, tmp_path):
     """The reason is the missing folder, not the disk: no advice to free space."""
     logged_id(project, "payment", "VAT", "read tax.yaml")
