@@ -915,8 +915,20 @@ def test_text_that_names_a_credential_without_holding_one_stays(text):
     "wachtwoord: {}",
     "hasło: {}",
     "トークン：{}",
+    "Palvelimen salasana on {}",
+    "Lösenordet är {}",
+    "Das neue Passwort für den Server ist {}",
+    "Пароль от сервера: {}",
+    "APIキー: {}",
+    "密码为：{}",
+    "mdp : {}",
+    "palavra-passe: {}",
+    "la clave es {}",
+    "passcode: {}",
 ], ids=["Japanese", "Japanese glued", "Chinese colon", "Chinese verb", "German", "German key", "French", "Spanish",
-        "Portuguese", "Russian", "Dutch", "Polish", "Japanese token"])
+        "Portuguese", "Russian", "Dutch", "Polish", "Japanese token", "Finnish", "Swedish definite", "German für",
+        "Russian от", "Japanese API key", "Chinese 为：", "French mdp", "Portuguese palavra-passe", "Spanish clave",
+        "English passcode"])
 def test_a_password_named_in_another_language_is_redacted(sentence):
     """Lessons are written in the team's language: a password or a token named in it goes, as in
     English and Korean."""
@@ -930,6 +942,11 @@ def test_a_password_named_in_another_language_is_redacted(sentence):
     "密码是必填项",
     "la contraseña es obligatoria",
     "le mot de passe est incorrect",
+    "la clave es obligatoria",
+    "Das Passwort für den Server ist abgelaufen",
+    "Salasana on vaihdettava",
+    "mdp oublié",
+    "the passcode is sent by SMS",
 ])
 def test_a_sentence_about_a_password_in_another_language_stays(sentence):
     assert redact(sentence) == (sentence, 0)

@@ -329,13 +329,14 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         name="keyword_in_prose",
         pattern=lazy(
             r"(?P<kw>" + _PROSE_KEYWORD + r")[*_`]{0,2}(?:[ \t]+(?i:value)|[ ]?값)?"
-            r"(?:(?P<verb>(?:[ \t]+(?i:for|of|on)(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"  # "the password for the db is"
+            r"(?:(?P<verb>(?:[ \t]+(?i:for|of|on|für|fuer|von|pour|de|du|para|del|dla|för|voor|van|от|для)"
+            r"(?:[ \t]+[\w.@\-]{1,40}){1,3}?)?"  # "the password for the db is", "Passwort für den Server ist"
             r"(?:(?:[ \t]+(?i:is|was|has been|had been))?[ \t]+(?i:set|reset|changed|updated|rotated)[ \t]+to"
             r"|[ \t]+(?i:is|was|are|were|becomes|now|to|ist|lautet|est|es|é|è|är|jest|это)|['’]s"
             # a verb (토큰 재발급:, 토큰 알려드립니다:, 비번 바꿨어요:), not a noun (토큰 이름:)
             r"|(?:[ \t]+\([A-Za-z]{2,12}\)|[ ]?(?:재발급|발급|갱신|변경|교체|생성)"
             r"|[ ]?[\uac00-\ud7a3]{0,8}(?:니다|어요|아요|해요|했음|했다|함|됨|임|다))?[ \t]*(?:[:=：]|->|→|=>)[*_]{0,2})"
-            r"|[ \t]+[-—–](?=[ \t])|는|은|は|是|为|為)|이|가|을|를)?(?:[ \t]+|(?<=[：是为為は])(?=[A-Za-z0-9]))"
+            r"|[ \t]+[-—–](?=[ \t])|는|은|は|(?:是|为|為)[：:]?)|이|가|을|를)?(?:[ \t]+|(?<=[：是为為は])(?=[A-Za-z0-9]))"
             r"""(?:(?P<quote>["'`])(?P<pq>[^"'`\n]{8,200})(?P=quote)"""
             r"""|(?P<bare>[^\s"'`,;<>(){}\[\]""" + _HANGUL + _CJK + r"""]{8,}))"""
         ),

@@ -129,16 +129,17 @@ _WORD_BEFORE = lazy(r"([A-Z]?[a-z]+|[A-Z]+)[_\-.]?$")
 # "Password" and "token" in the other languages people write lessons in: German, Dutch, French,
 # Spanish, Portuguese, Italian, Swedish, Finnish, Polish, Turkish, Russian, Japanese, Chinese.
 _OTHER_KEYWORD = (
-    r"(?i:passwort|kennwort|api-schl(?:ü|ue)ssel|wachtwoord|mot de passe|cl(?:é|e) (?:d'|de l')?api|jeton"
-    r"|contrase(?:ñ|n)a|senha|chiave api|l(?:ö|o)senord|salasana|has(?:ł|l)o|(?:ş|s)ifre|пароль|токен)"
-    r"|パスワード|トークン|暗証番号|密码|密碼|口令|令牌|密钥|秘钥"
+    r"(?i:passwort(?:es)?|kennwort|api-schl(?:ü|ue)ssel|wachtwoord|mot de passe|(?<![A-Za-z])mdp(?![A-Za-z])"
+    r"|cl(?:é|e) (?:d'|de l')?api|jeton|contrase(?:ñ|n)a|(?<![A-Za-z])clave(?![A-Za-z])|senha|palavra-passe"
+    r"|chiave api|l(?:ö|o)senord(?:et)?|salasana(?:[ \t]+on)?|has(?:ł|l)o|(?:ş|s)ifre|парол[ьяею]|токен[аеу]?)"
+    r"|パスワード|トークン|API[ ]?キー|暗証番号|密码|密碼|口令|令牌|密钥|秘钥"
 )
 # Japanese, Chinese and fullwidth characters: a value ends where they start ("…です").
 _CJK = "\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef"
 # The same words as they appear in a sentence ("the staging password is ...").
 # The English words must start a word; the Korean ones may follow Latin letters ("DB비밀번호").
 _PROSE_KEYWORD = (
-    r"(?<![A-Za-z])(?i:pass(?:word|wd|phrase)|secret|token|identified[ \t]+by"
+    r"(?<![A-Za-z])(?i:pass(?:word|wd|phrase|code)|secret|token|identified[ \t]+by"
     r"|(?:api|access|secret|private|licen[cs]e|admin|master|signing|encryption|app)[ _\-]?key|"
     + _SETTING_KEYWORD
     + r")|"
