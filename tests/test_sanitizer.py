@@ -973,12 +973,14 @@ QUOTED = "Kd8#" + "wQ2!pLz7"
     "snmp-server community {} RO",
     "vault write auth/approle/login role_id=r secret_id=5b6c7d8e-9f8e-4d7c-8b6a-{}",
     '{{"kty":"EC","crv":"P-256","x":"AAAA","d":"Xq9vLm2Rt7Kp4Wz8Nc3Bd6{}"}}',
+    'const wallet = new ethers.Wallet("0x' + "9c4e" * 13 + '{}")',
 ], ids=["httpie quoted", "smbclient quoted", "xfreerdp quoted", "a ( in an env password", "a [ in a YAML password",
         "ODBC braces", "WordPress key starting with <", "redis auth lowercase", "redis-cli --pass", "sqlplus -s",
         "rman", "mc alias set", "net use", "tacacs key", "snmp community", "AppRole secret_id",
-        "a JSON Web Key's private part"])
+        "a JSON Web Key's private part", "an Ethereum wallet's key"])
 def test_a_form_a_third_tester_found_leaking_is_redacted(text):
     secret = "1234567890ff" if "secret_id" in text else "Hd1Fg5Js0Ka" if "kty" in text else QUOTED
+    secret = "0a1b2c3d4e5f" if "Wallet" in text else secret
     once, count = redact(text.format(secret))
     assert count >= 1 and secret not in once, once
 

@@ -112,6 +112,17 @@ CONTEXT_RULES: tuple[Rule, ...] = (
         accept=lambda m, v: _random_value(v) and not _TWILIO_SID.fullmatch(v),  # a call's CA… id stays
         needles=("AC", "[REDACTED]", "lgoliasearch", "earchClient", "earchclient"),
     ),
+    # An Ethereum account's private key given to the call that makes the account: ethers'
+    # new Wallet("0x…"), web3's privateKeyToAccount("0x…"), eth_account's Account.from_key("0x…").
+    Rule(
+        name="wallet_private_key",
+        pattern=lazy(
+            r"""(?:Wallet|privateKeyToAccount|fromPrivateKey|from_key)\([ \t]*["'](?P<value>(?:0x)?[0-9a-fA-F]{64})["']"""
+        ),
+        strict=False,
+        groups=("value",),
+        needles=("Wallet(", "privateKeyToAccount(", "fromPrivateKey(", "from_key("),
+    ),
     # A JSON Web Key's private members (RFC 7518): "d" of an EC or RSA key, "p", "q", "dp", "dq",
     # "qi" of an RSA key, "k" of a symmetric one, in an object that names its "kty".
     Rule(
